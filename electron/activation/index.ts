@@ -1,0 +1,1 @@
+export * from './phase1.js';

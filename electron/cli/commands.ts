@@ -1,0 +1,2 @@
+// Command modules register themselves on import (see `addCommands` in main.ts).
+// Each capability adds one line here.

@@ -1,0 +1,125 @@
+import { Command, CommanderError } from 'commander';
+import { AppError, type ErrorCode, isAppError } from '../contract/errors.js';
+import { type CliContext, type CliIo, EXIT, type GlobalOptions } from './context.js';
+import { registerSkillsCommands } from './skills-commands.js';
+
+/** Error codes that mean "the input or the invocation was wrong": exit 2, nothing written. */
+const USAGE_CODES: ErrorCode[] = [
+  'USAGE',
+  'INVALID_INPUT',
+  'VERSION_CONFLICT',
+  'TOO_LARGE',
+  'UNSAFE_PATH',
+  'CONFLICT',
+  'TEMPLATE_SYNTAX',
+];
+
+/** Build the `skilldesk` program. Commands register themselves from their own modules. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('skilldesk')
+    .description('SkillDesk: an LLM chat with reusable, shareable, sandboxed skills.')
+    .version(VERSION, '-V, --version')
+    .option('--home <dir>', 'account data folder (default: $SKILLDESK_HOME or the OS app-data folder)')
+    .option('--workspace <dir>', 'workspace folder; its skills live in <dir>/agents.db')
+    .option('--json', 'machine-readable output (one JSON document, or JSON lines for streams)', false)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout(s),
+      writeErr: (s) => ctx.io.stderr(s),
+    })
+    .exitOverride();
+  registerSkillsCommands(program, ctx);
+  for (const register of extraCommands) register(program, ctx);
+  for (const cmd of program.commands) applyExitOverride(cmd, ctx);
+  return program;
+}
+
+/** Modules that add commands (providers, sandbox, sidecar, chat …) push themselves here. */
+const extraCommands: Array<(program: Command, ctx: CliContext) => void> = [];
+
+/** Register a command group; called at import time by command modules listed in `commands.ts`. */
+export function addCommands(register: (program: Command, ctx: CliContext) => void): void {
+  extraCommands.push(register);
+}
+
+function applyExitOverride(cmd: Command, ctx: CliContext): void {
+  cmd.exitOverride();
+  cmd.configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
+  cmd.showHelpAfterError('(run with --help for usage)');
+  for (const sub of cmd.commands) applyExitOverride(sub, ctx);
+}
+
+const VERSION = '0.1.0';
+
+/** Default IO: the process streams. */
+export function processIo(): CliIo {
+  return {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stdin: process.stdin,
+    isTty: Boolean(process.stdout.isTTY),
+  };
+}
+
+/**
+ * Run the CLI with `argv` (without node and script) and return the exit code:
+ * 0 success, 2 bad input or usage (message on stderr, nothing written), 1 any other failure.
+ */
+export async function main(argv: string[], io: CliIo = processIo(), env = process.env): Promise<number> {
+  await import('./commands.js');
+  let program: Command | undefined;
+  const ctx: CliContext = {
+    io,
+    env,
+    globals: () => {
+      const o = program?.opts() ?? {};
+      return {
+        home: typeof o.home === 'string' ? o.home : undefined,
+        workspace: typeof o.workspace === 'string' ? o.workspace : undefined,
+        json: o.json === true,
+      } satisfies GlobalOptions;
+    },
+    print: (value, human) => {
+      if (ctx.globals().json) io.stdout(`${JSON.stringify(value)}\n`);
+      else {
+        const text = human();
+        if (text) io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+      }
+    },
+  };
+  program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return pendingExit ?? EXIT.OK;
+  } catch (e) {
+    return reportError(e, ctx);
+  } finally {
+    pendingExit = undefined;
+  }
+}
+
+let pendingExit: number | undefined;
+
+/** Let a command finish normally but with a non-zero exit code (e.g. some files failed). */
+export function setExitCode(code: number): void {
+  pendingExit = Math.max(pendingExit ?? 0, code);
+}
+
+function reportError(e: unknown, ctx: CliContext): number {
+  if (e instanceof CommanderError) {
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0) {
+      return EXIT.OK;
+    }
+    if (e.code === 'commander.help') return EXIT.OK;
+    // Commander already printed its message to stderr.
+    return EXIT.USAGE;
+  }
+  const err = isAppError(e) ? e : new AppError('INTERNAL', e instanceof Error ? e.message : String(e));
+  if (ctx.globals().json) {
+    ctx.io.stderr(`${JSON.stringify({ error: err.toData() })}\n`);
+  } else {
+    ctx.io.stderr(`error: ${err.message}\n`);
+    if (err.code === 'INTERNAL' && e instanceof Error && ctx.env.SKILLDESK_DEBUG) ctx.io.stderr(`${e.stack}\n`);
+  }
+  return USAGE_CODES.includes(err.code) ? EXIT.USAGE : EXIT.FAILURE;
+}

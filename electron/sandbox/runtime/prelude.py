@@ -1,0 +1,157 @@
+# Runs once, before the memory snapshot is taken: everything defined here is already in memory
+# when a worker boots. Defines the `skilldesk` host module (alias `inklings`, the design's name)
+# and the runner that executes one program in fresh globals and reports the outcome as JSON.
+import json
+import os
+import sys
+import traceback
+import types
+
+
+class SkillDeskError(Exception):
+    """A host function refused the call or failed; `code` is the app's error code."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _call(fn, *args):
+    request = json.dumps({"fn": fn, "args": list(args)}, allow_nan=False).encode("utf-8")
+    fd = os.open("/dev/skilldesk", os.O_RDWR)
+    try:
+        view = memoryview(request)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    reply = json.loads(b"".join(chunks).decode("utf-8"))
+    if reply.get("ok"):
+        return reply.get("value")
+    error = reply.get("error") or {}
+    if error.get("code") == "CANCELLED":
+        raise KeyboardInterrupt("interrupted")
+    raise SkillDeskError(error.get("code", "INTERNAL"), error.get("message", "host call failed"))
+
+
+def workspace_search(query, limit=10):
+    """Full-text search over the workspace pages: [{slug, title, type, tags, snippet, score}]."""
+    return _call("workspace_search", query, limit)
+
+
+def get_page(slug):
+    """One page by slug or path: {slug, path, title, type, tags, body, links, updated_at} or None."""
+    return _call("get_page", slug)
+
+
+def get_pages(slugs):
+    """Several pages by slug, in order (missing ones are left out)."""
+    return _call("get_pages", list(slugs))
+
+
+def get_pages_by_type(page_type, limit=100):
+    """Summaries of the pages whose frontmatter `type` is `page_type`."""
+    return _call("get_pages_by_type", page_type, limit)
+
+
+def get_tags(slug=None):
+    """All tags with counts, or one page's tags when `slug` is given."""
+    return _call("get_tags", slug)
+
+
+def get_references(slug):
+    """{outgoing: [...], incoming: [...]} [[links]] of a page."""
+    return _call("get_references", slug)
+
+
+def get_history(slug, limit=20):
+    """The page's revisions, newest first: [{revision, title, size, hash, created_at}]."""
+    return _call("get_history", slug, limit)
+
+
+def llm_query(prompt, model=None):
+    """Ask the configured model; returns its text."""
+    return _call("llm_query", prompt, model)
+
+
+def llm_query_batched(prompts, model=None):
+    """Ask several prompts; returns the texts in the same order."""
+    return _call("llm_query_batched", list(prompts), model)
+
+
+def checkpoint(data):
+    """Record progress (a JSON-compatible value) in the run's trace."""
+    return _call("checkpoint", data)
+
+
+def submit(value):
+    """Hand back the run's structured result. The first submit wins; returns False after that."""
+    return _call("submit", value)
+
+
+_mod = types.ModuleType("skilldesk", "The SkillDesk host functions: the only way out of the sandbox.")
+for _name in (
+    "SkillDeskError",
+    "workspace_search",
+    "get_page",
+    "get_pages",
+    "get_pages_by_type",
+    "get_tags",
+    "get_references",
+    "get_history",
+    "llm_query",
+    "llm_query_batched",
+    "checkpoint",
+    "submit",
+):
+    setattr(_mod, _name, globals()[_name])
+_mod.search = workspace_search
+sys.modules["skilldesk"] = _mod
+sys.modules["inklings"] = _mod
+
+
+class _Runner:
+    @staticmethod
+    def run(code, recursion_limit):
+        sys.setrecursionlimit(int(recursion_limit))
+        scope = {"__name__": "__main__", "__builtins__": __builtins__}
+        try:
+            compiled = compile(code, "<code_template>", "exec")
+            exec(compiled, scope)
+        except SystemExit as e:
+            if e.code in (None, 0):
+                return json.dumps({"ok": True})
+            return json.dumps({"ok": False, "error": {"type": "SystemExit", "message": str(e.code)}})
+        except BaseException as e:  # noqa: BLE001 - everything is reported as data
+            try:
+                tb = "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
+            except BaseException:  # noqa: BLE001
+                tb = ""
+            try:
+                message = str(e)
+            except BaseException:  # noqa: BLE001
+                message = "<unprintable>"
+            return json.dumps(
+                {
+                    "ok": False,
+                    "error": {
+                        "type": type(e).__name__ if isinstance(type(e).__name__, str) else "Exception",
+                        "message": message[:4000],
+                        "traceback": tb[-8000:],
+                        "code": getattr(e, "code", None) if isinstance(e, SkillDeskError) else None,
+                    },
+                }
+            )
+        return json.dumps({"ok": True})
+
+
+sys.modules["_skilldesk_runner"] = _Runner
+_skilldesk_runner = _Runner
+del _name, _mod

@@ -1,0 +1,95 @@
+import type { ErrorCode } from '../contract/errors.js';
+import type { SandboxLimits, SandboxLimitsOverride } from './limits.js';
+
+/** Why a run did not end normally: a Python exception (`type` is its class) or a broken limit. */
+export interface SandboxError {
+  /** Python exception class (`ZeroDivisionError`), or `Timeout`, `MemoryLimit`, `SandboxFault`. */
+  type: string;
+  message: string;
+  /** Set for limits and sandbox failures (`SANDBOX_TIMEOUT`, `SANDBOX_LIMIT`, `SANDBOX_FAILED`). */
+  code?: ErrorCode | null;
+  traceback?: string;
+}
+
+/** LLM usage of one run, for the trace. */
+export interface SandboxLlmUsage {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  models: string[];
+}
+
+/** The outcome of one run: always data, never an exception. */
+export interface SandboxRunResult {
+  /** True when the program ran to its end without raising or breaking a limit. */
+  ok: boolean;
+  /** What the first `submit()` received (JSON value), or null. */
+  result: unknown;
+  submitted: boolean;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  error: SandboxError | null;
+  /** Wall time seen by the caller, queueing included. */
+  duration_ms: number;
+  checkpoints: unknown[];
+  host_calls: number;
+  llm: SandboxLlmUsage;
+  limits: SandboxLimits;
+  timing: { wait_ms: number; run_ms: number; worker_boot_ms: number };
+}
+
+/** The main-process side of the host functions for one run. */
+export interface SandboxHost {
+  /**
+   * Handle `fn(...args)` from Python; resolve to a JSON-compatible value. Throw an AppError to send
+   * Python a `SkillDeskError` with its code and message.
+   */
+  call(fn: string, args: unknown[]): Promise<unknown>;
+  /** LLM usage so far (read when the run ends). */
+  usage?(): SandboxLlmUsage;
+}
+
+/** Options of one run. */
+export interface SandboxRunOptions {
+  /** Overrides on the pool's defaults (validated and clamped). */
+  limits?: SandboxLimitsOverride;
+  /** Host functions; without one, every host call but `submit`/`checkpoint` fails in Python. */
+  host?: SandboxHost;
+  /** Called for each `checkpoint(data)`. */
+  onCheckpoint?: (data: unknown) => void;
+}
+
+/** What the pool asks a spawner to start. */
+export interface SandboxSpawnSpec {
+  /** Absolute path of the sandbox process entry (`runtime/process.mjs`). */
+  entry: string;
+  /** Folders the process may read (the runtime folder and `node_modules/pyodide`); nothing else. */
+  readPaths: string[];
+  /** V8 heap cap of the process. */
+  maxOldSpaceMb: number;
+}
+
+/** A started sandbox process, as the pool sees it: structured messages in and out. */
+export interface SandboxProcessHandle {
+  readonly pid: number | undefined;
+  send(message: unknown): void;
+  onMessage(cb: (message: unknown) => void): void;
+  onExit(cb: (code: number | null, signal: string | null) => void): void;
+  /** Kill at once (SIGKILL). */
+  kill(): void;
+  /** The last few KB of the process's stderr, for diagnostics. */
+  stderrTail(): string;
+}
+
+/** Starts one locked-down sandbox process; injectable so the desktop can use `utilityProcess`. */
+export type SpawnSandboxProcess = (spec: SandboxSpawnSpec) => SandboxProcessHandle;
+
+/** The provider layer as the sandbox sees it (injected; the sandbox never holds keys). */
+export interface SandboxLlm {
+  complete(
+    prompt: string,
+    opts?: { model?: string },
+  ): Promise<{ text: string; input_tokens?: number; output_tokens?: number; model?: string }>;
+}

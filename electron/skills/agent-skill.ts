@@ -1,0 +1,186 @@
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { AppError } from '../contract/errors.js';
+import type { Skill } from '../store/skill-repository.js';
+import { formatBytes, type ImportLimits } from './limits.js';
+import type { PackageArtifact } from './package-schema.js';
+import { safeRelativePath } from './safe-path.js';
+import type { FileMap } from './zip.js';
+
+/** The frontmatter of an Agent Skills `SKILL.md`. Unknown keys are ignored. */
+const FrontmatterSchema = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(100),
+    description: z.string().trim().min(1, 'is required').max(2000),
+    license: z.string().max(500).optional(),
+    compatibility: z.string().max(500).optional(),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
+    'allowed-tools': z.union([z.string(), z.array(z.string()).transform((a) => a.join(' '))]).optional(),
+  })
+  .passthrough();
+
+const IGNORED = /(^|\/)(\.DS_Store|__MACOSX|\.git|__pycache__|Thumbs\.db)(\/|$)|\.pyc$/;
+const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?$/;
+
+/** The folder's files under the limits; symlinks and special files are refused, never followed. */
+export function readFolder(dir: string, limits: ImportLimits): FileMap {
+  const files: FileMap = new Map();
+  let total = 0;
+  const walk = (abs: string, rel: string) => {
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (IGNORED.test(childRel)) continue;
+      const childAbs = join(abs, entry.name);
+      const st = lstatSync(childAbs);
+      if (st.isSymbolicLink()) {
+        throw new AppError('UNSAFE_PATH', `${childAbs} is a symbolic link; links are not imported`, { file: childAbs });
+      }
+      if (st.isDirectory()) walk(childAbs, childRel);
+      else if (st.isFile()) {
+        if (files.size + 1 > limits.maxFiles) {
+          throw new AppError('TOO_LARGE', `${dir}: more than ${limits.maxFiles} files`, { file: dir });
+        }
+        total += st.size;
+        if (total > limits.maxBytes) {
+          throw new AppError('TOO_LARGE', `${dir}: more than ${formatBytes(limits.maxBytes)} of files`, { file: dir });
+        }
+        files.set(safeRelativePath(childRel, dir), readFileSync(childAbs));
+      }
+    }
+  };
+  walk(dir, '');
+  return files;
+}
+
+/** Split `SKILL.md` into its YAML frontmatter and Markdown body. */
+export function splitFrontmatter(text: string, file: string): { data: unknown; body: string } {
+  const src = text.replace(/^\uFEFF/, '');
+  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
+  if (!m) throw new AppError('INVALID_INPUT', `${file}: SKILL.md must start with a --- YAML frontmatter block ---`, { file });
+  let data: unknown;
+  try {
+    data = YAML.parse(m[1]!, { maxAliasCount: 50 });
+  } catch (e) {
+    throw new AppError('INVALID_INPUT', `${file}: the frontmatter is not valid YAML (${(e as Error).message.split('\n')[0]})`, {
+      file,
+    });
+  }
+  return { data: data ?? {}, body: src.slice(m[0].length) };
+}
+
+/** Files of an Agent Skills folder (with `SKILL.md` at its root) → the raw JSON package. */
+export function agentSkillToPackage(files: FileMap, file: string): Record<string, unknown> {
+  const skillMd = files.get('SKILL.md');
+  if (!skillMd) throw new AppError('INVALID_INPUT', `${file}: no SKILL.md at the top of the skill folder`, { file });
+  const { data, body } = splitFrontmatter(decodeText(skillMd) ?? '', `${file}/SKILL.md`);
+  const fm = FrontmatterSchema.safeParse(data);
+  if (!fm.success) {
+    const i = fm.error.issues[0]!;
+    throw new AppError('INVALID_INPUT', `${file}/SKILL.md: frontmatter ${i.path.join('.') || ''}: ${i.message}`.replace(' :', ':'), {
+      file,
+      path: i.path.join('.'),
+    });
+  }
+  const f = fm.data;
+  const artifacts: PackageArtifact[] = [{ kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body }];
+  const paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
+  paths.forEach((path, i) => {
+    const bytes = files.get(path)!;
+    const text = decodeText(bytes);
+    if (path.endsWith('.py') && text !== null) {
+      artifacts.push({ kind: 'code_template', name: path, ordinal: i + 1, content: text, metadata: { path, template: false } });
+    } else if (text !== null) {
+      artifacts.push({ kind: 'resource', name: path, ordinal: i + 1, content: text, metadata: { path } });
+    } else {
+      artifacts.push({
+        kind: 'resource',
+        name: path,
+        ordinal: i + 1,
+        content: bytes.toString('base64'),
+        metadata: { path, encoding: 'base64' },
+      });
+    }
+  });
+  const version = f.metadata?.version;
+  const pkg: Record<string, unknown> = {
+    name: f.name,
+    description: f.description,
+    version: version && VERSION.test(version) ? version : '1.0.0',
+    source: 'user',
+  };
+  if (f.license !== undefined) pkg.license = f.license;
+  if (f.compatibility !== undefined) pkg.compatibility = f.compatibility;
+  if (f.metadata !== undefined) pkg.metadata = f.metadata;
+  if (f['allowed-tools'] !== undefined) pkg.allowed_tools = f['allowed-tools'];
+  pkg.artifacts = artifacts;
+  return pkg;
+}
+
+/** If every file sits under one top folder that holds SKILL.md, strip that prefix. */
+export function unwrapSingleFolder(files: FileMap): FileMap {
+  if (files.has('SKILL.md')) return files;
+  const tops = new Set([...files.keys()].map((p) => p.split('/')[0]));
+  if (tops.size !== 1) return files;
+  const [top] = [...tops];
+  if (!files.has(`${top}/SKILL.md`)) return files;
+  return new Map([...files].map(([p, b]) => [p.slice(top!.length + 1), b]));
+}
+
+/** UTF-8 text, or null for binary content. */
+function decodeText(bytes: Buffer): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** A folder name for a skill: its name when already a slug, else a slug of it. */
+export function skillSlug(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
+  return slug || 'skill';
+}
+
+/**
+ * The files of a skill as an Agent Skills folder: `SKILL.md` (frontmatter + the approach body)
+ * plus bundled files. Artifacts the format cannot hold are listed in `skipped`.
+ */
+export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
+  const files: FileMap = new Map();
+  const skipped: string[] = [];
+  const approach = skill.artifacts.find((a) => a.kind === 'approach');
+  const fm: Record<string, unknown> = { name: skill.name, description: skill.description };
+  if (skill.license != null) fm.license = skill.license;
+  if (skill.compatibility != null) fm.compatibility = skill.compatibility;
+  const metadata = { ...(skill.metadata ?? {}) };
+  if (skill.version !== '1.0.0' && metadata.version === undefined) metadata.version = skill.version;
+  if (Object.keys(metadata).length > 0) fm.metadata = metadata;
+  if (skill.allowed_tools != null) fm['allowed-tools'] = skill.allowed_tools;
+  const body = approach?.content ?? skill.artifacts.find((a) => a.kind === 'description')?.content ?? '';
+  files.set('SKILL.md', Buffer.from(`---\n${YAML.stringify(fm, { lineWidth: 0 })}---\n${body}`, 'utf8'));
+  for (const a of skill.artifacts) {
+    if (a === approach) continue;
+    const meta = a.metadata ?? {};
+    const path = typeof meta.path === 'string' ? meta.path : a.kind === 'code_template' ? `scripts/${skillSlug(a.name)}.py` : null;
+    if ((a.kind === 'resource' || a.kind === 'code_template') && path) {
+      const rel = safeRelativePath(path, `${skill.name}: artifact "${a.name}"`);
+      if (rel === 'SKILL.md' || files.has(rel)) {
+        skipped.push(a.name);
+        continue;
+      }
+      files.set(rel, meta.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'));
+    } else if (!(a.kind === 'description' && !approach && a.content === body)) {
+      skipped.push(`${a.name} (${a.kind})`);
+    }
+  }
+  return { files, skipped };
+}

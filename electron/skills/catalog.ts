@@ -1,0 +1,78 @@
+import type { Skill, SkillSummary } from '../store/skill-repository.js';
+import type { Scope, SkillStore } from '../store/stores.js';
+
+/** A skill as the merged catalog shows it. */
+export interface CatalogEntry extends SkillSummary {
+  scope: Scope;
+  /** Set on an account skill hidden by a workspace skill of the same name. */
+  overridden_by?: 'workspace';
+  /** Set on a workspace skill that hides an account skill of the same name. */
+  overrides?: 'account';
+}
+
+/**
+ * The merged view of both stores: same name (case-insensitive) → the workspace skill wins and
+ * the account one is reported as overridden.
+ */
+export class SkillCatalog {
+  constructor(
+    readonly account: SkillStore,
+    readonly workspace: SkillStore | null,
+  ) {}
+
+  /** The open stores, workspace first (resolution order). */
+  stores(): SkillStore[] {
+    return this.workspace ? [this.workspace, this.account] : [this.account];
+  }
+
+  /** The store of a scope, or null when that scope is not open. */
+  store(scope: Scope): SkillStore | null {
+    return scope === 'account' ? this.account : this.workspace;
+  }
+
+  /**
+   * Every skill, workspace first then account, each by name. With `includeOverridden` the hidden
+   * account skills are listed too (marked `overridden_by`), as `skills list` shows them.
+   */
+  listAll(opts: { includeOverridden?: boolean } = {}): CatalogEntry[] {
+    const ws = this.workspace?.repo.listSkills() ?? [];
+    const wsNames = new Set(ws.map((s) => s.name.toLowerCase()));
+    const acc = this.account.repo.listSkills();
+    const accNames = new Set(acc.map((s) => s.name.toLowerCase()));
+    const out: CatalogEntry[] = ws.map((s) =>
+      accNames.has(s.name.toLowerCase()) ? { ...s, scope: 'workspace', overrides: 'account' } : { ...s, scope: 'workspace' },
+    );
+    for (const s of acc) {
+      if (!wsNames.has(s.name.toLowerCase())) out.push({ ...s, scope: 'account' });
+      else if (opts.includeOverridden) out.push({ ...s, scope: 'account', overridden_by: 'workspace' });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name) || (a.scope === 'workspace' ? -1 : 1));
+  }
+
+  /** The skill a name resolves to (workspace first), or the one of a given scope. */
+  resolve(name: string, scope?: Scope): { skill: Skill; scope: Scope; overridden_by?: 'workspace' } | null {
+    if (scope) {
+      const store = this.store(scope);
+      const skill = store?.repo.getSkillByName(name) ?? null;
+      if (!skill) return null;
+      const hidden = scope === 'account' && this.workspace?.repo.getSummaryByName(skill.name);
+      return hidden ? { skill, scope, overridden_by: 'workspace' } : { skill, scope };
+    }
+    for (const store of this.stores()) {
+      const skill = store.repo.getSkillByName(name);
+      if (skill) return { skill, scope: store.scope };
+    }
+    return null;
+  }
+
+  /** True when the workspace holds a skill of this name (so the account one is hidden). */
+  isOverridden(name: string): boolean {
+    return this.workspace?.repo.getSummaryByName(name) != null;
+  }
+
+  /** Close both stores. */
+  close(): void {
+    this.workspace?.close();
+    this.account.close();
+  }
+}

@@ -1,0 +1,285 @@
+import { z } from 'zod';
+
+/** The seven artifact kinds a skill package may carry. */
+export const ARTIFACT_KINDS = [
+  'description',
+  'prompt_template',
+  'code_template',
+  'dspy_module',
+  'approach',
+  'example',
+  'resource',
+] as const;
+
+/** One artifact kind. */
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+/** Where a skill came from. */
+export const SKILL_SOURCES = ['system', 'community', 'user'] as const;
+export type SkillSource = (typeof SKILL_SOURCES)[number];
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse them
+const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+const label = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !CONTROL_CHARS.test(s) && !s.includes('\n'), 'must be a single line without control characters');
+
+const phraseList = (maxItems: number, maxLen: number) => z.array(label(maxLen)).max(maxItems, `at most ${maxItems} entries`);
+
+/** A JSON value (what metadata may hold). */
+const jsonValue: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
+
+/** One assertion in an artifact's `metadata.assertions` (checked after the artifact runs). */
+export const AssertionSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('structural'),
+      check: z.literal('json_schema').default('json_schema'),
+      schema: z.record(z.string(), jsonValue),
+      severity: z.enum(['hard', 'soft']).default('hard'),
+      description: z.string().max(500).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('length'),
+      check: z.literal('char_range').default('char_range'),
+      min: z.number().int().nonnegative().optional(),
+      max: z.number().int().positive().optional(),
+      severity: z.enum(['hard', 'soft']).default('hard'),
+      description: z.string().max(500).optional(),
+    })
+    .strict()
+    .refine((a) => a.min !== undefined || a.max !== undefined, 'needs min or max')
+    .refine((a) => a.min === undefined || a.max === undefined || a.min <= a.max, 'min must not exceed max'),
+  z
+    .object({
+      type: z.literal('pattern'),
+      check: z.enum(['regex_match', 'regex_no_match']).default('regex_match'),
+      pattern: z
+        .string()
+        .min(1)
+        .max(500)
+        .refine((p) => {
+          try {
+            new RegExp(p, 'u');
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'is not a valid regular expression'),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/, 'only the flags i, m, s, u are allowed')
+        .optional(),
+      severity: z.enum(['hard', 'soft']).default('hard'),
+      description: z.string().max(500).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('semantic'),
+      check: z.literal('llm_eval').default('llm_eval'),
+      prompt: z.string().min(1).max(4000),
+      expected: z.string().min(1).max(100).default('yes'),
+      severity: z.enum(['hard', 'soft']).default('soft'),
+      description: z.string().max(500).optional(),
+    })
+    .strict(),
+]);
+export type Assertion = z.infer<typeof AssertionSchema>;
+
+/** Artifact metadata: free-form JSON object, with the keys the app understands checked. */
+const ArtifactMetadataSchema = z
+  .record(z.string(), jsonValue)
+  .superRefine((m, ctx) => {
+    if ('assertions' in m) {
+      const r = z.array(AssertionSchema).max(50).safeParse(m.assertions);
+      if (!r.success) {
+        for (const issue of r.error.issues) {
+          ctx.addIssue({ code: 'custom', message: issue.message, path: ['assertions', ...issue.path] });
+        }
+      }
+    }
+    if ('fallback_artifact' in m && typeof m.fallback_artifact !== 'string') {
+      ctx.addIssue({ code: 'custom', message: 'must be the name of a prompt_template artifact', path: ['fallback_artifact'] });
+    }
+    if ('template' in m && typeof m.template !== 'boolean') {
+      ctx.addIssue({ code: 'custom', message: 'must be true or false', path: ['template'] });
+    }
+  });
+
+/** The `content` of a dspy_module artifact: which shipped template, and its parameters. */
+export const DspyContentSchema = z
+  .object({
+    template_id: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a shipped template id such as chain_of_thought'),
+    signature: z.string().min(1).max(2000).optional(),
+  })
+  .passthrough();
+
+/** One artifact as it appears in a JSON package. */
+export const ArtifactSchema = z
+  .object({
+    id: z.string().max(128).optional(),
+    kind: z.enum(ARTIFACT_KINDS),
+    name: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(200)
+      .refine((s) => !CONTROL_CHARS.test(s) && !s.includes('\n'), 'must be a single line without control characters'),
+    ordinal: z.number().int().min(0).max(100_000).optional(),
+    content: z.string(),
+    model_variant: z.string().min(1).max(64).nullable().optional(),
+    metadata: ArtifactMetadataSchema.nullable().optional(),
+    state_blob: z
+      .string()
+      .refine((s) => s.length > 0 && BASE64.test(s), 'must be base64 (the JSON DSPy writes with save_program=False)')
+      .nullable()
+      .optional(),
+  })
+  .strict()
+  .superRefine((a, ctx) => {
+    if (a.state_blob != null && a.kind !== 'dspy_module') {
+      ctx.addIssue({ code: 'custom', message: 'only a dspy_module artifact may carry a state_blob', path: ['state_blob'] });
+    }
+    if (a.kind === 'dspy_module') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(a.content);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"template_id": "chain_of_thought"}', path: ['content'] });
+        return;
+      }
+      const r = DspyContentSchema.safeParse(parsed);
+      if (!r.success) {
+        for (const issue of r.error.issues) {
+          ctx.addIssue({ code: 'custom', message: issue.message, path: ['content', ...issue.path] });
+        }
+      }
+      if (a.state_blob != null && BASE64.test(a.state_blob)) {
+        try {
+          const state = JSON.parse(Buffer.from(a.state_blob, 'base64').toString('utf8'));
+          if (typeof state !== 'object' || state === null || Array.isArray(state)) throw new Error('not an object');
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must decode to a JSON object (DSPy saved state)', path: ['state_blob'] });
+        }
+      }
+    }
+  });
+
+/** A skill package: the JSON form that is imported, exported and shared. */
+export const SkillPackageSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be an id such as a UUID')
+      .optional(),
+    name: label(100),
+    description: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'),
+    version: z.string().regex(VERSION, 'must be a version such as 1.0.0').default('1.0.0'),
+    tags: phraseList(50, 64).optional(),
+    source: z.enum(SKILL_SOURCES).optional(),
+    author: label(200).optional(),
+    intent_patterns: phraseList(100, 200).optional(),
+    trigger_phrases: phraseList(100, 200).optional(),
+    when: z.string().trim().min(1).max(1000).optional(),
+    modalities: z
+      .array(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lowercase word such as text or image'))
+      .max(10)
+      .optional(),
+    requires: z
+      .array(z.string().regex(/^[a-z][a-z0-9_.:-]{0,63}$/, 'must be a lowercase capability such as python or llm'))
+      .max(20)
+      .optional(),
+    always_on: z.boolean().optional(),
+    license: z.string().max(500).optional(),
+    compatibility: z.string().max(500).optional(),
+    metadata: z.record(z.string(), z.string().max(2000)).optional(),
+    allowed_tools: z.string().max(2000).optional(),
+    marketplace_id: z.string().max(200).optional(),
+    sync_etag: z.string().max(200).optional(),
+    artifacts: z.array(ArtifactSchema).min(1, 'a skill needs at least one artifact').max(500),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    const seen = new Map<string, number>();
+    p.artifacts.forEach((a, i) => {
+      const key = `${a.name}\u0000${a.model_variant ?? ''}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `duplicates artifacts[${first}] (same name and model_variant)`,
+          path: ['artifacts', i, 'name'],
+        });
+      } else seen.set(key, i);
+    });
+    p.artifacts.forEach((a, i) => {
+      if (a.kind !== 'dspy_module') return;
+      const fallback = a.metadata?.fallback_artifact;
+      if (typeof fallback !== 'string') {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'a dspy_module needs metadata.fallback_artifact naming a prompt_template of the same skill',
+          path: ['artifacts', i, 'metadata', 'fallback_artifact'],
+        });
+        return;
+      }
+      if (!p.artifacts.some((b) => b.kind === 'prompt_template' && b.name === fallback)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `names "${fallback}", but the skill has no prompt_template of that name`,
+          path: ['artifacts', i, 'metadata', 'fallback_artifact'],
+        });
+      }
+    });
+  });
+
+/** A validated package (defaults applied). */
+export type SkillPackage = z.infer<typeof SkillPackageSchema>;
+/** A validated artifact of a package. */
+export type PackageArtifact = z.infer<typeof ArtifactSchema>;
+
+/** Render a zod issue path the way users read it: `artifacts[2].kind`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out || '(package)';
+}
+
+/** One validation problem with its JSON path. */
+export interface PackageIssue {
+  path: string;
+  message: string;
+}
+
+/** Validate untrusted JSON as a package; returns the package or the list of problems. */
+export function validatePackage(
+  raw: unknown,
+): { ok: true; value: SkillPackage } | { ok: false; issues: PackageIssue[] } {
+  const r = SkillPackageSchema.safeParse(raw);
+  if (r.success) return { ok: true, value: r.data };
+  return {
+    ok: false,
+    issues: r.error.issues.map((i) => ({ path: formatPath(i.path), message: issueMessage(i) })),
+  };
+}
+
+function issueMessage(i: z.core.$ZodIssue): string {
+  if (i.code === 'unrecognized_keys') return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (i.code === 'invalid_value' && 'values' in i) return `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (i.code === 'invalid_type' && i.input === undefined) return 'is required';
+  return i.message;
+}

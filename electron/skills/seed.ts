@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '../contract/errors.js';
+import type { SkillStore } from '../store/stores.js';
+import { packageToRows } from './convert.js';
+import { type SkillPackage, validatePackage } from './package-schema.js';
+import { compareVersions } from './version.js';
+
+/** The shipped `seed-skills/` folder. */
+export const SEED_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../seed-skills');
+
+let cached: SkillPackage[] | undefined;
+
+/** The shipped system skills, validated (a broken seed is a build bug: it throws). */
+export function loadSeedPackages(dir = SEED_DIR): SkillPackage[] {
+  if (dir === SEED_DIR && cached) return cached;
+  const pkgs = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const r = validatePackage(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+      if (!r.ok) throw new AppError('INTERNAL', `seed-skills/${f}: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+      return { ...r.value, source: 'system' as const };
+    });
+  if (dir === SEED_DIR) cached = pkgs;
+  return pkgs;
+}
+
+/**
+ * Upsert system skills into the account store when their version is newer than the one last
+ * seeded. User and community skills of the same name are never touched, and a system skill the
+ * user deleted stays deleted until a newer version ships.
+ */
+export function seedAccountStore(store: SkillStore, pkgs = loadSeedPackages()): { seeded: string[] } {
+  const seeded: string[] = [];
+  const last = store.db.prepare('SELECT version FROM seeded_skills WHERE name = ?');
+  const remember = store.db.prepare(
+    'INSERT INTO seeded_skills (name, version) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET version = excluded.version',
+  );
+  const pending = pkgs.filter((p) => {
+    const row = last.get(p.name) as { version: string } | undefined;
+    return !row || compareVersions(p.version, row.version) > 0;
+  });
+  if (pending.length === 0) return { seeded };
+  store.repo.transaction(() => {
+    for (const pkg of pending) {
+      remember.run(pkg.name, pkg.version);
+      const existing = store.repo.getSummaryByName(pkg.name);
+      if (existing && existing.source !== 'system') continue;
+      if (existing && compareVersions(pkg.version, existing.version) <= 0) continue;
+      const rows = packageToRows(pkg, existing?.id);
+      if (existing) {
+        store.repo.updateSkill(rows.skill);
+        store.repo.replaceArtifacts(existing.id, rows.artifacts);
+      } else {
+        store.repo.createSkill(rows.skill);
+        for (const a of rows.artifacts) store.repo.addArtifact(a);
+      }
+      seeded.push(pkg.name);
+    }
+  });
+  return { seeded };
+}

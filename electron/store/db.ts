@@ -1,0 +1,154 @@
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { AppError } from '../contract/errors.js';
+
+/** A better-sqlite3 connection. */
+export type Db = Database.Database;
+
+/** One forward-only schema step from `migrations/NNNN_name.sql`. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** The folder holding the shipped `NNNN_name.sql` files. */
+export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+let cachedMigrations: Migration[] | undefined;
+
+/** Read and order the shipped migrations (cached: they never change while the app runs). */
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  if (dir === MIGRATIONS_DIR && cachedMigrations) return cachedMigrations;
+  const list = readdirSync(dir)
+    .map((file) => /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ version: Number(m[1]), name: m[2]!, sql: readFileSync(join(dir, m[0]), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+  list.forEach((m, i) => {
+    if (m.version !== i + 1) {
+      throw new AppError('INTERNAL', `Migrations must be numbered 0001.. without gaps; found ${m.version}`);
+    }
+  });
+  if (dir === MIGRATIONS_DIR) cachedMigrations = list;
+  return list;
+}
+
+/** Options for {@link openDatabase}. */
+export interface OpenOptions {
+  /** Open without creating or migrating; fails if the file is missing. */
+  readonly?: boolean;
+  /** Apply migrations only up to this version (tests of upgrades). */
+  targetVersion?: number;
+  migrations?: Migration[];
+}
+
+/**
+ * Open (creating if needed) an `agents.db` file, check it is ours and not from a newer app, and
+ * apply pending migrations, one transaction each. WAL and foreign keys are on.
+ *
+ * A file that is not SQLite, or whose schema is newer than this build knows, is refused with an
+ * error naming the file — before anything is written to it.
+ */
+export function openDatabase(file: string, opts: OpenOptions = {}): Db {
+  const migrations = opts.migrations ?? loadMigrations();
+  const target = opts.targetVersion ?? migrations.length;
+  assertSqliteFile(file);
+  if (existsSync(file)) {
+    // Read the version through a read-only handle first so a newer or foreign file is never touched.
+    const probe = openRaw(file, true);
+    try {
+      const version = readUserVersion(probe, file);
+      if (version > migrations.length) {
+        throw new AppError(
+          'STORE_TOO_NEW',
+          `${file} was written by a newer version of SkillDesk (schema ${version}, this build knows up to ${migrations.length}). Update SkillDesk to open it; the file was not modified.`,
+          { file, version, supported: migrations.length },
+        );
+      }
+    } finally {
+      probe.close();
+    }
+  } else if (opts.readonly) {
+    throw new AppError('NOT_FOUND', `${file} does not exist`, { file });
+  }
+  const db = openRaw(file, opts.readonly ?? false);
+  try {
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    if (!opts.readonly) migrate(db, migrations, target, file);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** Apply migrations after the current `user_version` up to `target`, one transaction each. */
+export function migrate(db: Db, migrations: Migration[], target: number, file = db.name): void {
+  const current = readUserVersion(db, file);
+  for (const m of migrations) {
+    if (m.version <= current || m.version > target) continue;
+    const step = db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    });
+    try {
+      step();
+    } catch (e) {
+      throw new AppError(
+        'STORE_FAILED',
+        `Could not upgrade ${file} to schema ${m.version} (${m.name}): ${(e as Error).message}. The file is unchanged.`,
+        { file, version: m.version },
+      );
+    }
+  }
+}
+
+function openRaw(file: string, readonly: boolean): Db {
+  try {
+    return new Database(file, { readonly, fileMustExist: readonly });
+  } catch (e) {
+    throw new AppError('STORE_FAILED', `Cannot open ${file}: ${(e as Error).message}`, { file });
+  }
+}
+
+function readUserVersion(db: Db, file: string): number {
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } catch (e) {
+    throw notSqlite(file, (e as Error).message);
+  }
+}
+
+/** Refuse a non-empty file whose header is not SQLite's, without opening it for writing. */
+function assertSqliteFile(file: string): void {
+  if (!existsSync(file)) return;
+  const st = statSync(file);
+  if (!st.isFile()) throw notSqlite(file, 'not a regular file');
+  if (st.size === 0) return;
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    if (n < 16 || buf.toString('latin1') !== SQLITE_MAGIC) throw notSqlite(file, 'the header is not SQLite');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function notSqlite(file: string, why: string): AppError {
+  return new AppError(
+    'STORE_NOT_SQLITE',
+    `${file} is not a SkillDesk database (${why}). Move it aside or pick another folder; it was not modified.`,
+    { file },
+  );
+}

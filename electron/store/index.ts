@@ -1,0 +1,4 @@
+export * from './db.js';
+export * from './paths.js';
+export * from './skill-repository.js';
+export * from './stores.js';

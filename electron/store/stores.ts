@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { AppError } from '../contract/errors.js';
+import { type Db, openDatabase } from './db.js';
+import { storeFile } from './paths.js';
+import { SkillRepository } from './skill-repository.js';
+
+/** The two places skills live. */
+export type Scope = 'account' | 'workspace';
+export const SCOPES: readonly Scope[] = ['account', 'workspace'];
+
+/** One opened `agents.db` with its repository. */
+export interface SkillStore {
+  scope: Scope;
+  dir: string;
+  file: string;
+  db: Db;
+  repo: SkillRepository;
+  close(): void;
+}
+
+/** Options for {@link openStore}. */
+export interface OpenStoreOptions {
+  /** Create the folder and the file if missing (default true). */
+  create?: boolean;
+}
+
+/**
+ * Open the store of a folder. With `create: false` a missing file yields `null` (nothing is
+ * written), which read-only commands use so that looking never creates files.
+ */
+export function openStore(scope: Scope, dir: string, opts: OpenStoreOptions = {}): SkillStore | null {
+  const create = opts.create ?? true;
+  const file = storeFile(dir);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new AppError('INVALID_INPUT', `${dir} is not a folder`, { dir });
+  }
+  if (!existsSync(file)) {
+    if (!create) return null;
+    mkdirSync(dir, { recursive: true });
+  }
+  const db = openDatabase(file);
+  const repo = new SkillRepository(db);
+  return { scope, dir, file, db, repo, close: () => db.close() };
+}
