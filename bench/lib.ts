@@ -34,7 +34,11 @@ export function r3(x: number): number {
 }
 
 /** Time `fn` `n` times (after `warmup` runs) and return the samples in milliseconds. */
-export async function sample(n: number, fn: (i: number) => unknown, warmup = Math.min(20, n)): Promise<number[]> {
+export async function sample(
+  n: number,
+  fn: (i: number) => unknown,
+  warmup = Math.min(20, n),
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn(i);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -1,1 +1,45 @@
-// Placeholder replaced below
+#!/usr/bin/env node
+// After `npm install`: (1) the DSPy sidecar's Python environment, (2) on a machine where the
+// Electron binary was downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the Node
+// build stays in place for the CLI, web mode and tests). Neither step can fail the install.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const warn = (msg) => console.warn(`skilldesk postinstall: ${msg}`);
+
+const sidecar = join(root, 'scripts', 'setup-sidecar.mjs');
+if (existsSync(sidecar) && !process.env.SKILLDESK_SKIP_SIDECAR) {
+  const r = spawnSync(process.execPath, [sidecar], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0)
+    warn('the sidecar environment was not set up; dspy_module skills will use their prompt fallback');
+}
+
+const electronPathFile = join(root, 'node_modules', 'electron', 'path.txt');
+if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD || !existsSync(electronPathFile)) {
+  console.log(
+    'skilldesk postinstall: no Electron binary here; `npm start` will serve the app in your browser instead.',
+  );
+} else {
+  try {
+    const { rebuild } = await import('@electron/rebuild');
+    const electronVersion = JSON.parse(
+      (await import('node:fs')).readFileSync(join(root, 'node_modules', 'electron', 'package.json'), 'utf8'),
+    ).version;
+    const work = join(root, 'out', 'native', 'electron');
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(join(work, 'node_modules'), { recursive: true });
+    cpSync(join(root, 'node_modules', 'better-sqlite3'), join(work, 'node_modules', 'better-sqlite3'), {
+      recursive: true,
+    });
+    cpSync(join(root, 'package.json'), join(work, 'package.json'));
+    await rebuild({ buildPath: work, electronVersion, onlyModules: ['better-sqlite3'], force: true });
+    console.log(`skilldesk postinstall: better-sqlite3 rebuilt for Electron ${electronVersion}`);
+  } catch (e) {
+    warn(
+      `could not rebuild better-sqlite3 for Electron (${e.message}); run \`npx electron-builder install-app-deps\``,
+    );
+  }
+}

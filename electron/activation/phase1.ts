@@ -4,7 +4,13 @@ import { normalizePhrase } from '../store/skill-repository.js';
 import type { Scope, SkillStore } from '../store/stores.js';
 
 /** Which indexed field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim. */
-export type MatchField = 'exact_trigger' | 'name' | 'description' | 'tags' | 'intent_patterns' | 'trigger_phrases';
+export type MatchField =
+  | 'exact_trigger'
+  | 'name'
+  | 'description'
+  | 'tags'
+  | 'intent_patterns'
+  | 'trigger_phrases';
 
 /** One ranked skill for a message. */
 export interface SkillMatch {
@@ -27,7 +33,9 @@ const STOPWORDS = new Set(
   himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or
   other our ours ourselves out over own please same she should so some such than that the their theirs them themselves
   then there these they this those through to too under until up very was we were what when where which while who whom
-  why will with would you your yours yourself yourselves can't don't i'm it's thanks thank hi hello hey`.split(/\s+/),
+  why will with would you your yours yourself yourselves can't don't i'm it's thanks thank hi hello hey`.split(
+    /\s+/,
+  ),
 );
 
 /** The FTS5 query for a message: its distinct content words, quoted, OR-ed. Empty when none. */
@@ -93,7 +101,11 @@ function stmts(db: Db) {
  * LLM call. BM25 over name, description, tags, intent patterns and trigger phrases (both stores,
  * workspace overriding account by name); a trigger phrase found verbatim in the message ranks first.
  */
-export function matchSkills(catalog: SkillCatalog, message: string, opts: { limit?: number } = {}): SkillMatch[] {
+export function matchSkills(
+  catalog: SkillCatalog,
+  message: string,
+  opts: { limit?: number } = {},
+): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
   const query = buildFtsQuery(message);
   const grams = JSON.stringify(ngrams(message));
@@ -102,7 +114,8 @@ export function matchSkills(catalog: SkillCatalog, message: string, opts: { limi
 
   const collect = (store: SkillStore, want: number) => {
     const s = stmts(store.db);
-    const hidden = (name: string) => store.scope === 'account' && ws !== null && stmts(ws.db).has.get(name) !== undefined;
+    const hidden = (name: string) =>
+      store.scope === 'account' && ws !== null && stmts(ws.db).has.get(name) !== undefined;
     let accepted = 0;
     if (query) {
       // Over-fetch from the account store so names hidden by the workspace do not leave holes.
@@ -134,7 +147,14 @@ export function matchSkills(catalog: SkillCatalog, message: string, opts: { limi
     for (const r of s.exact.all(grams) as Array<{ id: string; name: string; words: number }>) {
       if (hidden(r.name)) continue;
       const key = `${store.scope}:${r.id}`;
-      const hit = hits.get(key) ?? { id: r.id, name: r.name, scope: store.scope, bm25: 0, exactWords: 0, fields: new Set() };
+      const hit = hits.get(key) ?? {
+        id: r.id,
+        name: r.name,
+        scope: store.scope,
+        bm25: 0,
+        exactWords: 0,
+        fields: new Set(),
+      };
       hit.exactWords = r.words;
       hit.fields.add('exact_trigger');
       hits.set(key, hit);

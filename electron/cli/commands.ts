@@ -1,2 +1,5 @@
 // Command modules register themselves on import (see `addCommands` in main.ts).
 // Each capability adds one line here.
+import './sandbox-commands.js';
+import './llm-commands.js';
+import './sidecar-commands.js';

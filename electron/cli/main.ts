@@ -119,7 +119,8 @@ function reportError(e: unknown, ctx: CliContext): number {
     ctx.io.stderr(`${JSON.stringify({ error: err.toData() })}\n`);
   } else {
     ctx.io.stderr(`error: ${err.message}\n`);
-    if (err.code === 'INTERNAL' && e instanceof Error && ctx.env.SKILLDESK_DEBUG) ctx.io.stderr(`${e.stack}\n`);
+    if (err.code === 'INTERNAL' && e instanceof Error && ctx.env.SKILLDESK_DEBUG)
+      ctx.io.stderr(`${e.stack}\n`);
   }
   return USAGE_CODES.includes(err.code) ? EXIT.USAGE : EXIT.FAILURE;
 }

@@ -22,7 +22,8 @@ import type { CliContext } from './context.js';
 export function positiveInt(name: string) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive whole number`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive whole number`);
     return n;
   };
 }
@@ -56,19 +57,30 @@ function kindsLabel(e: CatalogEntry): string {
 
 /** The `skills` command group: import, list, show, export, delete, match. */
 export function registerSkillsCommands(program: Command, ctx: CliContext): void {
-  const skills = program.command('skills').description('manage and match skills in the account and workspace stores');
+  const skills = program
+    .command('skills')
+    .description('manage and match skills in the account and workspace stores');
 
   skills
     .command('import')
-    .description('import skill packages: .json files, Agent Skills folders (SKILL.md), folders of them, or .zip files')
+    .description(
+      'import skill packages: .json files, Agent Skills folders (SKILL.md), folders of them, or .zip files',
+    )
     .argument('<paths...>', 'files or folders to import (all or nothing)')
-    .addOption(scopeOption('store to import into (default: workspace when --workspace is given, else account)'))
+    .addOption(
+      scopeOption('store to import into (default: workspace when --workspace is given, else account)'),
+    )
     .option('--force', 'accept an older version over a newer one', false)
-    .option('--max-size <bytes>', 'largest package accepted (default 10 MiB or $SKILLDESK_MAX_IMPORT_BYTES)', positiveInt('--max-size'))
+    .option(
+      '--max-size <bytes>',
+      'largest package accepted (default 10 MiB or $SKILLDESK_MAX_IMPORT_BYTES)',
+      positiveInt('--max-size'),
+    )
     .action(async (paths: string[], o: { scope?: Scope; force: boolean; maxSize?: number }) => {
       const g = ctx.globals();
       const scope: Scope = o.scope ?? (g.workspace ? 'workspace' : 'account');
-      if (scope === 'workspace' && !g.workspace) throw new AppError('USAGE', '--scope workspace needs --workspace DIR');
+      if (scope === 'workspace' && !g.workspace)
+        throw new AppError('USAGE', '--scope workspace needs --workspace DIR');
       const limits = limitsFrom(ctx.env, o.maxSize);
       // Read and validate everything before any store is opened: bad input writes nothing.
       const loaded: LoadedPackage[] = [];
@@ -115,7 +127,11 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
           const width = Math.min(40, Math.max(...all.map((e) => e.name.length)));
           return all
             .map((e) => {
-              const flag = e.overridden_by ? '  (overridden by workspace)' : e.overrides ? '  (overrides account)' : '';
+              const flag = e.overridden_by
+                ? '  (overridden by workspace)'
+                : e.overrides
+                  ? '  (overrides account)'
+                  : '';
               return `${e.name.padEnd(width)}  ${e.scope.padEnd(9)}  ${e.version.padEnd(8)}  ${kindsLabel(e)}${flag}`;
             })
             .join('\n');
@@ -155,13 +171,16 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
             ];
             if (skill.when) lines.push(`When: ${skill.when}`);
             if (skill.tags?.length) lines.push(`Tags: ${skill.tags.join(', ')}`);
-            if (skill.trigger_phrases?.length) lines.push(`Triggers: ${skill.trigger_phrases.map((t) => `"${t}"`).join(', ')}`);
+            if (skill.trigger_phrases?.length)
+              lines.push(`Triggers: ${skill.trigger_phrases.map((t) => `"${t}"`).join(', ')}`);
             if (skill.intent_patterns?.length) lines.push(`Intents: ${skill.intent_patterns.join(', ')}`);
             lines.push('', 'Artifacts:');
             for (const a of skill.artifacts) {
               const variant = a.model_variant ? ` (${a.model_variant})` : '';
               const size = `${a.content.length} chars${a.state_blob ? `, state ${a.state_blob.length} bytes` : ''}`;
-              lines.push(`  ${String(a.ordinal).padStart(2)}. ${a.kind.padEnd(15)} ${a.name}${variant}  ${size}`);
+              lines.push(
+                `  ${String(a.ordinal).padStart(2)}. ${a.kind.padEnd(15)} ${a.name}${variant}  ${size}`,
+              );
             }
             return lines.join('\n');
           },
@@ -174,36 +193,62 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
     .description('export a skill as a JSON package (stdout or -o FILE) or an Agent Skills folder')
     .argument('<name>', 'skill name')
     .option('-o, --output <path>', 'file (json) or folder (agent-skill) to write')
-    .addOption(new Option('--format <format>', 'package format').choices(['json', 'agent-skill']).default('json'))
+    .addOption(
+      new Option('--format <format>', 'package format').choices(['json', 'agent-skill']).default('json'),
+    )
     .addOption(scopeOption('export from this store'))
     .option('--force', 'overwrite an existing folder', false)
-    .action(async (name: string, o: { output?: string; format: 'json' | 'agent-skill'; scope?: Scope; force: boolean }) => {
-      await withCatalog(ctx, {}, (c) => {
-        if (o.scope) requireScope(c, o.scope);
-        const found = c.resolve(name, o.scope);
-        if (!found) throw notFound(name, o.scope);
-        if (o.format === 'json') {
-          const text = exportJson(found.skill);
-          if (!o.output) {
-            ctx.io.stdout(text);
+    .action(
+      async (
+        name: string,
+        o: { output?: string; format: 'json' | 'agent-skill'; scope?: Scope; force: boolean },
+      ) => {
+        await withCatalog(ctx, {}, (c) => {
+          if (o.scope) requireScope(c, o.scope);
+          const found = c.resolve(name, o.scope);
+          if (!found) throw notFound(name, o.scope);
+          if (o.format === 'json') {
+            const text = exportJson(found.skill);
+            if (!o.output) {
+              ctx.io.stdout(text);
+              return;
+            }
+            writeFileSync(resolve(o.output), text);
+            ctx.print(
+              {
+                exported: {
+                  name: found.skill.name,
+                  scope: found.scope,
+                  format: 'json',
+                  path: resolve(o.output),
+                },
+              },
+              () => `Wrote ${resolve(o.output!)}`,
+            );
             return;
           }
-          writeFileSync(resolve(o.output), text);
-          ctx.print({ exported: { name: found.skill.name, scope: found.scope, format: 'json', path: resolve(o.output) } }, () =>
-            `Wrote ${resolve(o.output!)}`,
+          const r = exportAgentSkill(found.skill, o.output, { force: o.force });
+          if (r.skipped.length > 0 && !ctx.globals().json) {
+            ctx.io.stderr(
+              `note: the Agent Skills format has no place for: ${r.skipped.join(', ')} (export --format json keeps them)\n`,
+            );
+          }
+          ctx.print(
+            {
+              exported: {
+                name: found.skill.name,
+                scope: found.scope,
+                format: 'agent-skill',
+                path: r.dir,
+                files: r.files,
+                skipped: r.skipped,
+              },
+            },
+            () => `Wrote ${r.dir} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`,
           );
-          return;
-        }
-        const r = exportAgentSkill(found.skill, o.output, { force: o.force });
-        if (r.skipped.length > 0 && !ctx.globals().json) {
-          ctx.io.stderr(`note: the Agent Skills format has no place for: ${r.skipped.join(', ')} (export --format json keeps them)\n`);
-        }
-        ctx.print(
-          { exported: { name: found.skill.name, scope: found.scope, format: 'agent-skill', path: r.dir, files: r.files, skipped: r.skipped } },
-          () => `Wrote ${r.dir} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`,
-        );
-      });
-    });
+        });
+      },
+    );
 
   skills
     .command('delete')
@@ -217,8 +262,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
         if (!skill) throw notFound(name, o.scope);
         store.repo.deleteSkill(skill.id);
         const revealed = o.scope === 'workspace' ? c.account.repo.getSummaryByName(skill.name) : null;
-        ctx.print({ deleted: { name: skill.name, scope: o.scope, version: skill.version } }, () =>
-          `Deleted ${skill.name} from the ${o.scope} store.${revealed ? ` The account skill of that name (${revealed.version}) is active again.` : ''}`,
+        ctx.print(
+          { deleted: { name: skill.name, scope: o.scope, version: skill.version } },
+          () =>
+            `Deleted ${skill.name} from the ${o.scope} store.${revealed ? ` The account skill of that name (${revealed.version}) is active again.` : ''}`,
         );
       });
     });

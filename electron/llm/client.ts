@@ -185,7 +185,8 @@ function prepareCall(config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest):
       if (timer) clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       // A consumer that stops iterating early must not leave the HTTP request running.
-      if (!call.done && !controller.signal.aborted) controller.abort(new DOMException('Stream closed', 'AbortError'));
+      if (!call.done && !controller.signal.aborted)
+        controller.abort(new DOMException('Stream closed', 'AbortError'));
     },
   };
   return call;
@@ -194,7 +195,10 @@ function prepareCall(config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest):
 const label = (config: ResolvedLlmConfig) => PROVIDERS[config.provider].label;
 
 function cancelled(config: ResolvedLlmConfig): AppError {
-  return new AppError('CANCELLED', 'The model call was cancelled', { provider: config.provider, model: config.model });
+  return new AppError('CANCELLED', 'The model call was cancelled', {
+    provider: config.provider,
+    model: config.model,
+  });
 }
 
 /**
@@ -224,7 +228,8 @@ export function toAppError(e: unknown, config: Pick<ResolvedLlmConfig, 'provider
   }
   // Errors sent inside an SSE stream reach us as the provider's plain error object.
   if (isRecord(err)) {
-    const type = typeof err.type === 'string' ? err.type : typeof err.code === 'string' ? err.code : undefined;
+    const type =
+      typeof err.type === 'string' ? err.type : typeof err.code === 'string' ? err.code : undefined;
     const message = typeof err.message === 'string' ? err.message : JSON.stringify(err);
     if (type === 'rate_limit_error' || type === 'rate_limit_exceeded') {
       return new AppError('LLM_RATE_LIMITED', `${name} rate limit: ${message}`, { ...base, type });
@@ -239,7 +244,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function isAbortError(e: unknown): boolean {
-  return (e instanceof Error || e instanceof DOMException) && (e.name === 'AbortError' || e.name === 'TimeoutError');
+  return (
+    (e instanceof Error || e instanceof DOMException) &&
+    (e.name === 'AbortError' || e.name === 'TimeoutError')
+  );
 }
 
 /** The `error.message` of an OpenAI- or Anthropic-shaped error body, when there is one. */

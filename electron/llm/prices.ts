@@ -58,7 +58,10 @@ const ModelPriceSchema = z.strictObject({
  * Shape of the user's `prices.json`:
  * `{ "openai": { "gpt-4o": { "input_per_mtok": 2.5, "output_per_mtok": 10 } } }`.
  */
-export const PriceTableSchema = z.partialRecord(ProviderIdSchema, z.record(z.string().min(1), ModelPriceSchema));
+export const PriceTableSchema = z.partialRecord(
+  ProviderIdSchema,
+  z.record(z.string().min(1), ModelPriceSchema),
+);
 
 /** The file name of the user's price overrides in the account folder. */
 export const PRICES_FILE = 'prices.json';
@@ -67,7 +70,9 @@ export const PRICES_FILE = 'prices.json';
 export function mergePrices(base: PriceTable, extra: PriceTable): PriceTable {
   const out: PriceTable = {};
   for (const table of [base, extra]) {
-    for (const [provider, models] of Object.entries(table) as Array<[ProviderId, Record<string, ModelPrice>]>) {
+    for (const [provider, models] of Object.entries(table) as Array<
+      [ProviderId, Record<string, ModelPrice>]
+    >) {
       out[provider] = { ...out[provider], ...models };
     }
   }
@@ -115,7 +120,8 @@ export function estimateCost(
 ): number | null {
   const price = findPrice(table, provider, model);
   if (!price) return null;
-  const cost = (usage.input_tokens * price.input_per_mtok + usage.output_tokens * price.output_per_mtok) / 1_000_000;
+  const cost =
+    (usage.input_tokens * price.input_per_mtok + usage.output_tokens * price.output_per_mtok) / 1_000_000;
   // Round away float noise (1e-12 USD is far below any price's precision).
   return Math.round(cost * 1e12) / 1e12;
 }

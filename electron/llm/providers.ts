@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 
 /** The provider ids used everywhere: settings, the CLI's `--provider`, traces. */
-export const PROVIDER_IDS = ['anthropic', 'openai', 'google', 'xai', 'deepseek', 'openai-compatible'] as const;
+export const PROVIDER_IDS = [
+  'anthropic',
+  'openai',
+  'google',
+  'xai',
+  'deepseek',
+  'openai-compatible',
+] as const;
 
 /** One of {@link PROVIDER_IDS}. */
 export type ProviderId = (typeof PROVIDER_IDS)[number];
@@ -89,7 +96,7 @@ export const LlmConfigSchema = z
     /** Model id as the provider spells it; the provider's default when absent. */
     model: z.string().trim().min(1).optional(),
     /** API root (e.g. `http://127.0.0.1:11434/v1`); required for `openai-compatible`. */
-    baseUrl: z.httpUrl().optional(),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Name the key is stored under in the KeySource (default: the provider id). */
     keyName: z.string().trim().min(1).max(200).optional(),
   })
@@ -140,7 +147,9 @@ export function envKeySource(env: NodeJS.ProcessEnv = process.env): KeySource {
     },
     hint: (name) => {
       const v = varFor(name);
-      return v ? `set the environment variable ${v}` : `no environment variable matches the key name "${name}"`;
+      return v
+        ? `set the environment variable ${v}`
+        : `no environment variable matches the key name "${name}"`;
     },
   };
 }
@@ -209,13 +218,19 @@ export interface LlmFlags {
  * `SKILLDESK_MODEL` and `SKILLDESK_BASE_URL`. Returns undefined when no provider is chosen (the
  * app then runs without a model). Bad values throw AppError USAGE (exit code 2).
  */
-export function llmConfigFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = process.env): LlmConfig | undefined {
+export function llmConfigFromFlags(
+  flags: LlmFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): LlmConfig | undefined {
   const provider = flags.provider ?? (env.SKILLDESK_PROVIDER || undefined);
   const model = flags.model ?? (env.SKILLDESK_MODEL || undefined);
   const baseUrl = flags.baseUrl ?? (env.SKILLDESK_BASE_URL || undefined);
   if (!provider) {
     if (model || baseUrl) {
-      throw new AppError('USAGE', `--model and --base-url need --provider (one of: ${PROVIDER_IDS.join(', ')})`);
+      throw new AppError(
+        'USAGE',
+        `--model and --base-url need --provider (one of: ${PROVIDER_IDS.join(', ')})`,
+      );
     }
     return undefined;
   }
@@ -223,12 +238,16 @@ export function llmConfigFromFlags(flags: LlmFlags, env: NodeJS.ProcessEnv = pro
     throw new AppError('USAGE', `Unknown provider "${provider}": use one of ${PROVIDER_IDS.join(', ')}`);
   }
   if (flags.apiKeyEnv !== undefined && !ENV_NAME.test(flags.apiKeyEnv)) {
-    throw new AppError('USAGE', `--api-key-env must be an environment variable name, got "${flags.apiKeyEnv}"`);
+    throw new AppError(
+      'USAGE',
+      `--api-key-env must be an environment variable name, got "${flags.apiKeyEnv}"`,
+    );
   }
   const r = LlmConfigSchema.safeParse({ provider, model, baseUrl, keyName: flags.apiKeyEnv });
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    const flag = issue.path[0] === 'baseUrl' ? '--base-url' : issue.path[0] === 'model' ? '--model' : '--provider';
+    const flag =
+      issue.path[0] === 'baseUrl' ? '--base-url' : issue.path[0] === 'model' ? '--model' : '--provider';
     throw new AppError('USAGE', `${flag}: ${issue.message}`);
   }
   return r.data;

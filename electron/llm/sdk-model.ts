@@ -17,7 +17,11 @@ export type FetchLike = typeof globalThis.fetch;
  * OpenAI goes through Chat Completions (not the Responses API) so any compatible endpoint — and
  * the loopback test server — speaks the same wire format.
  */
-export function createSdkModel(config: ResolvedLlmConfig, apiKey: string | undefined, fetch?: FetchLike): LanguageModel {
+export function createSdkModel(
+  config: ResolvedLlmConfig,
+  apiKey: string | undefined,
+  fetch?: FetchLike,
+): LanguageModel {
   const { model, baseUrl: baseURL } = config;
   switch (config.provider) {
     case 'anthropic':
@@ -31,7 +35,13 @@ export function createSdkModel(config: ResolvedLlmConfig, apiKey: string | undef
     case 'deepseek':
       return createDeepSeek({ apiKey: apiKey ?? '', baseURL, fetch })(model);
     case 'openai-compatible':
-      return createOpenAICompatible({ name: 'openai-compatible', apiKey, baseURL, fetch, includeUsage: true })(model);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        apiKey,
+        baseURL,
+        fetch,
+        includeUsage: true,
+      })(model);
     default:
       return assertNever(config.provider);
   }

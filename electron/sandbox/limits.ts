@@ -86,9 +86,13 @@ export function resolveLimits(...overrides: Array<unknown>): SandboxLimits {
     const parsed = SandboxLimitsOverrideSchema.safeParse(o);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new AppError('INVALID_INPUT', `Invalid sandbox limit ${issue?.path.join('.') ?? ''}: ${issue?.message}`, {
-        path: issue?.path,
-      });
+      throw new AppError(
+        'INVALID_INPUT',
+        `Invalid sandbox limit ${issue?.path.join('.') ?? ''}: ${issue?.message}`,
+        {
+          path: issue?.path,
+        },
+      );
     }
     for (const [k, v] of Object.entries(parsed.data) as Array<[keyof SandboxLimits, number | undefined]>) {
       if (v !== undefined) out[k] = v;

@@ -125,7 +125,8 @@ export class SandboxPool {
    */
   run(code: string, opts: SandboxRunOptions = {}): Promise<SandboxRunResult> {
     if (this.closed) return Promise.reject(new AppError('SANDBOX_FAILED', 'The sandbox pool is closed'));
-    if (typeof code !== 'string') return Promise.reject(new AppError('INVALID_INPUT', 'code must be a string'));
+    if (typeof code !== 'string')
+      return Promise.reject(new AppError('INVALID_INPUT', 'code must be a string'));
     const limits = resolveLimits(this.defaults, opts.limits);
     return new Promise((resolve, reject) => {
       this.queue.push({
@@ -146,7 +147,8 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.queue.splice(0)) p.reject(new AppError('CANCELLED', 'The sandbox pool was closed'));
-    if (this.current) this.finishCurrent(this.failure('CANCELLED', 'SandboxFault', 'The sandbox pool was closed'));
+    if (this.current)
+      this.finishCurrent(this.failure('CANCELLED', 'SandboxFault', 'The sandbox pool was closed'));
     const proc = this.proc;
     this.proc = null;
     if (proc?.alive) {
@@ -215,7 +217,10 @@ export class SandboxPool {
           this.onResult(msg);
           break;
         case 'fatal': {
-          const err = new AppError('SANDBOX_FAILED', `The Python sandbox cannot start: ${String(msg.message)}`);
+          const err = new AppError(
+            'SANDBOX_FAILED',
+            `The Python sandbox cannot start: ${String(msg.message)}`,
+          );
           // A lockdown failure will not fix itself: refuse every later run too.
           if (/not locked down/.test(String(msg.message))) this.fatal = err;
           markFailed(err);
@@ -317,7 +322,8 @@ export class SandboxPool {
 
   private async onHostCall(proc: Proc, msg: Record<string, unknown>): Promise<void> {
     const job = this.current;
-    const reply = (value: unknown) => proc.handle.send({ type: 'host-reply', id: msg.id, seq: msg.seq, reply: value });
+    const reply = (value: unknown) =>
+      proc.handle.send({ type: 'host-reply', id: msg.id, seq: msg.seq, reply: value });
     if (!job || job.id !== msg.id) return;
     let fn = '';
     let args: unknown[] = [];
@@ -341,7 +347,10 @@ export class SandboxPool {
       } else if (job.opts.host) {
         value = await job.opts.host.call(fn, args);
       } else {
-        throw new AppError('HANDLER_NOT_AVAILABLE', `${fn} is not available: no host functions were given to this run`);
+        throw new AppError(
+          'HANDLER_NOT_AVAILABLE',
+          `${fn} is not available: no host functions were given to this run`,
+        );
       }
       const text = JSON.stringify({ ok: true, value: value ?? null });
       if (this.current === job) reply(text);

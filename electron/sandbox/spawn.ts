@@ -4,7 +4,10 @@ import type { SandboxProcessHandle, SandboxSpawnSpec, SpawnSandboxProcess } from
 const STDERR_TAIL = 8 * 1024;
 
 /** The Node flags that put a process under the permission model with only `readPaths` readable. */
-export function permissionFlags(spec: SandboxSpawnSpec, nodeMajor = Number(process.versions.node.split('.')[0])): string[] {
+export function permissionFlags(
+  spec: SandboxSpawnSpec,
+  nodeMajor = Number(process.versions.node.split('.')[0]),
+): string[] {
   return [
     nodeMajor >= 22 ? '--permission' : '--experimental-permission',
     ...spec.readPaths.map((p) => `--allow-fs-read=${p}`),

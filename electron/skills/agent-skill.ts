@@ -16,7 +16,9 @@ const FrontmatterSchema = z
     description: z.string().trim().min(1, 'is required').max(2000),
     license: z.string().max(500).optional(),
     compatibility: z.string().max(500).optional(),
-    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .optional(),
     'allowed-tools': z.union([z.string(), z.array(z.string()).transform((a) => a.join(' '))]).optional(),
   })
   .passthrough();
@@ -35,7 +37,9 @@ export function readFolder(dir: string, limits: ImportLimits): FileMap {
       const childAbs = join(abs, entry.name);
       const st = lstatSync(childAbs);
       if (st.isSymbolicLink()) {
-        throw new AppError('UNSAFE_PATH', `${childAbs} is a symbolic link; links are not imported`, { file: childAbs });
+        throw new AppError('UNSAFE_PATH', `${childAbs} is a symbolic link; links are not imported`, {
+          file: childAbs,
+        });
       }
       if (st.isDirectory()) walk(childAbs, childRel);
       else if (st.isFile()) {
@@ -44,7 +48,9 @@ export function readFolder(dir: string, limits: ImportLimits): FileMap {
         }
         total += st.size;
         if (total > limits.maxBytes) {
-          throw new AppError('TOO_LARGE', `${dir}: more than ${formatBytes(limits.maxBytes)} of files`, { file: dir });
+          throw new AppError('TOO_LARGE', `${dir}: more than ${formatBytes(limits.maxBytes)} of files`, {
+            file: dir,
+          });
         }
         files.set(safeRelativePath(childRel, dir), readFileSync(childAbs));
       }
@@ -58,14 +64,23 @@ export function readFolder(dir: string, limits: ImportLimits): FileMap {
 export function splitFrontmatter(text: string, file: string): { data: unknown; body: string } {
   const src = text.replace(/^\uFEFF/, '');
   const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
-  if (!m) throw new AppError('INVALID_INPUT', `${file}: SKILL.md must start with a --- YAML frontmatter block ---`, { file });
+  if (!m)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${file}: SKILL.md must start with a --- YAML frontmatter block ---`,
+      { file },
+    );
   let data: unknown;
   try {
     data = YAML.parse(m[1]!, { maxAliasCount: 50 });
   } catch (e) {
-    throw new AppError('INVALID_INPUT', `${file}: the frontmatter is not valid YAML (${(e as Error).message.split('\n')[0]})`, {
-      file,
-    });
+    throw new AppError(
+      'INVALID_INPUT',
+      `${file}: the frontmatter is not valid YAML (${(e as Error).message.split('\n')[0]})`,
+      {
+        file,
+      },
+    );
   }
   return { data: data ?? {}, body: src.slice(m[0].length) };
 }
@@ -73,15 +88,20 @@ export function splitFrontmatter(text: string, file: string): { data: unknown; b
 /** Files of an Agent Skills folder (with `SKILL.md` at its root) → the raw JSON package. */
 export function agentSkillToPackage(files: FileMap, file: string): Record<string, unknown> {
   const skillMd = files.get('SKILL.md');
-  if (!skillMd) throw new AppError('INVALID_INPUT', `${file}: no SKILL.md at the top of the skill folder`, { file });
+  if (!skillMd)
+    throw new AppError('INVALID_INPUT', `${file}: no SKILL.md at the top of the skill folder`, { file });
   const { data, body } = splitFrontmatter(decodeText(skillMd) ?? '', `${file}/SKILL.md`);
   const fm = FrontmatterSchema.safeParse(data);
   if (!fm.success) {
     const i = fm.error.issues[0]!;
-    throw new AppError('INVALID_INPUT', `${file}/SKILL.md: frontmatter ${i.path.join('.') || ''}: ${i.message}`.replace(' :', ':'), {
-      file,
-      path: i.path.join('.'),
-    });
+    throw new AppError(
+      'INVALID_INPUT',
+      `${file}/SKILL.md: frontmatter ${i.path.join('.') || ''}: ${i.message}`.replace(' :', ':'),
+      {
+        file,
+        path: i.path.join('.'),
+      },
+    );
   }
   const f = fm.data;
   const artifacts: PackageArtifact[] = [{ kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body }];
@@ -90,7 +110,13 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     const bytes = files.get(path)!;
     const text = decodeText(bytes);
     if (path.endsWith('.py') && text !== null) {
-      artifacts.push({ kind: 'code_template', name: path, ordinal: i + 1, content: text, metadata: { path, template: false } });
+      artifacts.push({
+        kind: 'code_template',
+        name: path,
+        ordinal: i + 1,
+        content: text,
+        metadata: { path, template: false },
+      });
     } else if (text !== null) {
       artifacts.push({ kind: 'resource', name: path, ordinal: i + 1, content: text, metadata: { path } });
     } else {
@@ -170,14 +196,22 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
   for (const a of skill.artifacts) {
     if (a === approach) continue;
     const meta = a.metadata ?? {};
-    const path = typeof meta.path === 'string' ? meta.path : a.kind === 'code_template' ? `scripts/${skillSlug(a.name)}.py` : null;
+    const path =
+      typeof meta.path === 'string'
+        ? meta.path
+        : a.kind === 'code_template'
+          ? `scripts/${skillSlug(a.name)}.py`
+          : null;
     if ((a.kind === 'resource' || a.kind === 'code_template') && path) {
       const rel = safeRelativePath(path, `${skill.name}: artifact "${a.name}"`);
       if (rel === 'SKILL.md' || files.has(rel)) {
         skipped.push(a.name);
         continue;
       }
-      files.set(rel, meta.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'));
+      files.set(
+        rel,
+        meta.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'),
+      );
     } else if (!(a.kind === 'description' && !approach && a.content === body)) {
       skipped.push(`${a.name} (${a.kind})`);
     }

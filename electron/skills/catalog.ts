@@ -40,7 +40,9 @@ export class SkillCatalog {
     const acc = this.account.repo.listSkills();
     const accNames = new Set(acc.map((s) => s.name.toLowerCase()));
     const out: CatalogEntry[] = ws.map((s) =>
-      accNames.has(s.name.toLowerCase()) ? { ...s, scope: 'workspace', overrides: 'account' } : { ...s, scope: 'workspace' },
+      accNames.has(s.name.toLowerCase())
+        ? { ...s, scope: 'workspace', overrides: 'account' }
+        : { ...s, scope: 'workspace' },
     );
     for (const s of acc) {
       if (!wsNames.has(s.name.toLowerCase())) out.push({ ...s, scope: 'account' });

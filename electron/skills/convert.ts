@@ -2,7 +2,10 @@ import { type ArtifactInput, newId, type Skill, type SkillInput } from '../store
 import type { SkillPackage } from './package-schema.js';
 
 /** Turn a validated package into store rows. `skillId` keeps an existing skill's identity on update. */
-export function packageToRows(pkg: SkillPackage, skillId?: string): { skill: SkillInput; artifacts: ArtifactInput[] } {
+export function packageToRows(
+  pkg: SkillPackage,
+  skillId?: string,
+): { skill: SkillInput; artifacts: ArtifactInput[] } {
   const id = skillId ?? pkg.id ?? newId();
   const skill: SkillInput = {
     id,
@@ -71,7 +74,12 @@ export function skillToPackage(skill: Skill): SkillPackage {
   ];
   for (const [k, v] of optional) if (v != null) pkg[k] = v;
   pkg.artifacts = skill.artifacts.map((a) => {
-    const out: Record<string, unknown> = { kind: a.kind, name: a.name, ordinal: a.ordinal, content: a.content };
+    const out: Record<string, unknown> = {
+      kind: a.kind,
+      name: a.name,
+      ordinal: a.ordinal,
+      content: a.content,
+    };
     if (a.model_variant != null) out.model_variant = a.model_variant;
     if (a.state_blob != null) out.state_blob = Buffer.from(a.state_blob).toString('base64');
     if (a.metadata != null) out.metadata = a.metadata;

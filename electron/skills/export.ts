@@ -22,13 +22,23 @@ export function exportAgentSkill(
 ): { dir: string; skipped: string[]; files: string[] } {
   const slug = skillSlug(skill.name);
   let dir = resolve(target ?? slug);
-  if (target && existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length > 0 && !existsSync(join(dir, 'SKILL.md'))) {
+  if (
+    target &&
+    existsSync(dir) &&
+    statSync(dir).isDirectory() &&
+    readdirSync(dir).length > 0 &&
+    !existsSync(join(dir, 'SKILL.md'))
+  ) {
     dir = join(dir, slug);
   }
   if (existsSync(dir) && (!statSync(dir).isDirectory() || (readdirSync(dir).length > 0 && !opts.force))) {
-    throw new AppError('CONFLICT', `${dir} already exists and is not empty; pass --force to overwrite or choose another -o`, {
-      file: dir,
-    });
+    throw new AppError(
+      'CONFLICT',
+      `${dir} already exists and is not empty; pass --force to overwrite or choose another -o`,
+      {
+        file: dir,
+      },
+    );
   }
   const { files, skipped } = skillToAgentFiles(skill);
   for (const [rel, bytes] of files) {

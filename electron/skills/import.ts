@@ -31,7 +31,8 @@ export interface ImportOutcome {
  * (`SKILL.md`), a folder of packages and skill folders, or a `.zip` of either. Nothing is written.
  */
 export async function loadPackages(path: string, limits: ImportLimits): Promise<LoadedPackage[]> {
-  if (!existsSync(path)) throw new AppError('INVALID_INPUT', `${path}: no such file or folder`, { file: path });
+  if (!existsSync(path))
+    throw new AppError('INVALID_INPUT', `${path}: no such file or folder`, { file: path });
   const st = statSync(path);
   if (st.isDirectory()) {
     if (existsSync(join(path, 'SKILL.md'))) return [fromAgentFiles(readFolder(path, limits), path)];
@@ -43,30 +44,43 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
       if (parts.length === 2 && parts[1] === 'SKILL.md') skillDirs.add(parts[0]!);
     }
     for (const rel of [...files.keys()].sort()) {
-      if (!rel.includes('/') && rel.endsWith('.json')) out.push(fromJson(files.get(rel)!, join(path, rel), limits));
+      if (!rel.includes('/') && rel.endsWith('.json'))
+        out.push(fromJson(files.get(rel)!, join(path, rel), limits));
     }
     for (const dir of [...skillDirs].sort()) {
       const sub: FileMap = new Map();
-      for (const [rel, bytes] of files) if (rel.startsWith(`${dir}/`)) sub.set(rel.slice(dir.length + 1), bytes);
+      for (const [rel, bytes] of files)
+        if (rel.startsWith(`${dir}/`)) sub.set(rel.slice(dir.length + 1), bytes);
       out.push(fromAgentFiles(sub, join(path, dir)));
     }
     if (out.length === 0) {
-      throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, { file: path });
+      throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, {
+        file: path,
+      });
     }
     return out;
   }
   if (st.size > limits.maxBytes) {
-    throw new AppError('TOO_LARGE', `${path}: ${formatBytes(st.size)} is over the ${formatBytes(limits.maxBytes)} import limit`, {
-      file: path,
-    });
+    throw new AppError(
+      'TOO_LARGE',
+      `${path}: ${formatBytes(st.size)} is over the ${formatBytes(limits.maxBytes)} import limit`,
+      {
+        file: path,
+      },
+    );
   }
   const bytes = readFileSync(path);
-  if (path.toLowerCase().endsWith('.zip') || bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))) {
+  if (
+    path.toLowerCase().endsWith('.zip') ||
+    bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))
+  ) {
     const files = unwrapSingleFolder(await readZip(path, bytes, limits));
     if (files.has('SKILL.md')) return [fromAgentFiles(files, path)];
     const jsons = [...files.keys()].filter((p) => p.endsWith('.json') && !p.includes('/')).sort();
     if (jsons.length === 0) {
-      throw new AppError('INVALID_INPUT', `${path}: the zip holds neither a SKILL.md nor *.json packages`, { file: path });
+      throw new AppError('INVALID_INPUT', `${path}: the zip holds neither a SKILL.md nor *.json packages`, {
+        file: path,
+      });
     }
     return jsons.map((p) => fromJson(files.get(p)!, `${path}:${p}`, limits));
   }
@@ -78,9 +92,13 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
 
 function fromJson(bytes: Buffer, file: string, limits: ImportLimits): LoadedPackage {
   if (bytes.length > limits.maxBytes) {
-    throw new AppError('TOO_LARGE', `${file}: ${formatBytes(bytes.length)} is over the ${formatBytes(limits.maxBytes)} import limit`, {
-      file,
-    });
+    throw new AppError(
+      'TOO_LARGE',
+      `${file}: ${formatBytes(bytes.length)} is over the ${formatBytes(limits.maxBytes)} import limit`,
+      {
+        file,
+      },
+    );
   }
   let raw: unknown;
   try {
@@ -100,10 +118,14 @@ function check(raw: unknown, file: string): SkillPackage {
   if (r.ok) return r.value;
   const lines = r.issues.slice(0, 10).map((i) => `${i.path}: ${i.message}`);
   const more = r.issues.length > 10 ? `\n  … and ${r.issues.length - 10} more` : '';
-  throw new AppError('INVALID_INPUT', `${file}: ${lines.length === 1 ? lines[0] : `\n  ${lines.join('\n  ')}`}${more}`, {
-    file,
-    issues: r.issues,
-  });
+  throw new AppError(
+    'INVALID_INPUT',
+    `${file}: ${lines.length === 1 ? lines[0] : `\n  ${lines.join('\n  ')}`}${more}`,
+    {
+      file,
+      issues: r.issues,
+    },
+  );
 }
 
 /** Options for {@link importPackages}. */
@@ -117,20 +139,34 @@ export interface ImportOptions {
  * same version is left alone, a newer version replaces the skill (keeping its id), an older one
  * is refused unless `force`.
  */
-export function importPackages(store: SkillStore, loaded: LoadedPackage[], opts: ImportOptions = {}): ImportOutcome[] {
+export function importPackages(
+  store: SkillStore,
+  loaded: LoadedPackage[],
+  opts: ImportOptions = {},
+): ImportOutcome[] {
   const seen = new Map<string, string>();
   for (const { pkg, file } of loaded) {
     const key = pkg.name.toLowerCase();
     const other = seen.get(key);
     if (other) {
-      throw new AppError('CONFLICT', `${file}: a skill named "${pkg.name}" is also in ${other}; import them separately`, { file });
+      throw new AppError(
+        'CONFLICT',
+        `${file}: a skill named "${pkg.name}" is also in ${other}; import them separately`,
+        { file },
+      );
     }
     seen.set(key, file);
   }
   return store.repo.transaction(() =>
     loaded.map(({ pkg, file }): ImportOutcome => {
       const existing = store.repo.getSummaryByName(pkg.name);
-      const base = { name: pkg.name, scope: store.scope, version: pkg.version, artifacts: pkg.artifacts.length, file };
+      const base = {
+        name: pkg.name,
+        scope: store.scope,
+        version: pkg.version,
+        artifacts: pkg.artifacts.length,
+        file,
+      };
       if (!existing) {
         if (pkg.id && store.repo.getSkill(pkg.id)) {
           throw new AppError(

@@ -17,8 +17,6 @@ export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 /** Where a skill came from. */
 export const SKILL_SOURCES = ['system', 'community', 'user'] as const;
 export type SkillSource = (typeof SKILL_SOURCES)[number];
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse them
 const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -29,13 +27,24 @@ const label = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !CONTROL_CHARS.test(s) && !s.includes('\n'), 'must be a single line without control characters');
+    .refine(
+      (s) => !CONTROL_CHARS.test(s) && !s.includes('\n'),
+      'must be a single line without control characters',
+    );
 
-const phraseList = (maxItems: number, maxLen: number) => z.array(label(maxLen)).max(maxItems, `at most ${maxItems} entries`);
+const phraseList = (maxItems: number, maxLen: number) =>
+  z.array(label(maxLen)).max(maxItems, `at most ${maxItems} entries`);
 
 /** A JSON value (what metadata may hold). */
 const jsonValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValue),
+    z.record(z.string(), jsonValue),
+  ]),
 );
 
 /** One assertion in an artifact's `metadata.assertions` (checked after the artifact runs). */
@@ -99,29 +108,33 @@ export const AssertionSchema = z.discriminatedUnion('type', [
 export type Assertion = z.infer<typeof AssertionSchema>;
 
 /** Artifact metadata: free-form JSON object, with the keys the app understands checked. */
-const ArtifactMetadataSchema = z
-  .record(z.string(), jsonValue)
-  .superRefine((m, ctx) => {
-    if ('assertions' in m) {
-      const r = z.array(AssertionSchema).max(50).safeParse(m.assertions);
-      if (!r.success) {
-        for (const issue of r.error.issues) {
-          ctx.addIssue({ code: 'custom', message: issue.message, path: ['assertions', ...issue.path] });
-        }
+const ArtifactMetadataSchema = z.record(z.string(), jsonValue).superRefine((m, ctx) => {
+  if ('assertions' in m) {
+    const r = z.array(AssertionSchema).max(50).safeParse(m.assertions);
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        ctx.addIssue({ code: 'custom', message: issue.message, path: ['assertions', ...issue.path] });
       }
     }
-    if ('fallback_artifact' in m && typeof m.fallback_artifact !== 'string') {
-      ctx.addIssue({ code: 'custom', message: 'must be the name of a prompt_template artifact', path: ['fallback_artifact'] });
-    }
-    if ('template' in m && typeof m.template !== 'boolean') {
-      ctx.addIssue({ code: 'custom', message: 'must be true or false', path: ['template'] });
-    }
-  });
+  }
+  if ('fallback_artifact' in m && typeof m.fallback_artifact !== 'string') {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be the name of a prompt_template artifact',
+      path: ['fallback_artifact'],
+    });
+  }
+  if ('template' in m && typeof m.template !== 'boolean') {
+    ctx.addIssue({ code: 'custom', message: 'must be true or false', path: ['template'] });
+  }
+});
 
 /** The `content` of a dspy_module artifact: which shipped template, and its parameters. */
 export const DspyContentSchema = z
   .object({
-    template_id: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a shipped template id such as chain_of_thought'),
+    template_id: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a shipped template id such as chain_of_thought'),
     signature: z.string().min(1).max(2000).optional(),
   })
   .passthrough();
@@ -135,28 +148,42 @@ export const ArtifactSchema = z
       .string()
       .min(1, 'must not be empty')
       .max(200)
-      .refine((s) => !CONTROL_CHARS.test(s) && !s.includes('\n'), 'must be a single line without control characters'),
+      .refine(
+        (s) => !CONTROL_CHARS.test(s) && !s.includes('\n'),
+        'must be a single line without control characters',
+      ),
     ordinal: z.number().int().min(0).max(100_000).optional(),
     content: z.string(),
     model_variant: z.string().min(1).max(64).nullable().optional(),
     metadata: ArtifactMetadataSchema.nullable().optional(),
     state_blob: z
       .string()
-      .refine((s) => s.length > 0 && BASE64.test(s), 'must be base64 (the JSON DSPy writes with save_program=False)')
+      .refine(
+        (s) => s.length > 0 && BASE64.test(s),
+        'must be base64 (the JSON DSPy writes with save_program=False)',
+      )
       .nullable()
       .optional(),
   })
   .strict()
   .superRefine((a, ctx) => {
     if (a.state_blob != null && a.kind !== 'dspy_module') {
-      ctx.addIssue({ code: 'custom', message: 'only a dspy_module artifact may carry a state_blob', path: ['state_blob'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only a dspy_module artifact may carry a state_blob',
+        path: ['state_blob'],
+      });
     }
     if (a.kind === 'dspy_module') {
       let parsed: unknown;
       try {
         parsed = JSON.parse(a.content);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"template_id": "chain_of_thought"}', path: ['content'] });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON such as {"template_id": "chain_of_thought"}',
+          path: ['content'],
+        });
         return;
       }
       const r = DspyContentSchema.safeParse(parsed);
@@ -168,9 +195,14 @@ export const ArtifactSchema = z
       if (a.state_blob != null && BASE64.test(a.state_blob)) {
         try {
           const state = JSON.parse(Buffer.from(a.state_blob, 'base64').toString('utf8'));
-          if (typeof state !== 'object' || state === null || Array.isArray(state)) throw new Error('not an object');
+          if (typeof state !== 'object' || state === null || Array.isArray(state))
+            throw new Error('not an object');
         } catch {
-          ctx.addIssue({ code: 'custom', message: 'must decode to a JSON object (DSPy saved state)', path: ['state_blob'] });
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must decode to a JSON object (DSPy saved state)',
+            path: ['state_blob'],
+          });
         }
       }
     }
@@ -197,7 +229,9 @@ export const SkillPackageSchema = z
       .max(10)
       .optional(),
     requires: z
-      .array(z.string().regex(/^[a-z][a-z0-9_.:-]{0,63}$/, 'must be a lowercase capability such as python or llm'))
+      .array(
+        z.string().regex(/^[a-z][a-z0-9_.:-]{0,63}$/, 'must be a lowercase capability such as python or llm'),
+      )
       .max(20)
       .optional(),
     always_on: z.boolean().optional(),
@@ -229,7 +263,8 @@ export const SkillPackageSchema = z
       if (typeof fallback !== 'string') {
         ctx.addIssue({
           code: 'custom',
-          message: 'a dspy_module needs metadata.fallback_artifact naming a prompt_template of the same skill',
+          message:
+            'a dspy_module needs metadata.fallback_artifact naming a prompt_template of the same skill',
           path: ['artifacts', i, 'metadata', 'fallback_artifact'],
         });
         return;
@@ -278,8 +313,10 @@ export function validatePackage(
 }
 
 function issueMessage(i: z.core.$ZodIssue): string {
-  if (i.code === 'unrecognized_keys') return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (i.code === 'invalid_value' && 'values' in i) return `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (i.code === 'unrecognized_keys')
+    return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (i.code === 'invalid_value' && 'values' in i)
+    return `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
   if (i.code === 'invalid_type' && i.input === undefined) return 'is required';
   return i.message;
 }

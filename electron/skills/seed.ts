@@ -20,7 +20,11 @@ export function loadSeedPackages(dir = SEED_DIR): SkillPackage[] {
     .sort()
     .map((f) => {
       const r = validatePackage(JSON.parse(readFileSync(join(dir, f), 'utf8')));
-      if (!r.ok) throw new AppError('INTERNAL', `seed-skills/${f}: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+      if (!r.ok)
+        throw new AppError(
+          'INTERNAL',
+          `seed-skills/${f}: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        );
       return { ...r.value, source: 'system' as const };
     });
   if (dir === SEED_DIR) cached = pkgs;

@@ -15,13 +15,19 @@ const S_IFLNK = 0o120000;
  */
 export async function readZip(file: string, buf: Buffer, limits: ImportLimits): Promise<FileMap> {
   const zip = await new Promise<yauzl.ZipFile>((res, rej) =>
-    yauzl.fromBuffer(buf, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
-      err ? rej(invalid(file, `not a readable zip (${err.message})`)) : res(z!),
+    yauzl.fromBuffer(
+      buf,
+      { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: false },
+      (err, z) => (err ? rej(invalid(file, `not a readable zip (${err.message})`)) : res(z!)),
     ),
   );
   if (zip.entryCount > limits.maxFiles) {
     zip.close();
-    throw new AppError('TOO_LARGE', `${file}: ${zip.entryCount} entries, more than the ${limits.maxFiles} allowed`, { file });
+    throw new AppError(
+      'TOO_LARGE',
+      `${file}: ${zip.entryCount} entries, more than the ${limits.maxFiles} allowed`,
+      { file },
+    );
   }
   const files: FileMap = new Map();
   let total = 0;
@@ -30,13 +36,25 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
       zip.close();
       reject(e);
     };
-    zip.on('error', (e: Error) => fail(invalid(file, e.message)));
+    zip.on('error', (e: Error) =>
+      fail(
+        /relative path|absolute path|invalid characters/i.test(e.message)
+          ? new AppError('UNSAFE_PATH', `${file}: ${e.message}; entries must stay inside the skill folder`, {
+              file,
+            })
+          : invalid(file, e.message),
+      ),
+    );
     zip.on('end', () => resolve(files));
     zip.on('entry', (entry: yauzl.Entry) => {
       try {
         const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
         if (mode === S_IFLNK) {
-          throw new AppError('UNSAFE_PATH', `${file}: ${entry.fileName} is a symbolic link; links are not imported`, { file });
+          throw new AppError(
+            'UNSAFE_PATH',
+            `${file}: ${entry.fileName} is a symbolic link; links are not imported`,
+            { file },
+          );
         }
         const isDir = entry.fileName.endsWith('/');
         const rel = safeRelativePath(entry.fileName, file);
@@ -47,11 +65,17 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
         if (entry.isEncrypted()) throw invalid(file, `${rel} is encrypted`);
         total += entry.uncompressedSize;
         if (total > limits.maxBytes) {
-          throw new AppError('TOO_LARGE', `${file}: unpacks to more than ${formatBytes(limits.maxBytes)}`, { file });
+          throw new AppError('TOO_LARGE', `${file}: unpacks to more than ${formatBytes(limits.maxBytes)}`, {
+            file,
+          });
         }
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
         if (entry.uncompressedSize > 1024 * 1024 && ratio > limits.maxRatio) {
-          throw new AppError('TOO_LARGE', `${file}: ${rel} expands ${Math.round(ratio)}x (a zip bomb?); refused`, { file });
+          throw new AppError(
+            'TOO_LARGE',
+            `${file}: ${rel} expands ${Math.round(ratio)}x (a zip bomb?); refused`,
+            { file },
+          );
         }
         if (files.has(rel)) throw invalid(file, `${rel} appears twice`);
         zip.openReadStream(entry, (err, stream) => {
@@ -63,7 +87,11 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
             // Never trust the header: stop inflating as soon as the real size passes the cap.
             if (got > entry.uncompressedSize || got > limits.maxBytes) {
               stream.destroy();
-              fail(new AppError('TOO_LARGE', `${file}: ${rel} inflates past its declared size; refused`, { file }));
+              fail(
+                new AppError('TOO_LARGE', `${file}: ${rel} inflates past its declared size; refused`, {
+                  file,
+                }),
+              );
               return;
             }
             chunks.push(c);

@@ -8,7 +8,11 @@ export const APP_DIR_NAME = 'SkillDesk';
  * The account data folder: `--home`, else `$SKILLDESK_HOME`, else the OS app-data folder
  * (`%APPDATA%\SkillDesk`, `~/Library/Application Support/SkillDesk`, `$XDG_CONFIG_HOME/SkillDesk`).
  */
-export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv, platform = process.platform): string {
+export function resolveHome(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  platform = process.platform,
+): string {
   if (flag) return resolve(flag);
   if (env.SKILLDESK_HOME) return resolve(env.SKILLDESK_HOME);
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), APP_DIR_NAME);

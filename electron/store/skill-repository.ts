@@ -101,7 +101,9 @@ export class SkillRepository {
       byId: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id = ?`),
       byName: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ?`),
       byNameNoCase: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ? COLLATE NOCASE`),
-      artifactsOf: db.prepare('SELECT * FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name, model_variant'),
+      artifactsOf: db.prepare(
+        'SELECT * FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name, model_variant',
+      ),
       artifact: db.prepare('SELECT * FROM skill_artifacts WHERE id = ?'),
       insertSkill: db.prepare(`INSERT INTO skills (id, name, description, version, tags, source, author,
         intent_patterns, trigger_phrases, when_to_use, modalities, requires, always_on, license, compatibility,
@@ -125,7 +127,9 @@ export class SkillRepository {
       deleteArtifact: db.prepare('DELETE FROM skill_artifacts WHERE id = ?'),
       deleteArtifactsOf: db.prepare('DELETE FROM skill_artifacts WHERE skill_id = ?'),
       deleteTriggers: db.prepare('DELETE FROM skill_triggers WHERE skill_id = ?'),
-      insertTrigger: db.prepare('INSERT OR IGNORE INTO skill_triggers (phrase, skill_id, words) VALUES (?, ?, ?)'),
+      insertTrigger: db.prepare(
+        'INSERT OR IGNORE INTO skill_triggers (phrase, skill_id, words) VALUES (?, ?, ?)',
+      ),
       count: db.prepare('SELECT count(*) AS n FROM skills'),
     };
   }
@@ -228,7 +232,13 @@ export class SkillRepository {
 
 /** Lower-case words joined by single spaces: how trigger phrases and messages are compared. */
 export function normalizePhrase(text: string): string {
-  return (text.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '').match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  ).join(' ');
 }
 
 /** A new random id for a skill or artifact. */

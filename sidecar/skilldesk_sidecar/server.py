@@ -247,9 +247,11 @@ class Server:
             self.close()
 
     def close(self) -> None:
+        """Cancel open requests (so none waits for an LM answer that cannot come), let the jobs
+        finish, and stop the pool."""
         with self._state_lock:
             self._closed = True
             open_ids = list(self._open)
         for request_id in open_ids:
             self._cancel(request_id, "the main process closed the connection")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=True)

@@ -253,7 +253,8 @@ def sanitize_state(module: dspy.Module, state: dict[str, Any]) -> dict[str, Any]
     """
     clean: dict[str, Any] = {}
     for name, predictor in module.named_predictors():
-        entry = state.get(name)
+        # A bare Predict saves its own state at the top level (DSPy's format); accept "self" too.
+        entry = state.get(name) if name != "self" else state.get("self", state)
         if not isinstance(entry, dict):
             raise invalid(f"state_blob has no entry for predictor {name!r}", predictors=[n for n, _ in module.named_predictors()])
         signature = entry.get("signature")
@@ -296,7 +297,8 @@ def load_state(module: dspy.Module, blob: Any) -> list[str]:
     state = decode_state_blob(blob)
     if state is None:
         return []
-    module.load_state(sanitize_state(module, state))
+    clean = sanitize_state(module, state)
+    module.load_state(clean["self"] if isinstance(module, dspy.Predict) else clean)
     warnings: list[str] = []
     saved = state.get("metadata", {}).get("dependency_versions", {}) if isinstance(state.get("metadata"), dict) else {}
     saved_dspy = saved.get("dspy") if isinstance(saved, dict) else None
@@ -309,8 +311,11 @@ def load_state(module: dspy.Module, blob: Any) -> list[str]:
 def dump_state(module: dspy.Module) -> dict[str, Any]:
     """The JSON DSPy's ``save(path, save_program=False)`` writes, as a dict."""
     state = module.dump_state()
-    for entry in state.values():
-        if isinstance(entry, dict):
-            entry["lm"] = None
+    if isinstance(module, dspy.Predict):
+        state["lm"] = None
+    else:
+        for entry in state.values():
+            if isinstance(entry, dict):
+                entry["lm"] = None
     state["metadata"] = {"dependency_versions": get_dependency_versions()}
     return json.loads(json.dumps(state, default=str))

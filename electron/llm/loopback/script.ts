@@ -65,8 +65,10 @@ export const ScriptTurnSchema = z
     chunk_delay_ms: z.number().int().nonnegative().max(60_000).optional(),
     /** Never answer; hold the connection until the client gives up (timeout tests). */
     hang: z.boolean().optional(),
-    /** Streamed replies: send this many data events, then stall until the client gives up (cancel tests). */
+    /** Streamed replies: send this many content deltas (text or argument fragments), then stall until the client gives up (cancel tests). */
     hang_after: z.number().int().nonnegative().optional(),
+    /** OpenAI format: stream each tool call whole in one chunk (as xAI does) instead of in fragments. */
+    whole_tool_calls: z.boolean().optional(),
     /** A provider error sent inside the stream after the events above, instead of finishing. */
     stream_error: z.strictObject({ message: z.string(), type: z.string().optional() }).optional(),
     expect: ScriptExpectSchema.optional(),
@@ -77,17 +79,18 @@ export const ScriptTurnSchema = z
     }
   });
 
-/** A whole script: the turns in order, plus server-wide settings. */
-export const LoopbackScriptSchema = z.union([
-  z.array(ScriptTurnSchema),
-  z.strictObject({
-    turns: z.array(ScriptTurnSchema),
-    /** Model ids listed by `GET /v1/models`. */
-    models: z.array(z.string().min(1)).optional(),
-    /** When set, requests must carry this key (Bearer or x-api-key) or get a 401. */
-    api_key: z.string().min(1).optional(),
-  }),
-]);
+const ScriptTurnsSchema = z.array(ScriptTurnSchema);
+
+const ScriptObjectSchema = z.strictObject({
+  turns: ScriptTurnsSchema,
+  /** Model ids listed by `GET /v1/models`. */
+  models: z.array(z.string().min(1)).optional(),
+  /** When set, requests must carry this key (Bearer or x-api-key) or get a 401. */
+  api_key: z.string().min(1).optional(),
+});
+
+/** A whole script: the turns in order, or `{turns, models?, api_key?}` with server-wide settings. */
+export const LoopbackScriptSchema = z.union([ScriptTurnsSchema, ScriptObjectSchema]);
 
 /** A scripted tool call after validation. */
 export type ScriptToolCall = z.infer<typeof ScriptToolCallSchema>;
@@ -110,14 +113,15 @@ export const DEFAULT_LOOPBACK_MODELS = ['loopback-gpt', 'loopback-claude'];
 
 /** Validate a script (array of turns or `{turns, models?, api_key?}`); errors name the JSON path. */
 export function parseLoopbackScript(input: unknown, source = 'script'): LoopbackScript {
-  const r = LoopbackScriptSchema.safeParse(input);
+  // Parse with the branch the input's shape picks, so errors point into it (a union says only "Invalid input").
+  const r = Array.isArray(input) ? ScriptTurnsSchema.safeParse(input) : ScriptObjectSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const path = `$${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
     throw new AppError('INVALID_INPUT', `${source}: ${path}: ${issue.message}`, { source, path });
   }
   const s = r.data;
-  if (Array.isArray(s)) return { turns: s, models: DEFAULT_LOOPBACK_MODELS };
+  if (Array.isArray(s)) return { turns: s, models: DEFAULT_LOOPBACK_MODELS, apiKey: undefined };
   return { turns: s.turns, models: s.models ?? DEFAULT_LOOPBACK_MODELS, apiKey: s.api_key };
 }
 
@@ -127,7 +131,9 @@ export function loadLoopbackScript(file: string): LoopbackScript {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new AppError('USAGE', `Cannot read script ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, { file });
+    throw new AppError('USAGE', `Cannot read script ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, {
+      file,
+    });
   }
   let json: unknown;
   try {

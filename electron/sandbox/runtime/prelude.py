@@ -7,6 +7,12 @@ import sys
 import traceback
 import types
 
+# Bound now, so a program that replaces json/os functions cannot break its own report or the bridge.
+_dumps = json.dumps
+_loads = json.loads
+_os_open, _os_read, _os_write, _os_close, _O_RDWR = os.open, os.read, os.write, os.close, os.O_RDWR
+_format_exception = traceback.format_exception
+
 
 class SkillDeskError(Exception):
     """A host function refused the call or failed; `code` is the app's error code."""
@@ -17,22 +23,22 @@ class SkillDeskError(Exception):
 
 
 def _call(fn, *args):
-    request = json.dumps({"fn": fn, "args": list(args)}, allow_nan=False).encode("utf-8")
-    fd = os.open("/dev/skilldesk", os.O_RDWR)
+    request = _dumps({"fn": fn, "args": list(args)}, allow_nan=False).encode("utf-8")
+    fd = _os_open("/dev/skilldesk", _O_RDWR)
     try:
         view = memoryview(request)
         while view:
-            n = os.write(fd, view)
+            n = _os_write(fd, view)
             view = view[n:]
         chunks = []
         while True:
-            chunk = os.read(fd, 1 << 20)
+            chunk = _os_read(fd, 1 << 20)
             if not chunk:
                 break
             chunks.append(chunk)
     finally:
-        os.close(fd)
-    reply = json.loads(b"".join(chunks).decode("utf-8"))
+        _os_close(fd)
+    reply = _loads(b"".join(chunks).decode("utf-8"))
     if reply.get("ok"):
         return reply.get("value")
     error = reply.get("error") or {}
@@ -127,18 +133,18 @@ class _Runner:
             exec(compiled, scope)
         except SystemExit as e:
             if e.code in (None, 0):
-                return json.dumps({"ok": True})
-            return json.dumps({"ok": False, "error": {"type": "SystemExit", "message": str(e.code)}})
+                return _dumps({"ok": True})
+            return _dumps({"ok": False, "error": {"type": "SystemExit", "message": str(e.code)}})
         except BaseException as e:  # noqa: BLE001 - everything is reported as data
             try:
-                tb = "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
+                tb = "".join(_format_exception(type(e), e, e.__traceback__.tb_next))
             except BaseException:  # noqa: BLE001
                 tb = ""
             try:
                 message = str(e)
             except BaseException:  # noqa: BLE001
                 message = "<unprintable>"
-            return json.dumps(
+            return _dumps(
                 {
                     "ok": False,
                     "error": {
@@ -149,7 +155,7 @@ class _Runner:
                     },
                 }
             )
-        return json.dumps({"ok": True})
+        return _dumps({"ok": True})
 
 
 sys.modules["_skilldesk_runner"] = _Runner

@@ -37,7 +37,9 @@ function lockdownProblems() {
       problems.push('file reads are not restricted');
     }
   }
-  const envKeys = Object.keys(process.env).filter((k) => !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k));
+  const envKeys = Object.keys(process.env).filter(
+    (k) => !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k),
+  );
   if (envKeys.length > 0) problems.push(`the environment is not empty (${envKeys.slice(0, 5).join(', ')})`);
   return problems;
 }
@@ -83,7 +85,14 @@ function handleParent(msg) {
   }
 }
 
+let wasmModule;
+
 async function start() {
+  try {
+    wasmModule = await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', config.pyodideUrl)));
+  } catch {
+    wasmModule = undefined; // each worker compiles its own: slower, still correct
+  }
   if (!snapshot) {
     const t0 = performance.now();
     try {
@@ -104,6 +113,7 @@ function workerOptions(extra) {
       pyodideUrl: new URL('pyodide.mjs', config.pyodideUrl).href,
       indexURL: config.pyodideDir,
       prelude: PRELUDE,
+      wasmModule,
       ...extra,
     },
     resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 32 },
@@ -112,7 +122,14 @@ function workerOptions(extra) {
 
 function makeSnapshot() {
   return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER_URL, workerOptions({ makeSnapshot: true, hostBuffer: new SharedArrayBuffer(32), interruptBuffer: new SharedArrayBuffer(4) }));
+    const w = new Worker(
+      WORKER_URL,
+      workerOptions({
+        makeSnapshot: true,
+        hostBuffer: new SharedArrayBuffer(32),
+        interruptBuffer: new SharedArrayBuffer(4),
+      }),
+    );
     w.on('message', (m) => {
       if (m?.type === 'snapshot') {
         resolve(m.bytes);
@@ -184,7 +201,7 @@ function boot() {
 // --- jobs -------------------------------------------------------------------------------------------
 function runJob(msg) {
   if (active || waitingForWorker) {
-    send({ type: 'result', id: msg.id, result: internalError(msg, 'the sandbox is busy') });
+    send({ type: 'result', id: msg.id, result: internalError('the sandbox is busy') });
     return;
   }
   const job = {
@@ -216,7 +233,11 @@ function assign(job, entry) {
   const interrupt = new Int32Array(entry.interruptBuffer);
   job.timers.push(
     setTimeout(() => {
-      job.limitHit ??= { code: 'SANDBOX_TIMEOUT', type: 'Timeout', message: `timed out after ${job.limits.timeout_ms} ms` };
+      job.limitHit ??= {
+        code: 'SANDBOX_TIMEOUT',
+        type: 'Timeout',
+        message: `timed out after ${job.limits.timeout_ms} ms`,
+      };
       Atomics.store(interrupt, 0, 2);
       job.timers.push(setTimeout(() => finish(job, { killed: true }), job.limits.grace_ms));
     }, job.limits.timeout_ms),
@@ -226,7 +247,11 @@ function assign(job, entry) {
   job.timers.push(
     setInterval(() => {
       if (process.memoryUsage.rss() > rssCap) {
-        job.limitHit ??= { code: 'SANDBOX_LIMIT', type: 'MemoryLimit', message: 'the sandbox process used too much memory' };
+        job.limitHit ??= {
+          code: 'SANDBOX_LIMIT',
+          type: 'MemoryLimit',
+          message: 'the sandbox process used too much memory',
+        };
         finish(job, { killed: true });
       }
     }, 25),
@@ -278,7 +303,11 @@ function handleHostRequest(job, request) {
     if (job.submitted) return answerWorker(job, { ok: true, value: false });
     const text = JSON.stringify(parsed.args[0]);
     if (text === undefined || Buffer.byteLength(text) > job.limits.result_bytes) {
-      return refuse(job, 'SANDBOX_LIMIT', `the submitted result is larger than ${job.limits.result_bytes} bytes`);
+      return refuse(
+        job,
+        'SANDBOX_LIMIT',
+        `the submitted result is larger than ${job.limits.result_bytes} bytes`,
+      );
     }
     job.submitted = true;
     job.submitValue = text;
@@ -296,7 +325,7 @@ function hostReply(msg) {
   answerWorker(job, typeof msg.reply === 'string' ? msg.reply : JSON.stringify(msg.reply));
 }
 
-function internalError(job, message) {
+function internalError(message) {
   return { ok: false, error: { type: 'SandboxFault', code: 'SANDBOX_FAILED', message } };
 }
 
@@ -327,7 +356,11 @@ function finish(job, how) {
   else if (report && !report.outcome.ok) {
     result.error = report.outcome.error;
     if (report.memoryCapHit && result.error?.type === 'MemoryError') {
-      result.error = { ...result.error, code: 'SANDBOX_LIMIT', message: `memory limit of ${job.limits.memory_mb} MB reached` };
+      result.error = {
+        ...result.error,
+        code: 'SANDBOX_LIMIT',
+        message: `memory limit of ${job.limits.memory_mb} MB reached`,
+      };
     }
   } else if (report) result.ok = true;
   send({ type: 'result', id: job.id, result });

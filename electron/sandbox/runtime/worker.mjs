@@ -12,8 +12,17 @@ import { constants as fsConstants } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const port = parentPort;
-const { pyodideUrl, indexURL, snapshot, makeSnapshot, prelude, hostBuffer, interruptBuffer, bootMemoryMb } =
-  workerData;
+const {
+  pyodideUrl,
+  indexURL,
+  snapshot,
+  makeSnapshot,
+  prelude,
+  hostBuffer,
+  interruptBuffer,
+  bootMemoryMb,
+  wasmModule,
+} = workerData;
 
 // Captured before the globals are stripped.
 const AtomicsRef = Atomics;
@@ -38,13 +47,34 @@ const cappedGrow = function grow(delta) {
   }
   return originalGrow.call(this, delta);
 };
-Object.defineProperty(WebAssembly.Memory.prototype, 'grow', { value: cappedGrow, writable: false, configurable: false });
+Object.defineProperty(WebAssembly.Memory.prototype, 'grow', {
+  value: cappedGrow,
+  writable: false,
+  configurable: false,
+});
+
+// The supervisor compiles pyodide.asm.wasm once and hands every worker the same Module: compiled
+// (and tiered-up) code is shared across the process's isolates instead of recompiled per worker.
+if (wasmModule instanceof WebAssembly.Module) {
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = async (source, imports) => {
+    if (source instanceof WebAssembly.Module) return instantiate(source, imports);
+    return { instance: await instantiate(wasmModule, imports), module: wasmModule };
+  };
+}
 
 // Pyodide's NODEFS reads fs constants through process.binding, which the permission model denies.
 const realBinding = process.binding;
-process.binding = (name) => (name === 'constants' ? { fs: fsConstants, os: {} } : realBinding.call(process, name));
+process.binding = (name) =>
+  name === 'constants' ? { fs: fsConstants, os: {} } : realBinding.call(process, name);
 
-const out = { stdout: [], stderr: [], bytes: { stdout: 0, stderr: 0 }, cap: 65536, truncated: { stdout: false, stderr: false } };
+const out = {
+  stdout: [],
+  stderr: [],
+  bytes: { stdout: 0, stderr: 0 },
+  cap: 65536,
+  truncated: { stdout: false, stderr: false },
+};
 function capture(which) {
   return {
     write(buf) {
@@ -113,6 +143,9 @@ function stripGlobals() {
     },
   });
   Object.defineProperty(globalThis, 'process', { value: inert, writable: false, configurable: false });
+  const noop = () => {};
+  const quiet = Object.freeze({ log: noop, warn: noop, error: noop, info: noop, debug: noop, trace: noop });
+  Object.defineProperty(globalThis, 'console', { value: quiet, writable: false, configurable: false });
   Object.defineProperty(globalThis, 'eval', { value: undefined, writable: false, configurable: false });
 }
 
@@ -131,7 +164,9 @@ function hostCall(requestBytes) {
     const r = AtomicsRef.wait(hostState, 0, 0, 50);
     if (r !== 'timed-out') break;
     if (AtomicsRef.load(interruptView, 0) !== 0) {
-      return encoder.encode(JSON.stringify({ ok: false, error: { code: 'CANCELLED', message: 'interrupted' } }));
+      return encoder.encode(
+        JSON.stringify({ ok: false, error: { code: 'CANCELLED', message: 'interrupted' } }),
+      );
     }
   }
   const len = AtomicsRef.load(hostState, 1);
@@ -166,7 +201,10 @@ function installHostDevice() {
     },
     write(stream, buffer, offset, length) {
       const s = stream.skilldesk;
-      if (s.response !== null || s.size + length > MAX_REQUEST) throw new FS.ErrnoError(27 /* EFBIG */);
+      if (s.response !== null || s.size + length > MAX_REQUEST)
+        throw new FS.ErrnoError(
+          22 /* EFBIG in Emscripten numbering (27 is EINTR: Python would retry forever) */,
+        );
       s.parts.push(buffer.slice(offset, offset + length));
       s.size += length;
       return length;
@@ -230,6 +268,10 @@ if (makeSnapshot) {
   // The snapshot maker never runs a job.
 } else {
   lockDown();
+  // Exercise the run path once so the first job does not pay for lazy compilation and caches.
+  py.runPython('_skilldesk_runner.run("import json\\njson.dumps([1])", 1000)');
+  out.stdout.length = 0;
+  out.stderr.length = 0;
   port.postMessage({ type: 'ready' });
   port.once('message', (msg) => {
     if (msg?.type === 'run') runJob(msg);

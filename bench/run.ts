@@ -1,0 +1,47 @@
+// `npm run bench [-- --json] [-- --quick] [-- --only NAME]`: every bench/*.ts module in one run.
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchModule, BenchResult } from './lib.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const quick = args.includes('--quick');
+const onlyIdx = args.indexOf('--only');
+const only = onlyIdx >= 0 ? args[onlyIdx + 1]?.split(',') : undefined;
+
+const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : process.stdout.write(`${line}\n`));
+const modules = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && !['lib.ts', 'run.ts'].includes(f) && !f.endsWith('.test.ts'))
+  .map((f) => f.replace(/\.ts$/, ''))
+  .filter((name) => !only || only.includes(name))
+  .sort();
+
+function human(r: BenchResult): string {
+  const fmt = (x: unknown) =>
+    typeof x === 'number' ? (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3)) : String(x);
+  const core = r.p50 !== undefined ? `p50 ${fmt(r.p50)} ${r.unit}, p95 ${fmt(r.p95)} ${r.unit}` : '';
+  const extra = Object.entries(r)
+    .filter(([k]) => !['bench', 'unit', 'p50', 'p95', 'n'].includes(k))
+    .map(([k, v]) => `${k} ${fmt(v)}`)
+    .join(', ');
+  return `  ${r.bench.padEnd(34)} ${[core, extra].filter(Boolean).join(', ')}  (n=${r.n})`;
+}
+
+let failed = false;
+for (const name of modules) {
+  log(`${name}:`);
+  try {
+    const mod = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as BenchModule;
+    const results = await mod.run({ json, quick, log: (l) => log(`  ${l}`) });
+    for (const r of results) {
+      if (json) process.stdout.write(`${JSON.stringify(r)}\n`);
+      else log(human(r));
+    }
+  } catch (e) {
+    failed = true;
+    log(`  failed: ${(e as Error).stack ?? e}`);
+  }
+}
+process.exit(failed ? 1 : 0);

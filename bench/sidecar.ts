@@ -1,0 +1,59 @@
+// The DSPy sidecar: cold start (spawn + DSPy import + handshake) and per-request overhead of
+// execute with an instant LM handler (so LM time is excluded), plus a bare protocol round trip.
+import { createSidecarClient } from '../electron/sidecar-client/index.js';
+import { fakeLm, NO_VENV } from '../electron/sidecar-client/test-lm.js';
+import { type BenchOptions, type BenchResult, percentile, r3, sample } from './lib.js';
+
+function stats(bench: string, samples: number[], extra: Record<string, unknown> = {}): BenchResult {
+  return {
+    bench,
+    unit: 'ms',
+    p50: r3(percentile(samples, 50)),
+    p95: r3(percentile(samples, 95)),
+    n: samples.length,
+    ...extra,
+  };
+}
+
+/** Sidecar cold start and per-request overhead. Skipped (no results) without sidecar/.venv. */
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  if (NO_VENV) {
+    opts.log(`skipped: ${NO_VENV}`);
+    return [];
+  }
+  const colds = opts.quick ? 1 : 3;
+  const requests = opts.quick ? 20 : 200;
+
+  const cold: number[] = [];
+  for (let i = 0; i < colds; i++) {
+    const client = createSidecarClient({ lm: fakeLm, idleTimeoutMs: 0 });
+    const t = performance.now();
+    await client.start();
+    cold.push(performance.now() - t);
+    await client.dispose();
+  }
+
+  const client = createSidecarClient({ lm: fakeLm, idleTimeoutMs: 0 });
+  try {
+    await client.start();
+    const ping = await sample(requests, () => client.ping());
+    const predict = await sample(requests, (i) =>
+      client.execute({ template_id: 'predict', signature: 'word -> upper', params: { word: `w${i}` } }),
+    );
+    const cot = await sample(requests, (i) =>
+      client.execute({
+        template_id: 'chain_of_thought',
+        signature: 'word -> upper',
+        params: { word: `w${i}` },
+      }),
+    );
+    return [
+      stats('sidecar cold start (spawn+import)', cold),
+      stats('sidecar ping round trip', ping),
+      stats('sidecar execute predict (LM 0 ms)', predict),
+      stats('sidecar execute chain_of_thought (LM 0 ms)', cot),
+    ];
+  } finally {
+    await client.dispose();
+  }
+}

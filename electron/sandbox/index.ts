@@ -1,0 +1,45 @@
+export {
+  type CodeTemplateArtifact,
+  CodeTemplateMetadataSchema,
+  type CodeTemplateOptions,
+  type CodeTemplateResult,
+  literalizeTemplate,
+  pyLiteral,
+  renderCodeTemplate,
+  runCodeTemplate,
+} from './code-template.js';
+export {
+  createSandboxHost,
+  HOST_FUNCTIONS,
+  type HostFunctionName,
+  type SandboxHostDeps,
+  type SandboxWorkspace,
+} from './host-functions.js';
+export {
+  DEFAULT_LIMITS,
+  MAX_LIMITS,
+  resolveLimits,
+  type SandboxLimits,
+  type SandboxLimitsOverride,
+  SandboxLimitsOverrideSchema,
+} from './limits.js';
+export {
+  createSandboxPool,
+  pyodideDir,
+  RUNTIME_DIR,
+  SandboxPool,
+  type SandboxPoolOptions,
+  type SandboxPoolStats,
+} from './pool.js';
+export { permissionFlags, spawnNodeSandbox } from './spawn.js';
+export type {
+  SandboxError,
+  SandboxHost,
+  SandboxLlm,
+  SandboxLlmUsage,
+  SandboxProcessHandle,
+  SandboxRunOptions,
+  SandboxRunResult,
+  SandboxSpawnSpec,
+  SpawnSandboxProcess,
+} from './types.js';

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach } from 'vitest';
+import { main } from '../cli/main.js';
+
+const made: string[] = [];
+
+/** A fresh temporary folder, removed after the test. */
+export function tempDir(prefix = 'skilldesk-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Run the CLI in-process; returns exit code and captured output. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const input = new PassThrough();
+  input.end(stdin);
+  const code = await main(
+    args,
+    {
+      stdout: (s) => {
+        stdout += s;
+      },
+      stderr: (s) => {
+        stderr += s;
+      },
+      stdin: input,
+      isTty: false,
+    },
+    { PATH: process.env.PATH, ...env },
+  );
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+/** sha256 of every file under a folder (path → hash), to prove nothing was written. */
+export function snapshotDir(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  const walk = (d: string, rel: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const abs = join(d, name);
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(abs).isDirectory()) walk(abs, r);
+      else out[r] = createHash('sha256').update(readFileSync(abs)).digest('hex');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+/** A valid base64 DSPy state blob. */
+export const VALID_STATE_BLOB = Buffer.from(
+  JSON.stringify({
+    predict: { demos: [], signature: { instructions: 'Find contradictions.', fields: [] }, lm: null },
+  }),
+).toString('base64');
+
+/** The design's "Consistency Checker" example package, exactly as printed (placeholder blob). */
+export function consistencyCheckerExample(): Record<string, unknown> {
+  return {
+    id: '550e8400-e29b-41d4-a716-446655440000',
+    name: 'Consistency Checker',
+    description: 'Analyzes workspace content for contradictions and inconsistencies across pages.',
+    version: '1.0.0',
+    tags: ['analysis', 'worldbuilding', 'quality'],
+    source: 'system',
+    intent_patterns: ['check consistency', 'find contradictions', 'verify facts'],
+    trigger_phrases: ['are there any contradictions', 'check for inconsistencies'],
+    artifacts: [
+      {
+        kind: 'description',
+        name: 'Overview',
+        ordinal: 0,
+        content:
+          'The Consistency Checker skill analyzes content across your workspace to identify contradictions, inconsistencies, and conflicting statements. It is most useful for worldbuilding projects with many interrelated entities (characters, locations, timelines).',
+      },
+      {
+        kind: 'prompt_template',
+        name: 'Check Prompt',
+        ordinal: 1,
+        content:
+          'Given the following claims about "{{ entity_name }}":\n\n{% for claim in claims %}Claim {{ loop.index }} (from [[{{ claim.page_name }}]]): {{ claim.text }}\n{% endfor %}\n\nIdentify any contradictions between these claims. For each contradiction, cite the specific claims by number and explain the conflict.',
+      },
+      {
+        kind: 'code_template',
+        name: 'Cross-Reference Script',
+        ordinal: 2,
+        content:
+          "import inklings\n\npages = inklings.search('{{ entity_type }}')\nclaims = []\nfor page in pages:\n content = inklings.get_page(page['slug'])\n extracted = inklings.llm_query(f'Extract factual claims about {entity_type} entities from: {content}')\n claims.extend(extracted)\ninklings.submit({'entity_type': '{{ entity_type }}', 'claims': claims})",
+      },
+      {
+        kind: 'dspy_module',
+        name: 'DSPy Checker',
+        ordinal: 3,
+        content: '{"template_id": "chain_of_thought", "signature": "claims -> contradictions"}',
+        state_blob: '<base64-encoded JSON from DSPy module.save(path, save_program=False)>',
+        metadata: { fallback_artifact: 'Check Prompt' },
+      },
+    ],
+  };
+}
+
+/** A small valid package named `name`. */
+export function smallPackage(
+  name: string,
+  version = '1.0.0',
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    description: `${name}: a test skill`,
+    version,
+    source: 'user',
+    artifacts: [{ kind: 'prompt_template', name: 'Main', ordinal: 0, content: 'Hello {{ who }}' }],
+    ...extra,
+  };
+}
