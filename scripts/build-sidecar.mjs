@@ -61,13 +61,12 @@ run(
     workDir,
     '--paths',
     sidecarDir,
-    // PyInstaller has no hooks for DSPy or LiteLLM: their data files, metadata and lazy imports.
-    '--collect-data',
+    // PyInstaller has no hooks for DSPy or LiteLLM. DSPy reads some of its own .py files at run
+    // time (primitives/_facade_shim.py), so it is collected whole, sources included.
+    '--collect-all',
     'dspy',
     '--collect-data',
     'litellm',
-    '--copy-metadata',
-    'dspy',
     '--collect-submodules',
     'skilldesk_sidecar',
     '--hidden-import',

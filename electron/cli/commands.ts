@@ -3,3 +3,4 @@
 import './sandbox-commands.js';
 import './llm-commands.js';
 import './sidecar-commands.js';
+import './dispatch-commands.js';

@@ -12,6 +12,7 @@ const USAGE_CODES: ErrorCode[] = [
   'UNSAFE_PATH',
   'CONFLICT',
   'TEMPLATE_SYNTAX',
+  'TEMPLATE_RENDER',
 ];
 
 /** Build the `skilldesk` program. Commands register themselves from their own modules. */

@@ -1,1 +1,4 @@
+export * from './app.js';
+export * from './channels.js';
 export * from './errors.js';
+export * from './skills.js';

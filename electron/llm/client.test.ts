@@ -407,9 +407,94 @@ describe('provider setup', () => {
     expect('authorization' in rec.headers).toBe(!noKey);
   });
 
+  it('google calls the Gemini API with its key header (stubbed fetch, no network)', async () => {
+    const seen: Array<{ url: string; headers: Headers; body: unknown }> = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      seen.push({
+        url: String(url),
+        headers: new Headers(init?.headers),
+        body: JSON.parse(String(init?.body)),
+      });
+      const body = {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: 'Gemini says hi' }] }, finishReason: 'STOP', index: 0 },
+        ],
+        usageMetadata: { promptTokenCount: 1000, candidatesTokenCount: 1000, totalTokenCount: 2000 },
+      };
+      return new Response(JSON.stringify(body), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const r = await createLlm({ provider: 'google' }, { keys, fetch }).generate({
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(r).toMatchObject({
+      text: 'Gemini says hi',
+      usage: { input_tokens: 1000, output_tokens: 1000 },
+      finish_reason: 'stop',
+    });
+    expect(r.estimated_cost).toBeCloseTo(0.0028, 10);
+    expect(seen[0]!.url).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
+    );
+    expect(seen[0]!.headers.get('x-goog-api-key')).toBe(SECRET);
+    expect(seen[0]!.body).toMatchObject({ systemInstruction: { parts: [{ text: 'Be brief.' }] } });
+  });
+
+  it('flags tool calls with unparsable arguments or unknown tools instead of failing', async () => {
+    const server = await serve([
+      {
+        tool_calls: [
+          { id: 'c1', name: 'get_weather', arguments: '{"city": "Par' },
+          { id: 'c2', name: 'no_such_tool', arguments: {} },
+        ],
+      },
+    ]);
+    const llm = createLlm({ provider: 'openai', baseUrl: server.url }, { keys });
+    const events = await collect(llm.stream({ messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }));
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
+      expect.objectContaining({
+        id: 'c1',
+        name: 'get_weather',
+        args: '{"city": "Par',
+        invalid: true,
+        error: expect.any(String),
+      }),
+      expect.objectContaining({
+        id: 'c2',
+        name: 'no_such_tool',
+        invalid: true,
+        error: expect.stringContaining('no_such_tool'),
+      }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool-calls' });
+  });
+
   it('rejects an invalid config up front', () => {
     expect(() => createLlm({ provider: 'openai-compatible' }, { keys })).toThrow(/base URL/);
     expect(() => createLlm({ provider: 'nope' as ProviderId }, { keys })).toThrow(AppError);
+  });
+
+  it('hands SDK warnings to onWarning instead of printing them', async () => {
+    const server = await serve([{ text: 'ok' }, { text: 'ok' }]);
+    const warnings: string[] = [];
+    const info = vi.spyOn(console, 'info');
+    const warn = vi.spyOn(console, 'warn');
+    // An unknown Anthropic model makes the SDK warn about its output-token limit.
+    const llm = createLlm(
+      { provider: 'anthropic', model: 'unknown-model', baseUrl: server.url },
+      { keys, onWarning: (w) => warnings.push(w) },
+    );
+    await llm.generate({ messages: [{ role: 'user', content: 'hi' }] });
+    await collect(llm.stream({ messages: [{ role: 'user', content: 'hi' }] }));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^Anthropic \(unknown-model\): compatibility maxOutputTokens/);
+    expect(info).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
+    info.mockRestore();
+    warn.mockRestore();
   });
 
   it('passes request options through', async () => {

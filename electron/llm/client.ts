@@ -1,5 +1,6 @@
 import {
   APICallError,
+  type CallWarning,
   generateText,
   type JSONValue,
   jsonSchema,
@@ -44,6 +45,8 @@ export interface LlmDeps {
   prices?: PriceTable;
   /** Custom fetch for the SDK clients (proxies, tests). */
   fetch?: FetchLike;
+  /** Receives the SDK's warnings (unsupported settings …), which are otherwise dropped. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -53,6 +56,12 @@ export interface LlmDeps {
  */
 export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
   const resolved = resolveLlmConfig(parseLlmConfig(config));
+  // The SDK's default warning logger writes to stdout (console.info), which would corrupt the
+  // CLI's --json output; warnings go to deps.onWarning instead. A host's own logger is kept.
+  if (globalThis.AI_SDK_LOG_WARNINGS === undefined) globalThis.AI_SDK_LOG_WARNINGS = false;
+  const warn = (warnings: readonly CallWarning[] | undefined) => {
+    for (const w of warnings ?? []) deps.onWarning?.(formatWarning(w, resolved));
+  };
   const prices = deps.prices ?? BUILTIN_PRICES;
   const finishOf = (usage: LanguageModelUsage | undefined, reason: LlmFinishReason): LlmFinish => {
     const u = toUsage(usage);
@@ -74,6 +83,7 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
       try {
         const r = await generateText(call.options);
         call.checkAborted();
+        warn(r.warnings);
         const result: LlmResult = {
           text: r.text,
           tool_calls: r.toolCalls.map(toToolCall),
@@ -108,6 +118,8 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
             throw part.error;
           } else if (part.type === 'abort') {
             throw new DOMException('The call was aborted', 'AbortError');
+          } else if (part.type === 'start-step') {
+            warn(part.warnings);
           } else if (part.type === 'finish') {
             finish = finishOf(part.totalUsage, part.finishReason);
           }
@@ -117,7 +129,6 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
         call.done = true;
         yield { type: 'finish', ...finish };
       } catch (e) {
-        call.done = true;
         yield { type: 'error', error: call.toError(e) };
       } finally {
         call.dispose();
@@ -193,6 +204,11 @@ function prepareCall(config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest):
 }
 
 const label = (config: ResolvedLlmConfig) => PROVIDERS[config.provider].label;
+
+function formatWarning(w: CallWarning, config: ResolvedLlmConfig): string {
+  const text = w.type === 'other' ? w.message : `${w.type} ${w.feature}${w.details ? `: ${w.details}` : ''}`;
+  return `${label(config)} (${config.model}): ${text}`;
+}
 
 function cancelled(config: ResolvedLlmConfig): AppError {
   return new AppError('CANCELLED', 'The model call was cancelled', {

@@ -32,7 +32,7 @@ export interface RecordedRequest {
   stream: boolean;
   /** The 0-based script turn that answered it, or null (exhausted, invalid, or not a completion). */
   turn: number | null;
-  /** The HTTP status sent (undefined while the reply is still going). */
+  /** The HTTP status sent (undefined until the reply ends, or when no reply was ever sent). */
   status?: number;
   /** Why the request did not match its turn's `expect`. */
   expectation_error?: string;
@@ -143,7 +143,7 @@ export async function startLoopbackProvider(opts: LoopbackOptions): Promise<Loop
     };
     requests.push(rec);
     res.on('close', () => {
-      rec.status = res.statusCode;
+      if (res.headersSent) rec.status = res.statusCode;
       if (!res.writableEnded) rec.client_closed = true;
       opts.onRequest?.(rec);
     });

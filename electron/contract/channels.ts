@@ -1,0 +1,85 @@
+/**
+ * The typed API between the renderer (or any client) and the main process.
+ *
+ * To add a capability slice (chat, traces, settings …):
+ * 1. write `contract/<capability>.ts` exporting `XxxChannels` (channel → {req, res}), the request
+ *    schemas `xxxRequestSchemas` keyed the same way and, for streams, `XxxEvents`;
+ * 2. intersect them into `Channels` / `Events` and spread the schemas into `requestSchemas` below;
+ * 3. write the handler slice (`satisfies HandlersFor<'xxx'>`) and spread it in `createHost`.
+ * `tsc` then fails until every channel has a schema and a handler.
+ */
+import type { z } from 'zod';
+import { type AppChannels, appRequestSchemas } from './app.js';
+import type { AppErrorData } from './errors.js';
+import { type SkillsChannels, type SkillsEvents, skillsRequestSchemas } from './skills.js';
+
+/** Every request/response channel: `'capability/verb-noun': { req; res }`. */
+export type Channels = SkillsChannels & AppChannels;
+/** A channel name. */
+export type Channel = keyof Channels;
+/** The request object of a channel (one JSON-serialisable argument). */
+export type Req<C extends Channel> = Channels[C]['req'];
+/** The reply value of a channel. */
+export type Res<C extends Channel> = Channels[C]['res'];
+
+/** Every event the main process pushes: `'capability/noun-past': payload`. */
+export type Events = SkillsEvents;
+/** An event name. */
+export type EventName = keyof Events;
+/** The payload of an event. */
+export type EventPayload<E extends EventName> = Events[E];
+
+/** The event names, for validating subscriptions at the transport edge. */
+export const EVENT_NAMES = ['skills/catalog-changed'] as const satisfies readonly EventName[];
+// Fails to compile when an event is added to `Events` but not to EVENT_NAMES.
+const _allEventsListed: Exclude<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
+void _allEventsListed;
+
+/** The reply envelope every call crosses as. Errors carry `{code, message, details?}`, no stack. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: AppErrorData };
+
+/** One zod schema per channel, validating the request exactly once at the transport edge. */
+export type RequestSchemas = { [C in Channel]: z.ZodType<Req<C>> };
+
+/** The request schemas of every channel. */
+export const requestSchemas = {
+  ...skillsRequestSchemas,
+  ...appRequestSchemas,
+} satisfies RequestSchemas;
+
+/** Every channel name (from the schema table, which `satisfies` keeps complete). */
+export const CHANNELS = Object.keys(requestSchemas) as Channel[];
+
+/** What a handler learns about its caller. */
+export interface CallContext {
+  /** Which face the call came through. */
+  transport: 'ipc' | 'ws' | 'in-process';
+}
+
+/** The implementation of one channel; it receives the request already validated. */
+export type Handler<C extends Channel> = (req: Req<C>, ctx: CallContext) => Res<C> | Promise<Res<C>>;
+
+/** The channels whose names start with `prefix/`. */
+export type ChannelsOf<P extends string> = Extract<Channel, `${P}/${string}`>;
+
+/** A capability's handler slice: exactly one handler per channel of the prefix. */
+export type HandlersFor<P extends string> = { [C in ChannelsOf<P>]: Handler<C> };
+
+/** The full handler table the host builds. A missing handler is a compile error. */
+export type Handlers = { [C in Channel]: Handler<C> };
+
+/** Stop receiving an event. */
+export type Unsubscribe = () => void;
+
+/** Where events are published in the main process and subscribed to by transports. */
+export interface EventSource {
+  subscribe<E extends EventName>(event: E, cb: (payload: EventPayload<E>) => void): Unsubscribe;
+}
+
+/** What the renderer sees (`window.skilldesk` in Electron; the same over WebSocket). */
+export interface SkillDeskApi {
+  /** Call a channel; resolves with the envelope, never rejects for an app error. */
+  invoke<C extends Channel>(channel: C, req: Req<C>): Promise<Result<Res<C>>>;
+  /** Listen to an event; returns the function that stops listening. */
+  subscribe<E extends EventName>(event: E, cb: (payload: EventPayload<E>) => void): Unsubscribe;
+}

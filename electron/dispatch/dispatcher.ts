@@ -1,0 +1,176 @@
+import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
+import type { Llm } from '../llm/index.js';
+import type { ArtifactKind } from '../skills/package-schema.js';
+import type { SkillArtifact } from '../store/skill-repository.js';
+import type { TraceStore } from '../traces/trace-store.js';
+import { assertionsOf, runAssertions } from './assertions.js';
+import type { ArtifactHandler, DispatchResult, ExecutionContext, SkillRef, TraceDraft } from './types.js';
+import { modelFamily, resolveVariants } from './variants.js';
+
+/** Kinds that execute something (the rest inject text). */
+export const EXECUTABLE_KINDS: readonly ArtifactKind[] = ['prompt_template', 'code_template', 'dspy_module'];
+
+/**
+ * Merge the model's variables with the harness-owned keys; the harness always wins, so a model
+ * cannot spoof the session, workspace or attachments a skill sees.
+ */
+export function mergeContext(fromModel: Record<string, unknown>, harness: Record<string, unknown>): Record<string, unknown> {
+  const safe = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(fromModel ?? {})) if (k !== '__proto__' && k !== 'constructor') safe[k] = v;
+  return { ...safe, ...harness };
+}
+
+/** Options for running a whole skill. */
+export interface RunSkillOptions {
+  session_id: string;
+  skill: SkillRef;
+  artifacts: SkillArtifact[];
+  /** Variables from the model or the user. */
+  variables?: Record<string, unknown>;
+  /** Harness-owned keys (session, workspace, attachments …); these win over `variables`. */
+  harness?: Record<string, unknown>;
+  llm: Llm | null;
+  signal?: AbortSignal;
+  /** Run only this artifact (by name). */
+  artifact?: string;
+  /** Called after each artifact, e.g. to print progress. */
+  onResult?: (r: DispatchResult) => void;
+}
+
+/**
+ * Routes each artifact to the handler of its kind, writes one trace row per execution (even on
+ * failure or cancel) and runs the artifact's assertions.
+ */
+export class ArtifactDispatcher {
+  private readonly handlers = new Map<ArtifactKind, ArtifactHandler>();
+
+  constructor(
+    handlers: ArtifactHandler[],
+    private readonly traces: TraceStore,
+  ) {
+    for (const h of handlers) this.register(h);
+  }
+
+  /** Add or replace the handler of a kind. */
+  register(handler: ArtifactHandler): void {
+    this.handlers.set(handler.kind, handler);
+  }
+
+  /** Execute one artifact. Never throws: the result carries the error. */
+  async dispatch(artifact: SkillArtifact, ctx: ExecutionContext): Promise<DispatchResult> {
+    const trace = this.traces.start({
+      session_id: ctx.session_id,
+      skill_id: ctx.skill.id,
+      artifact_id: artifact.id,
+      artifact_kind: artifact.kind,
+      model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+    });
+    const t0 = performance.now();
+    const draft: TraceDraft = {};
+    const ref = { id: artifact.id, name: artifact.name, kind: artifact.kind, model_variant: artifact.model_variant };
+    try {
+      if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'cancelled before it started');
+      const handler = this.handlers.get(artifact.kind);
+      if (!handler) throw new AppError('HANDLER_NOT_AVAILABLE', `no handler for ${artifact.kind} artifacts`);
+      const output = await handler.execute(artifact, ctx, draft);
+      const assertions = await runAssertions(assertionsOf(artifact.metadata), { text: output.text, data: output.data }, {
+        llm: ctx.llm,
+        signal: ctx.signal,
+      });
+      const run = assertions.filter((a) => !a.skipped);
+      const failedHard = run.find((a) => !a.passed && a.severity === 'hard');
+      const error = failedHard
+        ? new AppError('ASSERTION_FAILED', `assertion failed: ${failedHard.description}${failedHard.explanation ? ` (${failedHard.explanation})` : ''}`).toData()
+        : null;
+      this.traces.finish(trace, {
+        ...pickTrace(output),
+        error: error?.message ?? null,
+        assertions_run: run.length,
+        assertions_passed: run.filter((a) => a.passed).length,
+      });
+      return {
+        trace_id: trace.id,
+        artifact: ref,
+        ok: !failedHard,
+        output,
+        error,
+        assertions,
+        aborted: Boolean(failedHard),
+        duration_ms: Math.round(performance.now() - t0),
+      };
+    } catch (e) {
+      const err: AppErrorData = isAppError(e)
+        ? e.toData()
+        : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
+      const cancelled = ctx.signal?.aborted && err.code !== 'CANCELLED' ? { code: 'CANCELLED' as const, message: 'cancelled' } : err;
+      this.traces.finish(trace, { ...pickTrace(draft), error: `${cancelled.code}: ${cancelled.message}` });
+      return {
+        trace_id: trace.id,
+        artifact: ref,
+        ok: false,
+        output: null,
+        error: cancelled,
+        assertions: [],
+        aborted: true,
+        duration_ms: Math.round(performance.now() - t0),
+      };
+    }
+  }
+
+  /**
+   * Run a skill: one variant per artifact (chosen for the model), in ordinal order; a prompt
+   * template that only serves as a dspy_module's fallback runs only as that fallback. Structured
+   * output of an artifact (e.g. what a code_template submitted) becomes variables for the next
+   * ones; harness keys still win. Stops at the first failure or hard assertion.
+   */
+  async runSkill(o: RunSkillOptions): Promise<DispatchResult[]> {
+    const family = modelFamily(o.llm?.provider, o.llm?.model);
+    let chosen = resolveVariants(o.artifacts, family);
+    if (o.artifact) {
+      chosen = chosen.filter((a) => a.name === o.artifact);
+      if (chosen.length === 0) {
+        throw new AppError(
+          'NOT_FOUND',
+          `skill "${o.skill.name}" has no artifact named "${o.artifact}"; it has: ${[...new Set(o.artifacts.map((a) => a.name))].join(', ')}`,
+        );
+      }
+    } else {
+      const fallbacks = new Set(
+        o.artifacts.filter((a) => a.kind === 'dspy_module').map((a) => a.metadata?.fallback_artifact as string | undefined),
+      );
+      chosen = chosen.filter((a) => !(a.kind === 'prompt_template' && fallbacks.has(a.name)));
+    }
+    const harness = o.harness ?? {};
+    let variables = mergeContext(o.variables ?? {}, harness);
+    const results: DispatchResult[] = [];
+    for (const artifact of chosen) {
+      const r = await this.dispatch(artifact, {
+        session_id: o.session_id,
+        skill: o.skill,
+        artifacts: o.artifacts,
+        variables,
+        llm: o.llm,
+        signal: o.signal,
+      });
+      results.push(r);
+      o.onResult?.(r);
+      if (!r.ok) break;
+      const data = r.output?.data;
+      if (data && typeof data === 'object' && !Array.isArray(data)) {
+        variables = mergeContext({ ...variables, ...(data as Record<string, unknown>) }, harness);
+      }
+    }
+    return results;
+  }
+}
+
+function pickTrace(o: TraceDraft) {
+  return {
+    rendered_input: o.rendered_input ?? null,
+    raw_output: o.raw_output ?? (o.data !== undefined ? JSON.stringify(o.data) : null),
+    input_tokens: o.input_tokens ?? null,
+    output_tokens: o.output_tokens ?? null,
+    model_id: o.model_id ?? null,
+    estimated_cost: o.estimated_cost ?? null,
+  };
+}

@@ -1,0 +1,7 @@
+export * from './assertions.js';
+export * from './dispatcher.js';
+export * from './handlers.js';
+export * from './prompt-engine.js';
+export * from './types.js';
+export * from './variants.js';
+export * from './runtime.js';

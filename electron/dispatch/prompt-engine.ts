@@ -1,0 +1,129 @@
+import { Environment } from 'minijinja-js';
+import { AppError } from '../contract/errors.js';
+
+/** Where a template problem is, 1-based. */
+export interface TemplateLocation {
+  line: number | null;
+  column: number | null;
+}
+
+/** The outcome of validating a template without rendering it. */
+export type TemplateCheck = { ok: true } | { ok: false; message: string; detail: string } & TemplateLocation;
+
+/**
+ * How undefined variables behave. `semi_strict` (default): printing or iterating an undefined
+ * variable fails, while `{% if x %}`, `x is defined` and `x | default(…)` still work, so optional
+ * variables stay optional. `strict`: any use fails. `lenient`: undefined renders as empty.
+ */
+export type UndefinedMode = 'strict' | 'semi_strict' | 'lenient' | 'chainable';
+// minijinja-js 2.11 spells the semi-strict mode "semi_strct".
+const MINIJINJA_MODES = { strict: 'strict', semi_strict: 'semi_strct', lenient: 'lenient', chainable: 'chainable' } as const;
+
+/** Bounds template execution so a hostile template cannot spin forever. */
+const TEMPLATE_FUEL = 2_000_000;
+
+/**
+ * Renders MiniJinja prompt templates (the design's `render_str`). Strict about undefined variables
+ * by default; syntax and render errors carry line and column. Each call uses a fresh
+ * Environment, since a panic inside the WASM leaves an Environment unusable.
+ */
+export class PromptEngine {
+  constructor(private readonly defaults: { undefined?: UndefinedMode } = {}) {}
+
+  /** Render `template` with `context`; throws TEMPLATE_SYNTAX or TEMPLATE_RENDER with the location. */
+  renderStr(template: string, context: Record<string, unknown>, opts: { undefined?: UndefinedMode; name?: string } = {}): string {
+    const name = opts.name ?? 'template';
+    const env = this.env(opts.undefined);
+    try {
+      try {
+        env.addTemplate(name, template);
+      } catch (e) {
+        throw templateError('TEMPLATE_SYNTAX', e, name);
+      }
+      try {
+        return env.renderTemplate(name, toPlain(context));
+      } catch (e) {
+        throw templateError('TEMPLATE_RENDER', e, name);
+      }
+    } finally {
+      free(env);
+    }
+  }
+
+  /** Check a template's syntax without rendering it (the Composer's live validation). */
+  validate(template: string, name = 'template'): TemplateCheck {
+    const env = this.env();
+    try {
+      env.addTemplate(name, template);
+      return { ok: true };
+    } catch (e) {
+      const err = templateError('TEMPLATE_SYNTAX', e, name);
+      return {
+        ok: false,
+        message: err.message,
+        detail: String((e as Error).message),
+        line: (err.details?.line as number | null) ?? null,
+        column: (err.details?.column as number | null) ?? null,
+      };
+    } finally {
+      free(env);
+    }
+  }
+
+  private env(mode?: UndefinedMode): Environment {
+    const env = new Environment();
+    const m = mode ?? this.defaults.undefined ?? 'semi_strict';
+    // An invalid value panics inside the WASM: only whitelisted modes reach it.
+    env.undefinedBehavior = MINIJINJA_MODES[m] ?? 'semi_strct';
+    env.debug = true;
+    env.fuel = TEMPLATE_FUEL;
+    return env;
+  }
+}
+
+function free(env: Environment): void {
+  try {
+    env.free();
+  } catch {
+    // already released
+  }
+}
+
+/** JSON round trip: templates see plain data, never class instances or functions. */
+function toPlain(context: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(context ?? {})) as Record<string, unknown>;
+}
+
+/** Turn a minijinja error into an AppError with the first line as message and the location. */
+export function templateError(code: 'TEMPLATE_SYNTAX' | 'TEMPLATE_RENDER', e: unknown, name: string): AppError {
+  const raw = e instanceof Error ? e.message : String(e);
+  const { line, column } = locate(raw, name);
+  const first = raw.split('\n')[0]!.replace(/\s*\(in [^)]*\)\s*$/, '');
+  const where = line ? ` at line ${line}${column ? `, column ${column}` : ''}` : '';
+  const hint =
+    code === 'TEMPLATE_RENDER' && /undefined value/.test(first)
+      ? ' (a variable the template uses was not provided; pass it in the context)'
+      : '';
+  return new AppError(code, `${code === 'TEMPLATE_SYNTAX' ? 'template syntax error' : 'template error'}: ${first}${where}${hint}`, {
+    line,
+    column,
+    template: name,
+  });
+}
+
+/** Read the line from `(in NAME:LINE)` and the column from the caret under the source excerpt. */
+export function locate(message: string, name: string): TemplateLocation {
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const lm = new RegExp(`\\(in ${esc}:(\\d+)\\)`).exec(message);
+  const line = lm ? Number(lm[1]) : null;
+  let column: number | null = null;
+  const lines = message.split('\n');
+  const srcIdx = lines.findIndex((l) => /^\s*\d+ > /.test(l));
+  if (srcIdx >= 0) {
+    const prefix = /^\s*\d+ > /.exec(lines[srcIdx]!)![0].length;
+    const caret = lines[srcIdx + 1] ?? '';
+    const at = caret.indexOf('^');
+    if (at >= prefix) column = at - prefix + 1;
+  }
+  return { line, column };
+}

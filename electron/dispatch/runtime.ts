@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import { AppError } from '../contract/errors.js';
+import type { Llm } from '../llm/index.js';
+import { createSandboxHost, runCodeTemplate, SandboxPool, type SandboxLlm, type SandboxWorkspace } from '../sandbox/index.js';
+import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
+import type { TraceStore } from '../traces/trace-store.js';
+import { ArtifactDispatcher } from './dispatcher.js';
+import { dspyModuleHandler, promptTemplateHandler, requireLlm, textHandler, type DspyRunner } from './handlers.js';
+import { PromptEngine } from './prompt-engine.js';
+import type { ArtifactHandler } from './types.js';
+
+/** What the skill runtime is built from. */
+export interface SkillRuntimeDeps {
+  traces: TraceStore;
+  /** The account data folder (sandbox cache, sidecar cache). */
+  home: string;
+  /** The model for this runtime, or null; may be swapped with `setLlm`. */
+  llm: Llm | null;
+  /** Workspace pages for the sandbox's host functions. */
+  workspace?: SandboxWorkspace;
+  /** `false` disables the sandbox or sidecar (their artifacts then fail or fall back). */
+  sandbox?: boolean;
+  sidecar?: boolean;
+  /** Injected sidecar client (tests); default: started lazily on the first dspy_module. */
+  sidecarClient?: SidecarClient;
+  log?: (line: string) => void;
+}
+
+/** The dispatcher with every handler wired to its real runtime, plus lifecycle. */
+export interface SkillRuntime {
+  dispatcher: ArtifactDispatcher;
+  engine: PromptEngine;
+  setLlm(llm: Llm | null): void;
+  /** Stop the sandbox pool and the sidecar. */
+  dispose(): Promise<void>;
+}
+
+/** The provider layer as the sandbox sees it. */
+export function sandboxLlm(get: () => Llm | null): SandboxLlm {
+  return {
+    async complete(prompt) {
+      const llm = get();
+      if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for llm_query');
+      const r = await llm.generate({ messages: [{ role: 'user', content: prompt }] });
+      return { text: r.text, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens, model: r.model };
+    },
+  };
+}
+
+/** Answer the sidecar's completion requests through the provider layer. */
+export function sidecarLm(get: () => Llm | null): LmHandler {
+  return async (req, ctx) => {
+    const llm = get();
+    if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for the DSPy sidecar');
+    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const messages = req.messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
+    const r = await llm.generate({
+      system: system || undefined,
+      messages,
+      temperature: req.temperature,
+      maxOutputTokens: req.max_tokens,
+      signal: ctx.signal,
+    });
+    return { text: r.text, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens };
+  };
+}
+
+/**
+ * Build the dispatcher: text kinds inject, `prompt_template` renders and calls the model,
+ * `code_template` runs in the Pyodide sandbox pool (started on first use), `dspy_module` runs in
+ * the sidecar (started on first use) and falls back to its prompt template when that is unavailable.
+ */
+export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
+  let llm = deps.llm;
+  const engine = new PromptEngine();
+  const prompt = promptTemplateHandler(engine);
+  let pool: SandboxPool | null = null;
+  let sidecar: SidecarClient | null = deps.sidecarClient ?? null;
+
+  const code: ArtifactHandler = {
+    kind: 'code_template',
+    async execute(artifact, ctx, draft) {
+      if (deps.sandbox === false) throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
+      pool ??= new SandboxPool({ cacheDir: join(deps.home, 'cache'), log: deps.log });
+      const host = createSandboxHost({
+        workspace: deps.workspace,
+        llm: ctx.llm ? sandboxLlm(() => ctx.llm) : undefined,
+        noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
+      });
+      const r = await runCodeTemplate(pool, artifact, ctx.variables, { host });
+      draft.rendered_input = r.rendered_code;
+      draft.raw_output = r.submitted ? JSON.stringify(r.result) : r.stdout;
+      draft.input_tokens = r.llm.input_tokens;
+      draft.output_tokens = r.llm.output_tokens;
+      draft.stdout = r.stdout;
+      draft.stderr = r.stderr;
+      if (!r.ok) {
+        const e = r.error!;
+        throw new AppError(e.code ?? 'SANDBOX_FAILED', `${e.type}: ${e.message}`, {
+          traceback: e.traceback,
+          stdout: r.stdout,
+        });
+      }
+      return {
+        text: r.submitted ? null : r.stdout,
+        data: r.submitted ? r.result : undefined,
+        rendered_input: r.rendered_code,
+        raw_output: draft.raw_output,
+        input_tokens: r.llm.calls ? r.llm.input_tokens : null,
+        output_tokens: r.llm.calls ? r.llm.output_tokens : null,
+        model_id: r.llm.models[0] ?? null,
+        stdout: r.stdout,
+        stderr: r.stderr,
+      };
+    },
+  };
+
+  const runner: DspyRunner | null =
+    deps.sidecar === false
+      ? null
+      : {
+          async execute(req, ctx) {
+            requireLlm(ctx);
+            sidecar ??= createSidecarClient({ lm: sidecarLm(() => llm), dataDir: join(deps.home, 'sidecar') });
+            if (!req.signature) throw new AppError('INVALID_INPUT', 'dspy_module content needs a "signature" such as "claims -> contradictions"');
+            const r = await sidecar.execute({
+              template_id: req.template_id,
+              signature: req.signature,
+              state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
+              params: req.params,
+              signal: ctx.signal,
+            });
+            return {
+              output: r.outputs,
+              input_tokens: r.usage.input_tokens,
+              output_tokens: r.usage.output_tokens,
+              model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+            };
+          },
+        };
+
+  const dispatcher = new ArtifactDispatcher(
+    [
+      textHandler('description'),
+      textHandler('approach'),
+      textHandler('example'),
+      textHandler('resource'),
+      prompt,
+      code,
+      dspyModuleHandler(runner, prompt),
+    ],
+    deps.traces,
+  );
+
+  return {
+    dispatcher,
+    engine,
+    setLlm(next) {
+      llm = next;
+    },
+    async dispose() {
+      await Promise.allSettled([pool?.close(), sidecar?.dispose()]);
+      pool = null;
+      sidecar = null;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { AppErrorData } from '../contract/errors.js';
+import type { Llm } from '../llm/index.js';
+import type { ArtifactKind } from '../skills/package-schema.js';
+import type { SkillArtifact } from '../store/skill-repository.js';
+import type { Scope } from '../store/stores.js';
+import type { AssertionResult } from './assertions.js';
+
+/** The skill an execution belongs to. */
+export interface SkillRef {
+  id: string;
+  name: string;
+  scope: Scope;
+  version: string;
+}
+
+/** Everything a handler may use for one artifact execution. */
+export interface ExecutionContext {
+  session_id: string;
+  skill: SkillRef;
+  /** Every artifact of the skill (for fallbacks and variants); loaded lazily by the caller. */
+  artifacts: SkillArtifact[];
+  /** Template variables: the model's arguments merged with harness keys, the harness winning. */
+  variables: Record<string, unknown>;
+  /** The configured model, or null when none is (handlers that need one fail with LLM_NOT_CONFIGURED). */
+  llm: Llm | null;
+  signal?: AbortSignal;
+}
+
+/** What a handler produced. */
+export interface ArtifactOutput {
+  /** Text for the user or the model (LLM reply, injected instructions …), or null. */
+  text: string | null;
+  /** Structured output (what `submit()` received, a DSPy prediction), when there is one. */
+  data?: unknown;
+  /** True for kinds whose text is context to inject, not something that ran. */
+  injected?: boolean;
+  rendered_input?: string | null;
+  raw_output?: string | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  model_id?: string | null;
+  estimated_cost?: number | null;
+  stdout?: string;
+  stderr?: string;
+  /** Set when a dspy_module ran its fallback prompt_template instead. */
+  fallback?: { artifact: string; reason: string };
+}
+
+/** Trace fields a handler fills in as it goes, so a failure still records what was known. */
+export type TraceDraft = Partial<ArtifactOutput>;
+
+/** One handler per artifact kind (the design's ArtifactHandler). */
+export interface ArtifactHandler {
+  readonly kind: ArtifactKind;
+  execute(artifact: SkillArtifact, ctx: ExecutionContext, draft: TraceDraft): Promise<ArtifactOutput>;
+}
+
+/** The outcome of one artifact execution: always data, never an exception. */
+export interface DispatchResult {
+  trace_id: string;
+  artifact: { id: string; name: string; kind: ArtifactKind; model_variant: string | null };
+  ok: boolean;
+  output: ArtifactOutput | null;
+  error: AppErrorData | null;
+  assertions: AssertionResult[];
+  /** A hard assertion failed: the skill stops here. */
+  aborted: boolean;
+  duration_ms: number;
+}

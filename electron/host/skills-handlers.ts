@@ -1,0 +1,222 @@
+import { type MatchField, matchSkills } from '../activation/index.js';
+import type { HandlersFor } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
+import type {
+  ArtifactKindName,
+  ImportOutcomeView,
+  MatchFieldName,
+  SkillDetail,
+  SkillListItem,
+  SkillScope,
+} from '../contract/skills.js';
+import {
+  type ArtifactKind,
+  type CatalogEntry,
+  exportJson,
+  formatBytes,
+  type ImportLimits,
+  importPackages,
+  type SkillCatalog,
+  skillSlug,
+  validatePackage,
+} from '../skills/index.js';
+import type { Scope, Skill, SkillStore } from '../store/index.js';
+import type { EventHub } from './events.js';
+
+// The contract mirrors core unions so the renderer never imports the core; keep them equal.
+type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _mirrors: [
+  Equal<ArtifactKindName, ArtifactKind>,
+  Equal<SkillScope, Scope>,
+  Equal<MatchFieldName, MatchField>,
+] = [true, true, true];
+void _mirrors;
+
+/** The open catalog, which the host may reopen (e.g. to create the workspace store on first write). */
+export interface CatalogRef {
+  get(): SkillCatalog;
+  /** The catalog with the store of `scope` open (created if it has no file yet). */
+  withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
+  /** True when a workspace folder is configured (its store may not exist yet). */
+  hasWorkspace(): boolean;
+}
+
+/** What the skills slice needs. */
+export interface SkillsHandlerDeps {
+  catalog: CatalogRef;
+  events: EventHub;
+  limits: ImportLimits;
+  /** Monotonic milliseconds, for `took_ms`. */
+  now: () => number;
+}
+
+function toListItem(e: CatalogEntry): SkillListItem {
+  return {
+    id: e.id,
+    name: e.name,
+    scope: e.scope,
+    version: e.version,
+    source: e.source,
+    description: e.description,
+    tags: e.tags ?? [],
+    author: e.author,
+    artifact_kinds: e.artifact_kinds,
+    trigger_phrases: e.trigger_phrases ?? [],
+    intent_patterns: e.intent_patterns ?? [],
+    always_on: e.always_on,
+    updated_at: e.updated_at,
+    overridden: e.overridden_by !== undefined,
+    ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
+    ...(e.overrides ? { overrides: e.overrides } : {}),
+  };
+}
+
+function toDetail(skill: Skill, entry: CatalogEntry): SkillDetail {
+  return {
+    ...toListItem(entry),
+    when: skill.when,
+    modalities: skill.modalities ?? [],
+    requires: skill.requires ?? [],
+    license: skill.license,
+    compatibility: skill.compatibility,
+    metadata: skill.metadata,
+    allowed_tools: skill.allowed_tools,
+    created_at: skill.created_at,
+    artifacts: skill.artifacts.map((a) => ({
+      id: a.id,
+      kind: a.kind,
+      name: a.name,
+      ordinal: a.ordinal,
+      content: a.content,
+      model_variant: a.model_variant,
+      metadata: a.metadata,
+      state_blob_bytes: a.state_blob ? a.state_blob.length : null,
+    })),
+  };
+}
+
+function notFound(name: string, scope?: Scope): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `There is no skill named "${name}"${scope ? ` in the ${scope} store` : ''}. It may have been deleted; refresh the list.`,
+    { name, ...(scope ? { scope } : {}) },
+  );
+}
+
+function noWorkspace(): AppError {
+  return new AppError(
+    'INVALID_INPUT',
+    'No workspace is open, so there is no workspace store. Choose the account scope, or start SkillDesk with --workspace DIR.',
+    { scope: 'workspace' },
+  );
+}
+
+function resolveOrThrow(catalog: SkillCatalog, name: string, scope?: Scope) {
+  if (scope === 'workspace' && !catalog.workspace) throw notFound(name, scope);
+  const found = catalog.resolve(name, scope);
+  if (!found) throw notFound(name, scope);
+  return found;
+}
+
+/** Parse and validate package text or an object; problems name the file and the JSON path. */
+export function parsePackageInput(input: string | Record<string, unknown>, file: string, limits: ImportLimits) {
+  let raw: unknown = input;
+  if (typeof input === 'string') {
+    const bytes = Buffer.byteLength(input, 'utf8');
+    if (bytes > limits.maxBytes) {
+      throw new AppError(
+        'TOO_LARGE',
+        `${file}: ${formatBytes(bytes)} is over the ${formatBytes(limits.maxBytes)} import limit`,
+        { file },
+      );
+    }
+    try {
+      raw = JSON.parse(input.replace(/^\uFEFF/, ''));
+    } catch (e) {
+      throw new AppError('INVALID_INPUT', `${file}: not valid JSON (${(e as Error).message})`, {
+        file,
+        issues: [{ path: '(package)', message: `not valid JSON (${(e as Error).message})` }],
+      });
+    }
+  }
+  const r = validatePackage(raw);
+  if (r.ok) return r.value;
+  const first = r.issues[0]!;
+  const more = r.issues.length > 1 ? ` (and ${r.issues.length - 1} more)` : '';
+  throw new AppError('INVALID_INPUT', `${file}: ${first.path}: ${first.message}${more}`, {
+    file,
+    issues: r.issues,
+  });
+}
+
+/** The `skills/*` handler slice over the merged catalog. */
+export function createSkillsHandlers(deps: SkillsHandlerDeps) {
+  const { catalog, events } = deps;
+  return {
+    'skills/list': (req) => {
+      const all = catalog
+        .get()
+        .listAll({ includeOverridden: true })
+        .filter((e) => !req.scope || e.scope === req.scope);
+      return { skills: all.map(toListItem) };
+    },
+
+    'skills/get': (req) => {
+      const c = catalog.get();
+      const found = resolveOrThrow(c, req.name, req.scope);
+      const entry = c
+        .listAll({ includeOverridden: true })
+        .find((e) => e.scope === found.scope && e.id === found.skill.id);
+      if (!entry) throw notFound(req.name, req.scope);
+      return { skill: toDetail(found.skill, entry) };
+    },
+
+    'skills/match': (req) => {
+      const c = catalog.get();
+      const t = deps.now();
+      const matches = matchSkills(c, req.message, { limit: req.limit ?? 5 });
+      const took = deps.now() - t;
+      return { matches, took_ms: Math.round(took * 1000) / 1000 };
+    },
+
+    'skills/import-package': (req) => {
+      const file = req.file_name?.trim() || 'package.json';
+      const pkg = parsePackageInput(req.package, file, deps.limits);
+      const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
+      if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
+      const { store } = catalog.withStore(scope);
+      const outcomes: ImportOutcomeView[] = importPackages(store, [{ file, pkg }], { force: req.force });
+      if (outcomes.some((o) => o.action !== 'unchanged')) {
+        events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
+      }
+      return { imported: outcomes };
+    },
+
+    'skills/export-package': (req) => {
+      const found = resolveOrThrow(catalog.get(), req.name, req.scope);
+      return {
+        name: found.skill.name,
+        scope: found.scope,
+        file_name: `${skillSlug(found.skill.name)}.json`,
+        text: exportJson(found.skill),
+      };
+    },
+
+    'skills/delete': (req) => {
+      const c = catalog.get();
+      const store = c.store(req.scope);
+      if (!store) throw notFound(req.name, req.scope);
+      const skill = store.repo.getSummaryByName(req.name);
+      if (!skill) throw notFound(req.name, req.scope);
+      store.repo.deleteSkill(skill.id);
+      const revealed = req.scope === 'workspace' ? c.account.repo.getSummaryByName(skill.name) : null;
+      events.emit('skills/catalog-changed', { reason: 'deleted', names: [skill.name] });
+      return {
+        deleted: { name: skill.name, scope: req.scope, version: skill.version },
+        ...(revealed
+          ? { revealed: { name: revealed.name, scope: 'account' as const, version: revealed.version } }
+          : {}),
+      };
+    },
+  } satisfies HandlersFor<'skills'>;
+}
