@@ -7,8 +7,8 @@ import { createSkillRuntime, type DispatchResult, PromptEngine } from '../dispat
 import { createLlm, envKeySource, type Llm, llmConfigFromFlags, loadPriceTable } from '../llm/index.js';
 import { openCatalog, type SkillCatalog } from '../skills/index.js';
 import { resolveHome } from '../store/paths.js';
-import { TraceStore, type TraceRow } from '../traces/index.js';
-import { WorkspacePages, indexWorkspacePages } from '../workspace/index.js';
+import { type TraceRow, TraceStore } from '../traces/index.js';
+import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
 import type { CliContext } from './context.js';
 import { addLlmOptions } from './llm-commands.js';
 import { addCommands, setExitCode } from './main.js';
@@ -86,16 +86,24 @@ function resultJson(r: DispatchResult) {
 function humanResult(r: DispatchResult): string {
   const head = `── ${r.artifact.kind} "${r.artifact.name}"${r.artifact.model_variant ? ` (${r.artifact.model_variant})` : ''} · ${r.ok ? 'ok' : 'failed'} · ${r.duration_ms} ms · trace ${r.trace_id}`;
   const lines = [head];
-  if (r.output?.fallback) lines.push(`   (fell back to prompt_template "${r.output.fallback.artifact}": ${r.output.fallback.reason})`);
+  if (r.output?.fallback)
+    lines.push(
+      `   (fell back to prompt_template "${r.output.fallback.artifact}": ${r.output.fallback.reason})`,
+    );
   if (r.output?.stdout) lines.push(r.output.stdout.trimEnd());
   if (r.output?.text != null && !r.output.stdout) lines.push(r.output.text.trimEnd());
   else if (r.output?.data !== undefined) lines.push(JSON.stringify(r.output.data, null, 2));
   if (r.error) lines.push(`error: ${r.error.message}`);
   for (const a of r.assertions) {
     const mark = a.skipped ? '–' : a.passed ? '✓' : '✗';
-    lines.push(`   ${mark} ${a.severity} ${a.type}: ${a.description}${a.explanation ? ` (${a.explanation})` : ''}`);
+    lines.push(
+      `   ${mark} ${a.severity} ${a.type}: ${a.description}${a.explanation ? ` (${a.explanation})` : ''}`,
+    );
   }
-  const usage = r.output?.input_tokens != null ? ` · ${r.output.input_tokens} in / ${r.output.output_tokens} out tokens` : '';
+  const usage =
+    r.output?.input_tokens != null
+      ? ` · ${r.output.input_tokens} in / ${r.output.output_tokens} out tokens`
+      : '';
   const cost = r.output?.estimated_cost != null ? ` · ~$${r.output.estimated_cost.toFixed(6)}` : '';
   if (usage || cost) lines.push(`   ${r.output?.model_id ?? ''}${usage}${cost}`);
   return lines.join('\n');
@@ -117,7 +125,8 @@ addCommands((program: Command, ctx: CliContext) => {
       const engine = new PromptEngine();
       if (o.check) {
         const r = engine.validate(source, file);
-        if (!r.ok) throw new AppError('TEMPLATE_SYNTAX', `${file}: ${r.message}`, { line: r.line, column: r.column });
+        if (!r.ok)
+          throw new AppError('TEMPLATE_SYNTAX', `${file}: ${r.message}`, { line: r.line, column: r.column });
         ctx.print({ ok: true }, () => `${file}: ok`);
         return;
       }
@@ -168,7 +177,10 @@ addCommands((program: Command, ctx: CliContext) => {
     process.once('SIGINT', onSignal);
     try {
       const { skill, scope } = found;
-      if (!g.json) ctx.io.stdout(`${skill.name} ${skill.version} [${scope}] · session ${sessionId}${llm ? ` · ${llm.provider}:${llm.model}` : ' · no model configured'}\n`);
+      if (!g.json)
+        ctx.io.stdout(
+          `${skill.name} ${skill.version} [${scope}] · session ${sessionId}${llm ? ` · ${llm.provider}:${llm.model}` : ' · no model configured'}\n`,
+        );
       const results = await runtime.dispatcher.runSkill({
         session_id: sessionId,
         skill: { id: skill.id, name: skill.name, scope, version: skill.version },
@@ -212,7 +224,11 @@ addCommands((program: Command, ctx: CliContext) => {
             ? [...names].filter(([, n]) => n.toLowerCase() === o.skill!.toLowerCase()).map(([id]) => id)
             : [undefined];
           for (const skill_id of skillIds) {
-            for (const t of new TraceStore(store.db).list({ session_id: o.session, skill_id, limit: o.limit })) {
+            for (const t of new TraceStore(store.db).list({
+              session_id: o.session,
+              skill_id,
+              limit: o.limit,
+            })) {
               rows.push({ ...t, scope: store.scope, skill_name: names.get(t.skill_id) ?? null });
             }
           }

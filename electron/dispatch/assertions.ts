@@ -1,8 +1,8 @@
 import { runInNewContext } from 'node:vm';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
-import { type Assertion, AssertionSchema } from '../skills/package-schema.js';
 import type { Llm } from '../llm/index.js';
+import { type Assertion, AssertionSchema } from '../skills/package-schema.js';
 
 /** The outcome of one assertion. `skipped` ones (e.g. semantic without a model) count as not run. */
 export interface AssertionResult {
@@ -45,7 +45,12 @@ export async function runAssertions(
   const text = output.text ?? (output.data === undefined ? '' : JSON.stringify(output.data));
   const results: AssertionResult[] = [];
   for (const a of assertions) {
-    const base = { type: a.type, check: a.check, severity: a.severity, description: a.description ?? describe(a) };
+    const base = {
+      type: a.type,
+      check: a.check,
+      severity: a.severity,
+      description: a.description ?? describe(a),
+    };
     try {
       results.push({ ...base, ...(await evaluate(a, text, output, deps)) });
     } catch (e) {
@@ -72,15 +77,21 @@ async function evaluate(
         }
       }
       const validate = compile(a.schema);
-      if (validate instanceof Error) return { passed: false, explanation: `invalid JSON Schema: ${validate.message}` };
+      if (validate instanceof Error)
+        return { passed: false, explanation: `invalid JSON Schema: ${validate.message}` };
       if (validate(value)) return { passed: true };
       const err = validate.errors?.[0];
-      return { passed: false, explanation: `${err?.instancePath || '(root)'} ${err?.message ?? 'does not match the schema'}` };
+      return {
+        passed: false,
+        explanation: `${err?.instancePath || '(root)'} ${err?.message ?? 'does not match the schema'}`,
+      };
     }
     case 'length': {
       const n = [...text].length;
-      if (a.min !== undefined && n < a.min) return { passed: false, explanation: `${n} characters, fewer than ${a.min}` };
-      if (a.max !== undefined && n > a.max) return { passed: false, explanation: `${n} characters, more than ${a.max}` };
+      if (a.min !== undefined && n < a.min)
+        return { passed: false, explanation: `${n} characters, fewer than ${a.min}` };
+      if (a.max !== undefined && n > a.max)
+        return { passed: false, explanation: `${n} characters, more than ${a.max}` };
       return { passed: true };
     }
     case 'pattern': {
@@ -88,9 +99,16 @@ async function evaluate(
       let found: boolean;
       try {
         // vm's timeout interrupts a runaway backtracking regex (V8 checks interrupts while matching).
-        found = runInNewContext('re.test(s)', { re, s: text.slice(0, MAX_CHECKED_CHARS) }, { timeout: REGEX_BUDGET_MS }) as boolean;
+        found = runInNewContext(
+          're.test(s)',
+          { re, s: text.slice(0, MAX_CHECKED_CHARS) },
+          { timeout: REGEX_BUDGET_MS },
+        ) as boolean;
       } catch {
-        return { passed: false, explanation: `the pattern took longer than ${REGEX_BUDGET_MS} ms (catastrophic backtracking?)` };
+        return {
+          passed: false,
+          explanation: `the pattern took longer than ${REGEX_BUDGET_MS} ms (catastrophic backtracking?)`,
+        };
       }
       const want = a.check === 'regex_match';
       return found === want
@@ -101,15 +119,25 @@ async function evaluate(
       if (!deps.llm) return { passed: false, skipped: true, explanation: 'no model configured to judge it' };
       const r = await deps.llm.generate({
         system: 'You evaluate an output against a question. Reply with a single word: yes or no.',
-        messages: [{ role: 'user', content: `${a.prompt}\n\nOutput to evaluate:\n"""\n${text.slice(0, 20_000)}\n"""` }],
+        messages: [
+          { role: 'user', content: `${a.prompt}\n\nOutput to evaluate:\n"""\n${text.slice(0, 20_000)}\n"""` },
+        ],
         maxOutputTokens: 5,
         temperature: 0,
         signal: deps.signal,
       });
-      const answer = (r.text.trim().toLowerCase().match(/[a-z]+/)?.[0] ?? '').trim();
+      const answer = (
+        r.text
+          .trim()
+          .toLowerCase()
+          .match(/[a-z]+/)?.[0] ?? ''
+      ).trim();
       return answer === a.expected.toLowerCase()
         ? { passed: true }
-        : { passed: false, explanation: `the judge answered "${r.text.trim().slice(0, 40)}", expected "${a.expected}"` };
+        : {
+            passed: false,
+            explanation: `the judge answered "${r.text.trim().slice(0, 40)}", expected "${a.expected}"`,
+          };
     }
   }
 }

@@ -14,9 +14,13 @@ export const EXECUTABLE_KINDS: readonly ArtifactKind[] = ['prompt_template', 'co
  * Merge the model's variables with the harness-owned keys; the harness always wins, so a model
  * cannot spoof the session, workspace or attachments a skill sees.
  */
-export function mergeContext(fromModel: Record<string, unknown>, harness: Record<string, unknown>): Record<string, unknown> {
+export function mergeContext(
+  fromModel: Record<string, unknown>,
+  harness: Record<string, unknown>,
+): Record<string, unknown> {
   const safe = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(fromModel ?? {})) if (k !== '__proto__' && k !== 'constructor') safe[k] = v;
+  for (const [k, v] of Object.entries(fromModel ?? {}))
+    if (k !== '__proto__' && k !== 'constructor') safe[k] = v;
   return { ...safe, ...harness };
 }
 
@@ -67,20 +71,32 @@ export class ArtifactDispatcher {
     });
     const t0 = performance.now();
     const draft: TraceDraft = {};
-    const ref = { id: artifact.id, name: artifact.name, kind: artifact.kind, model_variant: artifact.model_variant };
+    const ref = {
+      id: artifact.id,
+      name: artifact.name,
+      kind: artifact.kind,
+      model_variant: artifact.model_variant,
+    };
     try {
       if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'cancelled before it started');
       const handler = this.handlers.get(artifact.kind);
       if (!handler) throw new AppError('HANDLER_NOT_AVAILABLE', `no handler for ${artifact.kind} artifacts`);
       const output = await handler.execute(artifact, ctx, draft);
-      const assertions = await runAssertions(assertionsOf(artifact.metadata), { text: output.text, data: output.data }, {
-        llm: ctx.llm,
-        signal: ctx.signal,
-      });
+      const assertions = await runAssertions(
+        assertionsOf(artifact.metadata),
+        { text: output.text, data: output.data },
+        {
+          llm: ctx.llm,
+          signal: ctx.signal,
+        },
+      );
       const run = assertions.filter((a) => !a.skipped);
       const failedHard = run.find((a) => !a.passed && a.severity === 'hard');
       const error = failedHard
-        ? new AppError('ASSERTION_FAILED', `assertion failed: ${failedHard.description}${failedHard.explanation ? ` (${failedHard.explanation})` : ''}`).toData()
+        ? new AppError(
+            'ASSERTION_FAILED',
+            `assertion failed: ${failedHard.description}${failedHard.explanation ? ` (${failedHard.explanation})` : ''}`,
+          ).toData()
         : null;
       this.traces.finish(trace, {
         ...pickTrace(output),
@@ -102,7 +118,10 @@ export class ArtifactDispatcher {
       const err: AppErrorData = isAppError(e)
         ? e.toData()
         : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
-      const cancelled = ctx.signal?.aborted && err.code !== 'CANCELLED' ? { code: 'CANCELLED' as const, message: 'cancelled' } : err;
+      const cancelled =
+        ctx.signal?.aborted && err.code !== 'CANCELLED'
+          ? { code: 'CANCELLED' as const, message: 'cancelled' }
+          : err;
       this.traces.finish(trace, { ...pickTrace(draft), error: `${cancelled.code}: ${cancelled.message}` });
       return {
         trace_id: trace.id,
@@ -136,7 +155,9 @@ export class ArtifactDispatcher {
       }
     } else {
       const fallbacks = new Set(
-        o.artifacts.filter((a) => a.kind === 'dspy_module').map((a) => a.metadata?.fallback_artifact as string | undefined),
+        o.artifacts
+          .filter((a) => a.kind === 'dspy_module')
+          .map((a) => a.metadata?.fallback_artifact as string | undefined),
       );
       chosen = chosen.filter((a) => !(a.kind === 'prompt_template' && fallbacks.has(a.name)));
     }

@@ -97,7 +97,12 @@ export function dspyModuleHandler(runner: DspyRunner | null, prompt: ArtifactHan
         try {
           draft.rendered_input = JSON.stringify({ template_id: content.template_id, params: ctx.variables });
           const r = await runner.execute(
-            { template_id: content.template_id, signature: content.signature, state_blob: state, params: ctx.variables },
+            {
+              template_id: content.template_id,
+              signature: content.signature,
+              state_blob: state,
+              params: ctx.variables,
+            },
             ctx,
           );
           const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output);
@@ -128,7 +133,11 @@ export function dspyModuleHandler(runner: DspyRunner | null, prompt: ArtifactHan
       }
       const out: ArtifactOutput = await prompt.execute(fallback as SkillArtifact, ctx, draft);
       const note = `[fallback: ran prompt_template "${fallback.name}" because ${reason}]`;
-      return { ...out, rendered_input: `${note}\n${out.rendered_input ?? ''}`, fallback: { artifact: fallback.name, reason } };
+      return {
+        ...out,
+        rendered_input: `${note}\n${out.rendered_input ?? ''}`,
+        fallback: { artifact: fallback.name, reason },
+      };
     },
   };
 }

@@ -2,6 +2,6 @@ export * from './assertions.js';
 export * from './dispatcher.js';
 export * from './handlers.js';
 export * from './prompt-engine.js';
+export * from './runtime.js';
 export * from './types.js';
 export * from './variants.js';
-export * from './runtime.js';

@@ -8,7 +8,9 @@ export interface TemplateLocation {
 }
 
 /** The outcome of validating a template without rendering it. */
-export type TemplateCheck = { ok: true } | { ok: false; message: string; detail: string } & TemplateLocation;
+export type TemplateCheck =
+  | { ok: true }
+  | ({ ok: false; message: string; detail: string } & TemplateLocation);
 
 /**
  * How undefined variables behave. `semi_strict` (default): printing or iterating an undefined
@@ -17,7 +19,12 @@ export type TemplateCheck = { ok: true } | { ok: false; message: string; detail:
  */
 export type UndefinedMode = 'strict' | 'semi_strict' | 'lenient' | 'chainable';
 // minijinja-js 2.11 spells the semi-strict mode "semi_strct".
-const MINIJINJA_MODES = { strict: 'strict', semi_strict: 'semi_strct', lenient: 'lenient', chainable: 'chainable' } as const;
+const MINIJINJA_MODES = {
+  strict: 'strict',
+  semi_strict: 'semi_strct',
+  lenient: 'lenient',
+  chainable: 'chainable',
+} as const;
 
 /** Bounds template execution so a hostile template cannot spin forever. */
 const TEMPLATE_FUEL = 2_000_000;
@@ -31,7 +38,11 @@ export class PromptEngine {
   constructor(private readonly defaults: { undefined?: UndefinedMode } = {}) {}
 
   /** Render `template` with `context`; throws TEMPLATE_SYNTAX or TEMPLATE_RENDER with the location. */
-  renderStr(template: string, context: Record<string, unknown>, opts: { undefined?: UndefinedMode; name?: string } = {}): string {
+  renderStr(
+    template: string,
+    context: Record<string, unknown>,
+    opts: { undefined?: UndefinedMode; name?: string } = {},
+  ): string {
     const name = opts.name ?? 'template';
     const env = this.env(opts.undefined);
     try {
@@ -95,7 +106,11 @@ function toPlain(context: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Turn a minijinja error into an AppError with the first line as message and the location. */
-export function templateError(code: 'TEMPLATE_SYNTAX' | 'TEMPLATE_RENDER', e: unknown, name: string): AppError {
+export function templateError(
+  code: 'TEMPLATE_SYNTAX' | 'TEMPLATE_RENDER',
+  e: unknown,
+  name: string,
+): AppError {
   const raw = e instanceof Error ? e.message : String(e);
   const { line, column } = locate(raw, name);
   const first = raw.split('\n')[0]!.replace(/\s*\(in [^)]*\)\s*$/, '');
@@ -104,11 +119,15 @@ export function templateError(code: 'TEMPLATE_SYNTAX' | 'TEMPLATE_RENDER', e: un
     code === 'TEMPLATE_RENDER' && /undefined value/.test(first)
       ? ' (a variable the template uses was not provided; pass it in the context)'
       : '';
-  return new AppError(code, `${code === 'TEMPLATE_SYNTAX' ? 'template syntax error' : 'template error'}: ${first}${where}${hint}`, {
-    line,
-    column,
-    template: name,
-  });
+  return new AppError(
+    code,
+    `${code === 'TEMPLATE_SYNTAX' ? 'template syntax error' : 'template error'}: ${first}${where}${hint}`,
+    {
+      line,
+      column,
+      template: name,
+    },
+  );
 }
 
 /** Read the line from `(in NAME:LINE)` and the column from the caret under the source excerpt. */

@@ -1,11 +1,23 @@
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { Llm } from '../llm/index.js';
-import { createSandboxHost, runCodeTemplate, SandboxPool, type SandboxLlm, type SandboxWorkspace } from '../sandbox/index.js';
+import {
+  createSandboxHost,
+  runCodeTemplate,
+  type SandboxLlm,
+  SandboxPool,
+  type SandboxWorkspace,
+} from '../sandbox/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { ArtifactDispatcher } from './dispatcher.js';
-import { dspyModuleHandler, promptTemplateHandler, requireLlm, textHandler, type DspyRunner } from './handlers.js';
+import {
+  type DspyRunner,
+  dspyModuleHandler,
+  promptTemplateHandler,
+  requireLlm,
+  textHandler,
+} from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
 import type { ArtifactHandler } from './types.js';
 
@@ -42,7 +54,12 @@ export function sandboxLlm(get: () => Llm | null): SandboxLlm {
       const llm = get();
       if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for llm_query');
       const r = await llm.generate({ messages: [{ role: 'user', content: prompt }] });
-      return { text: r.text, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens, model: r.model };
+      return {
+        text: r.text,
+        input_tokens: r.usage.input_tokens,
+        output_tokens: r.usage.output_tokens,
+        model: r.model,
+      };
     },
   };
 }
@@ -52,7 +69,10 @@ export function sidecarLm(get: () => Llm | null): LmHandler {
   return async (req, ctx) => {
     const llm = get();
     if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for the DSPy sidecar');
-    const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const system = req.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     const messages = req.messages
       .filter((m) => m.role !== 'system')
       .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
@@ -82,7 +102,8 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   const code: ArtifactHandler = {
     kind: 'code_template',
     async execute(artifact, ctx, draft) {
-      if (deps.sandbox === false) throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
+      if (deps.sandbox === false)
+        throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
       pool ??= new SandboxPool({ cacheDir: join(deps.home, 'cache'), log: deps.log });
       const host = createSandboxHost({
         workspace: deps.workspace,
@@ -123,8 +144,15 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       : {
           async execute(req, ctx) {
             requireLlm(ctx);
-            sidecar ??= createSidecarClient({ lm: sidecarLm(() => llm), dataDir: join(deps.home, 'sidecar') });
-            if (!req.signature) throw new AppError('INVALID_INPUT', 'dspy_module content needs a "signature" such as "claims -> contradictions"');
+            sidecar ??= createSidecarClient({
+              lm: sidecarLm(() => llm),
+              dataDir: join(deps.home, 'sidecar'),
+            });
+            if (!req.signature)
+              throw new AppError(
+                'INVALID_INPUT',
+                'dspy_module content needs a "signature" such as "claims -> contradictions"',
+              );
             const r = await sidecar.execute({
               template_id: req.template_id,
               signature: req.signature,

@@ -64,7 +64,8 @@ export class TraceStore {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO skill_execution_traces (id, session_id, skill_id, artifact_id, artifact_kind,
+      insert:
+        db.prepare(`INSERT INTO skill_execution_traces (id, session_id, skill_id, artifact_id, artifact_kind,
         rendered_input, started_at, model_id) VALUES (@id, @session_id, @skill_id, @artifact_id, @artifact_kind,
         @rendered_input, @started_at, @model_id)`),
       finish: db.prepare(`UPDATE skill_execution_traces SET

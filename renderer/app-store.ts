@@ -1,0 +1,24 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+
+/** The app's top-level views (sidebar entries). */
+export type View = 'chat' | 'skills' | 'settings';
+export const VIEWS: readonly View[] = ['chat', 'skills', 'settings'];
+
+/** Navigation state shared by the features. */
+export interface AppState {
+  view: View;
+  /** Bumped to ask the Skills view to focus its search box. */
+  focusSearchTick: number;
+  navigate(view: View): void;
+  focusSearch(): void;
+}
+
+/** Create the navigation store. */
+export function createAppStore(initial: View = 'chat'): StoreApi<AppState> {
+  return createStore<AppState>()((set) => ({
+    view: initial,
+    focusSearchTick: 0,
+    navigate: (view) => set({ view }),
+    focusSearch: () => set((s) => ({ view: 'skills', focusSearchTick: s.focusSearchTick + 1 })),
+  }));
+}

@@ -1,0 +1,247 @@
+import { useEffect, useRef, useState } from 'react';
+import type { SkillArtifactView, SkillDetail } from '../../../electron/contract/skills.js';
+import { KIND_HELP, Kbd, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { CodeBlock } from '../../ui/CodeBlock.js';
+import { downloadText } from '../../ui/download.js';
+import { langFor } from '../../ui/highlight.js';
+import { Icon } from '../../ui/Icon.js';
+import { useSkillsStore } from '../../stores.js';
+import { skillKey } from './skills-store.js';
+
+function formatDate(iso: string): string {
+  const d = new Date(iso.includes('T') ? iso : `${iso.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+function PhraseList({ items, quoted }: { items: string[]; quoted?: boolean }) {
+  return (
+    <ul className="phrases">
+      {items.map((p) => (
+        <li key={p} className="phrase">
+          {quoted ? `“${p}”` : p}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ArtifactCard({ a }: { a: SkillArtifactView }) {
+  const metadata = a.metadata && Object.keys(a.metadata).length > 0 ? a.metadata : null;
+  return (
+    <section className="artifact" aria-label={`${a.kind} artifact ${a.name}`}>
+      <header className="artifact__head">
+        <KindChip kind={a.kind} />
+        <h4 className="artifact__name">{a.name}</h4>
+        {a.model_variant && <span className="pill">{a.model_variant}</span>}
+        <span className="artifact__size">
+          {a.content.length.toLocaleString()} chars
+          {a.state_blob_bytes ? ` · state ${a.state_blob_bytes.toLocaleString()} bytes` : ''}
+        </span>
+      </header>
+      <p className="artifact__help">{KIND_HELP[a.kind]}</p>
+      <CodeBlock text={a.content} lang={langFor(a.kind, a.name)} label={`${a.name} content`} />
+      {metadata && (
+        <details className="artifact__meta">
+          <summary>Metadata</summary>
+          <CodeBlock text={JSON.stringify(metadata, null, 2)} lang="json" label={`${a.name} metadata`} />
+        </details>
+      )}
+    </section>
+  );
+}
+
+/** The open skill: what it is, when it activates, and every artifact. */
+export function SkillDetailPane() {
+  const open = useSkillsStore((s) => s.open);
+  const detail = useSkillsStore((s) => s.detail);
+  const closeDetail = useSkillsStore((s) => s.closeDetail);
+  const requestDelete = useSkillsStore((s) => s.requestDelete);
+  const exportSkill = useSkillsStore((s) => s.exportSkill);
+  const openSkill = useSkillsStore((s) => s.openSkill);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const skill: SkillDetail | null = detail.skill;
+
+  useEffect(() => {
+    if (detail.status === 'ready') headingRef.current?.focus({ preventScroll: true });
+  }, [detail.status]);
+  useEffect(() => setExportError(null), [open]);
+
+  if (!open) {
+    return (
+      <div className="detail detail--empty">
+        <div className="empty">
+          <div className="empty__icon">
+            <Icon name="skills" size={28} />
+          </div>
+          <h2 className="empty__title">Pick a skill to see inside it</h2>
+          <p className="empty__text">
+            Each skill bundles prompts, Python, DSPy programs and instructions that conversations draw on.
+          </p>
+          <ul className="hints">
+            <li>
+              <Kbd>↑</Kbd> <Kbd>↓</Kbd> move through the list
+            </li>
+            <li>
+              <Kbd>Enter</Kbd> open · <Kbd>Esc</Kbd> close
+            </li>
+            <li>
+              <Kbd>Ctrl K</Kbd> search from anywhere
+            </li>
+          </ul>
+        </div>
+      </div>
+    );
+  }
+  if (detail.status === 'error' && detail.error) {
+    return (
+      <div className="detail detail--empty">
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <div>
+            <strong>This skill could not be opened.</strong>
+            <p>{detail.error.message}</p>
+            <button type="button" className="btn btn--small" onClick={() => void openSkill(open)}>
+              Try again
+            </button>
+          </div>
+        </div>
+      </div>
+    );
+  }
+  if (!skill) {
+    return (
+      <div className="detail" aria-busy="true">
+        <div className="skeleton skeleton--title" />
+        <div className="skeleton skeleton--line" />
+        <div className="skeleton skeleton--line short" />
+        <div className="skeleton skeleton--block" />
+      </div>
+    );
+  }
+  const key = skillKey(skill);
+  const onExport = async () => {
+    setExportError(null);
+    try {
+      const res = await exportSkill(key);
+      downloadText(res.file_name, res.text);
+    } catch (e) {
+      setExportError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <article className="detail" aria-labelledby="skill-title">
+      <header className="detail__head">
+        <div className="detail__titles">
+          <h2 id="skill-title" ref={headingRef} tabIndex={-1} className="detail__title">
+            {skill.name}
+          </h2>
+          <div className="detail__badges">
+            <span className="pill pill--mono">v{skill.version}</span>
+            <ScopeBadge scope={skill.scope} />
+            <OverrideBadge overridden={skill.overridden} overrides={skill.overrides} />
+            {skill.source === 'system' && <span className="badge badge--system">Built-in</span>}
+            {skill.always_on && <span className="badge badge--overrides">Always on</span>}
+          </div>
+        </div>
+        <div className="detail__actions">
+          <button type="button" className="btn" onClick={() => void onExport()}>
+            <Icon name="download" /> Export
+          </button>
+          <button type="button" className="btn btn--ghost-danger" onClick={() => requestDelete(key)}>
+            <Icon name="trash" /> Delete
+          </button>
+          <button
+            type="button"
+            className="btn btn--icon"
+            onClick={closeDetail}
+            aria-label="Close skill (Esc)"
+            title="Close (Esc)"
+          >
+            <Icon name="close" />
+          </button>
+        </div>
+      </header>
+      {exportError && (
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <p>Export failed: {exportError}</p>
+        </div>
+      )}
+      {skill.overridden && (
+        <div className="callout callout--info">
+          <Icon name="alert" />
+          <p>
+            A workspace skill named <strong>{skill.name}</strong> is used instead of this one. Delete the
+            workspace copy to bring this one back.
+          </p>
+        </div>
+      )}
+      <p className="detail__desc">{skill.description}</p>
+      {skill.when && (
+        <div className="when">
+          <span className="when__label">Use when</span>
+          <p>{skill.when}</p>
+        </div>
+      )}
+      <dl className="facts">
+        {skill.trigger_phrases.length > 0 && (
+          <div>
+            <dt>Trigger phrases</dt>
+            <dd>
+              <PhraseList items={skill.trigger_phrases} quoted />
+            </dd>
+          </div>
+        )}
+        {skill.intent_patterns.length > 0 && (
+          <div>
+            <dt>Intents</dt>
+            <dd>
+              <PhraseList items={skill.intent_patterns} />
+            </dd>
+          </div>
+        )}
+        {skill.tags.length > 0 && (
+          <div>
+            <dt>Tags</dt>
+            <dd>
+              <PhraseList items={skill.tags.map((t) => `#${t}`)} />
+            </dd>
+          </div>
+        )}
+        {skill.requires.length > 0 && (
+          <div>
+            <dt>Needs</dt>
+            <dd>{skill.requires.join(', ')}</dd>
+          </div>
+        )}
+        {skill.author && (
+          <div>
+            <dt>Author</dt>
+            <dd>{skill.author}</dd>
+          </div>
+        )}
+        {skill.license && (
+          <div>
+            <dt>License</dt>
+            <dd>{skill.license}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Updated</dt>
+          <dd>{formatDate(skill.updated_at)}</dd>
+        </div>
+      </dl>
+      <h3 className="section-title">
+        Artifacts <span className="count">{skill.artifacts.length}</span>
+      </h3>
+      <div className="artifacts">
+        {skill.artifacts.map((a) => (
+          <ArtifactCard key={a.id} a={a} />
+        ))}
+      </div>
+    </article>
+  );
+}

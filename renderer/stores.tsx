@@ -1,0 +1,66 @@
+import { createContext, type ReactNode, useContext, useState } from 'react';
+import { useStore } from 'zustand';
+import type { StoreApi } from 'zustand/vanilla';
+import { type AppState, createAppStore } from './app-store.js';
+import type { Client } from './bridge/client.js';
+import type { ConnectionStatus } from './bridge/transport.js';
+import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
+import { createSettingsStore, type PrefStorage, type SettingsStore } from './features/settings/settings-store.js';
+import { createSkillsStore, type SkillsStore } from './features/skills/skills-store.js';
+
+/** Every feature store of one app instance. */
+export interface Stores {
+  client: Client;
+  app: StoreApi<AppState>;
+  skills: StoreApi<SkillsStore>;
+  match: StoreApi<MatchStore>;
+  settings: StoreApi<SettingsStore>;
+  connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
+}
+
+/** Create the stores of one app instance (each test makes its own). */
+export function createStores(
+  client: Client,
+  opts: { storage?: PrefStorage | null; connection?: Stores['connection'] } = {},
+): Stores {
+  return {
+    client,
+    app: createAppStore(),
+    skills: createSkillsStore(client),
+    match: createMatchStore(client),
+    settings: createSettingsStore(client, opts.storage ?? null),
+    connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
+  };
+}
+
+const StoresContext = createContext<Stores | null>(null);
+
+/** Provide the stores to the tree. */
+export function StoresProvider({ stores, children }: { stores: Stores; children: ReactNode }) {
+  const [value] = useState(stores);
+  return <StoresContext.Provider value={value}>{children}</StoresContext.Provider>;
+}
+
+/** The stores of the nearest provider. */
+export function useStores(): Stores {
+  const s = useContext(StoresContext);
+  if (!s) throw new Error('useStores needs a StoresProvider above it');
+  return s;
+}
+
+/** Select from the Skills store. */
+export function useSkillsStore<T>(selector: (s: SkillsStore) => T): T {
+  return useStore(useStores().skills, selector);
+}
+/** Select from the activation preview store. */
+export function useMatchStore<T>(selector: (s: MatchStore) => T): T {
+  return useStore(useStores().match, selector);
+}
+/** Select from the settings store. */
+export function useSettingsStore<T>(selector: (s: SettingsStore) => T): T {
+  return useStore(useStores().settings, selector);
+}
+/** Select from the navigation store. */
+export function useAppStore<T>(selector: (s: AppState) => T): T {
+  return useStore(useStores().app, selector);
+}
