@@ -4,3 +4,5 @@ import './sandbox-commands.js';
 import './llm-commands.js';
 import './sidecar-commands.js';
 import './dispatch-commands.js';
+import './serve-commands.js';
+import './chat-commands.js';

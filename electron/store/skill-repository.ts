@@ -44,6 +44,18 @@ export interface SkillArtifact {
   updated_at: string;
 }
 
+/** An artifact without its content. */
+export interface ArtifactHeader {
+  id: string;
+  kind: ArtifactKind;
+  name: string;
+  ordinal: number;
+  model_variant: string | null;
+  metadata: Record<string, unknown> | null;
+  /** Characters of content. */
+  size: number;
+}
+
 /** A skill with all its artifacts. */
 export interface Skill extends SkillSummary {
   artifacts: SkillArtifact[];
@@ -105,6 +117,12 @@ export class SkillRepository {
         'SELECT * FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name, model_variant',
       ),
       artifact: db.prepare('SELECT * FROM skill_artifacts WHERE id = ?'),
+      artifactByName: db.prepare(
+        'SELECT * FROM skill_artifacts WHERE skill_id = ? AND name = ? ORDER BY ordinal',
+      ),
+      headers: db.prepare(
+        'SELECT id, kind, name, ordinal, model_variant, metadata, length(content) AS size FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name',
+      ),
       insertSkill: db.prepare(`INSERT INTO skills (id, name, description, version, tags, source, author,
         intent_patterns, trigger_phrases, when_to_use, modalities, requires, always_on, license, compatibility,
         metadata, allowed_tools, marketplace_id, sync_etag)
@@ -166,6 +184,21 @@ export class SkillRepository {
   getArtifacts(skillId: string, kinds: readonly ArtifactKind[] = []): SkillArtifact[] {
     const all = (this.stmts.artifactsOf.all(skillId) as ArtifactRow[]).map(toArtifact);
     return kinds.length === 0 ? all : all.filter((a) => kinds.includes(a.kind));
+  }
+
+  /** The rows (model variants) of one artifact by name: only these are loaded. */
+  getArtifactsByName(skillId: string, name: string): SkillArtifact[] {
+    return (this.stmts.artifactByName.all(skillId, name) as ArtifactRow[]).map(toArtifact);
+  }
+
+  /** Artifact names, kinds, sizes and metadata without their content (for listings). */
+  listArtifactHeaders(skillId: string): ArtifactHeader[] {
+    return (
+      this.stmts.headers.all(skillId) as Array<Omit<ArtifactHeader, 'metadata'> & { metadata: string | null }>
+    ).map((h) => ({
+      ...h,
+      metadata: parseJson(h.metadata),
+    }));
   }
 
   /** One artifact by id, or null. */

@@ -5,6 +5,8 @@ const COLLAPSED_LINES = 18;
 
 /** Monospace, highlighted, line-numbered content; long content starts collapsed. */
 export function CodeBlock({ text, lang, label }: { text: string; lang: Lang; label: string }) {
+  // Prose (templates, instructions) wraps like text; code keeps its lines and numbers them.
+  const prose = lang === 'template' || lang === 'plain';
   const lines = useMemo(() => text.split('\n').length, [text]);
   const long = lines > COLLAPSED_LINES + 4;
   const [expanded, setExpanded] = useState(false);
@@ -12,11 +14,13 @@ export function CodeBlock({ text, lang, label }: { text: string; lang: Lang; lab
   const tokens = useMemo(() => tokenize(shown, lang), [shown, lang]);
   const count = long && !expanded ? COLLAPSED_LINES : lines;
   return (
-    <div className={`code${long && !expanded ? ' code--collapsed' : ''}`}>
+    <div className={`code${prose ? ' code--prose' : ''}${long && !expanded ? ' code--collapsed' : ''}`}>
       <pre aria-label={label} tabIndex={0}>
-        <span className="code__gutter" aria-hidden="true">
-          {Array.from({ length: count }, (_, i) => `${i + 1}\n`).join('')}
-        </span>
+        {!prose && (
+          <span className="code__gutter" aria-hidden="true">
+            {Array.from({ length: count }, (_, i) => `${i + 1}\n`).join('')}
+          </span>
+        )}
         <code>
           {tokens.map((t, i) =>
             t.type === 'plain' ? (

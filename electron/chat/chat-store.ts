@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { buildFtsQuery } from '../activation/phase1.js';
+import type { Db } from '../store/db.js';
+
+/** A chat session. */
+export interface ChatSession {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  message_count?: number;
+}
+
+/** One recorded tool call of an assistant message. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  args: unknown;
+  ok: boolean;
+  result: unknown;
+  skill?: string;
+  artifacts?: string[];
+  trace_ids?: string[];
+}
+
+/** A stored chat message. */
+export interface ChatMessage {
+  seq: number;
+  id: string;
+  session_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  status: 'complete' | 'partial' | 'error';
+  tool_calls: ToolCallRecord[] | null;
+  trace_ids: string[] | null;
+  skills: unknown;
+  model_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  estimated_cost: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+/** A message recalled as memory for a new turn. */
+export interface RecalledMemory {
+  session_id: string;
+  message_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  created_at: string;
+  /** Relevance in [0, 1): BM25 squashed as s / (1 + s). */
+  score: number;
+}
+
+/** How memory is recalled for a turn. */
+export interface RecallOptions {
+  /** `workspace`: every session of the store (default); `session`: the current one only. */
+  scope?: 'workspace' | 'session';
+  session_id?: string;
+  limit?: number;
+  min_score?: number;
+}
+
+type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills'> & {
+  tool_calls: string | null;
+  trace_ids: string | null;
+  skills: string | null;
+};
+
+const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
+
+/** Sessions and messages in an `agents.db`, with FTS5 recall over earlier messages. */
+export class ChatStore {
+  private readonly s;
+
+  constructor(
+    readonly db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.s = {
+      insertSession: db.prepare(
+        'INSERT INTO chat_sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)',
+      ),
+      touch: db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?'),
+      title: db.prepare("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ''"),
+      session: db.prepare(
+        'SELECT s.*, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id) AS message_count FROM chat_sessions s WHERE s.id = ?',
+      ),
+      sessions: db.prepare(
+        'SELECT s.*, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id) AS message_count FROM chat_sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?',
+      ),
+      insert:
+        db.prepare(`INSERT INTO chat_messages (id, session_id, role, content, status, tool_calls, trace_ids, skills,
+        model_id, input_tokens, output_tokens, estimated_cost, error, created_at)
+        VALUES (@id, @session_id, @role, @content, @status, @tool_calls, @trace_ids, @skills, @model_id, @input_tokens,
+        @output_tokens, @estimated_cost, @error, @created_at)`),
+      messages: db.prepare('SELECT * FROM chat_messages WHERE session_id = ? ORDER BY seq'),
+      recent: db.prepare(
+        "SELECT * FROM (SELECT * FROM chat_messages WHERE session_id = ? AND status != 'error' ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+      ),
+      recallAll: db.prepare(`SELECT m.id, m.session_id, m.role, m.content, m.created_at, f.rank AS rank
+        FROM (SELECT rowid, rank FROM chat_messages_fts WHERE chat_messages_fts MATCH ? ORDER BY rank LIMIT ?) f
+        JOIN chat_messages m ON m.seq = f.rowid ORDER BY f.rank, m.seq DESC`),
+      recallSession:
+        db.prepare(`SELECT m.id, m.session_id, m.role, m.content, m.created_at, bm25(chat_messages_fts) AS rank
+        FROM chat_messages_fts JOIN chat_messages m ON m.seq = chat_messages_fts.rowid
+        WHERE chat_messages_fts MATCH ? AND m.session_id = ? ORDER BY rank, m.seq DESC LIMIT ?`),
+    };
+  }
+
+  /** Start a session. */
+  createSession(title = ''): ChatSession {
+    const id = randomUUID();
+    const at = this.now().toISOString();
+    this.s.insertSession.run(id, title.slice(0, 120), at, at);
+    return { id, title, created_at: at, updated_at: at, message_count: 0 };
+  }
+
+  /** A session by id, or null. */
+  getSession(id: string): ChatSession | null {
+    return (this.s.session.get(id) as ChatSession | undefined) ?? null;
+  }
+
+  /** Sessions, most recently active first. */
+  listSessions(limit = 100): ChatSession[] {
+    return this.s.sessions.all(limit) as ChatSession[];
+  }
+
+  /** Append a message; the first user message names an untitled session. */
+  addMessage(m: Omit<ChatMessage, 'seq' | 'id' | 'created_at'> & { id?: string }): ChatMessage {
+    const row = {
+      id: m.id ?? randomUUID(),
+      session_id: m.session_id,
+      role: m.role,
+      content: m.content,
+      status: m.status,
+      tool_calls: m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+      trace_ids: m.trace_ids?.length ? JSON.stringify(m.trace_ids) : null,
+      skills: m.skills == null ? null : JSON.stringify(m.skills),
+      model_id: m.model_id,
+      input_tokens: m.input_tokens,
+      output_tokens: m.output_tokens,
+      estimated_cost: m.estimated_cost,
+      error: m.error,
+      created_at: this.now().toISOString(),
+    };
+    const seq = this.db.transaction(() => {
+      const info = this.s.insert.run(row);
+      this.s.touch.run(row.created_at, m.session_id);
+      if (m.role === 'user') this.s.title.run(titleOf(m.content), m.session_id);
+      return Number(info.lastInsertRowid);
+    })();
+    return { ...m, ...row, seq, tool_calls: m.tool_calls, trace_ids: m.trace_ids, skills: m.skills };
+  }
+
+  /** Every message of a session, oldest first. */
+  listMessages(sessionId: string): ChatMessage[] {
+    return (this.s.messages.all(sessionId) as Row[]).map(toMessage);
+  }
+
+  /** The last `n` non-error messages of a session, oldest first (the conversation sent to the model). */
+  recentMessages(sessionId: string, n: number): ChatMessage[] {
+    return (this.s.recent.all(sessionId, n) as Row[]).map(toMessage);
+  }
+
+  /**
+   * Earlier messages relevant to `text`, by BM25 over every stored message (or one session's).
+   * Call it before storing the new message, so a message never recalls itself.
+   */
+  recall(text: string, opts: RecallOptions = {}): RecalledMemory[] {
+    const limit = Math.max(0, Math.min(opts.limit ?? 5, 50));
+    const minScore = opts.min_score ?? 0.3;
+    const query = buildFtsQuery(text);
+    if (!query || limit === 0) return [];
+    const rows = (
+      opts.scope === 'session' && opts.session_id
+        ? this.s.recallSession.all(query, opts.session_id, limit * 2)
+        : this.s.recallAll.all(query, limit * 2)
+    ) as Array<Omit<RecalledMemory, 'score'> & { rank: number }>;
+    return rows
+      .map(({ rank, ...r }) => ({ ...r, score: Math.round((-rank / (1 - rank)) * 1e4) / 1e4 }))
+      .filter((r) => r.score >= minScore)
+      .slice(0, limit);
+  }
+}
+
+function titleOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
+}
+
+function toMessage(r: Row): ChatMessage {
+  return { ...r, tool_calls: parse(r.tool_calls), trace_ids: parse(r.trace_ids), skills: parse(r.skills) };
+}

@@ -1,0 +1,4 @@
+export * from './chat-store.js';
+export * from './engine.js';
+export * from './prompt.js';
+export * from './tools.js';

@@ -1,0 +1,128 @@
+import { useEffect, useState } from 'react';
+import type { View } from './app-store.js';
+import type { ConnectionStatus } from './bridge/transport.js';
+import { ChatView } from './features/chat/ChatView.js';
+import { applyTheme } from './features/settings/settings-store.js';
+import { SettingsView } from './features/settings/SettingsView.js';
+import { SkillsView } from './features/skills/SkillsView.js';
+import { Kbd } from './ui/badges.js';
+import { Icon, type IconName } from './ui/Icon.js';
+import { type Stores, StoresProvider, useAppStore, useSettingsStore, useStores } from './stores.js';
+
+const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
+  { view: 'chat', label: 'Chat', icon: 'chat', key: '1' },
+  { view: 'skills', label: 'Skills', icon: 'skills', key: '2' },
+  { view: 'settings', label: 'Settings', icon: 'settings', key: '3' },
+];
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+
+function useConnectionStatus(): ConnectionStatus {
+  const { connection } = useStores();
+  const [status, setStatus] = useState(connection.status());
+  useEffect(() => connection.onStatus(setStatus), [connection]);
+  return status;
+}
+
+function Shell() {
+  const view = useAppStore((s) => s.view);
+  const navigate = useAppStore((s) => s.navigate);
+  const focusSearch = useAppStore((s) => s.focusSearch);
+  const theme = useSettingsStore((s) => s.theme);
+  const status = useConnectionStatus();
+
+  useEffect(() => applyTheme(theme, document.documentElement), [theme]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const mod = isMac ? e.metaKey : e.ctrlKey;
+      if (!mod || e.altKey || e.shiftKey) return;
+      if (e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        focusSearch();
+        return;
+      }
+      const nav = NAV.find((n) => n.key === e.key);
+      if (nav) {
+        e.preventDefault();
+        navigate(nav.view);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [focusSearch, navigate]);
+
+  const modKey = isMac ? '⌘' : 'Ctrl';
+  return (
+    <div className="app">
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand">
+          <span className="brand__mark" aria-hidden="true">
+            <Icon name="skills" />
+          </span>
+          <span className="brand__name">SkillDesk</span>
+        </div>
+        <ul className="nav">
+          {NAV.map((n) => (
+            <li key={n.view}>
+              <button
+                type="button"
+                className={`nav__item${view === n.view ? ' is-on' : ''}`}
+                aria-current={view === n.view ? 'page' : undefined}
+                onClick={() => navigate(n.view)}
+                title={`${n.label} (${modKey} ${n.key})`}
+              >
+                <Icon name={n.icon} />
+                <span>{n.label}</span>
+                <span className="nav__key">{`${modKey} ${n.key}`}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        <button type="button" className="sidebar__search" onClick={focusSearch}>
+          <Icon name="search" />
+          <span>Search skills</span>
+          <Kbd>{`${modKey} K`}</Kbd>
+        </button>
+        <div className="sidebar__foot">
+          <span className={`status status--${status}`}>
+            <span className="status__dot" aria-hidden="true" />
+            {status === 'open' ? 'Connected' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+          </span>
+        </div>
+      </nav>
+      <main className="main">
+        {view === 'chat' && <ChatView />}
+        {view === 'skills' && <SkillsView />}
+        {view === 'settings' && <SettingsView />}
+      </main>
+    </div>
+  );
+}
+
+/** The whole app over a set of stores. */
+export function App({ stores }: { stores: Stores }) {
+  return (
+    <StoresProvider stores={stores}>
+      <Shell />
+    </StoresProvider>
+  );
+}
+
+/** Shown when the page was opened without its token (web mode). */
+export function NoConnection() {
+  return (
+    <div className="gate">
+      <div className="gate__box">
+        <span className="brand__mark" aria-hidden="true">
+          <Icon name="skills" />
+        </span>
+        <h1>Open SkillDesk from its link</h1>
+        <p>
+          For your safety this page only talks to SkillDesk with the one-time token in the link that{' '}
+          <code>npm start</code> or <code>skilldesk serve</code> printed. Open that full link (it ends in{' '}
+          <code>#token=…</code>), or restart the server to get a new one.
+        </p>
+      </div>
+    </div>
+  );
+}

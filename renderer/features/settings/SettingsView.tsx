@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'react';
+import { Icon, type IconName } from '../../ui/Icon.js';
+import { useSettingsStore } from '../../stores.js';
+import { THEME_PREFS, type ThemePref } from './settings-store.js';
+
+const THEME_LABELS: Record<ThemePref, { label: string; icon: IconName }> = {
+  system: { label: 'System', icon: 'monitor' },
+  light: { label: 'Light', icon: 'sun' },
+  dark: { label: 'Dark', icon: 'moon' },
+};
+
+function PathRow({ label, path, note }: { label: string; path: string; note?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(path);
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    } catch {
+      // Clipboard access can be refused; the path stays selectable.
+    }
+  };
+  return (
+    <div className="path-row">
+      <div className="path-row__text">
+        <span className="path-row__label">{label}</span>
+        <code className="path-row__path">{path}</code>
+        {note && <span className="path-row__note">{note}</span>}
+      </div>
+      <button type="button" className="btn btn--small" onClick={() => void copy()} aria-label={`Copy ${label} path`}>
+        <Icon name={copied ? 'check' : 'copy'} /> {copied ? 'Copied' : 'Copy'}
+      </button>
+    </div>
+  );
+}
+
+/** Appearance and where data lives. */
+export function SettingsView() {
+  const theme = useSettingsStore((s) => s.theme);
+  const setTheme = useSettingsStore((s) => s.setTheme);
+  const info = useSettingsStore((s) => s.info);
+  const loadInfo = useSettingsStore((s) => s.loadInfo);
+  useEffect(() => {
+    void loadInfo();
+  }, [loadInfo]);
+  const v = info.value;
+  return (
+    <div className="settings">
+      <header className="chat__head">
+        <h1 className="pane-title">Settings</h1>
+      </header>
+      <div className="settings__body">
+        <section className="card" aria-labelledby="appearance-title">
+          <h2 id="appearance-title" className="card__title">
+            Appearance
+          </h2>
+          <p className="card__text">System follows your operating system’s light or dark setting.</p>
+          <div className="theme-picker" role="radiogroup" aria-label="Theme">
+            {THEME_PREFS.map((t) => (
+              <button
+                key={t}
+                type="button"
+                role="radio"
+                aria-checked={theme === t}
+                className={`theme-option theme-option--${t}${theme === t ? ' is-on' : ''}`}
+                onClick={() => setTheme(t)}
+              >
+                <span className="theme-option__swatch" aria-hidden="true">
+                  <span />
+                  <span />
+                </span>
+                <span className="theme-option__label">
+                  <Icon name={THEME_LABELS[t].icon} /> {THEME_LABELS[t].label}
+                </span>
+              </button>
+            ))}
+          </div>
+        </section>
+        <section className="card" aria-labelledby="data-title">
+          <h2 id="data-title" className="card__title">
+            Data locations
+          </h2>
+          <p className="card__text">
+            Skills live in two SQLite files with the same schema. When both hold a skill of the same name, the
+            workspace one wins.
+          </p>
+          {info.status === 'error' && info.error ? (
+            <div className="callout callout--error" role="alert">
+              <Icon name="alert" />
+              <div>
+                <p>{info.error.message}</p>
+                <button type="button" className="btn btn--small" onClick={() => void loadInfo()}>
+                  Try again
+                </button>
+              </div>
+            </div>
+          ) : !v ? (
+            <div className="skeleton skeleton--block" />
+          ) : (
+            <div className="paths">
+              <PathRow label="Account store" path={v.stores.account.file} />
+              {v.stores.workspace ? (
+                <PathRow
+                  label="Workspace store"
+                  path={v.stores.workspace.file}
+                  note={v.stores.workspace.exists ? undefined : 'Created when you first save a workspace skill.'}
+                />
+              ) : (
+                <div className="path-row path-row--empty">
+                  <div className="path-row__text">
+                    <span className="path-row__label">Workspace store</span>
+                    <span className="path-row__note">
+                      No workspace is open. Start with <code>skilldesk serve --workspace DIR</code> to use one.
+                    </span>
+                  </div>
+                </div>
+              )}
+              <PathRow label="Account folder" path={v.home} />
+            </div>
+          )}
+        </section>
+        {v && (
+          <section className="card card--quiet" aria-label="About">
+            <p className="about">
+              <strong>SkillDesk {v.version}</strong>
+              <span>
+                {v.mode === 'web' ? 'Web mode (127.0.0.1)' : v.mode === 'electron' ? 'Desktop app' : 'Test'} ·{' '}
+                {v.platform}
+              </span>
+            </p>
+          </section>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App, NoConnection } from './app.js';
+import { connect } from './bridge/index.js';
+import { createStores } from './stores.js';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root')!);
+const conn = connect(window);
+if (!conn.ok) {
+  root.render(<NoConnection />);
+} else {
+  let storage: Storage | null = null;
+  try {
+    storage = window.localStorage;
+  } catch {
+    storage = null;
+  }
+  const stores = createStores(conn.client, {
+    storage,
+    connection: { status: conn.status, onStatus: conn.onStatus },
+  });
+  root.render(
+    <StrictMode>
+      <App stores={stores} />
+    </StrictMode>,
+  );
+}
