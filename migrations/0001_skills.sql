@@ -27,6 +27,7 @@ CREATE TABLE skills (
 
 CREATE INDEX idx_skills_source ON skills(source);
 CREATE INDEX idx_skills_name ON skills(name);
+CREATE INDEX idx_skills_always_on ON skills(always_on) WHERE always_on = 1;
 
 CREATE TABLE skill_artifacts (
   id TEXT PRIMARY KEY,

@@ -20,7 +20,12 @@ const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigat
 function useConnectionStatus(): ConnectionStatus {
   const { connection } = useStores();
   const [status, setStatus] = useState(connection.status());
-  useEffect(() => connection.onStatus(setStatus), [connection]);
+  useEffect(() => {
+    const off = connection.onStatus(setStatus);
+    // The socket may have opened between the first render and this subscription.
+    setStatus(connection.status());
+    return off;
+  }, [connection]);
   return status;
 }
 

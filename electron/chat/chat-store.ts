@@ -173,8 +173,10 @@ export class ChatStore {
     const minScore = opts.min_score ?? 0.3;
     const query = buildFtsQuery(text);
     if (!query || limit === 0) return [];
+    // A new session has no earlier messages of its own.
+    if (opts.scope === 'session' && !opts.session_id) return [];
     const rows = (
-      opts.scope === 'session' && opts.session_id
+      opts.scope === 'session'
         ? this.s.recallSession.all(query, opts.session_id, limit * 2)
         : this.s.recallAll.all(query, limit * 2)
     ) as Array<Omit<RecalledMemory, 'score'> & { rank: number }>;

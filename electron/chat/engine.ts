@@ -101,19 +101,23 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
 
   // (1) Build the system prompt before the new message is stored.
   const matches = matchSkills(deps.catalog, input.message, { limit: s.index_k ?? 5 });
-  const entries = new Map(deps.catalog.listAll().map((e) => [`${e.scope}:${e.name}`, e]));
-  const alwaysOn = [...entries.values()]
-    .filter((e) => e.always_on)
-    .map((e) => {
-      const store = deps.catalog.store(e.scope)!;
-      const texts = store.repo.getArtifacts(e.id, ['approach', 'description']);
-      return { name: e.name, instructions: texts.map((t) => t.content).join('\n\n') };
-    });
+  const alwaysOn = deps.catalog.stores().flatMap((store) =>
+    store.repo
+      .listAlwaysOn()
+      .filter((e) => store.scope === 'workspace' || !deps.catalog.isOverridden(e.name))
+      .map((e) => ({
+        name: e.name,
+        instructions: store.repo
+          .getArtifacts(e.id, ['approach', 'description'])
+          .map((t) => t.content)
+          .join('\n\n'),
+      })),
+  );
   const memory = deps.chats.recall(input.message, { ...s.memory, session_id: sessionId });
   const system = buildSystemPrompt({
     base: s.base_prompt,
     matches: matches.flatMap((m) => {
-      const entry = entries.get(`${m.scope}:${m.name}`);
+      const entry = deps.catalog.store(m.scope)?.repo.getSummaryByName(m.name);
       return entry ? [{ match: m, entry }] : [];
     }),
     alwaysOn,

@@ -1,5 +1,5 @@
 import type { SkillMatch } from '../activation/phase1.js';
-import type { CatalogEntry } from '../skills/catalog.js';
+import type { SkillSummary } from '../store/skill-repository.js';
 import type { RecalledMemory } from './chat-store.js';
 
 /** The base instructions of every turn. */
@@ -11,7 +11,7 @@ search_skills(query) and list_skills() find other skills. Never invent skill res
 
 /** One index line: `- name: description (when: …) [modalities]`. */
 export function indexLine(
-  s: Pick<CatalogEntry, 'name' | 'description' | 'when' | 'trigger_phrases' | 'modalities'>,
+  s: Pick<SkillSummary, 'name' | 'description' | 'when' | 'trigger_phrases' | 'modalities'>,
 ): string {
   const when = [s.when, ...(s.trigger_phrases ?? [])].filter(Boolean).join(', ');
   const modal =
@@ -26,7 +26,7 @@ export function indexLine(
 export interface SystemPromptParts {
   base?: string;
   /** Phase-1 matches for this message, with their catalog entries. */
-  matches: Array<{ match: SkillMatch; entry: CatalogEntry }>;
+  matches: Array<{ match: SkillMatch; entry: SkillSummary }>;
   /** Always-on skills: name and the instructions to inject. */
   alwaysOn: Array<{ name: string; instructions: string }>;
   memory: RecalledMemory[];

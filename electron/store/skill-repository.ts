@@ -110,6 +110,7 @@ export class SkillRepository {
   constructor(readonly db: Db) {
     this.stmts = {
       list: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s ORDER BY s.name COLLATE NOCASE, s.name`),
+      alwaysOn: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.always_on = 1 ORDER BY s.name`),
       byId: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id = ?`),
       byName: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ?`),
       byNameNoCase: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ? COLLATE NOCASE`),
@@ -155,6 +156,11 @@ export class SkillRepository {
   /** All skills in this store, metadata only, ordered by name. */
   listSkills(): SkillSummary[] {
     return (this.stmts.list.all() as SkillRow[]).map(toSummary);
+  }
+
+  /** Skills marked always-on (their instructions join every turn). */
+  listAlwaysOn(): SkillSummary[] {
+    return (this.stmts.alwaysOn.all() as SkillRow[]).map(toSummary);
   }
 
   /** Number of skills in this store. */

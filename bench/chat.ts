@@ -1,0 +1,117 @@
+// The app's own latency from "send" to the first provider request — phase-1 match, memory recall,
+// prompt assembly and persisting the user turn — with 10,000 skills and 10,000 earlier messages.
+// Target: p95 under 15 ms. The model is an in-process stub, so provider time is excluded.
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ChatStore, runTurn } from '../electron/chat/index.js';
+import { createSkillRuntime } from '../electron/dispatch/index.js';
+import type { Llm } from '../electron/llm/index.js';
+import { SkillCatalog } from '../electron/skills/catalog.js';
+import { packageToRows } from '../electron/skills/convert.js';
+import { openStore } from '../electron/store/stores.js';
+import { TraceStore } from '../electron/traces/index.js';
+import { englishSentences, rng } from './corpus.js';
+import { type BenchOptions, type BenchResult, percentile, r3 } from './lib.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Run the chat benchmark. */
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const sentences = englishSentences(root);
+  const skillsN = opts.quick ? 1000 : 10_000;
+  const messagesN = opts.quick ? 1000 : 10_000;
+  const dir = join(tmpdir(), `skilldesk-bench-chat-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const store = openStore('workspace', dir)!;
+  const account = openStore('account', join(dir, 'home'))!;
+  const rand = rng(3);
+  const pick = () => sentences[Math.floor(rand() * sentences.length)]!;
+  const words = (s: string) => s.toLowerCase().match(/[a-z][a-z'-]+/g) ?? [];
+  store.repo.transaction(() => {
+    for (let i = 0; i < skillsN; i++) {
+      const rows = packageToRows({
+        name: `${words(pick()).slice(0, 3).join(' ')} ${i}`,
+        description: pick(),
+        version: '1.0.0',
+        tags: words(pick()).slice(0, 3),
+        intent_patterns: [words(pick()).slice(0, 3).join(' ')],
+        trigger_phrases: [words(pick()).slice(0, 3).join(' ')],
+        artifacts: [{ kind: 'description', name: 'Overview', ordinal: 0, content: pick() }],
+      });
+      store.repo.createSkill(rows.skill);
+      for (const a of rows.artifacts) store.repo.addArtifact(a);
+    }
+  });
+  const chats = new ChatStore(store.db);
+  store.db.transaction(() => {
+    let session = chats.createSession('bench').id;
+    for (let i = 0; i < messagesN; i++) {
+      if (i % 20 === 0) session = chats.createSession(`s${i}`).id;
+      chats.addMessage({
+        session_id: session,
+        role: i % 2 ? 'assistant' : 'user',
+        content: `${pick()} ${pick()}`,
+        status: 'complete',
+        tool_calls: null,
+        trace_ids: null,
+        skills: null,
+        model_id: null,
+        input_tokens: null,
+        output_tokens: null,
+        estimated_cost: null,
+        error: null,
+      });
+    }
+  })();
+  opts.log(`built ${skillsN} skills and ${messagesN} messages`);
+
+  let mark = 0;
+  const samples: number[] = [];
+  const stub: Llm = {
+    provider: 'openai',
+    model: 'bench',
+    generate: async () => {
+      throw new Error('unused');
+    },
+    async *stream() {
+      yield { type: 'finish', usage: { input_tokens: 0, output_tokens: 0 }, estimated_cost: 0, finish_reason: 'stop', provider: 'openai', model: 'bench' };
+    },
+  };
+  const catalog = new SkillCatalog(account, store);
+  const runtime = createSkillRuntime({ traces: new TraceStore(store.db), home: dir, llm: stub, sandbox: false, sidecar: false });
+  const deps = {
+    catalog,
+    chats,
+    dispatcher: runtime.dispatcher,
+    llm: stub,
+    onBeforeModel: () => samples.push(performance.now() - mark),
+  };
+  const session = chats.createSession('measured').id;
+  const n = opts.quick ? 100 : 500;
+  const mrand = rng(11);
+  for (let i = 0; i < n + 20; i++) {
+    const message = sentences[Math.floor(mrand() * sentences.length)]!;
+    mark = performance.now();
+    await runTurn(deps, { message, session_id: session });
+  }
+  const measured = samples.slice(20);
+  await runtime.dispose();
+  catalog.close();
+  rmSync(dir, { recursive: true, force: true });
+  return [
+    {
+      bench: 'chat.send_to_first_request',
+      unit: 'ms',
+      p50: r3(percentile(measured, 50)),
+      p95: r3(percentile(measured, 95)),
+      p99: r3(percentile(measured, 99)),
+      n: measured.length,
+      skills: skillsN,
+      earlier_messages: messagesN,
+      target_p95_ms: 15,
+    },
+  ];
+}
