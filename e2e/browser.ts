@@ -15,7 +15,10 @@ export function findChromium(): string | null {
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
     try {
-      const path = execFileSync('which', [name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      const path = execFileSync('which', [name], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
       if (path && existsSync(path)) return path;
     } catch {
       // Not on PATH; try the next name.

@@ -97,7 +97,9 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     );
     await page.getByTestId('import-input').setInputFiles(file);
     await page.getByText('Imported Haiku Helper 1.2.0 into the account store.').waitFor();
-    await skillList().getByRole('option', { name: /Haiku Helper/ }).click();
+    await skillList()
+      .getByRole('option', { name: /Haiku Helper/ })
+      .click();
     await page.getByRole('heading', { level: 2, name: 'Haiku Helper' }).waitFor();
   });
 
@@ -106,14 +108,22 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     const file = join(tempDir(), 'broken.json');
     writeFileSync(
       file,
-      JSON.stringify({ name: 'Broken', description: 'x', artifacts: [{ kind: 'spell', name: 'A', content: '' }] }),
+      JSON.stringify({
+        name: 'Broken',
+        description: 'x',
+        artifacts: [{ kind: 'spell', name: 'A', content: '' }],
+      }),
     );
     await page.getByTestId('import-input').setInputFiles(file);
     const panel = page.getByRole('alert', { name: 'Import problems' });
     await panel.waitFor();
     await expect(panel.locator('.issue__path').first().textContent()).resolves.toBe('artifacts[0].kind');
     await expect(panel.textContent()).resolves.toContain('broken.json');
-    await expect(skillList().getByRole('option', { name: /Broken/ }).count()).resolves.toBe(0);
+    await expect(
+      skillList()
+        .getByRole('option', { name: /Broken/ })
+        .count(),
+    ).resolves.toBe(0);
     await page.screenshot({ path: '/tmp/skilldesk-import-error.png' });
   });
 
@@ -132,7 +142,9 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
 
   it('deletes a skill after confirmation', async () => {
     await gotoSkills();
-    await skillList().getByRole('option', { name: /Plain Writing/ }).click();
+    await skillList()
+      .getByRole('option', { name: /Plain Writing/ })
+      .click();
     await page.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('alertdialog');
     await dialog.waitFor();
@@ -141,13 +153,21 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete skill' }).click();
     await page.getByText('Deleted Plain Writing from the account store.').waitFor();
-    await expect.poll(() => skillList().getByRole('option', { name: /Plain Writing/ }).count()).toBe(0);
+    await expect
+      .poll(() =>
+        skillList()
+          .getByRole('option', { name: /Plain Writing/ })
+          .count(),
+      )
+      .toBe(0);
   });
 
   it('switches theme and remembers it', async () => {
     await page.getByRole('button', { name: /^Settings/ }).click();
     await page.locator('.path-row').first().waitFor();
-    await expect(page.locator('.path-row__path').first().textContent()).resolves.toBe(join(app.home, 'agents.db'));
+    await expect(page.locator('.path-row__path').first().textContent()).resolves.toBe(
+      join(app.home, 'agents.db'),
+    );
     const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const light = await bg();
     await page.screenshot({ path: '/tmp/skilldesk-settings-light.png' });
@@ -159,7 +179,9 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
     await page.keyboard.press('Control+2');
-    await skillList().getByRole('option', { name: /Consistency Checker/ }).click();
+    await skillList()
+      .getByRole('option', { name: /Consistency Checker/ })
+      .click();
     await page.locator('.artifact').first().waitFor();
     await page.screenshot({ path: '/tmp/skilldesk-skills-dark.png' });
     await page.getByRole('button', { name: /^Settings/ }).click();

@@ -99,7 +99,10 @@ export function createHost(deps: HostDeps): Host {
       stores: {
         account: { file: catalog.account.file },
         workspace: workspace
-          ? { file: storeFile(workspace), exists: catalog.workspace !== null || existsSync(storeFile(workspace)) }
+          ? {
+              file: storeFile(workspace),
+              exists: catalog.workspace !== null || existsSync(storeFile(workspace)),
+            }
           : null,
       },
       platform: process.platform,

@@ -2,12 +2,12 @@ import { useEffect, useState } from 'react';
 import type { View } from './app-store.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { ChatView } from './features/chat/ChatView.js';
-import { applyTheme } from './features/settings/settings-store.js';
 import { SettingsView } from './features/settings/SettingsView.js';
+import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
+import { type Stores, StoresProvider, useAppStore, useSettingsStore, useStores } from './stores.js';
 import { Kbd } from './ui/badges.js';
 import { Icon, type IconName } from './ui/Icon.js';
-import { type Stores, StoresProvider, useAppStore, useSettingsStore, useStores } from './stores.js';
 
 const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
   { view: 'chat', label: 'Chat', icon: 'chat', key: '1' },

@@ -5,7 +5,11 @@ import { type AppState, createAppStore } from './app-store.js';
 import type { Client } from './bridge/client.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
-import { createSettingsStore, type PrefStorage, type SettingsStore } from './features/settings/settings-store.js';
+import {
+  createSettingsStore,
+  type PrefStorage,
+  type SettingsStore,
+} from './features/settings/settings-store.js';
 import { createSkillsStore, type SkillsStore } from './features/skills/skills-store.js';
 
 /** Every feature store of one app instance. */

@@ -6,3 +6,4 @@ import './sidecar-commands.js';
 import './dispatch-commands.js';
 import './serve-commands.js';
 import './chat-commands.js';
+import './optimize-commands.js';

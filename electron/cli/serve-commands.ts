@@ -42,7 +42,9 @@ export interface ServeOptions {
 }
 
 /** Start web mode: build the UI if needed, open the stores, listen on 127.0.0.1. */
-export async function startWebMode(opts: ServeOptions): Promise<{ server: WebServer; stop: () => Promise<void> }> {
+export async function startWebMode(
+  opts: ServeOptions,
+): Promise<{ server: WebServer; stop: () => Promise<void> }> {
   if (opts.build !== false) await ensureRenderer();
   const host = createHost({
     home: opts.home,
@@ -70,7 +72,9 @@ export async function startWebMode(opts: ServeOptions): Promise<{ server: WebSer
 export function registerServeCommands(program: import('commander').Command, ctx: CliContext): void {
   program
     .command('serve')
-    .description('serve the SkillDesk UI on http://127.0.0.1 (web mode); prints the URL with its one-time token')
+    .description(
+      'serve the SkillDesk UI on http://127.0.0.1 (web mode); prints the URL with its one-time token',
+    )
     .option('--port <n>', 'port to listen on (default: a free one)', port)
     .option('--open', 'open the URL in the default browser', false)
     .option('--no-build', 'serve out/renderer as is (skip the rebuild check)')
@@ -90,7 +94,8 @@ export function registerServeCommands(program: import('commander').Command, ctx:
           'Open that full link (the token after # lets only this browser in). Press Ctrl+C to stop.',
         ].join('\n'),
       );
-      if (o.open && !openInBrowser(server.url)) ctx.io.stderr('Could not open a browser; open the link above.\n');
+      if (o.open && !openInBrowser(server.url))
+        ctx.io.stderr('Could not open a browser; open the link above.\n');
       await new Promise<void>((resolve) => {
         const done = () => {
           process.off('SIGINT', done);

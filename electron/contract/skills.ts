@@ -126,10 +126,7 @@ export interface MatchSkillsRes {
  */
 export const ImportPackageReqSchema = z
   .object({
-    package: z.union([
-      z.string().max(MAX_PACKAGE_CHARS, 'is too large'),
-      z.record(z.string(), z.unknown()),
-    ]),
+    package: z.union([z.string().max(MAX_PACKAGE_CHARS, 'is too large'), z.record(z.string(), z.unknown())]),
     /** Shown in messages, e.g. the dropped file's name. */
     file_name: z.string().max(500).optional(),
     /** Default: workspace when a workspace is open, else account. */

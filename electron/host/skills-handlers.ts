@@ -119,7 +119,11 @@ function resolveOrThrow(catalog: SkillCatalog, name: string, scope?: Scope) {
 }
 
 /** Parse and validate package text or an object; problems name the file and the JSON path. */
-export function parsePackageInput(input: string | Record<string, unknown>, file: string, limits: ImportLimits) {
+export function parsePackageInput(
+  input: string | Record<string, unknown>,
+  file: string,
+  limits: ImportLimits,
+) {
   let raw: unknown = input;
   if (typeof input === 'string') {
     const bytes = Buffer.byteLength(input, 'utf8');

@@ -46,7 +46,10 @@ function invalidRequest(channel: Channel, error: z.ZodError): AppError {
 export function toErrorData(e: unknown, logger: Logger, where: string): AppErrorData {
   if (isAppError(e)) return e.toData();
   logger.error(`${where} failed`, e);
-  return { code: 'INTERNAL', message: 'Something went wrong inside SkillDesk. The details are in the app log.' };
+  return {
+    code: 'INTERNAL',
+    message: 'Something went wrong inside SkillDesk. The details are in the app log.',
+  };
 }
 
 /** Validate, run and wrap one call. Never throws. */

@@ -36,7 +36,10 @@ describe('host handler table', () => {
 
   it('lists the merged catalog with scope and override marks', async () => {
     const { host, call } = setup({ workspace: true });
-    await call('skills/import-package', { package: pkg({ name: 'Summarize', version: '9.0.0' }), scope: 'workspace' });
+    await call('skills/import-package', {
+      package: pkg({ name: 'Summarize', version: '9.0.0' }),
+      scope: 'workspace',
+    });
     const r = await call('skills/list', {});
     expect(r.ok).toBe(true);
     const skills = (r as { value: { skills: Array<Record<string, unknown>> } }).value.skills;
@@ -51,12 +54,19 @@ describe('host handler table', () => {
   it('gets a skill with its artifacts, JSON-safe', async () => {
     const { host, call } = setup();
     const r = await call('skills/get', { name: 'consistency checker' });
-    expect(r).toMatchObject({ ok: true, value: { skill: { name: 'Consistency Checker', scope: 'account' } } });
-    const skill = (r as { value: { skill: { artifacts: Array<{ kind: string; state_blob_bytes: number | null }> } } })
-      .value.skill;
+    expect(r).toMatchObject({
+      ok: true,
+      value: { skill: { name: 'Consistency Checker', scope: 'account' } },
+    });
+    const skill = (
+      r as { value: { skill: { artifacts: Array<{ kind: string; state_blob_bytes: number | null }> } } }
+    ).value.skill;
     expect(skill.artifacts.length).toBeGreaterThan(1);
     expect(JSON.parse(JSON.stringify(skill))).toEqual(skill);
-    expect(await call('skills/get', { name: 'Nope' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await call('skills/get', { name: 'Nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
     host.dispose();
   });
 
@@ -65,15 +75,24 @@ describe('host handler table', () => {
     const r = await call('skills/match', { message: 'are there any contradictions in my notes', limit: 3 });
     expect(r).toMatchObject({ ok: true, value: { took_ms: expect.any(Number) } });
     const matches = (r as { value: { matches: Array<{ name: string; score: number }> } }).value.matches;
-    expect(matches[0]).toMatchObject({ name: 'Consistency Checker', matched_on: expect.arrayContaining(['exact_trigger']) });
+    expect(matches[0]).toMatchObject({
+      name: 'Consistency Checker',
+      matched_on: expect.arrayContaining(['exact_trigger']),
+    });
     expect(matches.length).toBeLessThanOrEqual(3);
     host.dispose();
   });
 
   it('imports text or objects, refuses older versions, and round-trips export', async () => {
     const { host, call } = setup();
-    const created = await call('skills/import-package', { package: JSON.stringify(pkg()), file_name: 'h.json' });
-    expect(created).toMatchObject({ ok: true, value: { imported: [{ action: 'created', scope: 'account' }] } });
+    const created = await call('skills/import-package', {
+      package: JSON.stringify(pkg()),
+      file_name: 'h.json',
+    });
+    expect(created).toMatchObject({
+      ok: true,
+      value: { imported: [{ action: 'created', scope: 'account' }] },
+    });
     expect(await call('skills/import-package', { package: pkg() })).toMatchObject({
       ok: true,
       value: { imported: [{ action: 'unchanged' }] },
@@ -113,7 +132,9 @@ describe('host handler table', () => {
     expect(info1).toMatchObject({ ok: true, value: { stores: { workspace: { exists: false } } } });
     await call('skills/import-package', { package: pkg() });
     expect(existsSync(join(workspace!, 'agents.db'))).toBe(true);
-    expect(await call('skills/get', { name: 'Haiku Helper', scope: 'workspace' })).toMatchObject({ ok: true });
+    expect(await call('skills/get', { name: 'Haiku Helper', scope: 'workspace' })).toMatchObject({
+      ok: true,
+    });
     host.dispose();
   });
 

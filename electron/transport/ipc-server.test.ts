@@ -35,7 +35,8 @@ function fakeIpc() {
     };
     return {
       received,
-      invoke: async (channel: string, req: unknown) => handlers.get(IPC_CHANNELS.invoke)!(event, channel, req),
+      invoke: async (channel: string, req: unknown) =>
+        handlers.get(IPC_CHANNELS.invoke)!(event, channel, req),
       send: (ch: string, ...args: unknown[]) => {
         for (const fn of listeners.get(ch) ?? []) fn(event, ...args);
       },
@@ -76,7 +77,10 @@ describe('IPC server', () => {
   it('validates requests', async () => {
     const { renderer, host } = setup();
     const r = await renderer(APP_URL).invoke('skills/delete', { name: 'X' });
-    expect(r).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', details: { issues: [{ path: 'scope' }] } } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT', details: { issues: [{ path: 'scope' }] } },
+    });
     host.dispose();
   });
 

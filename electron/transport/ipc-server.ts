@@ -47,7 +47,8 @@ export function serveIpc(opts: IpcServerOptions): () => void {
   const trusted = (e: IpcEventLike) => {
     const url = e.senderFrame?.url;
     const ok = typeof url === 'string' && isTrustedUrl(url);
-    if (!ok) host.logger.error(`refused an IPC message from an untrusted frame: ${String(url).slice(0, 200)}`);
+    if (!ok)
+      host.logger.error(`refused an IPC message from an untrusted frame: ${String(url).slice(0, 200)}`);
     return ok;
   };
   // Subscriptions per renderer, dropped when it goes away.
@@ -59,7 +60,10 @@ export function serveIpc(opts: IpcServerOptions): () => void {
 
   const onInvoke = async (e: IpcEventLike, channel: unknown, req: unknown): Promise<Result<unknown>> => {
     if (!trusted(e)) {
-      return { ok: false, error: { code: 'FORBIDDEN', message: 'This window may not use the SkillDesk API.' } };
+      return {
+        ok: false,
+        error: { code: 'FORBIDDEN', message: 'This window may not use the SkillDesk API.' },
+      };
     }
     return invokeChannel(host.handlers, channel, req, { transport: 'ipc' }, host.logger);
   };

@@ -29,11 +29,14 @@ function newestMtime(path: string): number {
 /** `missing` (never built), `stale` (sources changed since), `fresh`, or `no-sources` (packaged). */
 export function rendererBuildState(root = PROJECT_ROOT): 'missing' | 'stale' | 'fresh' | 'no-sources' {
   const index = join(rendererOutDir(root), 'index.html');
-  const hasSources = existsSync(join(root, 'renderer', 'index.html')) && existsSync(join(root, 'vite.config.ts'));
+  const hasSources =
+    existsSync(join(root, 'renderer', 'index.html')) && existsSync(join(root, 'vite.config.ts'));
   if (!existsSync(index)) return hasSources ? 'missing' : 'no-sources';
   if (!hasSources) return 'no-sources';
   const built = statSync(index).mtimeMs;
-  const inputs = ['renderer', 'vite.config.ts', join('electron', 'contract')].map((p) => newestMtime(join(root, p)));
+  const inputs = ['renderer', 'vite.config.ts', join('electron', 'contract')].map((p) =>
+    newestMtime(join(root, p)),
+  );
   return Math.max(...inputs) > built ? 'stale' : 'fresh';
 }
 
@@ -59,9 +62,7 @@ export async function buildRenderer(root = PROJECT_ROOT): Promise<void> {
 }
 
 /** Build when missing or stale; returns what was done. */
-export async function ensureRenderer(
-  root = PROJECT_ROOT,
-): Promise<'built' | 'fresh' | 'no-sources'> {
+export async function ensureRenderer(root = PROJECT_ROOT): Promise<'built' | 'fresh' | 'no-sources'> {
   const state = rendererBuildState(root);
   if (state === 'fresh' || state === 'no-sources') return state;
   await buildRenderer(root);

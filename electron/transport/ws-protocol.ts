@@ -10,11 +10,13 @@ export function parseClientFrame(text: string): ClientFrame | { error: string } 
   } catch {
     return { error: 'a frame must be JSON' };
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: 'a frame must be an object' };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { error: 'a frame must be an object' };
   const f = raw as Record<string, unknown>;
   switch (f.type) {
     case 'invoke':
-      if (typeof f.id !== 'number' || !Number.isSafeInteger(f.id)) return { error: 'invoke needs an integer id' };
+      if (typeof f.id !== 'number' || !Number.isSafeInteger(f.id))
+        return { error: 'invoke needs an integer id' };
       if (typeof f.channel !== 'string') return { error: 'invoke needs a channel' };
       return { type: 'invoke', id: f.id, channel: f.channel, req: f.req };
     case 'subscribe':

@@ -64,17 +64,19 @@ function client(ws: WebSocket) {
 }
 
 function httpGet(port: number, path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => {
-        body += c;
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+      req.on('error', reject);
+      req.end();
+    },
+  );
 }
 
 describe('web-mode WebSocket guard', () => {
@@ -174,7 +176,10 @@ describe('web-mode API', () => {
       description: 'x',
       artifacts: [{ kind: 'spell', name: 'A', content: 'x' }],
     };
-    const r = await c.invoke('skills/import-package', { package: JSON.stringify(pkg), file_name: 'broken.json' });
+    const r = await c.invoke('skills/import-package', {
+      package: JSON.stringify(pkg),
+      file_name: 'broken.json',
+    });
     expect(r.result.ok).toBe(false);
     if (!r.result.ok) {
       expect(r.result.error.code).toBe('INVALID_INPUT');
@@ -189,7 +194,11 @@ describe('web-mode API', () => {
   it('pushes catalog events to subscribers and stops after unsubscribe', async () => {
     const { c, ws } = await connected();
     c.send({ type: 'subscribe', event: 'skills/catalog-changed' });
-    const pkg = { name: 'Evented', description: 'Fires an event.', artifacts: [{ kind: 'approach', name: 'A', content: 'Do.' }] };
+    const pkg = {
+      name: 'Evented',
+      description: 'Fires an event.',
+      artifacts: [{ kind: 'approach', name: 'A', content: 'Do.' }],
+    };
     // A call made after the subscribe frame is handled after it (frames are processed in order).
     await c.invoke('skills/import-package', { package: pkg });
     expect(c.events).toContainEqual({

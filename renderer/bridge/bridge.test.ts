@@ -46,7 +46,10 @@ describe('ws transport against the real server', () => {
   async function serve(): Promise<{ server: WebServer; host: Host }> {
     const host = createHost({ home: tempDir(), env: {}, mode: 'test', logger: quiet });
     const server = await startWebServer({ host, staticDir: null });
-    cleanup.push(() => host.dispose(), () => server.close());
+    cleanup.push(
+      () => host.dispose(),
+      () => server.close(),
+    );
     return { server, host };
   }
 
@@ -67,7 +70,9 @@ describe('ws transport against the real server', () => {
     await client.invoke('skills/delete', { name: 'Translate', scope: 'account' });
     // The event frame is sent before the reply frame, on the same ordered socket.
     expect(events).toEqual([{ reason: 'deleted', names: ['Translate'] }]);
-    await expect(client.invoke('skills/get', { name: 'Translate' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(client.invoke('skills/get', { name: 'Translate' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('fails in-flight calls with DISCONNECTED and reconnects', async () => {

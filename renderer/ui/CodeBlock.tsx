@@ -14,8 +14,12 @@ export function CodeBlock({ text, lang, label }: { text: string; lang: Lang; lab
   const tokens = useMemo(() => tokenize(shown, lang), [shown, lang]);
   const count = long && !expanded ? COLLAPSED_LINES : lines;
   return (
-    <div className={`code${prose ? ' code--prose' : ''}${long && !expanded ? ' code--collapsed' : ''}`}>
-      <pre aria-label={label} tabIndex={0}>
+    <div
+      role="group"
+      aria-label={label}
+      className={`code${prose ? ' code--prose' : ''}${long && !expanded ? ' code--collapsed' : ''}`}
+    >
+      <pre>
         {!prose && (
           <span className="code__gutter" aria-hidden="true">
             {Array.from({ length: count }, (_, i) => `${i + 1}\n`).join('')}
@@ -39,6 +43,6 @@ export function CodeBlock({ text, lang, label }: { text: string; lang: Lang; lab
           {expanded ? 'Show less' : `Show all ${lines} lines`}
         </button>
       )}
-    </div>
+    </figure>
   );
 }

@@ -38,7 +38,12 @@ export function ConfirmDialog(props: {
     }
   };
   return (
-    <div className="scrim" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && props.onCancel()}>
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; keyboard users have Esc
+    <div
+      className="scrim"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && props.onCancel()}
+    >
       <div
         ref={boxRef}
         className="dialog"

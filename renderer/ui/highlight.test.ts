@@ -11,7 +11,12 @@ describe('tokenize', () => {
   ];
 
   it('loses no characters', () => {
-    for (const [text, lang] of samples) expect(tokenize(text, lang).map((t) => t.text).join('')).toBe(text);
+    for (const [text, lang] of samples)
+      expect(
+        tokenize(text, lang)
+          .map((t) => t.text)
+          .join(''),
+      ).toBe(text);
   });
 
   it('recognises the main token kinds', () => {

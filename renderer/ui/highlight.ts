@@ -47,7 +47,13 @@ const PYTHON: Rule[] = [
   [
     /^[A-Za-z_]\w*/,
     (m, rest) =>
-      PY_KEYWORDS.has(m) ? 'keyword' : PY_LITERALS.has(m) ? 'literal' : rest.startsWith('(') ? 'function' : 'plain',
+      PY_KEYWORDS.has(m)
+        ? 'keyword'
+        : PY_LITERALS.has(m)
+          ? 'literal'
+          : rest.startsWith('(')
+            ? 'function'
+            : 'plain',
   ],
   [/^[()[\]{}:,.;=+\-*/%<>!&|^~]+/, 'punct'],
 ];

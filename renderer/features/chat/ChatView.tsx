@@ -1,9 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { MatchFieldName, SkillMatchView } from '../../../electron/contract/skills.js';
+import { useMatchStore, useSkillsStore, useStores } from '../../stores.js';
 import { Kbd, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
-import { useMatchStore, useSkillsStore, useStores } from '../../stores.js';
 import { skillKey } from '../skills/skills-store.js';
 
 const FIELD_LABELS: Record<MatchFieldName, string> = {
@@ -16,7 +16,10 @@ const FIELD_LABELS: Record<MatchFieldName, string> = {
 };
 
 const SUGGESTIONS = [
-  { title: 'Find contradictions', text: 'Are there any contradictions in my notes about the northern kingdom?' },
+  {
+    title: 'Find contradictions',
+    text: 'Are there any contradictions in my notes about the northern kingdom?',
+  },
   { title: 'Summarize a meeting', text: 'Summarize this meeting transcript and list the action items' },
   { title: 'Review code', text: 'Can you review this Python function for bugs?' },
   { title: 'Crunch a CSV', text: 'Compute statistics for the columns of this CSV file' },
@@ -37,7 +40,9 @@ function MatchRow(props: { m: SkillMatchView; rank: number; description?: string
           <span className="match__top">
             <span className="match__name">{m.name}</span>
             <ScopeBadge scope={m.scope} />
-            {m.matched_on.includes('exact_trigger') && <span className="badge badge--exact">Trigger match</span>}
+            {m.matched_on.includes('exact_trigger') && (
+              <span className="badge badge--exact">Trigger match</span>
+            )}
           </span>
           {props.description && <span className="match__desc">{props.description}</span>}
           <span className="match__fields">
@@ -91,6 +96,7 @@ export function ChatView() {
   useEffect(() => {
     inputRef.current?.focus();
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the textarea grows with its text
   useEffect(() => {
     const el = inputRef.current;
     if (!el) return;
@@ -120,8 +126,8 @@ export function ChatView() {
             </div>
             <h2 className="hero__title">What are you working on?</h2>
             <p className="hero__text">
-              Every message you send is matched against your skills first — instantly, on this machine, before any
-              model sees it. Start typing below to watch which skills would activate and why.
+              Every message you send is matched against your skills first — instantly, on this machine, before
+              any model sees it. Start typing below to watch which skills would activate and why.
             </p>
             <div className="suggestions">
               {SUGGESTIONS.map((sug) => (

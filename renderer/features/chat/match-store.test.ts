@@ -35,7 +35,10 @@ describe('match store', () => {
     await store.getState().setMessage('are there any contradictions in my notes?');
     const s = store.getState();
     expect(s.status).toBe('ready');
-    expect(s.matches[0]).toMatchObject({ name: 'Consistency Checker', matched_on: expect.arrayContaining(['exact_trigger']) });
+    expect(s.matches[0]).toMatchObject({
+      name: 'Consistency Checker',
+      matched_on: expect.arrayContaining(['exact_trigger']),
+    });
     expect(s.took_ms).toEqual(expect.any(Number));
     host.dispose();
   });

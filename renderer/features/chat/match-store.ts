@@ -39,8 +39,7 @@ export function initialMatchState(): MatchState {
 export function matchReducer(s: MatchState, e: MatchEvent): MatchState {
   switch (e.type) {
     case 'message/changed':
-      if (e.message.trim() === '')
-        return { ...initialMatchState(), message: e.message, seq: e.seq };
+      if (e.message.trim() === '') return { ...initialMatchState(), message: e.message, seq: e.seq };
       // Keep showing the previous ranking while the next one is computed (no flicker).
       return { ...s, message: e.message, seq: e.seq, status: 'matching', error: null };
     case 'match/succeeded':

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Icon, type IconName } from '../../ui/Icon.js';
 import { useSettingsStore } from '../../stores.js';
+import { Icon, type IconName } from '../../ui/Icon.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
 
 const THEME_LABELS: Record<ThemePref, { label: string; icon: IconName }> = {
@@ -27,7 +27,12 @@ function PathRow({ label, path, note }: { label: string; path: string; note?: st
         <code className="path-row__path">{path}</code>
         {note && <span className="path-row__note">{note}</span>}
       </div>
-      <button type="button" className="btn btn--small" onClick={() => void copy()} aria-label={`Copy ${label} path`}>
+      <button
+        type="button"
+        className="btn btn--small"
+        onClick={() => void copy()}
+        aria-label={`Copy ${label} path`}
+      >
         <Icon name={copied ? 'check' : 'copy'} /> {copied ? 'Copied' : 'Copy'}
       </button>
     </div>
@@ -57,6 +62,7 @@ export function SettingsView() {
           <p className="card__text">System follows your operating system’s light or dark setting.</p>
           <div className="theme-picker" role="radiogroup" aria-label="Theme">
             {THEME_PREFS.map((t) => (
+              // biome-ignore lint/a11y/useSemanticElements: radio cards with a preview swatch; role and aria-checked give the semantics
               <button
                 key={t}
                 type="button"
@@ -103,14 +109,17 @@ export function SettingsView() {
                 <PathRow
                   label="Workspace store"
                   path={v.stores.workspace.file}
-                  note={v.stores.workspace.exists ? undefined : 'Created when you first save a workspace skill.'}
+                  note={
+                    v.stores.workspace.exists ? undefined : 'Created when you first save a workspace skill.'
+                  }
                 />
               ) : (
                 <div className="path-row path-row--empty">
                   <div className="path-row__text">
                     <span className="path-row__label">Workspace store</span>
                     <span className="path-row__note">
-                      No workspace is open. Start with <code>skilldesk serve --workspace DIR</code> to use one.
+                      No workspace is open. Start with <code>skilldesk serve --workspace DIR</code> to use
+                      one.
                     </span>
                   </div>
                 </div>

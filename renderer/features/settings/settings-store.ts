@@ -10,7 +10,11 @@ export const THEME_PREFS: readonly ThemePref[] = ['system', 'light', 'dark'];
 /** Settings state. */
 export interface SettingsState {
   theme: ThemePref;
-  info: { status: 'idle' | 'loading' | 'ready' | 'error'; value: AppInfoRes | null; error: AppErrorData | null };
+  info: {
+    status: 'idle' | 'loading' | 'ready' | 'error';
+    value: AppInfoRes | null;
+    error: AppErrorData | null;
+  };
 }
 
 /** Settings events. */
@@ -80,7 +84,8 @@ export function createSettingsStore(client: Client, storage: PrefStorage | null)
         try {
           dispatch({ type: 'info/loaded', info: await client.invoke('app/info', {}) });
         } catch (e) {
-          const error = e instanceof AppError ? e.toData() : { code: 'INTERNAL' as const, message: String(e) };
+          const error =
+            e instanceof AppError ? e.toData() : { code: 'INTERNAL' as const, message: String(e) };
           dispatch({ type: 'info/failed', error });
         }
       },

@@ -1,5 +1,5 @@
-import { Icon } from '../../ui/Icon.js';
 import { useSkillsStore } from '../../stores.js';
+import { Icon } from '../../ui/Icon.js';
 import type { ImportFileResult } from './skills-store.js';
 
 interface Issue {
@@ -61,7 +61,8 @@ export function ImportResults() {
       </header>
       {failures.map((r) => {
         const issues = issuesOf(r);
-        const more = (Array.isArray(r.error.details?.issues) ? r.error.details.issues.length : 0) - issues.length;
+        const more =
+          (Array.isArray(r.error.details?.issues) ? r.error.details.issues.length : 0) - issues.length;
         return (
           <div key={r.file} className="import-failure">
             <p className="import-failure__title">
@@ -78,7 +79,9 @@ export function ImportResults() {
                 {more > 0 && <li className="issue__more">…and {more} more</li>}
               </ul>
             ) : (
-              <p className="import-failure__msg">{r.error.message.replace(/\s*pass --force to downgrade$/, '')}</p>
+              <p className="import-failure__msg">
+                {r.error.message.replace(/\s*pass --force to downgrade$/, '')}
+              </p>
             )}
             {r.error.code === 'VERSION_CONFLICT' && r.text !== undefined && (
               <button

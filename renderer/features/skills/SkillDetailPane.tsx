@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SkillArtifactView, SkillDetail } from '../../../electron/contract/skills.js';
-import { KIND_HELP, Kbd, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { useSkillsStore } from '../../stores.js';
+import { Kbd, KIND_HELP, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { downloadText } from '../../ui/download.js';
 import { langFor } from '../../ui/highlight.js';
 import { Icon } from '../../ui/Icon.js';
-import { useSkillsStore } from '../../stores.js';
 import { skillKey } from './skills-store.js';
 
 function formatDate(iso: string): string {
@@ -67,6 +67,7 @@ export function SkillDetailPane() {
   useEffect(() => {
     if (detail.status === 'ready') headingRef.current?.focus({ preventScroll: true });
   }, [detail.status]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new skill starts without the old export error
   useEffect(() => setExportError(null), [open]);
 
   if (!open) {

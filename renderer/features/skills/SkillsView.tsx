@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ArtifactKindName } from '../../../electron/contract/skills.js';
-import { KIND_LABELS, Kbd } from '../../ui/badges.js';
+import { useAppStore, useSkillsStore } from '../../stores.js';
+import { Kbd, KIND_LABELS } from '../../ui/badges.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { Icon } from '../../ui/Icon.js';
-import { useAppStore, useSkillsStore } from '../../stores.js';
 import { ImportResults } from './ImportResults.js';
-import { rowId, SkillList } from './SkillList.js';
 import { SkillDetailPane } from './SkillDetailPane.js';
+import { rowId, SkillList } from './SkillList.js';
 import { type ImportFile, parseSkillKey, type ScopeFilter, visibleSkills } from './skills-store.js';
 
 const SCOPES: Array<{ value: ScopeFilter; label: string }> = [
@@ -263,7 +263,9 @@ export function SkillsView() {
           </div>
         ) : rows.length === 0 ? (
           <div className="list-message empty empty--compact">
-            <h2 className="empty__title">Nothing matches “{s.query || KIND_LABELS[s.kind ?? 'description']}”</h2>
+            <h2 className="empty__title">
+              Nothing matches “{s.query || KIND_LABELS[s.kind ?? 'description']}”
+            </h2>
             <p className="empty__text">Try fewer words, or clear the filters.</p>
             <button
               type="button"
@@ -324,9 +326,7 @@ export function SkillsView() {
             This removes <strong>{pending.name}</strong> and its artifacts from the {pending.scope} store. It
             cannot be undone — export it first if you may want it back.
           </p>
-          {pendingItem?.overrides && (
-            <p>The account skill of the same name becomes active again.</p>
-          )}
+          {pendingItem?.overrides && <p>The account skill of the same name becomes active again.</p>}
           {pendingItem?.source === 'system' && (
             <p>Built-in skills come back only when a newer version ships.</p>
           )}

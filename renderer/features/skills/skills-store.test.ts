@@ -139,7 +139,10 @@ describe('skills store over the in-process host', () => {
       { name: 'haiku.json', text: async () => JSON.stringify(samplePackage()) },
       {
         name: 'broken.json',
-        text: async () => JSON.stringify(samplePackage({ name: 'Broken', artifacts: [{ kind: 'x', name: 'A', content: '' }] })),
+        text: async () =>
+          JSON.stringify(
+            samplePackage({ name: 'Broken', artifacts: [{ kind: 'x', name: 'A', content: '' }] }),
+          ),
       },
       { name: 'skill.zip', text: async () => 'PK' },
     ]);

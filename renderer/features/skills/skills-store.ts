@@ -36,7 +36,11 @@ export type ScopeFilter = 'all' | SkillScope;
 
 /** The Skills feature's state. */
 export interface SkillsState {
-  list: { status: 'idle' | 'loading' | 'ready' | 'error'; items: SkillListItem[]; error: AppErrorData | null };
+  list: {
+    status: 'idle' | 'loading' | 'ready' | 'error';
+    items: SkillListItem[];
+    error: AppErrorData | null;
+  };
   query: string;
   scope: ScopeFilter;
   kind: ArtifactKindName | null;
@@ -98,9 +102,7 @@ export function initialSkillsState(): SkillsState {
 }
 
 /** The rows the filters let through, in catalog order. Every query word must appear somewhere. */
-export function visibleSkills(
-  s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'>,
-): SkillListItem[] {
+export function visibleSkills(s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'>): SkillListItem[] {
   const words = s.query.toLowerCase().split(/\s+/).filter(Boolean);
   return s.list.items.filter((item) => {
     if (s.scope !== 'all' && item.scope !== s.scope) return false;
@@ -132,7 +134,10 @@ function withCursor(s: SkillsState): SkillsState {
 export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
   switch (e.type) {
     case 'list/requested':
-      return { ...s, list: { ...s.list, status: s.list.status === 'ready' ? 'ready' : 'loading', error: null } };
+      return {
+        ...s,
+        list: { ...s.list, status: s.list.status === 'ready' ? 'ready' : 'loading', error: null },
+      };
     case 'list/loaded': {
       const next: SkillsState = { ...s, list: { status: 'ready', items: e.items, error: null } };
       const stillThere = s.open && e.items.some((i) => skillKey(i) === s.open);
@@ -186,9 +191,7 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
     case 'import/finished': {
       const ok = e.results.filter((r) => r.ok).length;
       const notice: SkillsState['notice'] =
-        ok > 0 && ok === e.results.length
-          ? { tone: 'success', text: importSummary(e.results) }
-          : s.notice;
+        ok > 0 && ok === e.results.length ? { tone: 'success', text: importSummary(e.results) } : s.notice;
       return { ...s, imports: { busy: false, results: e.results }, notice };
     }
     case 'import/dismissed':
@@ -212,7 +215,9 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
         deleting: false,
         notice: { tone: 'success', text },
       };
-      return withCursor(s.open === e.key ? { ...base, open: null, detail: initialSkillsState().detail } : base);
+      return withCursor(
+        s.open === e.key ? { ...base, open: null, detail: initialSkillsState().detail } : base,
+      );
     }
     case 'delete/failed':
       return { ...s, deleting: false, pendingDelete: null, notice: { tone: 'error', text: e.error.message } };
@@ -233,9 +238,10 @@ export function importSummary(results: ImportFileResult[]): string {
   const created = outcomes.filter((o) => o.action === 'created').length;
   const updated = outcomes.filter((o) => o.action === 'updated').length;
   const same = outcomes.length - created - updated;
-  return [`Imported ${outcomes.length} skills`, `${created} new, ${updated} updated, ${same} unchanged.`].join(
-    ': ',
-  );
+  return [
+    `Imported ${outcomes.length} skills`,
+    `${created} new, ${updated} updated, ${same} unchanged.`,
+  ].join(': ');
 }
 
 /** A file picked or dropped for import. */
