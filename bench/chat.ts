@@ -77,11 +77,24 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       throw new Error('unused');
     },
     async *stream() {
-      yield { type: 'finish', usage: { input_tokens: 0, output_tokens: 0 }, estimated_cost: 0, finish_reason: 'stop', provider: 'openai', model: 'bench' };
+      yield {
+        type: 'finish',
+        usage: { input_tokens: 0, output_tokens: 0 },
+        estimated_cost: 0,
+        finish_reason: 'stop',
+        provider: 'openai',
+        model: 'bench',
+      };
     },
   };
   const catalog = new SkillCatalog(account, store);
-  const runtime = createSkillRuntime({ traces: new TraceStore(store.db), home: dir, llm: stub, sandbox: false, sidecar: false });
+  const runtime = createSkillRuntime({
+    traces: new TraceStore(store.db),
+    home: dir,
+    llm: stub,
+    sandbox: false,
+    sidecar: false,
+  });
   const deps = {
     catalog,
     chats,

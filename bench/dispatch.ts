@@ -35,7 +35,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   store.repo.createSkill(rows.skill);
   for (const a of rows.artifacts) store.repo.addArtifact(a);
   const skill = store.repo.getSkill(rows.skill.id)!;
-  const runtime = createSkillRuntime({ traces: new TraceStore(store.db), home, llm: instant, sandbox: false, sidecar: false });
+  const runtime = createSkillRuntime({
+    traces: new TraceStore(store.db),
+    home,
+    llm: instant,
+    sandbox: false,
+    sidecar: false,
+  });
   const n = opts.quick ? 300 : 3000;
   const text = 'We will ship on Friday. '.repeat(40);
   const samples = await sample(n, () =>

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
-import { createLlm, type LoopbackProvider, type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
+import {
+  createLlm,
+  type LoopbackProvider,
+  type LoopbackScriptInput,
+  startLoopbackProvider,
+} from '../llm/index.js';
 import { openCatalog, type SkillCatalog } from '../skills/index.js';
 import { tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/index.js';
@@ -22,7 +27,11 @@ async function setup(format: 'openai' | 'anthropic', script: LoopbackScriptInput
   cleanups.push(() => catalog.close());
   const db = catalog.workspace!.db;
   const llm = createLlm(
-    { provider: format, model: format === 'openai' ? 'gpt-4.1-mini' : 'claude-sonnet-4-5', baseUrl: provider.url },
+    {
+      provider: format,
+      model: format === 'openai' ? 'gpt-4.1-mini' : 'claude-sonnet-4-5',
+      baseUrl: provider.url,
+    },
     { keys: { get: () => 'sk-test' } },
   );
   const runtime: SkillRuntime = createSkillRuntime({ traces: new TraceStore(db), home, llm, sidecar: false });
@@ -44,23 +53,43 @@ describe.each(['openai', 'anthropic'] as const)('a chat turn over the %s wire fo
       // An earlier turn, so memory has something to recall.
       { text: 'Noted: the launch codename is BLUEBIRD.' },
       { tool_calls: [{ name: 'search_skills', arguments: { query: 'csv statistics' } }] },
-      { tool_calls: [{ name: 'read_skill', arguments: { name: 'CSV Statistics' } }], expect: { tool_result_contains: 'CSV Statistics' } },
+      {
+        tool_calls: [{ name: 'read_skill', arguments: { name: 'CSV Statistics' } }],
+        expect: { tool_result_contains: 'CSV Statistics' },
+      },
       {
         tool_calls: [
-          { name: 'apply_skill', arguments: { name: 'CSV Statistics', ctx: { csv_text: 'x,y\n1,2\n3,4\n', session_id: 'spoofed' } } },
-          { name: 'apply_skill', arguments: { name: 'Summarize', ctx: { text: 'BLUEBIRD numbers are in.' } } },
+          {
+            name: 'apply_skill',
+            arguments: {
+              name: 'CSV Statistics',
+              ctx: { csv_text: 'x,y\n1,2\n3,4\n', session_id: 'spoofed' },
+            },
+          },
+          {
+            name: 'apply_skill',
+            arguments: { name: 'Summarize', ctx: { text: 'BLUEBIRD numbers are in.' } },
+          },
         ],
         expect: { tool_result_contains: 'Compute' },
       },
       // The Summarize prompt_template's own model call.
       { text: 'Gist: numbers are in.', expect: { last_user_contains: 'BLUEBIRD numbers are in.' } },
-      { text: 'The mean of x is 2 and of y is 3. Gist: numbers are in.', usage: { input_tokens: 900, output_tokens: 30 } },
+      {
+        text: 'The mean of x is 2 and of y is 3. Gist: numbers are in.',
+        usage: { input_tokens: 900, output_tokens: 30 },
+      },
     ]);
-    const first = await runTurn(deps, { message: 'Remember the launch codename BLUEBIRD for the csv report' });
+    const first = await runTurn(deps, {
+      message: 'Remember the launch codename BLUEBIRD for the csv report',
+    });
     const events: ChatEvent[] = [];
     const r = await runTurn(
       deps,
-      { message: 'Compute statistics for this csv for the BLUEBIRD launch and summarize', settings: { memory: { min_score: 0 } } },
+      {
+        message: 'Compute statistics for this csv for the BLUEBIRD launch and summarize',
+        settings: { memory: { min_score: 0 } },
+      },
       (e) => events.push(e),
     );
     expect(r.status).toBe('complete');
@@ -86,7 +115,12 @@ describe.each(['openai', 'anthropic'] as const)('a chat turn over the %s wire fo
 
     // Events: tool calls with skills and trace ids, text deltas, usage at the end.
     const finished = events.filter((e) => e.type === 'tool-call-finished');
-    expect(finished.map((e) => e.name)).toEqual(['search_skills', 'read_skill', 'apply_skill', 'apply_skill']);
+    expect(finished.map((e) => e.name)).toEqual([
+      'search_skills',
+      'read_skill',
+      'apply_skill',
+      'apply_skill',
+    ]);
     expect(finished[2]).toMatchObject({ ok: true, skill: 'CSV Statistics', artifacts: ['Compute'] });
     expect(events.some((e) => e.type === 'text-delta')).toBe(true);
     expect(r.input_tokens).toBeGreaterThanOrEqual(900);
@@ -97,7 +131,12 @@ describe.each(['openai', 'anthropic'] as const)('a chat turn over the %s wire fo
       ['user', 'complete'],
       ['assistant', 'complete'],
     ]);
-    expect(messages[1]!.tool_calls!.map((c) => c.name)).toEqual(['search_skills', 'read_skill', 'apply_skill', 'apply_skill']);
+    expect(messages[1]!.tool_calls!.map((c) => c.name)).toEqual([
+      'search_skills',
+      'read_skill',
+      'apply_skill',
+      'apply_skill',
+    ]);
     expect(messages[1]!.trace_ids).toEqual(r.trace_ids);
     const traces = new TraceStore(db).list({ session_id: r.session_id });
     expect(traces.map((t) => t.artifact_kind).sort()).toEqual(['code_template', 'prompt_template']);
@@ -111,7 +150,11 @@ describe('chat turns', () => {
   it('never recalls the new message into its own memory', async () => {
     const { provider, deps } = await setup('openai', [{ text: 'one' }, { text: 'two' }]);
     const first = await runTurn(deps, { message: 'zanzibar zanzibar zanzibar' });
-    await runTurn(deps, { message: 'zanzibar again', session_id: first.session_id, settings: { memory: { min_score: 0 } } });
+    await runTurn(deps, {
+      message: 'zanzibar again',
+      session_id: first.session_id,
+      settings: { memory: { min_score: 0 } },
+    });
     const sys1 = systemOf(provider.requests[0]!.body, 'openai');
     expect(sys1).not.toContain('## Memory');
     const sys2 = systemOf(provider.requests[1]!.body, 'openai');
@@ -166,7 +209,13 @@ describe('chat turns', () => {
 
   it('formats index lines with when and modalities', () => {
     expect(
-      indexLine({ name: 'Tone', description: 'Apply our voice', when: 'replying', trigger_phrases: ['marketing'], modalities: ['text', 'image'] }),
+      indexLine({
+        name: 'Tone',
+        description: 'Apply our voice',
+        when: 'replying',
+        trigger_phrases: ['marketing'],
+        modalities: ['text', 'image'],
+      }),
     ).toBe('- Tone: Apply our voice (when: replying, marketing) [text, image]');
   });
 });

@@ -14,8 +14,7 @@ export function CodeBlock({ text, lang, label }: { text: string; lang: Lang; lab
   const tokens = useMemo(() => tokenize(shown, lang), [shown, lang]);
   const count = long && !expanded ? COLLAPSED_LINES : lines;
   return (
-    <div
-      role="group"
+    <figure
       aria-label={label}
       className={`code${prose ? ' code--prose' : ''}${long && !expanded ? ' code--collapsed' : ''}`}
     >
