@@ -84,6 +84,9 @@ export class ChatStore {
       ),
       touch: db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?'),
       title: db.prepare("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ''"),
+      rename: db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?'),
+      deleteMessages: db.prepare('DELETE FROM chat_messages WHERE session_id = ?'),
+      deleteSession: db.prepare('DELETE FROM chat_sessions WHERE id = ?'),
       session: db.prepare(
         'SELECT s.*, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id) AS message_count FROM chat_sessions s WHERE s.id = ?',
       ),
@@ -125,6 +128,20 @@ export class ChatStore {
   /** Sessions, most recently active first. */
   listSessions(limit = 100): ChatSession[] {
     return this.s.sessions.all(limit) as ChatSession[];
+  }
+
+  /** Delete a session and its messages (explicitly, so the FTS triggers see each row). False when absent. */
+  deleteSession(id: string): boolean {
+    return this.db.transaction(() => {
+      this.s.deleteMessages.run(id);
+      return this.s.deleteSession.run(id).changes > 0;
+    })();
+  }
+
+  /** Set a session's title; null when there is no such session. */
+  renameSession(id: string, title: string): ChatSession | null {
+    this.s.rename.run(title.replace(/\s+/g, ' ').trim().slice(0, 120), id);
+    return this.getSession(id);
   }
 
   /** Append a message; the first user message names an untitled session. */

@@ -10,11 +10,14 @@
  */
 import type { z } from 'zod';
 import { type AppChannels, appRequestSchemas } from './app.js';
+import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
 import type { AppErrorData } from './errors.js';
+import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SkillsChannels, type SkillsEvents, skillsRequestSchemas } from './skills.js';
+import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
-export type Channels = SkillsChannels & AppChannels;
+export type Channels = SkillsChannels & AppChannels & ChatChannels & TracesChannels & SettingsChannels;
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -23,14 +26,23 @@ export type Req<C extends Channel> = Channels[C]['req'];
 export type Res<C extends Channel> = Channels[C]['res'];
 
 /** Every event the main process pushes: `'capability/noun-past': payload`. */
-export type Events = SkillsEvents;
+export type Events = SkillsEvents & ChatEvents & SettingsEvents;
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
 export type EventPayload<E extends EventName> = Events[E];
 
 /** The event names, for validating subscriptions at the transport edge. */
-export const EVENT_NAMES = ['skills/catalog-changed'] as const satisfies readonly EventName[];
+export const EVENT_NAMES = [
+  'skills/catalog-changed',
+  'chat/turn-started',
+  'chat/delta-received',
+  'chat/tool-call-started',
+  'chat/tool-call-finished',
+  'chat/turn-finished',
+  'chat/sessions-changed',
+  'settings/changed',
+] as const satisfies readonly EventName[];
 // Fails to compile when an event is added to `Events` but not to EVENT_NAMES.
 const _allEventsListed: Exclude<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
 void _allEventsListed;
@@ -45,6 +57,9 @@ export type RequestSchemas = { [C in Channel]: z.ZodType<Req<C>> };
 export const requestSchemas = {
   ...skillsRequestSchemas,
   ...appRequestSchemas,
+  ...chatRequestSchemas,
+  ...tracesRequestSchemas,
+  ...settingsRequestSchemas,
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */

@@ -1,0 +1,132 @@
+/**
+ * The `settings/*` slice of the API contract: which provider and model chat uses, and API keys.
+ * Keys only ever go in: no reply carries a key, only whether one is stored and where.
+ */
+import { z } from 'zod';
+
+/** The provider ids (mirrors `PROVIDER_IDS` of the llm package; checked in the settings handler). */
+export const PROVIDER_ID_VALUES = [
+  'anthropic',
+  'openai',
+  'google',
+  'xai',
+  'deepseek',
+  'openai-compatible',
+] as const;
+/** A provider id. */
+export type ProviderIdName = (typeof PROVIDER_ID_VALUES)[number];
+/** Zod schema of a provider id. */
+export const ProviderIdNameSchema = z.enum(PROVIDER_ID_VALUES);
+
+/** Where a provider's key comes from. */
+export type KeySourceName = 'keychain' | 'file' | 'env';
+
+/** `settings/get` takes no arguments. */
+export const GetSettingsReqSchema = z.object({}).strict();
+/** Request of `settings/get`. */
+export type GetSettingsReq = z.infer<typeof GetSettingsReqSchema>;
+
+/** One provider as the settings screen shows it. */
+export interface ProviderView {
+  id: ProviderIdName;
+  label: string;
+  default_model: string;
+  /** Null when the provider needs one (openai-compatible). */
+  default_base_url: string | null;
+  requires_key: boolean;
+  /** The environment variable read as a fallback. */
+  env_var: string;
+  has_key: boolean;
+  source: KeySourceName | null;
+}
+
+/** The chosen provider (null: none, chat replies say so). */
+export interface ProviderChoice {
+  provider: ProviderIdName;
+  /** Null: the provider's default model. */
+  model: string | null;
+  base_url: string | null;
+}
+
+/** Reply of `settings/get`. */
+export interface GetSettingsRes {
+  chat: ProviderChoice | null;
+  providers: ProviderView[];
+  /** Where keys entered here are kept. */
+  key_storage: 'keychain' | 'file';
+  /** Set when the settings file could not be read (defaults are in use); says what happened. */
+  warning: string | null;
+  /** The settings file. */
+  file: string;
+}
+
+/** `settings/set-provider`: choose the chat provider, model and base URL. */
+export const SetProviderReqSchema = z
+  .object({
+    provider: ProviderIdNameSchema,
+    model: z.string().trim().max(200).optional(),
+    base_url: z.string().trim().max(2000).optional(),
+  })
+  .strict();
+/** Request of `settings/set-provider` (empty strings mean the default). */
+export type SetProviderReq = z.infer<typeof SetProviderReqSchema>;
+
+/** `settings/set-key`: store (or, with an empty key, remove) a provider's API key. */
+export const SetKeyReqSchema = z
+  .object({
+    provider: ProviderIdNameSchema,
+    key: z
+      .string()
+      .max(4000, 'must be at most 4000 characters')
+      .refine((k) => !/[\r\n]/.test(k), 'must be one line'),
+  })
+  .strict();
+/** Request of `settings/set-key`. */
+export type SetKeyReq = z.infer<typeof SetKeyReqSchema>;
+/** Reply of `settings/set-key`: the provider's key status, never the key. */
+export interface SetKeyRes {
+  provider: ProviderView;
+}
+
+/** `settings/test-connection`: a one-token call with the chosen provider (or the one given). */
+export const TestConnectionReqSchema = z
+  .object({
+    provider: ProviderIdNameSchema.optional(),
+    model: z.string().trim().max(200).optional(),
+    base_url: z.string().trim().max(2000).optional(),
+  })
+  .strict();
+/** Request of `settings/test-connection`. */
+export type TestConnectionReq = z.infer<typeof TestConnectionReqSchema>;
+/** Reply of `settings/test-connection`: the outcome is data, a failure is not an error. */
+export interface TestConnectionRes {
+  ok: boolean;
+  provider: ProviderIdName | null;
+  model: string | null;
+  took_ms: number;
+  /** What the model said (trimmed), on success. */
+  reply: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The `settings/*` channels. */
+export interface SettingsChannels {
+  'settings/get': { req: GetSettingsReq; res: GetSettingsRes };
+  'settings/set-provider': { req: SetProviderReq; res: GetSettingsRes };
+  'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
+  'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
+}
+
+/** Request schemas of the `settings/*` channels. */
+export const settingsRequestSchemas = {
+  'settings/get': GetSettingsReqSchema,
+  'settings/set-provider': SetProviderReqSchema,
+  'settings/set-key': SetKeyReqSchema,
+  'settings/test-connection': TestConnectionReqSchema,
+};
+
+/** The `settings/*` events. */
+export interface SettingsEvents {
+  /** The provider choice or a key status changed. */
+  'settings/changed': { what: 'provider' | 'key' };
+}
