@@ -17,6 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sidecarDir = join(root, 'sidecar');
 const venvDir = join(sidecarDir, '.venv');
 const requirements = join(sidecarDir, 'requirements.txt');
+const constraints = join(sidecarDir, 'constraints.txt');
 const stampFile = join(venvDir, '.skilldesk-requirements.sha256');
 const isWindows = process.platform === 'win32';
 const venvPython = isWindows ? join(venvDir, 'Scripts', 'python.exe') : join(venvDir, 'bin', 'python');
@@ -71,7 +72,9 @@ function main() {
     warn(`${requirements} is missing.`);
     return;
   }
-  const wanted = createHash('sha256').update(readFileSync(requirements)).digest('hex');
+  const hash = createHash('sha256').update(readFileSync(requirements));
+  if (existsSync(constraints)) hash.update(readFileSync(constraints));
+  const wanted = hash.digest('hex');
   if (existsSync(venvPython) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === wanted) {
     log('sidecar/.venv is up to date.');
     return;
@@ -88,7 +91,8 @@ function main() {
       return;
     }
   }
-  if (!run(venvPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', requirements])) {
+  const pinned = existsSync(constraints) ? ['-c', constraints] : [];
+  if (!run(venvPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', requirements, ...pinned])) {
     warn('pip could not install sidecar/requirements.txt.');
     return;
   }

@@ -31,7 +31,7 @@ export {
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './pool.js';
-export { permissionFlags, spawnNodeSandbox } from './spawn.js';
+export { createForkSpawner, type ForkSandboxOptions, permissionFlags, spawnNodeSandbox } from './spawn.js';
 export type {
   SandboxError,
   SandboxHost,

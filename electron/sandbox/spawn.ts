@@ -23,11 +23,31 @@ export function permissionFlags(
  * permission model. The process checks its own lockdown on start and refuses to run if a flag was
  * not honoured, so a spawner that gets it wrong fails closed.
  */
-export const spawnNodeSandbox: SpawnSandboxProcess = (spec: SandboxSpawnSpec): SandboxProcessHandle => {
+export const spawnNodeSandbox: SpawnSandboxProcess = (spec) => forkSandbox(spec, {});
+
+/** How to start the sandbox process: which binary, with which (otherwise empty) environment. */
+export interface ForkSandboxOptions {
+  /** The Node binary (default: this process's). On the desktop, Electron's binary. */
+  execPath?: string;
+  /** The whole environment of the process (default: empty). The desktop adds ELECTRON_RUN_AS_NODE=1 only. */
+  env?: Record<string, string>;
+  /** Node major version of that binary, for the permission flag's name. */
+  nodeMajor?: number;
+}
+
+/**
+ * A spawner for another Node-compatible binary (Electron run as Node on the desktop). The sandbox
+ * process verifies its own lockdown and refuses to run when a flag was not honoured.
+ */
+export function createForkSpawner(opts: ForkSandboxOptions): SpawnSandboxProcess {
+  return (spec) => forkSandbox(spec, opts);
+}
+
+function forkSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): SandboxProcessHandle {
   const child = fork(spec.entry, [], {
-    execPath: process.execPath,
-    execArgv: permissionFlags(spec),
-    env: {},
+    execPath: opts.execPath ?? process.execPath,
+    execArgv: permissionFlags(spec, opts.nodeMajor),
+    env: opts.env ?? {},
     cwd: '/',
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -51,4 +71,4 @@ export const spawnNodeSandbox: SpawnSandboxProcess = (spec: SandboxSpawnSpec): S
     },
     stderrTail: () => tail,
   };
-};
+}
