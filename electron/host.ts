@@ -7,8 +7,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
+import { createChatHandlers } from './host/chat-handlers.js';
 import { createEventHub, type EventHub } from './host/events.js';
+import { createFileSecretStore, type SecretStore } from './host/secrets.js';
+import { createProviderSettings } from './host/settings-handlers.js';
 import { type CatalogRef, createSkillsHandlers } from './host/skills-handlers.js';
+import { createTracesHandlers } from './host/traces-handlers.js';
 import { limitsFrom, openCatalog, type SkillCatalog } from './skills/index.js';
 import { resolveHome, type Scope, storeFile } from './store/index.js';
 
@@ -37,6 +41,11 @@ export interface HostDeps {
   logger?: Logger;
   /** Monotonic milliseconds (default `performance.now`). */
   now?: () => number;
+  /**
+   * Where API keys are kept: the OS keychain on the desktop (electron/shell); by default
+   * `<home>/secrets.json`, readable only by the user (web mode, tests).
+   */
+  secrets?: SecretStore;
 }
 
 /** The running core: the handler table, the event hub, and how to shut it down. */
@@ -109,14 +118,30 @@ export function createHost(deps: HostDeps): Host {
     }),
   } satisfies HandlersFor<'app'>;
 
+  const now = deps.now ?? (() => performance.now());
+  const settings = createProviderSettings({
+    home,
+    env: deps.env,
+    secrets: deps.secrets ?? createFileSecretStore(home),
+    events,
+    now,
+    onWarning: (m) => logger.info(m),
+  });
+  const chat = createChatHandlers({
+    catalog: catalogRef,
+    events,
+    logger,
+    home,
+    workspace,
+    llm: () => settings.chatLlm(),
+  });
+
   const handlers: Handlers = {
-    ...createSkillsHandlers({
-      catalog: catalogRef,
-      events,
-      limits: limitsFrom(deps.env),
-      now: deps.now ?? (() => performance.now()),
-    }),
+    ...createSkillsHandlers({ catalog: catalogRef, events, limits: limitsFrom(deps.env), now }),
     ...appHandlers,
+    ...chat.handlers,
+    ...createTracesHandlers({ catalog: catalogRef }),
+    ...settings.handlers,
   };
 
   let disposed = false;
@@ -127,6 +152,7 @@ export function createHost(deps: HostDeps): Host {
     dispose() {
       if (disposed) return;
       disposed = true;
+      void chat.dispose().catch((e) => logger.error('stopping the skill runtime failed', e));
       events.clear();
       catalog.close();
     },

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { createHost, type Host } from './host.js';
+import { createKeychainSecretStore } from './shell/secrets.js';
 import { createMainWindow, lockDown, rendererEntry } from './shell/window.js';
 import { serveIpc } from './transport/ipc-server.js';
 
@@ -40,9 +41,12 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(() => {
     const entry = rendererEntry(outDir);
     lockDown(entry.url);
+    // The same folder the CLI uses, so both see one account store.
+    const home = process.env.SKILLDESK_HOME ?? app.getPath('userData');
     host = createHost({
-      // The same folder the CLI uses, so both see one account store.
-      home: process.env.SKILLDESK_HOME ?? app.getPath('userData'),
+      home,
+      // API keys are encrypted with the OS keychain's key, never written in the clear.
+      secrets: createKeychainSecretStore(home),
       workspace: workspaceArg(process.argv),
       env: process.env,
       mode: 'electron',

@@ -9,8 +9,11 @@ export interface AppState {
   view: View;
   /** Bumped to ask the Skills view to focus its search box. */
   focusSearchTick: number;
+  /** Bumped to ask the chat to focus its composer. */
+  focusComposerTick: number;
   navigate(view: View): void;
   focusSearch(): void;
+  focusComposer(): void;
 }
 
 /** Create the navigation store. */
@@ -18,7 +21,9 @@ export function createAppStore(initial: View = 'chat'): StoreApi<AppState> {
   return createStore<AppState>()((set) => ({
     view: initial,
     focusSearchTick: 0,
+    focusComposerTick: 0,
     navigate: (view) => set({ view }),
+    focusComposer: () => set((s) => ({ view: 'chat', focusComposerTick: s.focusComposerTick + 1 })),
     focusSearch: () => set((s) => ({ view: 'skills', focusSearchTick: s.focusSearchTick + 1 })),
   }));
 }

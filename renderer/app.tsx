@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { View } from './app-store.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { ChatView } from './features/chat/ChatView.js';
+import { SessionList } from './features/chat/SessionList.js';
 import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
@@ -33,6 +34,7 @@ function Shell() {
   const view = useAppStore((s) => s.view);
   const navigate = useAppStore((s) => s.navigate);
   const focusSearch = useAppStore((s) => s.focusSearch);
+  const stores = useStores();
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
 
@@ -46,6 +48,12 @@ function Shell() {
         focusSearch();
         return;
       }
+      if (e.key.toLowerCase() === 'n') {
+        e.preventDefault();
+        stores.chat.getState().newChat();
+        stores.app.getState().focusComposer();
+        return;
+      }
       const nav = NAV.find((n) => n.key === e.key);
       if (nav) {
         e.preventDefault();
@@ -54,7 +62,7 @@ function Shell() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [focusSearch, navigate]);
+  }, [focusSearch, navigate, stores]);
 
   const modKey = isMac ? '⌘' : 'Ctrl';
   return (
@@ -88,6 +96,7 @@ function Shell() {
           <span>Search skills</span>
           <Kbd>{`${modKey} K`}</Kbd>
         </button>
+        <SessionList modKey={modKey} />
         <div className="sidebar__foot">
           <span className={`status status--${status}`}>
             <span className="status__dot" aria-hidden="true" />

@@ -4,13 +4,16 @@ import type { StoreApi } from 'zustand/vanilla';
 import { type AppState, createAppStore } from './app-store.js';
 import type { Client } from './bridge/client.js';
 import type { ConnectionStatus } from './bridge/transport.js';
+import { type ChatStore, createChatStore } from './features/chat/chat-store.js';
 import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
+import { createProvidersStore, type ProvidersStore } from './features/settings/providers-store.js';
 import {
   createSettingsStore,
   type PrefStorage,
   type SettingsStore,
 } from './features/settings/settings-store.js';
 import { createSkillsStore, type SkillsStore } from './features/skills/skills-store.js';
+import { createTracesStore, type TracesStore } from './features/traces/traces-store.js';
 
 /** Every feature store of one app instance. */
 export interface Stores {
@@ -19,6 +22,9 @@ export interface Stores {
   skills: StoreApi<SkillsStore>;
   match: StoreApi<MatchStore>;
   settings: StoreApi<SettingsStore>;
+  chat: StoreApi<ChatStore>;
+  traces: StoreApi<TracesStore>;
+  providers: StoreApi<ProvidersStore>;
   connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
 }
 
@@ -33,6 +39,9 @@ export function createStores(
     skills: createSkillsStore(client),
     match: createMatchStore(client),
     settings: createSettingsStore(client, opts.storage ?? null),
+    chat: createChatStore(client),
+    traces: createTracesStore(client),
+    providers: createProvidersStore(client),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
 }
@@ -67,4 +76,16 @@ export function useSettingsStore<T>(selector: (s: SettingsStore) => T): T {
 /** Select from the navigation store. */
 export function useAppStore<T>(selector: (s: AppState) => T): T {
   return useStore(useStores().app, selector);
+}
+/** Select from the chat store. */
+export function useChatStore<T>(selector: (s: ChatStore) => T): T {
+  return useStore(useStores().chat, selector);
+}
+/** Select from the trace drawer store. */
+export function useTracesStore<T>(selector: (s: TracesStore) => T): T {
+  return useStore(useStores().traces, selector);
+}
+/** Select from the provider settings store. */
+export function useProvidersStore<T>(selector: (s: ProvidersStore) => T): T {
+  return useStore(useStores().providers, selector);
 }

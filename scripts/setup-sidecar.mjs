@@ -92,7 +92,9 @@ function main() {
     }
   }
   const pinned = existsSync(constraints) ? ['-c', constraints] : [];
-  if (!run(venvPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', requirements, ...pinned])) {
+  if (
+    !run(venvPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', requirements, ...pinned])
+  ) {
     warn('pip could not install sidecar/requirements.txt.');
     return;
   }

@@ -42,7 +42,9 @@ export interface CancelTurnRes {
 }
 
 /** `chat/list-sessions`: most recently active first. */
-export const ListSessionsReqSchema = z.object({ limit: z.number().int().min(1).max(500).optional() }).strict();
+export const ListSessionsReqSchema = z
+  .object({ limit: z.number().int().min(1).max(500).optional() })
+  .strict();
 /** Request of `chat/list-sessions`. */
 export type ListSessionsReq = z.infer<typeof ListSessionsReqSchema>;
 /** One session as the sidebar lists it. */

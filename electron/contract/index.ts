@@ -2,6 +2,6 @@ export * from './app.js';
 export * from './channels.js';
 export * from './chat.js';
 export * from './errors.js';
-export * from './skills.js';
 export * from './settings.js';
+export * from './skills.js';
 export * from './traces.js';

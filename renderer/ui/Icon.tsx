@@ -22,6 +22,14 @@ const PATHS = {
   arrowRight: 'M5 12h14M13 6l6 6-6 6',
   chevronDown: 'M6 9l6 6 6-6',
   keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M7 14h10',
+  plus: 'M12 5v14M5 12h14',
+  stop: 'M7 7h10v10H7z',
+  send: 'M12 19V5M6 11l6-6 6 6',
+  pencil: 'M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4',
+  gear: 'M12 9a3 3 0 100 6 3 3 0 000-6zM12 2v3M12 19v3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M2 12h3M19 12h3M4.9 19.1L7 17M17 7l2.1-2.1',
+  activity: 'M3 12h4l3-8 4 16 3-8h4',
+  chevronRight: 'M9 6l6 6-6 6',
+  key: 'M14 10a4 4 0 11-1.2-2.8M13 10l8 0M18 10v3M21 10v2',
 } as const;
 
 /** An icon name. */

@@ -1,198 +1,252 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { MatchFieldName, SkillMatchView } from '../../../electron/contract/skills.js';
-import { useMatchStore, useSkillsStore, useStores } from '../../stores.js';
-import { Kbd, ScopeBadge } from '../../ui/badges.js';
+import type { SkillMatchView } from '../../../electron/contract/skills.js';
+import { useAppStore, useChatStore, useMatchStore, useProvidersStore, useStores } from '../../stores.js';
+import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { skillKey } from '../skills/skills-store.js';
-
-const FIELD_LABELS: Record<MatchFieldName, string> = {
-  exact_trigger: 'Exact trigger phrase',
-  name: 'Name',
-  description: 'Description',
-  tags: 'Tags',
-  intent_patterns: 'Intents',
-  trigger_phrases: 'Triggers',
-};
+import { TraceDrawer } from '../traces/TraceDrawer.js';
+import type { UiMessage } from './chat-store.js';
+import { Message } from './Message.js';
 
 const SUGGESTIONS = [
+  {
+    title: 'Summarize',
+    text: 'Summarize this: the team agreed to ship on Friday, pending the security review.',
+  },
+  { title: 'Translate', text: 'Please translate “good morning, see you at the meeting” into French' },
   {
     title: 'Find contradictions',
     text: 'Are there any contradictions in my notes about the northern kingdom?',
   },
-  { title: 'Summarize a meeting', text: 'Summarize this meeting transcript and list the action items' },
-  { title: 'Review code', text: 'Can you review this Python function for bugs?' },
   { title: 'Crunch a CSV', text: 'Compute statistics for the columns of this CSV file' },
 ];
 
-/** Relevance as a 0–100 bar: exact triggers fill it, BM25 scores scale within [0, 1). */
-function strength(score: number): number {
-  return score >= 1 ? 100 : Math.max(6, Math.round(score * 100));
-}
+const EMPTY: UiMessage[] = [];
 
-function MatchRow(props: { m: SkillMatchView; rank: number; description?: string; onOpen: () => void }) {
-  const { m, rank, onOpen } = props;
+function EmptyState(props: {
+  configured: boolean | null;
+  onPick: (text: string) => void;
+  onSettings: () => void;
+}) {
   return (
-    <li className="match">
-      <button type="button" className="match__button" onClick={onOpen} aria-label={`Open ${m.name}`}>
-        <span className="match__rank">{rank}</span>
-        <span className="match__body">
-          <span className="match__top">
-            <span className="match__name">{m.name}</span>
-            <ScopeBadge scope={m.scope} />
-            {m.matched_on.includes('exact_trigger') && (
-              <span className="badge badge--exact">Trigger match</span>
-            )}
-          </span>
-          {props.description && <span className="match__desc">{props.description}</span>}
-          <span className="match__fields">
-            {m.matched_on
-              .filter((f) => f !== 'exact_trigger')
-              .map((f) => (
-                <span key={f} className="field-chip">
-                  {FIELD_LABELS[f]}
-                </span>
-              ))}
-          </span>
-        </span>
-        <span className="match__score" title={`Score ${m.score.toFixed(4)}`}>
-          <span className="meter" aria-hidden="true">
-            <span className="meter__fill" style={{ width: `${strength(m.score)}%` }} />
-          </span>
-          <span className="match__num">{m.score.toFixed(3)}</span>
-        </span>
-        <Icon name="arrowRight" />
-      </button>
-    </li>
+    <div className="hero">
+      <div className="hero__mark">
+        <Icon name="sparkle" size={30} />
+      </div>
+      <h2 className="hero__title">
+        {props.configured === false ? 'Welcome to SkillDesk' : 'What are you working on?'}
+      </h2>
+      {props.configured === false ? (
+        <>
+          <p className="hero__text">
+            Pick a provider in Settings, or try the built-in skills: Summarize, Translate, Consistency
+            Checker, CSV Statistics… Without a model, SkillDesk still shows which skills your message
+            activates.
+          </p>
+          <button type="button" className="btn btn--primary hero__cta" onClick={props.onSettings}>
+            <Icon name="key" /> Pick a provider
+          </button>
+        </>
+      ) : (
+        <p className="hero__text">
+          Your skills are matched to each message first, on this machine. The model can then read and apply
+          them — you’ll see each skill it runs, with its trace.
+        </p>
+      )}
+      <div className="suggestions">
+        {SUGGESTIONS.map((sug) => (
+          <button key={sug.title} type="button" className="suggestion" onClick={() => props.onPick(sug.text)}>
+            <span className="suggestion__title">{sug.title}</span>
+            <span className="suggestion__text">{sug.text}</span>
+          </button>
+        ))}
+      </div>
+    </div>
   );
 }
 
-/**
- * A new conversation. Before any model is involved, SkillDesk ranks its skills for what you
- * type (phase-1 activation); this view shows that ranking live, so you learn which skills a
- * message would draw on.
- */
+function MatchHint({ matches, onOpen }: { matches: SkillMatchView[]; onOpen: (m: SkillMatchView) => void }) {
+  if (matches.length === 0) return null;
+  return (
+    <section className="hint" aria-label="Skills that would activate">
+      <Icon name="sparkle" />
+      <span className="hint__label">Skills that would activate</span>
+      {matches.slice(0, 4).map((m) => (
+        <button key={skillKey(m)} type="button" className="hint__skill" onClick={() => onOpen(m)}>
+          {m.name}
+          {m.matched_on.includes('exact_trigger') && <span className="hint__exact">trigger</span>}
+        </button>
+      ))}
+    </section>
+  );
+}
+
+/** The chat: messages streaming in with their skill activity, the composer, and the trace drawer. */
 export function ChatView() {
-  const m = useMatchStore(
+  const stores = useStores();
+  const c = useChatStore(
     useShallow((s) => ({
-      message: s.message,
-      status: s.status,
-      matches: s.matches,
-      took_ms: s.took_ms,
-      error: s.error,
-      setMessage: s.setMessage,
+      activeId: s.activeId,
+      thread: s.activeId ? s.threads[s.activeId] : undefined,
+      streaming: s.activeId ? Boolean(s.streaming[s.activeId]) : false,
+      pending: s.pending,
+      sendError: s.sendError,
+      title: s.sessions.items.find((i) => i.id === s.activeId)?.title,
     })),
   );
-  const stores = useStores();
-  const catalog = useSkillsStore((s) => s.list);
-  const loadCatalog = useSkillsStore((s) => s.load);
-  useEffect(() => {
-    if (catalog.status === 'idle') void loadCatalog();
-  }, [catalog.status, loadCatalog]);
-  const describe = (match: SkillMatchView) =>
-    catalog.items.find((i) => i.scope === match.scope && i.name === match.name)?.description;
+  const m = useMatchStore(
+    useShallow((s) => ({ message: s.message, matches: s.matches, setMessage: s.setMessage })),
+  );
+  const providers = useProvidersStore(
+    useShallow((s) => ({ status: s.status, value: s.value, load: s.load })),
+  );
+  const focusTick = useAppStore((s) => s.focusComposerTick);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
 
   useEffect(() => {
+    if (providers.status === 'idle') void providers.load();
+  }, [providers.status, providers.load]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refocus when asked (new chat, switching sessions)
+  useEffect(() => {
     inputRef.current?.focus();
-  }, []);
+  }, [focusTick, c.activeId]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the textarea grows with its text
   useEffect(() => {
     const el = inputRef.current;
     if (!el) return;
     el.style.height = 'auto';
-    el.style.height = `${Math.min(el.scrollHeight, 220)}px`;
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [m.message]);
 
+  const messages = c.thread?.messages ?? EMPTY;
+  // Follow the stream while the reader is at the bottom; leave them be when they scrolled up.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every content change
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [messages]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a newly opened chat starts at its end
+  useEffect(() => {
+    stick.current = true;
+  }, [c.activeId]);
+
+  const busy = c.pending !== null || c.streaming;
+  const send = async () => {
+    const text = m.message;
+    if (busy || text.trim() === '') return;
+    stick.current = true;
+    void m.setMessage('');
+    const ok = await stores.chat.getState().send(text);
+    if (!ok && stores.match.getState().message === '') void m.setMessage(text);
+    inputRef.current?.focus();
+  };
+  const cancel = () => void stores.chat.getState().cancel();
+  useEffect(() => {
+    if (!c.streaming) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('.drawer, .scrim')) {
+        e.preventDefault();
+        void stores.chat.getState().cancel();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [c.streaming, stores]);
+
+  const openSettings = () => stores.app.getState().navigate('settings');
   const openSkill = (match: SkillMatchView) => {
     stores.app.getState().navigate('skills');
     void stores.skills.getState().openSkill(skillKey(match));
   };
-  const typed = m.message.trim() !== '';
+  const openTrace = (id: string) => void stores.traces.getState().open(id);
+  const chat = providers.value?.chat ?? null;
+  const configured = providers.value ? chat !== null : null;
+  const modelLabel = chat
+    ? `${providers.value?.providers.find((p) => p.id === chat.provider)?.label ?? chat.provider} · ${
+        chat.model ?? providers.value?.providers.find((p) => p.id === chat.provider)?.default_model
+      }`
+    : null;
+  const isNew = c.activeId === null;
 
   return (
     <div className="chat">
       <header className="chat__head">
-        <h1 className="pane-title">New conversation</h1>
-        <span className="pill">
-          <Icon name="sparkle" /> Skill preview
-        </span>
+        <h1 className="pane-title chat__title">{isNew ? 'New chat' : c.title || 'Chat'}</h1>
+        {providers.value &&
+          (modelLabel ? (
+            <button
+              type="button"
+              className="pill pill--button"
+              onClick={openSettings}
+              title="Change in Settings"
+            >
+              <Icon name="sparkle" /> {modelLabel}
+            </button>
+          ) : (
+            <button type="button" className="pill pill--warn pill--button" onClick={openSettings}>
+              <Icon name="alert" /> No model — set one up
+            </button>
+          ))}
       </header>
-      <div className="chat__scroll">
-        {!typed ? (
-          <div className="hero">
-            <div className="hero__mark">
-              <Icon name="sparkle" size={30} />
-            </div>
-            <h2 className="hero__title">What are you working on?</h2>
-            <p className="hero__text">
-              Every message you send is matched against your skills first — instantly, on this machine, before
-              any model sees it. Start typing below to watch which skills would activate and why.
-            </p>
-            <div className="suggestions">
-              {SUGGESTIONS.map((sug) => (
-                <button
-                  key={sug.title}
-                  type="button"
-                  className="suggestion"
-                  onClick={() => {
-                    void m.setMessage(sug.text);
-                    inputRef.current?.focus();
-                  }}
-                >
-                  <span className="suggestion__title">{sug.title}</span>
-                  <span className="suggestion__text">{sug.text}</span>
-                </button>
-              ))}
-            </div>
+      <div
+        className="chat__scroll"
+        ref={scrollRef}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {isNew && messages.length === 0 && !c.pending ? (
+          <EmptyState
+            configured={configured}
+            onSettings={openSettings}
+            onPick={(text) => {
+              void m.setMessage(text);
+              inputRef.current?.focus();
+            }}
+          />
+        ) : c.thread?.status === 'error' && c.thread.error ? (
+          <div className="callout callout--error thread-error" role="alert">
+            <Icon name="alert" />
+            <p>{c.thread.error.message}</p>
+          </div>
+        ) : c.thread?.status === 'loading' && messages.length === 0 ? (
+          <div className="thread">
+            <div className="skeleton skeleton--block" />
           </div>
         ) : (
-          <section className="preview" aria-label="Skills that would activate" aria-live="polite">
-            <header className="preview__head">
-              <h2 className="preview__title">Skills that would activate</h2>
-              {m.took_ms !== null && (
-                <span className="preview__time">
-                  ranked in {m.took_ms < 1 ? m.took_ms.toFixed(2) : m.took_ms.toFixed(1)} ms
-                </span>
-              )}
-            </header>
-            {m.status === 'error' && m.error ? (
-              <div className="callout callout--error" role="alert">
-                <Icon name="alert" />
-                <p>{m.error.message}</p>
+          <div className="thread" aria-label="Messages" role="log">
+            {messages.map((msg) => (
+              <Message key={msg.id} m={msg} onTrace={openTrace} onSettings={openSettings} />
+            ))}
+            {c.pending && c.pending.session_id === c.activeId && (
+              <div className="msg msg--user is-pending">
+                <div className="msg__bubble">{c.pending.message}</div>
               </div>
-            ) : m.matches.length === 0 && m.status === 'ready' ? (
-              <div className="preview__none">
-                <p>
-                  <strong>No skill matches this message yet.</strong> It would go to the model on its own.
-                </p>
-                <p className="muted">
-                  Skills match on their name, description, tags, intents and trigger phrases. Try words like
-                  “summarize”, “translate” or “contradictions”, or add trigger phrases to a skill.
-                </p>
-              </div>
-            ) : (
-              <ol className="matches">
-                {m.matches.map((match, i) => (
-                  <MatchRow
-                    key={skillKey(match)}
-                    m={match}
-                    rank={i + 1}
-                    description={describe(match)}
-                    onOpen={() => openSkill(match)}
-                  />
-                ))}
-              </ol>
             )}
-            <p className="preview__foot">
-              The top matches are offered to the model as skills it can read and apply. Exact trigger phrases
-              always rank first.
-            </p>
-          </section>
+          </div>
         )}
       </div>
       <div className="composer-wrap">
-        <div className="composer">
+        {c.sendError && (
+          <div className="callout callout--error composer__error" role="alert">
+            <Icon name="alert" />
+            <p>{c.sendError.message}</p>
+            <button
+              type="button"
+              className="btn btn--icon btn--small"
+              aria-label="Dismiss"
+              onClick={() => stores.chat.getState().dismissError()}
+            >
+              <Icon name="close" />
+            </button>
+          </div>
+        )}
+        <MatchHint matches={m.message.trim() ? m.matches : []} onOpen={openSkill} />
+        <div className={`composer${busy ? ' is-busy' : ''}`}>
           <label htmlFor="composer-input" className="visually-hidden">
             Message
           </label>
@@ -200,27 +254,57 @@ export function ChatView() {
             id="composer-input"
             ref={inputRef}
             rows={1}
-            placeholder="Type a message to see which skills would activate…"
+            placeholder={isNew ? 'Ask anything, or paste text for a skill…' : 'Reply…'}
             value={m.message}
+            disabled={c.pending !== null}
             onChange={(e) => void m.setMessage(e.target.value)}
             onKeyDown={(e) => {
-              if (e.key === 'Enter' && !e.shiftKey && m.matches[0]) {
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
-                openSkill(m.matches[0]);
-              } else if (e.key === 'Escape' && m.message) {
+                void send();
+              } else if (e.key === 'Escape') {
                 e.preventDefault();
-                void m.setMessage('');
+                if (c.streaming) cancel();
+                else if (m.message) void m.setMessage('');
               }
             }}
           />
+          {c.streaming ? (
+            <button
+              type="button"
+              className="composer__btn composer__btn--stop"
+              onClick={cancel}
+              aria-label="Stop"
+            >
+              <Icon name="stop" />
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="composer__btn"
+              onClick={() => void send()}
+              disabled={busy || m.message.trim() === ''}
+              aria-label="Send"
+            >
+              {c.pending ? (
+                <span className="spinner spinner--tiny" aria-hidden="true" />
+              ) : (
+                <Icon name="send" />
+              )}
+            </button>
+          )}
         </div>
         <p className="composer__hint">
           <span>
-            <Kbd>Enter</Kbd> open the top skill · <Kbd>Shift Enter</Kbd> new line · <Kbd>Esc</Kbd> clear
+            <Kbd>Enter</Kbd> send · <Kbd>Shift Enter</Kbd> new line · <Kbd>Esc</Kbd>{' '}
+            {c.streaming ? 'stop' : 'clear'}
           </span>
-          <span className="muted">Replies need a model provider; matching works without one.</span>
+          {configured === false && (
+            <span className="muted">No model yet: replies say which skills match.</span>
+          )}
         </p>
       </div>
+      <TraceDrawer />
     </div>
   );
 }

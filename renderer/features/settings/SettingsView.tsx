@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useSettingsStore } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
+import { ProvidersCard } from './ProvidersCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
 
 const THEME_LABELS: Record<ThemePref, { label: string; icon: IconName }> = {
@@ -55,6 +56,7 @@ export function SettingsView() {
         <h1 className="pane-title">Settings</h1>
       </header>
       <div className="settings__body">
+        <ProvidersCard />
         <section className="card" aria-labelledby="appearance-title">
           <h2 id="appearance-title" className="card__title">
             Appearance

@@ -1,0 +1,152 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import { findChromium, launch, startApp } from './browser.js';
+
+const chromiumPath = findChromium();
+if (!chromiumPath) console.warn('e2e/chat-ui: skipped — no Chromium found (set CHROMIUM_PATH)');
+
+// The scripted model answers requests in this order, across the tests below.
+const SCRIPT = [
+  // Settings → Test connection (a one-token call).
+  { text: 'ok' },
+  // A plain streamed reply.
+  { text: ['Hello ', 'from the ', '**loopback** model.'], usage: { input_tokens: 120, output_tokens: 8 } },
+  // The model applies the seed skill "Summarize"…
+  {
+    tool_calls: [
+      {
+        name: 'apply_skill',
+        arguments: {
+          name: 'Summarize',
+          ctx: { text: 'The team agreed to ship on Friday after the security review.' },
+        },
+      },
+    ],
+  },
+  // …whose prompt_template makes its own call…
+  {
+    text: 'Gist: the team ships Friday, after the security review.',
+    expect: { last_user_contains: 'ship on Friday' },
+  },
+  // …and then it answers.
+  { text: ['Here is the gist:\n\n', '- Ships **Friday**\n', '- After the `security` review'] },
+  // A reply that stalls mid-stream, to be cancelled.
+  { text: ['Counting ', 'one, ', 'two, ', 'three'], hang_after: 2 },
+];
+
+describe.skipIf(!chromiumPath)('chat in Chromium', () => {
+  let browser: Browser;
+  let app: Awaited<ReturnType<typeof startApp>>;
+  let provider: LoopbackProvider;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-test' } });
+    app = await startApp();
+    browser = await launch(chromiumPath!);
+    page = await browser.newPage({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    await page.goto(app.server.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await provider?.close();
+  });
+
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const replies = () => page.locator('.msg--assistant');
+
+  it('teaches on first run, then configures the provider in Settings', async () => {
+    await page.getByRole('heading', { name: 'Welcome to SkillDesk' }).waitFor();
+    await page.getByText(/Pick a provider in Settings, or try the built-in skills/).waitFor();
+    await page.screenshot({ path: '/tmp/ui-chat-empty-light.png' });
+    await page.getByRole('button', { name: 'Pick a provider' }).click();
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Base URL').fill(provider.url);
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await page.getByText('Provider saved.').waitFor();
+    await page.getByLabel('OpenAI API key').fill('sk-e2e-test');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText('Key saved.').waitFor();
+    await expect(page.getByLabel('OpenAI API key').inputValue()).resolves.toBe('');
+    await page
+      .getByText('stored in a file only you can read; the desktop app uses the OS keychain')
+      .waitFor();
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByText(/Connected to gpt-4\.1-mini/).waitFor();
+    await page.screenshot({ path: '/tmp/ui-settings-providers-light.png' });
+    // The key never reaches the page.
+    await expect(page.content()).resolves.not.toContain('sk-e2e-test');
+  });
+
+  it('sends a message and shows the streamed Markdown reply with its usage', async () => {
+    await page.keyboard.press('Control+1');
+    await composer().fill('Say hello');
+    await composer().press('Enter');
+    const reply = replies().first();
+    await reply.getByText('Hello from the loopback model.').waitFor();
+    await expect(reply.locator('strong').textContent()).resolves.toBe('loopback');
+    await reply.getByText(/gpt-4\.1-mini · 120 in \/ 8 out/).waitFor();
+    await page.locator('.session.is-on').getByText('Say hello').waitFor();
+  });
+
+  it('shows the skill a reply applied and opens its trace', async () => {
+    await composer().fill('Summarize this: the team agreed to ship on Friday after the security review.');
+    await composer().press('Enter');
+    const reply = replies().nth(1);
+    const chip = reply.locator('.tool__chip');
+    await chip.getByText('ok', { exact: true }).waitFor();
+    await expect(chip.textContent()).resolves.toMatch(/⚙\s*apply_skill\s*Summarize\s*→\s*ok/);
+    await reply.locator('li').filter({ hasText: 'Ships Friday' }).waitFor();
+    await chip.click();
+    await reply.getByText('Summary Prompt').waitFor();
+    await reply.locator('.trace-link').first().click();
+    const drawer = page.getByRole('dialog', { name: 'Trace' });
+    await drawer.getByText('Succeeded').waitFor();
+    await drawer.getByRole('heading', { name: 'Summarize' }).waitFor();
+    await drawer.getByText('Gist: the team ships Friday, after the security review.').waitFor();
+    await expect(drawer.getByRole('figure', { name: 'Rendered input' }).textContent()).resolves.toContain(
+      'ship on Friday',
+    );
+    await page.screenshot({ path: '/tmp/ui-chat-trace-light.png' });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => drawer.count()).toBe(0);
+    await page.screenshot({ path: '/tmp/ui-chat-light.png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: '/tmp/ui-chat-dark.png' });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('cancels a reply in flight and keeps what had arrived', async () => {
+    await composer().fill('Count slowly');
+    await composer().press('Enter');
+    const reply = replies().nth(2);
+    await reply.getByText('Counting one,').waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await reply.getByText(/Stopped/).waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+  });
+
+  it('keeps the session after a reload', async () => {
+    await page.reload();
+    await composer().waitFor();
+    await page.locator('.session').getByText('Say hello').click();
+    await replies()
+      .nth(2)
+      .getByText(/Stopped/)
+      .waitFor();
+    await expect(replies().count()).resolves.toBe(3);
+    await replies().nth(1).locator('.tool__chip').getByText('Summarize').waitFor();
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('heading', { name: 'What are you working on?' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,184 @@
+import type { HandlersFor } from '../contract/channels.js';
+import { AppError, isAppError } from '../contract/errors.js';
+import type {
+  GetSettingsRes,
+  ProviderChoice,
+  ProviderIdName,
+  ProviderView,
+  TestConnectionRes,
+} from '../contract/settings.js';
+import {
+  createLlm,
+  type Llm,
+  type LlmConfig,
+  LlmConfigSchema,
+  loadPriceTable,
+  PROVIDER_IDS,
+  PROVIDERS,
+  type ProviderId,
+} from '../llm/index.js';
+import type { EventHub } from './events.js';
+import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
+import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
+
+// The contract mirrors the provider ids so the renderer never imports the llm package.
+type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _mirrors: Equal<ProviderIdName, ProviderId> = true;
+void _mirrors;
+
+/** What the settings slice needs. */
+export interface SettingsHandlerDeps {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  secrets: SecretStore;
+  events: EventHub;
+  /** Monotonic milliseconds. */
+  now: () => number;
+  onWarning?: (message: string) => void;
+}
+
+/** The settings slice plus the model chat turns use, built from the current settings and keys. */
+export interface ProviderSettings {
+  handlers: HandlersFor<'settings'>;
+  /** The chat model, or null when no provider is chosen. Throws INVALID_INPUT on a bad saved config. */
+  chatLlm(): Llm | null;
+}
+
+function configOf(choice: { provider: ProviderId; model?: string; base_url?: string }): LlmConfig {
+  const r = LlmConfigSchema.safeParse({
+    provider: choice.provider,
+    model: choice.model || undefined,
+    baseUrl: choice.base_url || undefined,
+  });
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = issue.path[0] === 'baseUrl' ? 'base_url' : String(issue.path[0] ?? 'provider');
+  throw new AppError('INVALID_INPUT', `${field}: ${issue.message}`, {
+    issues: [{ path: field, message: issue.message }],
+  });
+}
+
+/** Build the `settings/*` slice. */
+export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSettings {
+  const keys = appKeySource(deps.secrets, deps.env);
+  const build = (config: LlmConfig): Llm =>
+    createLlm(config, { keys, prices: loadPriceTable(deps.home), onWarning: deps.onWarning });
+
+  const providerView = (id: ProviderId): ProviderView => {
+    const info = PROVIDERS[id];
+    return {
+      id,
+      label: info.label,
+      default_model: info.defaultModel,
+      default_base_url: info.defaultBaseUrl ?? null,
+      requires_key: info.requiresKey,
+      env_var: info.envVar,
+      ...keyStatus(deps.secrets, deps.env, id),
+    };
+  };
+
+  const view = (): GetSettingsRes => {
+    const { settings, warning, file } = readSettings(deps.home);
+    const chat: ProviderChoice | null = settings.chat
+      ? {
+          provider: settings.chat.provider,
+          model: settings.chat.model ?? null,
+          base_url: settings.chat.base_url ?? null,
+        }
+      : null;
+    return {
+      chat,
+      providers: PROVIDER_IDS.map(providerView),
+      key_storage: deps.secrets.kind,
+      warning,
+      file,
+    };
+  };
+
+  const handlers = {
+    'settings/get': () => view(),
+
+    'settings/set-provider': (req) => {
+      configOf(req);
+      const next: SettingsFile = {
+        ...readSettings(deps.home).settings,
+        chat: {
+          provider: req.provider,
+          ...(req.model ? { model: req.model } : {}),
+          ...(req.base_url ? { base_url: req.base_url } : {}),
+        },
+      };
+      writeSettings(deps.home, next);
+      deps.events.emit('settings/changed', { what: 'provider' });
+      return view();
+    },
+
+    'settings/set-key': (req) => {
+      deps.secrets.set(req.provider, req.key.trim());
+      deps.events.emit('settings/changed', { what: 'key' });
+      return { provider: providerView(req.provider) };
+    },
+
+    'settings/test-connection': async (req): Promise<TestConnectionRes> => {
+      const saved = readSettings(deps.home).settings.chat;
+      const choice = req.provider
+        ? { provider: req.provider, model: req.model, base_url: req.base_url }
+        : saved;
+      const t = deps.now();
+      const took = () => Math.round(deps.now() - t);
+      if (!choice) {
+        return {
+          ok: false,
+          provider: null,
+          model: null,
+          took_ms: 0,
+          reply: null,
+          error: { code: 'LLM_NOT_CONFIGURED', message: 'Choose a provider first, then test it.' },
+        };
+      }
+      let llm: Llm;
+      try {
+        llm = build(configOf(choice));
+      } catch (e) {
+        if (!isAppError(e)) throw e;
+        return {
+          ok: false,
+          provider: choice.provider,
+          model: choice.model ?? null,
+          took_ms: took(),
+          reply: null,
+          error: { code: e.code, message: e.message },
+        };
+      }
+      try {
+        const r = await llm.generate({
+          messages: [{ role: 'user', content: 'Reply with the single word: ok' }],
+          maxOutputTokens: 1,
+          timeoutMs: 30_000,
+        });
+        return {
+          ok: true,
+          provider: llm.provider,
+          model: llm.model,
+          took_ms: took(),
+          reply: r.text.trim().slice(0, 200),
+          error: null,
+        };
+      } catch (e) {
+        const error = isAppError(e)
+          ? { code: e.code, message: e.message }
+          : { code: 'LLM_FAILED', message: 'The provider call failed; see the app log.' };
+        return { ok: false, provider: llm.provider, model: llm.model, took_ms: took(), reply: null, error };
+      }
+    },
+  } satisfies HandlersFor<'settings'>;
+
+  return {
+    handlers,
+    chatLlm() {
+      const { settings, warning } = readSettings(deps.home);
+      if (warning) deps.onWarning?.(warning);
+      return settings.chat ? build(configOf(settings.chat)) : null;
+    },
+  };
+}

@@ -1,0 +1,472 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { EventPayload } from '../../../electron/contract/channels.js';
+import type { ChatMessageView, ChatSessionView } from '../../../electron/contract/chat.js';
+import {
+  AppError,
+  type AppErrorData,
+  ERROR_CODES,
+  type ErrorCode,
+} from '../../../electron/contract/errors.js';
+import type { Client } from '../../bridge/client.js';
+
+/** One tool call as the chat shows it. */
+export interface UiToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+  status: 'running' | 'ok' | 'failed';
+  skill?: string;
+  artifacts?: string[];
+  trace_ids?: string[];
+}
+
+/** One message as the chat shows it; `streaming` while its reply is being written. */
+export interface UiMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  status: 'streaming' | 'complete' | 'partial' | 'error';
+  tool_calls: UiToolCall[];
+  trace_ids: string[];
+  model_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  estimated_cost: number | null;
+  error: AppErrorData | null;
+  created_at: string;
+}
+
+/** The messages of one opened session. */
+export interface Thread {
+  status: 'loading' | 'ready' | 'error';
+  messages: UiMessage[];
+  error: AppErrorData | null;
+}
+
+/** Chat state: the session list, the open session, loaded threads and turns in flight. */
+export interface ChatState {
+  sessions: {
+    status: 'idle' | 'loading' | 'ready' | 'error';
+    items: ChatSessionView[];
+    error: AppErrorData | null;
+  };
+  /** The open session; null is the new-chat screen. */
+  activeId: string | null;
+  threads: Record<string, Thread>;
+  /** Sessions with a reply being written. */
+  streaming: Record<string, true>;
+  /** A message sent and not yet acknowledged (its session may not exist yet). */
+  pending: { client_turn_id: string; session_id: string | null; message: string } | null;
+  /** Why the last send was refused (nothing was stored). */
+  sendError: AppErrorData | null;
+}
+
+/** Everything that changes the chat state: user intents, replies and the host's stream events. */
+export type ChatAction =
+  | { type: 'sessions/requested' }
+  | { type: 'sessions/loaded'; items: ChatSessionView[] }
+  | { type: 'sessions/failed'; error: AppErrorData }
+  | { type: 'session/opened'; id: string }
+  | { type: 'session/new' }
+  | { type: 'session/deleted'; id: string }
+  | { type: 'session/renamed'; session: ChatSessionView }
+  | { type: 'thread/requested'; id: string }
+  | { type: 'thread/loaded'; id: string; messages: ChatMessageView[]; running: boolean }
+  | { type: 'thread/failed'; id: string; error: AppErrorData }
+  | { type: 'send/requested'; client_turn_id: string; session_id: string | null; message: string }
+  | { type: 'send/accepted'; client_turn_id: string; session_id: string }
+  | { type: 'send/failed'; client_turn_id: string; error: AppErrorData }
+  | { type: 'send/error-dismissed' }
+  | { type: 'turn/started'; e: EventPayload<'chat/turn-started'> }
+  | { type: 'turn/delta'; e: EventPayload<'chat/delta-received'> }
+  | { type: 'turn/tool-started'; e: EventPayload<'chat/tool-call-started'> }
+  | { type: 'turn/tool-finished'; e: EventPayload<'chat/tool-call-finished'> }
+  | { type: 'turn/finished'; e: EventPayload<'chat/turn-finished'> };
+
+/** The chat before anything is loaded. */
+export function initialChatState(): ChatState {
+  return {
+    sessions: { status: 'idle', items: [], error: null },
+    activeId: null,
+    threads: {},
+    streaming: {},
+    pending: null,
+    sendError: null,
+  };
+}
+
+/** A stored `CODE: message` error as structured data. */
+export function parseStoredError(text: string | null): AppErrorData | null {
+  if (!text) return null;
+  const m = /^([A-Z_]+): ([\s\S]*)$/.exec(text);
+  if (m && (ERROR_CODES as readonly string[]).includes(m[1]!))
+    return { code: m[1] as ErrorCode, message: m[2]! };
+  return { code: 'INTERNAL', message: text };
+}
+
+/** A stored message as the chat shows it. */
+export function toUiMessage(m: ChatMessageView): UiMessage {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    status: m.status,
+    tool_calls: m.tool_calls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      args: c.args,
+      status: c.ok ? 'ok' : 'failed',
+      skill: c.skill,
+      artifacts: c.artifacts,
+      trace_ids: c.trace_ids,
+    })),
+    trace_ids: m.trace_ids,
+    model_id: m.model_id,
+    input_tokens: m.input_tokens,
+    output_tokens: m.output_tokens,
+    estimated_cost: m.estimated_cost,
+    error: parseStoredError(m.error),
+    created_at: m.created_at,
+  };
+}
+
+/** The placeholder of a reply being written. */
+function streamingReply(sessionId: string, at: string): UiMessage {
+  return {
+    id: `streaming:${sessionId}`,
+    role: 'assistant',
+    content: '',
+    status: 'streaming',
+    tool_calls: [],
+    trace_ids: [],
+    model_id: null,
+    input_tokens: null,
+    output_tokens: null,
+    estimated_cost: null,
+    error: null,
+    created_at: at,
+  };
+}
+
+function titleOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
+}
+
+/** Update the reply being written in a session (no-op when that thread is not loaded). */
+function updateStreaming(s: ChatState, sessionId: string, f: (m: UiMessage) => UiMessage): ChatState {
+  const thread = s.threads[sessionId];
+  if (!thread) return s;
+  const i = thread.messages.findLastIndex((m) => m.status === 'streaming');
+  if (i < 0) return s;
+  const messages = thread.messages.slice();
+  messages[i] = f(messages[i]!);
+  return { ...s, threads: { ...s.threads, [sessionId]: { ...thread, messages } } };
+}
+
+function without<T>(rec: Record<string, T>, key: string): Record<string, T> {
+  if (!(key in rec)) return rec;
+  const { [key]: _, ...rest } = rec;
+  return rest;
+}
+
+/** Adopt the session of an acknowledged send: the new-chat screen becomes that session. */
+function adopt(s: ChatState, clientTurnId: string | null, sessionId: string): ChatState {
+  if (!s.pending || s.pending.client_turn_id !== clientTurnId) return s;
+  const wasNew = s.pending.session_id === null;
+  return {
+    ...s,
+    pending: null,
+    activeId: wasNew && s.activeId === null ? sessionId : s.activeId,
+    threads: s.threads[sessionId]
+      ? s.threads
+      : { ...s.threads, [sessionId]: { status: 'ready', messages: [], error: null } },
+  };
+}
+
+/** Pure transitions of the chat. */
+export function chatReducer(s: ChatState, a: ChatAction): ChatState {
+  switch (a.type) {
+    case 'sessions/requested':
+      return {
+        ...s,
+        sessions: { ...s.sessions, status: s.sessions.status === 'ready' ? 'ready' : 'loading' },
+      };
+    case 'sessions/loaded':
+      return { ...s, sessions: { status: 'ready', items: a.items, error: null } };
+    case 'sessions/failed':
+      return { ...s, sessions: { ...s.sessions, status: 'error', error: a.error } };
+    case 'session/opened':
+      return { ...s, activeId: a.id, sendError: null };
+    case 'session/new':
+      return { ...s, activeId: null, sendError: null };
+    case 'session/deleted':
+      return {
+        ...s,
+        activeId: s.activeId === a.id ? null : s.activeId,
+        threads: without(s.threads, a.id),
+        streaming: without(s.streaming, a.id),
+        sessions: { ...s.sessions, items: s.sessions.items.filter((i) => i.id !== a.id) },
+      };
+    case 'session/renamed':
+      return {
+        ...s,
+        sessions: {
+          ...s.sessions,
+          items: s.sessions.items.map((i) => (i.id === a.session.id ? { ...i, title: a.session.title } : i)),
+        },
+      };
+    case 'thread/requested':
+      return {
+        ...s,
+        threads: {
+          ...s.threads,
+          [a.id]: { status: 'loading', messages: s.threads[a.id]?.messages ?? [], error: null },
+        },
+      };
+    case 'thread/loaded': {
+      // A reply already streaming into this thread is kept; one running elsewhere gets a placeholder.
+      const live = s.threads[a.id]?.messages.find((m) => m.status === 'streaming');
+      const messages = a.messages.map(toUiMessage);
+      const running = a.running || s.streaming[a.id];
+      if (running) messages.push(live ?? streamingReply(a.id, new Date().toISOString()));
+      return {
+        ...s,
+        threads: { ...s.threads, [a.id]: { status: 'ready', messages, error: null } },
+        streaming: running ? { ...s.streaming, [a.id]: true } : s.streaming,
+      };
+    }
+    case 'thread/failed':
+      return {
+        ...s,
+        threads: { ...s.threads, [a.id]: { status: 'error', messages: [], error: a.error } },
+      };
+    case 'send/requested':
+      return {
+        ...s,
+        sendError: null,
+        pending: { client_turn_id: a.client_turn_id, session_id: a.session_id, message: a.message },
+      };
+    case 'send/accepted':
+      return adopt(s, a.client_turn_id, a.session_id);
+    case 'send/failed':
+      if (s.pending?.client_turn_id !== a.client_turn_id) return s;
+      return { ...s, pending: null, sendError: a.error };
+    case 'send/error-dismissed':
+      return { ...s, sendError: null };
+    case 'turn/started': {
+      const e = a.e;
+      let next = adopt(s, e.client_turn_id, e.session_id);
+      next = { ...next, streaming: { ...next.streaming, [e.session_id]: true } };
+      if (!next.sessions.items.some((i) => i.id === e.session_id)) {
+        const item: ChatSessionView = {
+          id: e.session_id,
+          title: titleOf(e.message),
+          created_at: e.created_at,
+          updated_at: e.created_at,
+          message_count: 1,
+          running: true,
+        };
+        next = { ...next, sessions: { ...next.sessions, items: [item, ...next.sessions.items] } };
+      }
+      const thread = next.threads[e.session_id];
+      if (!thread || thread.messages.some((m) => m.id === e.user_message_id)) return next;
+      const user: UiMessage = {
+        ...streamingReply(e.session_id, e.created_at),
+        id: e.user_message_id,
+        role: 'user',
+        content: e.message,
+        status: 'complete',
+      };
+      return {
+        ...next,
+        threads: {
+          ...next.threads,
+          [e.session_id]: {
+            ...thread,
+            messages: [...thread.messages, user, streamingReply(e.session_id, e.created_at)],
+          },
+        },
+      };
+    }
+    case 'turn/delta':
+      return updateStreaming(s, a.e.session_id, (m) => ({ ...m, content: m.content + a.e.text }));
+    case 'turn/tool-started':
+      return updateStreaming(s, a.e.session_id, (m) => ({
+        ...m,
+        tool_calls: [...m.tool_calls, { id: a.e.id, name: a.e.name, args: a.e.args, status: 'running' }],
+      }));
+    case 'turn/tool-finished': {
+      const e = a.e;
+      return updateStreaming(s, e.session_id, (m) => ({
+        ...m,
+        tool_calls: m.tool_calls.map((c) =>
+          c.id === e.id
+            ? {
+                ...c,
+                status: e.ok ? 'ok' : 'failed',
+                skill: e.skill,
+                artifacts: e.artifacts,
+                trace_ids: e.trace_ids,
+              }
+            : c,
+        ),
+      }));
+    }
+    case 'turn/finished': {
+      const e = a.e;
+      const finish = (m: UiMessage): UiMessage => ({
+        ...m,
+        id: e.message_id || m.id,
+        content: e.text || m.content,
+        status: e.status,
+        trace_ids: e.trace_ids,
+        model_id: e.model_id,
+        input_tokens: e.model_id ? e.input_tokens : null,
+        output_tokens: e.model_id ? e.output_tokens : null,
+        estimated_cost: e.estimated_cost,
+        error: e.error,
+        // Calls that never reported back (cancelled mid-call) did not finish.
+        tool_calls: m.tool_calls.map((c) => (c.status === 'running' ? { ...c, status: 'failed' } : c)),
+      });
+      const next = updateStreaming(
+        { ...s, streaming: without(s.streaming, e.session_id) },
+        e.session_id,
+        finish,
+      );
+      return {
+        ...next,
+        sessions: {
+          ...next.sessions,
+          items: next.sessions.items.map((i) => (i.id === e.session_id ? { ...i, running: false } : i)),
+        },
+      };
+    }
+  }
+}
+
+/** The chat with its actions. */
+export interface ChatStore extends ChatState {
+  loadSessions(): Promise<void>;
+  openSession(id: string): Promise<void>;
+  newChat(): void;
+  /** Send a message in the open session (a new one on the new-chat screen). Resolves true when accepted. */
+  send(message: string): Promise<boolean>;
+  /** Stop the reply being written in the open session. */
+  cancel(): Promise<void>;
+  deleteSession(id: string): Promise<void>;
+  renameSession(id: string, title: string): Promise<void>;
+  dismissError(): void;
+  /** Stop listening to the host's events. */
+  dispose(): void;
+}
+
+const toErrorData = (e: unknown): AppErrorData =>
+  e instanceof AppError ? e.toData() : { code: 'INTERNAL', message: String(e) };
+
+let turnCounter = 0;
+function newTurnId(): string {
+  turnCounter += 1;
+  const rnd = globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2);
+  return `t${turnCounter}-${rnd}`;
+}
+
+/** Create the chat store; it listens to the `chat/*` events from the start. */
+export function createChatStore(client: Client): StoreApi<ChatStore> {
+  return createStore<ChatStore>()((set, get) => {
+    const dispatch = (a: ChatAction) => set((s) => chatReducer(s, a));
+    let refreshQueued = false;
+    const refreshSessions = () => {
+      if (refreshQueued) return;
+      refreshQueued = true;
+      queueMicrotask(() => {
+        refreshQueued = false;
+        void get().loadSessions();
+      });
+    };
+    const offs = [
+      client.subscribe('chat/turn-started', (e) => dispatch({ type: 'turn/started', e })),
+      client.subscribe('chat/delta-received', (e) => dispatch({ type: 'turn/delta', e })),
+      client.subscribe('chat/tool-call-started', (e) => dispatch({ type: 'turn/tool-started', e })),
+      client.subscribe('chat/tool-call-finished', (e) => dispatch({ type: 'turn/tool-finished', e })),
+      client.subscribe('chat/turn-finished', (e) => dispatch({ type: 'turn/finished', e })),
+      client.subscribe('chat/sessions-changed', (e) => {
+        if (e.reason === 'deleted') dispatch({ type: 'session/deleted', id: e.session_id });
+        refreshSessions();
+      }),
+    ];
+    return {
+      ...initialChatState(),
+      async loadSessions() {
+        dispatch({ type: 'sessions/requested' });
+        try {
+          const r = await client.invoke('chat/list-sessions', {});
+          dispatch({ type: 'sessions/loaded', items: r.sessions });
+        } catch (e) {
+          dispatch({ type: 'sessions/failed', error: toErrorData(e) });
+        }
+      },
+      async openSession(id) {
+        dispatch({ type: 'session/opened', id });
+        const thread = get().threads[id];
+        if (thread && thread.status !== 'error') return;
+        dispatch({ type: 'thread/requested', id });
+        try {
+          const r = await client.invoke('chat/get-session', { session_id: id });
+          dispatch({ type: 'thread/loaded', id, messages: r.messages, running: r.session.running });
+        } catch (e) {
+          dispatch({ type: 'thread/failed', id, error: toErrorData(e) });
+        }
+      },
+      newChat() {
+        dispatch({ type: 'session/new' });
+      },
+      async send(message) {
+        const s = get();
+        const sessionId = s.activeId;
+        if (s.pending || (sessionId && s.streaming[sessionId]) || message.trim() === '') return false;
+        const client_turn_id = newTurnId();
+        dispatch({ type: 'send/requested', client_turn_id, session_id: sessionId, message });
+        try {
+          const r = await client.invoke('chat/send-message', {
+            message,
+            client_turn_id,
+            ...(sessionId ? { session_id: sessionId } : {}),
+          });
+          dispatch({ type: 'send/accepted', client_turn_id, session_id: r.session_id });
+          return true;
+        } catch (e) {
+          dispatch({ type: 'send/failed', client_turn_id, error: toErrorData(e) });
+          return false;
+        }
+      },
+      async cancel() {
+        const id = get().activeId;
+        if (!id || !get().streaming[id]) return;
+        try {
+          await client.invoke('chat/cancel', { session_id: id });
+        } catch (e) {
+          dispatch({
+            type: 'send/failed',
+            client_turn_id: get().pending?.client_turn_id ?? '',
+            error: toErrorData(e),
+          });
+        }
+      },
+      async deleteSession(id) {
+        await client.invoke('chat/delete-session', { session_id: id });
+        dispatch({ type: 'session/deleted', id });
+      },
+      async renameSession(id, title) {
+        const r = await client.invoke('chat/rename-session', { session_id: id, title });
+        dispatch({ type: 'session/renamed', session: r.session });
+      },
+      dismissError() {
+        dispatch({ type: 'send/error-dismissed' });
+      },
+      dispose() {
+        for (const off of offs) off();
+      },
+    };
+  });
+}
