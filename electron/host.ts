@@ -13,6 +13,7 @@ import { createFileSecretStore, type SecretStore } from './host/secrets.js';
 import { createProviderSettings } from './host/settings-handlers.js';
 import { type CatalogRef, createSkillsHandlers } from './host/skills-handlers.js';
 import { createTracesHandlers } from './host/traces-handlers.js';
+import type { SpawnSandboxProcess } from './sandbox/index.js';
 import { limitsFrom, openCatalog, type SkillCatalog } from './skills/index.js';
 import { resolveHome, type Scope, storeFile } from './store/index.js';
 
@@ -46,6 +47,10 @@ export interface HostDeps {
    * `<home>/secrets.json`, readable only by the user (web mode, tests).
    */
   secrets?: SecretStore;
+  /** How sandbox processes start (the desktop runs Electron as Node); default: this Node binary. */
+  spawnSandbox?: SpawnSandboxProcess;
+  /** Where a packaged app keeps extra resources (the bundled DSPy sidecar binary). */
+  resourcesPath?: string;
 }
 
 /** The running core: the handler table, the event hub, and how to shut it down. */
@@ -134,6 +139,8 @@ export function createHost(deps: HostDeps): Host {
     home,
     workspace,
     llm: () => settings.chatLlm(),
+    spawnSandbox: deps.spawnSandbox,
+    resourcesPath: deps.resourcesPath,
   });
 
   const handlers: Handlers = {

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { createHost, type Host } from './host.js';
+import { electronSandboxSpawner } from './shell/sandbox-spawn.js';
 import { createKeychainSecretStore } from './shell/secrets.js';
 import { createMainWindow, lockDown, rendererEntry } from './shell/window.js';
 import { serveIpc } from './transport/ipc-server.js';
@@ -51,6 +52,9 @@ if (!app.requestSingleInstanceLock()) {
       env: process.env,
       mode: 'electron',
       version: app.getVersion(),
+      // Python runs in Electron-as-Node under the permission model (fails closed if not honoured).
+      spawnSandbox: electronSandboxSpawner(),
+      resourcesPath: process.resourcesPath,
     });
     stopIpc = serveIpc({
       ipcMain,

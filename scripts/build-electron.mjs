@@ -3,7 +3,7 @@
 // ES modules) into out/electron with esbuild. npm packages stay external (electron-builder ships
 // node_modules). With --dev, better-sqlite3 resolves to the copy postinstall rebuilt for
 // Electron's ABI (out/native/electron), leaving the Node build for the CLI and tests.
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -52,5 +52,10 @@ await build({
   outfile: 'out/electron/preload.cjs',
   format: 'cjs',
   external: ['electron'],
+});
+// The sandbox process entry and worker are plain files read at run time, next to the bundle
+// (electron/sandbox/pool.ts finds them beside its own module).
+cpSync(join(root, 'electron', 'sandbox', 'runtime'), join(root, 'out', 'electron', 'runtime'), {
+  recursive: true,
 });
 console.log(`build-electron: wrote out/electron/main.js and out/electron/preload.cjs${dev ? ' (dev)' : ''}`);

@@ -7,6 +7,7 @@ import {
   type SandboxLlm,
   SandboxPool,
   type SandboxWorkspace,
+  type SpawnSandboxProcess,
 } from '../sandbox/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import type { TraceStore } from '../traces/trace-store.js';
@@ -35,6 +36,10 @@ export interface SkillRuntimeDeps {
   sidecar?: boolean;
   /** Injected sidecar client (tests); default: started lazily on the first dspy_module. */
   sidecarClient?: SidecarClient;
+  /** How sandbox processes start (the desktop passes Electron-as-Node); default: this Node binary. */
+  spawnSandbox?: SpawnSandboxProcess;
+  /** A packaged app's resources folder, where the bundled sidecar binary lives. */
+  resourcesPath?: string;
   log?: (line: string) => void;
 }
 
@@ -104,7 +109,11 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
     async execute(artifact, ctx, draft) {
       if (deps.sandbox === false)
         throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
-      pool ??= new SandboxPool({ cacheDir: join(deps.home, 'cache'), log: deps.log });
+      pool ??= new SandboxPool({
+        cacheDir: join(deps.home, 'cache'),
+        log: deps.log,
+        spawn: deps.spawnSandbox,
+      });
       const host = createSandboxHost({
         workspace: deps.workspace,
         llm: ctx.llm ? sandboxLlm(() => ctx.llm) : undefined,

@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../contract/errors.js';
 import { createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
 import type { Logger } from '../host.js';
 import type { Llm } from '../llm/index.js';
+import type { SpawnSandboxProcess } from '../sandbox/index.js';
 import type { Db } from '../store/db.js';
 import type { SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
@@ -24,6 +25,8 @@ export interface ChatHandlerDeps {
   llm: () => Llm | null;
   /** Override the skill runtime (tests). */
   createRuntime?: typeof createSkillRuntime;
+  spawnSandbox?: SpawnSandboxProcess;
+  resourcesPath?: string;
 }
 
 /** The chat slice and its lifecycle. */
@@ -112,6 +115,8 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
         home: deps.home,
         llm,
         workspace,
+        spawnSandbox: deps.spawnSandbox,
+        resourcesPath: deps.resourcesPath,
         log: (line) => deps.logger.info(line),
       });
       runtime = { db: store.db, rt };
