@@ -73,6 +73,17 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const mrand = rng(7);
     const queries = Array.from({ length: n }, () => messages[Math.floor(mrand() * messages.length)]!);
     const samples = await sample(n, (i) => matchSkills(catalog, queries[i]!, { limit: 5 }));
+    // How much of the budgeted top 5 agrees with exact BM25 over every term (the price of the budget).
+    let same = 0;
+    let total = 0;
+    for (const q of queries.slice(0, 300)) {
+      const exact = matchSkills(catalog, q, { limit: 5, postingsBudget: Number.POSITIVE_INFINITY }).map(
+        (m) => m.name,
+      );
+      const got = matchSkills(catalog, q, { limit: 5 }).map((m) => m.name);
+      total += exact.length;
+      same += got.filter((x) => exact.includes(x)).length;
+    }
     results.push({
       bench: `phase1.match.${size}`,
       unit: 'ms',
@@ -81,6 +92,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       p99: r3(percentile(samples, 99)),
       n,
       skills: size,
+      top5_agreement_with_exact: total ? r3(same / total) : 1,
       target_p95_ms: size === 10_000 ? 5 : undefined,
     });
     store.close();

@@ -1,1 +1,2 @@
 export * from './phase1.js';
+export * from './term-budget.js';

@@ -5,6 +5,7 @@ import { type SkillPackage, validatePackage } from '../skills/package-schema.js'
 import { openStore, type SkillStore } from '../store/stores.js';
 import { tempDir } from '../test-support/index.js';
 import { buildFtsQuery, matchSkills } from './phase1.js';
+import { termStats } from './term-budget.js';
 
 function add(store: SkillStore, raw: Record<string, unknown>): void {
   const r = validatePackage({ artifacts: [{ kind: 'description', name: 'd', content: 'x' }], ...raw });
@@ -96,5 +97,27 @@ describe('phase-1 matching', () => {
     }
     const m = matchSkills(new SkillCatalog(account, workspace), 'zebra', { limit: 5 });
     expect(m.map((x) => x.name).sort()).toEqual(['Skill 25', 'Skill 26', 'Skill 27', 'Skill 28', 'Skill 29']);
+  });
+});
+
+describe('the work budget', () => {
+  it('keeps exact BM25 below the budget and drops the most common terms above it', () => {
+    const account = openStore('account', tempDir())!;
+    for (let i = 0; i < 60; i++)
+      add(account, { name: `Common ${i}`, description: 'shared words everywhere' });
+    add(account, { name: 'Rare Gem', description: 'shared words everywhere plus a zymurgy guide' });
+    const c = new SkillCatalog(account, null);
+    const exact = matchSkills(c, 'zymurgy shared words', { limit: 3 });
+    const budgeted = matchSkills(c, 'zymurgy shared words', { limit: 3, postingsBudget: 10 });
+    expect(exact[0]!.name).toBe('Rare Gem');
+    expect(budgeted[0]!.name).toBe('Rare Gem');
+    expect(budgeted[0]!.matched_on).toEqual(['description']);
+    // Two terms always remain, rarest first.
+    expect(
+      termStats(account.db, 'skills_fts', 'skills').prune(['"shared"', '"zymurgy"', '"words"'], 1),
+    ).toEqual(['"shared"', '"zymurgy"']);
+    expect(termStats(account.db, 'skills_fts', 'skills').prune(['"nothinghere"', '"zymurgy"'])).toEqual([
+      '"zymurgy"',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import type { SkillCatalog } from '../skills/catalog.js';
 import type { Db } from '../store/db.js';
 import { normalizePhrase } from '../store/skill-repository.js';
 import type { Scope, SkillStore } from '../store/stores.js';
+import { type TermStats, termStats } from './term-budget.js';
 
 /** Which indexed field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim. */
 export type MatchField =
@@ -37,6 +38,11 @@ const STOPWORDS = new Set(
     /\s+/,
   ),
 );
+
+/** The distinct content words of a message as quoted FTS5 terms (at most 32). */
+export function queryTerms(message: string): string[] {
+  return buildFtsQuery(message).split(' OR ').filter(Boolean);
+}
 
 /** The FTS5 query for a message: its distinct content words, quoted, OR-ed. Empty when none. */
 export function buildFtsQuery(message: string): string {
@@ -100,20 +106,22 @@ function stmts(db: Db) {
  * Phase-1 activation: rank the merged catalog for a message, deterministically and without any
  * LLM call. BM25 over name, description, tags, intent patterns and trigger phrases (both stores,
  * workspace overriding account by name); a trigger phrase found verbatim in the message ranks first.
+ * Queries stay within a work budget (see {@link TermStats.prune}): below it the ranking is exact.
  */
 export function matchSkills(
   catalog: SkillCatalog,
   message: string,
-  opts: { limit?: number } = {},
+  opts: { limit?: number; postingsBudget?: number } = {},
 ): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const query = buildFtsQuery(message);
+  const terms = queryTerms(message);
   const grams = JSON.stringify(ngrams(message));
   const hits = new Map<string, Hit>();
   const ws = catalog.workspace;
 
   const collect = (store: SkillStore, want: number) => {
     const s = stmts(store.db);
+    const query = termStats(store.db, 'skills_fts', 'skills').prune(terms, opts.postingsBudget).join(' OR ');
     const hidden = (name: string) =>
       store.scope === 'account' && ws !== null && stmts(ws.db).has.get(name) !== undefined;
     let accepted = 0;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { buildFtsQuery } from '../activation/phase1.js';
+import { queryTerms } from '../activation/phase1.js';
+import { termStats } from '../activation/term-budget.js';
 import type { Db } from '../store/db.js';
 
 /** A chat session. */
@@ -188,7 +189,9 @@ export class ChatStore {
   recall(text: string, opts: RecallOptions = {}): RecalledMemory[] {
     const limit = Math.max(0, Math.min(opts.limit ?? 5, 50));
     const minScore = opts.min_score ?? 0.3;
-    const query = buildFtsQuery(text);
+    const query = termStats(this.db, 'chat_messages_fts', 'chat_messages')
+      .prune(queryTerms(text))
+      .join(' OR ');
     if (!query || limit === 0) return [];
     // A new session has no earlier messages of its own.
     if (opts.scope === 'session' && !opts.session_id) return [];
