@@ -1,4 +1,5 @@
 // `npm run bench [-- --json] [-- --quick] [-- --only NAME]`: every bench/*.ts module in one run.
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,6 +11,8 @@ const json = args.includes('--json');
 const quick = args.includes('--quick');
 const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? args[onlyIdx + 1]?.split(',') : undefined;
+const childIdx = args.indexOf('--child');
+const child = childIdx >= 0 ? args[childIdx + 1] : undefined;
 
 const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : process.stdout.write(`${line}\n`));
 const modules = readdirSync(here)
@@ -29,8 +32,24 @@ function human(r: BenchResult): string {
   return `  ${r.bench.padEnd(34)} ${[core, extra].filter(Boolean).join(', ')}  (n=${r.n})`;
 }
 
+// Each benchmark runs in a fresh process, so one module's heap and GC debt never skew another's.
+if (!child) {
+  let failed = false;
+  for (const name of modules) {
+    const r = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), ...args, '--child', name],
+      {
+        stdio: 'inherit',
+      },
+    );
+    if (r.status !== 0) failed = true;
+  }
+  process.exit(failed ? 1 : 0);
+}
+
 let failed = false;
-for (const name of modules) {
+for (const name of modules.filter((m) => m === child)) {
   log(`${name}:`);
   try {
     const mod = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as BenchModule;

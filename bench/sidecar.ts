@@ -48,10 +48,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       }),
     );
     return [
-      stats('sidecar cold start (spawn+import)', cold),
-      stats('sidecar ping round trip', ping),
-      stats('sidecar execute predict (LM 0 ms)', predict),
-      stats('sidecar execute chain_of_thought (LM 0 ms)', cot),
+      stats('sidecar.cold_start', cold, { note: 'spawn + DSPy import + handshake' }),
+      stats('sidecar.ping', ping),
+      stats('sidecar.execute_predict', predict, { note: 'LM answers instantly: sidecar overhead only' }),
+      stats('sidecar.execute_chain_of_thought', cot, { note: 'LM answers instantly: sidecar overhead only' }),
     ];
   } finally {
     await client.dispose();
