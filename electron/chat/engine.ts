@@ -5,7 +5,7 @@ import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 import type { ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
-import { TurnTools } from './tools.js';
+import { type ToolOutcome, TurnTools } from './tools.js';
 
 /** Streaming events of a turn, in order: started, deltas and tool calls, then finished (or error). */
 export type ChatEvent =
@@ -220,29 +220,13 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
       });
       for (const c of pending) {
         emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
-        const out = c.invalid
+        const out: ToolOutcome = c.invalid
           ? { ok: false, result: { error: c.error ?? 'invalid tool call' } }
           : await tools.call(c.name, c.args);
-        calls.push({
-          id: c.id,
-          name: c.name,
-          args: c.args,
-          ok: out.ok,
-          result: out.result,
-          skill: 'skill' in out ? out.skill : undefined,
-          artifacts: 'artifacts' in out ? out.artifacts : undefined,
-          trace_ids: 'trace_ids' in out ? out.trace_ids : undefined,
-        });
-        if ('trace_ids' in out && out.trace_ids) traceIds.push(...out.trace_ids);
-        emit({
-          type: 'tool-call-finished',
-          id: c.id,
-          name: c.name,
-          ok: out.ok,
-          skill: 'skill' in out ? out.skill : undefined,
-          artifacts: 'artifacts' in out ? out.artifacts : undefined,
-          trace_ids: 'trace_ids' in out ? out.trace_ids : undefined,
-        });
+        const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
+        calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
+        if (out.trace_ids) traceIds.push(...out.trace_ids);
+        emit({ type: 'tool-call-finished', id: c.id, name: c.name, ok: out.ok, ...activity });
         messages.push({
           role: 'tool',
           tool_call_id: c.id,
