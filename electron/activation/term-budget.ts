@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
 
 /** Default work budget: how many index entries one query may score. */
-export const DEFAULT_POSTINGS_BUDGET = 3500;
+export const DEFAULT_POSTINGS_BUDGET = 3000;
 
 interface Cache {
   rows: number;
