@@ -108,10 +108,10 @@ export function setExitCode(code: number): void {
 
 function reportError(e: unknown, ctx: CliContext): number {
   if (e instanceof CommanderError) {
-    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0) {
+    // `--help` and `--version` succeed; a bare command group (help shown because no command was
+    // given) is a usage error.
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0)
       return EXIT.OK;
-    }
-    if (e.code === 'commander.help') return EXIT.OK;
     // Commander already printed its message to stderr.
     return EXIT.USAGE;
   }

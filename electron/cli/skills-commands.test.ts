@@ -130,6 +130,8 @@ describe('skilldesk skills', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no skill named "No Such Skill"/);
     expect((await runCli(['--home', home, '--help'])).code).toBe(0);
+    expect((await runCli(['--home', home])).code).toBe(2);
+    expect((await runCli(['--home', home, 'skills'])).code).toBe(2);
   });
 
   it('refuses an older version unless --force', async () => {
