@@ -21,6 +21,7 @@ export type PriceTable = Partial<Record<ProviderId, Record<string, ModelPrice>>>
  */
 export const BUILTIN_PRICES: PriceTable = {
   anthropic: {
+    'claude-sonnet-4-6': { input_per_mtok: 3, output_per_mtok: 15 },
     'claude-sonnet-4-5': { input_per_mtok: 3, output_per_mtok: 15 },
     'claude-sonnet-4-0': { input_per_mtok: 3, output_per_mtok: 15 },
     'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },

@@ -35,7 +35,7 @@ describe('provider registry and config', () => {
   it('fills defaults and keeps an explicit base URL', () => {
     expect(resolveLlmConfig({ provider: 'anthropic' })).toEqual({
       provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       baseUrl: 'https://api.anthropic.com/v1',
       keyName: 'anthropic',
     });

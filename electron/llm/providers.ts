@@ -34,7 +34,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
   anthropic: {
     id: 'anthropic',
     label: 'Anthropic',
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-4-6',
     defaultBaseUrl: 'https://api.anthropic.com/v1',
     envVar: 'ANTHROPIC_API_KEY',
     requiresKey: true,
