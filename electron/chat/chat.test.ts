@@ -6,7 +6,7 @@ import {
   type LoopbackScriptInput,
   startLoopbackProvider,
 } from '../llm/index.js';
-import { openCatalog, type SkillCatalog } from '../skills/index.js';
+import { importPackages, openCatalog, type SkillCatalog } from '../skills/index.js';
 import { tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/index.js';
 import { ChatStore } from './chat-store.js';
@@ -205,6 +205,23 @@ describe('chat turns', () => {
     expect(r.status).toBe('complete');
     expect(r.text).toMatch(/No model is configured.*Summarize.*Settings → Providers.*--provider/s);
     expect(chats.listMessages(r.session_id)[1]!.content).toBe(r.text);
+  });
+
+  it('injects always-on skills into every turn, the workspace copy overriding the account one', async () => {
+    const { provider, deps } = await setup('openai', [{ text: 'ok' }]);
+    const pkg = (instructions: string) => ({
+      name: 'House Style',
+      description: 'How we write',
+      version: '1.0.0',
+      always_on: true,
+      artifacts: [{ kind: 'approach' as const, name: 'Rules', ordinal: 0, content: instructions }],
+    });
+    importPackages(deps.catalog.account, [{ file: 'a.json', pkg: pkg('Account rules: be formal.') }]);
+    importPackages(deps.catalog.workspace!, [{ file: 'w.json', pkg: pkg('Workspace rules: be brief.') }]);
+    await runTurn(deps, { message: 'hello there' });
+    const system = systemOf(provider.requests[0]!.body, 'openai');
+    expect(system).toContain('## Always-on skill: House Style\nWorkspace rules: be brief.');
+    expect(system).not.toContain('Account rules');
   });
 
   it('formats index lines with when and modalities', () => {
