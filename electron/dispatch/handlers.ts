@@ -141,8 +141,3 @@ export function dspyModuleHandler(runner: DspyRunner | null, prompt: ArtifactHan
     },
   };
 }
-
-/** Attach the handler's draft to an error, so traces of failures keep the rendered input. */
-export function draftOf(draft: TraceDraft): TraceDraft {
-  return draft;
-}
