@@ -1,7 +1,7 @@
 import { AppError, isAppError } from '../contract/errors.js';
 import type { SkillArtifact } from '../store/skill-repository.js';
 import type { PromptEngine } from './prompt-engine.js';
-import type { ArtifactHandler, ArtifactOutput, ExecutionContext, TraceDraft } from './types.js';
+import type { ArtifactHandler, ArtifactOutput, ExecutionContext } from './types.js';
 import { modelFamily, selectVariant } from './variants.js';
 
 /** `description`, `approach`, `example`, `resource`: their text is injected into the model's context. */
