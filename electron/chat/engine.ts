@@ -1,4 +1,5 @@
 import { matchSkills, type SkillMatch } from '../activation/phase1.js';
+import type { ToolCallFinishedEvent, ToolCallStartedEvent } from '../contract/chat.js';
 import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
@@ -18,16 +19,8 @@ export type ChatEvent =
       memory: number;
     }
   | { type: 'text-delta'; text: string }
-  | { type: 'tool-call-started'; id: string; name: string; args: unknown; skill?: string }
-  | {
-      type: 'tool-call-finished';
-      id: string;
-      name: string;
-      ok: boolean;
-      skill?: string;
-      artifacts?: string[];
-      trace_ids?: string[];
-    }
+  | ({ type: 'tool-call-started' } & Omit<ToolCallStartedEvent, 'session_id'>)
+  | ({ type: 'tool-call-finished' } & Omit<ToolCallFinishedEvent, 'session_id'>)
   | {
       type: 'turn-finished';
       session_id: string;

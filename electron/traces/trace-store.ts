@@ -1,27 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { TraceView } from '../contract/traces.js';
 import type { Db } from '../store/db.js';
 
-/** One `skill_execution_traces` row, exactly the design's columns. */
-export interface TraceRow {
-  id: string;
-  session_id: string;
-  skill_id: string;
-  artifact_id: string;
-  artifact_kind: string;
-  rendered_input: string | null;
-  raw_output: string | null;
-  error: string | null;
-  started_at: string;
-  completed_at: string | null;
-  duration_ms: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  model_id: string | null;
-  estimated_cost: number | null;
-  assertions_run: number;
-  assertions_passed: number;
-  created_at: string;
-}
+/** One `skill_execution_traces` row, exactly the design's columns (the contract's view without the names it adds). */
+export type TraceRow = Omit<TraceView, 'skill_name' | 'artifact_name' | 'scope'> & { created_at: string };
 
 /** What is known when an execution starts. */
 export type TraceStart = Pick<TraceRow, 'session_id' | 'skill_id' | 'artifact_id' | 'artifact_kind'> & {
