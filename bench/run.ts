@@ -1,6 +1,6 @@
 // `npm run bench [-- --json] [-- --quick] [-- --only NAME]`: every bench/*.ts module in one run.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchModule, BenchResult } from './lib.js';
@@ -15,8 +15,12 @@ const childIdx = args.indexOf('--child');
 const child = childIdx >= 0 ? args[childIdx + 1] : undefined;
 
 const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : process.stdout.write(`${line}\n`));
+// A benchmark is a bench/*.ts module that exports `run`; helpers beside them (lib.ts, corpus.ts …)
+// are not, so adding one never turns into a failed "benchmark".
+const isBenchmark = (file: string) =>
+  /^export\s+(async\s+)?function\s+run\s*\(/m.test(readFileSync(join(here, file), 'utf8'));
 const modules = readdirSync(here)
-  .filter((f) => f.endsWith('.ts') && !['lib.ts', 'run.ts'].includes(f) && !f.endsWith('.test.ts'))
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.endsWith('.test.ts') && isBenchmark(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .filter((name) => !only || only.includes(name))
   .sort();
