@@ -3,19 +3,24 @@
  * table, served unchanged by IPC (Electron), WebSocket (web mode) and in-process (tests).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
 import { createChatHandlers } from './host/chat-handlers.js';
+import { createCodeHandlers } from './host/code-handlers.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createFileSecretStore, type SecretStore } from './host/secrets.js';
 import { createProviderSettings } from './host/settings-handlers.js';
-import { type CatalogRef, createSkillsHandlers } from './host/skills-handlers.js';
+import { createSidecarHandlers } from './host/sidecar-handlers.js';
+import { createSkillRunHandlers } from './host/skill-run-handlers.js';
+import { createSkillsHandlers } from './host/skills-handlers.js';
 import { createTracesHandlers } from './host/traces-handlers.js';
+import { openWorkspaceSession } from './host/workspace-session.js';
+import type { Llm } from './llm/index.js';
 import type { SpawnSandboxProcess } from './sandbox/index.js';
-import { limitsFrom, openCatalog, type SkillCatalog } from './skills/index.js';
-import { resolveHome, type Scope, storeFile } from './store/index.js';
+import { limitsFrom } from './skills/index.js';
+import { resolveHome, storeFile } from './store/index.js';
 
 /** Where the main process reports problems. Stacks go here and never to a client. */
 export interface Logger {
@@ -51,6 +56,11 @@ export interface HostDeps {
   spawnSandbox?: SpawnSandboxProcess;
   /** Where a packaged app keeps extra resources (the bundled DSPy sidecar binary). */
   resourcesPath?: string;
+  /**
+   * The model every call uses (the CLI's `--provider` flags). Default: the provider chosen in the
+   * saved settings, with its key from the secret store or the environment.
+   */
+  llm?: () => Llm | null;
 }
 
 /** The running core: the handler table, the event hub, and how to shut it down. */
@@ -58,7 +68,8 @@ export interface Host {
   handlers: Handlers;
   events: EventHub;
   logger: Logger;
-  dispose(): void;
+  /** Stop running turns, the sandbox pool and the sidecar, and close the stores. Idempotent. */
+  dispose(): Promise<void>;
 }
 
 /** The app version from the nearest `package.json` named skilldesk (works from sources and bundles). */
@@ -80,27 +91,30 @@ export function appVersion(): string {
 /** Build the host. Throws (as AppError) when a store cannot be opened. */
 export function createHost(deps: HostDeps): Host {
   const logger = deps.logger ?? consoleLogger;
-  const home = resolveHome(deps.home, deps.env);
-  const workspace = deps.workspace ? resolve(deps.workspace) : undefined;
-  const loc = { home, workspace, env: deps.env };
-  let catalog: SkillCatalog = openCatalog(loc, { createWorkspace: false });
+  const now = deps.now ?? (() => performance.now());
   const events = createEventHub((e) => logger.error('an event listener failed', e));
-
-  const catalogRef: CatalogRef = {
-    get: () => catalog,
-    hasWorkspace: () => workspace !== undefined,
-    withStore(scope: Scope) {
-      if (scope === 'workspace' && !catalog.workspace && workspace) {
-        // The workspace store is created on its first write, so browsing never leaves files behind.
-        const next = openCatalog(loc, { createWorkspace: true });
-        catalog.close();
-        catalog = next;
-      }
-      const store = catalog.store(scope);
-      if (!store) throw new Error(`the ${scope} store is not open`);
-      return { catalog, store };
+  const home = resolveHome(deps.home, deps.env);
+  // The settings slice owns the model calls use, unless the face brings its own (CLI flags).
+  const settings = createProviderSettings({
+    home,
+    env: deps.env,
+    secrets: deps.secrets ?? createFileSecretStore(home),
+    events,
+    now,
+    onWarning: (m) => logger.info(m),
+  });
+  const llm = deps.llm ?? (() => settings.chatLlm());
+  const session = openWorkspaceSession(
+    { home, workspace: deps.workspace, env: deps.env },
+    {
+      llm,
+      log: (line) => logger.info(line),
+      spawnSandbox: deps.spawnSandbox,
+      resourcesPath: deps.resourcesPath,
     },
-  };
+  );
+  const { workspace } = session;
+  const catalog = session.catalog;
 
   const version = deps.version ?? appVersion();
   const appHandlers = {
@@ -111,11 +125,11 @@ export function createHost(deps: HostDeps): Host {
       home,
       workspace: workspace ?? null,
       stores: {
-        account: { file: catalog.account.file },
+        account: { file: catalog.get().account.file },
         workspace: workspace
           ? {
               file: storeFile(workspace),
-              exists: catalog.workspace !== null || existsSync(storeFile(workspace)),
+              exists: catalog.get().workspace !== null || existsSync(storeFile(workspace)),
             }
           : null,
       },
@@ -123,45 +137,33 @@ export function createHost(deps: HostDeps): Host {
     }),
   } satisfies HandlersFor<'app'>;
 
-  const now = deps.now ?? (() => performance.now());
-  const settings = createProviderSettings({
-    home,
-    env: deps.env,
-    secrets: deps.secrets ?? createFileSecretStore(home),
-    events,
-    now,
-    onWarning: (m) => logger.info(m),
-  });
-  const chat = createChatHandlers({
-    catalog: catalogRef,
-    events,
-    logger,
-    home,
-    workspace,
-    llm: () => settings.chatLlm(),
-    spawnSandbox: deps.spawnSandbox,
-    resourcesPath: deps.resourcesPath,
-  });
+  const chat = createChatHandlers({ session, events, logger, llm });
+  const limits = limitsFrom(deps.env);
 
   const handlers: Handlers = {
-    ...createSkillsHandlers({ catalog: catalogRef, events, limits: limitsFrom(deps.env), now }),
+    ...createSkillsHandlers({ catalog, events, limits, now }),
+    ...createSkillRunHandlers({ session, events, limits, llm, now }),
     ...appHandlers,
     ...chat.handlers,
-    ...createTracesHandlers({ catalog: catalogRef }),
+    ...createTracesHandlers({ catalog }),
     ...settings.handlers,
+    ...createCodeHandlers({ session }),
+    ...createSidecarHandlers({ session }),
   };
 
-  let disposed = false;
+  let disposed: Promise<void> | null = null;
   return {
     handlers,
     events,
     logger,
     dispose() {
-      if (disposed) return;
-      disposed = true;
-      void chat.dispose().catch((e) => logger.error('stopping the skill runtime failed', e));
+      if (disposed) return disposed;
       events.clear();
-      catalog.close();
+      disposed = chat
+        .dispose()
+        .then(() => session.dispose())
+        .catch((e) => logger.error('stopping the skill runtime failed', e));
+      return disposed;
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { MatchFieldName } from '../contract/skills.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 import type { Db } from '../store/db.js';
 import { normalizePhrase } from '../store/skill-repository.js';
@@ -5,13 +6,7 @@ import type { Scope, SkillStore } from '../store/stores.js';
 import { type TermStats, termStats } from './term-budget.js';
 
 /** Which indexed field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim. */
-export type MatchField =
-  | 'exact_trigger'
-  | 'name'
-  | 'description'
-  | 'tags'
-  | 'intent_patterns'
-  | 'trigger_phrases';
+export type MatchField = MatchFieldName;
 
 /** One ranked skill for a message. */
 export interface SkillMatch {

@@ -1,16 +1,12 @@
-import { resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
-import { type ChatEvent, ChatStore, runTurn } from '../chat/index.js';
-import { AppError } from '../contract/errors.js';
-import { createSkillRuntime } from '../dispatch/index.js';
-import { openCatalog } from '../skills/index.js';
-import { resolveHome } from '../store/paths.js';
-import { TraceStore } from '../traces/index.js';
-import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
+import type { EventName, EventPayload } from '../contract/channels.js';
+import type { SendMessageReq, TurnFinishedEvent } from '../contract/chat.js';
+import type { CoreClient } from '../transport/in-process-client.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
+import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
-import { addCommands, setExitCode } from './main.js';
 import { positiveInt } from './skills-commands.js';
 
 function minScore(v: string): number {
@@ -20,7 +16,8 @@ function minScore(v: string): number {
   return n;
 }
 
-addCommands((program: Command, ctx: CliContext) => {
+/** `chat` and `sessions`. */
+export function registerChatCommands(program: Command, ctx: CliContext): void {
   addLlmOptions(
     program
       .command('chat')
@@ -40,94 +37,72 @@ addCommands((program: Command, ctx: CliContext) => {
   ).action(async (message: string, o: Record<string, unknown>) => {
     const g = ctx.globals();
     const llm = llmFromFlags(ctx, o);
-    const catalog = openCatalog(
-      { home: g.home, workspace: g.workspace, env: ctx.env },
-      { createWorkspace: true },
-    );
-    const store = catalog.workspace ?? catalog.account;
-    let workspace: WorkspacePages | undefined;
-    if (catalog.workspace && g.workspace) {
-      indexWorkspacePages(catalog.workspace.db, resolve(g.workspace));
-      workspace = new WorkspacePages(catalog.workspace.db);
-    }
-    const runtime = createSkillRuntime({
-      traces: new TraceStore(store.db),
-      home: resolveHome(g.home, ctx.env),
-      llm,
-      workspace,
-    });
-    const abort = new AbortController();
-    const onSignal = () => abort.abort();
-    process.once('SIGINT', onSignal);
     const err = (s: string) => {
       if (!g.json) ctx.io.stderr(`${s}\n`);
     };
-    try {
-      let streamed = false;
-      const emit = (e: ChatEvent) => {
-        if (g.json) {
-          ctx.io.stdout(`${JSON.stringify(e)}\n`);
-          return;
+    let streamed = false;
+    const show = (line: TurnLine) => {
+      if (g.json) {
+        ctx.io.stdout(`${JSON.stringify(line)}\n`);
+        return;
+      }
+      switch (line.type) {
+        case 'turn-started':
+          err(`session ${line.session_id}${line.new_session ? ' (new)' : ''}`);
+          if (line.matches.length) err(`skills in context: ${line.matches.map((m) => m.name).join(', ')}`);
+          break;
+        case 'text-delta':
+          streamed = true;
+          ctx.io.stdout(line.text);
+          break;
+        case 'tool-call-started':
+          if (streamed) ctx.io.stdout('\n');
+          streamed = false;
+          err(`⚙ ${line.name}${describeArgs(line.args)}`);
+          break;
+        case 'tool-call-finished':
+          err(
+            `  ${line.ok ? '✓' : '✗'} ${line.name}${line.skill ? ` ${line.skill}` : ''}${line.artifacts?.length ? ` [${line.artifacts.join(', ')}]` : ''}${line.trace_ids?.length ? ` traces ${line.trace_ids.map((t) => t.slice(0, 8)).join(' ')}` : ''}`,
+          );
+          break;
+        case 'turn-finished': {
+          if (streamed || line.text) ctx.io.stdout('\n');
+          const used = line.skills_used.length
+            ? `skills ran: ${line.skills_used.join(', ')}`
+            : 'no skill ran';
+          const tokens = llm ? ` · ${line.input_tokens} in / ${line.output_tokens} out tokens` : '';
+          const cost = line.estimated_cost != null ? ` · ~$${line.estimated_cost.toFixed(6)}` : '';
+          err(`— ${used}${tokens}${cost}`);
+          if (line.error) err(`error: ${line.error.message}`);
+          break;
         }
-        switch (e.type) {
-          case 'turn-started':
-            err(`session ${e.session_id}${e.new_session ? ' (new)' : ''}`);
-            if (e.matches.length) err(`skills in context: ${e.matches.map((m) => m.name).join(', ')}`);
-            break;
-          case 'text-delta':
-            streamed = true;
-            ctx.io.stdout(e.text);
-            break;
-          case 'tool-call-started':
-            if (streamed) ctx.io.stdout('\n');
-            streamed = false;
-            err(`⚙ ${e.name}${describeArgs(e.args)}`);
-            break;
-          case 'tool-call-finished':
-            err(
-              `  ${e.ok ? '✓' : '✗'} ${e.name}${e.skill ? ` ${e.skill}` : ''}${e.artifacts?.length ? ` [${e.artifacts.join(', ')}]` : ''}${e.trace_ids?.length ? ` traces ${e.trace_ids.map((t) => t.slice(0, 8)).join(' ')}` : ''}`,
-            );
-            break;
-          case 'turn-finished': {
-            if (streamed || e.text) ctx.io.stdout('\n');
-            const used = e.skills_used.length ? `skills ran: ${e.skills_used.join(', ')}` : 'no skill ran';
-            const tokens = llm ? ` · ${e.input_tokens} in / ${e.output_tokens} out tokens` : '';
-            const cost = e.estimated_cost != null ? ` · ~$${e.estimated_cost.toFixed(6)}` : '';
-            err(`— ${used}${tokens}${cost}`);
-            if (e.error) err(`error: ${e.error.message}`);
-            break;
-          }
-        }
-      };
-      const r = await runTurn(
-        {
-          catalog,
-          chats: new ChatStore(store.db),
-          dispatcher: runtime.dispatcher,
-          llm,
-          workspace: g.workspace ? resolve(g.workspace) : undefined,
-        },
-        {
-          message,
-          session_id: o.session as string | undefined,
-          signal: abort.signal,
-          settings: {
-            max_tool_rounds: o.maxToolRounds as number,
-            memory: {
-              scope: o.memoryScope as 'workspace' | 'session',
-              limit: o.memoryLimit as number,
-              min_score: o.memoryMinScore as number,
+      }
+    };
+    const finished = await withClient(
+      ctx,
+      (c) =>
+        untilInterrupted((signal) =>
+          sendAndFollow(
+            c,
+            {
+              message,
+              session_id: o.session as string | undefined,
+              settings: {
+                max_tool_rounds: o.maxToolRounds as number,
+                memory: {
+                  scope: o.memoryScope as 'workspace' | 'session',
+                  limit: o.memoryLimit as number,
+                  min_score: o.memoryMinScore as number,
+                },
+              },
             },
-          },
-        },
-        emit,
-      );
-      if (r.status !== 'complete') setExitCode(1);
-    } finally {
-      process.off('SIGINT', onSignal);
-      await runtime.dispose();
-      catalog.close();
-    }
+            signal,
+            show,
+          ),
+        ),
+      { llm },
+    );
+    if (finished.status !== 'complete') ctx.setExitCode(1);
   });
 
   program
@@ -135,43 +110,106 @@ addCommands((program: Command, ctx: CliContext) => {
     .description('list chat sessions, most recent first')
     .option('--limit <n>', 'how many', positiveInt('--limit'), 50)
     .option('--show <id>', 'print the messages of one session')
-    .action((o: { limit: number; show?: string }) => {
-      const g = ctx.globals();
-      const catalog = openCatalog({ home: g.home, workspace: g.workspace, env: ctx.env });
-      try {
-        const store = catalog.workspace ?? catalog.account;
-        const chats = new ChatStore(store.db);
-        if (o.show) {
-          const session = chats.getSession(o.show);
-          if (!session)
-            throw new AppError('NOT_FOUND', `no chat session ${o.show}; list them with: skilldesk sessions`);
-          const messages = chats.listMessages(o.show);
-          ctx.print({ session, messages }, () =>
-            messages
+    .action(async (o: { limit: number; show?: string }) => {
+      if (o.show) {
+        const id = o.show;
+        const { session, messages } = await withClient(ctx, (c) =>
+          c.invoke('chat/get-session', { session_id: id }),
+        );
+        const { running: _, ...row } = session;
+        ctx.print({ session: row, messages }, () =>
+          messages
+            .map(
+              (m) =>
+                `${m.role === 'user' ? 'you' : 'assistant'} · ${m.created_at}${m.status !== 'complete' ? ` · ${m.status}` : ''}\n${m.content}\n`,
+            )
+            .join('\n'),
+        );
+        return;
+      }
+      const listed = await withClient(ctx, (c) => c.invoke('chat/list-sessions', { limit: o.limit }));
+      const sessions = listed.sessions.map(({ running: _, ...row }) => row);
+      ctx.print({ sessions }, () =>
+        sessions.length === 0
+          ? 'No sessions yet. Start one with: skilldesk chat "hello"'
+          : sessions
               .map(
-                (m) =>
-                  `${m.role === 'user' ? 'you' : 'assistant'} · ${m.created_at}${m.status !== 'complete' ? ` · ${m.status}` : ''}\n${m.content}\n`,
+                (s) =>
+                  `${s.id}  ${s.updated_at}  ${String(s.message_count).padStart(3)} msgs  ${s.title || '(untitled)'}`,
               )
               .join('\n'),
-          );
-          return;
-        }
-        const sessions = chats.listSessions(o.limit);
-        ctx.print({ sessions }, () =>
-          sessions.length === 0
-            ? 'No sessions yet. Start one with: skilldesk chat "hello"'
-            : sessions
-                .map(
-                  (s) =>
-                    `${s.id}  ${s.updated_at}  ${String(s.message_count).padStart(3)} msgs  ${s.title || '(untitled)'}`,
-                )
-                .join('\n'),
-        );
-      } finally {
-        catalog.close();
-      }
+      );
     });
-});
+}
+
+/** One line of `chat --json`: a turn's events, each with its `type`. */
+type TurnLine =
+  | {
+      type: 'turn-started';
+      session_id: string;
+      user_message_id: string;
+      new_session: boolean;
+      matches: EventPayload<'chat/turn-started'>['matches'];
+      memory: number;
+    }
+  | { type: 'text-delta'; text: string }
+  | ({ type: 'tool-call-started' } & Omit<EventPayload<'chat/tool-call-started'>, 'session_id'>)
+  | ({ type: 'tool-call-finished' } & Omit<EventPayload<'chat/tool-call-finished'>, 'session_id'>)
+  | ({ type: 'turn-finished' } & Omit<TurnFinishedEvent, 'model_id' | 'created_at'>);
+
+/**
+ * Start a turn with `chat/send-message` and follow its events to the end, passing each on as a
+ * {@link TurnLine}. Ctrl-C (`signal`) cancels the turn; its partial reply is kept.
+ */
+async function sendAndFollow(
+  c: CoreClient,
+  req: Omit<SendMessageReq, 'client_turn_id'>,
+  signal: AbortSignal,
+  show: (line: TurnLine) => void,
+): Promise<TurnFinishedEvent> {
+  const turnId = randomUUID();
+  let sessionId: string | undefined;
+  let done!: (e: TurnFinishedEvent) => void;
+  const finished = new Promise<TurnFinishedEvent>((resolve) => {
+    done = resolve;
+  });
+  const mine = (id: string) => sessionId !== undefined && id === sessionId;
+  const on = <E extends EventName>(event: E, cb: (p: EventPayload<E>) => void) => c.subscribe(event, cb);
+  const stops = [
+    on('chat/turn-started', (e) => {
+      if (e.client_turn_id !== turnId) return;
+      sessionId = e.session_id;
+      const { session_id, user_message_id, new_session, matches, memory } = e;
+      show({ type: 'turn-started', session_id, user_message_id, new_session, matches, memory });
+    }),
+    on('chat/delta-received', (e) => {
+      if (mine(e.session_id)) show({ type: 'text-delta', text: e.text });
+    }),
+    on('chat/tool-call-started', ({ session_id, ...rest }) => {
+      if (mine(session_id)) show({ type: 'tool-call-started', ...rest });
+    }),
+    on('chat/tool-call-finished', ({ session_id, ...rest }) => {
+      if (mine(session_id)) show({ type: 'tool-call-finished', ...rest });
+    }),
+    on('chat/turn-finished', (e) => {
+      if (!mine(e.session_id)) return;
+      const { model_id: _m, created_at: _c, ...rest } = e;
+      show({ type: 'turn-finished', ...rest });
+      done(e);
+    }),
+  ];
+  const cancel = () => {
+    if (sessionId) void c.call('chat/cancel', { session_id: sessionId });
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    await c.invoke('chat/send-message', { ...req, client_turn_id: turnId });
+    return await finished;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    for (const stop of stops) stop();
+  }
+}
 
 function describeArgs(args: unknown): string {
   if (!args || typeof args !== 'object') return '';

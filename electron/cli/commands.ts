@@ -1,9 +1,22 @@
-// Command modules register themselves on import (see `addCommands` in main.ts).
-// Each capability adds one line here.
-import './sandbox-commands.js';
-import './llm-commands.js';
-import './sidecar-commands.js';
-import './dispatch-commands.js';
-import './serve-commands.js';
-import './chat-commands.js';
-import './optimize-commands.js';
+// The command groups of `skilldesk`, in the order `--help` lists them. Each capability adds one line.
+import { registerChatCommands } from './chat-commands.js';
+import type { RegisterCommands } from './context.js';
+import { registerDispatchCommands } from './dispatch-commands.js';
+import { registerLlmCommands } from './llm-commands.js';
+import { registerOptimizeCommands } from './optimize-commands.js';
+import { registerSandboxCommands } from './sandbox-commands.js';
+import { registerServeCommands } from './serve-commands.js';
+import { registerSidecarCommands } from './sidecar-commands.js';
+import { registerSkillsCommands } from './skills-commands.js';
+
+/** Every command group; `skills optimize` comes after `skills`, which it extends. */
+export const COMMAND_GROUPS: readonly RegisterCommands[] = [
+  registerSkillsCommands,
+  registerSandboxCommands,
+  registerLlmCommands,
+  registerSidecarCommands,
+  registerDispatchCommands,
+  registerServeCommands,
+  registerChatCommands,
+  registerOptimizeCommands,
+];

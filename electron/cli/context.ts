@@ -24,7 +24,12 @@ export interface CliContext {
   globals: () => GlobalOptions;
   /** Print a value: JSON (one line) with --json, otherwise the human text. */
   print: (value: unknown, human: () => string) => void;
+  /** Let the command finish normally but exit with `code` (the highest one set wins). */
+  setExitCode: (code: number) => void;
 }
+
+/** A command group: adds its commands to the program. */
+export type RegisterCommands = (program: import('commander').Command, ctx: CliContext) => void;
 
 /** Exit codes of the CLI contract. */
 export const EXIT = { OK: 0, FAILURE: 1, USAGE: 2 } as const;

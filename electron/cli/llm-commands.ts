@@ -7,7 +7,6 @@ import {
   startLoopbackProvider,
 } from '../llm/index.js';
 import type { CliContext } from './context.js';
-import { addCommands } from './main.js';
 
 function portNumber(v: string): number {
   const n = Number(v);
@@ -111,5 +110,3 @@ export function registerLlmCommands(program: Command, ctx: CliContext): void {
       );
     });
 }
-
-addCommands(registerLlmCommands);

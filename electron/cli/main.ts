@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, type ErrorCode, isAppError } from '../contract/errors.js';
+import { appVersion } from '../host.js';
+import { COMMAND_GROUPS } from './commands.js';
 import { type CliContext, type CliIo, EXIT, type GlobalOptions } from './context.js';
-import { registerSkillsCommands } from './skills-commands.js';
 
 /** Error codes that mean "the input or the invocation was wrong": exit 2, nothing written. */
 const USAGE_CODES: ErrorCode[] = [
@@ -19,7 +20,7 @@ const USAGE_CODES: ErrorCode[] = [
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('skilldesk')
     .description('SkillDesk: an LLM chat with reusable, shareable, sandboxed skills.')
-    .version(VERSION, '-V, --version')
+    .version(appVersion(), '-V, --version')
     .option('--home <dir>', 'account data folder (default: $SKILLDESK_HOME or the OS app-data folder)')
     .option('--workspace <dir>', 'workspace folder; its skills live in <dir>/agents.db')
     .option('--json', 'machine-readable output (one JSON document, or JSON lines for streams)', false)
@@ -29,18 +30,9 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (s) => ctx.io.stderr(s),
     })
     .exitOverride();
-  registerSkillsCommands(program, ctx);
-  for (const register of extraCommands) register(program, ctx);
+  for (const register of COMMAND_GROUPS) register(program, ctx);
   for (const cmd of program.commands) applyExitOverride(cmd, ctx);
   return program;
-}
-
-/** Modules that add commands (providers, sandbox, sidecar, chat …) push themselves here. */
-const extraCommands: Array<(program: Command, ctx: CliContext) => void> = [];
-
-/** Register a command group; called at import time by command modules listed in `commands.ts`. */
-export function addCommands(register: (program: Command, ctx: CliContext) => void): void {
-  extraCommands.push(register);
 }
 
 function applyExitOverride(cmd: Command, ctx: CliContext): void {
@@ -49,8 +41,6 @@ function applyExitOverride(cmd: Command, ctx: CliContext): void {
   cmd.showHelpAfterError('(run with --help for usage)');
   for (const sub of cmd.commands) applyExitOverride(sub, ctx);
 }
-
-const VERSION = '0.1.0';
 
 /** Default IO: the process streams. */
 export function processIo(): CliIo {
@@ -67,8 +57,8 @@ export function processIo(): CliIo {
  * 0 success, 2 bad input or usage (message on stderr, nothing written), 1 any other failure.
  */
 export async function main(argv: string[], io: CliIo = processIo(), env = process.env): Promise<number> {
-  await import('./commands.js');
   let program: Command | undefined;
+  let exitCode: number | undefined;
   const ctx: CliContext = {
     io,
     env,
@@ -87,23 +77,17 @@ export async function main(argv: string[], io: CliIo = processIo(), env = proces
         if (text) io.stdout(text.endsWith('\n') ? text : `${text}\n`);
       }
     },
+    setExitCode: (code) => {
+      exitCode = Math.max(exitCode ?? 0, code);
+    },
   };
   program = buildProgram(ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return pendingExit ?? EXIT.OK;
+    return exitCode ?? EXIT.OK;
   } catch (e) {
     return reportError(e, ctx);
-  } finally {
-    pendingExit = undefined;
   }
-}
-
-let pendingExit: number | undefined;
-
-/** Let a command finish normally but with a non-zero exit code (e.g. some files failed). */
-export function setExitCode(code: number): void {
-  pendingExit = Math.max(pendingExit ?? 0, code);
 }
 
 function reportError(e: unknown, ctx: CliContext): number {

@@ -1,13 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { RunCodeRes } from '../contract/code.js';
 import { AppError } from '../contract/errors.js';
-import { createSandboxHost, runCodeTemplate, SandboxPool, type SandboxRunResult } from '../sandbox/index.js';
-import { resolveHome } from '../store/paths.js';
-import { openStore } from '../store/stores.js';
-import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
-import { addCommands, setExitCode } from './main.js';
+import type { CliContext } from './context.js';
+import { withClient } from './host.js';
 
 const MAX_PROGRAM_BYTES = 4 * 1024 * 1024;
 
@@ -30,8 +28,8 @@ async function readAll(stream: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The per-file line of `run-code`, as the issue's contract prints it. */
-function fileReport(file: string, r: SandboxRunResult) {
+/** The per-file line of `run-code --json`. */
+function fileReport(file: string, r: RunCodeRes) {
   return {
     file,
     ok: r.ok,
@@ -41,12 +39,13 @@ function fileReport(file: string, r: SandboxRunResult) {
     error: r.error
       ? { type: r.error.type, message: r.error.message, ...(r.error.code ? { code: r.error.code } : {}) }
       : null,
-    duration_ms: Math.round(r.duration_ms * 10) / 10,
+    duration_ms: r.duration_ms,
     llm: r.llm,
   };
 }
 
-addCommands((program, ctx) => {
+/** `run-code`. */
+export function registerSandboxCommands(program: Command, ctx: CliContext): void {
   program
     .command('run-code')
     .description('run Python files in the sandbox, one after another in one pool (`-` reads stdin)')
@@ -75,32 +74,11 @@ addCommands((program, ctx) => {
         programs.push({ file: f, code: readFileSync(abs, 'utf8') });
       }
 
-      const store = g.workspace ? openStore('workspace', resolve(g.workspace)) : null;
-      const pool = new SandboxPool({
-        cacheDir: join(resolveHome(g.home, ctx.env), 'cache'),
-        log: (line) => {
-          if (ctx.env.SKILLDESK_DEBUG) ctx.io.stderr(`${line}\n`);
-        },
-      });
-      try {
-        let workspace: WorkspacePages | undefined;
-        if (store && g.workspace) {
-          indexWorkspacePages(store.db, resolve(g.workspace));
-          workspace = new WorkspacePages(store.db);
-        }
+      await withClient(ctx, async (c) => {
         for (const p of programs) {
-          const host = createSandboxHost({
-            workspace,
-            noModelMessage: 'no model configured: pass --provider … (run-code has no model)',
-          });
-          const r = await runCodeTemplate(
-            pool,
-            { content: p.code, metadata: { template: false } },
-            {},
-            { host, limits: opts.timeoutMs ? { timeout_ms: opts.timeoutMs } : undefined },
-          );
+          const r = await c.invoke('code/run', { code: p.code, timeout_ms: opts.timeoutMs });
           const line = fileReport(p.file, r);
-          if (!r.ok) setExitCode(1);
+          if (!r.ok) ctx.setExitCode(1);
           if (g.json) {
             ctx.io.stdout(`${JSON.stringify(line)}\n`);
             continue;
@@ -114,9 +92,6 @@ addCommands((program, ctx) => {
           if (r.submitted) ctx.io.stdout(`result: ${JSON.stringify(r.result)}\n`);
           if (r.error?.traceback) ctx.io.stderr(r.error.traceback);
         }
-      } finally {
-        await pool.close();
-        store?.close();
-      }
+      });
     });
-});
+}

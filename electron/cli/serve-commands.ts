@@ -4,7 +4,6 @@ import { createHost, type Logger } from '../host.js';
 import { ensureRenderer, rendererOutDir } from '../transport/renderer-build.js';
 import { startWebServer, type WebServer } from '../transport/ws-server.js';
 import type { CliContext } from './context.js';
-import { addCommands } from './main.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -59,11 +58,11 @@ export async function startWebMode(
       server,
       stop: async () => {
         await server.close();
-        host.dispose();
+        await host.dispose();
       },
     };
   } catch (e) {
-    host.dispose();
+    await host.dispose();
     throw e;
   }
 }
@@ -108,5 +107,3 @@ export function registerServeCommands(program: import('commander').Command, ctx:
       await stop();
     });
 }
-
-addCommands(registerServeCommands);

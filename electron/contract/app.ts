@@ -7,7 +7,7 @@ export const AppInfoReqSchema = z.object({}).strict();
 export type AppInfoReq = z.infer<typeof AppInfoReqSchema>;
 
 /** How the renderer is being served. */
-export type AppMode = 'electron' | 'web' | 'test';
+export type AppMode = 'electron' | 'web' | 'cli' | 'test';
 
 /** Reply of `app/info`: version and where data lives. */
 export interface AppInfoRes {

@@ -11,13 +11,21 @@
 import type { z } from 'zod';
 import { type AppChannels, appRequestSchemas } from './app.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
+import { type CodeChannels, codeRequestSchemas } from './code.js';
 import type { AppErrorData } from './errors.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
+import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import { type SkillsChannels, type SkillsEvents, skillsRequestSchemas } from './skills.js';
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
-export type Channels = SkillsChannels & AppChannels & ChatChannels & TracesChannels & SettingsChannels;
+export type Channels = SkillsChannels &
+  AppChannels &
+  ChatChannels &
+  TracesChannels &
+  SettingsChannels &
+  CodeChannels &
+  SidecarChannels;
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -35,6 +43,8 @@ export type EventPayload<E extends EventName> = Events[E];
 /** The event names, for validating subscriptions at the transport edge. */
 export const EVENT_NAMES = [
   'skills/catalog-changed',
+  'skills/artifact-ran',
+  'skills/optimize-progressed',
   'chat/turn-started',
   'chat/delta-received',
   'chat/tool-call-started',
@@ -60,6 +70,8 @@ export const requestSchemas = {
   ...chatRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,
+  ...codeRequestSchemas,
+  ...sidecarRequestSchemas,
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */
@@ -69,6 +81,8 @@ export const CHANNELS = Object.keys(requestSchemas) as Channel[];
 export interface CallContext {
   /** Which face the call came through. */
   transport: 'ipc' | 'ws' | 'in-process';
+  /** Aborted when the caller goes away (a closed window, Ctrl-C in the CLI). */
+  signal?: AbortSignal;
 }
 
 /** The implementation of one channel; it receives the request already validated. */

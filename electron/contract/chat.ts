@@ -12,6 +12,25 @@ const sessionId = z.string().trim().min(1, 'must not be empty').max(100);
 /** Longest message the API accepts. */
 export const MAX_MESSAGE_CHARS = 100_000;
 
+/** Knobs of one turn: tool rounds and how memory is recalled. */
+export const TurnSettingsSchema = z
+  .object({
+    max_tool_rounds: z.number().int().min(1).max(10_000).optional(),
+    memory: z
+      .object({
+        /** `workspace`: every session of the store; `session`: the current one only. */
+        scope: z.enum(['workspace', 'session']).optional(),
+        limit: z.number().int().min(1).max(100_000).optional(),
+        /** Least relevance recalled, in [0, 1). */
+        min_score: z.number().min(0).lt(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+/** Knobs of one turn. */
+export type TurnSettingsView = z.infer<typeof TurnSettingsSchema>;
+
 /** `chat/send-message`: start a turn (a new session when `session_id` is absent). */
 export const SendMessageReqSchema = z
   .object({
@@ -22,6 +41,8 @@ export const SendMessageReqSchema = z
       .refine((s) => s.trim() !== '', 'must not be empty'),
     /** Chosen by the caller and echoed in `chat/turn-started`, so it can adopt a new session's id. */
     client_turn_id: z.string().max(100).optional(),
+    /** Knobs of this turn (defaults: 10 tool rounds, workspace memory, 5 memories, min score 0.3). */
+    settings: TurnSettingsSchema.optional(),
   })
   .strict();
 /** Request of `chat/send-message`. */
@@ -43,7 +64,7 @@ export interface CancelTurnRes {
 
 /** `chat/list-sessions`: most recently active first. */
 export const ListSessionsReqSchema = z
-  .object({ limit: z.number().int().min(1).max(500).optional() })
+  .object({ limit: z.number().int().min(1).max(100_000).optional() })
   .strict();
 /** Request of `chat/list-sessions`. */
 export type ListSessionsReq = z.infer<typeof ListSessionsReqSchema>;

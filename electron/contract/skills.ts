@@ -1,32 +1,42 @@
 /**
  * The `skills/*` slice of the API contract: request schemas (checked once, at the transport edge)
  * and the JSON shapes of the replies. Wire types only: no Buffers, no class instances.
+ * The unions here (artifact kinds, scopes, match fields) are defined once; the core imports them.
  */
 import { z } from 'zod';
+import type { AppErrorData } from './errors.js';
 
-/** Where a skill lives. Mirrors `Scope` of the store (checked in the skills handler slice). */
-export const ScopeSchema = z.enum(['account', 'workspace']);
+/** Where a skill lives. */
+export const SCOPES = ['account', 'workspace'] as const;
+/** Zod schema of a scope. */
+export const ScopeSchema = z.enum(SCOPES);
 /** Where a skill lives: the account store or the open workspace's store. */
 export type SkillScope = z.infer<typeof ScopeSchema>;
 
-/** The seven artifact kinds (mirrors `ARTIFACT_KINDS` of the skills package; checked there). */
-export type ArtifactKindName =
-  | 'description'
-  | 'prompt_template'
-  | 'code_template'
-  | 'dspy_module'
-  | 'approach'
-  | 'example'
-  | 'resource';
+/** The seven artifact kinds, in the order the design lists them. */
+export const ARTIFACT_KINDS = [
+  'description',
+  'prompt_template',
+  'code_template',
+  'dspy_module',
+  'approach',
+  'example',
+  'resource',
+] as const;
+/** An artifact kind. */
+export type ArtifactKindName = (typeof ARTIFACT_KINDS)[number];
 
-/** Which indexed field of a skill a message matched (mirrors phase-1 activation). */
-export type MatchFieldName =
-  | 'exact_trigger'
-  | 'name'
-  | 'description'
-  | 'tags'
-  | 'intent_patterns'
-  | 'trigger_phrases';
+/** The indexed fields of a skill a message can match (phase-1 activation). */
+export const MATCH_FIELDS = [
+  'exact_trigger',
+  'name',
+  'description',
+  'tags',
+  'intent_patterns',
+  'trigger_phrases',
+] as const;
+/** Which indexed field of a skill a message matched. */
+export type MatchFieldName = (typeof MATCH_FIELDS)[number];
 
 /** Largest package text the API accepts (the import size cap applies on top). */
 export const MAX_PACKAGE_CHARS = 16 * 1024 * 1024;
@@ -100,8 +110,8 @@ export interface GetSkillRes {
 /** `skills/match`: phase-1 activation for a message. */
 export const MatchSkillsReqSchema = z
   .object({
-    message: z.string().max(20_000, 'must be at most 20000 characters'),
-    limit: z.number().int().min(1).max(50).optional(),
+    message: z.string().max(100_000, 'must be at most 100000 characters'),
+    limit: z.number().int().min(1).max(10_000).optional(),
   })
   .strict();
 /** Request of `skills/match` (`limit` defaults to 5). */
@@ -173,6 +183,197 @@ export interface DeleteSkillRes {
   revealed?: { name: string; scope: 'account'; version: string };
 }
 
+/** How a template treats an undefined variable: `semi_strict` fails only when one is printed. */
+export const UndefinedModeSchema = z.enum(['strict', 'semi_strict', 'lenient']);
+/** How a template treats an undefined variable. */
+export type UndefinedMode = z.infer<typeof UndefinedModeSchema>;
+
+/** Largest template text the API renders or checks. */
+export const MAX_TEMPLATE_CHARS = 4 * 1024 * 1024;
+const templateSource = z.string().max(MAX_TEMPLATE_CHARS, 'is too large');
+const variables = z.record(z.string(), z.unknown());
+const fileName = z.string().max(1000);
+
+/** `skills/render`: render a MiniJinja template with variables. Template errors exit as TEMPLATE_*. */
+export const RenderTemplateReqSchema = z
+  .object({
+    source: templateSource,
+    /** Shown in error messages (e.g. the template's file). */
+    name: fileName.optional(),
+    context: variables.optional(),
+    undefined: UndefinedModeSchema.optional(),
+  })
+  .strict();
+/** Request of `skills/render`. */
+export type RenderTemplateReq = z.infer<typeof RenderTemplateReqSchema>;
+/** Reply of `skills/render`. */
+export interface RenderTemplateRes {
+  rendered: string;
+}
+
+/** `skills/validate`: check a template's syntax or a package's shape without storing anything. */
+export const ValidateReqSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('template'), source: templateSource, name: fileName.optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('package'),
+      package: z.union([
+        z.string().max(MAX_PACKAGE_CHARS, 'is too large'),
+        z.record(z.string(), z.unknown()),
+      ]),
+      file_name: fileName.optional(),
+    })
+    .strict(),
+]);
+/** Request of `skills/validate`. */
+export type ValidateReq = z.infer<typeof ValidateReqSchema>;
+/** One problem found by validation, at a JSON path (packages) or a line and column (templates). */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+/** Reply of `skills/validate`: problems are data, not errors. */
+export type ValidateRes =
+  | { ok: true }
+  | { ok: false; message: string; line?: number; column?: number; issues: ValidationIssue[] };
+
+/** `skills/import-packages`: several validated packages at once, all or nothing. */
+export const ImportPackagesReqSchema = z
+  .object({
+    packages: z
+      .array(z.object({ file_name: fileName, package: z.record(z.string(), z.unknown()) }).strict())
+      .min(1, 'must hold at least one package')
+      .max(10_000),
+    scope: ScopeSchema.optional(),
+    force: z.boolean().optional(),
+  })
+  .strict();
+/** Request of `skills/import-packages`. */
+export type ImportPackagesReq = z.infer<typeof ImportPackagesReqSchema>;
+
+/** `skills/export-agent-skill`: the files of a skill's Agent Skills folder (`SKILL.md` …). */
+export const ExportAgentSkillReqSchema = z.object({ name, scope: ScopeSchema.optional() }).strict();
+/** Request of `skills/export-agent-skill`. */
+export type ExportAgentSkillReq = z.infer<typeof ExportAgentSkillReqSchema>;
+/** Reply of `skills/export-agent-skill`: relative paths and base64 bytes; what the format cannot hold. */
+export interface ExportAgentSkillRes {
+  name: string;
+  scope: SkillScope;
+  /** The folder name the skill exports to by default. */
+  slug: string;
+  files: Array<{ path: string; data_base64: string }>;
+  skipped: string[];
+}
+
+const runId = z.string().trim().min(1).max(100);
+
+/** `skills/run`: run a skill's artifacts through the dispatcher (one trace per artifact). */
+export const RunSkillReqSchema = z
+  .object({
+    name,
+    scope: ScopeSchema.optional(),
+    /** Run only this artifact. */
+    artifact: z.string().max(200).optional(),
+    /** Variables; the harness keys (`session_id`, `workspace`) win over them. */
+    context: variables.optional(),
+    /** Recorded in the traces (default: a new `cli-…` id). */
+    session_id: z.string().trim().min(1).max(100).optional(),
+    /** Names the run in `skills/artifact-ran` events and for `skills/cancel-run`. */
+    run_id: runId.optional(),
+  })
+  .strict();
+/** Request of `skills/run`. */
+export type RunSkillReq = z.infer<typeof RunSkillReqSchema>;
+
+/** The outcome of one assertion on an artifact's output. */
+export interface AssertionResultView {
+  type: 'structural' | 'length' | 'pattern' | 'semantic';
+  check: string;
+  severity: 'hard' | 'soft';
+  passed: boolean;
+  skipped?: boolean;
+  description: string;
+  explanation?: string;
+}
+
+/** One artifact run, as `run-skill --json` prints it. */
+export interface ArtifactRunView {
+  artifact: string;
+  kind: ArtifactKindName;
+  model_variant: string | null;
+  ok: boolean;
+  text: string | null;
+  data: unknown;
+  injected: boolean;
+  fallback: { artifact: string; reason: string } | null;
+  stdout: string | null;
+  error: AppErrorData | null;
+  assertions: AssertionResultView[];
+  trace_id: string;
+  duration_ms: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  model_id: string | null;
+  estimated_cost: number | null;
+}
+/** Reply of `skills/run`: `ok` when every artifact ran without error. */
+export interface RunSkillRes {
+  skill: string;
+  scope: SkillScope;
+  version: string;
+  session_id: string;
+  ok: boolean;
+  results: ArtifactRunView[];
+}
+
+/** `skills/cancel-run`: stop a `skills/run` or `skills/optimize` started with this `run_id`. */
+export const CancelRunReqSchema = z.object({ run_id: runId }).strict();
+/** Request of `skills/cancel-run`. */
+export type CancelRunReq = z.infer<typeof CancelRunReqSchema>;
+/** Reply of `skills/cancel-run`: false when nothing of that id was running. */
+export interface CancelRunRes {
+  cancelled: boolean;
+}
+
+/** How an optimized program is scored. */
+export const OPTIMIZE_METRICS = ['exact_match', 'contains'] as const;
+/** DSPy optimizers for small training sets. */
+export const OPTIMIZERS = ['bootstrap_few_shot', 'labeled_few_shot'] as const;
+
+/** `skills/optimize`: compile a `dspy_module` on training rows and store its new state blob. */
+export const OptimizeSkillReqSchema = z
+  .object({
+    name,
+    scope: ScopeSchema.optional(),
+    artifact: name,
+    training_data: z.array(variables).min(1, 'must hold at least one example').max(100_000),
+    metric: z.enum(OPTIMIZE_METRICS).optional(),
+    optimizer: z.enum(OPTIMIZERS).optional(),
+    max_demos: z.number().int().min(1).max(16).optional(),
+    evaluate: z.boolean().optional(),
+    /** Names the run in `skills/optimize-progressed` events and for `skills/cancel-run`. */
+    run_id: runId.optional(),
+  })
+  .strict();
+/** Request of `skills/optimize`. */
+export type OptimizeSkillReq = z.infer<typeof OptimizeSkillReqSchema>;
+/** Reply of `skills/optimize`. */
+export interface OptimizeSkillRes {
+  optimized: {
+    name: string;
+    scope: SkillScope;
+    artifact: string;
+    examples: number;
+    demos: Record<string, number>;
+    score: number | null;
+    lm_calls: number;
+    input_tokens: number;
+    output_tokens: number;
+    warnings: string[];
+    took_ms: number;
+  };
+}
+
 /** The `skills/*` channels. */
 export interface SkillsChannels {
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
@@ -181,6 +382,13 @@ export interface SkillsChannels {
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
   'skills/delete': { req: DeleteSkillReq; res: DeleteSkillRes };
+  'skills/import-packages': { req: ImportPackagesReq; res: ImportPackageRes };
+  'skills/export-agent-skill': { req: ExportAgentSkillReq; res: ExportAgentSkillRes };
+  'skills/render': { req: RenderTemplateReq; res: RenderTemplateRes };
+  'skills/validate': { req: ValidateReq; res: ValidateRes };
+  'skills/run': { req: RunSkillReq; res: RunSkillRes };
+  'skills/cancel-run': { req: CancelRunReq; res: CancelRunRes };
+  'skills/optimize': { req: OptimizeSkillReq; res: OptimizeSkillRes };
 }
 
 /** Request schemas of the `skills/*` channels. */
@@ -191,10 +399,26 @@ export const skillsRequestSchemas = {
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,
   'skills/delete': DeleteSkillReqSchema,
+  'skills/import-packages': ImportPackagesReqSchema,
+  'skills/export-agent-skill': ExportAgentSkillReqSchema,
+  'skills/render': RenderTemplateReqSchema,
+  'skills/validate': ValidateReqSchema,
+  'skills/run': RunSkillReqSchema,
+  'skills/cancel-run': CancelRunReqSchema,
+  'skills/optimize': OptimizeSkillReqSchema,
 };
 
 /** The `skills/*` events. */
 export interface SkillsEvents {
   /** The catalog changed (import or delete, from this or another window). */
   'skills/catalog-changed': { reason: 'imported' | 'deleted'; names: string[] };
+  /** One artifact of a `skills/run` that was given a `run_id` finished. */
+  'skills/artifact-ran': { run_id: string; result: ArtifactRunView };
+  /** Progress of a `skills/optimize` that was given a `run_id`: `done` of `total` examples. */
+  'skills/optimize-progressed': {
+    run_id: string;
+    phase: 'compile' | 'evaluate';
+    done: number;
+    total: number;
+  };
 }

@@ -9,7 +9,7 @@ export const ListTracesReqSchema = z
   .object({
     session_id: id.optional(),
     skill: z.string().trim().min(1).max(200).optional(),
-    limit: z.number().int().min(1).max(500).optional(),
+    limit: z.number().int().min(1).max(100_000).optional(),
   })
   .strict();
 /** Request of `traces/list`. */

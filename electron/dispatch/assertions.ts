@@ -1,19 +1,12 @@
 import { createContext, Script } from 'node:vm';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
+import type { AssertionResultView } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
 import { type Assertion, AssertionSchema } from '../skills/package-schema.js';
 
 /** The outcome of one assertion. `skipped` ones (e.g. semantic without a model) count as not run. */
-export interface AssertionResult {
-  type: Assertion['type'];
-  check: string;
-  severity: 'hard' | 'soft';
-  passed: boolean;
-  skipped?: boolean;
-  description: string;
-  explanation?: string;
-}
+export type AssertionResult = AssertionResultView;
 
 /** What an artifact produced, as assertions see it. */
 export interface AssertedOutput {

@@ -6,6 +6,7 @@ import {
   runCodeTemplate,
   type SandboxLlm,
   SandboxPool,
+  type SandboxRunResult,
   type SandboxWorkspace,
   type SpawnSandboxProcess,
 } from '../sandbox/index.js';
@@ -31,11 +32,15 @@ export interface SkillRuntimeDeps {
   llm: Llm | null;
   /** Workspace pages for the sandbox's host functions. */
   workspace?: SandboxWorkspace;
-  /** `false` disables the sandbox or sidecar (their artifacts then fail or fall back). */
+  /** `false` disables the sandbox (its artifacts then fail). */
   sandbox?: boolean;
-  sidecar?: boolean;
   /** Injected sidecar client (tests); default: started lazily on the first dspy_module. */
   sidecarClient?: SidecarClient;
+  /**
+   * Where the sidecar client comes from when one is shared (the host's); the runtime then does not
+   * stop it on dispose. Default: a client of its own, started lazily.
+   */
+  sidecar?: (() => SidecarClient) | false;
   /** How sandbox processes start (the desktop passes Electron-as-Node); default: this Node binary. */
   spawnSandbox?: SpawnSandboxProcess;
   /** A packaged app's resources folder, where the bundled sidecar binary lives. */
@@ -48,8 +53,17 @@ export interface SkillRuntime {
   dispatcher: ArtifactDispatcher;
   engine: PromptEngine;
   setLlm(llm: Llm | null): void;
+  /** Run one Python program in this runtime's sandbox pool (no template, no trace). */
+  runCode(code: string, opts?: RunCodeOptions): Promise<SandboxRunResult>;
   /** Stop the sandbox pool and the sidecar. */
   dispose(): Promise<void>;
+}
+
+/** Options of {@link SkillRuntime.runCode}. */
+export interface RunCodeOptions {
+  timeout_ms?: number;
+  /** What `llm_query` raises with (the program runs without a model). */
+  noModelMessage?: string;
 }
 
 /** The provider layer as the sandbox sees it. */
@@ -103,23 +117,25 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   const prompt = promptTemplateHandler(engine);
   let pool: SandboxPool | null = null;
   let sidecar: SidecarClient | null = deps.sidecarClient ?? null;
+  const sharedSidecar = typeof deps.sidecar === 'function' ? deps.sidecar : null;
+  const sandboxPool = () =>
+    (pool ??= new SandboxPool({
+      cacheDir: join(deps.home, 'cache'),
+      log: deps.log,
+      spawn: deps.spawnSandbox,
+    }));
 
   const code: ArtifactHandler = {
     kind: 'code_template',
     async execute(artifact, ctx, draft) {
       if (deps.sandbox === false)
         throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
-      pool ??= new SandboxPool({
-        cacheDir: join(deps.home, 'cache'),
-        log: deps.log,
-        spawn: deps.spawnSandbox,
-      });
       const host = createSandboxHost({
         workspace: deps.workspace,
         llm: ctx.llm ? sandboxLlm(() => ctx.llm) : undefined,
         noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
       });
-      const r = await runCodeTemplate(pool, artifact, ctx.variables, { host });
+      const r = await runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host });
       draft.rendered_input = r.rendered_code;
       draft.raw_output = r.submitted ? JSON.stringify(r.result) : r.stdout;
       draft.input_tokens = r.llm.input_tokens;
@@ -153,10 +169,13 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       : {
           async execute(req, ctx) {
             requireLlm(ctx);
-            sidecar ??= createSidecarClient({
-              lm: sidecarLm(() => llm),
-              dataDir: join(deps.home, 'sidecar'),
-            });
+            sidecar ??=
+              sharedSidecar?.() ??
+              createSidecarClient({
+                lm: sidecarLm(() => llm),
+                dataDir: join(deps.home, 'sidecar'),
+                resourcesPath: deps.resourcesPath,
+              });
             if (!req.signature)
               throw new AppError(
                 'INVALID_INPUT',
@@ -197,8 +216,22 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
     setLlm(next) {
       llm = next;
     },
+    runCode(code, opts = {}) {
+      const host = createSandboxHost({
+        workspace: deps.workspace,
+        noModelMessage: opts.noModelMessage ?? 'no model is configured for llm_query',
+      });
+      return runCodeTemplate(
+        sandboxPool(),
+        { content: code, metadata: { template: false } },
+        {},
+        { host, limits: opts.timeout_ms ? { timeout_ms: opts.timeout_ms } : undefined },
+      );
+    },
     async dispose() {
-      await Promise.allSettled([pool?.close(), sidecar?.dispose()]);
+      // A shared sidecar belongs to whoever shares it.
+      const own = sharedSidecar ? null : sidecar;
+      await Promise.allSettled([pool?.close(), own?.dispose()]);
       pool = null;
       sidecar = null;
     },

@@ -1,32 +1,19 @@
-import { type ChatEvent, type ChatMessage, type ChatSession, ChatStore, runTurn } from '../chat/index.js';
-import type { HandlersFor } from '../contract/channels.js';
+import { type ChatEvent, type ChatMessage, type ChatSession, runTurn } from '../chat/index.js';
+import type { EventName, EventPayload, HandlersFor } from '../contract/channels.js';
 import type { ChatMessageView, ChatSessionView, SendMessageRes } from '../contract/chat.js';
-import { AppError, isAppError } from '../contract/errors.js';
-import { createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
+import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import type { Logger } from '../host.js';
 import type { Llm } from '../llm/index.js';
-import type { SpawnSandboxProcess } from '../sandbox/index.js';
-import type { Db } from '../store/db.js';
-import type { SkillStore } from '../store/index.js';
-import { TraceStore } from '../traces/index.js';
-import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
 import type { EventHub } from './events.js';
-import type { CatalogRef } from './skills-handlers.js';
+import type { WorkspaceSession } from './workspace-session.js';
 
 /** What the chat slice needs. */
 export interface ChatHandlerDeps {
-  catalog: CatalogRef;
+  session: WorkspaceSession;
   events: EventHub;
   logger: Logger;
-  home: string;
-  /** The workspace folder (sessions then live in its store, as in the CLI). */
-  workspace?: string;
   /** The model of a new turn, built from the current settings and keys; null when none is chosen. */
   llm: () => Llm | null;
-  /** Override the skill runtime (tests). */
-  createRuntime?: typeof createSkillRuntime;
-  spawnSandbox?: SpawnSandboxProcess;
-  resourcesPath?: string;
 }
 
 /** The chat slice and its lifecycle. */
@@ -69,14 +56,100 @@ function toMessageView(m: ChatMessage): ChatMessageView {
   };
 }
 
+/** What the mapper needs to know about a turn besides its engine events. */
+interface TurnFacts {
+  message: string;
+  client_turn_id: string | null;
+  model_id: string | null;
+}
+
+/** One contract event, as `EventHub.emit`'s arguments. */
+type ContractEvent = {
+  [E in EventName]: [E, EventPayload<E>];
+}[EventName];
+
+/**
+ * Map one engine event of a turn in `session_id` to the contract events windows receive. Pure: the
+ * clock reading comes in as `now`.
+ */
+export function toContractEvents(
+  e: ChatEvent,
+  session_id: string,
+  turn: TurnFacts,
+  now: string,
+): ContractEvent[] {
+  switch (e.type) {
+    case 'turn-started':
+      return [
+        [
+          'chat/turn-started',
+          {
+            session_id: e.session_id,
+            user_message_id: e.user_message_id,
+            message: turn.message,
+            new_session: e.new_session,
+            client_turn_id: turn.client_turn_id,
+            matches: e.matches,
+            memory: e.memory,
+            created_at: now,
+          },
+        ],
+        ...(e.new_session
+          ? [['chat/sessions-changed', { reason: 'created', session_id: e.session_id }] as ContractEvent]
+          : []),
+      ];
+    case 'text-delta':
+      return [['chat/delta-received', { session_id, text: e.text }]];
+    case 'tool-call-started':
+      return [['chat/tool-call-started', { session_id, id: e.id, name: e.name, args: e.args }]];
+    case 'tool-call-finished':
+      return [
+        [
+          'chat/tool-call-finished',
+          {
+            session_id,
+            id: e.id,
+            name: e.name,
+            ok: e.ok,
+            ...(e.skill ? { skill: e.skill } : {}),
+            ...(e.artifacts ? { artifacts: e.artifacts } : {}),
+            ...(e.trace_ids ? { trace_ids: e.trace_ids } : {}),
+          },
+        ],
+      ];
+    case 'turn-finished':
+      return [
+        [
+          'chat/turn-finished',
+          {
+            session_id: e.session_id,
+            message_id: e.message_id,
+            text: e.text,
+            status: e.status,
+            model_id: turn.model_id,
+            input_tokens: e.input_tokens,
+            output_tokens: e.output_tokens,
+            estimated_cost: e.estimated_cost,
+            trace_ids: e.trace_ids,
+            skills_used: e.skills_used,
+            error: e.error,
+            created_at: now,
+          },
+        ],
+        ['chat/sessions-changed', { reason: 'updated', session_id: e.session_id }],
+      ];
+    default:
+      return assertNever(e);
+  }
+}
+
 /**
  * The `chat/*` slice: a turn runs in the background after `chat/send-message` replies, its
  * engine events republished as `chat/*` events; one turn per session at a time.
  */
 export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
   const running = new Map<string, AbortController>();
-  let runtime: { db: Db; rt: SkillRuntime } | null = null;
-  let pagesIndexed = false;
+  const ws = deps.session;
 
   const toSessionView = (s: ChatSession): ChatSessionView => ({
     id: s.id,
@@ -86,44 +159,6 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     message_count: s.message_count ?? 0,
     running: running.has(s.id),
   });
-
-  /** The store sessions live in, for reading: null while a configured workspace has no store yet. */
-  const readStore = (): SkillStore | null => {
-    const c = deps.catalog.get();
-    return deps.catalog.hasWorkspace() ? c.workspace : c.account;
-  };
-  /** The store sessions live in, created if needed. */
-  const writeStore = (): SkillStore =>
-    deps.catalog.hasWorkspace() ? deps.catalog.withStore('workspace').store : deps.catalog.get().account;
-
-  const runtimeFor = (store: SkillStore, llm: Llm | null): SkillRuntime => {
-    if (runtime && runtime.db !== store.db) {
-      void runtime.rt.dispose();
-      runtime = null;
-    }
-    if (!runtime) {
-      let workspace: WorkspacePages | undefined;
-      if (deps.workspace && store.scope === 'workspace') {
-        if (!pagesIndexed) {
-          indexWorkspacePages(store.db, deps.workspace);
-          pagesIndexed = true;
-        }
-        workspace = new WorkspacePages(store.db);
-      }
-      const rt = (deps.createRuntime ?? createSkillRuntime)({
-        traces: new TraceStore(store.db),
-        home: deps.home,
-        llm,
-        workspace,
-        spawnSandbox: deps.spawnSandbox,
-        resourcesPath: deps.resourcesPath,
-        log: (line) => deps.logger.info(line),
-      });
-      runtime = { db: store.db, rt };
-    }
-    runtime.rt.setLlm(llm);
-    return runtime.rt;
-  };
 
   const handlers = {
     'chat/send-message': (req) => {
@@ -136,11 +171,12 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
           },
         );
       }
-      const store = writeStore();
-      const chats = new ChatStore(store.db);
+      const store = ws.writeStore();
+      const chats = ws.chats.write();
       if (req.session_id && !chats.getSession(req.session_id)) throw notFound(req.session_id);
       const llm = deps.llm();
-      const rt = runtimeFor(store, llm);
+      const rt = ws.runtime(store);
+      rt.setLlm(llm);
       const abort = new AbortController();
       if (req.session_id) running.set(req.session_id, abort);
       const modelId = llm ? `${llm.provider}:${llm.model}` : null;
@@ -149,70 +185,27 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
         let sid = req.session_id;
         let started = false;
         const { events } = deps;
+        const turn = { message: req.message, client_turn_id: req.client_turn_id ?? null, model_id: modelId };
         const emit = (e: ChatEvent) => {
-          switch (e.type) {
-            case 'turn-started':
-              sid = e.session_id;
-              started = true;
-              running.set(sid, abort);
-              events.emit('chat/turn-started', {
-                session_id: sid,
-                user_message_id: e.user_message_id,
-                message: req.message,
-                new_session: e.new_session,
-                client_turn_id: req.client_turn_id ?? null,
-                matches: e.matches,
-                memory: e.memory,
-                created_at: new Date().toISOString(),
-              });
-              if (e.new_session) events.emit('chat/sessions-changed', { reason: 'created', session_id: sid });
-              resolve({ session_id: sid, user_message_id: e.user_message_id });
-              return;
-            case 'text-delta':
-              events.emit('chat/delta-received', { session_id: sid!, text: e.text });
-              return;
-            case 'tool-call-started':
-              events.emit('chat/tool-call-started', {
-                session_id: sid!,
-                id: e.id,
-                name: e.name,
-                args: e.args,
-              });
-              return;
-            case 'tool-call-finished':
-              events.emit('chat/tool-call-finished', {
-                session_id: sid!,
-                id: e.id,
-                name: e.name,
-                ok: e.ok,
-                ...(e.skill ? { skill: e.skill } : {}),
-                ...(e.artifacts ? { artifacts: e.artifacts } : {}),
-                ...(e.trace_ids ? { trace_ids: e.trace_ids } : {}),
-              });
-              return;
-            case 'turn-finished':
-              running.delete(e.session_id);
-              events.emit('chat/turn-finished', {
-                session_id: e.session_id,
-                message_id: e.message_id,
-                text: e.text,
-                status: e.status,
-                model_id: modelId,
-                input_tokens: e.input_tokens,
-                output_tokens: e.output_tokens,
-                estimated_cost: e.estimated_cost,
-                trace_ids: e.trace_ids,
-                skills_used: e.skills_used,
-                error: e.error,
-                created_at: new Date().toISOString(),
-              });
-              events.emit('chat/sessions-changed', { reason: 'updated', session_id: e.session_id });
-              return;
+          if (e.type === 'turn-started') {
+            sid = e.session_id;
+            started = true;
+            running.set(sid, abort);
           }
+          if (e.type === 'turn-finished') running.delete(e.session_id);
+          for (const [name, payload] of toContractEvents(e, sid!, turn, new Date().toISOString()))
+            events.emit(name, payload as never);
+          if (e.type === 'turn-started') resolve({ session_id: sid!, user_message_id: e.user_message_id });
         };
         runTurn(
-          { catalog: deps.catalog.get(), chats, dispatcher: rt.dispatcher, llm, workspace: deps.workspace },
-          { message: req.message, session_id: req.session_id, signal: abort.signal },
+          {
+            catalog: ws.catalog.get(),
+            chats,
+            dispatcher: rt.dispatcher,
+            llm,
+            workspace: ws.workspace,
+          },
+          { message: req.message, session_id: req.session_id, signal: abort.signal, settings: req.settings },
           emit,
         ).then(
           () => {
@@ -258,22 +251,20 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     },
 
     'chat/list-sessions': (req) => {
-      const store = readStore();
-      if (!store) return { sessions: [] };
-      return { sessions: new ChatStore(store.db).listSessions(req.limit ?? 200).map(toSessionView) };
+      const chats = ws.chats.read();
+      if (!chats) return { sessions: [] };
+      return { sessions: chats.listSessions(req.limit ?? 200).map(toSessionView) };
     },
 
     'chat/get-session': (req) => {
-      const store = readStore();
-      const chats = store ? new ChatStore(store.db) : null;
+      const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
       return { session: toSessionView(session), messages: chats.listMessages(session.id).map(toMessageView) };
     },
 
     'chat/delete-session': (req) => {
-      const store = readStore();
-      const chats = store ? new ChatStore(store.db) : null;
+      const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
       running.get(session.id)?.abort();
@@ -283,8 +274,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     },
 
     'chat/rename-session': (req) => {
-      const store = readStore();
-      const chats = store ? new ChatStore(store.db) : null;
+      const chats = ws.chats.read();
       const session = chats?.renameSession(req.session_id, req.title);
       if (!session) throw notFound(req.session_id);
       deps.events.emit('chat/sessions-changed', { reason: 'renamed', session_id: session.id });
@@ -297,9 +287,6 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     async dispose() {
       for (const ctl of running.values()) ctl.abort();
       running.clear();
-      const rt = runtime?.rt;
-      runtime = null;
-      await rt?.dispose();
     },
   };
 }

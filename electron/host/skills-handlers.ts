@@ -1,16 +1,8 @@
-import { type MatchField, matchSkills } from '../activation/index.js';
+import { matchSkills } from '../activation/index.js';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type {
-  ArtifactKindName,
-  ImportOutcomeView,
-  MatchFieldName,
-  SkillDetail,
-  SkillListItem,
-  SkillScope,
-} from '../contract/skills.js';
+import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
 import {
-  type ArtifactKind,
   type CatalogEntry,
   exportJson,
   formatBytes,
@@ -18,28 +10,12 @@ import {
   importPackages,
   type SkillCatalog,
   skillSlug,
+  skillToAgentFiles,
   validatePackage,
 } from '../skills/index.js';
-import type { Scope, Skill, SkillStore } from '../store/index.js';
+import type { Scope, Skill } from '../store/index.js';
 import type { EventHub } from './events.js';
-
-// The contract mirrors core unions so the renderer never imports the core; keep them equal.
-type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _mirrors: [
-  Equal<ArtifactKindName, ArtifactKind>,
-  Equal<SkillScope, Scope>,
-  Equal<MatchFieldName, MatchField>,
-] = [true, true, true];
-void _mirrors;
-
-/** The open catalog, which the host may reopen (e.g. to create the workspace store on first write). */
-export interface CatalogRef {
-  get(): SkillCatalog;
-  /** The catalog with the store of `scope` open (created if it has no file yet). */
-  withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
-  /** True when a workspace folder is configured (its store may not exist yet). */
-  hasWorkspace(): boolean;
-}
+import type { CatalogRef } from './workspace-session.js';
 
 /** What the skills slice needs. */
 export interface SkillsHandlerDeps {
@@ -95,7 +71,8 @@ function toDetail(skill: Skill, entry: CatalogEntry): SkillDetail {
   };
 }
 
-function notFound(name: string, scope?: Scope): AppError {
+/** The error of a skill name that resolves to nothing. */
+export function notFound(name: string, scope?: Scope): AppError {
   return new AppError(
     'NOT_FOUND',
     `There is no skill named "${name}"${scope ? ` in the ${scope} store` : ''}. It may have been deleted; refresh the list.`,
@@ -111,7 +88,8 @@ function noWorkspace(): AppError {
   );
 }
 
-function resolveOrThrow(catalog: SkillCatalog, name: string, scope?: Scope) {
+/** The skill a name resolves to (the workspace one first), or NOT_FOUND. */
+export function resolveOrThrow(catalog: SkillCatalog, name: string, scope?: Scope) {
   if (scope === 'workspace' && !catalog.workspace) throw notFound(name, scope);
   const found = catalog.resolve(name, scope);
   if (!found) throw notFound(name, scope);
@@ -196,6 +174,37 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       return { imported: outcomes };
     },
 
+    'skills/import-packages': (req) => {
+      // Every package is checked before anything is written: one bad package imports nothing.
+      const loaded = req.packages.map((p) => ({
+        file: p.file_name,
+        pkg: parsePackageInput(p.package, p.file_name, deps.limits),
+      }));
+      const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
+      if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
+      const { store } = catalog.withStore(scope);
+      const outcomes: ImportOutcomeView[] = importPackages(store, loaded, { force: req.force });
+      if (outcomes.some((o) => o.action !== 'unchanged')) {
+        events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
+      }
+      return { imported: outcomes };
+    },
+
+    'skills/export-agent-skill': (req) => {
+      const found = resolveOrThrow(catalog.get(), req.name, req.scope);
+      const { files, skipped } = skillToAgentFiles(found.skill);
+      return {
+        name: found.skill.name,
+        scope: found.scope,
+        slug: skillSlug(found.skill.name),
+        files: [...files].map(([path, bytes]) => ({
+          path,
+          data_base64: Buffer.from(bytes).toString('base64'),
+        })),
+        skipped,
+      };
+    },
+
     'skills/export-package': (req) => {
       const found = resolveOrThrow(catalog.get(), req.name, req.scope);
       return {
@@ -222,5 +231,13 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
           : {}),
       };
     },
-  } satisfies HandlersFor<'skills'>;
+  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel>;
 }
+
+/** The `skills/*` channels that execute something (see `skill-run-handlers.ts`). */
+type SkillRunChannel =
+  | 'skills/render'
+  | 'skills/validate'
+  | 'skills/run'
+  | 'skills/cancel-run'
+  | 'skills/optimize';

@@ -3,7 +3,7 @@ import { AppError } from '../contract/errors.js';
 import type { TraceView } from '../contract/traces.js';
 import type { SkillStore } from '../store/index.js';
 import { type TraceRow, TraceStore } from '../traces/index.js';
-import type { CatalogRef } from './skills-handlers.js';
+import type { CatalogRef } from './workspace-session.js';
 
 /** What the traces slice needs. */
 export interface TracesHandlerDeps {

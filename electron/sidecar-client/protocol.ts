@@ -5,6 +5,7 @@
  * Every message from the sidecar is untrusted and checked with these schemas.
  */
 import { z } from 'zod';
+import { OPTIMIZE_METRICS, OPTIMIZERS } from '../contract/skills.js';
 
 /** Protocol version both sides must agree on (checked at start-up). */
 export const SIDECAR_PROTOCOL_VERSION = 1;
@@ -117,10 +118,8 @@ export const ExecuteResSchema = z.object({
 /** The result of one `execute`. */
 export type ExecuteRes = z.infer<typeof ExecuteResSchema>;
 
-/** The metrics and optimizers the sidecar ships. */
-export const OPTIMIZE_METRICS = ['exact_match', 'contains'] as const;
-/** Optimizers for small training sets. */
-export const OPTIMIZERS = ['bootstrap_few_shot', 'labeled_few_shot'] as const;
+/** The metrics and optimizers the sidecar ships (defined in the contract). */
+export { OPTIMIZE_METRICS, OPTIMIZERS };
 
 /** `optimize` params. */
 export interface OptimizeReq {

@@ -4,6 +4,7 @@ import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/skill-repository.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
+import { safeRelativePath } from './safe-path.js';
 
 /** The JSON text of a skill's package (2-space indent, trailing newline). */
 export function exportJson(skill: Skill): string {
@@ -20,8 +21,23 @@ export function exportAgentSkill(
   target: string | undefined,
   opts: { force?: boolean } = {},
 ): { dir: string; skipped: string[]; files: string[] } {
-  const slug = skillSlug(skill.name);
-  let dir = resolve(target ?? slug);
+  const { files, skipped } = skillToAgentFiles(skill);
+  return { ...writeAgentSkillFolder(skillSlug(skill.name), files, target, opts), skipped };
+}
+
+/**
+ * Write the files of an Agent Skills folder (from `skillToAgentFiles` or the `skills/export-agent-skill`
+ * channel) under `target`, or `./<slug>`: see {@link exportAgentSkill}. Every path is checked first.
+ */
+export function writeAgentSkillFolder(
+  slug: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  target: string | undefined,
+  opts: { force?: boolean } = {},
+): { dir: string; files: string[] } {
+  const safeSlug = safeRelativePath(slug, 'skill folder');
+  const rels = [...files.keys()].map((rel) => safeRelativePath(rel, safeSlug));
+  let dir = resolve(target ?? safeSlug);
   if (
     target &&
     existsSync(dir) &&
@@ -29,7 +45,7 @@ export function exportAgentSkill(
     readdirSync(dir).length > 0 &&
     !existsSync(join(dir, 'SKILL.md'))
   ) {
-    dir = join(dir, slug);
+    dir = join(dir, safeSlug);
   }
   if (existsSync(dir) && (!statSync(dir).isDirectory() || (readdirSync(dir).length > 0 && !opts.force))) {
     throw new AppError(
@@ -40,11 +56,10 @@ export function exportAgentSkill(
       },
     );
   }
-  const { files, skipped } = skillToAgentFiles(skill);
   for (const [rel, bytes] of files) {
     const abs = join(dir, rel);
     mkdirSync(dirname(abs), { recursive: true });
     writeFileSync(abs, bytes);
   }
-  return { dir, skipped, files: [...files.keys()] };
+  return { dir, files: rels };
 }

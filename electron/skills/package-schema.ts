@@ -1,18 +1,9 @@
 import { z } from 'zod';
+import { ARTIFACT_KINDS, type ArtifactKindName } from '../contract/skills.js';
 
-/** The seven artifact kinds a skill package may carry. */
-export const ARTIFACT_KINDS = [
-  'description',
-  'prompt_template',
-  'code_template',
-  'dspy_module',
-  'approach',
-  'example',
-  'resource',
-] as const;
-
-/** One artifact kind. */
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+export { ARTIFACT_KINDS };
+/** One artifact kind (defined in the contract). */
+export type ArtifactKind = ArtifactKindName;
 
 /** Where a skill came from. */
 export const SKILL_SOURCES = ['system', 'community', 'user'] as const;

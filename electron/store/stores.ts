@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { AppError } from '../contract/errors.js';
+import { SCOPES, type SkillScope } from '../contract/skills.js';
 import { type Db, openDatabase } from './db.js';
 import { storeFile } from './paths.js';
 import { SkillRepository } from './skill-repository.js';
 
-/** The two places skills live. */
-export type Scope = 'account' | 'workspace';
-export const SCOPES: readonly Scope[] = ['account', 'workspace'];
+/** The two places skills live (defined in the contract). */
+export type Scope = SkillScope;
+export { SCOPES };
 
 /** One opened `agents.db` with its repository. */
 export interface SkillStore {

@@ -1,0 +1,223 @@
+/**
+ * The `skills/*` channels that execute something: render and validate templates, run a skill's
+ * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HandlersFor } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
+import type { ArtifactRunView } from '../contract/skills.js';
+import { type DispatchResult, PromptEngine } from '../dispatch/index.js';
+import type { Llm } from '../llm/index.js';
+import { parseDspyModuleContent } from '../sidecar-client/index.js';
+import type { ImportLimits } from '../skills/index.js';
+import type { EventHub } from './events.js';
+import { parsePackageInput, resolveOrThrow } from './skills-handlers.js';
+import type { WorkspaceSession } from './workspace-session.js';
+
+/** What the run slice needs. */
+export interface SkillRunHandlerDeps {
+  session: WorkspaceSession;
+  events: EventHub;
+  limits: ImportLimits;
+  /** The model of the next run, or null when none is configured. */
+  llm: () => Llm | null;
+  /** Monotonic milliseconds. */
+  now: () => number;
+}
+
+type RunChannels =
+  | 'skills/render'
+  | 'skills/validate'
+  | 'skills/run'
+  | 'skills/cancel-run'
+  | 'skills/optimize';
+
+/** One artifact execution as the contract reports it. */
+export function toArtifactRunView(r: DispatchResult): ArtifactRunView {
+  return {
+    artifact: r.artifact.name,
+    kind: r.artifact.kind,
+    model_variant: r.artifact.model_variant,
+    ok: r.ok,
+    text: r.output?.text ?? null,
+    data: r.output?.data ?? null,
+    injected: r.output?.injected ?? false,
+    fallback: r.output?.fallback ?? null,
+    stdout: r.output?.stdout ?? null,
+    error: r.error,
+    assertions: r.assertions,
+    trace_id: r.trace_id,
+    duration_ms: r.duration_ms,
+    input_tokens: r.output?.input_tokens ?? null,
+    output_tokens: r.output?.output_tokens ?? null,
+    model_id: r.output?.model_id ?? null,
+    estimated_cost: r.output?.estimated_cost ?? null,
+  };
+}
+
+/** Build the run slice. Runs given a `run_id` can be cancelled with `skills/cancel-run`. */
+export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
+  const { session, events } = deps;
+  const engine = new PromptEngine();
+  const running = new Map<string, AbortController>();
+
+  /** An abort signal for a run: cancelled by `skills/cancel-run` or when the caller goes away. */
+  const track = (runId: string | undefined, caller?: AbortSignal) => {
+    const abort = new AbortController();
+    if (runId) {
+      if (running.has(runId)) throw new AppError('CONFLICT', `a run named ${runId} is already running`);
+      running.set(runId, abort);
+    }
+    const onCallerGone = () => abort.abort();
+    caller?.addEventListener('abort', onCallerGone, { once: true });
+    return {
+      signal: abort.signal,
+      done() {
+        caller?.removeEventListener('abort', onCallerGone);
+        if (runId) running.delete(runId);
+      },
+    };
+  };
+
+  return {
+    'skills/render': (req) => ({
+      rendered: engine.renderStr(req.source, req.context ?? {}, {
+        name: req.name,
+        undefined: req.undefined ?? 'semi_strict',
+      }),
+    }),
+
+    'skills/validate': (req) => {
+      if (req.kind === 'template') {
+        const r = engine.validate(req.source, req.name);
+        if (r.ok) return { ok: true };
+        return {
+          ok: false,
+          message: r.message,
+          ...(r.line != null ? { line: r.line } : {}),
+          ...(r.column != null ? { column: r.column } : {}),
+          issues: [{ path: req.name ?? 'template', message: r.message }],
+        };
+      }
+      try {
+        parsePackageInput(req.package, req.file_name ?? 'package.json', deps.limits);
+        return { ok: true };
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        const issues = (e.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+        return { ok: false, message: e.message, issues };
+      }
+    },
+
+    'skills/run': async (req, ctx) => {
+      const catalog = session.catalog.get();
+      const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+      const store = catalog.store(scope)!;
+      const llm = deps.llm();
+      const runtime = session.runtime(store);
+      runtime.setLlm(llm);
+      const sessionId = req.session_id ?? `cli-${randomUUID()}`;
+      const run = track(req.run_id, ctx.signal);
+      try {
+        const results = await runtime.dispatcher.runSkill({
+          session_id: sessionId,
+          skill: { id: skill.id, name: skill.name, scope, version: skill.version },
+          artifacts: skill.artifacts,
+          variables: req.context ?? {},
+          harness: { session_id: sessionId, ...(session.workspace ? { workspace: session.workspace } : {}) },
+          llm,
+          signal: run.signal,
+          artifact: req.artifact,
+          onResult: (r) => {
+            if (req.run_id)
+              events.emit('skills/artifact-ran', { run_id: req.run_id, result: toArtifactRunView(r) });
+          },
+        });
+        return {
+          skill: skill.name,
+          scope,
+          version: skill.version,
+          session_id: sessionId,
+          ok: results.every((r) => r.ok),
+          results: results.map(toArtifactRunView),
+        };
+      } finally {
+        run.done();
+      }
+    },
+
+    'skills/cancel-run': (req) => {
+      const abort = running.get(req.run_id);
+      abort?.abort();
+      return { cancelled: abort !== undefined };
+    },
+
+    'skills/optimize': async (req, ctx) => {
+      const llm = deps.llm();
+      const optimizer = req.optimizer ?? 'bootstrap_few_shot';
+      if (!llm && optimizer !== 'labeled_few_shot') {
+        throw new AppError(
+          'LLM_NOT_CONFIGURED',
+          'optimizing calls the model: pass --provider and --model (or use --optimizer labeled_few_shot, which needs none)',
+        );
+      }
+      const catalog = session.catalog.get();
+      const found = resolveOrThrow(catalog, req.name, req.scope);
+      const artifact = found.skill.artifacts.find((a) => a.name === req.artifact && a.kind === 'dspy_module');
+      if (!artifact) {
+        throw new AppError(
+          'NOT_FOUND',
+          `skill "${found.skill.name}" has no dspy_module named "${req.artifact}"`,
+          {
+            name: found.skill.name,
+            artifact: req.artifact,
+          },
+        );
+      }
+      const content = parseDspyModuleContent(artifact.content, `${found.skill.name} / ${artifact.name}`);
+      const started = deps.now();
+      const run = track(req.run_id, ctx.signal);
+      try {
+        const r = await session.sidecar().optimize({
+          template_id: content.template_id,
+          signature: content.signature,
+          training_data: req.training_data,
+          metric: req.metric ?? 'exact_match',
+          optimizer,
+          max_demos: req.max_demos ?? 4,
+          evaluate: (req.evaluate ?? true) && llm !== null,
+          state_blob: artifact.state_blob
+            ? JSON.parse(Buffer.from(artifact.state_blob).toString('utf8'))
+            : null,
+          signal: run.signal,
+          onProgress: (p) => {
+            if (req.run_id) events.emit('skills/optimize-progressed', { run_id: req.run_id, ...p });
+          },
+        });
+        // The catalog may have been reopened while the sidecar worked.
+        const store = session.catalog.get().store(found.scope)!;
+        store.repo.updateArtifact({
+          ...artifact,
+          state_blob: Buffer.from(JSON.stringify(r.state_blob), 'utf8'),
+        });
+        return {
+          optimized: {
+            name: found.skill.name,
+            scope: found.scope,
+            artifact: artifact.name,
+            examples: req.training_data.length,
+            demos: r.demos,
+            score: r.score ?? null,
+            lm_calls: r.usage.lm_calls,
+            input_tokens: r.usage.input_tokens,
+            output_tokens: r.usage.output_tokens,
+            warnings: r.warnings,
+            took_ms: Math.round(deps.now() - started),
+          },
+        };
+      } finally {
+        run.done();
+      }
+    },
+  } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
+}

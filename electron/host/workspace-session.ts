@@ -1,0 +1,165 @@
+/**
+ * One open workspace: the merged catalog, the skill runtimes (sandbox pool, sidecar), the chat
+ * store and workspace pages, opened once and shared by every handler slice. Only the host opens
+ * one; the faces (desktop, web, CLI, tests) reach it through the handler table.
+ */
+import { join, resolve } from 'node:path';
+import { ChatStore } from '../chat/index.js';
+import { AppError } from '../contract/errors.js';
+import { createSkillRuntime, type SkillRuntime, sidecarLm } from '../dispatch/index.js';
+import type { Llm } from '../llm/index.js';
+import type { SpawnSandboxProcess } from '../sandbox/index.js';
+import { createSidecarClient, type SidecarClient } from '../sidecar-client/index.js';
+import { openCatalog, type SkillCatalog } from '../skills/index.js';
+import type { Db } from '../store/db.js';
+import { resolveHome, type Scope, type SkillStore } from '../store/index.js';
+import { TraceStore } from '../traces/index.js';
+import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
+
+/** Where the stores live. */
+export interface WorkspaceLocation {
+  /** Account data folder (default `$SKILLDESK_HOME`, else the OS app-data folder). */
+  home?: string;
+  /** Workspace folder, whose skills, sessions and pages live in `<workspace>/agents.db`. */
+  workspace?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What a session needs besides its location. */
+export interface WorkspaceSessionDeps {
+  /** The model of the next call, or null when none is configured. */
+  llm: () => Llm | null;
+  /** Runtime diagnostics (sandbox and sidecar stderr). */
+  log: (line: string) => void;
+  spawnSandbox?: SpawnSandboxProcess;
+  resourcesPath?: string;
+  /** Override the skill runtime (tests). */
+  createRuntime?: typeof createSkillRuntime;
+}
+
+/** The open catalog, which may be reopened (to create the workspace store on its first write). */
+export interface CatalogRef {
+  get(): SkillCatalog;
+  /** The catalog with the store of `scope` open (created if it has no file yet). */
+  withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
+  /** True when a workspace folder is configured (its store may not exist yet). */
+  hasWorkspace(): boolean;
+}
+
+/** An open workspace. */
+export interface WorkspaceSession {
+  home: string;
+  /** The absolute workspace folder, if one is configured. */
+  workspace: string | undefined;
+  catalog: CatalogRef;
+  /** The skill runtime whose traces go to `store` (one per store, started lazily). */
+  runtime(store: SkillStore): SkillRuntime;
+  /** Chat sessions: `read()` is null while a configured workspace has no store yet. */
+  chats: { read(): ChatStore | null; write(): ChatStore };
+  /** The store sessions (and runs without a skill) write to: the workspace's, else the account's. */
+  writeStore(): SkillStore;
+  /** The DSPy sidecar client, started on first use and shared by every runtime. */
+  sidecar(): SidecarClient;
+  dispose(): Promise<void>;
+}
+
+/** Open a workspace. Throws (as AppError) when a store cannot be opened. */
+export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSessionDeps): WorkspaceSession {
+  const home = resolveHome(loc.home, loc.env);
+  const workspace = loc.workspace ? resolve(loc.workspace) : undefined;
+  const where = { home, workspace, env: loc.env };
+  let catalog = openCatalog(where, { createWorkspace: false });
+  const runtimes = new Map<Db, SkillRuntime>();
+  const indexed = new Set<Db>();
+  let sidecar: SidecarClient | null = null;
+  let disposed = false;
+
+  const catalogRef: CatalogRef = {
+    get: () => catalog,
+    hasWorkspace: () => workspace !== undefined,
+    withStore(scope) {
+      if (scope === 'workspace' && !catalog.workspace && workspace) {
+        // The workspace store is created on its first write, so browsing never leaves files behind.
+        const next = openCatalog(where, { createWorkspace: true });
+        catalog.close();
+        catalog = next;
+        dropStaleRuntimes();
+      }
+      const store = catalog.store(scope);
+      if (!store) throw new AppError('INVALID_INPUT', `the ${scope} store is not open`, { scope });
+      return { catalog, store };
+    },
+  };
+
+  function dropStaleRuntimes() {
+    const open = new Set(catalog.stores().map((s) => s.db));
+    for (const [db, rt] of runtimes) {
+      if (open.has(db)) continue;
+      runtimes.delete(db);
+      void rt.dispose();
+    }
+  }
+
+  /** The workspace's Markdown pages, indexed once per store, for the sandbox's host functions. */
+  function pages(): WorkspacePages | undefined {
+    const ws = catalog.workspace;
+    if (!ws || !workspace) return undefined;
+    if (!indexed.has(ws.db)) {
+      indexWorkspacePages(ws.db, workspace);
+      indexed.add(ws.db);
+    }
+    return new WorkspacePages(ws.db);
+  }
+
+  const session: WorkspaceSession = {
+    home,
+    workspace,
+    catalog: catalogRef,
+    runtime(store) {
+      if (disposed) throw new AppError('INTERNAL', 'the workspace session is closed');
+      let rt = runtimes.get(store.db);
+      if (!rt) {
+        rt = (deps.createRuntime ?? createSkillRuntime)({
+          traces: new TraceStore(store.db),
+          home,
+          llm: deps.llm(),
+          workspace: pages(),
+          spawnSandbox: deps.spawnSandbox,
+          resourcesPath: deps.resourcesPath,
+          sidecar: () => session.sidecar(),
+          log: deps.log,
+        });
+        runtimes.set(store.db, rt);
+      }
+      return rt;
+    },
+    writeStore: () => (workspace ? catalogRef.withStore('workspace').store : catalog.account),
+    chats: {
+      read() {
+        const store = workspace ? catalog.workspace : catalog.account;
+        return store ? new ChatStore(store.db) : null;
+      },
+      write: () => new ChatStore(session.writeStore().db),
+    },
+    sidecar() {
+      sidecar ??= createSidecarClient({
+        lm: sidecarLm(deps.llm),
+        dataDir: join(home, 'sidecar'),
+        env: loc.env,
+        resourcesPath: deps.resourcesPath,
+        log: deps.log,
+      });
+      return sidecar;
+    },
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      const all = [...runtimes.values()];
+      runtimes.clear();
+      await Promise.allSettled([...all.map((rt) => rt.dispose()), sidecar?.dispose()]);
+      sidecar = null;
+      catalog.close();
+    },
+  };
+  return session;
+}
