@@ -1,4 +1,5 @@
-// Phase-1 match latency at 1k / 10k / 100k skills (target p95 < 5 ms at 10k) and import throughput
+// Phase-1 match latency at 1k / 10k / 100k skills of README sentences (target p95 ≤ 1 ms at 10k,
+// ≤ 5 ms at 100k; bench/retrieval.ts measures realistic catalogs) and import throughput
 // (target: 1,000 packages in under 3 s).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,18 +73,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const n = opts.quick ? 200 : 1000;
     const mrand = rng(7);
     const queries = Array.from({ length: n }, () => messages[Math.floor(mrand() * messages.length)]!);
+    const tb = performance.now();
+    matchSkills(catalog, 'warm up', { limit: 5 });
+    const buildMs = performance.now() - tb;
     const samples = await sample(n, (i) => matchSkills(catalog, queries[i]!, { limit: 5 }));
-    // How much of the budgeted top 5 agrees with exact BM25 over every term (the price of the budget).
-    let same = 0;
-    let total = 0;
-    for (const q of queries.slice(0, 300)) {
-      const exact = matchSkills(catalog, q, { limit: 5, postingsBudget: Number.POSITIVE_INFINITY }).map(
-        (m) => m.name,
-      );
-      const got = matchSkills(catalog, q, { limit: 5 }).map((m) => m.name);
-      total += exact.length;
-      same += got.filter((x) => exact.includes(x)).length;
-    }
     results.push({
       bench: `phase1.match.${size}`,
       unit: 'ms',
@@ -92,8 +85,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       p99: r3(percentile(samples, 99)),
       n,
       skills: size,
-      top5_agreement_with_exact: total ? r3(same / total) : 1,
-      target_p95_ms: size === 10_000 ? 5 : undefined,
+      index_build_ms: r3(buildMs),
+      target_p95_ms: size === 10_000 ? 1 : size === 100_000 ? 5 : undefined,
     });
     store.close();
   }

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { SkillCatalog } from '../skills/catalog.js';
 import { packageToRows } from '../skills/convert.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
+import { openDatabase } from '../store/db.js';
 import { openStore, type SkillStore } from '../store/stores.js';
 import { tempDir } from '../test-support/index.js';
-import { buildFtsQuery, matchSkills } from './phase1.js';
+import { buildFtsQuery, explainMatch, matchSkills } from './phase1.js';
 import { termStats } from './term-budget.js';
 
 function add(store: SkillStore, raw: Record<string, unknown>): void {
@@ -61,7 +62,8 @@ describe('phase-1 matching', () => {
   it('reports which fields matched', () => {
     const c = setup();
     const [top] = matchSkills(c, 'please condense this into key points');
-    expect(top).toMatchObject({ name: 'Summarize', matched_on: ['description'] });
+    // "condense" is in the description and, as a synonym of "summarize", reaches the name.
+    expect(top).toMatchObject({ name: 'Summarize', matched_on: ['name', 'description'] });
     expect(matchSkills(c, 'language help')[0]!.matched_on).toEqual(['tags']);
   });
 
@@ -100,18 +102,14 @@ describe('phase-1 matching', () => {
   });
 });
 
-describe('the work budget', () => {
-  it('keeps exact BM25 below the budget and drops the most common terms above it', () => {
+describe('the work budget of memory recall', () => {
+  it('keeps the rarest terms and drops the most common ones above the budget', () => {
     const account = openStore('account', tempDir())!;
     for (let i = 0; i < 60; i++)
       add(account, { name: `Common ${i}`, description: 'shared words everywhere' });
     add(account, { name: 'Rare Gem', description: 'shared words everywhere plus a zymurgy guide' });
     const c = new SkillCatalog(account, null);
-    const exact = matchSkills(c, 'zymurgy shared words', { limit: 3 });
-    const budgeted = matchSkills(c, 'zymurgy shared words', { limit: 3, postingsBudget: 10 });
-    expect(exact[0]!.name).toBe('Rare Gem');
-    expect(budgeted[0]!.name).toBe('Rare Gem');
-    expect(budgeted[0]!.matched_on).toEqual(['description']);
+    expect(matchSkills(c, 'zymurgy shared words', { limit: 3 })[0]!.name).toBe('Rare Gem');
     // Two terms always remain, rarest first.
     expect(
       termStats(account.db, 'skills_fts', 'skills').prune(['"shared"', '"zymurgy"', '"words"'], 1),
@@ -119,5 +117,70 @@ describe('the work budget', () => {
     expect(termStats(account.db, 'skills_fts', 'skills').prune(['"nothinghere"', '"zymurgy"'])).toEqual([
       '"zymurgy"',
     ]);
+  });
+});
+
+describe('the in-memory index', () => {
+  it("follows imports, edits and deletes, including another connection's writes", () => {
+    const dir = tempDir();
+    const account = openStore('account', dir)!;
+    const c = new SkillCatalog(account, null);
+    expect(matchSkills(c, 'quokka census')).toEqual([]);
+    add(account, { name: 'Quokka Counter', description: 'Counts quokkas in a census' });
+    expect(matchSkills(c, 'quokka census')[0]!.name).toBe('Quokka Counter');
+    // Another connection (as another process would) renames it.
+    const other = openDatabase(account.file);
+    other.prepare("UPDATE skills SET name = 'Wombat Counter', description = 'Counts wombats'").run();
+    expect(matchSkills(c, 'quokka census')).toEqual([]);
+    expect(matchSkills(c, 'wombats')[0]!.name).toBe('Wombat Counter');
+    other.prepare('DELETE FROM skills').run();
+    other.close();
+    expect(matchSkills(c, 'wombats')).toEqual([]);
+  });
+
+  it("searches a skill's instructions and file names at a low weight", () => {
+    const account = openStore('account', tempDir())!;
+    add(account, {
+      name: 'slides',
+      description: 'Work with presentation files',
+      artifacts: [
+        { kind: 'description', name: 'd', content: 'x' },
+        { kind: 'approach', name: 'Instructions', content: 'Use markitdown to pull the speaker notes out.' },
+        { kind: 'resource', name: 'scripts/thumbnail.py', content: 'print(1)' },
+      ],
+    });
+    add(account, { name: 'notes', description: 'Speaker notes for talks' });
+    const c = new SkillCatalog(account, null);
+    expect(matchSkills(c, 'run markitdown on it')[0]!.name).toBe('slides');
+    expect(matchSkills(c, 'make a thumbnail grid')[0]!.name).toBe('slides');
+    // The body counts less than a description that says the same.
+    expect(matchSkills(c, 'speaker notes')[0]!.name).toBe('notes');
+  });
+
+  it('finds a skill through a synonym or a misspelling, and says so', () => {
+    const account = openStore('account', tempDir())!;
+    add(account, { name: 'pptx', description: 'Create and read slide decks' });
+    add(account, { name: 'xlsx', description: 'Spreadsheet formulas and charts' });
+    const c = new SkillCatalog(account, null);
+    expect(matchSkills(c, 'extract the text from this PowerPoint')[0]!.name).toBe('pptx');
+    expect(matchSkills(c, 'fix my excel workbook')[0]!.name).toBe('xlsx');
+    const e = explainMatch(c, 'a spredsheet please', { skill: 'pptx' });
+    expect(e.matches[0]!.name).toBe('xlsx');
+    expect(e.query_terms).toContainEqual(
+      expect.objectContaining({ term: 'spreadsheet', source: 'spelling' }),
+    );
+    expect(e.skill).toMatchObject({ name: 'pptx', reason: 'no_term_overlap', rank: null });
+    expect(e.candidates[0]).toMatchObject({ rank: 1, fields: { description: ['spreadsheet'] } });
+  });
+
+  it('explains a skill ranked below the limit and one overridden by the workspace', () => {
+    const c = setup();
+    const e = explainMatch(c, 'contradictions', { limit: 1, skill: 'Summarize' });
+    expect(e.skill?.reason).toBe('no_term_overlap');
+    const second = ['Consistency Checker', 'Contradiction Finder'].find((n) => n !== e.matches[0]!.name)!;
+    const low = explainMatch(c, 'contradictions', { limit: 1, skill: second });
+    expect(low.skill).toMatchObject({ name: second, reason: 'lower_score', rank: 2, above: 1 });
+    const hidden = explainMatch(c, 'translate', { skill: 'Translate', skill_scope: 'account' });
+    expect(hidden.skill?.reason).toBe('overridden');
   });
 });

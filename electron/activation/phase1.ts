@@ -1,12 +1,22 @@
-import type { MatchFieldName } from '../contract/skills.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import type { Db } from '../store/db.js';
 import { normalizePhrase } from '../store/skill-repository.js';
-import type { Scope, SkillStore } from '../store/stores.js';
-import { type TermStats, termStats } from './term-budget.js';
+import type { Scope } from '../store/stores.js';
+import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
+import { corrections } from './spelling.js';
+import { expandSynonyms, SYNONYM_WEIGHT } from './synonyms.js';
+import { contentWords, MAX_MESSAGE_CHARS, stem, words } from './text.js';
 
-/** Which indexed field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim. */
-export type MatchField = MatchFieldName;
+/**
+ * Which field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim.
+ * (`when` counts as `description`; matches in the instructions show in {@link explainMatch}.)
+ */
+export type MatchField =
+  | 'exact_trigger'
+  | 'name'
+  | 'description'
+  | 'tags'
+  | 'intent_patterns'
+  | 'trigger_phrases';
 
 /** One ranked skill for a message. */
 export interface SkillMatch {
@@ -17,170 +27,410 @@ export interface SkillMatch {
   matched_on: MatchField[];
 }
 
-const FIELDS: MatchField[] = ['name', 'description', 'tags', 'intent_patterns', 'trigger_phrases'];
-const MAX_TOKENS = 32;
-const MAX_NGRAM = 12;
-const MAX_MESSAGE_CHARS = 4000;
+/** Where a query term came from: the message, a synonym of one of its words, or a spelling fix. */
+export type TermSource = 'message' | 'synonym' | 'spelling';
 
-// Words too common to say anything about which skill fits.
-const STOPWORDS = new Set(
-  `a about above after again against all am an and any are as at be because been before being below between both but by
-  can could did do does doing down during each few for from further had has have having he her here hers herself him
-  himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or
-  other our ours ourselves out over own please same she should so some such than that the their theirs them themselves
-  then there these they this those through to too under until up very was we were what when where which while who whom
-  why will with would you your yours yourself yourselves can't don't i'm it's thanks thank hi hello hey`.split(
-    /\s+/,
-  ),
-);
+/** One term of the query phase 1 ran for a message. */
+export interface QueryTerm {
+  /** The stem looked up. */
+  term: string;
+  source: TermSource;
+  /** The message's word it stands for (a synonym's or a correction's origin). */
+  from: string;
+  /** Multiplier on the term's BM25 contribution (1 for the message's own words). */
+  weight: number;
+  /** Skills containing it, over both stores. */
+  df: number;
+}
+
+/** Why one candidate scored as it did. */
+export interface CandidateExplanation {
+  name: string;
+  scope: Scope;
+  rank: number;
+  score: number;
+  /** The BM25F sum before squashing into [0, 1). */
+  bm25: number;
+  /** The trigger phrase found verbatim in the message, if any. */
+  exact_trigger: string | null;
+  /** Matched stems per indexed field (`instructions` is the skill's body). */
+  fields: Partial<Record<IndexField, string[]>>;
+}
+
+/** Why a named skill was or was not among the matches. */
+export interface SkillVerdict {
+  name: string;
+  scope: Scope | null;
+  /** 1-based rank among every skill with any overlap; null when it has none. */
+  rank: number | null;
+  score: number | null;
+  /**
+   * `matched`: within the limit; `lower_score`: ranked below `above` others; `no_term_overlap`:
+   * shares no term (nor synonym) with the message; `overridden`: an account skill hidden by the
+   * workspace skill of the same name; `not_found`: no such skill.
+   */
+  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'not_found';
+  /** How many skills ranked above it. */
+  above: number | null;
+}
+
+/** The full account of a phase-1 match. */
+export interface MatchExplanation {
+  matches: SkillMatch[];
+  query_terms: QueryTerm[];
+  candidates: CandidateExplanation[];
+  skill?: SkillVerdict;
+}
+
+/** Options of {@link matchSkills}. */
+export interface MatchOptions {
+  limit?: number;
+}
+
+const MAX_NGRAM = 12;
+const K1 = 1.2;
+/** A misspelt word's correction counts this much. */
+const SPELLING_WEIGHT = 0.8;
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
-  return buildFtsQuery(message).split(' OR ').filter(Boolean);
+  return contentWords(message).map((w) => `"${w}"`);
 }
 
 /** The FTS5 query for a message: its distinct content words, quoted, OR-ed. Empty when none. */
 export function buildFtsQuery(message: string): string {
-  const words = normalizePhrase(message.slice(0, MAX_MESSAGE_CHARS)).split(' ');
-  const picked: string[] = [];
-  for (const w of words) {
-    if (!w || STOPWORDS.has(w) || picked.includes(w)) continue;
-    picked.push(w);
-    if (picked.length >= MAX_TOKENS) break;
-  }
-  return picked.map((w) => `"${w}"`).join(' OR ');
+  return queryTerms(message).join(' OR ');
 }
 
 /** Every run of 1..12 consecutive normalised words of the message (candidate trigger phrases). */
 function ngrams(message: string): string[] {
-  const words = normalizePhrase(message.slice(0, MAX_MESSAGE_CHARS)).split(' ').filter(Boolean);
+  const ws = normalizePhrase(message.slice(0, MAX_MESSAGE_CHARS)).split(' ').filter(Boolean);
   const out = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
+  for (let i = 0; i < ws.length; i++) {
     let phrase = '';
-    for (let n = 0; n < MAX_NGRAM && i + n < words.length; n++) {
-      phrase = n === 0 ? words[i]! : `${phrase} ${words[i + n]}`;
+    for (let n = 0; n < MAX_NGRAM && i + n < ws.length; n++) {
+      phrase = n === 0 ? ws[i]! : `${phrase} ${ws[i + n]}`;
       out.add(phrase);
     }
   }
   return [...out];
 }
 
-interface Hit {
-  id: string;
+interface Part {
+  scope: Scope;
+  index: SkillIndex;
+  /** Skip this slot (an account skill hidden by the workspace). */
+  hidden: (slot: number) => boolean;
+}
+
+interface Scored {
+  part: Part;
+  slot: number;
   name: string;
   scope: Scope;
   bm25: number;
   exactWords: number;
-  fields: Set<MatchField>;
+  exactPhrase: string | null;
 }
 
-const statementCache = new WeakMap<Db, ReturnType<typeof prepare>>();
+/** The query for a message: its stems, their synonyms and spelling fixes, with weights and dfs. */
+function buildQuery(message: string, parts: Part[]): QueryTerm[] {
+  const known = (s: string) => parts.some((p) => p.index.postings.has(s));
+  const dfSkills = (s: string) => parts.reduce((a, p) => a + (p.index.df.get(s) ?? 0), 0);
+  const terms = new Map<string, QueryTerm>();
+  const add = (term: string, source: TermSource, from: string, weight: number) => {
+    const had = terms.get(term);
+    if (had && had.weight >= weight) return;
+    terms.set(term, { term, source, from, weight, df: 0 });
+  };
+  const content = contentWords(message);
+  for (const w of content) {
+    const s = stem(w);
+    if (known(s)) add(s, 'message', w, 1);
+    else {
+      // Unknown to every skill: perhaps misspelt.
+      for (const c of corrections(
+        w,
+        parts.map((p) => p.index),
+      ))
+        add(stem(c), 'spelling', w, SPELLING_WEIGHT);
+      add(s, 'message', w, 1);
+    }
+  }
+  const own = new Set(content.map(stem));
+  const all = words(message.slice(0, MAX_MESSAGE_CHARS)).map(stem);
+  for (const s of expandSynonyms(all, own)) add(s, 'synonym', s, SYNONYM_WEIGHT);
+  const out: QueryTerm[] = [];
+  for (const t of terms.values()) {
+    t.df = dfSkills(t.term);
+    if (t.df > 0) out.push(t);
+  }
+  return out;
+}
 
-function prepare(db: Db) {
-  const marks = FIELDS.map((_, i) => `highlight(skills_fts, ${i}, char(1), char(2)) AS h${i}`).join(', ');
+function parts(catalog: SkillCatalog): Part[] {
+  const ws = catalog.workspace ? skillIndex(catalog.workspace.db) : null;
+  const out: Part[] = [];
+  if (ws && catalog.workspace) out.push({ scope: 'workspace', index: ws, hidden: () => false });
+  const acc = skillIndex(catalog.account.db);
+  out.push({
+    scope: 'account',
+    index: acc,
+    hidden: ws ? (slot) => ws.byKey.has(acc.docs[slot]!.key) : () => false,
+  });
+  return out;
+}
+
+interface PartScores {
+  part: Part;
+  /** BM25F per slot (valid for `touched` slots). */
+  acc: Float64Array;
+  touched: number[];
+  /** Slot → the longest trigger phrase of that skill found verbatim in the message. */
+  exact: Map<number, string>;
+}
+
+const buffers = new WeakMap<SkillIndex, { acc: Float64Array; pt: Float64Array }>();
+
+function buffersOf(index: SkillIndex) {
+  let b = buffers.get(index);
+  if (!b || b.acc.length < index.docs.length) {
+    const n = Math.max(16, index.docs.length * 2);
+    b = { acc: new Float64Array(n), pt: new Float64Array(n) };
+    buffers.set(index, b);
+  }
+  return b;
+}
+
+/**
+ * Score every skill sharing a term with the query (BM25F with both stores' statistics). The
+ * per-slot sums live in reusable buffers; call {@link release} once the ranking is read.
+ */
+function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[] {
+  const n = ps.reduce((a, p) => a + p.index.live, 0);
+  return ps.map((part) => {
+    const { norms, postings } = part.index;
+    const { acc, pt } = buffersOf(part.index);
+    const touched: number[] = [];
+    for (const t of terms) {
+      const post = postings.get(t.term);
+      if (!post) continue;
+      const idf = Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) * t.weight;
+      let last = -1;
+      // Postings are slot-ordered: one term's fields of a skill are adjacent.
+      for (let i = 0; i < post.length; i += 3) {
+        const slot = post[i]!;
+        const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + post[i + 1]!]!;
+        if (slot !== last) {
+          if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+          last = slot;
+          pt[slot] = x;
+        } else pt[slot]! += x;
+      }
+      if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+    }
+    const exact = new Map<number, string>();
+    for (const g of grams) {
+      for (const slot of part.index.triggers.get(g) ?? []) {
+        const had = exact.get(slot);
+        if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
+      }
+    }
+    return { part, acc, touched, exact };
+  });
+}
+
+function addTerm(acc: Float64Array, touched: number[], slot: number, x: number, idf: number): void {
+  if (acc[slot] === 0) touched.push(slot);
+  // A tiny positive floor keeps a zero-weight match distinguishable from no match.
+  acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
+}
+
+/** Zero the buffers a scoring pass touched. */
+function release(scores: PartScores[]): void {
+  for (const s of scores) for (const slot of s.touched) s.acc[slot] = 0;
+}
+
+/** Every candidate slot of every part (hidden skills left out). */
+function* candidates(scores: PartScores[]): Generator<[PartScores, number]> {
+  for (const s of scores) {
+    for (const slot of s.touched) if (!s.part.hidden(slot)) yield [s, slot];
+    for (const slot of s.exact.keys()) {
+      if (s.acc[slot] === 0 && !s.part.hidden(slot)) yield [s, slot];
+    }
+  }
+}
+
+function scoredOf(s: PartScores, slot: number): Scored {
+  const phrase = s.exact.get(slot) ?? null;
   return {
-    ranked: db.prepare(`SELECT s.id, s.name, f.rank AS rank, ${FIELDS.map((_, i) => `f.h${i}`).join(', ')}
-      FROM (SELECT rowid, rank, ${marks} FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f
-      JOIN skills s ON s.rowid = f.rowid ORDER BY f.rank, s.name`),
-    exact: db.prepare(`SELECT t.skill_id AS id, s.name, max(t.words) AS words FROM skill_triggers t
-      JOIN skills s ON s.id = t.skill_id WHERE t.phrase IN (SELECT value FROM json_each(?)) GROUP BY t.skill_id`),
-    has: db.prepare('SELECT 1 FROM skills WHERE name = ? COLLATE NOCASE'),
+    part: s.part,
+    slot,
+    name: s.part.index.docs[slot]!.name,
+    scope: s.part.scope,
+    bm25: s.acc[slot]! > Number.MIN_VALUE ? s.acc[slot]! : 0,
+    exactWords: phrase ? phrase.split(' ').length : 0,
+    exactPhrase: phrase,
   };
 }
 
-function stmts(db: Db) {
-  let s = statementCache.get(db);
-  if (!s) {
-    s = prepare(db);
-    statementCache.set(db, s);
+// Scores equal to 1e-9 are ties (summation order must not decide a ranking).
+const tieRound = (x: number) => Math.round(x * 1e9);
+
+function compare(a: Scored, b: Scored): number {
+  return (
+    Number(b.exactWords > 0) - Number(a.exactWords > 0) ||
+    b.exactWords - a.exactWords ||
+    tieRound(b.bm25) - tieRound(a.bm25) ||
+    a.name.localeCompare(b.name) ||
+    (a.scope === 'workspace' ? -1 : 1)
+  );
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+function toMatch(s: Scored, terms: QueryTerm[]): SkillMatch {
+  const fields = matchedFields(s, terms);
+  const matched: MatchField[] = s.exactWords > 0 ? ['exact_trigger'] : [];
+  for (const f of INDEX_FIELDS) if (f !== 'instructions' && fields[f]) matched.push(f);
+  return {
+    name: s.name,
+    scope: s.scope,
+    score: round((s.exactWords > 0 ? 1 : 0) + s.bm25 / (1 + s.bm25)),
+    matched_on: matched,
+  };
+}
+
+function matchedFields(s: Scored, terms: QueryTerm[]): Partial<Record<IndexField, string[]>> {
+  const out: Partial<Record<IndexField, string[]>> = {};
+  for (const t of terms) {
+    const post = s.part.index.postings.get(t.term);
+    if (!post) continue;
+    for (let i = lowerBound(post, s.slot) * 3; i < post.length && post[i] === s.slot; i += 3) {
+      const f = INDEX_FIELDS[post[i + 1]!]!;
+      const l = out[f] ?? [];
+      if (!l.includes(t.term)) l.push(t.term);
+      out[f] = l;
+    }
   }
-  return s;
+  return out;
+}
+
+function run(catalog: SkillCatalog, message: string) {
+  const ps = parts(catalog);
+  const terms = buildQuery(message, ps);
+  const scores = scoreAll(ps, terms, ngrams(message));
+  return { ps, terms, scores };
+}
+
+/** The `k` best candidates, sorted; objects are made only for those that may enter the top. */
+function topK(scores: PartScores[], k: number): Scored[] {
+  const top: Scored[] = [];
+  for (const s of scores) {
+    const consider = (slot: number) => {
+      if (s.part.hidden(slot)) return;
+      if (top.length === k) {
+        const worst = top[k - 1]!;
+        const exact = s.exact.has(slot);
+        // Cheap rejection on the score before a candidate object is made.
+        if (!exact && (worst.exactWords > 0 || tieRound(s.acc[slot]!) < tieRound(worst.bm25))) return;
+      }
+      const x = scoredOf(s, slot);
+      if (top.length === k && compare(x, top[k - 1]!) >= 0) return;
+      let i = Math.min(top.length, k - 1);
+      if (top.length < k) top.push(x);
+      while (i > 0 && compare(x, top[i - 1]!) < 0) {
+        top[i] = top[i - 1]!;
+        i--;
+      }
+      top[i] = x;
+    };
+    for (const slot of s.touched) consider(slot);
+    for (const slot of s.exact.keys()) if (s.acc[slot] === 0) consider(slot);
+  }
+  return top;
 }
 
 /**
  * Phase-1 activation: rank the merged catalog for a message, deterministically and without any
- * LLM call. BM25 over name, description, tags, intent patterns and trigger phrases (both stores,
- * workspace overriding account by name); a trigger phrase found verbatim in the message ranks first.
- * Queries stay within a work budget (see {@link TermStats.prune}): below it the ranking is exact.
+ * LLM call. BM25F over each skill's name, description (with its "when"), tags, intent patterns,
+ * trigger phrases and, at a low weight, the start of its instructions, examples and file names;
+ * the message's words are joined by a few synonyms and spelling fixes at lower weights. Both
+ * stores are ranked together, the workspace overriding the account by name; a trigger phrase
+ * found verbatim in the message ranks first. The ranking is exact over every term, from an
+ * in-memory index kept in step with both stores.
  */
-export function matchSkills(
-  catalog: SkillCatalog,
-  message: string,
-  opts: { limit?: number; postingsBudget?: number } = {},
-): SkillMatch[] {
+export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const terms = queryTerms(message);
-  const grams = JSON.stringify(ngrams(message));
-  const hits = new Map<string, Hit>();
-  const ws = catalog.workspace;
-
-  const collect = (store: SkillStore, want: number) => {
-    const s = stmts(store.db);
-    const query = termStats(store.db, 'skills_fts', 'skills').prune(terms, opts.postingsBudget).join(' OR ');
-    const hidden = (name: string) =>
-      store.scope === 'account' && ws !== null && stmts(ws.db).has.get(name) !== undefined;
-    let accepted = 0;
-    if (query) {
-      // Over-fetch from the account store so names hidden by the workspace do not leave holes.
-      let fetch = store.scope === 'account' && ws ? want + 8 : want;
-      for (;;) {
-        const rows = s.ranked.all(query, fetch) as Array<Record<string, unknown>>;
-        accepted = 0;
-        for (const r of rows) {
-          const name = r.name as string;
-          if (hidden(name)) continue;
-          accepted++;
-          const fields = new Set<MatchField>();
-          FIELDS.forEach((f, i) => {
-            if (typeof r[`h${i}`] === 'string' && (r[`h${i}`] as string).includes('\u0001')) fields.add(f);
-          });
-          hits.set(`${store.scope}:${r.id}`, {
-            id: r.id as string,
-            name,
-            scope: store.scope,
-            bm25: -(r.rank as number),
-            exactWords: 0,
-            fields,
-          });
-        }
-        if (accepted >= want || rows.length < fetch) break;
-        fetch *= 4;
-      }
-    }
-    for (const r of s.exact.all(grams) as Array<{ id: string; name: string; words: number }>) {
-      if (hidden(r.name)) continue;
-      const key = `${store.scope}:${r.id}`;
-      const hit = hits.get(key) ?? {
-        id: r.id,
-        name: r.name,
-        scope: store.scope,
-        bm25: 0,
-        exactWords: 0,
-        fields: new Set(),
-      };
-      hit.exactWords = r.words;
-      hit.fields.add('exact_trigger');
-      hits.set(key, hit);
-    }
-  };
-
-  for (const store of catalog.stores()) collect(store, limit);
-
-  const ranked = [...hits.values()].sort(
-    (a, b) =>
-      Number(b.exactWords > 0) - Number(a.exactWords > 0) ||
-      b.exactWords - a.exactWords ||
-      b.bm25 - a.bm25 ||
-      a.name.localeCompare(b.name) ||
-      (a.scope === 'workspace' ? -1 : 1),
-  );
-  return ranked.slice(0, limit).map((h) => ({
-    name: h.name,
-    scope: h.scope,
-    score: round((h.exactWords > 0 ? 1 : 0) + h.bm25 / (1 + h.bm25)),
-    matched_on: [...h.fields].sort((x, y) => order(x) - order(y)),
-  }));
+  const { terms, scores } = run(catalog, message);
+  try {
+    return topK(scores, limit).map((s) => toMatch(s, terms));
+  } finally {
+    release(scores);
+  }
 }
 
-const order = (f: MatchField) => (f === 'exact_trigger' ? -1 : FIELDS.indexOf(f));
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
+/**
+ * {@link matchSkills} with its reasons: the query terms (with synonyms and spelling fixes), each
+ * candidate's matched stems per field, and, for a named skill, its rank and why it was or was
+ * not chosen.
+ */
+export function explainMatch(
+  catalog: SkillCatalog,
+  message: string,
+  opts: MatchOptions & { skill?: string; skill_scope?: Scope } = {},
+): MatchExplanation {
+  const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
+  const { ps, terms, scores } = run(catalog, message);
+  const top = topK(scores, limit);
+  const out: MatchExplanation = {
+    matches: top.map((s) => toMatch(s, terms)),
+    query_terms: terms,
+    candidates: top.map((s, i) => ({
+      name: s.name,
+      scope: s.scope,
+      rank: i + 1,
+      score: toMatch(s, terms).score,
+      bm25: round(s.bm25),
+      exact_trigger: s.exactPhrase,
+      fields: matchedFields(s, terms),
+    })),
+  };
+  if (opts.skill !== undefined) out.skill = verdict(opts.skill, opts.skill_scope, ps, scores, limit);
+  release(scores);
+  return out;
+}
+
+function verdict(
+  name: string,
+  scope: Scope | undefined,
+  ps: Part[],
+  scores: PartScores[],
+  limit: number,
+): SkillVerdict {
+  const key = name.toLowerCase();
+  const part = ps.find((p) => (!scope || p.scope === scope) && p.index.byKey.has(key));
+  if (!part) return { name, scope: null, rank: null, score: null, reason: 'not_found', above: null };
+  const slot = part.index.byKey.get(key)!;
+  const real = part.index.docs[slot]!.name;
+  if (part.hidden(slot)) {
+    return { name: real, scope: part.scope, rank: null, score: null, reason: 'overridden', above: null };
+  }
+  const mine = scores.find((s) => s.part === part)!;
+  if (mine.acc[slot] === 0 && !mine.exact.has(slot)) {
+    return { name: real, scope: part.scope, rank: null, score: null, reason: 'no_term_overlap', above: null };
+  }
+  const me = scoredOf(mine, slot);
+  let above = 0;
+  for (const [s, other] of candidates(scores)) {
+    if ((s !== mine || other !== slot) && compare(scoredOf(s, other), me) < 0) above++;
+  }
+  return {
+    name: real,
+    scope: part.scope,
+    rank: above + 1,
+    score: round((me.exactWords > 0 ? 1 : 0) + me.bm25 / (1 + me.bm25)),
+    reason: above < limit ? 'matched' : 'lower_score',
+    above,
+  };
+}

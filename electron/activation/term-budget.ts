@@ -16,17 +16,22 @@ interface Cache {
  */
 export class TermStats {
   private readonly count;
-  private readonly size;
+  private readonly size_;
   private cache: Cache = { rows: -1, df: new Map() };
 
   constructor(db: Db, ftsTable: string, contentTable: string) {
     this.count = db.prepare(`SELECT count(*) FROM ${ftsTable} WHERE ${ftsTable} MATCH ?`).pluck();
-    this.size = db.prepare(`SELECT coalesce(max(rowid), 0) FROM ${contentTable}`).pluck();
+    this.size_ = db.prepare(`SELECT coalesce(max(rowid), 0) FROM ${contentTable}`).pluck();
+  }
+
+  /** Rows in the content table (its largest rowid: deleted rows may still count). */
+  size(): number {
+    return this.size_.get() as number;
   }
 
   /** How many rows contain `token` (a quoted FTS5 term). */
   df(token: string): number {
-    const rows = this.size.get() as number;
+    const rows = this.size_.get() as number;
     const tolerance = this.cache.rows < 2000 ? 0 : this.cache.rows * 0.05;
     if (Math.abs(rows - this.cache.rows) > tolerance) this.cache = { rows, df: new Map() };
     let d = this.cache.df.get(token);

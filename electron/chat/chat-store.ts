@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { queryTerms } from '../activation/phase1.js';
 import { termStats } from '../activation/term-budget.js';
+import { contentWords, stem, stemsOf } from '../activation/text.js';
 import type { Db } from '../store/db.js';
 
 /** A chat session. */
@@ -50,7 +50,10 @@ export interface RecalledMemory {
   role: 'user' | 'assistant';
   content: string;
   created_at: string;
-  /** Relevance in [0, 1): BM25 squashed as s / (1 + s). */
+  /**
+   * Relevance in [0, 1]: the share of the message's information (its words weighted by rarity)
+   * that this memory contains. It means the same at 5 stored messages as at 50,000.
+   */
   score: number;
 }
 
@@ -61,6 +64,11 @@ export interface RecallOptions {
   session_id?: string;
   limit?: number;
   min_score?: number;
+  /**
+   * How many of the current session's last messages are left out (they are already in the
+   * conversation sent to the model). Default 20, the turn's default history.
+   */
+  skip_recent?: number;
 }
 
 type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills'> & {
@@ -103,11 +111,15 @@ export class ChatStore {
       recent: db.prepare(
         "SELECT * FROM (SELECT * FROM chat_messages WHERE session_id = ? AND status != 'error' ORDER BY seq DESC LIMIT ?) ORDER BY seq",
       ),
-      recallAll: db.prepare(`SELECT m.id, m.session_id, m.role, m.content, m.created_at, f.rank AS rank
+      lastSeqs: db
+        .prepare('SELECT seq FROM chat_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?')
+        .pluck(),
+      recallAll:
+        db.prepare(`SELECT m.seq, m.id AS message_id, m.session_id, m.role, m.content, m.created_at, f.rank AS rank
         FROM (SELECT rowid, rank FROM chat_messages_fts WHERE chat_messages_fts MATCH ? ORDER BY rank LIMIT ?) f
         JOIN chat_messages m ON m.seq = f.rowid ORDER BY f.rank, m.seq DESC`),
       recallSession:
-        db.prepare(`SELECT m.id, m.session_id, m.role, m.content, m.created_at, bm25(chat_messages_fts) AS rank
+        db.prepare(`SELECT m.seq, m.id AS message_id, m.session_id, m.role, m.content, m.created_at, bm25(chat_messages_fts) AS rank
         FROM chat_messages_fts JOIN chat_messages m ON m.seq = chat_messages_fts.rowid
         WHERE chat_messages_fts MATCH ? AND m.session_id = ? ORDER BY rank, m.seq DESC LIMIT ?`),
     };
@@ -183,29 +195,96 @@ export class ChatStore {
   }
 
   /**
-   * Earlier messages relevant to `text`, by BM25 over every stored message (or one session's).
-   * Call it before storing the new message, so a message never recalls itself.
+   * Earlier messages relevant to `text`, best first (recency breaks ties). FTS5 finds the
+   * candidates; each is then scored by {@link memoryScore}, which is comparable across workspace
+   * sizes. Call it before storing the new message, so a message never recalls itself.
    */
   recall(text: string, opts: RecallOptions = {}): RecalledMemory[] {
     const limit = Math.max(0, Math.min(opts.limit ?? 5, 50));
     const minScore = opts.min_score ?? 0.3;
-    const query = termStats(this.db, 'chat_messages_fts', 'chat_messages')
-      .prune(queryTerms(text))
-      .join(' OR ');
-    if (!query || limit === 0) return [];
     // A new session has no earlier messages of its own.
-    if (opts.scope === 'session' && !opts.session_id) return [];
+    if (limit === 0 || (opts.scope === 'session' && !opts.session_id)) return [];
+    const stats = termStats(this.db, 'chat_messages_fts', 'chat_messages');
+    const terms = recallTerms(text).map((w) => ({ w, stem: stem(w), df: stats.df(`"${w}"`) }));
+    const known = terms.filter((t) => t.df > 0);
+    if (known.length === 0) return [];
+    const query = stats.prune(known.map((t) => `"${t.w}"`)).join(' OR ');
+    const skip = opts.session_id ? Math.max(0, opts.skip_recent ?? 20) : 0;
+    const skipped = new Set(skip > 0 ? (this.s.lastSeqs.all(opts.session_id, skip) as number[]) : []);
+    const fetch = Math.max(50, limit * 10) + skipped.size;
     const rows = (
       opts.scope === 'session'
-        ? this.s.recallSession.all(query, opts.session_id, limit * 2)
-        : this.s.recallAll.all(query, limit * 2)
-    ) as Array<Omit<RecalledMemory, 'score'> & { rank: number }>;
+        ? this.s.recallSession.all(query, opts.session_id, fetch)
+        : this.s.recallAll.all(query, fetch)
+    ) as Array<Omit<RecalledMemory, 'score'> & { seq: number; rank: number }>;
+    const n = stats.size();
+    const weighted = terms.map((t) => ({ stem: t.stem, df: t.df, weight: termWeight(t.df, n) }));
     return rows
-      .map(({ rank, ...r }) => ({ ...r, score: Math.round((-rank / (1 - rank)) * 1e4) / 1e4 }))
-      .filter((r) => r.score >= minScore)
-      .slice(0, limit);
+      .filter((r) => !skipped.has(r.seq))
+      .map(({ seq, rank: _rank, ...r }) => ({
+        seq,
+        m: { ...r, score: round4(memoryScore(weighted, r.content)) },
+      }))
+      .filter((x) => x.m.score >= minScore && x.m.score > 0)
+      .sort((a, b) => b.m.score - a.m.score || b.seq - a.seq)
+      .slice(0, limit)
+      .map((x) => x.m);
   }
 }
+
+// Words that ask for memory rather than say what it is about ("what did I mention earlier?").
+const RECALL_STOPWORDS = new Set(
+  `ask asked asking earlier before previously remember remembered recall mention mentioned said say told tell talk
+  talked discuss discussed last ago again conversation chat chats message messages`.split(/\s+/),
+);
+
+/** The content words of a message that memory is searched for. */
+export function recallTerms(text: string): string[] {
+  return contentWords(text, RECALL_STOPWORDS);
+}
+
+// Pseudo-messages that contain none of the query's words: a prior that keeps a tiny store's
+// rarity weights near uniform instead of near zero, so scores mean the same at every size.
+const PRIOR_MESSAGES = 100;
+
+/** How informative a word is: its inverse document frequency with a prior. Never zero. */
+export function termWeight(df: number, messages: number): number {
+  return Math.log(1 + (messages + PRIOR_MESSAGES) / (df + 0.5));
+}
+
+const K1 = 1.2;
+const B = 0.25;
+// A fixed reference length (words), so a message's score does not move as the store grows.
+const REF_LENGTH = 40;
+
+/**
+ * The share of the query's information that `content` holds: for each query word it contains, the
+ * word's weight times a saturating term-frequency factor (1 at one occurrence in a message of
+ * typical length, less in a long one), over the sum of the weights of the query's words. Words no
+ * stored message contains count half, so a question with new words still finds what it shares.
+ */
+export function memoryScore(
+  terms: ReadonlyArray<{ stem: string; df: number; weight: number }>,
+  content: string,
+): number {
+  const stems = stemsOf(content);
+  const tf = new Map<string, number>();
+  for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + 1);
+  const norm = 1 - B + (B * stems.length) / REF_LENGTH;
+  let total = 0;
+  let got = 0;
+  const seen = new Set<string>();
+  for (const t of terms) {
+    if (seen.has(t.stem)) continue;
+    seen.add(t.stem);
+    total += t.df > 0 ? t.weight : t.weight / 2;
+    const f = tf.get(t.stem) ?? 0;
+    if (f > 0) got += t.weight * Math.min(1, (f * (K1 + 1)) / (f + K1 * norm));
+  }
+  return total > 0 ? got / total : 0;
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 function titleOf(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();

@@ -149,12 +149,9 @@ describe.each(['openai', 'anthropic'] as const)('a chat turn over the %s wire fo
 describe('chat turns', () => {
   it('never recalls the new message into its own memory', async () => {
     const { provider, deps } = await setup('openai', [{ text: 'one' }, { text: 'two' }]);
-    const first = await runTurn(deps, { message: 'zanzibar zanzibar zanzibar' });
-    await runTurn(deps, {
-      message: 'zanzibar again',
-      session_id: first.session_id,
-      settings: { memory: { min_score: 0 } },
-    });
+    await runTurn(deps, { message: 'zanzibar zanzibar zanzibar' });
+    // A new chat: the earlier session's turn is memory (the same session's would be history).
+    await runTurn(deps, { message: 'zanzibar again', settings: { memory: { min_score: 0 } } });
     const sys1 = systemOf(provider.requests[0]!.body, 'openai');
     expect(sys1).not.toContain('## Memory');
     const sys2 = systemOf(provider.requests[1]!.body, 'openai');

@@ -106,7 +106,11 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
           .join('\n\n'),
       })),
   );
-  const memory = deps.chats.recall(input.message, { ...s.memory, session_id: sessionId });
+  const memory = deps.chats.recall(input.message, {
+    skip_recent: s.history ?? 20,
+    ...s.memory,
+    session_id: sessionId,
+  });
   const system = buildSystemPrompt({
     base: s.base_prompt,
     matches: matches.flatMap((m) => {

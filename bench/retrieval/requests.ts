@@ -1,0 +1,180 @@
+// User requests for the retrieval harness, each labelled with the skill that should fire and how
+// it is phrased: `own_words` uses the skill's vocabulary; `paraphrase` says it in other words;
+// `file_type`, `product`, `misspelling` and `loanword` are the other ways people name a task.
+// Every third request is held out: it is reported separately and never used to tune.
+
+/** How a request is phrased. */
+export type RequestKind = 'own_words' | 'paraphrase' | 'file_type' | 'product' | 'misspelling' | 'loanword';
+
+/** One labelled request. */
+export interface LabelledRequest {
+  text: string;
+  target: string;
+  kind: RequestKind;
+  split: 'tune' | 'heldout';
+}
+
+const RAW: Array<[string, string, RequestKind]> = [
+  // pptx
+  ['extract all the text from this PowerPoint presentation', 'pptx', 'product'],
+  ['make a 10 slide pitch deck for our seed round', 'pptx', 'own_words'],
+  ['add speaker notes to every slide in quarterly.pptx', 'pptx', 'file_type'],
+  ['turn these bullet points into a slideshow I can present on Monday', 'pptx', 'paraphrase'],
+  ['can you read my powerpiont and tell me what is on slide 4', 'pptx', 'misspelling'],
+  ['crea una presentación con diapositivas sobre el proyecto', 'pptx', 'loanword'],
+  ['split this keynote-style deck into two smaller decks', 'pptx', 'own_words'],
+  // docx
+  ['write a report as a Word document with a table of contents', 'docx', 'product'],
+  ['accept all tracked changes in contract_v3.docx', 'docx', 'file_type'],
+  [
+    'turn my notes into a nicely formatted memo with headings and page numbers that opens in Word',
+    'docx',
+    'paraphrase',
+  ],
+  ['replace every occurrence of ACME with Globex in the word doc', 'docx', 'own_words'],
+  ['add comments to the docx where the argument is weak', 'docx', 'file_type'],
+  ['insert our letterhead at the top of this document and save as .docx', 'docx', 'own_words'],
+  ['make me a wrod document from this text', 'docx', 'misspelling'],
+  // xlsx
+  ['add a column with the monthly growth rate to sales.xlsx', 'xlsx', 'file_type'],
+  ['clean up this messy csv and compute totals per region', 'xlsx', 'file_type'],
+  ['build a three statement financial model in Excel', 'xlsx', 'product'],
+  ['my workbook shows #REF! errors everywhere, can you fix the formulas', 'xlsx', 'paraphrase'],
+  ['create a spreadsheet tracking our hiring pipeline with a chart', 'xlsx', 'own_words'],
+  ['fix the formulas in my spreadsheat', 'xlsx', 'misspelling'],
+  ['convertir esta tabla a una hoja de cálculo de Excel', 'xlsx', 'loanword'],
+  ['pivot the tsv export by customer and add subtotals', 'xlsx', 'file_type'],
+  // pdf
+  ['merge these three PDFs into one file', 'pdf', 'own_words'],
+  ['fill out the fillable form in application.pdf', 'pdf', 'file_type'],
+  ['OCR this scanned contract so I can search it', 'pdf', 'own_words'],
+  ['pull the tables out of the annual report pdf into csv', 'pdf', 'file_type'],
+  ['rotate pages 3 to 5 and add a CONFIDENTIAL watermark', 'pdf', 'paraphrase'],
+  ['password protect this Acrobat file', 'pdf', 'product'],
+  ['split the handbook into one file per chapter, it is a pdf', 'pdf', 'own_words'],
+  // claude-api
+  ['how do I stream responses from Claude with the Anthropic Python SDK', 'claude-api', 'product'],
+  ['what is the model id for the latest Sonnet and how much does it cost per token', 'claude-api', 'product'],
+  [
+    'add tool use to my anthropic client so the model can call my weather function',
+    'claude-api',
+    'own_words',
+  ],
+  ['enable prompt caching for our long system prompt to cut costs', 'claude-api', 'paraphrase'],
+  ['count tokens before sending a request to Opus', 'claude-api', 'product'],
+  ['migrate our code from claude 3 to the newest model version', 'claude-api', 'own_words'],
+  ['use the messages API in TypeScript with extended thinking', 'claude-api', 'own_words'],
+  // mcp-builder
+  ['build an MCP server that exposes our GitHub issues as tools', 'mcp-builder', 'own_words'],
+  ['write a Model Context Protocol server in TypeScript for our CRM', 'mcp-builder', 'own_words'],
+  ['let the assistant call our internal REST API through a tool server', 'mcp-builder', 'paraphrase'],
+  ['FastMCP example for wrapping a weather API', 'mcp-builder', 'product'],
+  ['how should I design tools so an LLM can use our ticketing system', 'mcp-builder', 'paraphrase'],
+  ['set up an mcp servr in python', 'mcp-builder', 'misspelling'],
+  // webapp-testing
+  ['test the login flow of my local web app with Playwright', 'webapp-testing', 'product'],
+  ['take a screenshot of localhost:3000 after clicking the submit button', 'webapp-testing', 'paraphrase'],
+  ['check the browser console logs for errors on my dev server', 'webapp-testing', 'own_words'],
+  ['automate clicking through the signup form in a headless browser', 'webapp-testing', 'paraphrase'],
+  ['verify the frontend still works after my change, run it in chromium', 'webapp-testing', 'own_words'],
+  ['debug why the UI button does nothing when clicked on my local site', 'webapp-testing', 'paraphrase'],
+  // frontend-design
+  [
+    'design a distinctive landing page that does not look like a generic template',
+    'frontend-design',
+    'own_words',
+  ],
+  ['pick better typefaces and a bolder palette for my web app UI', 'frontend-design', 'paraphrase'],
+  [
+    'my website looks boring, give it a strong visual identity with nice fonts',
+    'frontend-design',
+    'paraphrase',
+  ],
+  ['restyle the dashboard interface with a clear aesthetic direction', 'frontend-design', 'own_words'],
+  ['which fonts and colors should this portfolio site use', 'frontend-design', 'paraphrase'],
+  ['make the UI less bland, add motion and texture', 'frontend-design', 'own_words'],
+  // web-artifacts-builder
+  [
+    'build a multi-page React artifact with shadcn components and routing',
+    'web-artifacts-builder',
+    'product',
+  ],
+  [
+    'create an interactive HTML app with Tailwind and state management bundled into one file',
+    'web-artifacts-builder',
+    'own_words',
+  ],
+  ['make a complex claude.ai artifact with several components', 'web-artifacts-builder', 'own_words'],
+  ['bundle my react + vite project into a single html file', 'web-artifacts-builder', 'paraphrase'],
+  ['set up shadcn/ui for an artifact with tabs and a form', 'web-artifacts-builder', 'product'],
+  ['a kanban board artifact in React with drag and drop and state', 'web-artifacts-builder', 'paraphrase'],
+  // canvas-design
+  ['design a poster for our jazz night as a PNG', 'canvas-design', 'own_words'],
+  ['create a minimalist art print I can frame, export as pdf', 'canvas-design', 'paraphrase'],
+  ['make a book cover style image with beautiful typography', 'canvas-design', 'paraphrase'],
+  ['I need a static visual design for a gallery wall', 'canvas-design', 'own_words'],
+  ['draw an album cover for my band', 'canvas-design', 'paraphrase'],
+  ['make an affiche for the festival', 'canvas-design', 'loanword'],
+  // algorithmic-art
+  ['create generative art with flow fields in p5.js', 'algorithmic-art', 'own_words'],
+  ['make a particle system sketch with seeded randomness', 'algorithmic-art', 'own_words'],
+  ['code some creative art using Perlin noise', 'algorithmic-art', 'paraphrase'],
+  [
+    'write a processing-style sketch that draws random trees with a seed slider',
+    'algorithmic-art',
+    'paraphrase',
+  ],
+  ['procedural artwork in javascript that I can tweak with parameters', 'algorithmic-art', 'paraphrase'],
+  ['make algorithmic art of ocean waves', 'algorithmic-art', 'own_words'],
+  // brand-guidelines
+  ['apply our official brand colours and fonts to this report', 'brand-guidelines', 'own_words'],
+  ['make these slides follow the company style guide', 'brand-guidelines', 'paraphrase'],
+  ['use our corporate identity look and feel for the chart', 'brand-guidelines', 'paraphrase'],
+  ['what are our brand typography rules for headings', 'brand-guidelines', 'own_words'],
+  ['restyle this one-pager so it matches our branding', 'brand-guidelines', 'paraphrase'],
+  ['are the accent colors in this deck on brand', 'brand-guidelines', 'own_words'],
+  // theme-factory
+  ['apply a theme to my slides, show me the preset options', 'theme-factory', 'own_words'],
+  ['give this HTML page a cohesive colour palette and font pairing', 'theme-factory', 'paraphrase'],
+  ['generate a new theme for our report, something oceanic', 'theme-factory', 'own_words'],
+  ['restyle the document with one of the ten preset themes', 'theme-factory', 'own_words'],
+  ['I want a sunset-style look across the deck and the landing page', 'theme-factory', 'paraphrase'],
+  ['pick a matching set of colours and typefaces for this artifact', 'theme-factory', 'paraphrase'],
+  // internal-comms
+  ['write our weekly 3P update: progress, plans, problems', 'internal-comms', 'own_words'],
+  ['draft an all-hands email announcing the reorg', 'internal-comms', 'paraphrase'],
+  ['write the company newsletter for this month', 'internal-comms', 'own_words'],
+  ['prepare a leadership update on the migration project', 'internal-comms', 'own_words'],
+  ['write an incident report for yesterday’s outage to send internally', 'internal-comms', 'own_words'],
+  ['a status report for my manager about the launch', 'internal-comms', 'own_words'],
+  ['write a memo to staff about the new office hours', 'internal-comms', 'paraphrase'],
+  // doc-coauthoring
+  ['help me write a technical spec for the new billing service', 'doc-coauthoring', 'own_words'],
+  ['co-write an RFC for moving to event sourcing', 'doc-coauthoring', 'paraphrase'],
+  ['draft a decision doc comparing Postgres and DynamoDB with me', 'doc-coauthoring', 'own_words'],
+  ['I need to write a proposal for a new team, walk me through it', 'doc-coauthoring', 'own_words'],
+  ['let us write the design document for the search feature together', 'doc-coauthoring', 'paraphrase'],
+  ['help me structure and draft a one-pager explaining our roadmap', 'doc-coauthoring', 'paraphrase'],
+  // skill-creator
+  ['create a new skill that formats our SQL style', 'skill-creator', 'own_words'],
+  ['improve the description of my skill so it triggers more reliably', 'skill-creator', 'own_words'],
+  ['write a SKILL.md for our deployment checklist', 'skill-creator', 'file_type'],
+  ['run evals on my skill and benchmark it', 'skill-creator', 'own_words'],
+  ['package this folder of scripts as an agent skill', 'skill-creator', 'paraphrase'],
+  ['why does my skill never get picked? optimise it', 'skill-creator', 'paraphrase'],
+  // slack-gif-creator
+  ['make me a GIF of a cat dancing for Slack', 'slack-gif-creator', 'own_words'],
+  ['create a custom animated emoji for our Slack workspace', 'slack-gif-creator', 'paraphrase'],
+  ['a small looping animation of our logo spinning, for a slack reaction', 'slack-gif-creator', 'paraphrase'],
+  ['animated gif of a rocket launching, under the slack size limit', 'slack-gif-creator', 'own_words'],
+  ['make a bouncing party parrot style animation for chat', 'slack-gif-creator', 'paraphrase'],
+  ['make a slack gif that says ship it', 'slack-gif-creator', 'own_words'],
+];
+
+/** The labelled requests, with their split. */
+export const REQUESTS: LabelledRequest[] = RAW.map(([text, target, kind], i) => ({
+  text,
+  target,
+  kind,
+  split: i % 3 === 2 ? 'heldout' : 'tune',
+}));

@@ -1,0 +1,342 @@
+import type { Db } from '../store/db.js';
+import { normalizePhrase } from '../store/skill-repository.js';
+import { stem, words } from './text.js';
+
+/**
+ * The indexed fields of a skill, in posting order. `description` also holds the skill's "when to
+ * use" guidance; `instructions` is the start of its approach and examples, its description
+ * artifacts and the names of its artifacts and bundled files (vocabulary a request often shares
+ * with the body of a skill, not its summary).
+ */
+export const INDEX_FIELDS = [
+  'name',
+  'description',
+  'tags',
+  'intent_patterns',
+  'trigger_phrases',
+  'instructions',
+] as const;
+/** One indexed field. */
+export type IndexField = (typeof INDEX_FIELDS)[number];
+const F = INDEX_FIELDS.length;
+
+/** BM25F field weights and length normalisation (chosen on the harness's tuning split). */
+export const FIELD_WEIGHTS: Readonly<Record<IndexField, number>> = {
+  name: 3,
+  description: 2,
+  tags: 2,
+  intent_patterns: 2,
+  trigger_phrases: 2.5,
+  instructions: 0.4,
+};
+const FIELD_B: Readonly<Record<IndexField, number>> = {
+  name: 0.3,
+  description: 0.75,
+  tags: 0.3,
+  intent_patterns: 0.5,
+  trigger_phrases: 0.5,
+  instructions: 0.75,
+};
+const WEIGHTS = INDEX_FIELDS.map((f) => FIELD_WEIGHTS[f]);
+const BS = INDEX_FIELDS.map((f) => FIELD_B[f]);
+
+// How much of a skill's body is indexed: the start says what it is for; the rest is procedure.
+const BODY_CHARS = { approach: 3000, example: 800, description: 1500 } as const;
+
+/** One skill in the index. */
+export interface IndexedSkill {
+  id: string;
+  name: string;
+  /** Lower-cased name: how the workspace hides an account skill. */
+  key: string;
+  /** Distinct stems per field. */
+  terms: string[];
+  lengths: number[];
+  /** Normalised trigger phrases. */
+  triggers: string[];
+}
+
+interface SkillRow {
+  id: string;
+  name: string;
+  description: string;
+  when_to_use: string | null;
+  tags: string | null;
+  intent_patterns: string | null;
+  trigger_phrases: string | null;
+}
+
+interface ArtifactRow {
+  skill_id: string;
+  kind: string;
+  name: string;
+  head: string;
+  path: string | null;
+}
+
+const list = (json: string | null): string[] => {
+  if (!json) return [];
+  const v = JSON.parse(json) as unknown;
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+
+/** The text of each field of a skill, as indexed. */
+export function fieldTexts(row: SkillRow, artifacts: ArtifactRow[]): string[] {
+  const body: string[] = [];
+  for (const a of artifacts) {
+    body.push(a.name.replace(/[._/-]+/g, ' '));
+    if (a.path) body.push(a.path.replace(/[._/-]+/g, ' '));
+    if (a.kind === 'approach' || a.kind === 'example' || a.kind === 'description') body.push(a.head);
+  }
+  return [
+    row.name.replace(/[._-]+/g, ' '),
+    [row.description, row.when_to_use ?? ''].join(' \n'),
+    list(row.tags).join(' | '),
+    list(row.intent_patterns).join(' | '),
+    list(row.trigger_phrases).join(' | '),
+    body.join(' \n'),
+  ];
+}
+
+/**
+ * An in-memory BM25F index of one store's skills, kept in step with the database through the
+ * `skill_index_log` table (written by triggers, so every writer — this connection, another one,
+ * another process — is seen). Before each use, {@link sync} reads the log's head (one indexed
+ * lookup); when it moved, only the changed skills are reloaded, or everything when many changed.
+ */
+export class SkillIndex {
+  /** Skills by slot; null marks a free slot. */
+  readonly docs: Array<IndexedSkill | null> = [];
+  /** Stem → flat [slot, field, tf, slot, field, tf, …], ordered by slot. */
+  readonly postings = new Map<string, number[]>();
+  /** Stem → how many skills contain it. */
+  readonly df = new Map<string, number>();
+  /** Normalised trigger phrase → slots. */
+  readonly triggers = new Map<string, number[]>();
+  /** Lower-cased name → slot. */
+  readonly byKey = new Map<string, number>();
+  /** Surface word → how many skills use it (for spelling correction). */
+  readonly surface = new Map<string, number>();
+  /** Per slot and field: weight / length normalisation, recomputed whenever the index changes. */
+  norms = new Float64Array(0);
+  live = 0;
+  /** Bumped on every change (caches derived from the index compare it). */
+  generation = 0;
+  private readonly free: number[] = [];
+  private readonly bySkillId = new Map<string, number>();
+  private lastSeq = -1;
+  private readonly s;
+
+  constructor(readonly db: Db) {
+    this.s = {
+      head: db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck(),
+      since: db.prepare('SELECT seq, skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq'),
+      oldest: db.prepare('SELECT min(seq) FROM skill_index_log').pluck(),
+      all: db.prepare(
+        'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills',
+      ),
+      one: db.prepare(
+        'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE id = ?',
+      ),
+      allArtifacts: db.prepare(artifactSql('')),
+      artifactsOf: db.prepare(artifactSql('WHERE skill_id = ?')),
+    };
+  }
+
+  /** Bring the index up to date with the database. Returns whether anything changed. */
+  sync(): boolean {
+    const head = this.s.head.get() as number;
+    if (head === this.lastSeq) return false;
+    const oldest = (this.s.oldest.get() as number | null) ?? head;
+    const changed =
+      this.lastSeq < 0 || oldest > this.lastSeq + 1
+        ? null
+        : new Set((this.s.since.all(this.lastSeq) as Array<{ skill_id: string }>).map((r) => r.skill_id));
+    if (changed === null || changed.size > Math.max(200, this.live / 10)) this.rebuild();
+    else {
+      for (const id of [...changed].sort()) this.reload(id);
+    }
+    this.lastSeq = head;
+    this.renorm();
+    this.generation++;
+    return true;
+  }
+
+  private rebuild(): void {
+    this.docs.length = 0;
+    this.postings.clear();
+    this.df.clear();
+    this.triggers.clear();
+    this.byKey.clear();
+    this.surface.clear();
+    this.free.length = 0;
+    this.bySkillId.clear();
+    this.live = 0;
+    const arts = new Map<string, ArtifactRow[]>();
+    for (const a of this.s.allArtifacts.iterate() as IterableIterator<ArtifactRow>) {
+      let l = arts.get(a.skill_id);
+      if (!l) {
+        l = [];
+        arts.set(a.skill_id, l);
+      }
+      l.push(a);
+    }
+    // Insert in a fixed order, so the same catalog always gives the same slots.
+    const rows = (this.s.all.all() as SkillRow[]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const r of rows) this.add(r, arts.get(r.id) ?? []);
+  }
+
+  private reload(id: string): void {
+    const slot = this.bySkillId.get(id);
+    if (slot !== undefined) this.remove(slot);
+    const row = this.s.one.get(id) as SkillRow | undefined;
+    if (row) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
+  }
+
+  private add(row: SkillRow, artifacts: ArtifactRow[]): void {
+    const slot = this.free.length ? this.free.pop()! : this.docs.length;
+    const texts = fieldTexts(row, artifacts);
+    const lengths: number[] = [];
+    const tf = new Map<string, number[]>();
+    const seenSurface = new Set<string>();
+    texts.forEach((text, f) => {
+      const ws = words(text);
+      lengths.push(ws.length);
+      for (const w of ws) {
+        seenSurface.add(w);
+        const s = stem(w);
+        let counts = tf.get(s);
+        if (!counts) {
+          counts = new Array<number>(F).fill(0);
+          tf.set(s, counts);
+        }
+        counts[f]!++;
+      }
+    });
+    for (const [s, counts] of tf) {
+      let p = this.postings.get(s);
+      if (!p) {
+        p = [];
+        this.postings.set(s, p);
+      }
+      const entries: number[] = [];
+      for (let f = 0; f < F; f++) if (counts[f]! > 0) entries.push(slot, f, counts[f]!);
+      // Keep slot order (a reused slot lands in the middle), so lookups can bisect.
+      if (p.length === 0 || p[p.length - 3]! < slot) p.push(...entries);
+      else p.splice(lowerBound(p, slot) * 3, 0, ...entries);
+      this.df.set(s, (this.df.get(s) ?? 0) + 1);
+    }
+    for (const w of seenSurface) this.surface.set(w, (this.surface.get(w) ?? 0) + 1);
+    const triggers = [
+      ...new Set(
+        list(row.trigger_phrases)
+          .map(normalizePhrase)
+          .filter((x) => x.length > 0),
+      ),
+    ];
+    for (const t of triggers) {
+      let l = this.triggers.get(t);
+      if (!l) {
+        l = [];
+        this.triggers.set(t, l);
+      }
+      l.push(slot);
+    }
+    const doc: IndexedSkill = {
+      id: row.id,
+      name: row.name,
+      key: row.name.toLowerCase(),
+      terms: [...tf.keys()],
+      lengths,
+      triggers,
+    };
+    this.docs[slot] = doc;
+    this.byKey.set(doc.key, slot);
+    this.bySkillId.set(row.id, slot);
+    this.live++;
+    // Remember the surface words for removal.
+    surfaceOf.set(doc, [...seenSurface]);
+  }
+
+  private remove(slot: number): void {
+    const doc = this.docs[slot];
+    if (!doc) return;
+    for (const s of doc.terms) {
+      const p = this.postings.get(s);
+      if (!p) continue;
+      const kept: number[] = [];
+      for (let i = 0; i < p.length; i += 3) if (p[i] !== slot) kept.push(p[i]!, p[i + 1]!, p[i + 2]!);
+      if (kept.length) this.postings.set(s, kept);
+      else this.postings.delete(s);
+      const n = (this.df.get(s) ?? 1) - 1;
+      if (n > 0) this.df.set(s, n);
+      else this.df.delete(s);
+    }
+    for (const t of doc.triggers) {
+      const l = this.triggers.get(t)?.filter((x) => x !== slot);
+      if (l?.length) this.triggers.set(t, l);
+      else this.triggers.delete(t);
+    }
+    for (const w of surfaceOf.get(doc) ?? []) {
+      const n = (this.surface.get(w) ?? 1) - 1;
+      if (n > 0) this.surface.set(w, n);
+      else this.surface.delete(w);
+    }
+    if (this.byKey.get(doc.key) === slot) this.byKey.delete(doc.key);
+    this.bySkillId.delete(doc.id);
+    this.docs[slot] = null;
+    this.free.push(slot);
+    this.live--;
+  }
+
+  // Field length normalisation against the store's average lengths: a function of the catalog
+  // alone (not of the order of changes), so the same catalog always scores the same.
+  private renorm(): void {
+    const avg = new Array<number>(F).fill(0);
+    for (const d of this.docs) if (d) for (let f = 0; f < F; f++) avg[f]! += d.lengths[f]!;
+    for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, avg[f]! / this.live) : 1;
+    const norms = new Float64Array(this.docs.length * F);
+    this.docs.forEach((d, slot) => {
+      if (!d) return;
+      for (let f = 0; f < F; f++) {
+        norms[slot * F + f] = WEIGHTS[f]! / (1 - BS[f]! + (BS[f]! * d.lengths[f]!) / avg[f]!);
+      }
+    });
+    this.norms = norms;
+  }
+}
+
+const surfaceOf = new WeakMap<IndexedSkill, string[]>();
+
+/** The first entry (of three numbers) of a slot-ordered posting list whose slot is ≥ `slot`. */
+export function lowerBound(p: readonly number[], slot: number): number {
+  let lo = 0;
+  let hi = p.length / 3;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (p[mid * 3]! < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function artifactSql(where: string): string {
+  return `SELECT skill_id, kind, name, json_extract(metadata, '$.path') AS path,
+    CASE kind WHEN 'approach' THEN substr(content, 1, ${BODY_CHARS.approach})
+      WHEN 'example' THEN substr(content, 1, ${BODY_CHARS.example})
+      WHEN 'description' THEN substr(content, 1, ${BODY_CHARS.description}) ELSE '' END AS head
+    FROM skill_artifacts ${where} ORDER BY skill_id, ordinal, name, model_variant`;
+}
+
+const perDb = new WeakMap<Db, SkillIndex>();
+
+/** The index of a store's database, built on first use and kept in sync on every later use. */
+export function skillIndex(db: Db): SkillIndex {
+  let ix = perDb.get(db);
+  if (!ix) {
+    ix = new SkillIndex(db);
+    perDb.set(db, ix);
+  }
+  ix.sync();
+  return ix;
+}

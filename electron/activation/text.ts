@@ -1,0 +1,58 @@
+import { stemmer } from 'stemmer';
+
+/** How many characters of a message are looked at (a pasted document says little about intent). */
+export const MAX_MESSAGE_CHARS = 4000;
+/** How many distinct content words of a message are used. */
+export const MAX_TOKENS = 32;
+
+// Words too common to say anything about which skill fits.
+export const STOPWORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between both but by
+  can could did do does doing down during each few for from further had has have having he her here hers herself him
+  himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or
+  other our ours ourselves out over own please same she should so some such than that the their theirs them themselves
+  then there these they this those through to too under until up very was we were what when where which while who whom
+  why will with would you your yours yourself yourselves can't don't i'm it's thanks thank hi hello hey`.split(
+    /\s+/,
+  ),
+);
+
+/** Lower-case letters and digits without accents, split into words (the same rule as trigger phrases). */
+export function words(text: string): string[] {
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
+}
+
+const stems = new Map<string, string>();
+
+/** The Porter stem of a lower-case word (cached; digits and short words are kept as they are). */
+export function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = word.length <= 2 || /\d/.test(word) ? word : stemmer(word);
+    if (stems.size > 200_000) stems.clear();
+    stems.set(word, s);
+  }
+  return s;
+}
+
+/** The distinct content words of a message, in order, at most {@link MAX_TOKENS}. */
+export function contentWords(message: string, extraStop?: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const w of words(message.slice(0, MAX_MESSAGE_CHARS))) {
+    if (STOPWORDS.has(w) || extraStop?.has(w) || out.includes(w)) continue;
+    out.push(w);
+    if (out.length >= MAX_TOKENS) break;
+  }
+  return out;
+}
+
+/** Stems of every word of a text, stopwords included (index side: positions do not matter). */
+export function stemsOf(text: string): string[] {
+  return words(text).map(stem);
+}
