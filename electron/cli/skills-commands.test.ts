@@ -13,9 +13,11 @@ import {
 
 const BIN = resolve(import.meta.dirname, '../../bin/skilldesk.mjs');
 
+// The design prints the example as a built-in (`source: "system"`), which user imports may not claim.
 function example(blob = VALID_STATE_BLOB) {
   const p = consistencyCheckerExample();
   (p.artifacts as Array<Record<string, unknown>>)[3]!.state_blob = blob;
+  p.source = 'user';
   return p;
 }
 

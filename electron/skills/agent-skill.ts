@@ -6,7 +6,13 @@ import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/skill-repository.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
-import { safeRelativePath } from './safe-path.js';
+import {
+  assertPortablePaths,
+  collision,
+  portablePathProblem,
+  safeRelativePath,
+  type TakenPaths,
+} from './safe-path.js';
 import type { FileMap } from './zip.js';
 
 /** The frontmatter of an Agent Skills `SKILL.md`. Unknown keys are ignored. */
@@ -106,6 +112,9 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   const f = fm.data;
   const artifacts: PackageArtifact[] = [{ kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body }];
   const paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
+  // Every bundled file is written back on export, on any OS: refuse what Windows or a
+  // case-insensitive filesystem would rename, drop or merge (SKILL.md first: skill.md collides).
+  assertPortablePaths(['SKILL.md', ...paths], file);
   paths.forEach((path, i) => {
     const bytes = files.get(path)!;
     const text = decodeText(bytes);
@@ -164,7 +173,10 @@ function decodeText(bytes: Buffer): string | null {
   }
 }
 
-/** A folder name for a skill: its name when already a slug, else a slug of it. */
+/**
+ * A folder name for a skill: its name when already a slug, else a slug of it. Never a name Windows
+ * reserves for a device (`con`, `nul`, `com1` … get a `-skill` suffix).
+ */
 export function skillSlug(name: string): string {
   const slug = name
     .toLowerCase()
@@ -173,16 +185,21 @@ export function skillSlug(name: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 64);
-  return slug || 'skill';
+  if (!slug) return 'skill';
+  return portablePathProblem(slug) ? `${slug}-skill` : slug;
 }
 
 /**
  * The files of a skill as an Agent Skills folder: `SKILL.md` (frontmatter + the approach body)
- * plus bundled files. Artifacts the format cannot hold are listed in `skipped`.
+ * plus bundled files. Artifacts the format cannot hold, and files whose path differs from one
+ * already placed only by letter case, are listed in `skipped`. A path that could not be written
+ * on every OS (see {@link portablePathProblem}) is refused before anything is written.
  */
 export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
   const files: FileMap = new Map();
   const skipped: string[] = [];
+  const taken: TakenPaths = new Map();
+  collision(taken, 'SKILL.md');
   const approach = skill.artifacts.find((a) => a.kind === 'approach');
   const fm: Record<string, unknown> = { name: skill.name, description: skill.description };
   if (skill.license != null) fm.license = skill.license;
@@ -203,8 +220,19 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
           ? `scripts/${skillSlug(a.name)}.py`
           : null;
     if ((a.kind === 'resource' || a.kind === 'code_template') && path) {
-      const rel = safeRelativePath(path, `${skill.name}: artifact "${a.name}"`);
-      if (rel === 'SKILL.md' || files.has(rel)) {
+      const where = `${skill.name}: artifact "${a.name}"`;
+      const rel = safeRelativePath(path, where);
+      const problem = portablePathProblem(rel);
+      if (problem) {
+        throw new AppError(
+          'UNSAFE_PATH',
+          `${where}: the file path "${rel}" ${problem}; nothing was written`,
+          {
+            path: rel,
+          },
+        );
+      }
+      if (rel === 'SKILL.md' || files.has(rel) || collision(taken, rel)) {
         skipped.push(a.name);
         continue;
       }

@@ -1,3 +1,4 @@
+import { skillNameKey } from '../store/skill-name.js';
 import type { Skill, SkillSummary } from '../store/skill-repository.js';
 import type { Scope, SkillStore } from '../store/stores.js';
 
@@ -11,8 +12,8 @@ export interface CatalogEntry extends SkillSummary {
 }
 
 /**
- * The merged view of both stores: same name (case-insensitive) → the workspace skill wins and
- * the account one is reported as overridden.
+ * The merged view of both stores: same name (compared by {@link skillNameKey}: NFKC, full case
+ * folding) → the workspace skill wins and the account one is reported as overridden.
  */
 export class SkillCatalog {
   constructor(
@@ -36,16 +37,16 @@ export class SkillCatalog {
    */
   listAll(opts: { includeOverridden?: boolean } = {}): CatalogEntry[] {
     const ws = this.workspace?.repo.listSkills() ?? [];
-    const wsNames = new Set(ws.map((s) => s.name.toLowerCase()));
+    const wsNames = new Set(ws.map((s) => skillNameKey(s.name)));
     const acc = this.account.repo.listSkills();
-    const accNames = new Set(acc.map((s) => s.name.toLowerCase()));
+    const accNames = new Set(acc.map((s) => skillNameKey(s.name)));
     const out: CatalogEntry[] = ws.map((s) =>
-      accNames.has(s.name.toLowerCase())
+      accNames.has(skillNameKey(s.name))
         ? { ...s, scope: 'workspace', overrides: 'account' }
         : { ...s, scope: 'workspace' },
     );
     for (const s of acc) {
-      if (!wsNames.has(s.name.toLowerCase())) out.push({ ...s, scope: 'account' });
+      if (!wsNames.has(skillNameKey(s.name))) out.push({ ...s, scope: 'account' });
       else if (opts.includeOverridden) out.push({ ...s, scope: 'account', overridden_by: 'workspace' });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name) || (a.scope === 'workspace' ? -1 : 1));
@@ -57,7 +58,7 @@ export class SkillCatalog {
       const store = this.store(scope);
       const skill = store?.repo.getSkillByName(name) ?? null;
       if (!skill) return null;
-      const hidden = scope === 'account' && this.workspace?.repo.getSummaryByName(skill.name);
+      const hidden = scope === 'account' && this.workspace?.repo.hasSkillNamed(skill.name);
       return hidden ? { skill, scope, overridden_by: 'workspace' } : { skill, scope };
     }
     for (const store of this.stores()) {
@@ -69,7 +70,7 @@ export class SkillCatalog {
 
   /** True when the workspace holds a skill of this name (so the account one is hidden). */
   isOverridden(name: string): boolean {
-    return this.workspace?.repo.getSummaryByName(name) != null;
+    return this.workspace?.repo.hasSkillNamed(name) ?? false;
   }
 
   /** Close both stores. */

@@ -4,7 +4,7 @@ import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/skill-repository.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
-import { safeRelativePath } from './safe-path.js';
+import { assertPortablePaths, safeRelativePath } from './safe-path.js';
 
 /** The JSON text of a skill's package (2-space indent, trailing newline). */
 export function exportJson(skill: Skill): string {
@@ -37,6 +37,9 @@ export function writeAgentSkillFolder(
 ): { dir: string; files: string[] } {
   const safeSlug = safeRelativePath(slug, 'skill folder');
   const rels = [...files.keys()].map((rel) => safeRelativePath(rel, safeSlug));
+  // Never write what Windows reserves or a case-insensitive filesystem would merge.
+  assertPortablePaths([safeSlug], 'skill folder');
+  assertPortablePaths(rels, safeSlug);
   let dir = resolve(target ?? safeSlug);
   if (
     target &&

@@ -11,9 +11,11 @@ import { exportAgentSkill, exportJson } from './export.js';
 import { importPackages, loadPackages } from './import.js';
 import { DEFAULT_LIMITS } from './limits.js';
 
+// The design prints the example as a built-in (`source: "system"`), which user imports may not claim.
 const validExample = () => {
   const p = consistencyCheckerExample();
   (p.artifacts as Array<Record<string, unknown>>)[3]!.state_blob = VALID_STATE_BLOB;
+  p.source = 'user';
   return p;
 };
 

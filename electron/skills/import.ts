@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import { skillNameKey } from '../store/skill-name.js';
 import type { SkillStore } from '../store/stores.js';
 import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
 import { packageToRows } from './convert.js';
@@ -115,7 +116,10 @@ function fromAgentFiles(files: FileMap, file: string): LoadedPackage {
 
 function check(raw: unknown, file: string): SkillPackage {
   const r = validatePackage(raw);
-  if (r.ok) return r.value;
+  if (r.ok) {
+    assertNotSystemSource(r.value, file);
+    return r.value;
+  }
   const lines = r.issues.slice(0, 10).map((i) => `${i.path}: ${i.message}`);
   const more = r.issues.length > 10 ? `\n  … and ${r.issues.length - 10} more` : '';
   throw new AppError(
@@ -128,16 +132,35 @@ function check(raw: unknown, file: string): SkillPackage {
   );
 }
 
+/**
+ * Refuse a package that claims to be one of SkillDesk's built-in skills. Only the app's own
+ * `seed-skills/` are written as `source: "system"` (by `seedAccountStore`, which does not
+ * come through here), so a shared package can never pass itself off as built in.
+ */
+export function assertNotSystemSource(pkg: SkillPackage, file: string): void {
+  if (pkg.source !== 'system') return;
+  throw new AppError(
+    'INVALID_INPUT',
+    `${file}: source: "system" is reserved for the skills that ship with SkillDesk; set "source" to "user" or "community" (or remove it) to import this package`,
+    { file, issues: [{ path: 'source', message: 'is reserved for built-in skills' }] },
+  );
+}
+
 /** Options for {@link importPackages}. */
 export interface ImportOptions {
-  /** Accept an older version over a newer one (and re-write an equal one). */
+  /**
+   * Accept an older version over a newer one (and re-write an equal one), and replace a built-in
+   * (`source: "system"`) skill of the same name.
+   */
   force?: boolean;
 }
 
 /**
- * Write packages into one store, all or nothing, in one transaction: a new name is created, the
- * same version is left alone, a newer version replaces the skill (keeping its id), an older one
- * is refused unless `force`.
+ * Write user packages into one store, all or nothing, in one transaction: a new name is created,
+ * the same version is left alone, a newer version replaces the skill (keeping its id), an older
+ * one is refused unless `force`. Names compare by {@link skillNameKey}. A package may not claim
+ * `source: "system"`, and replacing a built-in skill needs `force` (the replacement keeps the
+ * package's own source, so it is never labelled built-in).
  */
 export function importPackages(
   store: SkillStore,
@@ -146,7 +169,8 @@ export function importPackages(
 ): ImportOutcome[] {
   const seen = new Map<string, string>();
   for (const { pkg, file } of loaded) {
-    const key = pkg.name.toLowerCase();
+    assertNotSystemSource(pkg, file);
+    const key = skillNameKey(pkg.name);
     const other = seen.get(key);
     if (other) {
       throw new AppError(
@@ -179,6 +203,13 @@ export function importPackages(
         store.repo.createSkill(rows.skill);
         for (const a of rows.artifacts) store.repo.addArtifact(a);
         return { ...base, action: 'created' };
+      }
+      if (existing.source === 'system' && !opts.force) {
+        throw new AppError(
+          'CONFLICT',
+          `${file}: "${existing.name}" is a built-in SkillDesk skill in the ${store.scope} store; importing "${pkg.name}" would replace it. Pass --force to replace it with your package, or give your skill another name`,
+          { file, name: existing.name, source: 'system' },
+        );
       }
       const cmp = compareVersions(pkg.version, existing.version);
       if (cmp === 0 && !opts.force) return { ...base, name: existing.name, action: 'unchanged' };

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ARTIFACT_KINDS, type ArtifactKindName } from '../contract/skills.js';
+import { skillNameProblem } from '../store/skill-name.js';
+import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
 
 export { ARTIFACT_KINDS };
 /** One artifact kind (defined in the contract). */
@@ -206,7 +208,10 @@ export const SkillPackageSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be an id such as a UUID')
       .optional(),
-    name: label(100),
+    name: label(100).superRefine((name, ctx) => {
+      const problem = skillNameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     description: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'),
     version: z.string().regex(VERSION, 'must be a version such as 1.0.0').default('1.0.0'),
     tags: phraseList(50, 64).optional(),
@@ -247,6 +252,23 @@ export const SkillPackageSchema = z
           path: ['artifacts', i, 'name'],
         });
       } else seen.set(key, i);
+    });
+    // Bundled files (a `metadata.path`, or a resource's name) are written out on export: each must
+    // be portable to every OS, and none may differ from another (or SKILL.md) only by case.
+    const taken: TakenPaths = new Map();
+    collision(taken, 'SKILL.md');
+    p.artifacts.forEach((a, i) => {
+      const declared = a.metadata?.path;
+      const path = typeof declared === 'string' ? declared : a.kind === 'resource' ? a.name : null;
+      if (path === null) return;
+      const problem = portablePathProblem(path) ?? collision(taken, path);
+      if (problem) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `the file path "${path}" ${problem}`,
+          path: ['artifacts', i, ...(typeof declared === 'string' ? ['metadata', 'path'] : ['name'])],
+        });
+      }
     });
     p.artifacts.forEach((a, i) => {
       if (a.kind !== 'dspy_module') return;

@@ -1,8 +1,19 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { AppError } from '../contract/errors.js';
+import { skillNameKey } from './skill-name.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -75,7 +86,12 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
     }
   } else if (opts.readonly) {
     throw new AppError('NOT_FOUND', `${file} does not exist`, { file });
+  } else {
+    // Chats, traces and workspace pages live here: readable by the user only, like secrets.json.
+    // SQLite gives the -wal and -shm files it creates the mode of the database file.
+    createPrivateFile(file);
   }
+  if (!opts.readonly) restrictToOwner(file);
   const db = openRaw(file, opts.readonly ?? false);
   try {
     if (!opts.readonly) {
@@ -84,7 +100,11 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
     }
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    if (!opts.readonly) migrate(db, migrations, target, file);
+    if (!opts.readonly) {
+      migrate(db, migrations, target, file);
+      // Files an older build (or another umask) left readable by others are tightened.
+      for (const suffix of ['-wal', '-shm', '-journal']) restrictToOwner(file + suffix);
+    }
     return db;
   } catch (e) {
     db.close();
@@ -95,6 +115,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
 /** Apply migrations after the current `user_version` up to `target`, one transaction each. */
 export function migrate(db: Db, migrations: Migration[], target: number, file = db.name): void {
   const current = readUserVersion(db, file);
+  // Migrations that backfill folded names call the app's key function (SQLite has no NFKC).
+  db.function('skilldesk_name_key', { deterministic: true }, (name: unknown) =>
+    typeof name === 'string' ? skillNameKey(name) : name,
+  );
   for (const m of migrations) {
     if (m.version <= current || m.version > target) continue;
     const step = db.transaction(() => {
@@ -110,6 +134,36 @@ export function migrate(db: Db, migrations: Migration[], target: number, file = 
         { file, version: m.version },
       );
     }
+  }
+}
+
+/** The mode of every `agents.db` file (and its -wal/-shm): read and write for the user only. */
+export const STORE_FILE_MODE = 0o600;
+
+function createPrivateFile(file: string): void {
+  try {
+    // An empty file is a valid new SQLite database; `wx` never truncates one that appeared meanwhile.
+    writeFileSync(file, '', { mode: STORE_FILE_MODE, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new AppError('STORE_FAILED', `Cannot create ${file}: ${(e as Error).message}`, { file });
+    }
+  }
+}
+
+/**
+ * Take group and other permissions off a store file that is ours. Best effort: a file we do not
+ * own, a filesystem without modes or a refused chmod leaves the file as it is, never fails the open.
+ */
+export function restrictToOwner(file: string): void {
+  if (process.platform === 'win32') return;
+  try {
+    const st = statSync(file);
+    if (!st.isFile() || (st.mode & 0o077) === 0) return;
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return;
+    chmodSync(file, st.mode & 0o700);
+  } catch {
+    // Missing (no -shm yet), not permitted, or a read-only filesystem: nothing to tighten.
   }
 }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../contract/errors.js';
 import type { ArtifactKind, SkillSource } from '../skills/package-schema.js';
 import type { Db } from './db.js';
+import { skillNameKey } from './skill-name.js';
 
 /** Catalog metadata of a skill (no artifact content). */
 export interface SkillSummary {
@@ -113,7 +115,8 @@ export class SkillRepository {
       alwaysOn: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.always_on = 1 ORDER BY s.name`),
       byId: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id = ?`),
       byName: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ?`),
-      byNameNoCase: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ? COLLATE NOCASE`),
+      byNameKey: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name_key = ?`),
+      hasNameKey: db.prepare('SELECT 1 FROM skills WHERE name_key = ?').pluck(),
       artifactsOf: db.prepare(
         'SELECT * FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name, model_variant',
       ),
@@ -124,13 +127,16 @@ export class SkillRepository {
       headers: db.prepare(
         'SELECT id, kind, name, ordinal, model_variant, metadata, length(content) AS size FROM skill_artifacts WHERE skill_id = ? ORDER BY ordinal, name',
       ),
-      insertSkill: db.prepare(`INSERT INTO skills (id, name, description, version, tags, source, author,
+      insertSkill:
+        db.prepare(`INSERT INTO skills (id, name, name_key, description, version, tags, source, author,
         intent_patterns, trigger_phrases, when_to_use, modalities, requires, always_on, license, compatibility,
         metadata, allowed_tools, marketplace_id, sync_etag)
-        VALUES (@id, @name, @description, @version, @tags, @source, @author, @intent_patterns, @trigger_phrases,
-        @when_to_use, @modalities, @requires, @always_on, @license, @compatibility, @metadata, @allowed_tools,
-        @marketplace_id, @sync_etag)`),
-      updateSkill: db.prepare(`UPDATE skills SET name = @name, description = @description, version = @version,
+        VALUES (@id, @name, @name_key, @description, @version, @tags, @source, @author, @intent_patterns,
+        @trigger_phrases, @when_to_use, @modalities, @requires, @always_on, @license, @compatibility, @metadata,
+        @allowed_tools, @marketplace_id, @sync_etag)`),
+      updateSkill:
+        db.prepare(`UPDATE skills SET name = @name, name_key = @name_key, description = @description,
+        version = @version,
         tags = @tags, source = @source, author = @author, intent_patterns = @intent_patterns,
         trigger_phrases = @trigger_phrases, when_to_use = @when_to_use, modalities = @modalities,
         requires = @requires, always_on = @always_on, license = @license, compatibility = @compatibility,
@@ -174,16 +180,31 @@ export class SkillRepository {
     return row ? this.withArtifacts(row) : null;
   }
 
-  /** A skill by exact name (falling back to a case-insensitive match) with its artifacts, or null. */
+  /**
+   * A skill by name with its artifacts, or null. Names compare by {@link skillNameKey} (NFKC, full
+   * case folding); an exact match wins, which only matters for two names a store held before they
+   * compared equal.
+   */
   getSkillByName(name: string): Skill | null {
-    const row = (this.stmts.byName.get(name) ?? this.stmts.byNameNoCase.get(name)) as SkillRow | undefined;
+    const row = this.rowByName(name);
     return row ? this.withArtifacts(row) : null;
   }
 
-  /** Metadata of a skill by name, without loading artifacts. */
+  /** Metadata of a skill by name (compared as {@link getSkillByName} does), without artifacts. */
   getSummaryByName(name: string): SkillSummary | null {
-    const row = (this.stmts.byName.get(name) ?? this.stmts.byNameNoCase.get(name)) as SkillRow | undefined;
+    const row = this.rowByName(name);
     return row ? toSummary(row) : null;
+  }
+
+  /** True when this store holds a skill of this name (compared by {@link skillNameKey}). */
+  hasSkillNamed(name: string): boolean {
+    const key = skillNameKey(name);
+    return this.stmts.hasNameKey.get(key) !== undefined || this.stmts.byName.get(name) !== undefined;
+  }
+
+  private rowByName(name: string): SkillRow | undefined {
+    const row = this.stmts.byName.get(name) ?? this.stmts.byNameKey.get(skillNameKey(name));
+    return row as SkillRow | undefined;
   }
 
   /** Artifacts of a skill, optionally only some kinds, in ordinal order. */
@@ -213,15 +234,15 @@ export class SkillRepository {
     return row ? toArtifact(row) : null;
   }
 
-  /** Insert a skill row (without artifacts). */
+  /** Insert a skill row (without artifacts). A name already in the store (by key) is a CONFLICT. */
   createSkill(skill: SkillInput): void {
-    this.stmts.insertSkill.run(toRow(skill));
+    this.writeName(skill.name, () => this.stmts.insertSkill.run(toRow(skill)));
     this.writeTriggers(skill.id, skill.trigger_phrases);
   }
 
-  /** Update a skill's metadata. */
+  /** Update a skill's metadata. Renaming onto another skill's name (by key) is a CONFLICT. */
   updateSkill(skill: SkillInput): void {
-    this.stmts.updateSkill.run(toRow(skill));
+    this.writeName(skill.name, () => this.stmts.updateSkill.run(toRow(skill)));
     this.writeTriggers(skill.id, skill.trigger_phrases);
   }
 
@@ -254,6 +275,22 @@ export class SkillRepository {
   /** Run `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();
+  }
+
+  private writeName(name: string, write: () => unknown): void {
+    try {
+      write();
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' && /skills\.name/.test((e as Error).message)) {
+        throw new AppError(
+          'CONFLICT',
+          `A skill named "${name}" (or one that differs only in letter case or width) is already in this store; choose another name`,
+          { name },
+        );
+      }
+      throw e;
+    }
   }
 
   private withArtifacts(row: SkillRow): Skill {
@@ -319,6 +356,7 @@ function toRow(s: SkillInput) {
   return {
     id: s.id,
     name: s.name,
+    name_key: skillNameKey(s.name),
     description: s.description,
     version: s.version,
     tags: toJson(s.tags),
