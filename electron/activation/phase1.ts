@@ -1,4 +1,5 @@
 import type { SkillCatalog } from '../skills/catalog.js';
+import { skillNameKey } from '../store/skill-name.js';
 import { normalizePhrase } from '../store/skill-repository.js';
 import type { Scope } from '../store/stores.js';
 import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
@@ -408,7 +409,7 @@ function verdict(
   scores: PartScores[],
   limit: number,
 ): SkillVerdict {
-  const key = name.toLowerCase();
+  const key = skillNameKey(name);
   const part = ps.find((p) => (!scope || p.scope === scope) && p.index.byKey.has(key));
   if (!part) return { name, scope: null, rank: null, score: null, reason: 'not_found', above: null };
   const slot = part.index.byKey.get(key)!;

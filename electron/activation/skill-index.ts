@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import { skillNameKey } from '../store/skill-name.js';
 import { normalizePhrase } from '../store/skill-repository.js';
 import { stem, words } from './text.js';
 
@@ -47,7 +48,7 @@ const BODY_CHARS = { approach: 3000, example: 800, description: 1500 } as const;
 export interface IndexedSkill {
   id: string;
   name: string;
-  /** Lower-cased name: how the workspace hides an account skill. */
+  /** The name's {@link skillNameKey} (NFKC, case folded): how the workspace hides an account skill. */
   key: string;
   /** Distinct stems per field. */
   terms: string[];
@@ -245,7 +246,7 @@ export class SkillIndex {
     const doc: IndexedSkill = {
       id: row.id,
       name: row.name,
-      key: row.name.toLowerCase(),
+      key: skillNameKey(row.name),
       terms: [...tf.keys()],
       lengths,
       triggers,
