@@ -355,23 +355,24 @@ describe('sandbox escape attempts', () => {
 
 describe('sandbox process lockdown', () => {
   it('refuses to run (fails closed) when the permission flags are not honoured', async () => {
-    const { fork } = await import('node:child_process');
+    const { spawn } = await import('node:child_process');
     const unlocked = new SandboxPool({
       spawn: (spec) => {
-        const child = fork(spec.entry, [], {
-          execArgv: [],
+        const child = spawn(process.execPath, [spec.entry], {
           env: { ...process.env },
-          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+          stdio: ['pipe', 'pipe', 'pipe'],
         });
         return {
           pid: child.pid,
-          send: (m) => child.connected && child.send(m as never),
-          onMessage: (cb) => child.on('message', cb),
+          isolation: { method: 'none', blocks_tcp: false, blocks_unix: false, detail: 'test' },
+          write: (chunk) => child.stdin.write(chunk),
+          onData: (cb) => child.stdout.on('data', (b: Buffer) => cb(new Uint8Array(b))),
           onExit: (cb) => child.on('exit', cb),
           kill: () => child.kill('SIGKILL'),
           stderrTail: () => '',
         };
       },
+      allowInProcessIsolation: true,
     });
     await expect(unlocked.run('print(1)')).rejects.toMatchObject({ code: 'SANDBOX_FAILED' });
     await expect(unlocked.run('print(1)')).rejects.toThrow(/not locked down/);

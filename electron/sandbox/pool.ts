@@ -1,13 +1,18 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { z } from 'zod';
 import { AppError, isAppError } from '../contract/errors.js';
-import { resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
+import { resolveLimits, MAX_LIMITS, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
+import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
   SandboxError,
+  SandboxIsolation,
   SandboxProcessHandle,
   SandboxRunOptions,
   SandboxRunResult,
@@ -35,7 +40,13 @@ export interface SandboxPoolOptions {
   cacheDir?: string;
   /** Whole-process memory cap checked while a job runs (MB). Default 1536. */
   rssLimitMb?: number;
-  /** Called with diagnostics (process restarts, snapshot writes). */
+  /**
+   * Run even where the operating system cannot take the network away from the sandbox process
+   * (in-process isolation only). The user's explicit choice; off by default, so such a machine
+   * refuses to run code rather than run it less isolated than promised.
+   */
+  allowInProcessIsolation?: boolean;
+  /** Called with diagnostics (process restarts, snapshot writes, protocol violations). */
   log?: (line: string) => void;
 }
 
@@ -51,6 +62,12 @@ export interface SandboxPoolStats {
   /** Boot times of the last warm workers. */
   workerBootMs: number[];
   runs: number;
+  /** How the OS confines the sandbox process (null before it first started). */
+  isolation: SandboxIsolation | null;
+  /** What the start-up self-check saw: whether the process reached the app's probe listeners. */
+  selfCheck: { tcp: string; unix: string } | null;
+  /** Messages from the sandbox process refused as malformed or out of place. */
+  protocolViolations: number;
 }
 
 interface Pending {
@@ -62,23 +79,179 @@ interface Pending {
   resolve: (r: SandboxRunResult) => void;
   reject: (e: unknown) => void;
   checkpoints: unknown[];
+  checkpointBytes: number;
   backstop?: NodeJS.Timeout;
 }
+
+/**
+ * Where a sandbox process is in its life, as the app sees it. Each message type is accepted only in
+ * the phases where it is expected; anything else kills the process.
+ */
+type Phase = 'hello' | 'snapshot' | 'snapshot-bytes' | 'booting' | 'ready';
 
 interface Proc {
   handle: SandboxProcessHandle;
   spawnedAt: number;
   ready: Promise<void>;
   alive: boolean;
+  phase: Phase;
+  /** Set once a job was sent: from then on the process may run attacker code. */
+  ranJob: boolean;
+  /** The snapshot came from the cache (a boot failure then invalidates the cache). */
+  usedCache: boolean;
+  snapshotMeta: { ms: number; size: number } | null;
+  /** The host call the app is answering (seq), if any. */
+  pendingHostSeq: number | null;
+  lastHostSeq: number;
 }
 
+/** At most this many checkpoints and this many bytes of them per run (the process enforces it too). */
 const MAX_CHECKPOINTS = 100;
+const CHECKPOINT_BUDGET = 1024 * 1024;
+/** Largest host request the app parses (submit never reaches the app). */
+const MAX_HOST_REQUEST = 1024 * 1024;
+const MAX_DEPTH = 64;
+/** Largest JSON message the app reads from the process: a result at the hard maxima. */
+const MAX_JSON_FRAME = 2 * MAX_LIMITS.output_bytes + MAX_LIMITS.result_bytes + 1024 * 1024;
+/** Largest snapshot accepted (Pyodide's is ~30 MB plus its heap). */
+const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 const BACKSTOP_MS = 3_000;
+const SNAPSHOT_FORMAT = 'skilldesk-pyodide-snapshot/1';
+/** Pyodide's snapshot header: magic, offset of the heap, JSON length, 0, 256-bit build id. */
+const SNAPSHOT_MAGIC = 1886286592;
+const SNAPSHOT_HEADER = 48;
+
+// --- message schemas (everything from the process is untrusted) --------------------------------------
+
+const SelfCheckSchema = z.object({ tcp: z.string().max(40), unix: z.string().max(40) }).strict();
+const HelloSchema = z.object({ type: z.literal('hello'), pid: z.number().int(), self_check: SelfCheckSchema }).strict();
+const SnapshotSchema = z
+  .object({ type: z.literal('snapshot'), ms: z.number().finite().nonnegative(), size: z.number().int().positive().max(MAX_SNAPSHOT_BYTES) })
+  .strict();
+const WorkerReadySchema = z.object({ type: z.literal('worker-ready'), ms: z.number().finite().nonnegative() }).strict();
+const HostSchema = z
+  .object({ type: z.literal('host'), id: z.number().int(), seq: z.number().int(), request: z.string().max(MAX_HOST_REQUEST) })
+  .strict();
+const text = (max: number) => z.string().max(max);
+const ResultSchema = z
+  .object({
+    type: z.literal('result'),
+    id: z.number().int(),
+    result: z
+      .object({
+        ok: z.boolean(),
+        submitted: z.boolean(),
+        result: z.string().max(MAX_LIMITS.result_bytes * 2).nullable(),
+        stdout: text(MAX_LIMITS.output_bytes * 2),
+        stderr: text(MAX_LIMITS.output_bytes * 2),
+        truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).strict(),
+        error: z
+          .object({
+            type: text(200),
+            message: text(8000),
+            traceback: text(16_000).optional(),
+            code: z.string().regex(/^[A-Z_]{1,40}$/).nullable().optional(),
+          })
+          .strict()
+          .nullable(),
+        host_calls: z.number().int().nonnegative(),
+        wait_ms: z.number().finite(),
+        run_ms: z.number().finite(),
+        worker_boot_ms: z.number().finite(),
+      })
+      .strict(),
+  })
+  .strict();
+const FatalSchema = z.object({ type: z.literal('fatal'), message: text(4000) }).strict();
+
+/** The Pyodide build id of the installed package (snapshots carry it). */
+let buildIdCache: string | null = null;
+function pyodideBuildId(): string {
+  if (buildIdCache) return buildIdCache;
+  const src = readFileSync(join(pyodideDir(), 'pyodide.mjs'), 'utf8');
+  const m = /BUILD_ID:"([0-9a-f]{64})"/.exec(src);
+  if (!m) throw new AppError('SANDBOX_FAILED', 'cannot read the Pyodide build id');
+  buildIdCache = m[1]!;
+  return buildIdCache;
+}
+
+/**
+ * Whether `bytes` is a Pyodide memory snapshot of this build: magic, header bounds, build id and a
+ * JSON header that parses. Returns the reason when it is not.
+ */
+export function checkSnapshot(bytes: Uint8Array, buildId = pyodideBuildId()): string | null {
+  if (bytes.length < SNAPSHOT_HEADER + 16 || bytes.byteOffset % 4 !== 0) return 'too short';
+  const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEADER / 4);
+  if (u32[0] !== SNAPSHOT_MAGIC) return 'bad magic number';
+  const heapAt = u32[1]!;
+  const jsonLen = u32[2]!;
+  if (heapAt % 16 !== 0 || heapAt < SNAPSHOT_HEADER || heapAt >= bytes.length) return 'bad header';
+  if (jsonLen > heapAt - SNAPSHOT_HEADER) return 'bad header';
+  let id = '';
+  for (let i = 4; i < 12; i++) id += u32[i]!.toString(16).padStart(8, '0');
+  if (id !== buildId) return 'built by another Pyodide';
+  try {
+    const header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(SNAPSHOT_HEADER, SNAPSHOT_HEADER + jsonLen)));
+    if (!header || typeof header !== 'object' || Array.isArray(header)) return 'bad JSON header';
+  } catch {
+    return 'bad JSON header';
+  }
+  return null;
+}
+
+/** Listeners the sandbox process must not reach: a TCP port on loopback and a UNIX socket. */
+interface Probes {
+  tcpPort: number;
+  unixPath: string | null;
+  hits: number;
+  close(): void;
+}
+
+async function openProbes(): Promise<Probes> {
+  const servers: Server[] = [];
+  const probes: Probes = {
+    tcpPort: 0,
+    unixPath: null,
+    hits: 0,
+    close: () => {
+      for (const s of servers) s.close();
+      if (probes.unixPath) rmSync(dirname(probes.unixPath), { recursive: true, force: true });
+    },
+  };
+  const listen = (target: { port: number; host: string } | { path: string }) =>
+    new Promise<Server | null>((resolve) => {
+      const server = createServer((socket) => {
+        probes.hits++;
+        socket.destroy();
+      });
+      server.once('error', () => resolve(null));
+      server.listen(target, () => {
+        server.unref();
+        servers.push(server);
+        resolve(server);
+      });
+    });
+  const tcp = await listen({ port: 0, host: '127.0.0.1' });
+  probes.tcpPort = (tcp?.address() as { port: number } | null)?.port ?? 0;
+  if (process.platform !== 'win32') {
+    const dir = join(tmpdir(), `skilldesk-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const path = join(dir, 'p.sock');
+      if (await listen({ path })) probes.unixPath = path;
+    } catch {
+      // no UNIX socket probe on this system
+    }
+  }
+  return probes;
+}
 
 /**
  * A pool of pre-warmed Pyodide workers inside one locked-down sandbox process. Runs execute one at
  * a time, each in a fresh worker that is terminated afterwards; a run that breaks a limit (or kills
- * the process) ends with a typed error in its result and the pool keeps serving.
+ * the process) ends with a typed error in its result and the pool keeps serving. Every message from
+ * the process is checked against its schema, its size and the process's phase: a process that
+ * breaks the protocol is killed, the run it was serving fails, and the app carries on.
  */
 export class SandboxPool {
   private readonly spawn: SpawnSandboxProcess;
@@ -89,6 +262,7 @@ export class SandboxPool {
   private nextId = 1;
   private closed = false;
   private fatal: AppError | null = null;
+  private probes: Promise<Probes> | null = null;
   private readonly statsData: SandboxPoolStats = {
     pid: undefined,
     processStarts: 0,
@@ -97,6 +271,9 @@ export class SandboxPool {
     snapshotFromCache: false,
     workerBootMs: [],
     runs: 0,
+    isolation: null,
+    selfCheck: null,
+    protocolViolations: 0,
   };
 
   constructor(private readonly opts: SandboxPoolOptions = {}) {
@@ -138,6 +315,7 @@ export class SandboxPool {
         resolve,
         reject,
         checkpoints: [],
+        checkpointBytes: 0,
       });
       this.pump();
     });
@@ -156,21 +334,50 @@ export class SandboxPool {
       proc.handle.kill();
       await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
     }
+    const probes = this.probes;
+    this.probes = null;
+    if (probes) (await probes.catch(() => null))?.close();
   }
 
   // --- process lifecycle ----------------------------------------------------------------------------
 
-  private ensureProcess(): Proc {
+  private ensureProcess(): { ready: Promise<void>; proc?: Proc } {
     if (this.fatal) throw this.fatal;
     if (this.proc?.alive) return this.proc;
+    if (this.starting) return this.starting;
+    const starting = { ready: this.startProcess() };
+    starting.ready.catch(() => {});
+    this.starting = starting;
+    return starting;
+  }
+
+  private starting: { ready: Promise<void> } | null = null;
+
+  private async startProcess(): Promise<void> {
+    try {
+      this.probes ??= openProbes();
+      const probes = await this.probes;
+      if (this.closed) throw new AppError('CANCELLED', 'The sandbox pool was closed');
+      const proc = this.spawnProcess(probes);
+      await proc.ready;
+    } finally {
+      this.starting = null;
+    }
+  }
+
+  private spawnProcess(probes: Probes): Proc {
     const spawnedAt = performance.now();
+    const hitsBefore = probes.hits;
     const handle = this.spawn({
       entry: join(RUNTIME_DIR, 'process.mjs'),
+      guard: join(RUNTIME_DIR, 'guard.mjs'),
       readPaths: [`${RUNTIME_DIR}/`, `${pyodideDir()}/`],
       maxOldSpaceMb: 512,
+      probe: { tcpPort: probes.tcpPort, unixPath: probes.unixPath },
     });
     this.statsData.processStarts++;
     this.statsData.pid = handle.pid;
+    this.statsData.isolation = handle.isolation;
     let markReady: () => void = () => {};
     let markFailed: (e: unknown) => void = () => {};
     const ready = new Promise<void>((res, rej) => {
@@ -178,65 +385,170 @@ export class SandboxPool {
       markFailed = rej;
     });
     ready.catch(() => {});
-    const proc: Proc = { handle, spawnedAt, ready, alive: true };
+    const proc: Proc = {
+      handle,
+      spawnedAt,
+      ready,
+      alive: true,
+      phase: 'hello',
+      ranJob: false,
+      usedCache: false,
+      snapshotMeta: null,
+      pendingHostSeq: null,
+      lastHostSeq: 0,
+    };
     this.proc = proc;
-    const cached = this.readSnapshot();
     let sawReady = false;
-    handle.onMessage((m) => {
-      if (this.proc !== proc || !m || typeof m !== 'object') return;
-      const msg = m as Record<string, unknown>;
-      switch (msg.type) {
-        case 'hello':
-          handle.send({
-            type: 'init',
-            pyodideDir: `${pyodideDir()}/`,
-            pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
-            spares: Math.max(1, Math.min(4, this.opts.spares ?? 1)),
-            rssLimitMb: this.opts.rssLimitMb ?? 1536,
-            snapshot: cached ?? undefined,
-          });
-          this.statsData.snapshotFromCache = cached !== null;
-          if (cached) this.statsData.snapshotMs = 0;
-          break;
-        case 'snapshot':
-          this.statsData.snapshotMs = Number(msg.ms);
-          this.writeSnapshot(msg.bytes);
-          break;
-        case 'worker-ready':
-          this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), Number(msg.ms)];
-          if (!sawReady) {
-            sawReady = true;
-            this.statsData.coldStartMs = performance.now() - spawnedAt;
-            markReady();
+
+    const violation = (why: string) => {
+      if (!proc.alive) return;
+      this.statsData.protocolViolations++;
+      this.opts.log?.(`sandbox process ${handle.pid} broke the protocol (${why}): killing it`);
+      const err = new AppError('SANDBOX_FAILED', `The sandbox process broke the protocol: ${why}`);
+      markFailed(err);
+      if (this.current && proc.ranJob) this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+      this.killProc(proc);
+    };
+    const refuseToRun = (message: string) => {
+      this.fatal = new AppError('SANDBOX_FAILED', message);
+      this.opts.log?.(message);
+      markFailed(this.fatal);
+      this.killProc(proc);
+    };
+
+    const reader = new FrameReader(
+      {
+        maxJson: MAX_JSON_FRAME,
+        maxBinary: () => (proc.phase === 'snapshot-bytes' ? (proc.snapshotMeta?.size ?? 0) : 0),
+      },
+      {
+        onViolation: violation,
+        onBinary: (bytes) => {
+          if (proc.phase !== 'snapshot-bytes' || bytes.length !== proc.snapshotMeta?.size) {
+            return violation('unexpected binary frame');
           }
-          break;
-        case 'host':
-          void this.onHostCall(proc, msg);
-          break;
-        case 'result':
-          this.onResult(msg);
-          break;
-        case 'fatal': {
-          const err = new AppError(
-            'SANDBOX_FAILED',
-            `The Python sandbox cannot start: ${String(msg.message)}`,
-          );
-          // A lockdown failure will not fix itself: refuse every later run too.
-          if (/not locked down/.test(String(msg.message))) this.fatal = err;
-          markFailed(err);
-          this.opts.log?.(err.message);
-          break;
-        }
-        default:
-          break;
-      }
-    });
+          const bad = checkSnapshot(bytes);
+          if (bad) return violation(`the snapshot is not valid (${bad})`);
+          this.statsData.snapshotMs = proc.snapshotMeta.ms;
+          this.writeSnapshot(bytes);
+          proc.phase = 'booting';
+        },
+        onJson: (m) => {
+          if (this.proc !== proc || !proc.alive) return;
+          const type = m && typeof m === 'object' ? (m as { type?: unknown }).type : undefined;
+          switch (type) {
+            case 'hello': {
+              const msg = HelloSchema.safeParse(m);
+              if (proc.phase !== 'hello' || !msg.success) return violation('bad hello');
+              this.statsData.selfCheck = msg.data.self_check;
+              const reached = probes.hits > hitsBefore;
+              const iso = handle.isolation;
+              const tcpOpen = msg.data.self_check.tcp === 'connected' || (reached && iso.blocks_tcp);
+              const unixOpen = msg.data.self_check.unix === 'connected';
+              if (iso.blocks_tcp && tcpOpen) {
+                return refuseToRun(
+                  `The Python sandbox is not isolated from the network: the ${iso.method} sandbox should block it, but a connection reached the app. Code will not run.`,
+                );
+              }
+              if (iso.blocks_unix && unixOpen) {
+                return refuseToRun(
+                  `The Python sandbox can reach UNIX sockets although ${iso.method} should block them. Code will not run.`,
+                );
+              }
+              if (iso.method === 'none' && !this.opts.allowInProcessIsolation) {
+                return refuseToRun(
+                  `The operating system cannot take the network away from the Python sandbox here (${iso.detail}). Install bubblewrap, or accept in-process isolation only (settings: sandbox.allow_in_process_isolation, or SKILLDESK_SANDBOX_ISOLATION=in-process).`,
+                );
+              }
+              const cached = this.readSnapshot();
+              proc.usedCache = cached !== null;
+              proc.phase = cached ? 'booting' : 'snapshot';
+              this.sendTo(proc, {
+                type: 'init',
+                pyodideDir: `${pyodideDir()}/`,
+                pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
+                spares: Math.max(1, Math.min(4, this.opts.spares ?? 1)),
+                rssLimitMb: this.opts.rssLimitMb ?? 1536,
+                maxResultBytes: MAX_LIMITS.result_bytes,
+                snapshot_bytes: cached ? cached.length : 0,
+              }, cached ?? undefined);
+              this.statsData.snapshotFromCache = cached !== null;
+              if (cached) this.statsData.snapshotMs = 0;
+              return;
+            }
+            case 'snapshot': {
+              // Only from a process that builds one and has run no job (no attacker code yet).
+              const msg = SnapshotSchema.safeParse(m);
+              if (proc.phase !== 'snapshot' || proc.ranJob || !msg.success) return violation('unexpected snapshot');
+              proc.snapshotMeta = { ms: msg.data.ms, size: msg.data.size };
+              proc.phase = 'snapshot-bytes';
+              return;
+            }
+            case 'worker-ready': {
+              const msg = WorkerReadySchema.safeParse(m);
+              if ((proc.phase !== 'booting' && proc.phase !== 'ready') || !msg.success) {
+                return violation('unexpected worker-ready');
+              }
+              this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), msg.data.ms];
+              if (!sawReady) {
+                sawReady = true;
+                proc.phase = 'ready';
+                this.statsData.coldStartMs = performance.now() - spawnedAt;
+                markReady();
+              }
+              return;
+            }
+            case 'host': {
+              const msg = HostSchema.safeParse(m);
+              const job = this.current;
+              if (!msg.success || proc.phase !== 'ready' || !job || !proc.ranJob || msg.data.id !== job.id) {
+                return violation('unexpected host call');
+              }
+              if (proc.pendingHostSeq !== null || msg.data.seq !== proc.lastHostSeq + 1) {
+                return violation('host call out of sequence');
+              }
+              proc.pendingHostSeq = msg.data.seq;
+              proc.lastHostSeq = msg.data.seq;
+              void this.onHostCall(proc, job, msg.data.seq, msg.data.request);
+              return;
+            }
+            case 'result': {
+              const msg = ResultSchema.safeParse(m);
+              const job = this.current;
+              if (!msg.success || !job || !proc.ranJob || msg.data.id !== job.id) return violation('unexpected result');
+              proc.pendingHostSeq = null;
+              proc.lastHostSeq = 0;
+              this.onResult(job, msg.data.result);
+              return;
+            }
+            case 'fatal': {
+              const msg = FatalSchema.safeParse(m);
+              const text = msg.success ? msg.data.message : 'unreadable';
+              const err = new AppError('SANDBOX_FAILED', `The Python sandbox cannot start: ${text}`);
+              // A lockdown failure will not fix itself: refuse every later run too.
+              if (/not locked down/.test(text)) this.fatal = err;
+              this.opts.log?.(err.message);
+              markFailed(err);
+              if (this.current && proc.ranJob) this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+              this.killProc(proc);
+              return;
+            }
+            default:
+              return violation(`unknown message type ${JSON.stringify(type)?.slice(0, 40)}`);
+          }
+        },
+      },
+    );
+    handle.onData((chunk) => reader.push(chunk));
     handle.onExit((code, signal) => {
       proc.alive = false;
       if (this.proc === proc) this.proc = null;
       const why = `sandbox process exited (${signal ?? code})`;
+      // A process that dies before its first worker is ready after booting from the cached
+      // snapshot must not boot from it again: rebuild it next time.
+      if (!sawReady && proc.usedCache) this.dropSnapshot();
       markFailed(this.fatal ?? new AppError('SANDBOX_FAILED', `${why}: ${handle.stderrTail().slice(-500)}`));
-      if (this.current) {
+      if (this.current && proc.ranJob) {
         this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', why));
       }
       this.pump();
@@ -244,34 +556,94 @@ export class SandboxPool {
     return proc;
   }
 
-  private snapshotFile(): string | null {
+  private sendTo(proc: Proc, message: unknown, binary?: Uint8Array): void {
+    if (!proc.alive) return;
+    for (const chunk of encodeFrames(message, binary)) proc.handle.write(chunk);
+  }
+
+  private killProc(proc: Proc): void {
+    proc.alive = false;
+    if (this.proc === proc) this.proc = null;
+    proc.handle.kill();
+  }
+
+  // --- the snapshot cache: written by the app only, checked before every use ---------------------------
+
+  private snapshotFiles(): { bin: string; meta: string; runtimeHash: string; version: string } | null {
     if (!this.opts.cacheDir) return null;
     const h = createHash('sha256');
-    for (const f of ['worker.mjs', 'prelude.py']) h.update(readFileSync(join(RUNTIME_DIR, f)));
+    for (const f of ['worker.mjs', 'prelude.py', 'guard.mjs']) h.update(readFileSync(join(RUNTIME_DIR, f)));
     const version = JSON.parse(readFileSync(join(pyodideDir(), 'package.json'), 'utf8')).version as string;
     h.update(version).update(process.versions.v8);
-    return join(this.opts.cacheDir, `pyodide-${version}-${h.digest('hex').slice(0, 16)}.snapshot`);
+    const runtimeHash = h.digest('hex').slice(0, 16);
+    const base = join(this.opts.cacheDir, `pyodide-${version}-${runtimeHash}`);
+    return { bin: `${base}.snapshot`, meta: `${base}.json`, runtimeHash, version };
   }
 
   private readSnapshot(): Uint8Array | null {
+    const files = (() => {
+      try {
+        return this.snapshotFiles();
+      } catch {
+        return null;
+      }
+    })();
+    if (!files || !existsSync(files.bin)) return null;
     try {
-      const file = this.snapshotFile();
-      if (!file || !existsSync(file)) return null;
-      return new Uint8Array(readFileSync(file));
-    } catch {
+      const meta = JSON.parse(readFileSync(files.meta, 'utf8')) as Record<string, unknown>;
+      const bytes = new Uint8Array(readFileSync(files.bin));
+      const why =
+        meta.format !== SNAPSHOT_FORMAT
+          ? 'unknown format'
+          : meta.pyodide_version !== files.version || meta.runtime_hash !== files.runtimeHash
+            ? 'another runtime'
+            : meta.build_id !== pyodideBuildId()
+              ? 'another Pyodide build'
+              : meta.size !== bytes.length
+                ? 'wrong size'
+                : meta.sha256 !== createHash('sha256').update(bytes).digest('hex')
+                  ? 'hash mismatch'
+                  : checkSnapshot(bytes);
+      if (why) throw new Error(why);
+      return bytes;
+    } catch (e) {
+      this.opts.log?.(`sandbox snapshot cache refused (${(e as Error).message}): rebuilding it`);
+      this.dropSnapshot();
       return null;
     }
   }
 
-  private writeSnapshot(bytes: unknown): void {
+  private dropSnapshot(): void {
     try {
-      const file = this.snapshotFile();
-      if (!file || !(bytes instanceof Uint8Array)) return;
-      mkdirSync(dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, file);
-      this.opts.log?.(`sandbox snapshot cached in ${file}`);
+      const files = this.snapshotFiles();
+      if (!files) return;
+      rmSync(files.bin, { force: true });
+      rmSync(files.meta, { force: true });
+    } catch {
+      // nothing cached
+    }
+  }
+
+  private writeSnapshot(bytes: Uint8Array): void {
+    try {
+      const files = this.snapshotFiles();
+      if (!files) return;
+      mkdirSync(dirname(files.bin), { recursive: true, mode: 0o700 });
+      const meta = {
+        format: SNAPSHOT_FORMAT,
+        pyodide_version: files.version,
+        runtime_hash: files.runtimeHash,
+        build_id: pyodideBuildId(),
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        created_at: new Date().toISOString(),
+      };
+      const suffix = `${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      writeFileSync(`${files.bin}.${suffix}`, bytes, { mode: 0o600 });
+      writeFileSync(`${files.meta}.${suffix}`, JSON.stringify(meta), { mode: 0o600 });
+      renameSync(`${files.bin}.${suffix}`, files.bin);
+      renameSync(`${files.meta}.${suffix}`, files.meta);
+      this.opts.log?.(`sandbox snapshot cached in ${files.bin}`);
     } catch (e) {
       this.opts.log?.(`could not cache the sandbox snapshot: ${(e as Error).message}`);
     }
@@ -281,20 +653,31 @@ export class SandboxPool {
 
   private pump(): void {
     if (this.current || this.queue.length === 0 || this.closed) return;
-    let proc: Proc;
+    let starting: { ready: Promise<void> };
     try {
-      proc = this.ensureProcess();
+      starting = this.ensureProcess();
     } catch (e) {
       for (const p of this.queue.splice(0)) p.reject(e);
       return;
     }
     const job = this.queue.shift()!;
     this.current = job;
-    proc.ready.then(
+    starting.ready.then(
       () => {
         if (this.current !== job) return;
-        proc.handle.send({ type: 'run', id: job.id, code: job.code, limits: job.limits });
-        // Backstop: the process should answer by the deadline plus grace; if not, kill it.
+        const proc = this.proc;
+        if (!proc?.alive || proc.phase !== 'ready') {
+          // The process died between ready and now: start over with this job first.
+          this.current = null;
+          this.queue.unshift(job);
+          queueMicrotask(() => this.pump());
+          return;
+        }
+        proc.ranJob = true;
+        proc.pendingHostSeq = null;
+        proc.lastHostSeq = 0;
+        this.sendTo(proc, { type: 'run', id: job.id, code: job.code, limits: job.limits });
+        // Backstop on the app's own clock: the process should answer by the deadline plus grace.
         job.backstop = setTimeout(
           () => {
             if (this.current !== job) return;
@@ -302,7 +685,7 @@ export class SandboxPool {
             this.finishCurrent(
               this.failure('SANDBOX_TIMEOUT', 'Timeout', `timed out after ${job.limits.timeout_ms} ms`),
             );
-            proc.handle.kill();
+            this.killProc(proc);
           },
           job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS,
         );
@@ -311,29 +694,31 @@ export class SandboxPool {
         if (this.current !== job) return;
         this.current = null;
         job.reject(isAppError(e) ? e : new AppError('SANDBOX_FAILED', String(e)));
-        if (this.proc === proc) {
-          proc.handle.kill();
-          this.proc = null;
-        }
         this.pump();
       },
     );
   }
 
-  private async onHostCall(proc: Proc, msg: Record<string, unknown>): Promise<void> {
-    const job = this.current;
-    const reply = (value: unknown) =>
-      proc.handle.send({ type: 'host-reply', id: msg.id, seq: msg.seq, reply: value });
-    if (!job || job.id !== msg.id) return;
+  private async onHostCall(proc: Proc, job: Pending, seq: number, request: string): Promise<void> {
+    const reply = (value: unknown) => {
+      if (this.current !== job || this.proc !== proc || proc.pendingHostSeq !== seq) return;
+      proc.pendingHostSeq = null;
+      this.sendTo(proc, { type: 'host-reply', id: job.id, seq, reply: value });
+    };
+    const refuse = (code: string, message: string) => reply({ ok: false, error: { code, message } });
+    // Sizes and depth are checked on the text before it is parsed (the process checked them too).
+    if (jsonDepth(request, MAX_DEPTH) > MAX_DEPTH) {
+      return refuse('INVALID_INPUT', `a host call is nested deeper than ${MAX_DEPTH} levels`);
+    }
     let fn = '';
     let args: unknown[] = [];
     try {
-      const parsed = JSON.parse(String(msg.request)) as { fn: unknown; args: unknown };
-      fn = String(parsed.fn);
-      args = Array.isArray(parsed.args) ? parsed.args : [];
+      const parsed = JSON.parse(request) as { fn: unknown; args: unknown };
+      if (!parsed || typeof parsed.fn !== 'string' || !Array.isArray(parsed.args)) throw new Error('shape');
+      fn = parsed.fn.slice(0, 100);
+      args = parsed.args;
     } catch {
-      reply({ ok: false, error: { code: 'INVALID_INPUT', message: 'malformed host call' } });
-      return;
+      return refuse('INVALID_INPUT', 'malformed host call');
     }
     try {
       let value: unknown;
@@ -341,6 +726,10 @@ export class SandboxPool {
         if (job.checkpoints.length >= MAX_CHECKPOINTS) {
           throw new AppError('SANDBOX_LIMIT', `at most ${MAX_CHECKPOINTS} checkpoints per run`);
         }
+        if (job.checkpointBytes + request.length > CHECKPOINT_BUDGET) {
+          throw new AppError('SANDBOX_LIMIT', `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`);
+        }
+        job.checkpointBytes += request.length;
         job.checkpoints.push(args[0] ?? null);
         job.opts.onCheckpoint?.(args[0] ?? null);
         value = null;
@@ -352,50 +741,42 @@ export class SandboxPool {
           `${fn} is not available: no host functions were given to this run`,
         );
       }
-      const text = JSON.stringify({ ok: true, value: value ?? null });
-      if (this.current === job) reply(text);
+      reply(JSON.stringify({ ok: true, value: value ?? null }));
     } catch (e) {
       const err = isAppError(e) ? e : new AppError('INTERNAL', 'host function failed');
       if (!isAppError(e)) this.opts.log?.(`sandbox host function ${fn} failed: ${(e as Error)?.stack ?? e}`);
-      if (this.current === job) reply({ ok: false, error: { code: err.code, message: err.message } });
+      reply({ ok: false, error: { code: err.code, message: err.message } });
     }
   }
 
-  private onResult(msg: Record<string, unknown>): void {
-    const job = this.current;
-    if (!job || job.id !== msg.id) return;
-    const r = msg.result as Record<string, unknown>;
-    const truncated = (r.truncated ?? {}) as { stdout?: boolean; stderr?: boolean };
+  private onResult(job: Pending, r: z.infer<typeof ResultSchema>['result']): void {
     let result: unknown = null;
-    if (typeof r.result === 'string') {
+    if (typeof r.result === 'string' && r.result.length <= job.limits.result_bytes) {
       try {
         result = JSON.parse(r.result);
       } catch {
         result = null;
       }
     }
-    const marker = (text: unknown, cut: boolean | undefined) =>
-      `${String(text ?? '')}${cut ? `\n[output truncated at ${job.limits.output_bytes} bytes]\n` : ''}`;
+    const cap = job.limits.output_bytes;
+    const marker = (text: string, cut: boolean) =>
+      `${text.slice(0, cap)}${cut ? `\n[output truncated at ${cap} bytes]\n` : ''}`;
     this.statsData.runs++;
     this.finishCurrent({
-      ok: r.ok === true,
+      ok: r.ok,
       result,
-      submitted: r.submitted === true,
-      stdout: marker(r.stdout, truncated.stdout),
-      stderr: marker(r.stderr, truncated.stderr),
-      stdout_truncated: truncated.stdout === true,
-      stderr_truncated: truncated.stderr === true,
+      submitted: r.submitted,
+      stdout: marker(r.stdout, r.truncated.stdout),
+      stderr: marker(r.stderr, r.truncated.stderr),
+      stdout_truncated: r.truncated.stdout,
+      stderr_truncated: r.truncated.stderr,
       error: sanitizeError(r.error),
       duration_ms: 0,
       checkpoints: job.checkpoints,
-      host_calls: Number(r.host_calls ?? 0),
+      host_calls: r.host_calls,
       llm: emptyUsage(),
       limits: job.limits,
-      timing: {
-        wait_ms: Number(r.wait_ms ?? 0),
-        run_ms: Number(r.run_ms ?? 0),
-        worker_boot_ms: Number(r.worker_boot_ms ?? 0),
-      },
+      timing: { wait_ms: r.wait_ms, run_ms: r.run_ms, worker_boot_ms: r.worker_boot_ms },
     });
   }
 

@@ -65,17 +65,38 @@ export interface SandboxRunOptions {
 export interface SandboxSpawnSpec {
   /** Absolute path of the sandbox process entry (`runtime/process.mjs`). */
   entry: string;
+  /** Absolute path of the module guard loaded first in every thread (`runtime/guard.mjs`). */
+  guard: string;
   /** Folders the process may read (the runtime folder and `node_modules/pyodide`); nothing else. */
   readPaths: string[];
   /** V8 heap cap of the process. */
   maxOldSpaceMb: number;
+  /** The app's listeners the process tries to reach on start (it must not). */
+  probe?: { tcpPort: number; unixPath: string | null };
 }
 
-/** A started sandbox process, as the pool sees it: structured messages in and out. */
+/** How the operating system confines the sandbox process. */
+export interface SandboxIsolation {
+  /** `bwrap` (Linux namespaces), `unshare`, `sandbox-exec` (macOS) or `none` (in-process only). */
+  method: 'bwrap' | 'unshare' | 'sandbox-exec' | 'none';
+  /** The OS refuses TCP/UDP connections (the start-up self-check must confirm it). */
+  blocks_tcp: boolean;
+  /** The OS refuses UNIX-socket connections (the start-up self-check must confirm it). */
+  blocks_unix: boolean;
+  /** In words, for the settings screen and logs. */
+  detail: string;
+}
+
+/**
+ * A started sandbox process, as the pool sees it: a byte pipe each way (framed by
+ * `runtime/frames.mjs`), stderr kept for diagnostics.
+ */
 export interface SandboxProcessHandle {
   readonly pid: number | undefined;
-  send(message: unknown): void;
-  onMessage(cb: (message: unknown) => void): void;
+  /** How the OS confines this process. */
+  readonly isolation: SandboxIsolation;
+  write(chunk: Uint8Array): void;
+  onData(cb: (chunk: Uint8Array) => void): void;
   onExit(cb: (code: number | null, signal: string | null) => void): void;
   /** Kill at once (SIGKILL). */
   kill(): void;

@@ -161,3 +161,58 @@ class _Runner:
 sys.modules["_skilldesk_runner"] = _Runner
 _skilldesk_runner = _Runner
 del _name, _mod
+
+
+
+def _is_jsproxy(o):
+    try:
+        return type(type(o)).__name__ == "_JsProxyMetaClass"
+    except BaseException:  # noqa: BLE001
+        return False
+
+
+_REMOVED_BUILTINS = (
+    "_ctypes",
+    "_posixsubprocess",
+    "_socket",
+    "_remote_debugging",
+    "_testcapi",
+    "_testinternalcapi",
+    "_testclinic",
+    "_testclinic_limited",
+    "_testlimitedcapi",
+    "_testbuffer",
+    "_xxtestfuzz",
+    "xxsubtype",
+    "_lsprof",
+    "faulthandler",
+)
+
+
+def _skilldesk_lockdown():
+    """Cut every Python-side path to JavaScript, in each worker after Pyodide's bootstrap (the
+    snapshot needs them alive): the import system's JS finder and loaders, module globals holding
+    JS objects (webloop's scheduler, the package loader's table), the `js`/`pyodide_js` modules.
+    The escape suite walks the whole object graph from user code to prove none is left."""
+    for finder in [f for f in sys.meta_path if type(f).__name__ == "JsFinder"]:
+        finder.__dict__.clear()
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "JsFinder"]
+    for name in list(sys.modules):
+        module = sys.modules.get(name)
+        if name in ("js", "pyodide_js") or name.startswith(("js.", "pyodide_js.")) or _is_jsproxy(module):
+            spec = getattr(module, "__spec__", None)
+            loader = getattr(spec, "loader", None)
+            if loader is not None and type(loader).__name__ == "JsLoader":
+                loader.__dict__.clear()
+            del sys.modules[name]
+            continue
+        d = getattr(module, "__dict__", None)
+        if isinstance(d, dict):
+            for k in [k for k, v in d.items() if _is_jsproxy(v)]:
+                del d[k]
+    for name in _REMOVED_BUILTINS:
+        sys.modules.pop(name, None)
+    sys.builtin_module_names = tuple(n for n in sys.builtin_module_names if n not in _REMOVED_BUILTINS)
+
+
+sys.modules["_skilldesk_lockdown"] = _skilldesk_lockdown

@@ -1,29 +1,69 @@
-// The sandbox process: started by the pool with an empty environment and the permission model
+// The sandbox process: started by the pool with an empty environment, the permission model
 // (read-only access to this folder and node_modules/pyodide, worker threads allowed, nothing else),
-// it keeps pre-warmed Pyodide workers and runs one job at a time, each in its own worker, which is
-// terminated afterwards. It speaks structured messages with its parent (process IPC, or
-// `process.parentPort` under Electron's utilityProcess) and nothing else.
+// guard.mjs in every thread and, where the OS allows, no network (see spawn.ts). It keeps pre-warmed
+// Pyodide workers and runs one job at a time, each in its own worker, terminated afterwards.
+//
+// It speaks to the app through length-prefixed frames on stdin/stdout (frames.mjs) and to nothing
+// else. Workers are untrusted: their messages are checked by type, size and state, their host
+// requests are size- and depth-checked before parsing, and their stdout/stderr never reach the
+// app's pipe. Deadlines and memory watchdogs run on this thread, which only ever does bounded work.
 //
 // Plain JavaScript: this process has no TypeScript loader (see worker.mjs).
+import { networkSelfCheck } from './guard.mjs';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
 const PRELUDE = readFileSync(new URL('./prelude.py', HERE), 'utf8');
 const HOST_BUFFER_BYTES = 8 * 1024 * 1024 + 16;
 const HOST_HEADER = 16;
+/** Largest host request (other than submit) accepted from Python, checked before parsing. */
+const MAX_REQUEST_BYTES = 1024 * 1024;
+/** Deepest JSON nesting accepted in a host request. */
+const MAX_DEPTH = 64;
+/** Bytes of checkpoints one run may send in all. */
+const CHECKPOINT_BUDGET = 1024 * 1024;
+const MAX_CHECKPOINTS = 100;
+/** Largest message the app may send (a job's code, a host reply). */
+const MAX_IN_JSON = 64 * 1024 * 1024;
+/** Largest snapshot the app may hand over at init. */
+const MAX_IN_SNAPSHOT = 512 * 1024 * 1024;
 
-// --- the channel to the parent ----------------------------------------------------------------------
-const electronPort = process.parentPort;
-function send(msg, transfer) {
-  if (electronPort) electronPort.postMessage(msg, transfer);
-  else process.send?.(msg);
+// --- the channel to the app -------------------------------------------------------------------------
+
+function send(msg, binary) {
+  for (const chunk of encodeFrames(msg, binary)) process.stdout.write(chunk);
 }
-function onParentMessage(handler) {
-  if (electronPort) electronPort.on('message', (e) => handler(e.data));
-  else process.on('message', handler);
+
+let expectSnapshotBytes = false;
+const reader = new FrameReader(
+  { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_IN_SNAPSHOT : 0) },
+  {
+    onJson: (m) => handleParent(m),
+    onBinary: (bytes) => {
+      if (!expectSnapshotBytes) return die('unexpected binary frame');
+      expectSnapshotBytes = false;
+      snapshot = bytes;
+      start();
+    },
+    onViolation: (why) => die(`bad frame from the app: ${why}`),
+  },
+);
+
+function die(message, code = 6) {
+  try {
+    send({ type: 'fatal', message: String(message).slice(0, 2000) });
+  } catch {
+    // the pipe is gone
+  }
+  setTimeout(() => process.exit(code), 50);
 }
+
+// A bug here must not leave a half-working sandbox: report and exit; the app starts a new one.
+process.on('uncaughtException', (e) => die(`sandbox process error: ${e?.message ?? e}`, 7));
+process.on('unhandledRejection', (e) => die(`sandbox process error: ${e?.message ?? e}`, 7));
 
 // --- fail closed if the outer boundary is not in place ---------------------------------------------
 function lockdownProblems() {
@@ -37,25 +77,37 @@ function lockdownProblems() {
       problems.push('file reads are not restricted');
     }
   }
+  // bubblewrap always sets PWD to the working directory it chose ("/"): that one is harmless.
   const envKeys = Object.keys(process.env).filter(
-    (k) => !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k),
+    (k) => !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k) && !(k === 'PWD' && process.env.PWD === '/'),
   );
   if (envKeys.length > 0) problems.push(`the environment is not empty (${envKeys.slice(0, 5).join(', ')})`);
   return problems;
 }
 
-const problems = lockdownProblems();
+async function guardProblems() {
+  try {
+    await import('node:' + 'net');
+    return ['node:net can be loaded (the module guard is not active)'];
+  } catch {
+    return [];
+  }
+}
+
+const problems = [...lockdownProblems(), ...(await guardProblems())];
 if (problems.length > 0) {
   send({ type: 'fatal', message: `sandbox process is not locked down: ${problems.join('; ')}` });
   setTimeout(() => process.exit(3), 50);
 } else {
-  onParentMessage(handleParent);
-  send({ type: 'hello', pid: process.pid });
+  process.stdin.on('data', (chunk) => reader.push(chunk));
+  process.stdin.on('end', () => process.exit(0));
+  send({ type: 'hello', pid: process.pid, self_check: networkSelfCheck });
 }
 
 // --- state ------------------------------------------------------------------------------------------
 let config;
 let snapshot;
+let started = false;
 const ready = []; // booted workers waiting for a job
 let booting = 0;
 let bootFailures = 0;
@@ -63,12 +115,13 @@ let waitingForWorker = null; // a job waiting for a worker
 let active = null; // the running job
 
 function handleParent(msg) {
-  if (!msg || typeof msg !== 'object') return;
+  if (!msg || typeof msg !== 'object') return die('malformed message from the app');
   switch (msg.type) {
     case 'init':
+      if (config) return die('init sent twice');
       config = msg;
-      if (msg.snapshot) snapshot = new Uint8Array(msg.snapshot);
-      start();
+      if (msg.snapshot_bytes) expectSnapshotBytes = true;
+      else start();
       break;
     case 'run':
       runJob(msg);
@@ -81,13 +134,15 @@ function handleParent(msg) {
       process.exit(0);
       break;
     default:
-      break;
+      die(`unknown message from the app: ${String(msg.type).slice(0, 40)}`);
   }
 }
 
 let wasmModule;
 
 async function start() {
+  if (started) return;
+  started = true;
   try {
     wasmModule = await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', config.pyodideUrl)));
   } catch {
@@ -102,7 +157,7 @@ async function start() {
       setTimeout(() => process.exit(4), 50);
       return;
     }
-    send({ type: 'snapshot', bytes: snapshot, ms: performance.now() - t0 });
+    send({ type: 'snapshot', ms: performance.now() - t0, size: snapshot.length }, snapshot);
   }
   fill();
 }
@@ -114,10 +169,19 @@ function workerOptions(extra) {
       indexURL: config.pyodideDir,
       prelude: PRELUDE,
       wasmModule,
+      maxRequestBytes: MAX_REQUEST_BYTES + 16 * 1024 + (config.maxResultBytes ?? 8 * 1024 * 1024),
       ...extra,
     },
+    // A worker's console and process.stdout must never reach the app's pipe: keep them here.
+    stdout: true,
+    stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 32 },
   };
+}
+
+function drain(worker) {
+  worker.stdout?.resume();
+  worker.stderr?.resume();
 }
 
 function makeSnapshot() {
@@ -130,8 +194,9 @@ function makeSnapshot() {
         interruptBuffer: new SharedArrayBuffer(4),
       }),
     );
+    drain(w);
     w.on('message', (m) => {
-      if (m?.type === 'snapshot') {
+      if (m?.type === 'snapshot' && m.bytes instanceof Uint8Array) {
         resolve(m.bytes);
         w.terminate();
       }
@@ -142,7 +207,7 @@ function makeSnapshot() {
 }
 
 function fill() {
-  const want = Math.max(1, config.spares ?? 1);
+  const want = Math.max(1, Math.min(4, config.spares ?? 1));
   while (ready.length + booting < want) boot();
 }
 
@@ -155,10 +220,13 @@ function boot() {
     WORKER_URL,
     workerOptions({ snapshot, hostBuffer, interruptBuffer, bootMemoryMb: config.bootMemoryMb ?? 512 }),
   );
+  drain(worker);
   const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false };
   let isReady = false;
   worker.on('message', (m) => {
-    if (m?.type === 'ready' && !isReady) {
+    if (entry.dead) return;
+    if (!isReady) {
+      if (m?.type !== 'ready') return kill(entry, 'a worker spoke before it was ready');
       isReady = true;
       booting--;
       bootFailures = 0;
@@ -170,15 +238,17 @@ function boot() {
         assign(job, entry);
       } else ready.push(entry);
     } else if (active && active.entry === entry) onWorkerMessage(active, m);
+    else kill(entry, 'an idle worker sent a message');
   });
   const failed = (why) => {
+    const wasDead = entry.dead;
     entry.dead = true;
     if (!isReady) {
       isReady = true;
       booting--;
       bootFailures++;
       if (bootFailures >= 3) {
-        send({ type: 'fatal', message: `sandbox workers fail to start: ${why}` });
+        send({ type: 'fatal', message: `sandbox workers fail to start: ${why}`.slice(0, 2000) });
         setTimeout(() => process.exit(5), 50);
         return;
       }
@@ -190,28 +260,47 @@ function boot() {
       ready.splice(i, 1);
       fill();
     }
-    if (active && active.entry === entry) finish(active, { crashed: why });
+    if (!wasDead && active && active.entry === entry) finish(active, { crashed: why });
   };
-  worker.on('error', (e) => failed(String(e?.message ?? e)));
+  entry.fail = failed;
+  worker.on('error', (e) => failed(String(e?.message ?? e).slice(0, 500)));
   worker.on('exit', (code) => {
     if (!entry.dead) failed(`worker exited with code ${code}`);
   });
 }
 
+/** A worker broke the protocol: it is treated as compromised and terminated. */
+function kill(entry, why) {
+  if (active && active.entry === entry) {
+    active.limitHit ??= { code: 'SANDBOX_FAILED', type: 'SandboxFault', message: why };
+    finish(active, { killed: true });
+  } else {
+    entry.dead = true;
+    entry.worker.terminate();
+    const i = ready.indexOf(entry);
+    if (i >= 0) ready.splice(i, 1);
+    fill();
+  }
+}
+
 // --- jobs -------------------------------------------------------------------------------------------
 function runJob(msg) {
+  if (typeof msg.id !== 'number' || typeof msg.code !== 'string' || !msg.limits) {
+    return die('malformed run message');
+  }
   if (active || waitingForWorker) {
     send({ type: 'result', id: msg.id, result: internalError('the sandbox is busy') });
     return;
   }
   const job = {
     id: msg.id,
-    code: String(msg.code),
+    code: msg.code,
     limits: msg.limits,
     queuedAt: performance.now(),
     submitted: false,
     submitValue: null,
     checkpoints: 0,
+    checkpointBytes: 0,
     hostCalls: 0,
     limitHit: null,
     timers: [],
@@ -231,6 +320,7 @@ function assign(job, entry) {
   job.startedAt = performance.now();
   fill(); // warm the next one while this job runs
   const interrupt = new Int32Array(entry.interruptBuffer);
+  const hostState = new Int32Array(entry.hostBuffer, 0, 4);
   job.timers.push(
     setTimeout(() => {
       job.limitHit ??= {
@@ -238,7 +328,11 @@ function assign(job, entry) {
         type: 'Timeout',
         message: `timed out after ${job.limits.timeout_ms} ms`,
       };
+      // Python clears the interrupt flag when it raises KeyboardInterrupt; the deadline flag of
+      // host waits is out of its reach.
       Atomics.store(interrupt, 0, 2);
+      Atomics.store(hostState, 2, 1);
+      Atomics.notify(hostState, 0);
       job.timers.push(setTimeout(() => finish(job, { killed: true }), job.limits.grace_ms));
     }, job.limits.timeout_ms),
   );
@@ -260,9 +354,11 @@ function assign(job, entry) {
 }
 
 function onWorkerMessage(job, m) {
-  if (!m || typeof m !== 'object' || job.done) return;
+  if (job.done) return;
+  if (!m || typeof m !== 'object') return kill(job.entry, 'a worker sent a malformed message');
   if (m.type === 'host') handleHostRequest(job, m.request);
   else if (m.type === 'done') finish(job, { report: m });
+  else kill(job.entry, 'a worker sent an unknown message');
 }
 
 function answerWorker(job, reply) {
@@ -287,8 +383,17 @@ function refuse(job, code, message) {
 
 function handleHostRequest(job, request) {
   job.hostCalls++;
+  if (job.pendingHost !== undefined) return kill(job.entry, 'a worker made a host call while one was pending');
   if (job.hostCalls > job.limits.host_calls) return refuse(job, 'SANDBOX_LIMIT', 'too many host calls');
   if (typeof request !== 'string') return refuse(job, 'INVALID_INPUT', 'malformed host call');
+  // Sizes and depth are checked on the text, before anything parses it.
+  const maxBytes = Math.max(MAX_REQUEST_BYTES, job.limits.result_bytes + 1024);
+  if (request.length > maxBytes) {
+    return refuse(job, 'SANDBOX_LIMIT', `a host call is larger than ${maxBytes} bytes`);
+  }
+  if (jsonDepth(request, MAX_DEPTH) > MAX_DEPTH) {
+    return refuse(job, 'INVALID_INPUT', `a host call is nested deeper than ${MAX_DEPTH} levels`);
+  }
   let parsed;
   try {
     parsed = JSON.parse(request);
@@ -313,6 +418,19 @@ function handleHostRequest(job, request) {
     job.submitValue = text;
     return answerWorker(job, { ok: true, value: true });
   }
+  if (request.length > MAX_REQUEST_BYTES) {
+    return refuse(job, 'SANDBOX_LIMIT', `a host call is larger than ${MAX_REQUEST_BYTES} bytes`);
+  }
+  if (parsed.fn === 'checkpoint') {
+    if (job.checkpoints >= MAX_CHECKPOINTS) {
+      return refuse(job, 'SANDBOX_LIMIT', `at most ${MAX_CHECKPOINTS} checkpoints per run`);
+    }
+    if (job.checkpointBytes + request.length > CHECKPOINT_BUDGET) {
+      return refuse(job, 'SANDBOX_LIMIT', `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`);
+    }
+    job.checkpoints++;
+    job.checkpointBytes += request.length;
+  }
   job.hostSeq = (job.hostSeq ?? 0) + 1;
   job.pendingHost = job.hostSeq;
   send({ type: 'host', id: job.id, seq: job.hostSeq, request });
@@ -329,6 +447,8 @@ function internalError(message) {
   return { ok: false, error: { type: 'SandboxFault', code: 'SANDBOX_FAILED', message } };
 }
 
+const text = (v, max) => (typeof v === 'string' ? v.slice(0, max) : '');
+
 function finish(job, how) {
   if (job.done) return;
   job.done = true;
@@ -337,14 +457,19 @@ function finish(job, how) {
   const entry = job.entry;
   entry.dead = true;
   entry.worker.terminate();
-  const report = how.report;
+  const report = how.report && typeof how.report === 'object' ? how.report : null;
+  const cap = job.limits.output_bytes;
+  const outcome = report && typeof report.outcome === 'object' && report.outcome ? report.outcome : null;
   const result = {
     ok: false,
     submitted: job.submitted,
     result: job.submitValue,
-    stdout: report?.stdout ?? '',
-    stderr: report?.stderr ?? '',
-    truncated: report?.truncated ?? { stdout: false, stderr: false },
+    stdout: text(report?.stdout, cap),
+    stderr: text(report?.stderr, cap),
+    truncated: {
+      stdout: report?.truncated?.stdout === true,
+      stderr: report?.truncated?.stderr === true,
+    },
     error: null,
     host_calls: job.hostCalls,
     wait_ms: job.startedAt - job.queuedAt,
@@ -353,16 +478,23 @@ function finish(job, how) {
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
-  else if (report && !report.outcome.ok) {
-    result.error = report.outcome.error;
-    if (report.memoryCapHit && result.error?.type === 'MemoryError') {
+  else if (report && !outcome) result.error = internalError('the worker sent a malformed report').error;
+  else if (outcome && outcome.ok !== true) {
+    const e = outcome.error && typeof outcome.error === 'object' ? outcome.error : {};
+    result.error = {
+      type: text(e.type, 200) || 'Exception',
+      message: text(e.message, 4000),
+      traceback: text(e.traceback, 8000),
+      code: typeof e.code === 'string' && /^[A-Z_]{1,40}$/.test(e.code) ? e.code : null,
+    };
+    if (report.memoryCapHit === true && result.error.type === 'MemoryError') {
       result.error = {
         ...result.error,
         code: 'SANDBOX_LIMIT',
         message: `memory limit of ${job.limits.memory_mb} MB reached`,
       };
     }
-  } else if (report) result.ok = true;
+  } else if (outcome) result.ok = true;
   send({ type: 'result', id: job.id, result });
   fill();
 }

@@ -4,11 +4,14 @@
 // Plain JavaScript on purpose: the sandbox process has no TypeScript loader and may read only this
 // folder and node_modules/pyodide.
 //
-// Order matters: the wasm memory cap and the `process.binding` shim go in before Pyodide loads;
-// the JS bridges (`js`, `pyodide_js`) and the worker's globals go away after it loads, before any
-// untrusted code runs. Python reaches the host only through the `/dev/skilldesk` device, which
-// carries JSON bytes (no proxies) and blocks on a shared buffer until the supervisor answers.
-import { constants as fsConstants } from 'node:fs';
+// Order matters: guard.mjs (module resolution, process members, fs) and the wasm memory cap go in
+// before Pyodide loads. The snapshot is made after the dangerous built-in modules are gone from
+// CPython's table, so each worker starts without them; after it loads, the worker cuts every
+// Python-side path to JavaScript (prelude.py), takes the public Pyodide API apart, strips its
+// globals and seals the thread (no fs, no vm) before any untrusted code runs. Python reaches the
+// host only through the `/dev/skilldesk` device, which carries JSON bytes (no proxies) and blocks
+// on a shared buffer until the supervisor answers.
+import { sealThread } from './guard.mjs';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const port = parentPort;
@@ -63,11 +66,6 @@ if (wasmModule instanceof WebAssembly.Module) {
   };
 }
 
-// Pyodide's NODEFS reads fs constants through process.binding, which the permission model denies.
-const realBinding = process.binding;
-process.binding = (name) =>
-  name === 'constants' ? { fs: fsConstants, os: {} } : realBinding.call(process, name);
-
 const out = {
   stdout: [],
   stderr: [],
@@ -94,13 +92,18 @@ let py;
 
 // --- after loading --------------------------------------------------------------------------------
 
+// What the worker keeps of the Pyodide API before taking the public object apart.
+let runPython;
+let pyGlobals;
+
 function lockDown() {
   py.setStdin({ stdin: () => null });
   py.setStdout(capture('stdout'));
   py.setStderr(capture('stderr'));
   py.setInterruptBuffer(new Int32Array(interruptBuffer));
   installHostDevice();
-  // The JS side of the bridges; a Python-side import block could be undone from Python.
+  // The snapshot was taken with `js` and `pyodide_js` unregistered and every Python-side path to
+  // JavaScript scrubbed; loading re-registers the two modules: take them away again.
   for (const name of ['js', 'pyodide_js']) {
     try {
       py.unregisterJsModule(name);
@@ -108,10 +111,21 @@ function lockDown() {
       // not registered: fine
     }
   }
-  py.runPython(
-    "import sys\nfor _m in [m for m in sys.modules if m in ('js', 'pyodide_js') or m.startswith(('js.', 'pyodide_js.'))]:\n    del sys.modules[_m]\ndel _m",
-  );
+  runPython = py.runPython.bind(py);
+  pyGlobals = py.globals;
+  runPython('_skilldesk_lockdown()');
+  // The public API object is what `pyodide_js` was: nothing of it stays usable.
+  for (const key of Reflect.ownKeys(py)) {
+    try {
+      delete py[key];
+    } catch {
+      // non-configurable: frozen below
+    }
+  }
+  Object.freeze(py);
+  py = null;
   stripGlobals();
+  sealThread();
 }
 
 const KEEP_GLOBALS = new Set(
@@ -150,12 +164,13 @@ function stripGlobals() {
 }
 
 // Host calls: the worker writes {fn, args} JSON, posts it to the supervisor and blocks on the shared
-// buffer. Layout: Int32 [0]=state (0 waiting, 1 answered), [1]=byte length; data from byte 16.
+// buffer. Layout: Int32 [0]=state (0 waiting, 1 answered), [1]=byte length, [2]=deadline passed
+// (set by the supervisor only: Python can reach neither this buffer nor its clock); data from byte 16.
 const HOST_HEADER = 16;
 const hostState = new Int32Array(hostBuffer, 0, 4);
 const hostData = new Uint8Array(hostBuffer, HOST_HEADER);
-const interruptView = new Int32Array(interruptBuffer);
-const MAX_REQUEST = hostData.length;
+// The supervisor refuses larger requests before parsing them; refusing here saves the copy.
+const MAX_REQUEST = Math.min(hostData.length, workerData.maxRequestBytes ?? hostData.length);
 
 function hostCall(requestBytes) {
   AtomicsRef.store(hostState, 0, 0);
@@ -163,7 +178,7 @@ function hostCall(requestBytes) {
   for (;;) {
     const r = AtomicsRef.wait(hostState, 0, 0, 50);
     if (r !== 'timed-out') break;
-    if (AtomicsRef.load(interruptView, 0) !== 0) {
+    if (AtomicsRef.load(hostState, 2) !== 0) {
       return encoder.encode(
         JSON.stringify({ ok: false, error: { code: 'CANCELLED', message: 'interrupted' } }),
       );
@@ -219,9 +234,9 @@ function runJob({ code, limits }) {
   memoryCapBytes = limits.memory_mb * 1024 * 1024;
   let outcome;
   try {
-    py.globals.set('_skilldesk_code', code);
-    py.globals.set('_skilldesk_recursion', limits.recursion_limit);
-    const json = py.runPython('_skilldesk_runner.run(_skilldesk_code, _skilldesk_recursion)');
+    pyGlobals.set('_skilldesk_code', code);
+    pyGlobals.set('_skilldesk_recursion', limits.recursion_limit);
+    const json = runPython('_skilldesk_runner.run(_skilldesk_code, _skilldesk_recursion)');
     outcome = JSON.parse(String(json));
   } catch (e) {
     // The runner catches every Python exception; landing here means the interpreter itself broke
@@ -246,6 +261,63 @@ function runJob({ code, limits }) {
   });
 }
 
+// Built-in (statically linked) modules that give Python raw memory, raw calls into the wasm
+// module, sockets or test hooks: taken out of CPython's table of built-ins before the snapshot, so no
+// import, `_imp.create_builtin` or spec trick can create them. (Python keeps other ways to corrupt
+// its own memory; the layers after this one assume it does.)
+const REMOVED_BUILTINS = new Set([
+  '_ctypes',
+  '_posixsubprocess',
+  '_socket',
+  '_remote_debugging',
+  '_testcapi',
+  '_testinternalcapi',
+  '_testclinic',
+  '_testclinic_limited',
+  '_testlimitedcapi',
+  '_testbuffer',
+  '_xxtestfuzz',
+  'xxsubtype',
+  '_lsprof',
+  'faulthandler',
+]);
+
+/**
+ * Remove entries from CPython's built-in module table(s): the one `PyImport_Inittab` points to and
+ * the runtime's private copy of it, found by scanning the heap for the same sequence of entries.
+ * Each entry is `{const char *name; PyObject *(*initfunc)(void)}`, 8 bytes on wasm32.
+ */
+function removeBuiltinModules(Module, names) {
+  const U32 = Module.HEAPU32;
+  const table = U32[Module._PyImport_Inittab >>> 2] >>> 2;
+  const entries = [];
+  for (let i = table; U32[i] !== 0; i += 2) entries.push([U32[i], U32[i + 1]]);
+  if (entries.length < 8) throw new Error('unexpected built-in module table');
+  const keep = entries.filter(([name]) => !names.has(Module.UTF8ToString(name)));
+  const [n0, f0] = entries[0];
+  const [n1, f1] = entries[1];
+  let rewritten = 0;
+  for (let i = 0; i + 3 < U32.length; i++) {
+    if (U32[i] !== n0 || U32[i + 1] !== f0 || U32[i + 2] !== n1 || U32[i + 3] !== f1) continue;
+    let same = true;
+    for (let k = 0; k < entries.length && same; k++) {
+      same = U32[i + 2 * k] === entries[k][0] && U32[i + 2 * k + 1] === entries[k][1];
+    }
+    if (!same || U32[i + 2 * entries.length] !== 0) continue;
+    keep.forEach(([n, f], k) => {
+      U32[i + 2 * k] = n;
+      U32[i + 2 * k + 1] = f;
+    });
+    for (let k = keep.length; k <= entries.length; k++) {
+      U32[i + 2 * k] = 0;
+      U32[i + 2 * k + 1] = 0;
+    }
+    rewritten++;
+    i += 2 * entries.length;
+  }
+  if (rewritten === 0) throw new Error('the built-in module table was not found');
+}
+
 // --- main ------------------------------------------------------------------------------------------
 const { loadPyodide } = await import(pyodideUrl);
 const loadOptions = {
@@ -262,6 +334,7 @@ if (makeSnapshot) loadOptions._makeSnapshot = true;
 py = await loadPyodide(loadOptions);
 
 if (makeSnapshot) {
+  removeBuiltinModules(py._module, REMOVED_BUILTINS);
   py.runPython(prelude, { filename: '<skilldesk-prelude>' });
   const bytes = py.makeMemorySnapshot();
   port.postMessage({ type: 'snapshot', bytes }, [bytes.buffer]);
@@ -269,7 +342,7 @@ if (makeSnapshot) {
 } else {
   lockDown();
   // Exercise the run path once so the first job does not pay for lazy compilation and caches.
-  py.runPython('_skilldesk_runner.run("import json\\njson.dumps([1])", 1000)');
+  runPython('_skilldesk_runner.run("import json\\njson.dumps([1])", 1000)');
   out.stdout.length = 0;
   out.stderr.length = 0;
   port.postMessage({ type: 'ready' });
