@@ -1,10 +1,13 @@
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { findChromium, launch, startApp } from './browser.js';
 
 const chromiumPath = findChromium();
-if (!chromiumPath) console.warn('e2e/chat-ui: skipped — no Chromium found (set CHROMIUM_PATH)');
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/chat-ui');
+const shots = () => testArtifactsDir('e2e');
 
 // The scripted model answers requests in this order, across the tests below.
 const SCRIPT = [
@@ -35,7 +38,7 @@ const SCRIPT = [
   { text: ['Counting ', 'one, ', 'two, ', 'three'], hang_after: 2 },
 ];
 
-describe.skipIf(!chromiumPath)('chat in Chromium', () => {
+describe.skipIf(skip)('chat in Chromium', () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startApp>>;
   let provider: LoopbackProvider;
@@ -67,7 +70,7 @@ describe.skipIf(!chromiumPath)('chat in Chromium', () => {
   it('teaches on first run, then configures the provider in Settings', async () => {
     await page.getByRole('heading', { name: 'Welcome to SkillDesk' }).waitFor();
     await page.getByText(/Pick a provider in Settings, or try the built-in skills/).waitFor();
-    await page.screenshot({ path: '/tmp/ui-chat-empty-light.png' });
+    await page.screenshot({ path: join(shots(), 'ui-chat-empty-light.png') });
     await page.getByRole('button', { name: 'Pick a provider' }).click();
     await page.getByLabel('Provider', { exact: true }).selectOption('openai');
     await page.getByLabel('Base URL').fill(provider.url);
@@ -82,7 +85,7 @@ describe.skipIf(!chromiumPath)('chat in Chromium', () => {
       .waitFor();
     await page.getByRole('button', { name: 'Test connection' }).click();
     await page.getByText(/Connected to gpt-4\.1-mini/).waitFor();
-    await page.screenshot({ path: '/tmp/ui-settings-providers-light.png' });
+    await page.screenshot({ path: join(shots(), 'ui-settings-providers-light.png') });
     // The key never reaches the page.
     await expect(page.content()).resolves.not.toContain('sk-e2e-test');
   });
@@ -116,12 +119,12 @@ describe.skipIf(!chromiumPath)('chat in Chromium', () => {
     await expect(drawer.getByRole('figure', { name: 'Rendered input' }).textContent()).resolves.toContain(
       'ship on Friday',
     );
-    await page.screenshot({ path: '/tmp/ui-chat-trace-light.png' });
+    await page.screenshot({ path: join(shots(), 'ui-chat-trace-light.png') });
     await page.keyboard.press('Escape');
     await expect.poll(() => drawer.count()).toBe(0);
-    await page.screenshot({ path: '/tmp/ui-chat-light.png' });
+    await page.screenshot({ path: join(shots(), 'ui-chat-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.screenshot({ path: '/tmp/ui-chat-dark.png' });
+    await page.screenshot({ path: join(shots(), 'ui-chat-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
   });
 

@@ -2,17 +2,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../electron/test-support/index.js';
+import { skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
 import { findChromium, launch, startApp } from './browser.js';
 
 const chromiumPath = findChromium();
-if (!chromiumPath) {
-  console.warn(
-    'e2e/web-ui: skipped — no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
-  );
-}
+const skip = skipWithout(
+  !chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
+  'e2e/web-ui',
+);
+const shots = () => testArtifactsDir('e2e');
 
-describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
+describe.skipIf(skip)('web UI in Chromium', () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startApp>>;
   let page: Page;
@@ -124,7 +124,7 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
         .getByRole('option', { name: /Broken/ })
         .count(),
     ).resolves.toBe(0);
-    await page.screenshot({ path: '/tmp/skilldesk-import-error.png' });
+    await page.screenshot({ path: join(shots(), 'skilldesk-import-error.png') });
   });
 
   it('hints which skills would activate as you type', async () => {
@@ -135,7 +135,7 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     await expect.poll(() => top.textContent()).toBe('Consistency Checkertrigger');
     await box.fill('please translate this into French');
     await expect.poll(() => top.textContent()).toMatch(/^Translate/);
-    await page.screenshot({ path: '/tmp/skilldesk-chat-light.png' });
+    await page.screenshot({ path: join(shots(), 'skilldesk-chat-light.png') });
     await top.click();
     await page.getByRole('heading', { level: 2, name: 'Translate' }).waitFor();
   });
@@ -170,11 +170,11 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
     );
     const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const light = await bg();
-    await page.screenshot({ path: '/tmp/skilldesk-settings-light.png' });
+    await page.screenshot({ path: join(shots(), 'skilldesk-settings-light.png') });
     await page.getByRole('radio', { name: /Dark/ }).click();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
     expect(await bg()).not.toBe(light);
-    await page.screenshot({ path: '/tmp/skilldesk-settings-dark.png' });
+    await page.screenshot({ path: join(shots(), 'skilldesk-settings-dark.png') });
     await page.reload();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
@@ -183,7 +183,7 @@ describe.skipIf(!chromiumPath)('web UI in Chromium', () => {
       .getByRole('option', { name: /Consistency Checker/ })
       .click();
     await page.locator('.artifact').first().waitFor();
-    await page.screenshot({ path: '/tmp/skilldesk-skills-dark.png' });
+    await page.screenshot({ path: join(shots(), 'skilldesk-skills-dark.png') });
     await page.getByRole('button', { name: /^Settings/ }).click();
     await page.getByRole('radio', { name: /System/ }).click();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBeUndefined();

@@ -1,21 +1,13 @@
 /** Test helpers: a real host (temp stores, seeded) behind the in-process transport. */
-import { createHost, type Host, type Logger } from '../electron/host.js';
-import { tempDir } from '../electron/test-support/index.js';
+import type { Host } from '../electron/host.js';
+import { quietLogger as quiet, tempDir, testHost } from '../electron/test-support/index.js';
 import { invokeChannel } from '../electron/transport/dispatch.js';
 import { type Client, createClient } from './bridge/client.js';
 import { createInProcessTransport } from './bridge/in-process-transport.js';
 
-const quiet: Logger = { info: () => {}, error: () => {} };
-
-/** A client over a fresh host; dispose the host at the end of the test. */
+/** A client over a fresh host, disposed after the test. */
 export function inProcessClient(opts: { workspace?: boolean } = {}): { client: Client; host: Host } {
-  const host = createHost({
-    home: tempDir(),
-    workspace: opts.workspace ? tempDir() : undefined,
-    env: {},
-    mode: 'test',
-    logger: quiet,
-  });
+  const host = testHost({ workspace: opts.workspace ? tempDir() : undefined });
   const transport = createInProcessTransport(
     (channel, req) => invokeChannel(host.handlers, channel, req, { transport: 'in-process' }, quiet),
     host.events,

@@ -11,6 +11,12 @@ const extra = process.argv.slice(2);
 mkdirSync(join(root, 'test-results'), { recursive: true });
 const report = join(root, 'test-results', 'vitest.json');
 
+/** True in CI (`CI` set to anything but "", "0" or "false"). */
+function isCi(env) {
+  const v = env.CI?.trim().toLowerCase();
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -64,6 +70,11 @@ if (extra.length > 0) {
     failed += f;
     skipped += s;
   } else if (py.status !== 0) failed += 1;
+} else if (isCi(process.env)) {
+  // In CI a missing environment is a failure: a green run must mean the sidecar's tests ran.
+  console.log('pytest: FAILED — sidecar/.venv is missing (CI=true, so this fails instead of skipping)');
+  failed += 1;
+  exitCode = 1;
 } else {
   console.log(
     'pytest: skipped (sidecar/.venv is missing; `npm install` creates it when Python 3.11+ is present)',

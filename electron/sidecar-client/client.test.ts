@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, isAppError } from '../contract/errors.js';
+import { skipWithout } from '../test-support/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from './client.js';
 import type { OptimizeProgress } from './protocol.js';
 import { APP_ROOT, fakeLm, NO_VENV } from './test-lm.js';
 
-if (NO_VENV) console.warn(`[sidecar-client tests] skipping the real-process tests: ${NO_VENV}`);
+const noSidecar = skipWithout(NO_VENV, 'sidecar client with the real sidecar');
 
 const TRAINING = [
   { word: 'apple', upper: 'APPLE' },
@@ -57,7 +58,7 @@ const untilAborted = (signal: AbortSignal) =>
     signal.addEventListener('abort', () => reject(new AppError('CANCELLED', 'aborted')), { once: true }),
   );
 
-describe.skipIf(NO_VENV)('sidecar client with the real sidecar', () => {
+describe.skipIf(noSidecar)('sidecar client with the real sidecar', () => {
   const lm = switchableLm();
   let client: SidecarClient;
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../contract/errors.js';
+import { skipWithout } from '../test-support/index.js';
 import { formatProgress, parseDspyModuleContent, parseTrainingJsonl } from './artifact.js';
 import { resolveSidecarCommand, sidecarEnv } from './command.js';
 import {
@@ -26,9 +27,13 @@ function python(): string | undefined {
 }
 
 const PYTHON = python();
+const noPython = skipWithout(
+  !PYTHON && 'no Python found (sidecar/.venv, python3 or python)',
+  'sidecar protocol (Python side)',
+);
 
 describe('sidecar protocol', () => {
-  it.skipIf(!PYTHON)('lists the same methods, callbacks and events as the Python side', () => {
+  it.skipIf(noPython)('lists the same methods, callbacks and events as the Python side', () => {
     const r = spawnSync(PYTHON!, ['-m', 'skilldesk_sidecar', '--describe'], {
       cwd: join(APP_ROOT, 'sidecar'),
       encoding: 'utf8',

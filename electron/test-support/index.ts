@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, it } from 'vitest';
 import { main } from '../cli/main.js';
+import { createHost, type Host, type HostDeps, type Logger } from '../host.js';
 
 const made: string[] = [];
 
@@ -15,9 +17,62 @@ export function tempDir(prefix = 'skilldesk-'): string {
   return dir;
 }
 
-afterEach(() => {
+const hosts: Host[] = [];
+
+afterEach(async () => {
+  // Hosts first: they hold the stores (and sandbox or sidecar processes) inside the temp folders.
+  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+/** A logger that keeps quiet (tests assert on replies, not on logs). */
+export const quietLogger: Logger = { info: () => {}, error: () => {} };
+
+/**
+ * A host for one test, disposed in `afterEach` (even when the test fails). Defaults: a fresh temp
+ * home, no environment, `mode: 'test'`, a quiet logger.
+ */
+export function testHost(deps: Partial<HostDeps> = {}): Host {
+  const host = createHost({ home: tempDir(), env: {}, mode: 'test', logger: quietLogger, ...deps });
+  hosts.push(host);
+  return host;
+}
+
+/** The project root (where package.json is). */
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `test-artifacts/<sub>` under the project (gitignored), created: where screenshots and logs go. */
+export function testArtifactsDir(sub = ''): string {
+  const dir = join(PROJECT_ROOT, 'test-artifacts', sub);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Decide whether tests needing a prerequisite (Chromium, the sidecar's Python) skip: call it where
+ * tests are collected and pass the result to `describe.skipIf`. `missing` says why it is missing,
+ * or is falsy when present. Locally a missing one skips with a warning; in CI (`CI=true`) a test
+ * that fails is registered in their place, so the run cannot pass on tests that never ran.
+ */
+export function skipWithout(missing: string | null | undefined | false, suite: string): boolean {
+  if (!missing) return false;
+  if (isCi()) {
+    it(`${suite}: needs its prerequisite in CI`, () => {
+      throw new Error(
+        `${suite}: ${missing}. In CI (CI=true) a missing prerequisite fails instead of skipping.`,
+      );
+    });
+  } else {
+    console.warn(`${suite}: skipped — ${missing}`);
+  }
+  return true;
+}
+
+/** True in CI (`CI` set to anything but "", "0" or "false"). */
+export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.CI?.trim().toLowerCase();
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
 
 /** Run the CLI in-process; returns exit code and captured output. */
 export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, stdin = '') {

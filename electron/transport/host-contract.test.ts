@@ -2,16 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS, requestSchemas } from '../contract/channels.js';
-import { createHost, type Logger } from '../host.js';
-import { tempDir } from '../test-support/index.js';
+import { quietLogger as quiet, tempDir, testHost } from '../test-support/index.js';
 import { invokeChannel } from './dispatch.js';
-
-const quiet: Logger = { info: () => {}, error: () => {} };
 
 function setup(opts: { workspace?: boolean } = {}) {
   const home = tempDir();
   const workspace = opts.workspace ? tempDir() : undefined;
-  const host = createHost({ home, workspace, env: {}, mode: 'test', logger: quiet });
+  const host = testHost({ home, workspace });
   const call = async (channel: string, req: unknown) =>
     invokeChannel(host.handlers, channel, req, { transport: 'in-process' }, quiet);
   return { host, home, workspace, call };
@@ -31,11 +28,10 @@ describe('host handler table', () => {
     const { host } = setup();
     expect(Object.keys(host.handlers).sort()).toEqual([...CHANNELS].sort());
     expect(Object.keys(requestSchemas).sort()).toEqual([...CHANNELS].sort());
-    host.dispose();
   });
 
   it('lists the merged catalog with scope and override marks', async () => {
-    const { host, call } = setup({ workspace: true });
+    const { call } = setup({ workspace: true });
     await call('skills/import-package', {
       package: pkg({ name: 'Summarize', version: '9.0.0' }),
       scope: 'workspace',
@@ -48,11 +44,10 @@ describe('host handler table', () => {
       expect.objectContaining({ scope: 'workspace', overrides: 'account', overridden: false }),
       expect.objectContaining({ scope: 'account', overridden: true, overridden_by: 'workspace' }),
     ]);
-    host.dispose();
   });
 
   it('gets a skill with its artifacts, JSON-safe', async () => {
-    const { host, call } = setup();
+    const { call } = setup();
     const r = await call('skills/get', { name: 'consistency checker' });
     expect(r).toMatchObject({
       ok: true,
@@ -67,11 +62,10 @@ describe('host handler table', () => {
       ok: false,
       error: { code: 'NOT_FOUND' },
     });
-    host.dispose();
   });
 
   it('matches with timing', async () => {
-    const { host, call } = setup();
+    const { call } = setup();
     const r = await call('skills/match', { message: 'are there any contradictions in my notes', limit: 3 });
     expect(r).toMatchObject({ ok: true, value: { took_ms: expect.any(Number) } });
     const matches = (r as { value: { matches: Array<{ name: string; score: number }> } }).value.matches;
@@ -80,11 +74,10 @@ describe('host handler table', () => {
       matched_on: expect.arrayContaining(['exact_trigger']),
     });
     expect(matches.length).toBeLessThanOrEqual(3);
-    host.dispose();
   });
 
   it('imports text or objects, refuses older versions, and round-trips export', async () => {
-    const { host, call } = setup();
+    const { call } = setup();
     const created = await call('skills/import-package', {
       package: JSON.stringify(pkg()),
       file_name: 'h.json',
@@ -105,11 +98,10 @@ describe('host handler table', () => {
     expect(exported).toMatchObject({ ok: true, value: { file_name: 'haiku-helper.json' } });
     const text = (exported as { value: { text: string } }).value.text;
     expect(JSON.parse(text)).toMatchObject({ name: 'Haiku Helper', version: '1.0.0' });
-    host.dispose();
   });
 
   it('reports bad JSON and bad packages with the file and JSON path', async () => {
-    const { host, call } = setup();
+    const { call } = setup();
     const bad = await call('skills/import-package', { package: '{"name": ', file_name: 'cut.json' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', details: { file: 'cut.json' } } });
     const r = await call('skills/import-package', {
@@ -121,11 +113,10 @@ describe('host handler table', () => {
       error: { code: 'INVALID_INPUT', details: { issues: [{ path: 'artifacts[0]' }] } },
     });
     expect((r as { error: { message: string } }).error.message).toMatch(/^extra\.json: artifacts\[0\]/);
-    host.dispose();
   });
 
   it('creates the workspace store only on the first workspace write', async () => {
-    const { host, call, workspace } = setup({ workspace: true });
+    const { call, workspace } = setup({ workspace: true });
     await call('skills/list', {});
     expect(existsSync(join(workspace!, 'agents.db'))).toBe(false);
     const info1 = await call('app/info', {});
@@ -135,16 +126,14 @@ describe('host handler table', () => {
     expect(await call('skills/get', { name: 'Haiku Helper', scope: 'workspace' })).toMatchObject({
       ok: true,
     });
-    host.dispose();
   });
 
   it('refuses the workspace scope when no workspace is open', async () => {
-    const { host, call } = setup();
+    const { call } = setup();
     expect(await call('skills/import-package', { package: pkg(), scope: 'workspace' })).toMatchObject({
       ok: false,
       error: { code: 'INVALID_INPUT' },
     });
-    host.dispose();
   });
 
   it('deletes, reveals the account skill, and emits catalog events', async () => {
@@ -165,16 +154,14 @@ describe('host handler table', () => {
       ok: false,
       error: { code: 'NOT_FOUND' },
     });
-    host.dispose();
   });
 
   it('app/info names the stores and carries no secrets', async () => {
     const home = tempDir();
-    const host = createHost({
+    const host = testHost({
       home,
       env: { OPENAI_API_KEY: 'sk-secret-123', ANTHROPIC_API_KEY: 'sk-ant-456' },
       mode: 'web',
-      logger: quiet,
     });
     const r = await invokeChannel(host.handlers, 'app/info', {}, { transport: 'in-process' }, quiet);
     expect(r).toMatchObject({
@@ -182,6 +169,5 @@ describe('host handler table', () => {
       value: { name: 'SkillDesk', mode: 'web', home, stores: { account: { file: join(home, 'agents.db') } } },
     });
     expect(JSON.stringify(r)).not.toMatch(/sk-secret|sk-ant/);
-    host.dispose();
   });
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from '../contract/ipc.js';
-import { createHost, type Logger } from '../host.js';
-import { tempDir } from '../test-support/index.js';
+import { testHost } from '../test-support/index.js';
 import { type IpcEventLike, type IpcMainLike, serveIpc } from './ipc-server.js';
 
-const quiet: Logger = { info: () => {}, error: () => {} };
 const APP_URL = 'file:///app/out/renderer/index.html';
 
 /** An in-memory ipcMain and renderer pair. */
@@ -51,37 +49,34 @@ function fakeIpc() {
 
 function setup() {
   const ipc = fakeIpc();
-  const host = createHost({ home: tempDir(), env: {}, mode: 'test', logger: quiet });
+  const host = testHost();
   const stop = serveIpc({ ipcMain: ipc.ipcMain, host, isTrustedUrl: (u) => u === APP_URL });
   return { ...ipc, host, stop };
 }
 
 describe('IPC server', () => {
   it('serves trusted frames with the envelope', async () => {
-    const { renderer, host } = setup();
+    const { renderer } = setup();
     const r = await renderer(APP_URL).invoke('skills/match', { message: 'summarize this thread' });
     expect(r).toMatchObject({ ok: true, value: { matches: expect.any(Array) } });
-    host.dispose();
   });
 
   it('refuses untrusted frames without running anything', async () => {
-    const { renderer, host } = setup();
+    const { renderer } = setup();
     const evil = renderer('https://evil.example/');
     const r = await evil.invoke('skills/delete', { name: 'Summarize', scope: 'account' });
     expect(r).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     const still = await renderer(APP_URL).invoke('skills/get', { name: 'Summarize' });
     expect(still).toMatchObject({ ok: true });
-    host.dispose();
   });
 
   it('validates requests', async () => {
-    const { renderer, host } = setup();
+    const { renderer } = setup();
     const r = await renderer(APP_URL).invoke('skills/delete', { name: 'X' });
     expect(r).toMatchObject({
       ok: false,
       error: { code: 'INVALID_INPUT', details: { issues: [{ path: 'scope' }] } },
     });
-    host.dispose();
   });
 
   it('delivers events to subscribed renderers until they go away', async () => {
@@ -99,14 +94,12 @@ describe('IPC server', () => {
     win.destroy();
     host.events.emit('skills/catalog-changed', { reason: 'deleted', names: ['B'] });
     expect(win.received).toHaveLength(1);
-    host.dispose();
   });
 
   it('removes its handlers when stopped', () => {
-    const { handlers, listeners, stop, host } = setup();
+    const { handlers, listeners, stop } = setup();
     stop();
     expect(handlers.size).toBe(0);
     expect([...listeners.values()].every((s) => s.size === 0)).toBe(true);
-    host.dispose();
   });
 });

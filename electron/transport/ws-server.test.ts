@@ -20,7 +20,7 @@ const running: Array<{ server: WebServer; host: Host }> = [];
 afterEach(async () => {
   for (const r of running.splice(0)) {
     await r.server.close();
-    r.host.dispose();
+    await r.host.dispose();
   }
 });
 

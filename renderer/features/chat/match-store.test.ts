@@ -30,7 +30,7 @@ describe('matchReducer', () => {
 
 describe('match store', () => {
   it('ranks the seeded skills for a message', async () => {
-    const { client, host } = inProcessClient();
+    const { client } = inProcessClient();
     const store = createMatchStore(client);
     await store.getState().setMessage('are there any contradictions in my notes?');
     const s = store.getState();
@@ -40,6 +40,5 @@ describe('match store', () => {
       matched_on: expect.arrayContaining(['exact_trigger']),
     });
     expect(s.took_ms).toEqual(expect.any(Number));
-    host.dispose();
   });
 });

@@ -14,12 +14,11 @@ describe('settings', () => {
     expect(readTheme(storage)).toBe('system');
     storage.setItem('skilldesk.theme', 'purple');
     expect(readTheme(storage)).toBe('system');
-    const { client, host } = inProcessClient();
+    const { client } = inProcessClient();
     const store = createSettingsStore(client, storage);
     store.getState().setTheme('dark');
     expect(store.getState().theme).toBe('dark');
     expect(readTheme(storage)).toBe('dark');
-    host.dispose();
   });
 
   it('forces a theme on the document only when not following the system', () => {
@@ -31,11 +30,10 @@ describe('settings', () => {
   });
 
   it('loads app info', async () => {
-    const { client, host } = inProcessClient();
+    const { client } = inProcessClient();
     const store = createSettingsStore(client, null);
     await store.getState().loadInfo();
     expect(store.getState().info.value).toMatchObject({ name: 'SkillDesk', mode: 'test' });
     expect(settingsReducer(store.getState(), { type: 'info/requested' }).info.status).toBe('loading');
-    host.dispose();
   });
 });
