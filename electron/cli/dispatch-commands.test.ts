@@ -1,22 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startLoopbackProvider } from '../llm/index.js';
 import { runCli, tempDir } from '../test-support/index.js';
 
-let provider: LoopbackProvider;
-beforeAll(async () => {
-  provider = await startLoopbackProvider({
-    script: [
-      {
-        text: '{"action_items": [{"task": "Fix login", "owner": "Sam", "due": "Friday"}]}',
-        usage: { input_tokens: 50, output_tokens: 20 },
-      },
-      { text: '```json\n{}\n```' },
-    ],
-  });
-});
-afterAll(async () => provider?.close());
+/** A loopback provider with this test's own script, closed after the test. */
+async function providerFor(script: Parameters<typeof startLoopbackProvider>[0]['script']) {
+  const provider = await startLoopbackProvider({ script });
+  onTestFinished(() => provider.close());
+  return provider;
+}
 
 describe('skilldesk render', () => {
   it('renders a file with a JSON context, and exits 2 on template errors', async () => {
@@ -42,6 +35,13 @@ describe('skilldesk render', () => {
 
 describe('skilldesk run-skill and traces', () => {
   it('runs a seed skill against a provider, prints outputs and trace ids, and lists the traces', async () => {
+    const provider = await providerFor([
+      {
+        text: '{"action_items": [{"task": "Fix login", "owner": "Sam", "due": "Friday"}]}',
+        usage: { input_tokens: 50, output_tokens: 20 },
+      },
+      { text: '```json\n{}\n```' },
+    ]);
     const home = tempDir();
     const env = { OPENAI_API_KEY: 'sk-test' };
     const llm = ['--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', provider.url];
