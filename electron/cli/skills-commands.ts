@@ -59,7 +59,11 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
     .addOption(
       scopeOption('store to import into (default: workspace when --workspace is given, else account)'),
     )
-    .option('--force', 'accept an older version over a newer one', false)
+    .option(
+      '--force',
+      'accept an older version over a newer one, or replace a built-in skill of the same name',
+      false,
+    )
     .option(
       '--max-size <bytes>',
       'largest package accepted (default 10 MiB or $SKILLDESK_MAX_IMPORT_BYTES)',

@@ -1,7 +1,7 @@
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { TraceView } from '../contract/traces.js';
-import type { SkillStore } from '../store/index.js';
+import { type SkillStore, skillNameKey } from '../store/index.js';
 import { type TraceRow, TraceStore } from '../traces/index.js';
 import type { CatalogRef } from './workspace-session.js';
 
@@ -54,9 +54,9 @@ export function createTracesHandlers(deps: TracesHandlerDeps) {
       const stores = deps.catalog.get().stores();
       const names = namer(stores);
       const limit = req.limit ?? 100;
-      const wanted = req.skill?.toLowerCase();
+      const wanted = req.skill === undefined ? undefined : skillNameKey(req.skill);
       const skillIds = wanted
-        ? [...names.skills].filter(([, n]) => n.toLowerCase() === wanted).map(([id]) => id)
+        ? [...names.skills].filter(([, n]) => skillNameKey(n) === wanted).map(([id]) => id)
         : [undefined];
       const rows: TraceView[] = [];
       for (const store of stores) {

@@ -142,7 +142,15 @@ export function assertNotSystemSource(pkg: SkillPackage, file: string): void {
   throw new AppError(
     'INVALID_INPUT',
     `${file}: source: "system" is reserved for the skills that ship with SkillDesk; set "source" to "user" or "community" (or remove it) to import this package`,
-    { file, issues: [{ path: 'source', message: 'is reserved for built-in skills' }] },
+    {
+      file,
+      issues: [
+        {
+          path: 'source',
+          message: 'is reserved for the skills that ship with SkillDesk; use "user" or "community"',
+        },
+      ],
+    },
   );
 }
 
@@ -207,7 +215,7 @@ export function importPackages(
       if (existing.source === 'system' && !opts.force) {
         throw new AppError(
           'CONFLICT',
-          `${file}: "${existing.name}" is a built-in SkillDesk skill in the ${store.scope} store; importing "${pkg.name}" would replace it. Pass --force to replace it with your package, or give your skill another name`,
+          `${file}: "${existing.name}" is a built-in SkillDesk skill in the ${store.scope} store, and importing "${pkg.name}" would replace it. Give your skill another name, or pass --force to replace the built-in one`,
           { file, name: existing.name, source: 'system' },
         );
       }

@@ -34,7 +34,8 @@ export function loadSeedPackages(dir = SEED_DIR): SkillPackage[] {
 /**
  * Upsert system skills into the account store when their version is newer than the one last
  * seeded. User and community skills of the same name are never touched, and a system skill the
- * user deleted stays deleted until a newer version ships.
+ * user deleted stays deleted until a newer version ships. This is the only writer of
+ * `source: "system"`: user imports (`importPackages`) refuse packages that claim it.
  */
 export function seedAccountStore(store: SkillStore, pkgs = loadSeedPackages()): { seeded: string[] } {
   const seeded: string[] = [];

@@ -80,7 +80,9 @@ export function ImportResults() {
               </ul>
             ) : (
               <p className="import-failure__msg">
-                {r.error.message.replace(/\s*pass --force to downgrade$/, '')}
+                {r.error.message
+                  .replace(/\s*pass --force to downgrade$/, '')
+                  .replace(/, or pass --force to replace the built-in one$/, '.')}
               </p>
             )}
             {r.error.code === 'VERSION_CONFLICT' && r.text !== undefined && (
@@ -93,6 +95,18 @@ export function ImportResults() {
                 }}
               >
                 Import anyway (downgrade)
+              </button>
+            )}
+            {r.error.code === 'CONFLICT' && r.error.details?.source === 'system' && r.text !== undefined && (
+              <button
+                type="button"
+                className="btn btn--small"
+                onClick={() => {
+                  const text = r.text ?? '';
+                  void importFiles([{ name: r.file, text: async () => text }], { force: true });
+                }}
+              >
+                Replace the built-in skill
               </button>
             )}
             {issues.length > 0 && (
