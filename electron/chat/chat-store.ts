@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { termStats } from '../activation/term-budget.js';
 import { contentWords, stem, stemsOf } from '../activation/text.js';
+import type { AppErrorData, ErrorCode } from '../contract/errors.js';
 import type { Db } from '../store/db.js';
 
 /** A chat session. */
@@ -39,7 +40,8 @@ export interface ChatMessage {
   input_tokens: number | null;
   output_tokens: number | null;
   estimated_cost: number | null;
-  error: string | null;
+  /** Why a reply failed or was cut short (stored as `error_code`, `error_message`). */
+  error: AppErrorData | null;
   created_at: string;
 }
 
@@ -71,10 +73,13 @@ export interface RecallOptions {
   skip_recent?: number;
 }
 
-type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills'> & {
+type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills' | 'error'> & {
   tool_calls: string | null;
   trace_ids: string | null;
   skills: string | null;
+  error: string | null;
+  error_code: ErrorCode | null;
+  error_message: string | null;
 };
 
 const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
@@ -104,9 +109,9 @@ export class ChatStore {
       ),
       insert:
         db.prepare(`INSERT INTO chat_messages (id, session_id, role, content, status, tool_calls, trace_ids, skills,
-        model_id, input_tokens, output_tokens, estimated_cost, error, created_at)
+        model_id, input_tokens, output_tokens, estimated_cost, error_code, error_message, created_at)
         VALUES (@id, @session_id, @role, @content, @status, @tool_calls, @trace_ids, @skills, @model_id, @input_tokens,
-        @output_tokens, @estimated_cost, @error, @created_at)`),
+        @output_tokens, @estimated_cost, @error_code, @error_message, @created_at)`),
       messages: db.prepare('SELECT * FROM chat_messages WHERE session_id = ? ORDER BY seq'),
       recent: db.prepare(
         "SELECT * FROM (SELECT * FROM chat_messages WHERE session_id = ? AND status != 'error' ORDER BY seq DESC LIMIT ?) ORDER BY seq",
@@ -172,7 +177,8 @@ export class ChatStore {
       input_tokens: m.input_tokens,
       output_tokens: m.output_tokens,
       estimated_cost: m.estimated_cost,
-      error: m.error,
+      error_code: m.error?.code ?? null,
+      error_message: m.error?.message ?? null,
       created_at: this.now().toISOString(),
     };
     const seq = this.db.transaction(() => {
@@ -181,7 +187,16 @@ export class ChatStore {
       if (m.role === 'user') this.s.title.run(titleOf(m.content), m.session_id);
       return Number(info.lastInsertRowid);
     })();
-    return { ...m, ...row, seq, tool_calls: m.tool_calls, trace_ids: m.trace_ids, skills: m.skills };
+    const { error_code: _c, error_message: _m, ...stored } = row;
+    return {
+      ...m,
+      ...stored,
+      seq,
+      tool_calls: m.tool_calls,
+      trace_ids: m.trace_ids,
+      skills: m.skills,
+      error: m.error,
+    };
   }
 
   /** Every message of a session, oldest first. */
@@ -292,5 +307,12 @@ function titleOf(text: string): string {
 }
 
 function toMessage(r: Row): ChatMessage {
-  return { ...r, tool_calls: parse(r.tool_calls), trace_ids: parse(r.trace_ids), skills: parse(r.skills) };
+  const { error_code, error_message, error: _legacy, ...rest } = r;
+  return {
+    ...rest,
+    tool_calls: parse(r.tool_calls),
+    trace_ids: parse(r.trace_ids),
+    skills: parse(r.skills),
+    error: error_code ? { code: error_code, message: error_message ?? '' } : null,
+  };
 }

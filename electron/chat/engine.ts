@@ -257,7 +257,7 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
     input_tokens: deps.llm ? inTok : null,
     output_tokens: deps.llm ? outTok : null,
     estimated_cost: cost,
-    error: error ? `${error.code}: ${error.message}` : null,
+    error,
   });
   const finished: ChatEvent = {
     type: 'turn-finished',

@@ -114,8 +114,8 @@ export interface ChatMessageView {
   input_tokens: number | null;
   output_tokens: number | null;
   estimated_cost: number | null;
-  /** `CODE: message` of a failed or cancelled reply. */
-  error: string | null;
+  /** Why a reply failed or was cancelled. */
+  error: AppErrorData | null;
   created_at: string;
 }
 /** Reply of `chat/get-session`. */

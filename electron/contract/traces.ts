@@ -1,5 +1,6 @@
 /** The `traces/*` slice of the API contract: skill execution traces, one row per artifact run. */
 import { z } from 'zod';
+import type { ErrorCode } from './errors.js';
 import type { SkillScope } from './skills.js';
 
 const id = z.string().trim().min(1, 'must not be empty').max(100);
@@ -27,7 +28,9 @@ export interface TraceView {
   scope: SkillScope;
   rendered_input: string | null;
   raw_output: string | null;
+  /** Why the execution failed: the message (the design's `error` column) and its code. */
   error: string | null;
+  error_code: ErrorCode | null;
   started_at: string;
   completed_at: string | null;
   duration_ms: number | null;

@@ -101,6 +101,7 @@ export class ArtifactDispatcher {
       this.traces.finish(trace, {
         ...pickTrace(output),
         error: error?.message ?? null,
+        error_code: error?.code ?? null,
         assertions_run: run.length,
         assertions_passed: run.filter((a) => a.passed).length,
       });
@@ -122,7 +123,11 @@ export class ArtifactDispatcher {
         ctx.signal?.aborted && err.code !== 'CANCELLED'
           ? { code: 'CANCELLED' as const, message: 'cancelled' }
           : err;
-      this.traces.finish(trace, { ...pickTrace(draft), error: `${cancelled.code}: ${cancelled.message}` });
+      this.traces.finish(trace, {
+        ...pickTrace(draft),
+        error: cancelled.message,
+        error_code: cancelled.code,
+      });
       return {
         trace_id: trace.id,
         artifact: ref,

@@ -38,6 +38,7 @@ export function createTracesHandlers(deps: TracesHandlerDeps) {
     rendered_input: t.rendered_input,
     raw_output: t.raw_output,
     error: t.error,
+    error_code: t.error_code,
     started_at: t.started_at,
     completed_at: t.completed_at,
     duration_ms: t.duration_ms,

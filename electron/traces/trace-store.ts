@@ -18,6 +18,7 @@ export type TraceFinish = Partial<
     | 'rendered_input'
     | 'raw_output'
     | 'error'
+    | 'error_code'
     | 'input_tokens'
     | 'output_tokens'
     | 'model_id'
@@ -51,7 +52,7 @@ export class TraceStore {
         rendered_input, started_at, model_id) VALUES (@id, @session_id, @skill_id, @artifact_id, @artifact_kind,
         @rendered_input, @started_at, @model_id)`),
       finish: db.prepare(`UPDATE skill_execution_traces SET
-        rendered_input = coalesce(@rendered_input, rendered_input), raw_output = @raw_output, error = @error,
+        rendered_input = coalesce(@rendered_input, rendered_input), raw_output = @raw_output, error = @error, error_code = @error_code,
         completed_at = @completed_at, duration_ms = @duration_ms, input_tokens = @input_tokens,
         output_tokens = @output_tokens, model_id = coalesce(@model_id, model_id), estimated_cost = @estimated_cost,
         assertions_run = @assertions_run, assertions_passed = @assertions_passed WHERE id = @id`),
@@ -82,6 +83,7 @@ export class TraceStore {
       rendered_input: f.rendered_input ?? null,
       raw_output: f.raw_output ?? null,
       error: f.error ?? null,
+      error_code: f.error_code ?? null,
       completed_at: this.now().toISOString(),
       duration_ms: Math.round(performance.now() - trace.startedAt),
       input_tokens: f.input_tokens ?? null,

@@ -2,13 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../../electron/contract/channels.js';
 import { inProcessClient } from '../../test-support.js';
-import {
-  type ChatState,
-  chatReducer,
-  createChatStore,
-  initialChatState,
-  parseStoredError,
-} from './chat-store.js';
+import { type ChatState, chatReducer, createChatStore, initialChatState } from './chat-store.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -165,8 +159,6 @@ describe('chat reducer', () => {
     );
     expect(s.sendError).toBeNull();
     expect(s.threads.s1!.messages[1]).toMatchObject({ status: 'error', error: { code: 'LLM_MISSING_KEY' } });
-    expect(parseStoredError('LLM_FAILED: boom')).toEqual({ code: 'LLM_FAILED', message: 'boom' });
-    expect(parseStoredError('weird')).toEqual({ code: 'INTERNAL', message: 'weird' });
   });
 
   it('ignores events of sessions not loaded here, and drops a deleted session', () => {

@@ -1,12 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EventPayload } from '../../../electron/contract/channels.js';
 import type { ChatMessageView, ChatSessionView } from '../../../electron/contract/chat.js';
-import {
-  AppError,
-  type AppErrorData,
-  ERROR_CODES,
-  type ErrorCode,
-} from '../../../electron/contract/errors.js';
+import { AppError, type AppErrorData } from '../../../electron/contract/errors.js';
 import type { Client } from '../../bridge/client.js';
 
 /** One tool call as the chat shows it. */
@@ -95,15 +90,6 @@ export function initialChatState(): ChatState {
   };
 }
 
-/** A stored `CODE: message` error as structured data. */
-export function parseStoredError(text: string | null): AppErrorData | null {
-  if (!text) return null;
-  const m = /^([A-Z_]+): ([\s\S]*)$/.exec(text);
-  if (m && (ERROR_CODES as readonly string[]).includes(m[1]!))
-    return { code: m[1] as ErrorCode, message: m[2]! };
-  return { code: 'INTERNAL', message: text };
-}
-
 /** A stored message as the chat shows it. */
 export function toUiMessage(m: ChatMessageView): UiMessage {
   return {
@@ -125,7 +111,7 @@ export function toUiMessage(m: ChatMessageView): UiMessage {
     input_tokens: m.input_tokens,
     output_tokens: m.output_tokens,
     estimated_cost: m.estimated_cost,
-    error: parseStoredError(m.error),
+    error: m.error,
     created_at: m.created_at,
   };
 }
