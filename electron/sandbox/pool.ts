@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { AppError, isAppError } from '../contract/errors.js';
-import { resolveLimits, MAX_LIMITS, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
+import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
 import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
@@ -124,13 +124,26 @@ const SNAPSHOT_HEADER = 48;
 // --- message schemas (everything from the process is untrusted) --------------------------------------
 
 const SelfCheckSchema = z.object({ tcp: z.string().max(40), unix: z.string().max(40) }).strict();
-const HelloSchema = z.object({ type: z.literal('hello'), pid: z.number().int(), self_check: SelfCheckSchema }).strict();
-const SnapshotSchema = z
-  .object({ type: z.literal('snapshot'), ms: z.number().finite().nonnegative(), size: z.number().int().positive().max(MAX_SNAPSHOT_BYTES) })
+const HelloSchema = z
+  .object({ type: z.literal('hello'), pid: z.number().int(), self_check: SelfCheckSchema })
   .strict();
-const WorkerReadySchema = z.object({ type: z.literal('worker-ready'), ms: z.number().finite().nonnegative() }).strict();
+const SnapshotSchema = z
+  .object({
+    type: z.literal('snapshot'),
+    ms: z.number().finite().nonnegative(),
+    size: z.number().int().positive().max(MAX_SNAPSHOT_BYTES),
+  })
+  .strict();
+const WorkerReadySchema = z
+  .object({ type: z.literal('worker-ready'), ms: z.number().finite().nonnegative() })
+  .strict();
 const HostSchema = z
-  .object({ type: z.literal('host'), id: z.number().int(), seq: z.number().int(), request: z.string().max(MAX_HOST_REQUEST) })
+  .object({
+    type: z.literal('host'),
+    id: z.number().int(),
+    seq: z.number().int(),
+    request: z.string().max(MAX_HOST_REQUEST),
+  })
   .strict();
 const text = (max: number) => z.string().max(max);
 const ResultSchema = z
@@ -141,7 +154,10 @@ const ResultSchema = z
       .object({
         ok: z.boolean(),
         submitted: z.boolean(),
-        result: z.string().max(MAX_LIMITS.result_bytes * 2).nullable(),
+        result: z
+          .string()
+          .max(MAX_LIMITS.result_bytes * 2)
+          .nullable(),
         stdout: text(MAX_LIMITS.output_bytes * 2),
         stderr: text(MAX_LIMITS.output_bytes * 2),
         truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).strict(),
@@ -150,7 +166,11 @@ const ResultSchema = z
             type: text(200),
             message: text(8000),
             traceback: text(16_000).optional(),
-            code: z.string().regex(/^[A-Z_]{1,40}$/).nullable().optional(),
+            code: z
+              .string()
+              .regex(/^[A-Z_]{1,40}$/)
+              .nullable()
+              .optional(),
           })
           .strict()
           .nullable(),
@@ -191,7 +211,11 @@ export function checkSnapshot(bytes: Uint8Array, buildId = pyodideBuildId()): st
   for (let i = 4; i < 12; i++) id += u32[i]!.toString(16).padStart(8, '0');
   if (id !== buildId) return 'built by another Pyodide';
   try {
-    const header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(SNAPSHOT_HEADER, SNAPSHOT_HEADER + jsonLen)));
+    const header = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(
+        bytes.subarray(SNAPSHOT_HEADER, SNAPSHOT_HEADER + jsonLen),
+      ),
+    );
     if (!header || typeof header !== 'object' || Array.isArray(header)) return 'bad JSON header';
   } catch {
     return 'bad JSON header';
@@ -406,7 +430,8 @@ export class SandboxPool {
       this.opts.log?.(`sandbox process ${handle.pid} broke the protocol (${why}): killing it`);
       const err = new AppError('SANDBOX_FAILED', `The sandbox process broke the protocol: ${why}`);
       markFailed(err);
-      if (this.current && proc.ranJob) this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+      if (this.current && proc.ranJob)
+        this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
       this.killProc(proc);
     };
     const refuseToRun = (message: string) => {
@@ -463,15 +488,19 @@ export class SandboxPool {
               const cached = this.readSnapshot();
               proc.usedCache = cached !== null;
               proc.phase = cached ? 'booting' : 'snapshot';
-              this.sendTo(proc, {
-                type: 'init',
-                pyodideDir: `${pyodideDir()}/`,
-                pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
-                spares: Math.max(1, Math.min(4, this.opts.spares ?? 1)),
-                rssLimitMb: this.opts.rssLimitMb ?? 1536,
-                maxResultBytes: MAX_LIMITS.result_bytes,
-                snapshot_bytes: cached ? cached.length : 0,
-              }, cached ?? undefined);
+              this.sendTo(
+                proc,
+                {
+                  type: 'init',
+                  pyodideDir: `${pyodideDir()}/`,
+                  pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
+                  spares: Math.max(1, Math.min(4, this.opts.spares ?? 1)),
+                  rssLimitMb: this.opts.rssLimitMb ?? 1536,
+                  maxResultBytes: MAX_LIMITS.result_bytes,
+                  snapshot_bytes: cached ? cached.length : 0,
+                },
+                cached ?? undefined,
+              );
               this.statsData.snapshotFromCache = cached !== null;
               if (cached) this.statsData.snapshotMs = 0;
               return;
@@ -479,7 +508,8 @@ export class SandboxPool {
             case 'snapshot': {
               // Only from a process that builds one and has run no job (no attacker code yet).
               const msg = SnapshotSchema.safeParse(m);
-              if (proc.phase !== 'snapshot' || proc.ranJob || !msg.success) return violation('unexpected snapshot');
+              if (proc.phase !== 'snapshot' || proc.ranJob || !msg.success)
+                return violation('unexpected snapshot');
               proc.snapshotMeta = { ms: msg.data.ms, size: msg.data.size };
               proc.phase = 'snapshot-bytes';
               return;
@@ -515,7 +545,8 @@ export class SandboxPool {
             case 'result': {
               const msg = ResultSchema.safeParse(m);
               const job = this.current;
-              if (!msg.success || !job || !proc.ranJob || msg.data.id !== job.id) return violation('unexpected result');
+              if (!msg.success || !job || !proc.ranJob || msg.data.id !== job.id)
+                return violation('unexpected result');
               proc.pendingHostSeq = null;
               proc.lastHostSeq = 0;
               this.onResult(job, msg.data.result);
@@ -529,7 +560,8 @@ export class SandboxPool {
               if (/not locked down/.test(text)) this.fatal = err;
               this.opts.log?.(err.message);
               markFailed(err);
-              if (this.current && proc.ranJob) this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+              if (this.current && proc.ranJob)
+                this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
               this.killProc(proc);
               return;
             }
@@ -727,7 +759,10 @@ export class SandboxPool {
           throw new AppError('SANDBOX_LIMIT', `at most ${MAX_CHECKPOINTS} checkpoints per run`);
         }
         if (job.checkpointBytes + request.length > CHECKPOINT_BUDGET) {
-          throw new AppError('SANDBOX_LIMIT', `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`);
+          throw new AppError(
+            'SANDBOX_LIMIT',
+            `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`,
+          );
         }
         job.checkpointBytes += request.length;
         job.checkpoints.push(args[0] ?? null);

@@ -1,7 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import type { SandboxIsolation, SandboxProcessHandle, SandboxSpawnSpec, SpawnSandboxProcess } from './types.js';
+import type {
+  SandboxIsolation,
+  SandboxProcessHandle,
+  SandboxSpawnSpec,
+  SpawnSandboxProcess,
+} from './types.js';
 
 const STDERR_TAIL = 8 * 1024;
 
@@ -101,14 +106,17 @@ function bwrapArgs(execPath: string, readPaths: string[]): string[] {
       // not on this system
     }
   }
-  for (const f of ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d']) args.push('--ro-bind-try', f, f);
+  for (const f of ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d'])
+    args.push('--ro-bind-try', f, f);
+  // An empty /tmp first: the binds below may live under it (they are mounted on top).
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   const binDir = dirname(execPath);
   if (!binDir.startsWith('/usr/')) args.push('--ro-bind', binDir, binDir);
   for (const p of readPaths) {
     const clean = p.replace(/\/+$/, '') || '/';
     args.push('--ro-bind', clean, clean);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--chdir', '/', '--unsetenv', 'PWD', '--');
+  args.push('--chdir', '/', '--unsetenv', 'PWD', '--');
   return args;
 }
 
@@ -162,7 +170,8 @@ export function detectIsolation(
               method: 'unshare',
               blocks_tcp: true,
               blocks_unix: false,
-              detail: 'unshare: no TCP/UDP network; UNIX sockets in the file system stay reachable (install bubblewrap)',
+              detail:
+                'unshare: no TCP/UDP network; UNIX sockets in the file system stay reachable (install bubblewrap)',
             },
             prefix: [unshare, ...a],
           };
@@ -195,7 +204,8 @@ function startSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): Sandbox
     `--probe-tcp=${spec.probe?.tcpPort ?? 0}`,
     `--probe-unix=${spec.probe?.unixPath ?? ''}`,
   ];
-  const [cmd, ...args] = wrapper.prefix.length > 0 ? [...wrapper.prefix, execPath, ...nodeArgs] : [execPath, ...nodeArgs];
+  const [cmd, ...args] =
+    wrapper.prefix.length > 0 ? [...wrapper.prefix, execPath, ...nodeArgs] : [execPath, ...nodeArgs];
   const child = spawn(cmd!, args, {
     env,
     cwd: '/',
@@ -216,7 +226,8 @@ function startSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): Sandbox
     write: (chunk) => {
       if (child.stdin && !child.stdin.destroyed) child.stdin.write(chunk);
     },
-    onData: (cb) => child.stdout?.on('data', (b: Buffer) => cb(new Uint8Array(b.buffer, b.byteOffset, b.length))),
+    onData: (cb) =>
+      child.stdout?.on('data', (b: Buffer) => cb(new Uint8Array(b.buffer, b.byteOffset, b.length))),
     onExit: (cb) => child.on('exit', (code, signal) => cb(code, signal)),
     kill: () => {
       child.kill('SIGKILL');

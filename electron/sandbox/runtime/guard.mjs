@@ -123,7 +123,26 @@ pin(Module, '_load', function load(/** @type {unknown} */ request, /** @type {un
 // --- the process object ----------------------------------------------------------------------------
 
 const proc = /** @type {any} */ (process);
-for (const k of ['getBuiltinModule', 'dlopen', '_linkedBinding', 'kill', 'abort', 'chdir', 'setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups', '_debugProcess', '_debugEnd', '_startProfilerIdleNotifier', '_stopProfilerIdleNotifier', 'openStdin', 'loadEnvFile']) {
+for (const k of [
+  'getBuiltinModule',
+  'dlopen',
+  '_linkedBinding',
+  'kill',
+  'abort',
+  'chdir',
+  'setuid',
+  'setgid',
+  'seteuid',
+  'setegid',
+  'setgroups',
+  'initgroups',
+  '_debugProcess',
+  '_debugEnd',
+  '_startProfilerIdleNotifier',
+  '_stopProfilerIdleNotifier',
+  'openStdin',
+  'loadEnvFile',
+]) {
   if (k in proc) {
     pin(proc, k, () => {
       throw denied(`process.${k}`);
@@ -154,7 +173,11 @@ const FS_READS = new Set([
 ]);
 
 if (!isMainThread) {
-  neuter(workerThreads, 'worker_threads', new Set(['markAsUntransferable', 'isMarkedAsUntransferable', 'receiveMessageOnPort']));
+  neuter(
+    workerThreads,
+    'worker_threads',
+    new Set(['markAsUntransferable', 'isMarkedAsUntransferable', 'receiveMessageOnPort']),
+  );
   neuter(fs, 'fs', FS_READS);
   neuter(fs.promises, 'fs.promises', new Set(['readFile', 'stat', 'lstat', 'access', 'readdir', 'realpath']));
   syncBuiltinESMExports();
@@ -172,7 +195,14 @@ export function sealThread() {
   neuter(fs, 'fs', new Set());
   neuter(fs.promises, 'fs.promises', new Set());
   neuter(vm, 'vm', new Set());
-  for (const k of ['createRequire', 'register', 'syncBuiltinESMExports', 'enableCompileCache', 'runMain', 'wrap']) {
+  for (const k of [
+    'createRequire',
+    'register',
+    'syncBuiltinESMExports',
+    'enableCompileCache',
+    'runMain',
+    'wrap',
+  ]) {
     if (typeof Module[k] === 'function') {
       pin(Module, k, () => {
         throw denied(`module.${k}`);

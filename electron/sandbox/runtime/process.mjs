@@ -9,10 +9,11 @@
 // app's pipe. Deadlines and memory watchdogs run on this thread, which only ever does bounded work.
 //
 // Plain JavaScript: this process has no TypeScript loader (see worker.mjs).
-import { networkSelfCheck } from './guard.mjs';
+
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
+import { networkSelfCheck } from './guard.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
@@ -79,7 +80,9 @@ function lockdownProblems() {
   }
   // bubblewrap always sets PWD to the working directory it chose ("/"): that one is harmless.
   const envKeys = Object.keys(process.env).filter(
-    (k) => !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k) && !(k === 'PWD' && process.env.PWD === '/'),
+    (k) =>
+      !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k) &&
+      !(k === 'PWD' && process.env.PWD === '/'),
   );
   if (envKeys.length > 0) problems.push(`the environment is not empty (${envKeys.slice(0, 5).join(', ')})`);
   return problems;
@@ -383,7 +386,8 @@ function refuse(job, code, message) {
 
 function handleHostRequest(job, request) {
   job.hostCalls++;
-  if (job.pendingHost !== undefined) return kill(job.entry, 'a worker made a host call while one was pending');
+  if (job.pendingHost !== undefined)
+    return kill(job.entry, 'a worker made a host call while one was pending');
   if (job.hostCalls > job.limits.host_calls) return refuse(job, 'SANDBOX_LIMIT', 'too many host calls');
   if (typeof request !== 'string') return refuse(job, 'INVALID_INPUT', 'malformed host call');
   // Sizes and depth are checked on the text, before anything parses it.
@@ -426,7 +430,11 @@ function handleHostRequest(job, request) {
       return refuse(job, 'SANDBOX_LIMIT', `at most ${MAX_CHECKPOINTS} checkpoints per run`);
     }
     if (job.checkpointBytes + request.length > CHECKPOINT_BUDGET) {
-      return refuse(job, 'SANDBOX_LIMIT', `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`);
+      return refuse(
+        job,
+        'SANDBOX_LIMIT',
+        `checkpoints of one run may hold at most ${CHECKPOINT_BUDGET} bytes`,
+      );
     }
     job.checkpoints++;
     job.checkpointBytes += request.length;

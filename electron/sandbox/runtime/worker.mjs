@@ -11,8 +11,9 @@
 // globals and seals the thread (no fs, no vm) before any untrusted code runs. Python reaches the
 // host only through the `/dev/skilldesk` device, which carries JSON bytes (no proxies) and blocks
 // on a shared buffer until the supervisor answers.
-import { sealThread } from './guard.mjs';
+
 import { parentPort, workerData } from 'node:worker_threads';
+import { sealThread } from './guard.mjs';
 
 const port = parentPort;
 const {
