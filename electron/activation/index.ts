@@ -1,2 +1,3 @@
 export * from './phase1.js';
+export * from './skill-index.js';
 export * from './term-budget.js';

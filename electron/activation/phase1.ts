@@ -4,8 +4,8 @@ import { normalizePhrase } from '../store/skill-repository.js';
 import type { Scope } from '../store/stores.js';
 import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
 import { corrections } from './spelling.js';
-import { expandSynonyms, SYNONYM_WEIGHT } from './synonyms.js';
-import { contentWords, MAX_MESSAGE_CHARS, stem, words } from './text.js';
+import { expandSynonyms } from './synonyms.js';
+import { contentWords, GENERIC_WEIGHT, GENERIC_WORDS, MAX_MESSAGE_CHARS, stem, words } from './text.js';
 
 /**
  * Which field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim.
@@ -36,7 +36,7 @@ export interface QueryTerm {
   /** The stem looked up. */
   term: string;
   source: TermSource;
-  /** The message's word it stands for (a synonym's or a correction's origin). */
+  /** The message's word (or, for a synonym, its stem or stem pair) this term stands for. */
   from: string;
   /** Multiplier on the term's BM25 contribution (1 for the message's own words). */
   weight: number;
@@ -92,6 +92,8 @@ const MAX_NGRAM = 12;
 const K1 = 1.2;
 /** A misspelt word's correction counts this much. */
 const SPELLING_WEIGHT = 0.8;
+/** How much a skill gains when the message names all of it (scaled by the share squared). */
+const NAME_BOOST = 0.5;
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -145,22 +147,27 @@ function buildQuery(message: string, parts: Part[]): QueryTerm[] {
     terms.set(term, { term, source, from, weight, df: 0 });
   };
   const content = contentWords(message);
+  const fixes = new Map<string, string>();
   for (const w of content) {
     const s = stem(w);
-    if (known(s)) add(s, 'message', w, 1);
+    const weight = GENERIC_WORDS.has(w) ? GENERIC_WEIGHT : 1;
+    if (known(s)) add(s, 'message', w, weight);
     else {
       // Unknown to every skill: perhaps misspelt.
-      for (const c of corrections(
+      const fixed = corrections(
         w,
         parts.map((p) => p.index),
-      ))
-        add(stem(c), 'spelling', w, SPELLING_WEIGHT);
-      add(s, 'message', w, 1);
+      );
+      for (const c of fixed) add(stem(c), 'spelling', w, SPELLING_WEIGHT);
+      if (fixed[0]) fixes.set(w, fixed[0]);
+      add(s, 'message', w, weight);
     }
   }
   const own = new Set(content.map(stem));
-  const all = words(message.slice(0, MAX_MESSAGE_CHARS)).map(stem);
-  for (const s of expandSynonyms(all, own)) add(s, 'synonym', s, SYNONYM_WEIGHT);
+  // Synonyms of the message's words, as corrected ("wrod document" is a Word document).
+  const all = words(message.slice(0, MAX_MESSAGE_CHARS)).map((w) => stem(fixes.get(w) ?? w));
+  const weightOf = (s: string) => terms.get(s)?.weight ?? 1;
+  for (const x of expandSynonyms(all, own, weightOf)) add(x.stem, 'synonym', x.from, x.weight);
   const out: QueryTerm[] = [];
   for (const t of terms.values()) {
     t.df = dfSkills(t.term);
@@ -168,6 +175,21 @@ function buildQuery(message: string, parts: Part[]): QueryTerm[] {
   }
   return out;
 }
+
+/**
+ * Bring both stores' in-memory indexes up to date (a process's first call builds them). A match
+ * does this itself; calling it first lets a caller time the two apart.
+ */
+export function syncSkillIndexes(catalog: SkillCatalog): void {
+  for (const store of catalog.stores()) skillIndex(store.db);
+  // A process's first match compiles the matcher's code; do it here, with the index's build.
+  if (!primed) {
+    primed = true;
+    matchSkills(catalog, 'prime the matcher: extract text from slides, spreadsheets and pdfs');
+  }
+}
+
+let primed = false;
 
 function parts(catalog: SkillCatalog): Part[] {
   const ws = catalog.workspace ? skillIndex(catalog.workspace.db) : null;
@@ -191,13 +213,13 @@ interface PartScores {
   exact: Map<number, string>;
 }
 
-const buffers = new WeakMap<SkillIndex, { acc: Float64Array; pt: Float64Array }>();
+const buffers = new WeakMap<SkillIndex, { acc: Float64Array; pt: Float64Array; named: Float64Array }>();
 
 function buffersOf(index: SkillIndex) {
   let b = buffers.get(index);
   if (!b || b.acc.length < index.docs.length) {
     const n = Math.max(16, index.docs.length * 2);
-    b = { acc: new Float64Array(n), pt: new Float64Array(n) };
+    b = { acc: new Float64Array(n), pt: new Float64Array(n), named: new Float64Array(n) };
     buffers.set(index, b);
   }
   return b;
@@ -210,8 +232,8 @@ function buffersOf(index: SkillIndex) {
 function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[] {
   const n = ps.reduce((a, p) => a + p.index.live, 0);
   return ps.map((part) => {
-    const { norms, postings } = part.index;
-    const { acc, pt } = buffersOf(part.index);
+    const { docs, norms, postings } = part.index;
+    const { acc, pt, named } = buffersOf(part.index);
     const touched: number[] = [];
     for (const t of terms) {
       const post = postings.get(t.term);
@@ -221,7 +243,9 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[]
       // Postings are slot-ordered: one term's fields of a skill are adjacent.
       for (let i = 0; i < post.length; i += 3) {
         const slot = post[i]!;
-        const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + post[i + 1]!]!;
+        const field = post[i + 1]!;
+        const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + field]!;
+        if (field === 0) named[slot]! += t.weight;
         if (slot !== last) {
           if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
           last = slot;
@@ -229,6 +253,14 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[]
         } else pt[slot]! += x;
       }
       if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+    }
+    // A skill whose whole name the message says ("merge these PDFs" → pdf) is what it asks for,
+    // more than one that repeats the message's words in a longer name and description.
+    for (const slot of touched) {
+      if (named[slot] === 0) continue;
+      const c = Math.min(1, named[slot]! / Math.max(1, docs[slot]!.lengths[0]!));
+      acc[slot]! *= 1 + NAME_BOOST * c * c;
+      named[slot] = 0;
     }
     const exact = new Map<number, string>();
     for (const g of grams) {
@@ -275,6 +307,9 @@ function scoredOf(s: PartScores, slot: number): Scored {
   };
 }
 
+// Names tie-break by code point: the same order on every machine, and no collator to load.
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 // Scores equal to 1e-9 are ties (summation order must not decide a ranking).
 const tieRound = (x: number) => Math.round(x * 1e9);
 
@@ -283,7 +318,7 @@ function compare(a: Scored, b: Scored): number {
     Number(b.exactWords > 0) - Number(a.exactWords > 0) ||
     b.exactWords - a.exactWords ||
     tieRound(b.bm25) - tieRound(a.bm25) ||
-    a.name.localeCompare(b.name) ||
+    byCodePoint(a.name, b.name) ||
     (a.scope === 'workspace' ? -1 : 1)
   );
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
 import { skillNameKey } from '../store/skill-name.js';
 import { normalizePhrase } from '../store/skill-repository.js';
-import { stem, words } from './text.js';
+import { STOPWORDS, stem, words } from './text.js';
 
 /**
  * The indexed fields of a skill, in posting order. `description` also holds the skill's "when to
@@ -31,7 +31,7 @@ export const FIELD_WEIGHTS: Readonly<Record<IndexField, number>> = {
   instructions: 0.4,
 };
 const FIELD_B: Readonly<Record<IndexField, number>> = {
-  name: 0.3,
+  name: 0.75,
   description: 0.75,
   tags: 0.3,
   intent_patterns: 0.5,
@@ -118,6 +118,11 @@ export class SkillIndex {
   readonly byKey = new Map<string, number>();
   /** Surface word → how many skills use it (for spelling correction). */
   readonly surface = new Map<string, number>();
+  /**
+   * One-letter deletions of the surface words (and the words themselves) → those words: two
+   * words one insertion, deletion, substitution or transposition apart share an entry.
+   */
+  readonly deletes = new Map<string, string[]>();
   /** Per slot and field: weight / length normalisation, recomputed whenever the index changes. */
   norms = new Float64Array(0);
   live = 0;
@@ -170,6 +175,7 @@ export class SkillIndex {
     this.triggers.clear();
     this.byKey.clear();
     this.surface.clear();
+    this.deletes.clear();
     this.free.length = 0;
     this.bySkillId.clear();
     this.live = 0;
@@ -201,7 +207,8 @@ export class SkillIndex {
     const tf = new Map<string, number[]>();
     const seenSurface = new Set<string>();
     texts.forEach((text, f) => {
-      const ws = words(text);
+      // Stopwords are not indexed: a message's "one" (stem "on") must not match every "on".
+      const ws = words(text).filter((w) => !STOPWORDS.has(w));
       lengths.push(ws.length);
       for (const w of ws) {
         seenSurface.add(w);
@@ -227,7 +234,17 @@ export class SkillIndex {
       else p.splice(lowerBound(p, slot) * 3, 0, ...entries);
       this.df.set(s, (this.df.get(s) ?? 0) + 1);
     }
-    for (const w of seenSurface) this.surface.set(w, (this.surface.get(w) ?? 0) + 1);
+    for (const w of seenSurface) {
+      const n = this.surface.get(w) ?? 0;
+      this.surface.set(w, n + 1);
+      if (n === 0 && spellable(w)) {
+        for (const v of deletions(w)) {
+          const l = this.deletes.get(v);
+          if (!l) this.deletes.set(v, [w]);
+          else l.push(w);
+        }
+      }
+    }
     const triggers = [
       ...new Set(
         list(row.trigger_phrases)
@@ -281,7 +298,16 @@ export class SkillIndex {
     for (const w of surfaceOf.get(doc) ?? []) {
       const n = (this.surface.get(w) ?? 1) - 1;
       if (n > 0) this.surface.set(w, n);
-      else this.surface.delete(w);
+      else {
+        this.surface.delete(w);
+        if (spellable(w)) {
+          for (const v of deletions(w)) {
+            const l = this.deletes.get(v)?.filter((x) => x !== w);
+            if (l?.length) this.deletes.set(v, l);
+            else this.deletes.delete(v);
+          }
+        }
+      }
     }
     if (this.byKey.get(doc.key) === slot) this.byKey.delete(doc.key);
     this.bySkillId.delete(doc.id);
@@ -308,6 +334,16 @@ export class SkillIndex {
 }
 
 const surfaceOf = new WeakMap<IndexedSkill, string[]>();
+
+/** Words spelling correction may suggest: letters only, at least three. */
+const spellable = (w: string) => w.length >= 3 && !/\d/.test(w);
+
+/** A word and every form of it with one letter left out. */
+export function deletions(w: string): string[] {
+  const out = [w];
+  for (let i = 0; i < w.length; i++) out.push(w.slice(0, i) + w.slice(i + 1));
+  return out;
+}
 
 /** The first entry (of three numbers) of a slot-ordered posting list whose slot is ≥ `slot`. */
 export function lowerBound(p: readonly number[], slot: number): number {

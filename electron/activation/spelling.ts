@@ -1,41 +1,9 @@
-import type { SkillIndex } from './skill-index.js';
+import { deletions, type SkillIndex } from './skill-index.js';
 import { STOPWORDS } from './text.js';
 
 // Words shorter than this are not corrected: too many real words lie one edit apart.
-const MIN_LENGTH = 5;
+const MIN_LENGTH = 4;
 const MAX_CORRECTIONS = 2;
-
-interface Deletes {
-  generation: number;
-  /** A word with one letter removed (or the word itself) → the vocabulary words it comes from. */
-  map: Map<string, string[]>;
-}
-
-const cache = new WeakMap<SkillIndex, Deletes>();
-
-function variants(w: string): string[] {
-  const out = [w];
-  for (let i = 0; i < w.length; i++) out.push(w.slice(0, i) + w.slice(i + 1));
-  return out;
-}
-
-// Built on the first misspelt word after a change (the symmetric-delete method: two words one
-// insertion, deletion, substitution or transposition apart share a one-letter deletion).
-function deletesOf(index: SkillIndex): Map<string, string[]> {
-  const had = cache.get(index);
-  if (had && had.generation === index.generation) return had.map;
-  const map = new Map<string, string[]>();
-  for (const w of index.surface.keys()) {
-    if (w.length < MIN_LENGTH - 1 || /\d/.test(w)) continue;
-    for (const v of variants(w)) {
-      const l = map.get(v);
-      if (!l) map.set(v, [w]);
-      else if (!l.includes(w)) l.push(w);
-    }
-  }
-  cache.set(index, { generation: index.generation, map });
-  return map;
-}
 
 /**
  * Likely intended words for one that no skill contains ("powerpiont" → "powerpoint"): words of
@@ -45,10 +13,9 @@ export function corrections(word: string, indexes: SkillIndex[]): string[] {
   if (word.length < MIN_LENGTH || /\d/.test(word) || STOPWORDS.has(word)) return [];
   const uses = new Map<string, number>();
   for (const index of indexes) {
-    const map = deletesOf(index);
-    for (const v of variants(word)) {
-      for (const c of map.get(v) ?? []) {
-        if (c === word || Math.abs(c.length - word.length) > 1) continue;
+    for (const v of deletions(word)) {
+      for (const c of index.deletes.get(v) ?? []) {
+        if (c === word || !plausibleTypo(word, c)) continue;
         uses.set(c, (uses.get(c) ?? 0) + (index.surface.get(c) ?? 0));
       }
     }
@@ -57,4 +24,40 @@ export function corrections(word: string, indexes: SkillIndex[]): string[] {
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, MAX_CORRECTIONS)
     .map(([c]) => c);
+}
+
+const ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+const KEY = new Map<string, [number, number]>();
+ROWS.forEach((row, r) => {
+  for (let c = 0; c < row.length; c++) KEY.set(row[c]!, [r, c + r * 0.5]);
+});
+
+/** Two letters on neighbouring keys of a QWERTY keyboard. */
+function adjacent(a: string, b: string): boolean {
+  const x = KEY.get(a);
+  const y = KEY.get(b);
+  return !!x && !!y && Math.abs(x[0] - y[0]) <= 1 && Math.abs(x[1] - y[1]) <= 1;
+}
+
+/**
+ * Whether `typed` is one slip away from `word`: a letter left out or doubled, two neighbours
+ * swapped, or a letter replaced by one on a neighbouring key. A replacement by a distant key is
+ * more often another real word ("protect" is not a misspelt "project").
+ */
+export function plausibleTypo(typed: string, word: string): boolean {
+  if (Math.abs(typed.length - word.length) === 1) {
+    const [long, short] = typed.length > word.length ? [typed, word] : [word, typed];
+    for (let i = 0; i < long.length; i++) if (long.slice(0, i) + long.slice(i + 1) === short) return true;
+    return false;
+  }
+  if (typed.length !== word.length) return false;
+  const diff: number[] = [];
+  for (let i = 0; i < typed.length; i++) if (typed[i] !== word[i]) diff.push(i);
+  if (diff.length === 1) return adjacent(typed[diff[0]!]!, word[diff[0]!]!);
+  return (
+    diff.length === 2 &&
+    diff[1] === diff[0]! + 1 &&
+    typed[diff[0]!] === word[diff[1]!] &&
+    typed[diff[1]!] === word[diff[0]!]
+  );
 }

@@ -22,7 +22,10 @@ const GROUPS: string[] = [
   'typography typeface typefaces font fonts lettering',
   'theme themes styling stylesheet',
   'brand branding logo visual_identity',
-  'poster flyer banner illustration artwork',
+  'poster flyer banner illustration artwork album_cover cover_art affiche',
+  'draw drawing sketch illustrate',
+  'encrypt encryption decrypt password_protect',
+  'merge combine concatenate join',
   'art generative algorithmic creative_coding p5 p5js',
   'animation animated animate motion',
   'ui frontend front_end gui webpage website landing_page',
@@ -64,34 +67,86 @@ const GROUPS: string[] = [
   'ocr scanned text_recognition',
 ];
 
+// Agent nouns and their verbs, which the stemmer keeps apart ("skill-creator" for "create a
+// skill"): nearly the same word, so they count almost fully.
+const FORMS: string[] = [
+  'create creator creation',
+  'build builder',
+  'generate generator generation',
+  'test tester',
+  'write writer writing',
+  'convert converter conversion',
+  'format formatter formatting',
+  'check checker',
+  'review reviewer',
+  'analyze analyse analyzer analyser analysis',
+  'extract extractor extraction',
+  'validate validator validation',
+  'design designer',
+  'plan planner planning',
+  'edit editor editing',
+  'manage manager management',
+  'parse parser parsing',
+  'scan scanner scanning',
+  'track tracker tracking',
+  'translate translator',
+  'summarize summarise summarizer summariser',
+  'optimize optimise optimizer optimiser optimization',
+  'schedule scheduler scheduling',
+  'compose composer composition',
+  'render renderer rendering',
+  'author authoring coauthor coauthoring co_author',
+];
+
 /** How much a synonym counts against the word the message used. */
 export const SYNONYM_WEIGHT = 0.6;
+/** How much another form of the same word counts. */
+export const FORM_WEIGHT = 0.9;
 
-/** Stem (or stems of a two-word phrase joined by a space) → stems it also stands for. */
-const MAP = new Map<string, string[]>();
-for (const g of GROUPS) {
-  const members = [...new Set(g.split(/\s+/).map((m) => words(m.replace(/_/g, ' ')).map(stem).join(' ')))];
-  for (const m of members) {
-    const others = MAP.get(m) ?? [];
-    for (const o of members) if (o !== m && !others.includes(o)) others.push(o);
-    MAP.set(m, others);
+/** Stem (or stems of a two-word phrase joined by a space) → single stems it also stands for. */
+const MAP = new Map<string, Array<{ stem: string; weight: number }>>();
+for (const [groups, weight] of [
+  [GROUPS, SYNONYM_WEIGHT],
+  [FORMS, FORM_WEIGHT],
+] as const) {
+  for (const g of groups) {
+    const members = [...new Set(g.split(/\s+/).map((m) => words(m.replace(/_/g, ' ')).map(stem).join(' ')))];
+    for (const m of members) {
+      const others = MAP.get(m) ?? [];
+      // A phrase is only looked for; what a word stands for is single words (the parts of
+      // "word file" alone, "word" and "file", say little).
+      for (const o of members) {
+        if (o !== m && !o.includes(' ') && !others.some((x) => x.stem === o))
+          others.push({ stem: o, weight });
+      }
+      MAP.set(m, others);
+    }
   }
 }
 
 /**
- * The stems a message also stands for: of each of its stems and each adjacent pair (so "word
- * document" reaches docx, "all hands" announcements), leaving out `own` (the message's content
- * stems). Multi-word synonyms expand to each of their words.
+ * The stems a message also stands for, with their weights: of each of its stems and each adjacent
+ * pair (so "word document" reaches docx, "all hands" announcements), leaving out `own` (the
+ * message's content stems) and stopwords. `weightOf` gives the weight of a message stem (a
+ * synonym of a generic word counts as little as the word).
  */
-export function expandSynonyms(stems: readonly string[], own: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  const push = (s: string) => {
-    for (const part of s.split(' '))
-      if (!own.has(part) && !STOPWORDS.has(part) && !out.includes(part)) out.push(part);
+export function expandSynonyms(
+  stems: readonly string[],
+  own: ReadonlySet<string>,
+  weightOf: (stem: string) => number = () => 1,
+): Array<{ stem: string; weight: number; from: string }> {
+  const out = new Map<string, { stem: string; weight: number; from: string }>();
+  const push = (xs: Array<{ stem: string; weight: number }> | undefined, w: number, from: string) => {
+    for (const x of xs ?? []) {
+      if (own.has(x.stem) || STOPWORDS.has(x.stem)) continue;
+      const had = out.get(x.stem);
+      if (!had || had.weight < x.weight * w) out.set(x.stem, { stem: x.stem, weight: x.weight * w, from });
+    }
   };
   for (let i = 0; i < stems.length; i++) {
-    for (const x of MAP.get(stems[i]!) ?? []) push(x);
-    if (i + 1 < stems.length) for (const x of MAP.get(`${stems[i]} ${stems[i + 1]}`) ?? []) push(x);
+    push(MAP.get(stems[i]!), weightOf(stems[i]!), stems[i]!);
+    const pair = `${stems[i]} ${stems[i + 1]}`;
+    if (i + 1 < stems.length) push(MAP.get(pair), 1, pair);
   }
-  return out;
+  return [...out.values()];
 }

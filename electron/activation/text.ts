@@ -56,3 +56,15 @@ export function contentWords(message: string, extraStop?: ReadonlySet<string>): 
 export function stemsOf(text: string): string[] {
   return words(text).map(stem);
 }
+
+// Words of a request that say it is a request, not what it is about ("make me…", "help me
+// write…"). They still count, at this fraction of their weight: a catalog where few skills use
+// them would otherwise treat them as rare and decisive.
+export const GENERIC_WEIGHT = 0.3;
+export const GENERIC_WORDS = new Set(
+  `make makes making made create creates creating created build builds building help helps need needs want wants
+  like would could get gets give show tell use using used do does try find put take set turn work works working
+  new good nice better best great something anything thing things way ways stuff lot lots really also just
+  able sure maybe possible quick quickly simple simply some every one two three four five six seven eight nine ten
+  first second third`.split(/\s+/),
+);

@@ -246,20 +246,54 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
     .description('rank skills for a message (phase-1 activation: deterministic BM25 + exact trigger phrases)')
     .argument('<message>', 'the user message')
     .option('--limit <n>', 'how many matches', positiveInt('--limit'), 5)
-    .action(async (message: string, o: { limit: number }) => {
-      const { matches, took_ms } = await withClient(ctx, (c) =>
-        c.invoke('skills/match', { message, limit: o.limit }),
+    .option(
+      '--explain [skill]',
+      'say why: query terms (with synonyms and spelling fixes), matched stems per field; with a skill name, why it was or was not matched',
+    )
+    .addOption(scopeOption('scope of the skill named by --explain'))
+    .action(async (message: string, o: { limit: number; explain?: boolean | string; scope?: SkillScope }) => {
+      const { matches, took_ms, index_ms, explain } = await withClient(ctx, (c) =>
+        c.invoke('skills/match', {
+          message,
+          limit: o.limit,
+          ...(o.explain ? { explain: true } : {}),
+          ...(typeof o.explain === 'string' ? { explain_skill: o.explain, explain_scope: o.scope } : {}),
+        }),
       );
-      ctx.print({ matches, took_ms }, () => {
-        if (matches.length === 0) return `No skill matches that message (${took_ms.toFixed(2)} ms).`;
-        const width = Math.max(...matches.map((m) => m.name.length));
-        return [
-          ...matches.map(
-            (m, i) =>
-              `${String(i + 1).padStart(2)}. ${m.name.padEnd(width)}  ${m.scope.padEnd(9)}  ${m.score.toFixed(4)}  ${m.matched_on.join(', ')}`,
-          ),
-          `(${took_ms.toFixed(2)} ms)`,
-        ].join('\n');
+      ctx.print({ matches, took_ms, index_ms, ...(explain ? { explain } : {}) }, () => {
+        const lines: string[] = [];
+        if (matches.length === 0) lines.push('No skill matches that message.');
+        const width = Math.max(0, ...matches.map((m) => m.name.length));
+        matches.forEach((m, i) => {
+          lines.push(
+            `${String(i + 1).padStart(2)}. ${m.name.padEnd(width)}  ${m.scope.padEnd(9)}  ${m.score.toFixed(4)}  ${m.matched_on.join(', ')}`,
+          );
+          const why = explain?.candidates[i];
+          if (why) {
+            const fields = Object.entries(why.fields).map(([f, terms]) => `${f}: ${terms.join(' ')}`);
+            if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
+            lines.push(`      bm25 ${why.bm25.toFixed(3)}; ${fields.join('; ')}`);
+          }
+        });
+        if (explain) {
+          const terms = explain.query_terms.map((t) =>
+            t.source === 'message' ? `${t.term}` : `${t.term} (${t.source} of ${t.from}, ×${t.weight})`,
+          );
+          lines.push(`Query terms: ${terms.join(', ') || 'none'}`);
+          const v = explain.skill;
+          if (v) {
+            const why = {
+              matched: `matched at rank ${v.rank}`,
+              lower_score: `ranked ${v.rank}: ${v.above} skills scored higher`,
+              no_term_overlap: 'shares no term (nor synonym) with the message',
+              overridden: 'hidden by the workspace skill of the same name',
+              not_found: 'no such skill',
+            }[v.reason];
+            lines.push(`${v.name}${v.scope ? ` [${v.scope}]` : ''}: ${why}`);
+          }
+        }
+        lines.push(`(${took_ms.toFixed(2)} ms${index_ms ? `, index ${index_ms.toFixed(1)} ms` : ''})`);
+        return lines.join('\n');
       });
     });
 }

@@ -112,6 +112,12 @@ export const MatchSkillsReqSchema = z
   .object({
     message: z.string().max(100_000, 'must be at most 100000 characters'),
     limit: z.number().int().min(1).max(10_000).optional(),
+    /** Also say why: the query terms, each candidate's matched stems per field. */
+    explain: z.boolean().optional(),
+    /** Also say why this skill was or was not matched (implies `explain`). */
+    explain_skill: name.optional(),
+    /** The scope of `explain_skill` (to ask about an account skill the workspace overrides). */
+    explain_scope: ScopeSchema.optional(),
   })
   .strict();
 /** Request of `skills/match` (`limit` defaults to 5). */
@@ -123,10 +129,60 @@ export interface SkillMatchView {
   score: number;
   matched_on: MatchFieldName[];
 }
-/** Reply of `skills/match`; `took_ms` is the time of the match alone. */
+/**
+ * Reply of `skills/match`. `took_ms`: the ranking alone; `index_ms`: bringing the in-memory
+ * index up to date first (building it on a process's first match, else near zero).
+ */
 export interface MatchSkillsRes {
   matches: SkillMatchView[];
   took_ms: number;
+  index_ms?: number;
+  explain?: MatchExplanationView;
+}
+
+/** A field of a skill phase 1 searches (`instructions`: the start of its body and file names). */
+export type IndexFieldName =
+  | 'name'
+  | 'description'
+  | 'tags'
+  | 'intent_patterns'
+  | 'trigger_phrases'
+  | 'instructions';
+/** One term phase 1 looked up: a stem of the message, a synonym of one, or a spelling fix. */
+export interface QueryTermView {
+  term: string;
+  source: 'message' | 'synonym' | 'spelling';
+  /** The message's word it stands for. */
+  from: string;
+  /** Multiplier on its BM25 contribution. */
+  weight: number;
+  /** Skills containing it. */
+  df: number;
+}
+/** Why one match scored as it did. */
+export interface MatchCandidateView {
+  name: string;
+  scope: SkillScope;
+  rank: number;
+  score: number;
+  bm25: number;
+  exact_trigger: string | null;
+  fields: Partial<Record<IndexFieldName, string[]>>;
+}
+/** Why a named skill was or was not matched. */
+export interface SkillVerdictView {
+  name: string;
+  scope: SkillScope | null;
+  rank: number | null;
+  score: number | null;
+  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'not_found';
+  above: number | null;
+}
+/** The reasons behind a `skills/match` reply. */
+export interface MatchExplanationView {
+  query_terms: QueryTermView[];
+  candidates: MatchCandidateView[];
+  skill?: SkillVerdictView;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { matchSkills } from '../activation/index.js';
+import { explainMatch, matchSkills, syncSkillIndexes } from '../activation/index.js';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
@@ -155,10 +155,20 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
 
     'skills/match': (req) => {
       const c = catalog.get();
+      const t0 = deps.now();
+      syncSkillIndexes(c);
       const t = deps.now();
+      const ms = (x: number) => Math.round(x * 1000) / 1000;
+      if (req.explain || req.explain_skill !== undefined) {
+        const { matches, ...explain } = explainMatch(c, req.message, {
+          limit: req.limit ?? 5,
+          skill: req.explain_skill,
+          skill_scope: req.explain_scope,
+        });
+        return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0), explain };
+      }
       const matches = matchSkills(c, req.message, { limit: req.limit ?? 5 });
-      const took = deps.now() - t;
-      return { matches, took_ms: Math.round(took * 1000) / 1000 };
+      return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
     },
 
     'skills/import-package': (req) => {
