@@ -12,14 +12,33 @@ const LOOP = (n: number) =>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** RSS of a process and all its descendants (the sandbox runs under bubblewrap's monitor). */
 function rssMb(pid: number | undefined): number {
   if (!pid) return Number.NaN;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
+  const children = (p: number): number[] => {
+    try {
+      return readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  let total = 0;
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) total += Number(m[1]) / 1024;
+    } catch {
+      // gone
+    }
+    stack.push(...children(p));
   }
+  return total || Number.NaN;
 }
 
 /** Run the sandbox benchmarks (`opts.quick`: a smaller smoke version). */

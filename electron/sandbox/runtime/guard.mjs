@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import nodeModule from 'node:module';
 import vm from 'node:vm';
 import workerThreads from 'node:worker_threads';
+import { checkResolved, checkSpecifier } from './hooks.mjs';
 
 const { isMainThread } = workerThreads;
 const Module = /** @type {any} */ (nodeModule);
@@ -104,7 +105,22 @@ export const networkSelfCheck = Object.freeze({ ...selfCheck });
 
 // --- module resolution -----------------------------------------------------------------------------
 
-register(new URL('./hooks.mjs', import.meta.url));
+// Node ≥ 22.15 (Electron) has in-thread synchronous hooks that cover `import` and `require`;
+// Node 20 runs `register`ed hooks on a loader thread of each worker's own (workers do not inherit
+// the main thread's).
+const registerHooks = /** @type {any} */ (nodeModule).registerHooks;
+if (typeof registerHooks === 'function') {
+  registerHooks({
+    resolve(/** @type {string} */ specifier, /** @type {object} */ context, /** @type {Function} */ next) {
+      const builtin = checkSpecifier(specifier);
+      const resolved = next(builtin ?? specifier, context);
+      checkResolved(specifier, resolved?.url);
+      return resolved;
+    },
+  });
+} else {
+  register(new URL('./hooks.mjs', import.meta.url));
+}
 
 const CJS_ALLOWED = new Set(['fs', 'path', 'url', 'crypto']);
 // Emscripten asks node:tty whether stdio is a terminal; it never is here.
