@@ -48,8 +48,22 @@ export interface ProviderChoice {
   base_url: string | null;
 }
 
+/** How the operating system confines the Python sandbox here, and the user's choice about it. */
+export interface SandboxSettingsView {
+  /** `bwrap`, `unshare` (Linux), `sandbox-exec` (macOS) or `none` (in-process isolation only). */
+  method: 'bwrap' | 'unshare' | 'sandbox-exec' | 'none';
+  blocks_tcp: boolean;
+  blocks_unix: boolean;
+  /** In words. */
+  detail: string;
+  /** The user accepted running code with in-process isolation only (where `method` is `none`). */
+  allow_in_process_isolation: boolean;
+}
+
 /** Reply of `settings/get`. */
 export interface GetSettingsRes {
+  /** The Python sandbox's isolation on this machine. */
+  sandbox: SandboxSettingsView;
   chat: ProviderChoice | null;
   providers: ProviderView[];
   /** Where keys entered here are kept. */
@@ -109,8 +123,14 @@ export interface TestConnectionRes {
   error: { code: string; message: string } | null;
 }
 
+/** `settings/set-sandbox`: accept (or stop accepting) in-process isolation for the sandbox. */
+export const SetSandboxReqSchema = z.object({ allow_in_process_isolation: z.boolean() }).strict();
+/** Request of `settings/set-sandbox`. */
+export type SetSandboxReq = z.infer<typeof SetSandboxReqSchema>;
+
 /** The `settings/*` channels. */
 export interface SettingsChannels {
+  'settings/set-sandbox': { req: SetSandboxReq; res: GetSettingsRes };
   'settings/get': { req: GetSettingsReq; res: GetSettingsRes };
   'settings/set-provider': { req: SetProviderReq; res: GetSettingsRes };
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
@@ -119,6 +139,7 @@ export interface SettingsChannels {
 
 /** Request schemas of the `settings/*` channels. */
 export const settingsRequestSchemas = {
+  'settings/set-sandbox': SetSandboxReqSchema,
   'settings/get': GetSettingsReqSchema,
   'settings/set-provider': SetProviderReqSchema,
   'settings/set-key': SetKeyReqSchema,
@@ -128,5 +149,5 @@ export const settingsRequestSchemas = {
 /** The `settings/*` events. */
 export interface SettingsEvents {
   /** The provider choice or a key status changed. */
-  'settings/changed': { what: 'provider' | 'key' };
+  'settings/changed': { what: 'provider' | 'key' | 'sandbox' };
 }

@@ -43,6 +43,8 @@ export interface SkillRuntimeDeps {
   sidecar?: (() => SidecarClient) | false;
   /** How sandbox processes start (the desktop passes Electron-as-Node); default: this Node binary. */
   spawnSandbox?: SpawnSandboxProcess;
+  /** Whether the user accepted in-process isolation where the OS cannot confine the sandbox. */
+  allowInProcessIsolation?: () => boolean;
   /** A packaged app's resources folder, where the bundled sidecar binary lives. */
   resourcesPath?: string;
   log?: (line: string) => void;
@@ -123,6 +125,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       cacheDir: join(deps.home, 'cache'),
       log: deps.log,
       spawn: deps.spawnSandbox,
+      allowInProcessIsolation: deps.allowInProcessIsolation,
     }));
 
   const code: ArtifactHandler = {

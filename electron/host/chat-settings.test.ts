@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventName, EventPayload, Result } from '../contract/channels.js';
 import { createHost, type Host, type Logger } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
-import { tempDir } from '../test-support/index.js';
+import { tempDir, testHost } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { createMemorySecretStore, type SecretStore } from './secrets.js';
 
@@ -79,6 +79,7 @@ describe('settings slice', () => {
     expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))).toEqual({
       version: 1,
       chat: { provider: 'openai', model: 'gpt-4.1-mini' },
+      sandbox: { allow_in_process_isolation: false },
     });
     expect(await ok('settings/get', {})).toMatchObject({
       chat: { provider: 'openai', model: 'gpt-4.1-mini', base_url: null },
@@ -342,5 +343,20 @@ describe('chat slice', () => {
     });
     expect(after.messages.at(-1)).toMatchObject({ status: 'partial', content: 'one two ' });
     expect(await ok('chat/list-sessions', {})).toMatchObject({ sessions: [{ running: false }] });
+  });
+});
+
+describe('settings: the Python sandbox', () => {
+  it('reports how the OS confines the sandbox and keeps the in-process isolation choice', async () => {
+    const home = tempDir();
+    const host = testHost({ home, env: {} });
+    const get = await host.handlers['settings/get']({});
+    expect(['bwrap', 'unshare', 'sandbox-exec', 'none']).toContain(get.sandbox.method);
+    expect(get.sandbox.allow_in_process_isolation).toBe(false);
+    const set = await host.handlers['settings/set-sandbox']({ allow_in_process_isolation: true });
+    expect(set.sandbox.allow_in_process_isolation).toBe(true);
+    expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).sandbox).toEqual({
+      allow_in_process_isolation: true,
+    });
   });
 });

@@ -15,10 +15,20 @@ export const ChatProviderSettingsSchema = z.object({
   base_url: z.string().trim().min(1).max(2000).optional(),
 });
 
+/** The Python sandbox's settings. */
+export const SandboxSettingsSchema = z.object({
+  /**
+   * Run code where the OS cannot take the network away from the sandbox process (in-process
+   * isolation only). The user's explicit choice; the settings screen shows it as a warning.
+   */
+  allow_in_process_isolation: z.boolean().default(false),
+});
+
 /** The whole settings file. Unknown keys are dropped on the next write. */
 export const SettingsFileSchema = z.object({
   version: z.literal(1).default(1),
   chat: ChatProviderSettingsSchema.nullable().default(null),
+  sandbox: SandboxSettingsSchema.default({ allow_in_process_isolation: false }),
 });
 
 /** Settings as stored. */
@@ -26,7 +36,7 @@ export type SettingsFile = z.infer<typeof SettingsFileSchema>;
 
 /** Settings before anything is chosen. */
 export function defaultSettings(): SettingsFile {
-  return { version: 1, chat: null };
+  return { version: 1, chat: null, sandbox: { allow_in_process_isolation: false } };
 }
 
 /**
@@ -62,4 +72,13 @@ export function readSettings(home: string): { settings: SettingsFile; warning: s
 /** Write the settings (atomically, mode 0600). */
 export function writeSettings(home: string, settings: SettingsFile): void {
   writePrivateFile(join(home, SETTINGS_FILE), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/**
+ * Whether the user accepted in-process isolation for the sandbox: the settings file, or
+ * `SKILLDESK_SANDBOX_ISOLATION=in-process` for the command line and scripts.
+ */
+export function allowsInProcessIsolation(home: string, env: NodeJS.ProcessEnv): boolean {
+  if (env.SKILLDESK_SANDBOX_ISOLATION === 'in-process') return true;
+  return readSettings(home).settings.sandbox.allow_in_process_isolation;
 }

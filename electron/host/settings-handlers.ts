@@ -17,6 +17,7 @@ import {
   PROVIDERS,
   type ProviderId,
 } from '../llm/index.js';
+import { sandboxIsolation } from '../sandbox/index.js';
 import type { EventHub } from './events.js';
 import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
 import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
@@ -87,6 +88,12 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         }
       : null;
     return {
+      sandbox: {
+        ...sandboxIsolation(),
+        allow_in_process_isolation:
+          settings.sandbox.allow_in_process_isolation ||
+          deps.env.SKILLDESK_SANDBOX_ISOLATION === 'in-process',
+      },
       chat,
       providers: PROVIDER_IDS.map(providerView),
       key_storage: deps.secrets.kind,
@@ -110,6 +117,15 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       };
       writeSettings(deps.home, next);
       deps.events.emit('settings/changed', { what: 'provider' });
+      return view();
+    },
+
+    'settings/set-sandbox': (req) => {
+      writeSettings(deps.home, {
+        ...readSettings(deps.home).settings,
+        sandbox: { allow_in_process_isolation: req.allow_in_process_isolation },
+      });
+      deps.events.emit('settings/changed', { what: 'sandbox' });
       return view();
     },
 

@@ -15,6 +15,7 @@ import type { Db } from '../store/db.js';
 import { resolveHome, type Scope, type SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
 import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
+import { allowsInProcessIsolation } from './settings-file.js';
 
 /** Where the stores live. */
 export interface WorkspaceLocation {
@@ -125,6 +126,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
           llm: deps.llm(),
           workspace: pages(),
           spawnSandbox: deps.spawnSandbox,
+          allowInProcessIsolation: () => allowsInProcessIsolation(home, loc.env),
           resourcesPath: deps.resourcesPath,
           sidecar: () => session.sidecar(),
           log: deps.log,

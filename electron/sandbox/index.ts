@@ -31,10 +31,18 @@ export {
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './pool.js';
-export { createForkSpawner, type ForkSandboxOptions, permissionFlags, spawnNodeSandbox } from './spawn.js';
+export {
+  createForkSpawner,
+  detectIsolation,
+  type ForkSandboxOptions,
+  permissionFlags,
+  sandboxIsolation,
+  spawnNodeSandbox,
+} from './spawn.js';
 export type {
   SandboxError,
   SandboxHost,
+  SandboxIsolation,
   SandboxLlm,
   SandboxLlmUsage,
   SandboxProcessHandle,

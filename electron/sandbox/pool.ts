@@ -45,7 +45,7 @@ export interface SandboxPoolOptions {
    * (in-process isolation only). The user's explicit choice; off by default, so such a machine
    * refuses to run code rather than run it less isolated than promised.
    */
-  allowInProcessIsolation?: boolean;
+  allowInProcessIsolation?: boolean | (() => boolean);
   /** Called with diagnostics (process restarts, snapshot writes, protocol violations). */
   log?: (line: string) => void;
 }
@@ -480,10 +480,20 @@ export class SandboxPool {
                   `The Python sandbox can reach UNIX sockets although ${iso.method} should block them. Code will not run.`,
                 );
               }
-              if (iso.method === 'none' && !this.opts.allowInProcessIsolation) {
-                return refuseToRun(
-                  `The operating system cannot take the network away from the Python sandbox here (${iso.detail}). Install bubblewrap, or accept in-process isolation only (settings: sandbox.allow_in_process_isolation, or SKILLDESK_SANDBOX_ISOLATION=in-process).`,
+              const accepted =
+                typeof this.opts.allowInProcessIsolation === 'function'
+                  ? this.opts.allowInProcessIsolation()
+                  : this.opts.allowInProcessIsolation === true;
+              if (iso.method === 'none' && !accepted) {
+                // Not final: the user may accept in-process isolation, and the next run starts over.
+                const err = new AppError(
+                  'SANDBOX_FAILED',
+                  `The operating system cannot take the network away from the Python sandbox here (${iso.detail}). Install bubblewrap, or accept in-process isolation only (Settings → Python sandbox, or SKILLDESK_SANDBOX_ISOLATION=in-process).`,
                 );
+                this.opts.log?.(err.message);
+                markFailed(err);
+                this.killProc(proc);
+                return;
               }
               const cached = this.readSnapshot();
               proc.usedCache = cached !== null;

@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type {
   SandboxIsolation,
   SandboxProcessHandle,
@@ -192,6 +194,20 @@ export function detectIsolation(
   }
   detected.set(key, w);
   return w;
+}
+
+/**
+ * How the OS would confine a sandbox process started from `execPath` (default: this binary, which
+ * on the desktop is Electron's, the one the desktop spawner uses), for the settings screen.
+ */
+export function sandboxIsolation(execPath = process.execPath): SandboxIsolation {
+  const runtime = join(dirname(fileURLToPath(import.meta.url)), 'runtime');
+  const pyodide = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
+  return detectIsolation(
+    execPath,
+    [`${runtime}/`, `${pyodide}/`],
+    process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
+  ).isolation;
 }
 
 function startSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): SandboxProcessHandle {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useSettingsStore } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
 import { ProvidersCard } from './ProvidersCard.js';
+import { SandboxCard } from './SandboxCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
 
 const THEME_LABELS: Record<ThemePref, { label: string; icon: IconName }> = {
@@ -57,6 +58,7 @@ export function SettingsView() {
       </header>
       <div className="settings__body">
         <ProvidersCard />
+        <SandboxCard />
         <section className="card" aria-labelledby="appearance-title">
           <h2 id="appearance-title" className="card__title">
             Appearance

@@ -80,6 +80,8 @@ export interface ProvidersStore extends ProvidersState {
   setProvider(req: SetProviderReq): Promise<boolean>;
   setKey(provider: ProviderIdName, key: string): Promise<boolean>;
   testConnection(): Promise<void>;
+  /** Accept (or stop accepting) in-process isolation for the Python sandbox. */
+  setSandbox(allowInProcessIsolation: boolean): Promise<boolean>;
 }
 
 const toErrorData = (e: unknown): AppErrorData =>
@@ -120,6 +122,23 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
           await client.invoke('settings/set-key', { provider, key });
           const value = await client.invoke('settings/get', {});
           dispatch({ type: 'save/succeeded', value, notice: key ? 'Key saved.' : 'Key removed.' });
+          return true;
+        } catch (e) {
+          dispatch({ type: 'save/failed', error: toErrorData(e) });
+          return false;
+        }
+      },
+      async setSandbox(allow) {
+        dispatch({ type: 'save/requested' });
+        try {
+          const value = await client.invoke('settings/set-sandbox', { allow_in_process_isolation: allow });
+          dispatch({
+            type: 'save/succeeded',
+            value,
+            notice: allow
+              ? 'Code will run with in-process isolation only.'
+              : 'In-process isolation is no longer accepted.',
+          });
           return true;
         } catch (e) {
           dispatch({ type: 'save/failed', error: toErrorData(e) });
