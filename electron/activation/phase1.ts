@@ -229,30 +229,54 @@ function buffersOf(index: SkillIndex) {
  * Score every skill sharing a term with the query (BM25F with both stores' statistics). The
  * per-slot sums live in reusable buffers; call {@link release} once the ranking is read.
  */
-function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[] {
+function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): PartScores[] {
   const n = ps.reduce((a, p) => a + p.index.live, 0);
+  // Rarest (most informative) terms first; `ub` bounds what a term can add to any score, the
+  // name boost included, since BM25's saturation keeps (k1 + 1)·x / (k1 + x) below k1 + 1.
+  const weighted = terms
+    .map((t) => {
+      const idf = Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) * t.weight;
+      return { t, idf, ub: idf * (K1 + 1) * (1 + NAME_BOOST) };
+    })
+    .sort((a, b) => b.ub - a.ub || (a.t.term < b.t.term ? -1 : 1));
   return ps.map((part) => {
-    const { docs, norms, postings } = part.index;
+    const { docs, postings } = part.index;
     const { acc, pt, named } = buffersOf(part.index);
     const touched: number[] = [];
-    for (const t of terms) {
-      const post = postings.get(t.term);
-      if (!post) continue;
-      const idf = Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)) * t.weight;
-      let last = -1;
-      // Postings are slot-ordered: one term's fields of a skill are adjacent.
-      for (let i = 0; i < post.length; i += 3) {
-        const slot = post[i]!;
-        const field = post[i + 1]!;
-        const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + field]!;
-        if (field === 0) named[slot]! += t.weight;
-        if (slot !== last) {
-          if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
-          last = slot;
-          pt[slot] = x;
-        } else pt[slot]! += x;
+    const exact = new Map<number, string>();
+    for (const g of grams) {
+      for (const slot of part.index.triggers.get(g) ?? []) {
+        const had = exact.get(slot);
+        if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
       }
-      if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+    }
+    let rest = weighted.reduce((a, w) => a + w.ub, 0);
+    let pruned = false;
+    for (let j = 0; j < weighted.length; j++) {
+      const w = weighted[j]!;
+      rest -= w.ub;
+      const post = postings.get(w.t.term);
+      if (post) {
+        if (!pruned) fullPass(part.index, post, w.idf, w.t.weight, acc, pt, named, touched);
+        else partialPass(part.index, post, w.idf, w.t.weight, acc, named, touched);
+      }
+      // MaxScore: once the terms left could not lift a skill that has none of the terms so far
+      // above the k-th score reached, only skills already scored can still enter the top k.
+      // They still get every term, so the top k is exactly what scoring everything would give.
+      if (k > 0 && !pruned && j + 1 < weighted.length && touched.length >= k) {
+        if (rest < kthScore(acc, touched, k, part)) {
+          pruned = true;
+          for (const slot of exact.keys()) {
+            if (acc[slot] !== 0) continue;
+            for (let i = 0; i <= j; i++) {
+              const x = weighted[i]!;
+              const p = postings.get(x.t.term);
+              if (p) partialPass(part.index, p, x.idf, x.t.weight, acc, named, [slot], true);
+            }
+            if (acc[slot] !== 0) touched.push(slot);
+          }
+        }
+      }
     }
     // A skill whose whole name the message says ("merge these PDFs" → pdf) is what it asks for,
     // more than one that repeats the message's words in a longer name and description.
@@ -262,15 +286,103 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[]): PartScores[]
       acc[slot]! *= 1 + NAME_BOOST * c * c;
       named[slot] = 0;
     }
-    const exact = new Map<number, string>();
-    for (const g of grams) {
-      for (const slot of part.index.triggers.get(g) ?? []) {
-        const had = exact.get(slot);
-        if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
-      }
-    }
     return { part, acc, touched, exact };
   });
+}
+
+/** Add one term's contribution to every skill of its (slot-ordered) posting list. */
+function fullPass(
+  index: SkillIndex,
+  post: number[],
+  idf: number,
+  weight: number,
+  acc: Float64Array,
+  pt: Float64Array,
+  named: Float64Array,
+  touched: number[],
+): void {
+  const norms = index.norms;
+  let last = -1;
+  for (let i = 0; i < post.length; i += 3) {
+    const slot = post[i]!;
+    const field = post[i + 1]!;
+    const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + field]!;
+    if (field === 0) named[slot]! += weight;
+    if (slot !== last) {
+      if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+      last = slot;
+      pt[slot] = x;
+    } else pt[slot]! += x;
+  }
+  if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+}
+
+/**
+ * Add one term's contribution to the given skills only (already scored ones, or with `force`
+ * any): by bisection when they are few next to the posting list, else by one scan.
+ */
+function partialPass(
+  index: SkillIndex,
+  post: number[],
+  idf: number,
+  weight: number,
+  acc: Float64Array,
+  named: Float64Array,
+  slots: number[],
+  force = false,
+): void {
+  const norms = index.norms;
+  const F = INDEX_FIELDS.length;
+  const one = (slot: number, from: number) => {
+    let x = 0;
+    for (let i = from; i < post.length && post[i] === slot; i += 3) {
+      const field = post[i + 1]!;
+      x += post[i + 2]! * norms[slot * F + field]!;
+      if (field === 0) named[slot]! += weight;
+    }
+    if (x > 0) acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
+  };
+  if (force || slots.length * 16 < post.length / 3) {
+    for (const slot of slots) one(slot, lowerBound(post, slot) * 3);
+    return;
+  }
+  for (let i = 0; i < post.length; ) {
+    const slot = post[i]!;
+    if (acc[slot] !== 0) one(slot, i);
+    while (i < post.length && post[i] === slot) i += 3;
+  }
+}
+
+/** The k-th highest score so far among the part's visible scored skills. */
+function kthScore(acc: Float64Array, touched: number[], k: number, part: Part): number {
+  const heap: number[] = [];
+  for (const slot of touched) {
+    const v = acc[slot]!;
+    if (heap.length === k && v <= heap[0]!) continue;
+    if (part.hidden(slot)) continue;
+    if (heap.length < k) {
+      heap.push(v);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (heap[p]! <= heap[i]!) break;
+        [heap[p], heap[i]] = [heap[i]!, heap[p]!];
+        i = p;
+      }
+    } else {
+      heap[0] = v;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < k && heap[l]! < heap[m]!) m = l;
+        if (r < k && heap[r]! < heap[m]!) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        i = m;
+      }
+    }
+  }
+  return heap.length === k ? heap[0]! : 0;
 }
 
 function addTerm(acc: Float64Array, touched: number[], slot: number, x: number, idf: number): void {
@@ -352,10 +464,11 @@ function matchedFields(s: Scored, terms: QueryTerm[]): Partial<Record<IndexField
   return out;
 }
 
-function run(catalog: SkillCatalog, message: string) {
+/** Rank for a message; `k` > 0 lets scoring skip skills that cannot reach the top k. */
+function run(catalog: SkillCatalog, message: string, k: number) {
   const ps = parts(catalog);
   const terms = buildQuery(message, ps);
-  const scores = scoreAll(ps, terms, ngrams(message));
+  const scores = scoreAll(ps, terms, ngrams(message), k);
   return { ps, terms, scores };
 }
 
@@ -398,7 +511,7 @@ function topK(scores: PartScores[], k: number): Scored[] {
  */
 export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { terms, scores } = run(catalog, message);
+  const { terms, scores } = run(catalog, message, limit);
   try {
     return topK(scores, limit).map((s) => toMatch(s, terms));
   } finally {
@@ -417,7 +530,8 @@ export function explainMatch(
   opts: MatchOptions & { skill?: string; skill_scope?: Scope } = {},
 ): MatchExplanation {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { ps, terms, scores } = run(catalog, message);
+  // Every skill is scored, so a named skill's rank is exact however low.
+  const { ps, terms, scores } = run(catalog, message, 0);
   const top = topK(scores, limit);
   const out: MatchExplanation = {
     matches: top.map((s) => toMatch(s, terms)),

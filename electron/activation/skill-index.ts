@@ -180,7 +180,7 @@ export class SkillIndex {
     this.bySkillId.clear();
     this.live = 0;
     const arts = new Map<string, ArtifactRow[]>();
-    for (const a of this.s.allArtifacts.iterate() as IterableIterator<ArtifactRow>) {
+    for (const a of this.s.allArtifacts.all() as ArtifactRow[]) {
       let l = arts.get(a.skill_id);
       if (!l) {
         l = [];
@@ -204,34 +204,42 @@ export class SkillIndex {
     const slot = this.free.length ? this.free.pop()! : this.docs.length;
     const texts = fieldTexts(row, artifacts);
     const lengths: number[] = [];
-    const tf = new Map<string, number[]>();
+    // Counts per (distinct stem, field), flat: the build touches ~40 stems per skill.
+    const local = new Map<string, number>();
+    const counts: number[] = [];
     const seenSurface = new Set<string>();
     texts.forEach((text, f) => {
       // Stopwords are not indexed: a message's "one" (stem "on") must not match every "on".
-      const ws = words(text).filter((w) => !STOPWORDS.has(w));
-      lengths.push(ws.length);
-      for (const w of ws) {
+      let n = 0;
+      for (const w of words(text)) {
+        if (STOPWORDS.has(w)) continue;
+        n++;
         seenSurface.add(w);
         const s = stem(w);
-        let counts = tf.get(s);
-        if (!counts) {
-          counts = new Array<number>(F).fill(0);
-          tf.set(s, counts);
+        let at = local.get(s);
+        if (at === undefined) {
+          at = counts.length;
+          local.set(s, at);
+          for (let i = 0; i < F; i++) counts.push(0);
         }
-        counts[f]!++;
+        counts[at + f]!++;
       }
+      lengths.push(n);
     });
-    for (const [s, counts] of tf) {
+    for (const [s, at] of local) {
       let p = this.postings.get(s);
       if (!p) {
         p = [];
         this.postings.set(s, p);
       }
-      const entries: number[] = [];
-      for (let f = 0; f < F; f++) if (counts[f]! > 0) entries.push(slot, f, counts[f]!);
       // Keep slot order (a reused slot lands in the middle), so lookups can bisect.
-      if (p.length === 0 || p[p.length - 3]! < slot) p.push(...entries);
-      else p.splice(lowerBound(p, slot) * 3, 0, ...entries);
+      if (p.length === 0 || p[p.length - 3]! < slot) {
+        for (let f = 0; f < F; f++) if (counts[at + f]! > 0) p.push(slot, f, counts[at + f]!);
+      } else {
+        const entries: number[] = [];
+        for (let f = 0; f < F; f++) if (counts[at + f]! > 0) entries.push(slot, f, counts[at + f]!);
+        p.splice(lowerBound(p, slot) * 3, 0, ...entries);
+      }
       this.df.set(s, (this.df.get(s) ?? 0) + 1);
     }
     for (const w of seenSurface) {
@@ -264,7 +272,7 @@ export class SkillIndex {
       id: row.id,
       name: row.name,
       key: skillNameKey(row.name),
-      terms: [...tf.keys()],
+      terms: [...local.keys()],
       lengths,
       triggers,
     };

@@ -19,14 +19,18 @@ export const STOPWORDS = new Set(
 
 /** Lower-case letters and digits without accents, split into words (the same rule as trigger phrases). */
 export function words(text: string): string[] {
+  const lower = text.toLowerCase();
+  // Plain ASCII (most text) needs no Unicode normalisation: the same words, several times faster.
+  if (ASCII.test(lower)) return lower.match(/[a-z0-9]+/g) ?? [];
   return (
-    text
-      .toLowerCase()
+    lower
       .normalize('NFKD')
       .replace(/\p{M}/gu, '')
       .match(/[\p{L}\p{N}]+/gu) ?? []
   );
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 const stems = new Map<string, string>();
 
