@@ -2,9 +2,10 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventName, EventPayload, Result } from '../contract/channels.js';
+import type { GetSettingsRes } from '../contract/settings.js';
 import { createHost, type Host, type Logger } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
-import { tempDir, testHost } from '../test-support/index.js';
+import { quietLogger, tempDir, testHost } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { createMemorySecretStore, type SecretStore } from './secrets.js';
 
@@ -350,10 +351,22 @@ describe('settings: the Python sandbox', () => {
   it('reports how the OS confines the sandbox and keeps the in-process isolation choice', async () => {
     const home = tempDir();
     const host = testHost({ home, env: {} });
-    const get = await host.handlers['settings/get']({});
+    const ctx = { transport: 'in-process' as const };
+    const call = async (channel: string, req: unknown) => {
+      const r = (await invokeChannel(
+        host.handlers,
+        channel,
+        req,
+        ctx,
+        quietLogger,
+      )) as Result<GetSettingsRes>;
+      if (!r.ok) throw new Error(r.error.message);
+      return r.value;
+    };
+    const get = await call('settings/get', {});
     expect(['bwrap', 'unshare', 'sandbox-exec', 'none']).toContain(get.sandbox.method);
     expect(get.sandbox.allow_in_process_isolation).toBe(false);
-    const set = await host.handlers['settings/set-sandbox']({ allow_in_process_isolation: true });
+    const set = await call('settings/set-sandbox', { allow_in_process_isolation: true });
     expect(set.sandbox.allow_in_process_isolation).toBe(true);
     expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).sandbox).toEqual({
       allow_in_process_isolation: true,
