@@ -506,6 +506,50 @@ describe('3. Forged messages and the snapshot cache', () => {
     });
   }
 
+  it('a result whose submitted value is nested 100,000 deep, or a frame that is, cannot throw into the app', async () => {
+    for (const variant of ['value', 'frame'] as const) {
+      const fake = fakeProcess((send, m) => {
+        const msg = m as { type: string; id: number };
+        if (msg.type === 'init') {
+          send({ type: 'snapshot', ms: 1, size: GOOD_SNAPSHOT.length }, GOOD_SNAPSHOT);
+          send({ type: 'worker-ready', ms: 1 });
+        }
+        if (msg.type !== 'run') return;
+        const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+        const result = {
+          ok: true,
+          submitted: true,
+          result: variant === 'value' ? deep : '1',
+          stdout: '',
+          stderr: '',
+          truncated: { stdout: false, stderr: false },
+          error: null,
+          host_calls: 1,
+          wait_ms: 0,
+          run_ms: 1,
+          worker_boot_ms: 1,
+        };
+        if (variant === 'value') send({ type: 'result', id: msg.id, result });
+        else
+          send({
+            type: 'result',
+            id: msg.id,
+            result: { ...result, extra: JSON.parse('[]') },
+            deep: [[[[[[]]]]]],
+          } as unknown);
+      });
+      const pool = new SandboxPool({
+        spawn: () => fake.handle,
+        allowInProcessIsolation: true,
+        log: () => {},
+      });
+      const r = await pool.run('print(1)');
+      if (variant === 'value') expect(r).toMatchObject({ ok: true, result: null });
+      else expect(r.error?.code).toBe('SANDBOX_FAILED');
+      await pool.close();
+    }
+  });
+
   it('a tampered cached snapshot is refused and rebuilt, never booted from', async () => {
     const cacheHome = join(dir, 'tamper-home');
     const first = await runCli(['--home', cacheHome, '--json', 'run-code', '-'], {}, 'print(1)\n');

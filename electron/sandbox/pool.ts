@@ -581,7 +581,14 @@ export class SandboxPool {
         },
       },
     );
-    handle.onData((chunk) => reader.push(chunk));
+    // Nothing the process sends may throw into the app: a bug in a check is a violation, not a crash.
+    handle.onData((chunk) => {
+      try {
+        reader.push(chunk);
+      } catch (e) {
+        violation(`the app could not handle a message (${(e as Error)?.message ?? e})`);
+      }
+    });
     handle.onExit((code, signal) => {
       proc.alive = false;
       if (this.proc === proc) this.proc = null;
@@ -796,7 +803,11 @@ export class SandboxPool {
 
   private onResult(job: Pending, r: z.infer<typeof ResultSchema>['result']): void {
     let result: unknown = null;
-    if (typeof r.result === 'string' && r.result.length <= job.limits.result_bytes) {
+    if (
+      typeof r.result === 'string' &&
+      r.result.length <= job.limits.result_bytes &&
+      jsonDepth(r.result, MAX_DEPTH) <= MAX_DEPTH
+    ) {
       try {
         result = JSON.parse(r.result);
       } catch {

@@ -9,6 +9,8 @@ export interface FrameLimits {
   maxJson: number;
   /** Largest binary payload accepted now (0: none expected). */
   maxBinary: () => number;
+  /** Deepest JSON nesting accepted (default 64), checked before parsing. */
+  maxDepth?: number;
 }
 /** What a {@link FrameReader} reports. */
 export interface FrameEvents {

@@ -36,6 +36,7 @@ function header(length, kind) {
  * @typedef {object} FrameLimits
  * @property {number} maxJson  Largest JSON payload accepted, in bytes.
  * @property {() => number} maxBinary  Largest binary payload accepted now (0: none expected).
+ * @property {number} [maxDepth]  Deepest JSON nesting accepted (default 64), checked before parsing.
  */
 
 /**
@@ -90,7 +91,10 @@ export class FrameReader {
       }
       let message;
       try {
-        message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+        const text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
+        const maxDepth = this.limits.maxDepth ?? 64;
+        if (jsonDepth(text, maxDepth) > maxDepth) return this.violate('a frame is nested too deeply');
+        message = JSON.parse(text);
       } catch {
         return this.violate('a frame is not UTF-8 JSON');
       }
