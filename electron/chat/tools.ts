@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { matchSkills } from '../activation/phase1.js';
 import { AppError } from '../contract/errors.js';
 import { EXECUTABLE_KINDS } from '../dispatch/dispatcher.js';
@@ -29,47 +30,104 @@ export interface ToolDeps {
 
 const MAX_TEXT = 12_000;
 
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
+/** A JSON object argument; models often send nested objects as a JSON string, which is accepted too. */
+const JsonObjectArg = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+const SkillName = z.string().min(1).describe('The skill name, as list_skills or search_skills report it.');
+const ArtifactName = z.string().min(1).describe('One artifact of the skill, by name.');
+
+/**
+ * The arguments of each built-in tool. The model's arguments are untrusted input: they are
+ * parsed with these schemas, and the JSON Schema the model sees is generated from them.
+ */
+export const BUILTIN_TOOL_ARGS = {
+  list_skills: z.strictObject({}),
+  search_skills: z.strictObject({
+    query: z.string().min(1).describe('What the user wants, in their words.'),
+    limit: z.int().min(1).max(20).optional().describe('How many skills to return (default 5).'),
+  }),
+  read_skill: z.strictObject({ name: SkillName, artifact: ArtifactName.optional() }),
+  apply_skill: z.strictObject({
+    name: SkillName,
+    ctx: JsonObjectArg.optional().describe("Variables for the skill's templates and code."),
+    artifact: ArtifactName.optional(),
+  }),
+} as const;
+
+/** The name of a built-in tool. */
+export type BuiltinToolName = keyof typeof BUILTIN_TOOL_ARGS;
+
+/** The parsed arguments of built-in tool `N`. */
+export type BuiltinToolArgs<N extends BuiltinToolName> = z.output<(typeof BUILTIN_TOOL_ARGS)[N]>;
+
+const DESCRIPTIONS: Record<BuiltinToolName, string> = {
+  list_skills: 'List every available skill with its description.',
+  search_skills: 'Find skills relevant to a query (deterministic keyword ranking).',
+  read_skill:
+    "Read a skill: its instructions and the list of its artifacts. Pass artifact to read one artifact's full content.",
+  apply_skill:
+    "Run a skill's executable artifacts (prompt templates, sandboxed Python, DSPy programs) with the variables in ctx, and return their outputs. Pass artifact to run only one.",
+};
+
+/**
+ * The JSON Schema a provider receives for a zod argument schema: the input side (what the model
+ * writes), without `$schema`, and free-form objects as plain `additionalProperties: true`, which
+ * every provider accepts.
+ */
+export function toolParameters(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      const node = jsonSchema as Record<string, unknown>;
+      if (node.type === 'object' && node.propertyNames) {
+        delete node.propertyNames;
+        node.additionalProperties = true;
+      }
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
 
 /** The built-in skill tools offered every turn. */
-export const BUILTIN_TOOLS: LlmToolSpec[] = [
-  {
-    name: 'list_skills',
-    description: 'List every available skill with its description.',
-    parameters: obj({}),
-  },
-  {
-    name: 'search_skills',
-    description: 'Find skills relevant to a query (deterministic keyword ranking).',
-    parameters: obj({ query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 20 } }, [
-      'query',
-    ]),
-  },
-  {
-    name: 'read_skill',
-    description:
-      "Read a skill: its instructions and the list of its artifacts. Pass artifact to read one artifact's full content.",
-    parameters: obj({ name: { type: 'string' }, artifact: { type: 'string' } }, ['name']),
-  },
-  {
-    name: 'apply_skill',
-    description:
-      "Run a skill's executable artifacts (prompt templates, sandboxed Python, DSPy programs) with the variables in ctx, and return their outputs. Pass artifact to run only one.",
-    parameters: obj(
-      {
-        name: { type: 'string' },
-        ctx: { type: 'object', additionalProperties: true },
-        artifact: { type: 'string' },
+export const BUILTIN_TOOLS: LlmToolSpec[] = (Object.keys(BUILTIN_TOOL_ARGS) as BuiltinToolName[]).map(
+  (name) => ({ name, description: DESCRIPTIONS[name], parameters: toolParameters(BUILTIN_TOOL_ARGS[name]) }),
+);
+
+/**
+ * Parse a built-in tool's arguments. A call without arguments counts as `{}`; anything that does
+ * not fit comes back as a tool error naming each bad field, so the model can correct its call.
+ */
+export function parseToolArgs<N extends BuiltinToolName>(
+  name: N,
+  args: unknown,
+): { ok: true; value: BuiltinToolArgs<N> } | { ok: false; outcome: ToolOutcome } {
+  const r = BUILTIN_TOOL_ARGS[name].safeParse(args === undefined || args === null || args === '' ? {} : args);
+  if (r.success) return { ok: true, value: r.data as BuiltinToolArgs<N> };
+  const problems = r.error.issues.map(
+    (i) => `${i.path.length ? i.path.join('.') : 'arguments'}: ${i.message}`,
+  );
+  return {
+    ok: false,
+    outcome: {
+      ok: false,
+      result: {
+        error: `invalid arguments for ${name}: ${problems.join('; ')}`,
+        expected: BUILTIN_TOOLS.find((t) => t.name === name)!.parameters,
       },
-      ['name'],
-    ),
-  },
-];
+    },
+  };
+}
 
 /** A tool a skill bundles (artifact metadata `tool`), offered once the skill has been read. */
 interface BundledTool {
@@ -92,29 +150,21 @@ export class TurnTools {
     return [...BUILTIN_TOOLS, ...[...this.bundled.values()].map((b) => b.spec)];
   }
 
-  /** Run one tool call. Never throws. */
+  /** Run one tool call. Never throws: bad arguments and failures are error results for the model. */
   async call(name: string, args: unknown): Promise<ToolOutcome> {
-    const a = (args && typeof args === 'object' && !Array.isArray(args) ? args : {}) as Record<
-      string,
-      unknown
-    >;
     try {
       switch (name) {
         case 'list_skills':
-          return this.list();
+          return this.parsed('list_skills', args, () => this.list());
         case 'search_skills':
-          return this.search(String(a.query ?? ''), Number(a.limit ?? 5));
+          return this.parsed('search_skills', args, (a) => this.search(a.query, a.limit ?? 5));
         case 'read_skill':
-          return this.read(String(a.name ?? ''), typeof a.artifact === 'string' ? a.artifact : undefined);
+          return this.parsed('read_skill', args, (a) => this.read(a.name, a.artifact));
         case 'apply_skill':
-          return await this.apply(
-            String(a.name ?? ''),
-            asObject(a.ctx),
-            typeof a.artifact === 'string' ? a.artifact : undefined,
-          );
+          return await this.parsed('apply_skill', args, (a) => this.apply(a.name, a.ctx ?? {}, a.artifact));
         default: {
           const b = this.bundled.get(name);
-          if (b) return await this.apply(b.skill, a, b.artifact);
+          if (b) return await this.apply(b.skill, asObject(args), b.artifact);
           return {
             ok: false,
             result: {
@@ -126,9 +176,19 @@ export class TurnTools {
         }
       }
     } catch (e) {
+      // Only a bug lands here; the model still gets a result so the turn can go on.
       const message = e instanceof AppError ? e.message : `tool failed: ${(e as Error).message}`;
       return { ok: false, result: { error: message } };
     }
+  }
+
+  private parsed<N extends BuiltinToolName, R extends ToolOutcome | Promise<ToolOutcome>>(
+    name: N,
+    args: unknown,
+    run: (a: BuiltinToolArgs<N>) => R,
+  ): R | ToolOutcome {
+    const r = parseToolArgs(name, args);
+    return r.ok ? run(r.value) : r.outcome;
   }
 
   private list(): ToolOutcome {
@@ -145,7 +205,7 @@ export class TurnTools {
   }
 
   private search(query: string, limit: number): ToolOutcome {
-    const matches = matchSkills(this.deps.catalog, query, { limit: Math.min(Math.max(1, limit || 5), 20) });
+    const matches = matchSkills(this.deps.catalog, query, { limit });
     const result = matches.map((m) => {
       const s = this.deps.catalog.resolve(m.name, m.scope)!.skill;
       return { name: m.name, description: s.description, when: s.when ?? undefined, score: m.score };
@@ -241,6 +301,15 @@ export class TurnTools {
     const found = this.deps.catalog.resolve(name);
     if (!found) return this.unknown(name);
     const { skill, scope } = found;
+    if (artifact && !skill.artifacts.some((a) => a.name === artifact)) {
+      return {
+        ok: false,
+        skill: skill.name,
+        result: {
+          error: `skill "${skill.name}" has no artifact "${artifact}"; it has: ${[...new Set(skill.artifacts.map((a) => a.name))].join(', ')}`,
+        },
+      };
+    }
     const executable = skill.artifacts.filter((a) => EXECUTABLE_KINDS.includes(a.kind));
     if (!artifact && executable.length === 0) {
       return {

@@ -12,10 +12,33 @@ import { tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/trace-store.js';
 import { runAssertions } from './assertions.js';
 import { ArtifactDispatcher, mergeContext } from './dispatcher.js';
-import { dspyModuleHandler, promptTemplateHandler, textHandler } from './handlers.js';
+import {
+  type DspyRunner,
+  dspyModuleHandler,
+  promptTemplateHandler,
+  textHandler,
+  unavailableHandler,
+} from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createSkillRuntime } from './runtime.js';
+import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 import { modelFamily, resolveVariants } from './variants.js';
+
+/** Every kind's handler: text kinds and prompts real, the rest as given or unavailable here. */
+function handlersWith(
+  prompt: ArtifactHandler<'prompt_template'>,
+  more: Partial<Pick<ArtifactHandlers, 'code_template' | 'dspy_module'>> = {},
+): ArtifactHandlers {
+  return {
+    description: textHandler('description'),
+    approach: textHandler('approach'),
+    example: textHandler('example'),
+    resource: textHandler('resource'),
+    prompt_template: prompt,
+    code_template: more.code_template ?? unavailableHandler('code_template', 'not in this test'),
+    dspy_module: more.dspy_module ?? unavailableHandler('dspy_module', 'not in this test'),
+  };
+}
 
 function install(store: SkillStore, raw: Record<string, unknown>) {
   const r = validatePackage(raw);
@@ -91,16 +114,7 @@ function setup() {
   const traces = new TraceStore(store.db);
   const engine = new PromptEngine();
   const prompt = promptTemplateHandler(engine);
-  const dispatcher = new ArtifactDispatcher(
-    [
-      textHandler('description'),
-      textHandler('approach'),
-      textHandler('example'),
-      textHandler('resource'),
-      prompt,
-    ],
-    traces,
-  );
+  const dispatcher = new ArtifactDispatcher(handlersWith(prompt), traces);
   return { store, traces, dispatcher, prompt };
 }
 
@@ -293,10 +307,16 @@ describe('ArtifactDispatcher', () => {
     const store = openStore('account', tempDir())!;
     const traces = new TraceStore(store.db);
     const prompt = promptTemplateHandler(new PromptEngine());
-    const down = {
-      execute: async () => Promise.reject(new AppError('SIDECAR_UNAVAILABLE', 'Python is not installed')),
+    const down: DspyRunner = {
+      execute: async () => ({
+        ok: false,
+        error: { code: 'SIDECAR_UNAVAILABLE', message: 'Python is not installed' },
+      }),
     };
-    const d = new ArtifactDispatcher([prompt, dspyModuleHandler(down, prompt)], traces);
+    const d = new ArtifactDispatcher(
+      handlersWith(prompt, { dspy_module: dspyModuleHandler(down, prompt) }),
+      traces,
+    );
     const { skill, ref } = install(store, {
       name: 'Checker',
       description: 'd',
@@ -372,10 +392,134 @@ describe('ArtifactDispatcher', () => {
       expect(results[0]).toMatchObject({ ok: true, output: { data: { n: 2, who: 'model' } } });
       expect(traces.get(results[0]!.trace_id)!.raw_output).toBe('{"n":2,"who":"model"}');
       expect(results[1]!.ok).toBe(true);
+
+      const raising = install(store, {
+        name: 'Raiser',
+        description: 'd',
+        artifacts: [
+          { kind: 'code_template', name: 'Boom', content: "print('before')\nraise ValueError('boom')" },
+        ],
+      });
+      const [failed] = await runtime.dispatcher.runSkill({
+        session_id: 's9',
+        skill: raising.ref,
+        artifacts: raising.skill.artifacts,
+        llm: null,
+      });
+      expect(failed).toMatchObject({
+        ok: false,
+        error: { message: expect.stringMatching(/ValueError: boom/) },
+      });
+      expect(failed!.error!.details).toMatchObject({ traceback: expect.stringMatching(/ValueError/) });
+      expect(traces.get(failed!.trace_id)).toMatchObject({ raw_output: 'before\n' });
     } finally {
       await runtime.dispose();
     }
   }, 120_000);
+});
+
+describe('handlers return outcomes as data', () => {
+  it('keys handlers by kind, so leaving one out fails tsc', () => {
+    const prompt = promptTemplateHandler(new PromptEngine());
+    const { dspy_module: _omitted, ...incomplete } = handlersWith(prompt);
+    const traces = new TraceStore(openStore('account', tempDir())!.db);
+    // @ts-expect-error dspy_module has no handler
+    expect(new ArtifactDispatcher(incomplete, traces)).toBeInstanceOf(ArtifactDispatcher);
+    // @ts-expect-error a handler filed under another kind
+    const swapped: ArtifactHandlers = { ...handlersWith(prompt), approach: textHandler('example') };
+    expect(swapped.approach.kind).toBe('example');
+  });
+
+  it('a template error is a failed result, not an exception', async () => {
+    const handler = promptTemplateHandler(new PromptEngine());
+    const r = await handler.execute(
+      { name: 'P', kind: 'prompt_template', content: 'Hi {{ who }}', metadata: null } as SkillArtifact,
+      { session_id: 's', skill: {} as never, artifacts: [], variables: {}, llm: null },
+    );
+    expect(r).toMatchObject({ ok: false, error: { code: 'TEMPLATE_RENDER' }, partial: {} });
+  });
+
+  it('a model refusal comes back as LLM_REFUSED with what the model said, and is traced', async () => {
+    const refusing = await startLoopbackProvider({
+      script: [{ text: 'I cannot help with that.', finish_reason: 'content_filter' }],
+    });
+    try {
+      const { store, traces, dispatcher } = setup();
+      const { skill, ref } = install(store, SKILL);
+      const llm = createLlm(
+        { provider: 'openai', model: 'gpt-4.1-mini', baseUrl: refusing.url },
+        { keys: NO_KEYS_WITH_TEST },
+      );
+      const [r] = await dispatcher.runSkill({
+        session_id: 'refused',
+        skill: ref,
+        artifacts: skill.artifacts,
+        variables: { who: 'Ann' },
+        llm,
+        artifact: 'Greet',
+      });
+      expect(r).toMatchObject({ ok: false, output: null, error: { code: 'LLM_REFUSED' } });
+      expect(traces.get(r!.trace_id)).toMatchObject({
+        error_code: 'LLM_REFUSED',
+        rendered_input: 'Say hello to Ann.',
+        raw_output: 'I cannot help with that.',
+      });
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('a handler that throws is a bug: recorded as INTERNAL, never a rejected dispatch', async () => {
+    const store = openStore('account', tempDir())!;
+    const traces = new TraceStore(store.db);
+    const broken: ArtifactHandler<'prompt_template'> = {
+      kind: 'prompt_template',
+      execute: async () => {
+        throw new TypeError('oops');
+      },
+    };
+    const d = new ArtifactDispatcher(handlersWith(broken), traces);
+    const { skill, ref } = install(store, SKILL);
+    const [r] = await d.runSkill({
+      session_id: 'bug',
+      skill: ref,
+      artifacts: skill.artifacts,
+      variables: { who: 'A' },
+      llm: null,
+      artifact: 'Greet',
+    });
+    expect(r!.error).toEqual({ code: 'INTERNAL', message: 'oops' });
+    expect(traces.get(r!.trace_id)).toMatchObject({ error_code: 'INTERNAL' });
+  });
+
+  it('a sidecar failure other than "unavailable" is reported, not fallen back from', async () => {
+    const store = openStore('account', tempDir())!;
+    const traces = new TraceStore(store.db);
+    const prompt = promptTemplateHandler(new PromptEngine());
+    const failing: DspyRunner = {
+      execute: async () => ({ ok: false, error: { code: 'SIDECAR_FAILED', message: 'bad signature' } }),
+    };
+    const d = new ArtifactDispatcher(
+      handlersWith(prompt, { dspy_module: dspyModuleHandler(failing, prompt) }),
+      traces,
+    );
+    const { skill, ref } = install(store, {
+      name: 'Checker',
+      description: 'd',
+      artifacts: [
+        { kind: 'prompt_template', name: 'Check', content: 'Check {{ claims }}' },
+        {
+          kind: 'dspy_module',
+          name: 'DSPy',
+          content: '{"template_id": "predict", "signature": "claims -> verdict"}',
+          metadata: { fallback_artifact: 'Check' },
+        },
+      ],
+    });
+    const [r] = await d.runSkill({ session_id: 'sf', skill: ref, artifacts: skill.artifacts, llm: null });
+    expect(r).toMatchObject({ ok: false, error: { code: 'SIDECAR_FAILED', message: 'bad signature' } });
+    expect(traces.get(r!.trace_id)!.rendered_input).toMatch(/"template_id":"predict"/);
+  });
 });
 
 describe('context merging', () => {

@@ -1,10 +1,17 @@
-import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
+import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { Llm } from '../llm/index.js';
 import type { ArtifactKind } from '../skills/package-schema.js';
 import type { SkillArtifact } from '../store/skill-repository.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { assertionsOf, runAssertions } from './assertions.js';
-import type { ArtifactHandler, DispatchResult, ExecutionContext, SkillRef, TraceDraft } from './types.js';
+import type {
+  ArtifactHandlers,
+  DispatchResult,
+  ExecutionContext,
+  HandlerResult,
+  SkillRef,
+  TraceDraft,
+} from './types.js';
 import { modelFamily, resolveVariants } from './variants.js';
 
 /** Kinds that execute something (the rest inject text). */
@@ -46,19 +53,10 @@ export interface RunSkillOptions {
  * failure or cancel) and runs the artifact's assertions.
  */
 export class ArtifactDispatcher {
-  private readonly handlers = new Map<ArtifactKind, ArtifactHandler>();
-
   constructor(
-    handlers: ArtifactHandler[],
+    private readonly handlers: ArtifactHandlers,
     private readonly traces: TraceStore,
-  ) {
-    for (const h of handlers) this.register(h);
-  }
-
-  /** Add or replace the handler of a kind. */
-  register(handler: ArtifactHandler): void {
-    this.handlers.set(handler.kind, handler);
-  }
+  ) {}
 
   /** Execute one artifact. Never throws: the result carries the error. */
   async dispatch(artifact: SkillArtifact, ctx: ExecutionContext): Promise<DispatchResult> {
@@ -70,75 +68,73 @@ export class ArtifactDispatcher {
       model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
     });
     const t0 = performance.now();
-    const draft: TraceDraft = {};
     const ref = {
       id: artifact.id,
       name: artifact.name,
       kind: artifact.kind,
       model_variant: artifact.model_variant,
     };
-    try {
-      if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'cancelled before it started');
-      const handler = this.handlers.get(artifact.kind);
-      if (!handler) throw new AppError('HANDLER_NOT_AVAILABLE', `no handler for ${artifact.kind} artifacts`);
-      const output = await handler.execute(artifact, ctx, draft);
-      const assertions = await runAssertions(
-        assertionsOf(artifact.metadata),
-        { text: output.text, data: output.data },
-        {
-          llm: ctx.llm,
-          signal: ctx.signal,
-        },
-      );
-      const run = assertions.filter((a) => !a.skipped);
-      const failedHard = run.find((a) => !a.passed && a.severity === 'hard');
-      const error = failedHard
-        ? new AppError(
-            'ASSERTION_FAILED',
-            `assertion failed: ${failedHard.description}${failedHard.explanation ? ` (${failedHard.explanation})` : ''}`,
-          ).toData()
-        : null;
-      this.traces.finish(trace, {
-        ...pickTrace(output),
-        error: error?.message ?? null,
-        error_code: error?.code ?? null,
-        assertions_run: run.length,
-        assertions_passed: run.filter((a) => a.passed).length,
-      });
-      return {
-        trace_id: trace.id,
-        artifact: ref,
-        ok: !failedHard,
-        output,
-        error,
-        assertions,
-        aborted: Boolean(failedHard),
-        duration_ms: Math.round(performance.now() - t0),
-      };
-    } catch (e) {
-      const err: AppErrorData = isAppError(e)
-        ? e.toData()
-        : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
-      const cancelled =
-        ctx.signal?.aborted && err.code !== 'CANCELLED'
-          ? { code: 'CANCELLED' as const, message: 'cancelled' }
-          : err;
-      this.traces.finish(trace, {
-        ...pickTrace(draft),
-        error: cancelled.message,
-        error_code: cancelled.code,
-      });
+    const failed = (error: AppErrorData, partial: TraceDraft): DispatchResult => {
+      const err: AppErrorData =
+        ctx.signal?.aborted && error.code !== 'CANCELLED'
+          ? { code: 'CANCELLED', message: 'cancelled' }
+          : error;
+      this.traces.finish(trace, { ...pickTrace(partial), error: err.message, error_code: err.code });
       return {
         trace_id: trace.id,
         artifact: ref,
         ok: false,
         output: null,
-        error: cancelled,
+        error: err,
         assertions: [],
         aborted: true,
         duration_ms: Math.round(performance.now() - t0),
       };
+    };
+    if (ctx.signal?.aborted) return failed({ code: 'CANCELLED', message: 'cancelled before it started' }, {});
+    let result: HandlerResult;
+    try {
+      result = await this.handlers[artifact.kind].execute(artifact, ctx);
+    } catch (e) {
+      // A handler returns its outcomes; what it throws is a bug, recorded as INTERNAL.
+      result = {
+        ok: false,
+        error: { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) },
+        partial: {},
+      };
     }
+    if (!result.ok) return failed(result.error, result.partial);
+    const { output } = result;
+    const assertions = await runAssertions(
+      assertionsOf(artifact.metadata),
+      { text: output.text, data: output.data },
+      { llm: ctx.llm, signal: ctx.signal },
+    );
+    const run = assertions.filter((a) => !a.skipped);
+    const failedHard = run.find((a) => !a.passed && a.severity === 'hard');
+    const error: AppErrorData | null = failedHard
+      ? {
+          code: 'ASSERTION_FAILED',
+          message: `assertion failed: ${failedHard.description}${failedHard.explanation ? ` (${failedHard.explanation})` : ''}`,
+        }
+      : null;
+    this.traces.finish(trace, {
+      ...pickTrace(output),
+      error: error?.message ?? null,
+      error_code: error?.code ?? null,
+      assertions_run: run.length,
+      assertions_passed: run.filter((a) => a.passed).length,
+    });
+    return {
+      trace_id: trace.id,
+      artifact: ref,
+      ok: !failedHard,
+      output,
+      error,
+      assertions,
+      aborted: Boolean(failedHard),
+      duration_ms: Math.round(performance.now() - t0),
+    };
   }
 
   /**

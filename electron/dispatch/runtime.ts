@@ -16,12 +16,15 @@ import { ArtifactDispatcher } from './dispatcher.js';
 import {
   type DspyRunner,
   dspyModuleHandler,
+  fail,
+  NO_LLM,
   promptTemplateHandler,
-  requireLlm,
+  settle,
+  succeed,
   textHandler,
 } from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
-import type { ArtifactHandler } from './types.js';
+import type { ArtifactHandler, ArtifactHandlers, TraceDraft } from './types.js';
 
 /** What the skill runtime is built from. */
 export interface SkillRuntimeDeps {
@@ -128,41 +131,45 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       allowInProcessIsolation: deps.allowInProcessIsolation,
     }));
 
-  const code: ArtifactHandler = {
+  const code: ArtifactHandler<'code_template'> = {
     kind: 'code_template',
-    async execute(artifact, ctx, draft) {
-      if (deps.sandbox === false)
-        throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
+    async execute(artifact, ctx) {
+      if (deps.sandbox === false) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
       const host = createSandboxHost({
         workspace: deps.workspace,
         llm: ctx.llm ? sandboxLlm(() => ctx.llm) : undefined,
         noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
       });
-      const r = await runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host });
-      draft.rendered_input = r.rendered_code;
-      draft.raw_output = r.submitted ? JSON.stringify(r.result) : r.stdout;
-      draft.input_tokens = r.llm.input_tokens;
-      draft.output_tokens = r.llm.output_tokens;
-      draft.stdout = r.stdout;
-      draft.stderr = r.stderr;
+      // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
+      const ran = await settle(() => runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host }));
+      if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
+      const r = ran.value;
+      const partial: TraceDraft = {
+        rendered_input: r.rendered_code,
+        raw_output: r.submitted ? JSON.stringify(r.result) : r.stdout,
+        input_tokens: r.llm.input_tokens,
+        output_tokens: r.llm.output_tokens,
+        stdout: r.stdout,
+        stderr: r.stderr,
+      };
       if (!r.ok) {
         const e = r.error!;
-        throw new AppError(e.code ?? 'SANDBOX_FAILED', `${e.type}: ${e.message}`, {
+        return fail(e.code ?? 'SANDBOX_FAILED', `${e.type}: ${e.message}`, partial, {
           traceback: e.traceback,
           stdout: r.stdout,
         });
       }
-      return {
+      return succeed({
         text: r.submitted ? null : r.stdout,
         data: r.submitted ? r.result : undefined,
         rendered_input: r.rendered_code,
-        raw_output: draft.raw_output,
+        raw_output: partial.raw_output,
         input_tokens: r.llm.calls ? r.llm.input_tokens : null,
         output_tokens: r.llm.calls ? r.llm.output_tokens : null,
         model_id: r.llm.models[0] ?? null,
         stdout: r.stdout,
         stderr: r.stderr,
-      };
+      });
     },
   };
 
@@ -171,7 +178,15 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       ? null
       : {
           async execute(req, ctx) {
-            requireLlm(ctx);
+            if (!ctx.llm) return { ok: false, error: NO_LLM };
+            if (!req.signature)
+              return {
+                ok: false,
+                error: {
+                  code: 'INVALID_INPUT',
+                  message: 'dspy_module content needs a "signature" such as "claims -> contradictions"',
+                },
+              };
             sidecar ??=
               sharedSidecar?.() ??
               createSidecarClient({
@@ -179,37 +194,40 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
                 dataDir: join(deps.home, 'sidecar'),
                 resourcesPath: deps.resourcesPath,
               });
-            if (!req.signature)
-              throw new AppError(
-                'INVALID_INPUT',
-                'dspy_module content needs a "signature" such as "claims -> contradictions"',
-              );
-            const r = await sidecar.execute({
-              template_id: req.template_id,
-              signature: req.signature,
-              state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
-              params: req.params,
-              signal: ctx.signal,
-            });
+            const client = sidecar;
+            const signature = req.signature;
+            const r = await settle(() =>
+              client.execute({
+                template_id: req.template_id,
+                signature,
+                state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
+                params: req.params,
+                signal: ctx.signal,
+              }),
+            );
+            if (!r.ok) return r;
             return {
-              output: r.outputs,
-              input_tokens: r.usage.input_tokens,
-              output_tokens: r.usage.output_tokens,
-              model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+              ok: true,
+              value: {
+                output: r.value.outputs,
+                input_tokens: r.value.usage.input_tokens,
+                output_tokens: r.value.usage.output_tokens,
+                model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+              },
             };
           },
         };
 
   const dispatcher = new ArtifactDispatcher(
-    [
-      textHandler('description'),
-      textHandler('approach'),
-      textHandler('example'),
-      textHandler('resource'),
-      prompt,
-      code,
-      dspyModuleHandler(runner, prompt),
-    ],
+    {
+      description: textHandler('description'),
+      approach: textHandler('approach'),
+      example: textHandler('example'),
+      resource: textHandler('resource'),
+      prompt_template: prompt,
+      code_template: code,
+      dspy_module: dspyModuleHandler(runner, prompt),
+    } satisfies ArtifactHandlers,
     deps.traces,
   );
 

@@ -49,11 +49,23 @@ export interface ArtifactOutput {
 /** Trace fields a handler fills in as it goes, so a failure still records what was known. */
 export type TraceDraft = Partial<ArtifactOutput>;
 
+/**
+ * What a handler returns: its output, or the error with whatever it learnt before failing (the
+ * rendered input, tokens, stdout …) so the trace still records it. A Python exception, a template
+ * error, a model refusal or an unavailable runtime is an outcome, returned here; only a bug throws.
+ */
+export type HandlerResult =
+  | { ok: true; output: ArtifactOutput }
+  | { ok: false; error: AppErrorData; partial: TraceDraft };
+
 /** One handler per artifact kind (the design's ArtifactHandler). */
-export interface ArtifactHandler {
-  readonly kind: ArtifactKind;
-  execute(artifact: SkillArtifact, ctx: ExecutionContext, draft: TraceDraft): Promise<ArtifactOutput>;
+export interface ArtifactHandler<K extends ArtifactKind = ArtifactKind> {
+  readonly kind: K;
+  execute(artifact: SkillArtifact, ctx: ExecutionContext): Promise<HandlerResult>;
 }
+
+/** Every kind's handler, keyed by kind: leaving one out fails `tsc`. */
+export type ArtifactHandlers = { readonly [K in ArtifactKind]: ArtifactHandler<K> };
 
 /** The outcome of one artifact execution: always data, never an exception. */
 export interface DispatchResult {
