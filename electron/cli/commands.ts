@@ -3,6 +3,7 @@ import { registerChatCommands } from './chat-commands.js';
 import type { RegisterCommands } from './context.js';
 import { registerDispatchCommands } from './dispatch-commands.js';
 import { registerLlmCommands } from './llm-commands.js';
+import { registerMcpCommands } from './mcp-commands.js';
 import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
 import { registerServeCommands } from './serve-commands.js';
@@ -19,4 +20,5 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerServeCommands,
   registerChatCommands,
   registerOptimizeCommands,
+  registerMcpCommands,
 ];
