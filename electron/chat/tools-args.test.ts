@@ -12,7 +12,7 @@ function setup() {
   const r = validatePackage(smallPackage('Greeter', '1.0.0', { description: 'Greets people' }));
   if (!r.ok) throw new Error('bad fixture');
   importPackages(store, [{ file: 'greeter.json', pkg: r.value }]);
-  const catalog = new SkillCatalog(store);
+  const catalog = new SkillCatalog(store, null);
   const runs: RunSkillOptions[] = [];
   const dispatcher = {
     runSkill: async (o: RunSkillOptions) => {
