@@ -250,15 +250,21 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
         if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
       }
     }
-    let rest = weighted.reduce((a, w) => a + w.ub, 0);
+    // This store's bound per term: with the term's largest weighted frequency in any skill.
+    const ubs = weighted.map((w) => {
+      const m = termCache(part.index, w.t.term)?.maxPt ?? 0;
+      return ((w.idf * (K1 + 1) * m) / (K1 + m)) * (1 + NAME_BOOST);
+    });
+    let rest = ubs.reduce((a, x) => a + x, 0);
     let pruned = false;
     for (let j = 0; j < weighted.length; j++) {
       const w = weighted[j]!;
-      rest -= w.ub;
+      rest -= ubs[j]!;
       const post = postings.get(w.t.term);
       if (post) {
-        if (!pruned) fullPass(part.index, post, w.idf, w.t.weight, acc, pt, named, touched);
-        else partialPass(part.index, post, w.idf, w.t.weight, acc, named, touched);
+        const xs = termCache(part.index, w.t.term)!.xs;
+        if (!pruned) fullPass(post, xs, w.idf, w.t.weight, acc, pt, named, touched);
+        else partialPass(post, xs, w.idf, w.t.weight, acc, named, touched);
       }
       // MaxScore: once the terms left could not lift a skill that has none of the terms so far
       // above the k-th score reached, only skills already scored can still enter the top k.
@@ -271,7 +277,17 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
             for (let i = 0; i <= j; i++) {
               const x = weighted[i]!;
               const p = postings.get(x.t.term);
-              if (p) partialPass(part.index, p, x.idf, x.t.weight, acc, named, [slot], true);
+              if (p)
+                partialPass(
+                  p,
+                  termCache(part.index, x.t.term)!.xs,
+                  x.idf,
+                  x.t.weight,
+                  acc,
+                  named,
+                  [slot],
+                  true,
+                );
             }
             if (acc[slot] !== 0) touched.push(slot);
           }
@@ -290,10 +306,46 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
   });
 }
 
+interface TermData {
+  /** Per posting entry: tf × the field's weight and length normalisation for that skill. */
+  xs: Float64Array;
+  /** The largest per-skill sum of `xs` (bounds the term's BM25 contribution). */
+  maxPt: number;
+}
+
+const termCaches = new WeakMap<SkillIndex, { generation: number; terms: Map<string, TermData> }>();
+
+/** A term's weighted frequencies, computed once per index state (sequential reads when scoring). */
+function termCache(index: SkillIndex, term: string): TermData | undefined {
+  let c = termCaches.get(index);
+  if (!c || c.generation !== index.generation) {
+    c = { generation: index.generation, terms: new Map() };
+    termCaches.set(index, c);
+  }
+  let d = c.terms.get(term);
+  if (!d) {
+    const post = index.postings.get(term);
+    if (!post) return undefined;
+    const norms = index.norms;
+    const xs = new Float64Array(post.length / 3);
+    let maxPt = 0;
+    let sum = 0;
+    for (let i = 0, e = 0; i < post.length; i += 3, e++) {
+      xs[e] = post[i + 2]! * norms[post[i]! * INDEX_FIELDS.length + post[i + 1]!]!;
+      sum = i > 0 && post[i - 3] === post[i] ? sum + xs[e]! : xs[e]!;
+      if (sum > maxPt) maxPt = sum;
+    }
+    d = { xs, maxPt };
+    if (c.terms.size > 5000) c.terms.clear();
+    c.terms.set(term, d);
+  }
+  return d;
+}
+
 /** Add one term's contribution to every skill of its (slot-ordered) posting list. */
 function fullPass(
-  index: SkillIndex,
   post: number[],
+  xs: Float64Array,
   idf: number,
   weight: number,
   acc: Float64Array,
@@ -301,13 +353,11 @@ function fullPass(
   named: Float64Array,
   touched: number[],
 ): void {
-  const norms = index.norms;
   let last = -1;
-  for (let i = 0; i < post.length; i += 3) {
+  for (let i = 0, e = 0; i < post.length; i += 3, e++) {
     const slot = post[i]!;
-    const field = post[i + 1]!;
-    const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + field]!;
-    if (field === 0) named[slot]! += weight;
+    const x = xs[e]!;
+    if (post[i + 1] === 0) named[slot]! += weight;
     if (slot !== last) {
       if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
       last = slot;
@@ -322,8 +372,8 @@ function fullPass(
  * any): by bisection when they are few next to the posting list, else by one scan.
  */
 function partialPass(
-  index: SkillIndex,
   post: number[],
+  xs: Float64Array,
   idf: number,
   weight: number,
   acc: Float64Array,
@@ -331,14 +381,11 @@ function partialPass(
   slots: number[],
   force = false,
 ): void {
-  const norms = index.norms;
-  const F = INDEX_FIELDS.length;
   const one = (slot: number, from: number) => {
     let x = 0;
     for (let i = from; i < post.length && post[i] === slot; i += 3) {
-      const field = post[i + 1]!;
-      x += post[i + 2]! * norms[slot * F + field]!;
-      if (field === 0) named[slot]! += weight;
+      x += xs[i / 3]!;
+      if (post[i + 1] === 0) named[slot]! += weight;
     }
     if (x > 0) acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
   };
