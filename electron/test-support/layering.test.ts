@@ -48,6 +48,17 @@ describe('layering lint rules', () => {
     });
     expect(core.code).toBe(1);
     expect(core.output).toMatch(/imports only electron\/contract/);
+
+    const peer = lint({
+      'renderer/bridge/uses-peer.ts':
+        "import { createPeer } from '../../electron/rpc/index.js';\nexport const p = createPeer;\n",
+    });
+    expect(peer.code, peer.output).toBe(0);
+    const internals = lint({
+      'renderer/bridge/uses-peer-file.ts':
+        "import { createPeer } from '../../electron/rpc/peer.js';\nexport const p = createPeer;\n",
+    });
+    expect(internals.code).toBe(1);
   });
 
   it('keep electron out of the core, but not out of main.ts and shell/', () => {

@@ -34,8 +34,8 @@ export function rendererBuildState(root = PROJECT_ROOT): 'missing' | 'stale' | '
   if (!existsSync(index)) return hasSources ? 'missing' : 'no-sources';
   if (!hasSources) return 'no-sources';
   const built = statSync(index).mtimeMs;
-  const inputs = ['renderer', 'vite.config.ts', join('electron', 'contract')].map((p) =>
-    newestMtime(join(root, p)),
+  const inputs = ['renderer', 'vite.config.ts', join('electron', 'contract'), join('electron', 'rpc')].map(
+    (p) => newestMtime(join(root, p)),
   );
   return Math.max(...inputs) > built ? 'stale' : 'fresh';
 }

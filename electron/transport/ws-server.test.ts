@@ -3,9 +3,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import type { Result } from '../contract/channels.js';
+import type { ServerFrame } from '../contract/ws-frames.js';
 import { createHost, type Host, type Logger } from '../host.js';
 import { tempDir } from '../test-support/index.js';
-import type { ServerFrame } from './ws-protocol.js';
 import { startWebServer, type WebServer } from './ws-server.js';
 
 const quiet: Logger & { errors: unknown[] } = {
@@ -41,22 +42,26 @@ function open(url: string, headers: Record<string, string> = {}): Promise<WebSoc
   });
 }
 
+/** A raw client speaking the frames by hand; each answer is shown as the result envelope. */
 function client(ws: WebSocket) {
   let id = 0;
-  const waiting = new Map<number, (f: ServerFrame) => void>();
+  const waiting = new Map<string, (r: { result: Result<unknown> }) => void>();
   const events: ServerFrame[] = [];
   ws.on('message', (data) => {
     const f = JSON.parse(data.toString()) as ServerFrame;
-    if (f.type === 'result') waiting.get(f.id)?.(f);
+    if (f.type === 'res' && f.id !== null && waiting.has(f.id))
+      waiting.get(f.id)!({
+        result: 'error' in f ? { ok: false, error: f.error } : { ok: true, value: f.result },
+      });
     else events.push(f);
   });
   return {
     events,
     invoke(channel: string, req: unknown) {
-      const myId = ++id;
-      return new Promise<ServerFrame & { type: 'result' }>((resolve) => {
-        waiting.set(myId, resolve as (f: ServerFrame) => void);
-        ws.send(JSON.stringify({ type: 'invoke', id: myId, channel, req }));
+      const myId = `t${++id}`;
+      return new Promise<{ result: Result<unknown> }>((resolve) => {
+        waiting.set(myId, resolve);
+        ws.send(JSON.stringify({ type: 'req', id: myId, method: channel, params: req }));
       });
     },
     send: (frame: unknown) => ws.send(JSON.stringify(frame)),
@@ -193,7 +198,7 @@ describe('web-mode API', () => {
 
   it('pushes catalog events to subscribers and stops after unsubscribe', async () => {
     const { c, ws } = await connected();
-    c.send({ type: 'subscribe', event: 'skills/catalog-changed' });
+    c.send({ type: 'sub', event: 'skills/catalog-changed' });
     const pkg = {
       name: 'Evented',
       description: 'Fires an event.',
@@ -204,9 +209,9 @@ describe('web-mode API', () => {
     expect(c.events).toContainEqual({
       type: 'event',
       event: 'skills/catalog-changed',
-      payload: { reason: 'imported', names: ['Evented'] },
+      data: { reason: 'imported', names: ['Evented'] },
     });
-    c.send({ type: 'unsubscribe', event: 'skills/catalog-changed' });
+    c.send({ type: 'unsub', event: 'skills/catalog-changed' });
     const before = c.events.length;
     await c.invoke('skills/delete', { name: 'Evented', scope: 'account' });
     expect(c.events.length).toBe(before);
@@ -216,10 +221,14 @@ describe('web-mode API', () => {
   it('answers malformed frames with a protocol error and keeps the socket', async () => {
     const { c, ws } = await connected();
     ws.send('not json');
-    c.send({ type: 'subscribe', event: 'no/such-event' });
+    c.send({ type: 'sub', event: 'no/such-event' });
     const r = await c.invoke('app/info', {});
     expect(r.result.ok).toBe(true);
-    expect(c.events.filter((e) => e.type === 'protocol-error')).toHaveLength(2);
+    const refused = c.events.filter((e) => e.type === 'res' && e.id === null);
+    expect(refused).toHaveLength(2);
+    expect(refused[1]).toMatchObject({
+      error: { code: 'INVALID_INPUT', message: 'unknown event "no/such-event"' },
+    });
     ws.close();
   });
 

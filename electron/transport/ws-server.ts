@@ -12,10 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { EventName, Handlers, Unsubscribe } from '../contract/channels.js';
+import type { Handlers } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
+import type { ServerFrame } from '../contract/ws-frames.js';
 import type { Host } from '../host.js';
+import { createPeer, type RpcPort } from '../rpc/index.js';
 import { invokeChannel, isEventName } from './dispatch.js';
-import { type ClientFrame, parseClientFrame, type ServerFrame } from './ws-protocol.js';
 
 /** The path of the WebSocket endpoint. */
 export const API_PATH = '/api';
@@ -74,6 +76,14 @@ export function webCsp(port: number): string {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function sameToken(given: string | null, token: string): boolean {
@@ -192,49 +202,29 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   });
 
   function serveSocket(ws: WebSocket, table: Handlers) {
-    const subs = new Map<EventName, Unsubscribe>();
-    const out = (frame: ServerFrame) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    let receive: (message: unknown) => void = () => {};
+    const port: RpcPort = {
+      send: (frame: ServerFrame) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+      },
+      onMessage: (r) => {
+        receive = r;
+      },
     };
+    const peer = createPeer(port, {
+      idPrefix: 's',
+      async handle(req, call) {
+        const r = await invokeChannel(table, call.method, req, { transport: 'ws' }, logger);
+        if (!r.ok) throw AppError.fromData(r.error);
+        return r.value;
+      },
+      onSubscribe: (event, emit) => (isEventName(event) ? events.subscribe(event, emit) : null),
+    });
     ws.on('message', (data, isBinary) => {
-      const frame: ClientFrame | { error: string } = isBinary
-        ? { error: 'binary frames are not accepted' }
-        : parseClientFrame(data.toString());
-      if ('error' in frame) {
-        out({ type: 'protocol-error', message: frame.error });
-        return;
-      }
-      switch (frame.type) {
-        case 'invoke':
-          void invokeChannel(table, frame.channel, frame.req, { transport: 'ws' }, logger).then((result) =>
-            out({ type: 'result', id: frame.id, result }),
-          );
-          return;
-        case 'subscribe':
-          if (!isEventName(frame.event)) {
-            out({ type: 'protocol-error', message: `unknown event "${frame.event.slice(0, 100)}"` });
-            return;
-          }
-          if (!subs.has(frame.event)) {
-            const name = frame.event;
-            subs.set(
-              name,
-              events.subscribe(name, (payload) => out({ type: 'event', event: name, payload })),
-            );
-          }
-          return;
-        case 'unsubscribe':
-          if (isEventName(frame.event)) {
-            subs.get(frame.event)?.();
-            subs.delete(frame.event);
-          }
-          return;
-      }
+      // Binary or non-JSON text is no message: the peer answers it with a protocol error.
+      receive(isBinary ? undefined : parseJson(data.toString()));
     });
-    ws.on('close', () => {
-      for (const off of subs.values()) off();
-      subs.clear();
-    });
+    ws.on('close', () => peer.close(new AppError('DISCONNECTED', 'the page closed its connection')));
     ws.on('error', (e) => logger.error('websocket error', e));
   }
 

@@ -1,6 +1,7 @@
-import type { EventName, Result } from '../../electron/contract/channels.js';
+import type { EventName } from '../../electron/contract/channels.js';
 import { AppError } from '../../electron/contract/errors.js';
-import type { ClientFrame, ServerFrame } from '../../electron/contract/ws-frames.js';
+import type { ClientFrame } from '../../electron/contract/ws-frames.js';
+import { createPeer, type RpcPort } from '../../electron/rpc/index.js';
 import type { ConnectionStatus, Transport } from './transport.js';
 
 /** The part of the browser WebSocket used here (the `ws` package's client fits too). */
@@ -46,10 +47,8 @@ export function createWsTransport(url: string, opts: WsTransportOptions = {}): W
   let status: ConnectionStatus = 'connecting';
   let attempts = 0;
   let closed = false;
-  let nextId = 1;
-  const pending = new Map<number, (r: Result<unknown>) => void>();
+  let receive: (message: unknown) => void = () => {};
   const queue: string[] = [];
-  const listeners = new Map<string, Set<(payload: never) => void>>();
   const statusListeners = new Set<(s: ConnectionStatus) => void>();
 
   const setStatus = (s: ConnectionStatus) => {
@@ -58,11 +57,18 @@ export function createWsTransport(url: string, opts: WsTransportOptions = {}): W
     for (const cb of statusListeners) cb(s);
   };
 
-  const sendFrame = (frame: ClientFrame) => {
-    const text = JSON.stringify(frame);
-    if (socket && socket.readyState === OPEN) socket.send(text);
-    else queue.push(text);
+  // Calls wait for the socket; subscriptions are (re)sent by the peer once it opens.
+  const port: RpcPort = {
+    send(message) {
+      const frame = message as ClientFrame;
+      if (socket && socket.readyState === OPEN) socket.send(JSON.stringify(frame));
+      else if (frame.type === 'req') queue.push(JSON.stringify(frame));
+    },
+    onMessage(r) {
+      receive = r;
+    },
   };
+  const peer = createPeer(port, { idPrefix: 'c' });
 
   const open = () => {
     const ws = connect(url);
@@ -70,37 +76,29 @@ export function createWsTransport(url: string, opts: WsTransportOptions = {}): W
     ws.onopen = () => {
       attempts = 0;
       setStatus('open');
-      for (const event of listeners.keys()) ws.send(JSON.stringify({ type: 'subscribe', event }));
+      peer.resubscribe();
       for (const text of queue.splice(0)) ws.send(text);
     };
     ws.onmessage = (ev) => {
-      let frame: ServerFrame;
+      let frame: unknown;
       try {
-        frame = JSON.parse(String(ev.data)) as ServerFrame;
+        frame = JSON.parse(String(ev.data));
       } catch {
         return;
       }
-      if (frame.type === 'result') {
-        const done = pending.get(frame.id);
-        pending.delete(frame.id);
-        done?.(frame.result);
-      } else if (frame.type === 'event') {
-        for (const cb of [...(listeners.get(frame.event) ?? [])]) (cb as (p: unknown) => void)(frame.payload);
-      }
+      receive(frame);
     };
     ws.onerror = () => {};
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
-      const lost: Result<unknown> = {
-        ok: false,
-        error: new AppError(
+      queue.length = 0;
+      peer.failPending(
+        new AppError(
           'DISCONNECTED',
           'The connection to SkillDesk dropped before it answered. Try again in a moment.',
-        ).toData(),
-      };
-      for (const done of pending.values()) done(lost);
-      pending.clear();
+        ),
+      );
       if (closed) return;
       setStatus('reconnecting');
       const delay = backoff[Math.min(attempts, backoff.length - 1)] ?? 1000;
@@ -113,29 +111,16 @@ export function createWsTransport(url: string, opts: WsTransportOptions = {}): W
   open();
 
   return {
-    invoke(channel, req) {
-      const id = nextId++;
-      return new Promise((resolve) => {
-        pending.set(id, resolve as (r: Result<unknown>) => void);
-        sendFrame({ type: 'invoke', id, channel, req });
-      });
+    async invoke(channel, req) {
+      try {
+        return { ok: true, value: await peer.call(channel, req) } as never;
+      } catch (e) {
+        const error = e instanceof AppError ? e.toData() : { code: 'INTERNAL' as const, message: String(e) };
+        return { ok: false, error };
+      }
     },
     subscribe(event: EventName, cb) {
-      let set = listeners.get(event);
-      if (!set) {
-        set = new Set();
-        listeners.set(event, set);
-        sendFrame({ type: 'subscribe', event });
-      }
-      const fn = cb as (payload: never) => void;
-      set.add(fn);
-      return () => {
-        set.delete(fn);
-        if (set.size === 0) {
-          listeners.delete(event);
-          sendFrame({ type: 'unsubscribe', event });
-        }
-      };
+      return peer.subscribe(event, cb as (payload: unknown) => void);
     },
     status: () => status,
     onStatus(cb) {
