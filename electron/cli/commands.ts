@@ -8,6 +8,7 @@ import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
+import { registerSkillVersionCommands } from './skill-version-commands.js';
 import { registerSkillsCommands } from './skills-commands.js';
 
 /** Every command group; `skills optimize` comes after `skills`, which it extends. */
@@ -20,5 +21,6 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerServeCommands,
   registerChatCommands,
   registerOptimizeCommands,
+  registerSkillVersionCommands,
   registerMcpCommands,
 ];

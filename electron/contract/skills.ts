@@ -430,8 +430,80 @@ export interface OptimizeSkillRes {
   };
 }
 
+/** `skills/versions`: a skill's kept versions, oldest first, and its current one. */
+export const SkillVersionsReqSchema = z.object({ name, scope: ScopeSchema.optional() }).strict();
+/** Request of `skills/versions`. */
+export type SkillVersionsReq = z.infer<typeof SkillVersionsReqSchema>;
+/** One kept version (number 1 is the oldest). */
+export interface SkillVersionView {
+  number: number;
+  version: string;
+  content_hash: string;
+  /** What replaced it: `import`, `save`, `restore`, `delete`, `seed` or `fork`. */
+  origin: string;
+  note: string | null;
+  created_at: string;
+}
+/** Reply of `skills/versions`; `current` is null for a deleted skill whose history remains. */
+export interface SkillVersionsRes {
+  name: string;
+  scope: SkillScope;
+  current: { version: string; content_hash: string; updated_at: string } | null;
+  versions: SkillVersionView[];
+}
+
+/** A version reference: its number in the history, its version string, or `current`. */
+const versionRef = z.string().trim().min(1).max(100);
+
+/** `skills/diff-versions`: how two versions of a skill differ (`to` defaults to `current`). */
+export const DiffVersionsReqSchema = z
+  .object({ name, scope: ScopeSchema.optional(), from: versionRef, to: versionRef.optional() })
+  .strict();
+/** Request of `skills/diff-versions`. */
+export type DiffVersionsReq = z.infer<typeof DiffVersionsReqSchema>;
+/** Reply of `skills/diff-versions`: changed fields, then each artifact with a unified line diff. */
+export interface DiffVersionsRes {
+  name: string;
+  scope: SkillScope;
+  from: { ref: string; version: string };
+  to: { ref: string; version: string };
+  fields: Array<{ field: string; from: unknown; to: unknown }>;
+  artifacts: Array<{
+    name: string;
+    kind: string;
+    model_variant: string | null;
+    change: 'added' | 'removed' | 'changed' | 'unchanged';
+    patch: string;
+    metadata_changed: string[];
+  }>;
+}
+
+/** `skills/restore-version`: make a kept version current again (the current one is kept too). */
+export const RestoreVersionReqSchema = z
+  .object({ name, scope: ScopeSchema.optional(), version: versionRef, note: z.string().max(1000).optional() })
+  .strict();
+/** Request of `skills/restore-version`. */
+export type RestoreVersionReq = z.infer<typeof RestoreVersionReqSchema>;
+/** Reply of `skills/restore-version`. */
+export interface RestoreVersionRes {
+  restored: { name: string; scope: SkillScope; version: string; from_number: number };
+}
+
+/** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
+export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
+/** Request of `skills/fork`. */
+export type ForkSkillReq = z.infer<typeof ForkSkillReqSchema>;
+/** Reply of `skills/fork`. */
+export interface ForkSkillRes {
+  forked: { name: string; scope: 'workspace'; version: string; from_scope: 'account' };
+}
+
 /** The `skills/*` channels. */
 export interface SkillsChannels {
+  'skills/versions': { req: SkillVersionsReq; res: SkillVersionsRes };
+  'skills/diff-versions': { req: DiffVersionsReq; res: DiffVersionsRes };
+  'skills/restore-version': { req: RestoreVersionReq; res: RestoreVersionRes };
+  'skills/fork': { req: ForkSkillReq; res: ForkSkillRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
@@ -449,6 +521,10 @@ export interface SkillsChannels {
 
 /** Request schemas of the `skills/*` channels. */
 export const skillsRequestSchemas = {
+  'skills/versions': SkillVersionsReqSchema,
+  'skills/diff-versions': DiffVersionsReqSchema,
+  'skills/restore-version': RestoreVersionReqSchema,
+  'skills/fork': ForkSkillReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
   'skills/match': MatchSkillsReqSchema,
@@ -467,7 +543,7 @@ export const skillsRequestSchemas = {
 /** The `skills/*` events. */
 export interface SkillsEvents {
   /** The catalog changed (import or delete, from this or another window). */
-  'skills/catalog-changed': { reason: 'imported' | 'deleted'; names: string[] };
+  'skills/catalog-changed': { reason: 'imported' | 'deleted' | 'restored' | 'forked'; names: string[] };
   /** One artifact of a `skills/run` that was given a `run_id` finished. */
   'skills/artifact-ran': { run_id: string; result: ArtifactRunView };
   /** Progress of a `skills/optimize` that was given a `run_id`: `done` of `total` examples. */

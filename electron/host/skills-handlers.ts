@@ -8,6 +8,7 @@ import {
   formatBytes,
   type ImportLimits,
   importPackages,
+  recordVersion,
   type SkillCatalog,
   skillSlug,
   skillToAgentFiles,
@@ -15,6 +16,7 @@ import {
 } from '../skills/index.js';
 import type { Scope, Skill } from '../store/index.js';
 import type { EventHub } from './events.js';
+import { createSkillVersionHandlers, type SkillVersionChannel } from './skill-version-handlers.js';
 import type { CatalogRef } from './workspace-session.js';
 
 /** What the skills slice needs. */
@@ -135,6 +137,7 @@ export function parsePackageInput(
 export function createSkillsHandlers(deps: SkillsHandlerDeps) {
   const { catalog, events } = deps;
   return {
+    ...createSkillVersionHandlers({ catalog, events }),
     'skills/list': (req) => {
       const all = catalog
         .get()
@@ -231,7 +234,12 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       if (!store) throw notFound(req.name, req.scope);
       const skill = store.repo.getSummaryByName(req.name);
       if (!skill) throw notFound(req.name, req.scope);
-      store.repo.deleteSkill(skill.id);
+      // The deleted skill stays in its history, so it can be restored.
+      store.db.transaction(() => {
+        const full = store.repo.getSkill(skill.id);
+        if (full) recordVersion(store.db, full, 'delete');
+        store.repo.deleteSkill(skill.id);
+      })();
       const revealed = req.scope === 'workspace' ? c.account.repo.getSummaryByName(skill.name) : null;
       events.emit('skills/catalog-changed', { reason: 'deleted', names: [skill.name] });
       return {
@@ -241,7 +249,8 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
           : {}),
       };
     },
-  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel>;
+  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel | SkillVersionChannel> &
+    Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
 
 /** The `skills/*` channels that execute something (see `skill-run-handlers.ts`). */

@@ -8,6 +8,7 @@ import { packageToRows } from './convert.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { type SkillPackage, validatePackage } from './package-schema.js';
 import { compareVersions } from './version.js';
+import { recordVersion } from './versions.js';
 import { type FileMap, readZip } from './zip.js';
 
 /** A package read from disk and validated, with where it came from. */
@@ -229,6 +230,8 @@ export function importPackages(
         );
       }
       const rows = packageToRows(pkg, existing.id);
+      const replaced = store.repo.getSkill(existing.id);
+      if (replaced) recordVersion(store.db, replaced, 'import');
       store.repo.updateSkill(rows.skill);
       store.repo.replaceArtifacts(existing.id, rows.artifacts);
       return { ...base, action: 'updated', previous_version: existing.version };

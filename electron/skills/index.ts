@@ -8,3 +8,4 @@ export * from './open.js';
 export * from './package-schema.js';
 export * from './seed.js';
 export * from './version.js';
+export * from './versions.js';

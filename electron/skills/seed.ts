@@ -6,6 +6,7 @@ import type { SkillStore } from '../store/stores.js';
 import { packageToRows } from './convert.js';
 import { type SkillPackage, validatePackage } from './package-schema.js';
 import { compareVersions } from './version.js';
+import { recordVersion } from './versions.js';
 
 /** The shipped `seed-skills/` folder. */
 export const SEED_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../seed-skills');
@@ -56,6 +57,8 @@ export function seedAccountStore(store: SkillStore, pkgs = loadSeedPackages()): 
       if (existing && compareVersions(pkg.version, existing.version) <= 0) continue;
       const rows = packageToRows(pkg, existing?.id);
       if (existing) {
+        const replaced = store.repo.getSkill(existing.id);
+        if (replaced) recordVersion(store.db, replaced, 'seed');
         store.repo.updateSkill(rows.skill);
         store.repo.replaceArtifacts(existing.id, rows.artifacts);
       } else {

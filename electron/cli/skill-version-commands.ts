@@ -1,0 +1,243 @@
+// `skilldesk skills versions|diff|restore|fork|validate|edit`: a skill's history and authoring from
+// the command line (added to the `skills` group). Thin faces over the host's `skills/*` channels.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { AppError } from '../contract/errors.js';
+import type { SkillScope } from '../contract/skills.js';
+import type { CliContext } from './context.js';
+import { withClient } from './host.js';
+
+const scopeOption = (what: string) =>
+  new Option('--scope <scope>', what).choices(['workspace', 'account'] as SkillScope[]);
+
+/** The history and authoring commands of the `skills` group. */
+export function registerSkillVersionCommands(program: Command, ctx: CliContext): void {
+  const skills = program.commands.find((c) => c.name() === 'skills');
+  if (!skills) return;
+
+  skills
+    .command('versions')
+    .description(
+      "a skill's kept versions, oldest first (every import, save, restore or delete keeps the one it replaces)",
+    )
+    .argument('<name>', 'skill name')
+    .addOption(scopeOption('store whose history to show (default: where the skill is)'))
+    .action(async (name: string, o: { scope?: SkillScope }) => {
+      const r = await withClient(ctx, (c) =>
+        c.invoke('skills/versions', { name, ...(o.scope ? { scope: o.scope } : {}) }),
+      );
+      ctx.print(r, () =>
+        [
+          `${r.name} [${r.scope}]: ${r.current ? `current ${r.current.version}` : 'deleted'}`,
+          ...(r.versions.length === 0 ? ['  no earlier versions'] : []),
+          ...r.versions.map(
+            (v) =>
+              `  ${String(v.number).padStart(3)}  ${v.version.padEnd(10)} ${v.created_at}  replaced by ${v.origin}${v.note ? ` — ${v.note}` : ''}`,
+          ),
+        ].join('\n'),
+      );
+    });
+
+  skills
+    .command('diff')
+    .description(
+      'how two versions of a skill differ, artifact by artifact (a version: its number in `versions`, its version string, or "current")',
+    )
+    .argument('<name>', 'skill name')
+    .argument('<from>', 'older version')
+    .argument('[to]', 'newer version (default: current)')
+    .addOption(scopeOption('store of the history'))
+    .action(async (name: string, from: string, to: string | undefined, o: { scope?: SkillScope }) => {
+      const r = await withClient(ctx, (c) =>
+        c.invoke('skills/diff-versions', {
+          name,
+          from,
+          ...(to ? { to } : {}),
+          ...(o.scope ? { scope: o.scope } : {}),
+        }),
+      );
+      ctx.print(r, () => {
+        const lines = [
+          `${r.name} [${r.scope}]: ${r.from.ref} (${r.from.version}) → ${r.to.ref} (${r.to.version})`,
+        ];
+        for (const f of r.fields)
+          lines.push(`  ${f.field}: ${JSON.stringify(f.from)} → ${JSON.stringify(f.to)}`);
+        for (const a of r.artifacts) {
+          if (a.change === 'unchanged') continue;
+          lines.push(`${a.change} ${a.kind} "${a.name}"${a.model_variant ? ` (${a.model_variant})` : ''}`);
+          if (a.metadata_changed.length) lines.push(`  metadata: ${a.metadata_changed.join(', ')}`);
+          if (a.patch) lines.push(a.patch);
+        }
+        if (lines.length === 1) lines.push('  no differences');
+        return lines.join('\n');
+      });
+    });
+
+  skills
+    .command('restore')
+    .description('make a kept version current again (the current one is kept, so a restore can be undone)')
+    .argument('<name>', 'skill name')
+    .argument('<version>', 'its number in `versions`, or its version string')
+    .addOption(scopeOption('store of the history'))
+    .option('--note <text>', 'why (kept with the replaced version)')
+    .action(async (name: string, version: string, o: { scope?: SkillScope; note?: string }) => {
+      const r = await withClient(ctx, (c) =>
+        c.invoke('skills/restore-version', {
+          name,
+          version,
+          ...(o.scope ? { scope: o.scope } : {}),
+          ...(o.note ? { note: o.note } : {}),
+        }),
+      );
+      ctx.print(
+        r,
+        () =>
+          `Restored ${r.restored.name} ${r.restored.version} (version ${r.restored.from_number}) in the ${r.restored.scope} store.`,
+      );
+    });
+
+  skills
+    .command('fork')
+    .description(
+      'copy an account skill into the workspace store, to customize it there (it then overrides the account one)',
+    )
+    .argument('<name>', 'skill name')
+    .addOption(new Option('--to <scope>', 'where to copy it').choices(['workspace']).makeOptionMandatory())
+    .action(async (name: string) => {
+      if (!ctx.globals().workspace)
+        throw new AppError('USAGE', 'skills fork --to workspace needs --workspace DIR');
+      const r = await withClient(ctx, (c) => c.invoke('skills/fork', { name, to: 'workspace' }));
+      ctx.print(
+        r,
+        () =>
+          `Forked ${r.forked.name} ${r.forked.version} into the workspace store; it now overrides the account skill.`,
+      );
+    });
+
+  skills
+    .command('validate')
+    .description(
+      'check a JSON package without importing it: schema errors with their JSON paths, template syntax per artifact (exit 2 on errors)',
+    )
+    .argument('<path>', 'a .json package')
+    .action(async (path: string) => {
+      const abs = resolve(path);
+      let text: string;
+      try {
+        if (statSync(abs).size > 10 * 1024 * 1024)
+          throw new AppError('TOO_LARGE', `${path}: larger than 10 MiB`);
+        text = readFileSync(abs, 'utf8');
+      } catch (e) {
+        if (e instanceof AppError) throw e;
+        throw new AppError('USAGE', `${path}: no such file`);
+      }
+      const report = await withClient(ctx, async (c) => {
+        const pkg = await c.invoke('skills/validate', {
+          kind: 'package',
+          package: text,
+          file_name: basename(abs),
+        });
+        const templates: Array<{
+          artifact: string;
+          ok: boolean;
+          message?: string;
+          line?: number;
+          column?: number;
+        }> = [];
+        if (pkg.ok) {
+          const parsed = JSON.parse(text) as {
+            artifacts?: Array<{ kind: string; name: string; content: string }>;
+          };
+          for (const a of parsed.artifacts ?? []) {
+            if (a.kind !== 'prompt_template') continue;
+            const t = await c.invoke('skills/validate', {
+              kind: 'template',
+              source: a.content,
+              name: a.name,
+            });
+            templates.push(
+              t.ok
+                ? { artifact: a.name, ok: true }
+                : { artifact: a.name, ok: false, message: t.message, line: t.line, column: t.column },
+            );
+          }
+        }
+        return {
+          file: path,
+          ok: pkg.ok && templates.every((t) => t.ok),
+          issues: pkg.ok ? [] : pkg.issues,
+          templates,
+        };
+      });
+      if (!report.ok) ctx.setExitCode(2);
+      ctx.print(report, () =>
+        report.ok
+          ? `${path}: valid`
+          : [
+              `${path}: not valid`,
+              ...report.issues.map((i) => `  ${i.path}: ${i.message}`),
+              ...report.templates
+                .filter((t) => !t.ok)
+                .map(
+                  (t) =>
+                    `  artifact "${t.artifact}"${t.line ? ` line ${t.line}, column ${t.column}` : ''}: ${t.message}`,
+                ),
+            ].join('\n'),
+      );
+    });
+
+  skills
+    .command('edit')
+    .description(
+      'edit a skill as JSON in $EDITOR; it is validated before it is saved (the replaced version is kept)',
+    )
+    .argument('<name>', 'skill name')
+    .addOption(scopeOption('store of the skill'))
+    .action(async (name: string, o: { scope?: SkillScope }) => {
+      const editor = ctx.env.VISUAL || ctx.env.EDITOR;
+      if (!editor) throw new AppError('USAGE', 'set $EDITOR (or $VISUAL) to the editor to use');
+      await withClient(ctx, async (c) => {
+        const exported = await c.invoke('skills/export-package', {
+          name,
+          ...(o.scope ? { scope: o.scope } : {}),
+        });
+        const dir = mkdtempSync(join(tmpdir(), 'skilldesk-edit-'));
+        const file = join(dir, exported.file_name);
+        writeFileSync(file, exported.text, { mode: 0o600 });
+        const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
+        if (r.status !== 0)
+          throw new AppError('USAGE', `the editor exited with ${r.status ?? r.signal}; nothing was saved`);
+        const text = readFileSync(file, 'utf8');
+        if (text === exported.text) {
+          rmSync(dir, { recursive: true, force: true });
+          ctx.print({ edited: null }, () => 'No changes.');
+          return;
+        }
+        const checked = await c.invoke('skills/validate', {
+          kind: 'package',
+          package: text,
+          file_name: exported.file_name,
+        });
+        if (!checked.ok) {
+          throw new AppError(
+            'INVALID_INPUT',
+            `${checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ')} — nothing was saved; your edit is in ${file}`,
+          );
+        }
+        const out = await c.invoke('skills/import-package', {
+          package: text,
+          file_name: exported.file_name,
+          scope: exported.scope,
+          force: true,
+        });
+        rmSync(dir, { recursive: true, force: true });
+        ctx.print(
+          { edited: out },
+          () => `Saved ${name} in the ${exported.scope} store (the previous version is kept).`,
+        );
+      });
+    });
+}

@@ -1,0 +1,125 @@
+import type { HandlersFor } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
+import {
+  diffPackages,
+  forkSkill,
+  listVersions,
+  packageHash,
+  readVersion,
+  restoreVersion,
+  type SkillCatalog,
+  type SkillPackage,
+  skillToPackage,
+} from '../skills/index.js';
+import type { Scope } from '../store/index.js';
+import type { EventHub } from './events.js';
+
+/** The `skills/*` channels of a skill's history. */
+export type SkillVersionChannel =
+  | 'skills/versions'
+  | 'skills/diff-versions'
+  | 'skills/restore-version'
+  | 'skills/fork';
+
+/** What the history slice needs. */
+export interface SkillVersionHandlerDeps {
+  catalog: { get(): SkillCatalog; withStore(scope: Scope): { catalog: SkillCatalog } };
+  events: EventHub;
+}
+
+/**
+ * The history slice: list, diff and restore kept versions, and fork an account skill into the
+ * workspace. A skill's history lives in the store of its scope (the workspace one first).
+ */
+export function createSkillVersionHandlers(deps: SkillVersionHandlerDeps) {
+  /** The store a name's history is read from: the scope given, else where the skill is now. */
+  const storeOf = (name: string, scope?: Scope) => {
+    const c = deps.catalog.get();
+    if (scope) {
+      const store = c.store(scope);
+      if (!store)
+        throw new AppError('NOT_FOUND', `There is no ${scope} store, so "${name}" has no history there`);
+      return store;
+    }
+    return c.resolve(name)?.scope === 'workspace' && c.workspace ? c.workspace : c.account;
+  };
+  const packageAt = (store: ReturnType<typeof storeOf>, name: string, ref: string) => {
+    if (ref === 'current') {
+      const skill = store.repo.getSkillByName(name);
+      if (!skill)
+        throw new AppError('NOT_FOUND', `"${name}" has no current version in the ${store.scope} store`);
+      return { ref, pkg: skillToPackage(skill) as SkillPackage };
+    }
+    const v = readVersion(store.db, name, ref);
+    return { ref: String(v.entry.number), pkg: v.package };
+  };
+
+  return {
+    'skills/versions': (req) => {
+      const store = storeOf(req.name, req.scope);
+      const current = store.repo.getSkillByName(req.name);
+      const versions = listVersions(store.db, req.name);
+      if (!current && versions.length === 0) {
+        throw new AppError(
+          'NOT_FOUND',
+          `There is no skill named "${req.name}" in the ${store.scope} store, and no history of one`,
+        );
+      }
+      return {
+        name: current?.name ?? req.name,
+        scope: store.scope,
+        current: current
+          ? {
+              version: current.version,
+              content_hash: packageHash(skillToPackage(current)),
+              updated_at: current.updated_at,
+            }
+          : null,
+        versions,
+      };
+    },
+    'skills/diff-versions': (req) => {
+      const store = storeOf(req.name, req.scope);
+      const from = packageAt(store, req.name, req.from);
+      const to = packageAt(store, req.name, req.to ?? 'current');
+      return {
+        name: to.pkg.name,
+        scope: store.scope,
+        from: { ref: from.ref, version: from.pkg.version },
+        to: { ref: to.ref, version: to.pkg.version },
+        ...diffPackages(from.pkg, to.pkg),
+      };
+    },
+    'skills/restore-version': (req) => {
+      const store = storeOf(req.name, req.scope);
+      const r = restoreVersion(store, req.name, req.version, req.note);
+      deps.events.emit('skills/catalog-changed', { reason: 'restored', names: [r.name] });
+      return {
+        restored: { name: r.name, scope: store.scope, version: r.version, from_number: r.from_number },
+      };
+    },
+    'skills/fork': (req) => {
+      const c = deps.catalog.get();
+      const skill = c.account.repo.getSkillByName(req.name);
+      if (!skill) throw new AppError('NOT_FOUND', `There is no account skill named "${req.name}" to fork`);
+      const { catalog } = deps.catalog.withStore('workspace');
+      const target = catalog.workspace;
+      if (!target) {
+        throw new AppError(
+          'INVALID_INPUT',
+          'No workspace is open: open one (or pass --workspace DIR) to fork into it',
+        );
+      }
+      const r = forkSkill(skill, target);
+      deps.events.emit('skills/catalog-changed', { reason: 'forked', names: [r.name] });
+      return {
+        forked: {
+          name: r.name,
+          scope: 'workspace' as const,
+          version: r.version,
+          from_scope: 'account' as const,
+        },
+      };
+    },
+  } satisfies Pick<HandlersFor<'skills'>, SkillVersionChannel>;
+}
