@@ -6,7 +6,7 @@
  * {@link RpcMessageSchema} first. Runs anywhere (no Node APIs), so the renderer uses it too.
  */
 import { z } from 'zod';
-import { AppError, type AppErrorData, ERROR_CODES, type ErrorCode } from '../contract/errors.js';
+import { AppError, ERROR_CODES, type ErrorCode } from '../contract/errors.js';
 
 const Id = z.string().min(1).max(64);
 const Name = z.string().min(1).max(200);
@@ -101,8 +101,12 @@ export interface PeerOptions {
   onProtocolError?: (message: string) => void;
   /** Called with what a handler threw that was not an AppError (the other side sees INTERNAL). */
   onHandlerBug?: (e: unknown) => void;
+  /** Called when a call is given up on (timeout or the caller's signal), after its cancel was sent. */
+  onAbandon?: (id: string) => void;
   /** Called when the other side answers a call that was already abandoned. */
   onLateAnswer?: (id: string) => void;
+  /** Whether a malformed message is answered with a `res` of id null (default true); else only reported. */
+  answerProtocolErrors?: boolean;
 }
 
 /** One end of a message boundary. */
@@ -182,11 +186,13 @@ export function createPeer(port: RpcPort, opts: PeerOptions): Peer {
     abandoned.add(id);
     if (opts.cancelMethod)
       send({ type: 'req', id: `${opts.idPrefix}${++nextId}`, method: opts.cancelMethod, params: { id } });
+    opts.onAbandon?.(id);
   };
 
   const protocolError = (message: string, id: string | null = null) => {
     opts.onProtocolError?.(message);
-    send({ type: 'res', id, error: { code: 'INVALID_INPUT', message } });
+    if (opts.answerProtocolErrors ?? true)
+      send({ type: 'res', id, error: { code: 'INVALID_INPUT', message } });
   };
 
   function request(method: string, params: unknown, o: CallOptions = {}) {

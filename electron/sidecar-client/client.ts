@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn as nodeSpawn } from 'node:child_process';
-import { AppError, ERROR_CODES, type ErrorCode, isAppError } from '../contract/errors.js';
+import { AppError, type ErrorCode, isAppError } from '../contract/errors.js';
+import { createPeer, type IncomingCall, type Peer } from '../rpc/index.js';
 import {
   defaultSidecarDataDir,
   type ResolveSidecarOptions,
@@ -21,7 +22,6 @@ import {
   type OptimizeRes,
   RESULT_SCHEMAS,
   SIDECAR_PROTOCOL_VERSION,
-  type SidecarLine,
   SidecarLineSchema,
   type SidecarMethod,
   type SidecarMethodMap,
@@ -124,15 +124,10 @@ export interface SidecarClient {
   dispose(): Promise<void>;
 }
 
-interface Pending {
+/** What a call into the sidecar carries for the completions the sidecar asks for while it runs. */
+interface OpenCall {
   method: SidecarMethod;
-  resolve: (value: unknown) => void;
-  reject: (e: AppError) => void;
-  timer?: NodeJS.Timeout;
-  lmAbort: AbortController;
   usage: SidecarUsage;
-  onProgress?: (p: OptimizeProgress) => void;
-  cleanup: () => void;
 }
 
 const unavailable = (message: string, details?: Record<string, unknown>): AppError =>
@@ -140,12 +135,15 @@ const unavailable = (message: string, details?: Record<string, unknown>): AppErr
 
 const STDERR_TAIL = 20;
 
-/** One spawned sidecar process and its in-flight requests. */
+/**
+ * One spawned sidecar process: its stdio framed as JSON lines and an RPC peer on top, which owns
+ * ids, pending calls, timeouts, cancellation and the sidecar's nested `lm.complete` calls.
+ */
 class Connection {
-  readonly pending = new Map<string, Pending>();
+  private readonly peer: Peer;
+  private receive: (message: unknown) => void = () => {};
   /** Requests given up on (timeout, abort) whose answer the sidecar still owes. */
   private readonly abandoned = new Map<string, NodeJS.Timeout>();
-  private nextId = 0;
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private stderrPartial = '';
@@ -164,6 +162,33 @@ class Connection {
       onExit: (conn: Connection, reason: AppError) => void;
     },
   ) {
+    this.peer = createPeer(
+      {
+        send: (message) => this.write(message),
+        onMessage: (receive) => {
+          this.receive = receive;
+        },
+      },
+      {
+        idPrefix: 'n',
+        cancelMethod: 'cancel',
+        results: RESULT_SCHEMAS,
+        foreignCode: 'SIDECAR_FAILED',
+        // Only code and message cross: details may hold provider data the sidecar has no need for.
+        sendDetails: false,
+        answerProtocolErrors: false,
+        timeoutError: (method, ms) =>
+          unavailable(`the sidecar did not answer ${method} within ${ms} ms`, { reason: 'timeout' }),
+        handle: (params, call) => this.onLmRequest(params, call),
+        onAbandon: (id) => this.graceFor(id),
+        onLateAnswer: (id) => {
+          clearTimeout(this.abandoned.get(id));
+          this.abandoned.delete(id);
+        },
+        onProtocolError: (message) => this.opts.log(`[sidecar-client] ${message}`),
+        onHandlerBug: (e) => this.opts.log(`[sidecar-client] a callback threw: ${String(e)}`),
+      },
+    );
     child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.onStderr(chunk));
     child.stdin?.on('error', () => {}); // EPIPE after a crash surfaces through 'exit'
@@ -186,66 +211,39 @@ class Connection {
     return this.child.pid;
   }
 
-  /** Send a request; resolves with the validated result. */
-  request<M extends SidecarMethod>(
+  /** Requests awaiting an answer. */
+  get inFlight(): number {
+    return this.peer.pending;
+  }
+
+  /** Send a request; resolves with the validated result (usage counted here for execute/optimize). */
+  async request<M extends SidecarMethod>(
     method: M,
     params: SidecarMethodMap[M]['params'],
     opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (p: OptimizeProgress) => void },
-  ): { id: string; promise: Promise<SidecarMethodMap[M]['result']> } {
-    const id = `n${++this.nextId}`;
-    const promise = new Promise<SidecarMethodMap[M]['result']>((resolve, reject) => {
-      if (this.exited) {
-        reject(unavailable('the sidecar is not running', { reason: 'exited' }));
-        return;
-      }
-      const onAbort = () => {
-        this.settle(id, new AppError('CANCELLED', 'the sidecar request was cancelled'));
-        this.abandon(id);
-      };
-      const entry: Pending = {
-        method,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        lmAbort: new AbortController(),
-        usage: { lm_calls: 0, input_tokens: 0, output_tokens: 0 },
-        onProgress: opts.onProgress,
-        cleanup: () => {
-          if (entry.timer) clearTimeout(entry.timer);
-          opts.signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      if (opts.signal?.aborted) {
-        reject(new AppError('CANCELLED', 'the sidecar request was cancelled'));
-        return;
-      }
-      this.pending.set(id, entry);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.timeoutMs > 0 && Number.isFinite(opts.timeoutMs)) {
-        entry.timer = setTimeout(() => {
-          this.settle(
-            id,
-            unavailable(`the sidecar did not answer ${method} within ${opts.timeoutMs} ms`, {
-              reason: 'timeout',
-            }),
-          );
-          this.abandon(id);
-        }, opts.timeoutMs);
-      }
-      this.write({ id, type: 'req', method, params });
-    });
-    return { id, promise };
-  }
-
-  /** Usage counted for an open request (read before it settles). */
-  usageOf(id: string): SidecarUsage | undefined {
-    return this.pending.get(id)?.usage;
+  ): Promise<SidecarMethodMap[M]['result']> {
+    if (this.exited) throw unavailable('the sidecar is not running', { reason: 'exited' });
+    const open: OpenCall = { method, usage: { lm_calls: 0, input_tokens: 0, output_tokens: 0 } };
+    const onProgress = opts.onProgress;
+    const result = (await this.peer.call(method, params, {
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      context: open,
+      onEvent: (event, data) => {
+        const progress = OptimizeProgressSchema.safeParse(data);
+        if (event === 'progress' && progress.success) onProgress?.(progress.data);
+      },
+    })) as SidecarMethodMap[M]['result'];
+    if (method === 'execute' || method === 'optimize')
+      return { ...(result as ExecuteRes | OptimizeRes), usage: { ...open.usage } } as typeof result;
+    return result;
   }
 
   /**
-   * Tell the sidecar to drop a request the caller gave up on. It must answer (even with
-   * CANCELLED) within the grace period, or the process is killed: a stuck worker is not kept.
+   * The sidecar must let go of an abandoned request (answer it, even with CANCELLED) within the
+   * grace period, or the process is killed: a stuck worker is not kept.
    */
-  private abandon(id: string): void {
+  private graceFor(id: string): void {
     if (this.exited) return;
     const timer = setTimeout(() => {
       if (!this.abandoned.delete(id)) return;
@@ -254,7 +252,6 @@ class Connection {
     }, this.opts.cancelGraceMs);
     timer.unref();
     this.abandoned.set(id, timer);
-    this.write({ id: `n${++this.nextId}`, type: 'req', method: 'cancel', params: { id } });
   }
 
   private write(message: unknown): void {
@@ -262,23 +259,12 @@ class Connection {
     this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Settle one request (first outcome wins) and release its LM calls. */
-  private settle(id: string, outcome: AppError | { value: unknown }): void {
-    const entry = this.pending.get(id);
-    if (!entry) return;
-    this.pending.delete(id);
-    entry.cleanup();
-    entry.lmAbort.abort();
-    if (outcome instanceof AppError) entry.reject(outcome);
-    else entry.resolve(outcome.value);
-  }
-
   private fail(reason: AppError): void {
     if (this.exited) return;
     this.exited = true;
     for (const timer of this.abandoned.values()) clearTimeout(timer);
     this.abandoned.clear();
-    for (const id of [...this.pending.keys()]) this.settle(id, reason);
+    this.peer.close(reason);
     for (const wake of this.exitWaiters.splice(0)) wake();
     this.opts.onExit(this, reason);
   }
@@ -353,119 +339,45 @@ class Connection {
       this.opts.log(`[sidecar-client] ignoring a non-JSON line: ${text.slice(0, 200)}`);
       return;
     }
-    const parsed = SidecarLineSchema.safeParse(raw);
-    if (!parsed.success) {
+    // The sidecar's own narrower shapes (its callbacks and events only) before the peer's.
+    const line = SidecarLineSchema.safeParse(raw);
+    if (!line.success) {
       const id = (raw as { id?: unknown } | null)?.id;
-      if (typeof id === 'string' && this.pending.has(id)) {
-        this.settle(id, new AppError('SIDECAR_FAILED', 'the sidecar sent a malformed response', { id }));
+      if (typeof id === 'string' && this.peer.isOpen(id)) {
+        this.peer.receive({
+          type: 'res',
+          id,
+          error: { code: 'SIDECAR_FAILED', message: 'the sidecar sent a malformed response' },
+        });
       } else {
         this.opts.log(`[sidecar-client] ignoring a malformed message: ${text.slice(0, 200)}`);
       }
       return;
     }
-    this.onMessage(parsed.data, raw as Record<string, unknown>);
+    this.receive(raw);
   }
 
-  private onMessage(msg: SidecarLine, raw: Record<string, unknown>): void {
-    switch (msg.type) {
-      case 'res': {
-        if (msg.id === null) {
-          this.opts.log(`[sidecar-client] the sidecar refused a message: ${msg.error?.message ?? '?'}`);
-          return;
-        }
-        const entry = this.pending.get(msg.id);
-        if (!entry) {
-          // A late answer to a request given up on: the sidecar let go of it.
-          clearTimeout(this.abandoned.get(msg.id));
-          this.abandoned.delete(msg.id);
-          return;
-        }
-        const hasResult = Object.hasOwn(raw, 'result');
-        if (hasResult === (msg.error !== undefined)) {
-          this.settle(msg.id, new AppError('SIDECAR_FAILED', 'the sidecar sent a malformed response'));
-          return;
-        }
-        if (msg.error) {
-          this.settle(msg.id, errorFromSidecar(msg.error));
-          return;
-        }
-        const result = RESULT_SCHEMAS[entry.method].safeParse(msg.result);
-        if (!result.success) {
-          this.settle(
-            msg.id,
-            new AppError('SIDECAR_FAILED', `the sidecar's ${entry.method} result is malformed`, {
-              issues: result.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`),
-            }),
-          );
-          return;
-        }
-        let value: unknown = result.data;
-        if (entry.method === 'execute' || entry.method === 'optimize') {
-          value = { ...(result.data as ExecuteRes | OptimizeRes), usage: { ...entry.usage } };
-        }
-        this.settle(msg.id, { value });
-        return;
-      }
-      case 'event': {
-        const entry = this.pending.get(msg.parent);
-        const progress = OptimizeProgressSchema.safeParse(msg.data);
-        if (entry?.onProgress && progress.success) {
-          try {
-            entry.onProgress(progress.data);
-          } catch (e) {
-            this.opts.log(`[sidecar-client] a progress callback threw: ${String(e)}`);
-          }
-        }
-        return;
-      }
-      case 'req':
-        void this.onLmRequest(msg.id, msg.parent, msg.params);
-        return;
-    }
-  }
-
-  private async onLmRequest(id: string, parent: string, params: unknown): Promise<void> {
-    const entry = this.pending.get(parent);
-    if (!entry || (entry.method !== 'execute' && entry.method !== 'optimize')) {
-      this.write({ id, type: 'res', error: { code: 'CANCELLED', message: 'no such open request' } });
-      return;
-    }
+  /** `lm.complete`: the sidecar asks for a completion while one of our requests is open. */
+  private async onLmRequest(params: unknown, call: IncomingCall): Promise<LmResponse> {
+    const open = call.parent as OpenCall | undefined;
+    if (!open || (open.method !== 'execute' && open.method !== 'optimize'))
+      throw new AppError('CANCELLED', 'no such open request');
     const req = LmRequestSchema.safeParse(params);
-    if (!req.success) {
-      this.write({
-        id,
-        type: 'res',
-        error: { code: 'INVALID_INPUT', message: 'malformed lm.complete params' },
-      });
-      return;
-    }
+    if (!req.success) throw new AppError('INVALID_INPUT', 'malformed lm.complete params');
+    let answer: LmResponse;
     try {
-      const answer = LmResponseSchema.parse(
-        await this.opts.lm(req.data, { signal: entry.lmAbort.signal, method: entry.method }),
+      answer = LmResponseSchema.parse(
+        await this.opts.lm(req.data, { signal: call.signal, method: open.method }),
       );
-      entry.usage.lm_calls += 1;
-      entry.usage.input_tokens += answer.input_tokens ?? 0;
-      entry.usage.output_tokens += answer.output_tokens ?? 0;
-      this.write({ id, type: 'res', result: answer });
     } catch (e) {
-      const err = isAppError(e)
-        ? e
-        : new AppError('LLM_FAILED', e instanceof Error ? e.message : String(e), { from: 'lm handler' });
-      // Only code and message cross: details may hold provider data the sidecar has no need for.
-      this.write({ id, type: 'res', error: { code: err.code, message: err.message } });
+      if (isAppError(e)) throw e;
+      throw new AppError('LLM_FAILED', e instanceof Error ? e.message : String(e), { from: 'lm handler' });
     }
+    open.usage.lm_calls += 1;
+    open.usage.input_tokens += answer.input_tokens ?? 0;
+    open.usage.output_tokens += answer.output_tokens ?? 0;
+    return answer;
   }
-}
-
-function errorFromSidecar(error: {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}): AppError {
-  const known = (ERROR_CODES as readonly string[]).includes(error.code);
-  const code: ErrorCode = known ? (error.code as ErrorCode) : 'SIDECAR_FAILED';
-  const details = known ? error.details : { ...error.details, sidecarCode: error.code };
-  return new AppError(code, error.message, details);
 }
 
 /**
@@ -531,7 +443,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
 
   function armIdle(): void {
     clearIdle();
-    if (idleTimeoutMs <= 0 || !conn || conn.pending.size > 0) return;
+    if (idleTimeoutMs <= 0 || !conn || conn.inFlight > 0) return;
     idleTimer = setTimeout(() => void stopProcess(), idleTimeoutMs);
     idleTimer.unref();
   }
@@ -555,8 +467,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
     started += 1;
     if (started > 1) restarts += 1;
     try {
-      const { promise } = c.request('version', {}, { timeoutMs: startTimeoutMs });
-      const version = await promise;
+      const version = await c.request('version', {}, { timeoutMs: startTimeoutMs });
       if (version.protocol !== SIDECAR_PROTOCOL_VERSION) {
         throw unavailable(
           `the sidecar speaks protocol ${version.protocol}, expected ${SIDECAR_PROTOCOL_VERSION}`,
@@ -620,7 +531,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
   ): Promise<SidecarMethodMap[M]['result']> {
     if (callOpts.signal?.aborted) throw new AppError('CANCELLED', 'the sidecar request was cancelled');
     const c = await ensure();
-    const { promise } = c.request(method, params, {
+    const promise = c.request(method, params, {
       timeoutMs: callOpts.timeoutMs ?? defaultTimeout,
       signal: callOpts.signal,
       onProgress: callOpts.onProgress,
@@ -683,7 +594,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
         pid: state === 'running' || state === 'starting' ? conn?.pid : undefined,
         command: command ?? resolveCommand(),
         version: conn?.version,
-        inFlight: conn?.pending.size ?? 0,
+        inFlight: conn?.inFlight ?? 0,
         restarts,
         consecutiveFailures,
         lastError: lastError ? { code: lastError.code, message: lastError.message } : undefined,

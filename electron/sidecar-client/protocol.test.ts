@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../contract/errors.js';
@@ -14,6 +14,7 @@ import {
   SIDECAR_METHODS,
   SidecarLineSchema,
 } from './protocol.js';
+import { PROTOCOL_DOCUMENT_PATH, sidecarProtocolJson } from './protocol-document.js';
 import { APP_ROOT, VENV_PYTHON } from './test-lm.js';
 
 /** Any Python that can import the (DSPy-free) protocol module. */
@@ -69,6 +70,43 @@ describe('sidecar protocol', () => {
     expect(LmRequestSchema.safeParse({ ...ok, api_key: 'x' }).success).toBe(false);
     expect(LmRequestSchema.safeParse({ messages: [] }).success).toBe(false);
     expect(LmRequestSchema.safeParse({ messages: [{ role: 'tool', content: 'x' }] }).success).toBe(false);
+  });
+});
+
+describe('the protocol document both sides load', () => {
+  it('matches the zod schemas (SKILLDESK_UPDATE_PROTOCOL=1 rewrites it)', () => {
+    const file = join(APP_ROOT, PROTOCOL_DOCUMENT_PATH);
+    const expected = sidecarProtocolJson();
+    if (process.env.SKILLDESK_UPDATE_PROTOCOL === '1') writeFileSync(file, expected);
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    const doc = JSON.parse(expected);
+    expect(doc.methods).toEqual([...SIDECAR_METHODS]);
+    expect(Object.keys(doc.shapes)).toEqual(
+      expect.arrayContaining(['execute.params', 'execute.result', 'lm.complete.params', 'progress.data']),
+    );
+  });
+
+  it.skipIf(noPython)('is what the Python side checks its shapes and error codes against', () => {
+    const r = spawnSync(
+      PYTHON!,
+      [
+        '-c',
+        'import json; from skilldesk_sidecar.shapes import SHAPES, ERROR_CODES; print(json.dumps({"shapes": sorted(SHAPES), "codes": list(ERROR_CODES)}))',
+      ],
+      { cwd: join(APP_ROOT, 'sidecar'), encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const py = JSON.parse(r.stdout) as { shapes: string[]; codes: string[] };
+    const doc = JSON.parse(sidecarProtocolJson()) as {
+      error_codes: string[];
+      shapes: Record<string, { type?: string }>;
+    };
+    const objects = Object.entries(doc.shapes)
+      .filter(([, s]) => s.type === 'object')
+      .map(([name]) => name)
+      .sort();
+    expect(py.shapes).toEqual(objects);
+    expect(doc.error_codes).toEqual(expect.arrayContaining(py.codes));
   });
 });
 

@@ -91,21 +91,26 @@ const UsageSchema = z.object({ lm_calls: Count, input_tokens: Count, output_toke
 /** A DSPy state blob: the JSON `module.save(path, save_program=False)` writes. */
 export type StateBlob = Record<string, unknown>;
 
+const StateBlobArg = z.union([Json, z.string()]).nullable();
+
 /** `execute` params. */
-export interface ExecuteReq {
+export const ExecuteReqSchema = z.object({
   /** A shipped template (`predict`, `chain_of_thought`, `draft_refine`; see `manifest`). */
-  template_id: string;
+  template_id: z.string(),
   /** `"claims -> contradictions"`; field types `str` (default), `int`, `float`, `bool`, `list[str]`. */
-  signature: string;
+  signature: z.string(),
   /** Optimized state; a JSON object, its text, or base64 of that text. */
-  state_blob?: StateBlob | string | null;
+  state_blob: StateBlobArg.optional(),
   /** Input values, one per input field of the signature (extra keys are ignored). */
-  params: Record<string, unknown>;
+  params: Json,
   /** Instructions for a fresh module (a state blob carries its own). */
-  instructions?: string;
+  instructions: z.string().optional(),
   /** The model the LM handler should use; absent = its default. */
-  model?: string;
-}
+  model: z.string().optional(),
+});
+
+/** `execute` params. */
+export type ExecuteReq = z.infer<typeof ExecuteReqSchema>;
 
 /** `execute` result. */
 export const ExecuteResSchema = z.object({
@@ -122,22 +127,25 @@ export type ExecuteRes = z.infer<typeof ExecuteResSchema>;
 export { OPTIMIZE_METRICS, OPTIMIZERS };
 
 /** `optimize` params. */
-export interface OptimizeReq {
-  template_id: string;
-  signature: string;
+export const OptimizeReqSchema = z.object({
+  template_id: z.string(),
+  signature: z.string(),
   /** Rows holding every input and output field of the signature. */
-  training_data: Record<string, unknown>[];
-  metric?: (typeof OPTIMIZE_METRICS)[number];
-  optimizer?: (typeof OPTIMIZERS)[number];
+  training_data: z.array(Json),
+  metric: z.enum(OPTIMIZE_METRICS).optional(),
+  optimizer: z.enum(OPTIMIZERS).optional(),
   /** Demos per predictor, 1..16 (default 4). */
-  max_demos?: number;
+  max_demos: z.number().int().optional(),
   /** Score the compiled program on the training set (one more run per example). */
-  evaluate?: boolean;
+  evaluate: z.boolean().optional(),
   /** A state to start from. */
-  state_blob?: StateBlob | string | null;
-  instructions?: string;
-  model?: string;
-}
+  state_blob: StateBlobArg.optional(),
+  instructions: z.string().optional(),
+  model: z.string().optional(),
+});
+
+/** `optimize` params. */
+export type OptimizeReq = z.infer<typeof OptimizeReqSchema>;
 
 /** `optimize` result. */
 export const OptimizeResSchema = z.object({
@@ -206,6 +214,16 @@ export interface SidecarMethodMap {
   optimize: { params: OptimizeReq; result: OptimizeRes };
   cancel: { params: { id: string }; result: { cancelled: boolean } };
 }
+
+/** Params schemas keyed by method (what the sidecar validates on its side). */
+export const PARAMS_SCHEMAS: { [M in SidecarMethod]: z.ZodType<SidecarMethodMap[M]['params']> } = {
+  ping: z.object({}) as z.ZodType<Record<string, never>>,
+  version: z.object({}) as z.ZodType<Record<string, never>>,
+  manifest: z.object({}) as z.ZodType<Record<string, never>>,
+  execute: ExecuteReqSchema,
+  optimize: OptimizeReqSchema,
+  cancel: z.object({ id: Id }),
+};
 
 /** Result schemas keyed by method: a missing method fails `tsc`. */
 export const RESULT_SCHEMAS: { [M in SidecarMethod]: z.ZodType<SidecarMethodMap[M]['result']> } = {

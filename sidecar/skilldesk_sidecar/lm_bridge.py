@@ -16,6 +16,7 @@ import dspy
 from dspy.lm15 import Message, Request, Response, TextPart, Usage, response_to_events
 
 from .server import RemoteError
+from .shapes import check as check_shape
 
 #: The model name DSPy sees; the real one (if any) travels in the lm.complete params.
 BRIDGE_MODEL = "skilldesk/bridge"
@@ -88,8 +89,9 @@ class BridgeEngine:
 
     def complete(self, request: Request) -> Response:
         answer = self._call(request_to_params(request, self._model))
-        if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
-            raise RemoteError("LLM_FAILED", "lm.complete answered without a 'text' string")
+        problem = check_shape("lm.complete.result", answer)
+        if problem is not None:
+            raise RemoteError("LLM_FAILED", f"lm.complete answered with a malformed result: {problem}")
         input_tokens = _count(answer.get("input_tokens"))
         output_tokens = _count(answer.get("output_tokens"))
         self.usage.add(input_tokens, output_tokens)

@@ -12,6 +12,7 @@ from dspy.teleprompt import BootstrapFewShot, LabeledFewShot
 
 from .lm_bridge import UsageTotals, make_lm
 from .server import RemoteError, RequestContext
+from .shapes import check as check_shape
 from .templates import (
     SignatureSpec,
     Template,
@@ -62,8 +63,9 @@ class _Bridge:
                 raise self.failure
         try:
             answer = self._ctx.call("lm.complete", params)
-            if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
-                raise RemoteError("LLM_FAILED", "lm.complete answered without a 'text' string")
+            problem = check_shape("lm.complete.result", answer)
+            if problem is not None:
+                raise RemoteError("LLM_FAILED", f"lm.complete answered with a malformed result: {problem}")
             return answer
         except RemoteError as e:
             with self._lock:

@@ -26,6 +26,7 @@ from .protocol import (
     error_body,
     parse_line,
 )
+from .shapes import check as check_shape
 
 
 def log(line: str) -> None:
@@ -63,6 +64,9 @@ class RequestContext:
     def emit(self, event: str, data: dict[str, Any]) -> None:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}")
+        problem = check_shape(f"{event}.data", data)
+        if problem is not None:
+            raise ValueError(f"malformed {event} event: {problem}")
         self.check_cancelled()
         self._server.send({"type": "event", "parent": self.id, "event": event, "data": data})
 
