@@ -489,6 +489,32 @@ export interface RestoreVersionRes {
   restored: { name: string; scope: SkillScope; version: string; from_number: number };
 }
 
+/** `skills/save-package`: write an edited package (the Composer's save); the replaced one is kept. */
+export const SavePackageReqSchema = z
+  .object({
+    package: z.union([z.string().max(MAX_PACKAGE_CHARS, 'is too large'), z.record(z.string(), z.unknown())]),
+    scope: ScopeSchema,
+    /** The `content_hash` the editor started from: refused with CONFLICT if the skill changed since. */
+    expected_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    note: z.string().max(1000).optional(),
+  })
+  .strict();
+/** Request of `skills/save-package`. */
+export type SavePackageReq = z.infer<typeof SavePackageReqSchema>;
+/** Reply of `skills/save-package`. */
+export interface SavePackageRes {
+  saved: {
+    name: string;
+    scope: SkillScope;
+    version: string;
+    action: 'created' | 'updated' | 'unchanged';
+    content_hash: string;
+  };
+}
+
 /** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
 export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
 /** Request of `skills/fork`. */
@@ -504,6 +530,7 @@ export interface SkillsChannels {
   'skills/diff-versions': { req: DiffVersionsReq; res: DiffVersionsRes };
   'skills/restore-version': { req: RestoreVersionReq; res: RestoreVersionRes };
   'skills/fork': { req: ForkSkillReq; res: ForkSkillRes };
+  'skills/save-package': { req: SavePackageReq; res: SavePackageRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
@@ -525,6 +552,7 @@ export const skillsRequestSchemas = {
   'skills/diff-versions': DiffVersionsReqSchema,
   'skills/restore-version': RestoreVersionReqSchema,
   'skills/fork': ForkSkillReqSchema,
+  'skills/save-package': SavePackageReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
   'skills/match': MatchSkillsReqSchema,
@@ -543,7 +571,10 @@ export const skillsRequestSchemas = {
 /** The `skills/*` events. */
 export interface SkillsEvents {
   /** The catalog changed (import or delete, from this or another window). */
-  'skills/catalog-changed': { reason: 'imported' | 'deleted' | 'restored' | 'forked'; names: string[] };
+  'skills/catalog-changed': {
+    reason: 'imported' | 'deleted' | 'restored' | 'forked' | 'saved';
+    names: string[];
+  };
   /** One artifact of a `skills/run` that was given a `run_id` finished. */
   'skills/artifact-ran': { run_id: string; result: ArtifactRunView };
   /** Progress of a `skills/optimize` that was given a `run_id`: `done` of `total` examples. */

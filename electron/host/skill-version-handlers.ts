@@ -9,9 +9,10 @@ import {
   restoreVersion,
   type SkillCatalog,
   type SkillPackage,
+  savePackage,
   skillToPackage,
 } from '../skills/index.js';
-import type { Scope } from '../store/index.js';
+import type { Scope, SkillStore } from '../store/index.js';
 import type { EventHub } from './events.js';
 
 /** The `skills/*` channels of a skill's history. */
@@ -19,12 +20,19 @@ export type SkillVersionChannel =
   | 'skills/versions'
   | 'skills/diff-versions'
   | 'skills/restore-version'
-  | 'skills/fork';
+  | 'skills/fork'
+  | 'skills/save-package';
 
 /** What the history slice needs. */
 export interface SkillVersionHandlerDeps {
-  catalog: { get(): SkillCatalog; withStore(scope: Scope): { catalog: SkillCatalog } };
+  catalog: {
+    get(): SkillCatalog;
+    withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
+    hasWorkspace(): boolean;
+  };
   events: EventHub;
+  /** Parse and validate a package (as imports do). */
+  parsePackage(input: string | Record<string, unknown>, file: string): SkillPackage;
 }
 
 /**
@@ -96,6 +104,28 @@ export function createSkillVersionHandlers(deps: SkillVersionHandlerDeps) {
       deps.events.emit('skills/catalog-changed', { reason: 'restored', names: [r.name] });
       return {
         restored: { name: r.name, scope: store.scope, version: r.version, from_number: r.from_number },
+      };
+    },
+    'skills/save-package': (req) => {
+      if (req.scope === 'workspace' && !deps.catalog.hasWorkspace()) {
+        throw new AppError(
+          'INVALID_INPUT',
+          'No workspace is open: save to the account scope, or open a workspace',
+        );
+      }
+      const pkg = deps.parsePackage(req.package, 'package');
+      const { store } = deps.catalog.withStore(req.scope);
+      const r = savePackage(store, pkg, { expectedHash: req.expected_hash, note: req.note });
+      if (r.action !== 'unchanged')
+        deps.events.emit('skills/catalog-changed', { reason: 'saved', names: [r.name] });
+      return {
+        saved: {
+          name: r.name,
+          scope: req.scope,
+          version: r.version,
+          action: r.action,
+          content_hash: r.content_hash,
+        },
       };
     },
     'skills/fork': (req) => {

@@ -137,7 +137,11 @@ export function parsePackageInput(
 export function createSkillsHandlers(deps: SkillsHandlerDeps) {
   const { catalog, events } = deps;
   return {
-    ...createSkillVersionHandlers({ catalog, events }),
+    ...createSkillVersionHandlers({
+      catalog,
+      events,
+      parsePackage: (input, file) => parsePackageInput(input, file, deps.limits),
+    }),
     'skills/list': (req) => {
       const all = catalog
         .get()

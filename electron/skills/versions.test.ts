@@ -3,8 +3,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Result } from '../contract/channels.js';
 import { openDatabase } from '../store/db.js';
-import { runCli, tempDir } from '../test-support/index.js';
+import { quietLogger, runCli, tempDir, testHost } from '../test-support/index.js';
+import { invokeChannel } from '../transport/dispatch.js';
 
 const pkg = (version: string, line: string, extra: Record<string, unknown> = {}) => ({
   name: 'Greeter',
@@ -137,4 +139,57 @@ describe('skill versions through the CLI', () => {
     expect(syntax.code).toBe(2);
     expect(syntax.json().templates[0]).toMatchObject({ artifact: 'T', ok: false, line: 2 });
   }, 60_000);
+});
+
+describe('skills/save-package (the Composer save)', () => {
+  it('creates, keeps the replaced version on update, refuses a stale expected_hash, and leaves identical content alone', async () => {
+    const host = testHost({ home: tempDir() });
+    const call = async <T>(channel: string, req: unknown) => {
+      const r = (await invokeChannel(
+        host.handlers,
+        channel,
+        req,
+        { transport: 'in-process' },
+        quietLogger,
+      )) as Result<T>;
+      return r;
+    };
+    type Saved = { saved: { action: string; content_hash: string; version: string } };
+    const created = await call<Saved>('skills/save-package', {
+      package: pkg('1.0.0', 'A.'),
+      scope: 'account',
+    });
+    expect(created.ok && created.value.saved.action).toBe('created');
+    const h1 = created.ok ? created.value.saved.content_hash : '';
+    const same = await call<Saved>('skills/save-package', {
+      package: pkg('1.0.0', 'A.'),
+      scope: 'account',
+      expected_hash: h1,
+    });
+    expect(same.ok && same.value.saved.action).toBe('unchanged');
+    const updated = await call<Saved>('skills/save-package', {
+      package: pkg('1.0.1', 'B.'),
+      scope: 'account',
+      expected_hash: h1,
+    });
+    expect(updated.ok && updated.value.saved.action).toBe('updated');
+    const stale = await call<Saved>('skills/save-package', {
+      package: pkg('1.0.2', 'C.'),
+      scope: 'account',
+      expected_hash: h1,
+    });
+    expect(stale.ok).toBe(false);
+    expect(!stale.ok && stale.error.code).toBe('CONFLICT');
+    const versions = await call<{ versions: Array<{ origin: string; version: string }> }>('skills/versions', {
+      name: 'Greeter',
+    });
+    expect(versions.ok && versions.value.versions).toEqual([
+      expect.objectContaining({ origin: 'save', version: '1.0.0' }),
+    ]);
+    const bad = await call<Saved>('skills/save-package', {
+      package: { ...pkg('2', 'x'), artifacts: 'no' },
+      scope: 'account',
+    });
+    expect(!bad.ok && bad.error.code).toBe('INVALID_INPUT');
+  });
 });

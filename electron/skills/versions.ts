@@ -271,3 +271,62 @@ export function forkSkill(skill: Skill, target: SkillStore): WrittenSkill {
     return { name: copy.name, version: copy.version };
   })();
 }
+
+/** Options of {@link savePackage}. */
+export interface SaveOptions {
+  /** The content hash the editor started from: a skill changed since (elsewhere) is not overwritten. */
+  expectedHash?: string;
+  note?: string;
+}
+
+/**
+ * Save an edited package into a store (the Composer's save), in one transaction: the skill it
+ * replaces (same id, else same name) is kept as a version first. Saving a built-in skill makes it
+ * the user's (`source: "user"`). Returns what was written and its new content hash; saving content
+ * equal to the current one changes nothing.
+ */
+export function savePackage(
+  store: SkillStore,
+  pkg: SkillPackage,
+  opts: SaveOptions = {},
+): WrittenSkill & { action: 'created' | 'updated' | 'unchanged'; content_hash: string } {
+  const clean: SkillPackage = pkg.source === 'system' ? { ...pkg, source: 'user' } : pkg;
+  return store.repo.transaction(() => {
+    const byId = clean.id ? store.repo.getSkill(clean.id) : null;
+    const existing = byId ?? store.repo.getSkillByName(clean.name);
+    const hashOf = (id: string) => {
+      const s = store.repo.getSkill(id);
+      return s ? packageHash(skillToPackage(s)) : '';
+    };
+    if (!existing) {
+      const rows = packageToRows(clean, clean.id && !store.repo.getSkill(clean.id) ? clean.id : undefined);
+      store.repo.createSkill(rows.skill);
+      for (const a of rows.artifacts) store.repo.addArtifact(a);
+      return {
+        name: clean.name,
+        version: clean.version,
+        action: 'created' as const,
+        content_hash: hashOf(rows.skill.id),
+      };
+    }
+    const before = packageHash(skillToPackage(existing));
+    if (opts.expectedHash && opts.expectedHash !== before) {
+      throw new AppError(
+        'CONFLICT',
+        `"${existing.name}" was changed elsewhere since you opened it; reload it (your edit is kept as a draft) and save again`,
+        { name: existing.name, content_hash: before },
+      );
+    }
+    recordVersion(store.db, existing, 'save', opts.note);
+    const recorded = (store.db.prepare('SELECT last_insert_rowid() AS id').get() as { id: number }).id;
+    const rows = packageToRows(clean, existing.id);
+    store.repo.updateSkill(rows.skill);
+    store.repo.replaceArtifacts(existing.id, rows.artifacts);
+    const after = hashOf(existing.id);
+    if (after === before) {
+      store.db.prepare('DELETE FROM skill_versions WHERE id = ?').run(recorded);
+      return { name: clean.name, version: clean.version, action: 'unchanged' as const, content_hash: after };
+    }
+    return { name: clean.name, version: clean.version, action: 'updated' as const, content_hash: after };
+  });
+}
