@@ -35,10 +35,18 @@ export default defineConfig({
   root: fileURLToPath(new URL('./renderer', import.meta.url)),
   base: './',
   plugins: [react(), cspMeta()],
+  resolve: {
+    alias: {
+      // rehype-katex's HTML parsing without the DOM (see renderer/ui/from-html.ts).
+      'hast-util-from-html-isomorphic': fileURLToPath(new URL('./renderer/ui/from-html.ts', import.meta.url)),
+    },
+  },
   build: {
     outDir: fileURLToPath(new URL('./out/renderer', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 1500,
+    // Nothing inlined as data: URLs (KaTeX's fonts would be): the CSP allows fonts from 'self' only.
+    assetsInlineLimit: 0,
   },
 });

@@ -105,12 +105,11 @@ describe.skipIf(skip)('chat in Chromium', () => {
     await composer().fill('Summarize this: the team agreed to ship on Friday after the security review.');
     await composer().press('Enter');
     const reply = replies().nth(1);
-    const chip = reply.locator('.tool__chip');
-    await chip.getByText('ok', { exact: true }).waitFor();
-    await expect(chip.textContent()).resolves.toMatch(/⚙\s*apply_skill\s*Summarize\s*→\s*ok/);
+    const chip = reply.locator('.step__head');
+    await expect.poll(() => chip.textContent()).toMatch(/Ran Summarize · Summary Prompt · [\d.]+ (ms|s)/);
     await reply.locator('li').filter({ hasText: 'Ships Friday' }).waitFor();
     await chip.click();
-    await reply.getByText('Summary Prompt').waitFor();
+    await reply.getByRole('figure', { name: 'Arguments' }).waitFor();
     await reply.locator('.trace-link').first().click();
     const drawer = page.getByRole('dialog', { name: 'Trace' });
     await drawer.getByText('Succeeded').waitFor();
@@ -147,7 +146,11 @@ describe.skipIf(skip)('chat in Chromium', () => {
       .getByText(/Stopped/)
       .waitFor();
     await expect(replies().count()).resolves.toBe(3);
-    await replies().nth(1).locator('.tool__chip').getByText('Summarize').waitFor();
+    await replies()
+      .nth(1)
+      .locator('.step__head')
+      .getByText(/Ran Summarize/)
+      .waitFor();
     await page.getByRole('button', { name: 'New chat' }).click();
     await page.getByRole('heading', { name: 'What are you working on?' }).waitFor();
     expect(problems).toEqual([]);

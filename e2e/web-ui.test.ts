@@ -77,7 +77,7 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'Consistency Checker' }).waitFor();
     await expect(page.locator('.artifact').count()).resolves.toBeGreaterThan(2);
-    await expect(page.locator('.artifact .tok-variable').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('.artifact .hljs-template-variable').count()).resolves.toBeGreaterThan(0);
     await page.keyboard.press('Escape');
     await page.getByRole('heading', { name: 'Pick a skill to see inside it' }).waitFor();
   });

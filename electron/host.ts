@@ -137,7 +137,13 @@ export function createHost(deps: HostDeps): Host {
     }),
   } satisfies HandlersFor<'app'>;
 
-  const chat = createChatHandlers({ session, events, logger, llm });
+  const chat = createChatHandlers({
+    session,
+    events,
+    logger,
+    llm,
+    face: deps.mode === 'cli' ? 'cli' : 'app',
+  });
   const limits = limitsFrom(deps.env);
 
   const handlers: Handlers = {

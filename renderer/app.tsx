@@ -6,7 +6,14 @@ import { SessionList } from './features/chat/SessionList.js';
 import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
-import { type Stores, StoresProvider, useAppStore, useSettingsStore, useStores } from './stores.js';
+import {
+  type Stores,
+  StoresProvider,
+  useAppStore,
+  useConnectionStatus,
+  useSettingsStore,
+  useStores,
+} from './stores.js';
 import { Kbd } from './ui/badges.js';
 import { Icon, type IconName } from './ui/Icon.js';
 
@@ -18,16 +25,31 @@ const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
-function useConnectionStatus(): ConnectionStatus {
-  const { connection } = useStores();
-  const [status, setStatus] = useState(connection.status());
+/**
+ * Said where the user is looking (above every view) while the window cannot reach SkillDesk:
+ * what is wrong, that it is retrying by itself, and what to check.
+ */
+function OfflineBanner({ status }: { status: ConnectionStatus }) {
+  // The first connection takes a moment: only a slow one is worth a banner.
+  const [slow, setSlow] = useState(false);
   useEffect(() => {
-    const off = connection.onStatus(setStatus);
-    // The socket may have opened between the first render and this subscription.
-    setStatus(connection.status());
-    return off;
-  }, [connection]);
-  return status;
+    if (status !== 'connecting') return;
+    const t = setTimeout(() => setSlow(true), 1500);
+    return () => clearTimeout(t);
+  }, [status]);
+  if (status === 'open' || (status === 'connecting' && !slow)) return null;
+  return (
+    <div className="offline" role="alert">
+      <Icon name="unplug" />
+      <p className="offline__text">
+        <strong>{status === 'connecting' ? 'Connecting to SkillDesk…' : 'Not connected to SkillDesk'}</strong>
+        This window can’t reach SkillDesk, so nothing can load or be saved. It keeps trying by itself; if it
+        doesn’t come back, check that SkillDesk (<code>npm start</code> or <code>skilldesk serve</code>) is
+        still running.
+      </p>
+      <span className="spinner" aria-hidden="true" />
+    </div>
+  );
 }
 
 function Shell() {
@@ -105,9 +127,12 @@ function Shell() {
         </div>
       </nav>
       <main className="main">
-        {view === 'chat' && <ChatView />}
-        {view === 'skills' && <SkillsView />}
-        {view === 'settings' && <SettingsView />}
+        <OfflineBanner status={status} />
+        <div className="main__view">
+          {view === 'chat' && <ChatView />}
+          {view === 'skills' && <SkillsView />}
+          {view === 'settings' && <SettingsView />}
+        </div>
       </main>
     </div>
   );

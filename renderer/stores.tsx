@@ -1,10 +1,11 @@
-import { createContext, type ReactNode, useContext, useState } from 'react';
+import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { StoreApi } from 'zustand/vanilla';
 import { type AppState, createAppStore } from './app-store.js';
 import type { Client } from './bridge/client.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { type ChatStore, createChatStore } from './features/chat/chat-store.js';
+import { createDrafts, type Drafts } from './features/chat/drafts.js';
 import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
 import { createProvidersStore, type ProvidersStore } from './features/settings/providers-store.js';
 import {
@@ -25,6 +26,8 @@ export interface Stores {
   chat: StoreApi<ChatStore>;
   traces: StoreApi<TracesStore>;
   providers: StoreApi<ProvidersStore>;
+  /** Unsent text per chat. */
+  drafts: Drafts;
   connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
 }
 
@@ -42,6 +45,7 @@ export function createStores(
     chat: createChatStore(client),
     traces: createTracesStore(client),
     providers: createProvidersStore(client),
+    drafts: createDrafts(opts.storage ?? null),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
 }
@@ -88,4 +92,17 @@ export function useTracesStore<T>(selector: (s: TracesStore) => T): T {
 /** Select from the provider settings store. */
 export function useProvidersStore<T>(selector: (s: ProvidersStore) => T): T {
   return useStore(useStores().providers, selector);
+}
+
+/** Whether the window can reach SkillDesk now (web mode can lose its WebSocket). */
+export function useConnectionStatus(): ConnectionStatus {
+  const { connection } = useStores();
+  const [status, setStatus] = useState(connection.status());
+  useEffect(() => {
+    const off = connection.onStatus(setStatus);
+    // The socket may have opened between the first render and this subscription.
+    setStatus(connection.status());
+    return off;
+  }, [connection]);
+  return status;
 }

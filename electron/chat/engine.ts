@@ -63,15 +63,22 @@ export interface ChatDeps {
   llm: Llm | null;
   /** The workspace folder, given to skills as a harness key. */
   workspace?: string;
+  /** Who reads the no-model reply: the app names its Settings, the CLI its flags (default). */
+  face?: 'app' | 'cli';
   /** Called just before the first provider request (benchmarks measure up to here). */
   onBeforeModel?: () => void;
 }
 
-/** Text of the reply when no model is configured: still useful, and says what to configure. */
-export function noModelReply(matches: SkillMatch[]): string {
+/**
+ * Text of the reply when no model is configured: still useful, and says what to configure, in
+ * the words of the face that shows it (the app has no command-line flags).
+ */
+export function noModelReply(matches: SkillMatch[], face: 'app' | 'cli' = 'cli'): string {
   const skills = matches.length
     ? ` Skills that match your message: ${matches.map((m) => m.name).join(', ')}.`
     : '';
+  if (face === 'app')
+    return `No model is configured, so I can't answer yet.${skills} To chat, choose a provider and model in Settings → Providers.`;
   return `No model is configured, so I can't answer yet.${skills} To chat, choose a provider and model: in the app, Settings → Providers; on the command line, --provider and --model (with the provider's API key in the environment, e.g. OPENAI_API_KEY).`;
 }
 
@@ -180,7 +187,7 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
   const traceIds: string[] = [];
 
   if (!deps.llm) {
-    text = noModelReply(matches);
+    text = noModelReply(matches, deps.face);
     emit({ type: 'text-delta', text });
   } else {
     const messages: LlmMessage[] = [
@@ -223,7 +230,14 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
         const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
         calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
         if (out.trace_ids) traceIds.push(...out.trace_ids);
-        emit({ type: 'tool-call-finished', id: c.id, name: c.name, ok: out.ok, ...activity });
+        emit({
+          type: 'tool-call-finished',
+          id: c.id,
+          name: c.name,
+          ok: out.ok,
+          ...activity,
+          result: out.result,
+        });
         messages.push({
           role: 'tool',
           tool_call_id: c.id,

@@ -188,7 +188,8 @@ async function sendAndFollow(
     on('chat/tool-call-started', ({ session_id, ...rest }) => {
       if (mine(session_id)) show({ type: 'tool-call-started', ...rest });
     }),
-    on('chat/tool-call-finished', ({ session_id, ...rest }) => {
+    // The tool's result is for the app's activity view; the CLI's lines keep their shape.
+    on('chat/tool-call-finished', ({ session_id, result: _result, ...rest }) => {
       if (mine(session_id)) show({ type: 'tool-call-finished', ...rest });
     }),
     on('chat/turn-finished', (e) => {

@@ -98,6 +98,8 @@ export interface ToolCallView {
   skill?: string;
   artifacts?: string[];
   trace_ids?: string[];
+  /** What the tool returned to the model (for a failed call, `{error}` says why). */
+  result?: unknown;
 }
 
 /** One stored message. */
@@ -202,6 +204,8 @@ export interface ToolCallFinishedEvent {
   skill?: string;
   artifacts?: string[];
   trace_ids?: string[];
+  /** What the tool returned to the model (for a failed call, `{error}` says why). */
+  result?: unknown;
 }
 
 /** The reply is complete, cancelled (`partial`) or failed (`error`), and stored. */

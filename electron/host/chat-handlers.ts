@@ -14,6 +14,8 @@ export interface ChatHandlerDeps {
   logger: Logger;
   /** The model of a new turn, built from the current settings and keys; null when none is chosen. */
   llm: () => Llm | null;
+  /** Who shows the replies (the no-model reply names Settings in the app, flags in the CLI). */
+  face?: 'app' | 'cli';
 }
 
 /** The chat slice and its lifecycle. */
@@ -45,6 +47,7 @@ function toMessageView(m: ChatMessage): ChatMessageView {
       ...(c.skill ? { skill: c.skill } : {}),
       ...(c.artifacts ? { artifacts: c.artifacts } : {}),
       ...(c.trace_ids ? { trace_ids: c.trace_ids } : {}),
+      ...(c.result !== undefined ? { result: c.result } : {}),
     })),
     trace_ids: m.trace_ids ?? [],
     model_id: m.model_id,
@@ -114,6 +117,7 @@ export function toContractEvents(
             ...(e.skill ? { skill: e.skill } : {}),
             ...(e.artifacts ? { artifacts: e.artifacts } : {}),
             ...(e.trace_ids ? { trace_ids: e.trace_ids } : {}),
+            ...(e.result !== undefined ? { result: e.result } : {}),
           },
         ],
       ];
@@ -204,6 +208,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             dispatcher: rt.dispatcher,
             llm,
             workspace: ws.workspace,
+            face: deps.face,
           },
           { message: req.message, session_id: req.session_id, signal: abort.signal, settings: req.settings },
           emit,

@@ -297,6 +297,8 @@ for (const m of ['node:net', 'node:tls', 'node:http', 'node:child_process', 'nod
 const req = createRequire(import.meta.url);
 for (const m of ['net', 'node:net', 'child_process', 'http', 'tty', 'v8']) await attempt('require ' + m, () => { const x = req(m); if (m.endsWith('tty') && !x.WriteStream) throw 0; });
 await attempt('getBuiltinModule', () => process.getBuiltinModule('net'));
+await attempt('fetch', () => { if (typeof globalThis.fetch !== 'function') throw 0; });
+await attempt('WebSocket', () => { if (typeof globalThis.WebSocket !== 'function') throw 0; });
 await attempt('binding', () => process.binding('fs'));
 await attempt('kill', () => process.kill(process.ppid || 1, 0));
 await attempt('dlopen', () => process.dlopen({}, '/x.node'));

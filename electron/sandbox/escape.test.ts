@@ -154,6 +154,8 @@ describe('sandbox escape attempts', () => {
     const before = connections;
     const r = await attack(
       `import pyodide.http\ntry:\n    print(pyodide.http.open_url("http://127.0.0.1:${port}/"))\nexcept Exception as e:\n    print("blocked", type(e).__name__)\nimport asyncio\nasync def go():\n    return await pyodide.http.pyfetch("http://127.0.0.1:${port}/")\ntry:\n    asyncio.run(go())\nexcept BaseException as e:\n    print("blocked", type(e).__name__)`,
+      // Importing pyodide.http and asyncio takes a while on a loaded machine: give it time to fail.
+      { limits: { timeout_ms: 15_000 } },
     );
     expect(r.stdout).toContain('blocked');
     expect(connections).toBe(before);

@@ -4,8 +4,8 @@ import { createIpcTransport } from './ipc-transport.js';
 import type { ConnectionStatus } from './transport.js';
 import { createWsTransport } from './ws-transport.js';
 
-export type { Client } from './client.js';
-export { createClient } from './client.js';
+export type { CallResult, Client } from './client.js';
+export { createClient, toErrorData } from './client.js';
 export { createInProcessTransport } from './in-process-transport.js';
 export type { ConnectionStatus, Transport } from './transport.js';
 

@@ -23,6 +23,8 @@ const PATHS = {
   chevronDown: 'M6 9l6 6 6-6',
   keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M7 14h10',
   plus: 'M12 5v14M5 12h14',
+  refresh: 'M20 11a8 8 0 10-2.3 5.7M20 4v7h-7',
+  unplug: 'M9 3v4M15 3v4M6 7h12v4a6 6 0 01-12 0V7zM12 17v4M3 3l18 18',
   stop: 'M7 7h10v10H7z',
   send: 'M12 19V5M6 11l6-6 6 6',
   pencil: 'M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4',

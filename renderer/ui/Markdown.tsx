@@ -1,97 +1,105 @@
-import { type ReactNode, useMemo } from 'react';
-import { type Block, type Inline, parseMarkdown } from './markdown.js';
+import 'katex/dist/katex.min.css';
+import { type ComponentProps, memo, useMemo, useRef } from 'react';
+import type { ExtraProps } from 'react-markdown';
+import ReactMarkdown, { type Components, type Options } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
+import rehypeKatex from 'rehype-katex';
+import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
+import remarkMath from 'remark-math';
+import { splitBlocks } from './markdown-blocks.js';
 
-function inlines(nodes: Inline[]): ReactNode[] {
-  return nodes.map((n, i) => {
-    switch (n.t) {
-      case 'text':
-        return n.v;
-      case 'code':
-        // biome-ignore lint/suspicious/noArrayIndexKey: parsed nodes have no identity beyond position
-        return <code key={i}>{n.v}</code>;
-      case 'strong':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <strong key={i}>{inlines(n.c)}</strong>;
-      case 'em':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <em key={i}>{inlines(n.c)}</em>;
-      case 'link':
-        // External links open outside the app (Electron routes new windows to the OS browser).
-        return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: as above
-          <a key={i} href={n.href} target="_blank" rel="noopener noreferrer" title={n.href}>
-            {inlines(n.c)}
-          </a>
-        );
-      case 'br':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <br key={i} />;
-    }
-    return null;
-  });
-}
+/**
+ * GitHub's sanitising rules, plus the classes remark-math gives math so KaTeX can find it. The
+ * sanitizer runs before KaTeX and the highlighter: it cleans what the model wrote, and the markup
+ * those two add afterwards comes from the libraries, not from the model.
+ */
+const schema = {
+  ...defaultSchema,
+  attributes: {
+    ...defaultSchema.attributes,
+    code: [['className', /^language-./, 'math-inline', 'math-display']],
+  },
+};
 
-function CodeFence({ lang, code }: { lang: string; code: string }) {
+const remarkPlugins: Options['remarkPlugins'] = [remarkGfm, remarkMath];
+const rehypePlugins: Options['rehypePlugins'] = [
+  [rehypeSanitize, schema],
+  [rehypeKatex, { throwOnError: false, strict: 'ignore' }],
+  [rehypeHighlight, { detect: false }],
+];
+
+function CodeFence(props: ComponentProps<'pre'> & ExtraProps) {
+  const ref = useRef<HTMLPreElement>(null);
+  const child = (props.node?.children[0] ?? null) as { properties?: { className?: unknown } } | null;
+  const classes = Array.isArray(child?.properties?.className) ? child.properties.className : [];
+  const lang = classes
+    .map(String)
+    .find((c) => c.startsWith('language-'))
+    ?.slice('language-'.length);
   const copy = () => {
-    void navigator.clipboard?.writeText(code).catch(() => {});
+    const text = ref.current?.textContent ?? '';
+    // Clipboard access can be refused (web mode without focus); the code stays selectable.
+    void navigator.clipboard?.writeText(text).catch(() => undefined);
   };
   return (
-    <figure className="md-code">
-      <figcaption className="md-code__bar">
+    <div className="md-code">
+      <div className="md-code__bar">
         <span>{lang || 'code'}</span>
         <button type="button" className="md-code__copy" onClick={copy} aria-label="Copy code">
           Copy
         </button>
-      </figcaption>
-      <pre>
-        <code>{code}</code>
-      </pre>
-    </figure>
+      </div>
+      <pre ref={ref}>{props.children}</pre>
+    </div>
   );
 }
 
-function blocks(nodes: Block[]): ReactNode[] {
-  return nodes.map((b, i) => {
-    switch (b.t) {
-      case 'p':
-        // biome-ignore lint/suspicious/noArrayIndexKey: parsed blocks have no identity beyond position
-        return <p key={i}>{inlines(b.c)}</p>;
-      case 'h': {
-        const Tag = `h${Math.min(b.level + 2, 6)}` as 'h3';
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <Tag key={i}>{inlines(b.c)}</Tag>;
-      }
-      case 'code':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <CodeFence key={i} lang={b.lang} code={b.v} />;
-      case 'list': {
-        const items = b.items.map((item, j) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: as above
-          <li key={j}>{blocks(item)}</li>
-        ));
-        return b.ordered ? (
-          // biome-ignore lint/suspicious/noArrayIndexKey: as above
-          <ol key={i} start={b.start === 1 ? undefined : b.start}>
-            {items}
-          </ol>
-        ) : (
-          // biome-ignore lint/suspicious/noArrayIndexKey: as above
-          <ul key={i}>{items}</ul>
-        );
-      }
-      case 'quote':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <blockquote key={i}>{blocks(b.c)}</blockquote>;
-      case 'hr':
-        // biome-ignore lint/suspicious/noArrayIndexKey: as above
-        return <hr key={i} />;
-    }
-    return null;
-  });
-}
+const components: Components = {
+  pre: CodeFence,
+  // External links open outside the app (Electron routes new windows to the OS browser).
+  a: ({ node: _n, ...p }) => <a {...p} target="_blank" rel="noopener noreferrer" title={p.href} />,
+  // Remote images would reach out to any server a reply names (and the CSP blocks them): a link.
+  img: ({ src, alt }) =>
+    typeof src === 'string' && src ? (
+      <a className="md-image" href={src} target="_blank" rel="noopener noreferrer" title={src}>
+        {alt || 'Image'}
+      </a>
+    ) : null,
+  table: ({ node: _n, ...p }) => (
+    <div className="md-table">
+      <table {...p} />
+    </div>
+  ),
+  // A reply's headings sit below the chat's own.
+  h1: ({ node: _n, ...p }) => <h3 {...p} />,
+  h2: ({ node: _n, ...p }) => <h4 {...p} />,
+  h3: ({ node: _n, ...p }) => <h5 {...p} />,
+  h4: ({ node: _n, ...p }) => <h6 {...p} />,
+  h5: ({ node: _n, ...p }) => <h6 {...p} />,
+};
 
-/** Untrusted Markdown (a model's reply) rendered as React elements: no raw HTML ever reaches the DOM. */
+/** One top-level block; unchanged blocks of a streaming reply are not parsed again. */
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+      {text}
+    </ReactMarkdown>
+  );
+});
+
+/**
+ * Untrusted Markdown (a model's reply) as React elements: GFM (tables, strikethrough, task lists,
+ * autolinks), math, highlighted code; raw HTML never reaches the DOM.
+ */
 export function Markdown({ text }: { text: string }) {
-  const tree = useMemo(() => parseMarkdown(text), [text]);
-  return <div className="md">{blocks(tree)}</div>;
+  const blocks = useMemo(() => splitBlocks(text), [text]);
+  return (
+    <div className="md">
+      {blocks.map((b, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: blocks only grow at the end while a reply streams
+        <MarkdownBlock key={i} text={b} />
+      ))}
+    </div>
+  );
 }

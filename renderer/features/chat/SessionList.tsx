@@ -138,12 +138,7 @@ export function SessionList({ modKey }: { modKey: string }) {
               s={s}
               active={view === 'chat' && s.id === c.activeId}
               onOpen={() => open(s.id)}
-              onRename={(title) =>
-                void stores.chat
-                  .getState()
-                  .renameSession(s.id, title)
-                  .catch(() => {})
-              }
+              onRename={(title) => void stores.chat.getState().renameSession(s.id, title)}
               onDelete={() => setConfirm(s)}
             />
           ))}
@@ -156,16 +151,12 @@ export function SessionList({ modKey }: { modKey: string }) {
           danger
           busy={busy}
           onCancel={() => setConfirm(null)}
-          onConfirm={() => {
+          onConfirm={async () => {
+            // A failure is shown above the composer by the store; the dialog closes either way.
             setBusy(true);
-            void stores.chat
-              .getState()
-              .deleteSession(confirm.id)
-              .catch(() => {})
-              .finally(() => {
-                setBusy(false);
-                setConfirm(null);
-              });
+            await stores.chat.getState().deleteSession(confirm.id);
+            setBusy(false);
+            setConfirm(null);
           }}
         >
           <p>

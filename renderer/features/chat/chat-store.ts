@@ -1,8 +1,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EventPayload } from '../../../electron/contract/channels.js';
 import type { ChatMessageView, ChatSessionView } from '../../../electron/contract/chat.js';
-import { AppError, type AppErrorData } from '../../../electron/contract/errors.js';
-import type { Client } from '../../bridge/client.js';
+import type { AppErrorData } from '../../../electron/contract/errors.js';
+import { type Client, toErrorData } from '../../bridge/client.js';
 
 /** One tool call as the chat shows it. */
 export interface UiToolCall {
@@ -13,6 +13,8 @@ export interface UiToolCall {
   skill?: string;
   artifacts?: string[];
   trace_ids?: string[];
+  /** What the tool returned to the model; a failed call's `{error}` says why. */
+  result?: unknown;
 }
 
 /** One message as the chat shows it; `streaming` while its reply is being written. */
@@ -52,7 +54,7 @@ export interface ChatState {
   streaming: Record<string, true>;
   /** A message sent and not yet acknowledged (its session may not exist yet). */
   pending: { client_turn_id: string; session_id: string | null; message: string } | null;
-  /** Why the last send was refused (nothing was stored). */
+  /** Why the last send, stop, rename or delete failed: shown above the composer until dismissed. */
   sendError: AppErrorData | null;
 }
 
@@ -72,6 +74,7 @@ export type ChatAction =
   | { type: 'send/accepted'; client_turn_id: string; session_id: string }
   | { type: 'send/failed'; client_turn_id: string; error: AppErrorData }
   | { type: 'send/error-dismissed' }
+  | { type: 'action/failed'; error: AppErrorData }
   | { type: 'turn/started'; e: EventPayload<'chat/turn-started'> }
   | { type: 'turn/delta'; e: EventPayload<'chat/delta-received'> }
   | { type: 'turn/tool-started'; e: EventPayload<'chat/tool-call-started'> }
@@ -105,6 +108,7 @@ export function toUiMessage(m: ChatMessageView): UiMessage {
       skill: c.skill,
       artifacts: c.artifacts,
       trace_ids: c.trace_ids,
+      result: c.result,
     })),
     trace_ids: m.trace_ids,
     model_id: m.model_id,
@@ -240,6 +244,8 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
       return { ...s, pending: null, sendError: a.error };
     case 'send/error-dismissed':
       return { ...s, sendError: null };
+    case 'action/failed':
+      return { ...s, sendError: a.error };
     case 'turn/started': {
       const e = a.e;
       let next = adopt(s, e.client_turn_id, e.session_id);
@@ -294,6 +300,7 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
                 skill: e.skill,
                 artifacts: e.artifacts,
                 trace_ids: e.trace_ids,
+                result: e.result,
               }
             : c,
         ),
@@ -340,15 +347,16 @@ export interface ChatStore extends ChatState {
   send(message: string): Promise<boolean>;
   /** Stop the reply being written in the open session. */
   cancel(): Promise<void>;
-  deleteSession(id: string): Promise<void>;
-  renameSession(id: string, title: string): Promise<void>;
+  /** Send again the message a failed reply answered. */
+  retry(replyId: string): Promise<boolean>;
+  /** Delete a session; resolves false (the reason shown to the user) when it failed. */
+  deleteSession(id: string): Promise<boolean>;
+  /** Rename a session; resolves false (the reason shown to the user) when it failed. */
+  renameSession(id: string, title: string): Promise<boolean>;
   dismissError(): void;
   /** Stop listening to the host's events. */
   dispose(): void;
 }
-
-const toErrorData = (e: unknown): AppErrorData =>
-  e instanceof AppError ? e.toData() : { code: 'INTERNAL', message: String(e) };
 
 let turnCounter = 0;
 function newTurnId(): string {
@@ -370,12 +378,37 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
         void get().loadSessions();
       });
     };
+    // Deltas arrive faster than a screen refreshes: they are joined and applied once per frame,
+    // and always before any other event of the turn, so the order of everything stays the same.
+    const deltas = new Map<string, string>();
+    let flushTimer: ReturnType<typeof setTimeout> | null = null;
+    const flush = () => {
+      if (flushTimer !== null) clearTimeout(flushTimer);
+      flushTimer = null;
+      if (deltas.size === 0) return;
+      const batch = [...deltas];
+      deltas.clear();
+      set((s) =>
+        batch.reduce<ChatState>(
+          (acc, [session_id, text]) => chatReducer(acc, { type: 'turn/delta', e: { session_id, text } }),
+          s,
+        ),
+      );
+    };
+    const onDelta = (e: EventPayload<'chat/delta-received'>) => {
+      deltas.set(e.session_id, (deltas.get(e.session_id) ?? '') + e.text);
+      flushTimer ??= setTimeout(flush, 16);
+    };
+    const after = (a: ChatAction) => {
+      flush();
+      dispatch(a);
+    };
     const offs = [
-      client.subscribe('chat/turn-started', (e) => dispatch({ type: 'turn/started', e })),
-      client.subscribe('chat/delta-received', (e) => dispatch({ type: 'turn/delta', e })),
-      client.subscribe('chat/tool-call-started', (e) => dispatch({ type: 'turn/tool-started', e })),
-      client.subscribe('chat/tool-call-finished', (e) => dispatch({ type: 'turn/tool-finished', e })),
-      client.subscribe('chat/turn-finished', (e) => dispatch({ type: 'turn/finished', e })),
+      client.subscribe('chat/turn-started', (e) => after({ type: 'turn/started', e })),
+      client.subscribe('chat/delta-received', onDelta),
+      client.subscribe('chat/tool-call-started', (e) => after({ type: 'turn/tool-started', e })),
+      client.subscribe('chat/tool-call-finished', (e) => after({ type: 'turn/tool-finished', e })),
+      client.subscribe('chat/turn-finished', (e) => after({ type: 'turn/finished', e })),
       client.subscribe('chat/sessions-changed', (e) => {
         if (e.reason === 'deleted') dispatch({ type: 'session/deleted', id: e.session_id });
         refreshSessions();
@@ -429,28 +462,39 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
       async cancel() {
         const id = get().activeId;
         if (!id || !get().streaming[id]) return;
-        try {
-          await client.invoke('chat/cancel', { session_id: id });
-        } catch (e) {
-          dispatch({
-            type: 'send/failed',
-            client_turn_id: get().pending?.client_turn_id ?? '',
-            error: toErrorData(e),
-          });
-        }
+        const r = await client.call('chat/cancel', { session_id: id });
+        if (!r.ok) dispatch({ type: 'action/failed', error: r.error });
+      },
+      async retry(replyId) {
+        const id = get().activeId;
+        const messages = id ? (get().threads[id]?.messages ?? []) : [];
+        const i = messages.findIndex((m) => m.id === replyId);
+        const question = messages.slice(0, Math.max(i, 0)).findLast((m) => m.role === 'user')?.content;
+        return question ? get().send(question) : false;
       },
       async deleteSession(id) {
-        await client.invoke('chat/delete-session', { session_id: id });
+        const r = await client.call('chat/delete-session', { session_id: id });
+        if (!r.ok) {
+          dispatch({ type: 'action/failed', error: r.error });
+          return false;
+        }
         dispatch({ type: 'session/deleted', id });
+        return true;
       },
       async renameSession(id, title) {
-        const r = await client.invoke('chat/rename-session', { session_id: id, title });
-        dispatch({ type: 'session/renamed', session: r.session });
+        const r = await client.call('chat/rename-session', { session_id: id, title });
+        if (!r.ok) {
+          dispatch({ type: 'action/failed', error: r.error });
+          return false;
+        }
+        dispatch({ type: 'session/renamed', session: r.value.session });
+        return true;
       },
       dismissError() {
         dispatch({ type: 'send/error-dismissed' });
       },
       dispose() {
+        flush();
         for (const off of offs) off();
       },
     };

@@ -104,13 +104,13 @@ export function TraceDrawer() {
             {tr.error && (
               <section>
                 <h3 className="section-title">Error</h3>
-                <CodeBlock text={tr.error} lang="plain" label="Error" />
+                <CodeBlock text={tr.error} lang="plain" label="Error" wrap />
               </section>
             )}
             <section>
               <h3 className="section-title">Rendered input</h3>
               {tr.rendered_input ? (
-                <CodeBlock text={tr.rendered_input} lang="plain" label="Rendered input" />
+                <CodeBlock text={tr.rendered_input} lang="plain" label="Rendered input" wrap />
               ) : (
                 <p className="muted">None recorded.</p>
               )}
@@ -118,7 +118,7 @@ export function TraceDrawer() {
             <section>
               <h3 className="section-title">Raw output</h3>
               {tr.raw_output ? (
-                <CodeBlock text={tr.raw_output} lang={jsonLang(tr.raw_output)} label="Raw output" />
+                <CodeBlock text={tr.raw_output} lang={jsonLang(tr.raw_output)} label="Raw output" wrap />
               ) : (
                 <p className="muted">None recorded.</p>
               )}

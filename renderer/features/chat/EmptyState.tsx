@@ -1,0 +1,57 @@
+import { Icon } from '../../ui/Icon.js';
+
+const SUGGESTIONS = [
+  {
+    title: 'Summarize',
+    text: 'Summarize this: the team agreed to ship on Friday, pending the security review.',
+  },
+  { title: 'Translate', text: 'Please translate “good morning, see you at the meeting” into French' },
+  {
+    title: 'Find contradictions',
+    text: 'Are there any contradictions in my notes about the northern kingdom?',
+  },
+  { title: 'Crunch a CSV', text: 'Compute statistics for the columns of this CSV file' },
+];
+
+/** The new-chat screen: what SkillDesk does, a first step when no model is set, and suggestions. */
+export function EmptyState(props: {
+  configured: boolean | null;
+  onPick: (text: string) => void;
+  onSettings: () => void;
+}) {
+  return (
+    <div className="hero">
+      <div className="hero__mark">
+        <Icon name="sparkle" size={30} />
+      </div>
+      <h2 className="hero__title">
+        {props.configured === false ? 'Welcome to SkillDesk' : 'What are you working on?'}
+      </h2>
+      {props.configured === false ? (
+        <>
+          <p className="hero__text">
+            Pick a provider in Settings, or try the built-in skills: Summarize, Translate, Consistency
+            Checker, CSV Statistics… Without a model, SkillDesk still shows which skills your message
+            activates.
+          </p>
+          <button type="button" className="btn btn--primary hero__cta" onClick={props.onSettings}>
+            <Icon name="key" /> Pick a provider
+          </button>
+        </>
+      ) : (
+        <p className="hero__text">
+          Your skills are matched to each message first, on this machine. The model can then read and apply
+          them — you’ll see each skill it runs, with its trace.
+        </p>
+      )}
+      <div className="suggestions">
+        {SUGGESTIONS.map((sug) => (
+          <button key={sug.title} type="button" className="suggestion" onClick={() => props.onPick(sug.text)}>
+            <span className="suggestion__title">{sug.title}</span>
+            <span className="suggestion__text">{sug.text}</span>
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,188 @@
+import { useEffect, useState } from 'react';
+import type { TraceView } from '../../../electron/contract/traces.js';
+import { useStores } from '../../stores.js';
+import { CodeBlock } from '../../ui/CodeBlock.js';
+import { Icon } from '../../ui/Icon.js';
+import type { UiToolCall } from './chat-store.js';
+
+type Rec = Record<string, unknown>;
+const asRec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/** Why a call failed, from the `{error}` its tool returned. */
+export function failureReason(call: UiToolCall): string | null {
+  if (call.status !== 'failed') return null;
+  const r = asRec(call.result);
+  const outputs = Array.isArray(r.outputs) ? (r.outputs as unknown[]).map(asRec) : [];
+  return (
+    str(r.error) ??
+    outputs.map((o) => str(o.error)).find(Boolean) ??
+    (call.result === undefined
+      ? 'It did not finish (the reply was stopped).'
+      : 'The tool reported a failure.')
+  );
+}
+
+/** What the timing and checks of a run add up to, from its traces. */
+export interface RunFacts {
+  ms: number;
+  passed: number;
+  run: number;
+}
+
+function sumTraces(traces: TraceView[]): RunFacts {
+  return traces.reduce(
+    (acc, t) => ({
+      ms: acc.ms + (t.duration_ms ?? 0),
+      passed: acc.passed + t.assertions_passed,
+      run: acc.run + t.assertions_run,
+    }),
+    { ms: 0, passed: 0, run: 0 },
+  );
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * One step of skill activity in words: "Searched skills for 'summarize' — 3 found", "Read
+ * Summarize", "Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed".
+ */
+export function describeStep(call: UiToolCall, facts: RunFacts | null = null): string {
+  const a = asRec(call.args);
+  const r = asRec(call.result);
+  const running = call.status === 'running';
+  const failed = call.status === 'failed';
+  const skill = call.skill ?? str(a.name) ?? 'a skill';
+  switch (call.name) {
+    case 'search_skills': {
+      const q = str(a.query) ?? '';
+      if (running) return `Searching skills for ‘${q}’…`;
+      if (failed) return `Couldn’t search skills for ‘${q}’`;
+      const n = Array.isArray(r.matches) ? r.matches.length : 0;
+      return `Searched skills for ‘${q}’ — ${n === 0 ? 'none' : n} found`;
+    }
+    case 'list_skills': {
+      if (running) return 'Listing skills…';
+      if (failed) return 'Couldn’t list skills';
+      const n = Array.isArray(r.skills) ? r.skills.length : 0;
+      return `Listed skills — ${n} available`;
+    }
+    case 'read_skill': {
+      const part = str(a.artifact);
+      const what = part ? `${skill} · ${part}` : skill;
+      if (running) return `Reading ${what}…`;
+      return failed ? `Couldn’t read ${what}` : `Read ${what}`;
+    }
+    default: {
+      const artifacts = call.artifacts?.length ? call.artifacts : str(a.artifact) ? [str(a.artifact)!] : [];
+      const isSkill = call.name === 'apply_skill' || call.skill !== undefined;
+      const name = isSkill ? skill : call.name;
+      if (running) return `Running ${name}…`;
+      const bits = [`${failed ? 'Couldn’t run' : 'Ran'} ${name}`];
+      if (artifacts.length) bits.push(artifacts.join(', '));
+      if (facts) {
+        bits.push(seconds(facts.ms));
+        if (facts.run > 0) bits.push(`${facts.passed}/${facts.run} checks passed`);
+      }
+      return bits.join(' · ');
+    }
+  }
+}
+
+/** The traces of a finished call, loaded once (for its time and checks). */
+function useTraces(ids: string[], finished: boolean): TraceView[] | null {
+  const { client } = useStores();
+  const [traces, setTraces] = useState<TraceView[] | null>(null);
+  const key = ids.join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the ids are keyed by their joined text
+  useEffect(() => {
+    if (!finished || ids.length === 0) return;
+    let live = true;
+    void Promise.all(ids.map((id) => client.call('traces/get', { id }))).then((rs) => {
+      // A trace that cannot be read leaves the step without its numbers, not broken.
+      if (live) setTraces(rs.flatMap((r) => (r.ok ? [r.value.trace] : [])));
+    });
+    return () => {
+      live = false;
+    };
+  }, [client, key, finished]);
+  return traces;
+}
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** One step of the activity: a sentence, expandable to its arguments, result and traces. */
+export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const ids = call.trace_ids ?? [];
+  const traces = useTraces(ids, call.status !== 'running');
+  const facts = traces && traces.length > 0 ? sumTraces(traces) : null;
+  const reason = failureReason(call);
+  const hasArgs = call.args !== undefined && Object.keys(asRec(call.args)).length > 0;
+  return (
+    <div className={`step step--${call.status}${open ? ' is-open' : ''}`}>
+      <button type="button" className="step__head" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+        <span className="step__icon" aria-hidden="true">
+          {call.status === 'running' ? (
+            <span className="spinner spinner--tiny" />
+          ) : (
+            <Icon name={call.status === 'ok' ? 'check' : 'alert'} />
+          )}
+        </span>
+        <span className="step__text">{describeStep(call, facts)}</span>
+        <Icon name={open ? 'chevronDown' : 'chevronRight'} />
+      </button>
+      {reason && <p className="step__reason">{reason}</p>}
+      {open && (
+        <div className="step__more">
+          {hasArgs && (
+            <section>
+              <h4 className="step__label">Arguments</h4>
+              <CodeBlock text={json(call.args)} lang="json" label="Arguments" wrap />
+            </section>
+          )}
+          <section>
+            <h4 className="step__label">Result</h4>
+            {call.result === undefined ? (
+              <p className="muted">
+                {call.status === 'running' ? 'Still running…' : 'Nothing was returned.'}
+              </p>
+            ) : (
+              <CodeBlock text={json(call.result)} lang="json" label="Result" wrap />
+            )}
+          </section>
+          {ids.length > 0 && (
+            <section className="step__traces">
+              <h4 className="step__label">Traces</h4>
+              {ids.map((id) => (
+                <button key={id} type="button" className="trace-link" onClick={() => onTrace(id)}>
+                  <Icon name="activity" /> {traces?.find((t) => t.id === id)?.artifact_name ?? id.slice(0, 8)}
+                </button>
+              ))}
+            </section>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A reply's skill activity, step by step. */
+export function SkillActivity({ calls, onTrace }: { calls: UiToolCall[]; onTrace: (id: string) => void }) {
+  if (calls.length === 0) return null;
+  return (
+    <section className="steps" aria-label="Skill activity">
+      {calls.map((c) => (
+        <ActivityStep key={c.id} call={c} onTrace={onTrace} />
+      ))}
+    </section>
+  );
+}
