@@ -188,6 +188,34 @@ const FS_READS = new Set([
   'readdirSync',
 ]);
 
+// The network as web APIs (undici's fetch, WebSocket, EventSource) is reached through internal
+// modules, not the loader. Node may define these globals after preloads run, so worker.mjs calls
+// this again first thing, and sealThread() once more.
+const NETWORK_GLOBALS = [
+  'fetch',
+  'Request',
+  'Response',
+  'Headers',
+  'FormData',
+  'WebSocket',
+  'EventSource',
+  'navigator',
+];
+
+/** Take the web network APIs away from this worker thread (a no-op on the main thread). */
+export function dropNetworkGlobals() {
+  if (isMainThread) return;
+  for (const k of NETWORK_GLOBALS) {
+    if (!(k in globalThis)) continue;
+    try {
+      delete (/** @type {any} */ (globalThis)[k]);
+    } catch {
+      pin(globalThis, k, undefined);
+    }
+  }
+}
+dropNetworkGlobals();
+
 if (!isMainThread) {
   neuter(
     workerThreads,
@@ -208,6 +236,7 @@ let sealed = false;
 export function sealThread() {
   if (isMainThread || sealed) return;
   sealed = true;
+  dropNetworkGlobals();
   neuter(fs, 'fs', new Set());
   neuter(fs.promises, 'fs.promises', new Set());
   neuter(vm, 'vm', new Set());

@@ -13,7 +13,9 @@
 // on a shared buffer until the supervisor answers.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { sealThread } from './guard.mjs';
+import { dropNetworkGlobals, sealThread } from './guard.mjs';
+
+dropNetworkGlobals();
 
 const port = parentPort;
 const {
