@@ -1,49 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { termStats } from '../activation/term-budget.js';
 import { contentWords, stem, stemsOf } from '../activation/text.js';
-import type { AppErrorData, ErrorCode } from '../contract/errors.js';
+import type { ChatMessageView, ChatSessionView, ToolCallView } from '../contract/chat.js';
+import type { ErrorCode } from '../contract/errors.js';
 import type { Db } from '../store/db.js';
 
-/** A chat session. */
-export interface ChatSession {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  message_count?: number;
-}
+/** A chat session as stored: the contract's view without what only the host knows. */
+export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count'> & { message_count?: number };
 
-/** One recorded tool call of an assistant message. */
-export interface ToolCallRecord {
-  id: string;
-  name: string;
-  args: unknown;
-  ok: boolean;
-  result: unknown;
-  skill?: string;
-  artifacts?: string[];
-  trace_ids?: string[];
-}
+/** One recorded tool call of an assistant message: the contract's view, its result always kept. */
+export type ToolCallRecord = ToolCallView & { result: unknown };
 
-/** A stored chat message. */
-export interface ChatMessage {
+/**
+ * A stored chat message: the contract's view plus its place in the session; tool calls and trace
+ * ids are null when there were none.
+ */
+export type ChatMessage = Omit<ChatMessageView, 'tool_calls' | 'trace_ids'> & {
   seq: number;
-  id: string;
   session_id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  status: 'complete' | 'partial' | 'error';
   tool_calls: ToolCallRecord[] | null;
   trace_ids: string[] | null;
   skills: unknown;
-  model_id: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  estimated_cost: number | null;
-  /** Why a reply failed or was cut short (stored as `error_code`, `error_message`). */
-  error: AppErrorData | null;
-  created_at: string;
-}
+};
 
 /** A message recalled as memory for a new turn. */
 export interface RecalledMemory {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-/** The provider ids (mirrors `PROVIDER_IDS` of the llm package; checked in the settings handler). */
+/** The provider ids, defined here once; the llm package imports them (`PROVIDER_IDS`). */
 export const PROVIDER_ID_VALUES = [
   'anthropic',
   'openai',

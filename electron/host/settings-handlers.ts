@@ -3,7 +3,6 @@ import { AppError, isAppError } from '../contract/errors.js';
 import type {
   GetSettingsRes,
   ProviderChoice,
-  ProviderIdName,
   ProviderView,
   TestConnectionRes,
 } from '../contract/settings.js';
@@ -21,11 +20,6 @@ import { sandboxIsolation } from '../sandbox/index.js';
 import type { EventHub } from './events.js';
 import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
 import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
-
-// The contract mirrors the provider ids so the renderer never imports the llm package.
-type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _mirrors: Equal<ProviderIdName, ProviderId> = true;
-void _mirrors;
 
 /** What the settings slice needs. */
 export interface SettingsHandlerDeps {

@@ -1,18 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { PROVIDER_ID_VALUES, type ProviderIdName } from '../contract/settings.js';
 
-/** The provider ids used everywhere: settings, the CLI's `--provider`, traces. */
-export const PROVIDER_IDS = [
-  'anthropic',
-  'openai',
-  'google',
-  'xai',
-  'deepseek',
-  'openai-compatible',
-] as const;
+/** The provider ids used everywhere: settings, the CLI's `--provider`, traces (defined in the contract). */
+export const PROVIDER_IDS = PROVIDER_ID_VALUES;
 
 /** One of {@link PROVIDER_IDS}. */
-export type ProviderId = (typeof PROVIDER_IDS)[number];
+export type ProviderId = ProviderIdName;
 
 /** What the app knows about a provider before any call is made. */
 export interface ProviderInfo {
