@@ -1,5 +1,5 @@
-import type { SkillMatch } from '../activation/phase1.js';
-import type { SkillSummary } from '../store/skill-repository.js';
+import type { SkillMatch } from '../activation/index.js';
+import type { SkillSummary } from '../store/index.js';
 import type { RecalledMemory } from './chat-store.js';
 
 /** The base instructions of every turn. */

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { matchSkills } from '../activation/phase1.js';
+import { matchSkills } from '../activation/index.js';
 import { AppError } from '../contract/errors.js';
-import { EXECUTABLE_KINDS } from '../dispatch/dispatcher.js';
-import type { ArtifactDispatcher, DispatchResult } from '../dispatch/index.js';
+import { type ArtifactDispatcher, type DispatchResult, EXECUTABLE_KINDS } from '../dispatch/index.js';
 import type { Llm, LlmToolSpec } from '../llm/index.js';
-import { skillSlug } from '../skills/agent-skill.js';
-import type { SkillCatalog } from '../skills/catalog.js';
+import { type SkillCatalog, skillSlug } from '../skills/index.js';
 
 /** The outcome of one tool call, as the model sees it. */
 export interface ToolOutcome {

@@ -3,7 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import type { AssertionResultView } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
-import { type Assertion, AssertionSchema } from '../skills/package-schema.js';
+import { type Assertion, AssertionSchema } from '../skills/index.js';
 
 /** The outcome of one assertion. `skipped` ones (e.g. semantic without a model) count as not run. */
 export type AssertionResult = AssertionResultView;

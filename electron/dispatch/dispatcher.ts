@@ -1,8 +1,8 @@
 import { AppError, type AppErrorData } from '../contract/errors.js';
+import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
-import type { ArtifactKind } from '../skills/package-schema.js';
-import type { SkillArtifact } from '../store/skill-repository.js';
-import type { TraceStore } from '../traces/trace-store.js';
+import type { SkillArtifact } from '../store/index.js';
+import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
 import type {
   ArtifactHandlers,

@@ -1,6 +1,6 @@
 import { type AppErrorData, type ErrorCode, isAppError } from '../contract/errors.js';
 import type { Llm } from '../llm/index.js';
-import type { SkillArtifact } from '../store/skill-repository.js';
+import type { SkillArtifact } from '../store/index.js';
 import type { PromptEngine } from './prompt-engine.js';
 import type {
   ArtifactHandler,

@@ -11,7 +11,7 @@ import {
   type SpawnSandboxProcess,
 } from '../sandbox/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
-import type { TraceStore } from '../traces/trace-store.js';
+import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import {
   type DspyRunner,

@@ -1,8 +1,7 @@
 import type { AppErrorData } from '../contract/errors.js';
+import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
-import type { ArtifactKind } from '../skills/package-schema.js';
-import type { SkillArtifact } from '../store/skill-repository.js';
-import type { Scope } from '../store/stores.js';
+import type { Scope, SkillArtifact } from '../store/index.js';
 import type { AssertionResult } from './assertions.js';
 
 /** The skill an execution belongs to. */

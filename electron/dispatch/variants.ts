@@ -1,4 +1,4 @@
-import type { SkillArtifact } from '../store/skill-repository.js';
+import type { SkillArtifact } from '../store/index.js';
 
 /** The prompt-variant family of a provider/model: `anthropic`, `openai`, `google`, `xai`, `deepseek`, … */
 export function modelFamily(provider: string | null | undefined, model?: string | null): string | null {

@@ -1,0 +1,100 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findLayeringViolations } from './import-graph.js';
+import { PROJECT_ROOT, tempDir } from './index.js';
+
+/**
+ * Imports of other capabilities' internals that predate the rule. The list only shrinks: a new
+ * violation fails the test, and so does an entry that no longer occurs (remove it when fixed).
+ */
+const KNOWN: readonly string[] = [
+  'activation/phase1.ts -> skills/catalog.js',
+  'activation/phase1.ts -> store/skill-name.js',
+  'activation/phase1.ts -> store/skill-repository.js',
+  'activation/phase1.ts -> store/stores.js',
+  'activation/skill-index.ts -> store/db.js',
+  'activation/skill-index.ts -> store/skill-name.js',
+  'activation/skill-index.ts -> store/skill-repository.js',
+  'activation/term-budget.ts -> store/db.js',
+  'chat/chat-store.ts -> activation/term-budget.js',
+  'chat/chat-store.ts -> activation/text.js',
+  'chat/chat-store.ts -> store/db.js',
+  'chat/engine.ts -> activation/phase1.js',
+  'chat/engine.ts -> skills/catalog.js',
+  'cli/chat-commands.ts -> transport/in-process-client.js',
+  'cli/dispatch-commands.ts -> store/paths.js',
+  'cli/host.ts -> transport/in-process-client.js',
+  'cli/serve-commands.ts -> transport/renderer-build.js',
+  'cli/serve-commands.ts -> transport/ws-server.js',
+  'host/workspace-session.ts -> store/db.js',
+  'main.ts -> transport/ipc-server.js',
+  'mcp/server.ts -> transport/in-process-client.js',
+  'shell/secrets.ts -> host/secrets.js',
+  'skills/agent-skill.ts -> store/skill-repository.js',
+  'skills/catalog.ts -> store/skill-name.js',
+  'skills/catalog.ts -> store/skill-repository.js',
+  'skills/catalog.ts -> store/stores.js',
+  'skills/convert.ts -> store/skill-repository.js',
+  'skills/export.ts -> store/skill-repository.js',
+  'skills/import.ts -> store/skill-name.js',
+  'skills/import.ts -> store/stores.js',
+  'skills/open.ts -> store/paths.js',
+  'skills/open.ts -> store/stores.js',
+  'skills/package-schema.ts -> store/skill-name.js',
+  'skills/safe-path.ts -> store/skill-name.js',
+  'skills/seed.ts -> store/stores.js',
+  'skills/versions.ts -> store/db.js',
+  'skills/versions.ts -> store/skill-repository.js',
+  'skills/versions.ts -> store/stores.js',
+  'store/skill-repository.ts -> skills/package-schema.js',
+  'traces/trace-store.ts -> store/db.js',
+];
+
+/** Write `files` (path under electron/ → source) into a fresh folder and check it. */
+function check(files: Record<string, string>) {
+  const root = join(tempDir('skilldesk-graph-'), 'electron');
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), source);
+  }
+  return findLayeringViolations(root);
+}
+
+describe('the import graph of electron/', () => {
+  it('reaches other capabilities only through their index.ts, and electron only from the shell', () => {
+    const found = findLayeringViolations(join(PROJECT_ROOT, 'electron')).map((v) =>
+      v.rule === 'electron-import' ? `${v.from} imports ${v.to}` : `${v.from} -> ${v.to}`,
+    );
+    const added = found.filter((v) => !KNOWN.includes(v));
+    const fixed = KNOWN.filter((v) => !found.includes(v));
+    expect(added, 'import these through the folder’s index.ts (or move the code)').toEqual([]);
+    expect(fixed, 'these are fixed: remove them from KNOWN').toEqual([]);
+  });
+
+  it('flags a deliberately wrong fixture', () => {
+    const found = check({
+      'dispatch/dispatcher.ts': 'export const EXECUTABLE_KINDS = [];\n',
+      'dispatch/index.ts': "export * from './dispatcher.js';\n",
+      'chat/bad.ts':
+        "import { EXECUTABLE_KINDS } from '../dispatch/dispatcher.js';\nexport const k = EXECUTABLE_KINDS;\n",
+      'chat/lazy.ts': "export const load = () => import('../dispatch/dispatcher.js');\n",
+      'chat/good.ts':
+        "import { EXECUTABLE_KINDS } from '../dispatch/index.js';\nimport type { Channel } from '../contract/channels.js';\nexport type C = Channel;\nexport const k = EXECUTABLE_KINDS;\n",
+      'store/uses-electron.ts': "import { app } from 'electron';\nexport const a = app;\n",
+      'store/uses-electron.test.ts':
+        "import { vi } from 'vitest';\nvi.mock('electron');\nimport 'electron';\n",
+      'shell/window.ts': "import { BrowserWindow } from 'electron';\nexport const W = BrowserWindow;\n",
+      'main.ts':
+        "import { app } from 'electron';\nimport { W } from './shell/window.js';\nexport const x = [app, W];\n",
+      'host.ts': "export * from './host/chat-handlers.js';\n",
+      'host/chat-handlers.ts': 'export const chat = 1;\n',
+    });
+    expect(found).toEqual([
+      { rule: 'capability-internals', from: 'chat/bad.ts', to: 'dispatch/dispatcher.js' },
+      { rule: 'capability-internals', from: 'chat/lazy.ts', to: 'dispatch/dispatcher.js' },
+      { rule: 'electron-import', from: 'store/uses-electron.test.ts', to: 'electron' },
+      { rule: 'electron-import', from: 'store/uses-electron.ts', to: 'electron' },
+    ]);
+  });
+});
