@@ -3,6 +3,7 @@ import type { View } from './app-store.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { ChatView } from './features/chat/ChatView.js';
 import { SessionList } from './features/chat/SessionList.js';
+import { ComposerView } from './features/composer/index.js';
 import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
@@ -20,7 +21,8 @@ import { Icon, type IconName } from './ui/Icon.js';
 const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
   { view: 'chat', label: 'Chat', icon: 'chat', key: '1' },
   { view: 'skills', label: 'Skills', icon: 'skills', key: '2' },
-  { view: 'settings', label: 'Settings', icon: 'settings', key: '3' },
+  { view: 'composer', label: 'Composer', icon: 'pencil', key: '3' },
+  { view: 'settings', label: 'Settings', icon: 'settings', key: '4' },
 ];
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -131,6 +133,7 @@ function Shell() {
         <div className="main__view">
           {view === 'chat' && <ChatView />}
           {view === 'skills' && <SkillsView />}
+          {view === 'composer' && <ComposerView />}
           {view === 'settings' && <SettingsView />}
         </div>
       </main>

@@ -7,6 +7,7 @@ import type { ConnectionStatus } from './bridge/transport.js';
 import { type ChatStore, createChatStore } from './features/chat/chat-store.js';
 import { createDrafts, type Drafts } from './features/chat/drafts.js';
 import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
+import { type ComposerStore, createComposerStore } from './features/composer/composer-store.js';
 import { createProvidersStore, type ProvidersStore } from './features/settings/providers-store.js';
 import {
   createSettingsStore,
@@ -26,6 +27,7 @@ export interface Stores {
   chat: StoreApi<ChatStore>;
   traces: StoreApi<TracesStore>;
   providers: StoreApi<ProvidersStore>;
+  composer: StoreApi<ComposerStore>;
   /** Unsent text per chat. */
   drafts: Drafts;
   connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
@@ -45,6 +47,7 @@ export function createStores(
     chat: createChatStore(client),
     traces: createTracesStore(client),
     providers: createProvidersStore(client),
+    composer: createComposerStore(client, opts.storage ?? null),
     drafts: createDrafts(opts.storage ?? null),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
@@ -105,4 +108,9 @@ export function useConnectionStatus(): ConnectionStatus {
     return off;
   }, [connection]);
   return status;
+}
+
+/** Select from the Skill Composer store. */
+export function useComposerStore<T>(selector: (s: ComposerStore) => T): T {
+  return useStore(useStores().composer, selector);
 }

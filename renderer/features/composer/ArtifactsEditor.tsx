@@ -1,0 +1,231 @@
+import { useId, useMemo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
+import { useComposerStore } from '../../stores.js';
+import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
+import { Icon } from '../../ui/Icon.js';
+import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
+import { type EditorDoc, templateMessage } from './composer-state.js';
+import { artifactIssues, fieldIssues, templateVariables } from './draft.js';
+import { FieldIssues } from './PackageForm.js';
+
+/** The language each kind's content is written in. */
+export function languageOf(kind: ArtifactKindName, name: string): CodeLanguage {
+  switch (kind) {
+    case 'prompt_template':
+      return 'jinja';
+    case 'code_template':
+      return 'python';
+    case 'dspy_module':
+      return 'json';
+    case 'resource':
+      return /\.json$/i.test(name) ? 'json' : /\.py$/i.test(name) ? 'python' : 'markdown';
+    default:
+      return 'markdown';
+  }
+}
+
+/** The artifact list (add, remove, reorder) and the selected artifact's editors. */
+export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      selected: st.selected,
+      issues: st.validation.issues,
+      templates: st.validation.templates,
+      select: st.selectArtifact,
+      add: st.addArtifact,
+      remove: st.removeArtifact,
+      move: st.moveArtifact,
+      change: st.changeArtifact,
+    })),
+  );
+  const [adding, setAdding] = useState<ArtifactKindName>('prompt_template');
+  const arts = doc.draft.artifacts;
+  const index = arts.findIndex((a) => a.key === s.selected);
+  const a = index >= 0 ? arts[index]! : null;
+  const ids = useId();
+  const tplError = a ? s.templates[a.key] : undefined;
+  const problems = useMemo<EditorProblem[]>(
+    () => (tplError ? [{ message: tplError.message, line: tplError.line, column: tplError.column }] : []),
+    [tplError],
+  );
+  const vars = useMemo(
+    () =>
+      a && (a.kind === 'prompt_template' || a.kind === 'code_template') ? templateVariables(a.content) : [],
+    [a],
+  );
+
+  return (
+    <section className="sc-card sc-arts" aria-label="Artifacts">
+      <div className="sc-card__head">
+        <h2 className="sc-h2">Artifacts</h2>
+        <div className="sc-row">
+          <label className="sc-select">
+            <span className="visually-hidden">Kind of the new artifact</span>
+            <select value={adding} onChange={(e) => setAdding(e.target.value as ArtifactKindName)}>
+              {ARTIFACT_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_LABELS[k]} — {KIND_HELP[k]}
+                </option>
+              ))}
+            </select>
+            <Icon name="chevronDown" />
+          </label>
+          <button type="button" className="btn btn--small" onClick={() => s.add(adding)}>
+            <Icon name="plus" />
+            Add artifact
+          </button>
+        </div>
+      </div>
+      <FieldIssues issues={fieldIssues(s.issues, 'artifacts')} />
+      <ol className="sc-artlist" aria-label="Artifacts of this skill">
+        {arts.map((x, i) => {
+          const bad = artifactIssues(s.issues, i).length > 0 || s.templates[x.key] !== undefined;
+          return (
+            <li
+              key={x.key}
+              className={`sc-art${x.key === s.selected ? ' is-on' : ''}${bad ? ' is-invalid' : ''}`}
+            >
+              <button
+                type="button"
+                className="sc-art__pick"
+                aria-pressed={x.key === s.selected}
+                onClick={() => s.select(x.key)}
+              >
+                <span className="sc-art__ord">{i + 1}</span>
+                <KindChip kind={x.kind} />
+                <span className="sc-art__name">{x.name || 'Unnamed'}</span>
+                {x.model_variant && <span className="pill pill--mono">{x.model_variant}</span>}
+                {bad && <Icon name="alert" label="Has problems" />}
+              </button>
+              <span className="sc-art__tools">
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small"
+                  disabled={i === 0}
+                  onClick={() => s.move(x.key, -1)}
+                  aria-label={`Move ${x.name} up`}
+                  title="Move up"
+                >
+                  <Icon name="chevronDown" size={14} />
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small sc-flip"
+                  disabled={i === arts.length - 1}
+                  onClick={() => s.move(x.key, 1)}
+                  aria-label={`Move ${x.name} down`}
+                  title="Move down"
+                >
+                  <Icon name="chevronDown" size={14} />
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small"
+                  disabled={arts.length === 1}
+                  onClick={() => s.remove(x.key)}
+                  aria-label={`Remove ${x.name}`}
+                  title={arts.length === 1 ? 'A skill needs at least one artifact' : 'Remove'}
+                >
+                  <Icon name="trash" size={14} />
+                </button>
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+      {a && (
+        <div className="sc-artedit" key={a.key}>
+          <div className="sc-form sc-form--3">
+            <div className={`sc-field${artifactIssues(s.issues, index, 'name').length ? ' is-invalid' : ''}`}>
+              <label htmlFor={`${ids}-name`}>Artifact name</label>
+              <input
+                id={`${ids}-name`}
+                className="sc-input"
+                value={a.name}
+                onChange={(e) => s.change(a.key, { name: e.target.value })}
+              />
+              <FieldIssues issues={artifactIssues(s.issues, index, 'name')} />
+            </div>
+            <div className="sc-field">
+              <label htmlFor={`${ids}-kind`}>Kind</label>
+              <label className="sc-select sc-select--block">
+                <select
+                  id={`${ids}-kind`}
+                  value={a.kind}
+                  onChange={(e) => s.change(a.key, { kind: e.target.value as ArtifactKindName })}
+                >
+                  {ARTIFACT_KINDS.map((k) => (
+                    <option key={k} value={k}>
+                      {KIND_LABELS[k]}
+                    </option>
+                  ))}
+                </select>
+                <Icon name="chevronDown" />
+              </label>
+            </div>
+            <div
+              className={`sc-field${artifactIssues(s.issues, index, 'model_variant').length ? ' is-invalid' : ''}`}
+            >
+              <label htmlFor={`${ids}-variant`}>Model variant</label>
+              <input
+                id={`${ids}-variant`}
+                className="sc-input sc-input--mono"
+                placeholder="any model"
+                value={a.model_variant}
+                onChange={(e) => s.change(a.key, { model_variant: e.target.value })}
+              />
+              <FieldIssues issues={artifactIssues(s.issues, index, 'model_variant')} />
+            </div>
+          </div>
+          <div className="sc-codehead">
+            <span className="sc-label">
+              {a.kind === 'prompt_template' ? 'Template (MiniJinja)' : 'Content'}
+            </span>
+            {vars.length > 0 && (
+              <span className="sc-vars" title="Variables the template reads">
+                {vars.map((v) => (
+                  <code key={v}>{v}</code>
+                ))}
+              </span>
+            )}
+          </div>
+          <div
+            className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
+          >
+            <CodeEditor
+              value={a.content}
+              onChange={(v) => s.change(a.key, { content: v })}
+              language={languageOf(a.kind, a.name)}
+              label={`Content of ${a.name}`}
+              problems={problems}
+              testId="artifact-content"
+            />
+          </div>
+          {tplError && (
+            <p className="sc-issues sc-issues--tpl" role="status">
+              <Icon name="alert" /> {templateMessage(tplError)}
+            </p>
+          )}
+          <FieldIssues issues={artifactIssues(s.issues, index, 'content')} />
+          <div className="sc-codehead">
+            <span className="sc-label">Metadata (JSON)</span>
+            <span className="sc-field__help">limits, assertions, fallback_artifact, tool declaration</span>
+          </div>
+          <div
+            className={`sc-code sc-code--meta${artifactIssues(s.issues, index, 'metadata').length ? ' is-invalid' : ''}`}
+          >
+            <CodeEditor
+              value={a.metadata}
+              onChange={(v) => s.change(a.key, { metadata: v })}
+              language="json"
+              label={`Metadata of ${a.name}`}
+              placeholder='{ "assertions": [] }'
+            />
+          </div>
+          <FieldIssues issues={artifactIssues(s.issues, index, 'metadata')} />
+        </div>
+      )}
+    </section>
+  );
+}

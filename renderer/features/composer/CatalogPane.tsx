@@ -1,0 +1,193 @@
+import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
+import { useComposerStore } from '../../stores.js';
+import { KIND_LABELS, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { Icon } from '../../ui/Icon.js';
+import { type CatalogFilters, docKey, isDirty, visibleRows } from './composer-state.js';
+
+const SOURCES: Array<{ value: CatalogFilters['source']; label: string }> = [
+  { value: 'all', label: 'Any source' },
+  { value: 'user', label: 'User' },
+  { value: 'community', label: 'Community' },
+  { value: 'system', label: 'Built-in' },
+];
+
+/** The merged catalog: search, filters by scope, source and artifact kind, unsaved drafts first. */
+export function CatalogPane(props: { onImport: () => void }) {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      catalog: st.catalog,
+      filters: st.filters,
+      open: st.open,
+      loading: st.loading,
+      docs: st.docs,
+      setFilters: st.setFilters,
+      openSkill: st.openSkill,
+      askNew: st.askNew,
+      loadCatalog: st.loadCatalog,
+    })),
+  );
+  const rows = useMemo(() => visibleRows(s), [s]);
+  const newDrafts = Object.values(s.docs).filter((d) => d.origin === null);
+  const current = s.loading?.key ?? s.open;
+
+  return (
+    <aside className="sc-catalog" aria-label="Skill catalog">
+      <div className="sc-catalog__head">
+        <div>
+          <h1 className="pane-title">Composer</h1>
+          <p className="pane-sub">
+            {s.catalog.status === 'ready' ? `${s.catalog.items.length} skills` : 'Loading the catalog…'}
+          </p>
+        </div>
+        <div className="sc-row">
+          <button
+            type="button"
+            className="btn btn--icon"
+            title="Import JSON packages"
+            onClick={props.onImport}
+          >
+            <Icon name="upload" label="Import packages" />
+          </button>
+          <button type="button" className="btn btn--primary btn--small" onClick={s.askNew}>
+            <Icon name="plus" />
+            New
+          </button>
+        </div>
+      </div>
+      <label className="search sc-search">
+        <Icon name="search" />
+        <input
+          type="search"
+          placeholder="Search skills"
+          aria-label="Search the catalog"
+          value={s.filters.query}
+          onChange={(e) => s.setFilters({ query: e.target.value })}
+        />
+      </label>
+      <div className="sc-filters">
+        <fieldset className="segmented" aria-label="Scope">
+          {(['all', 'account', 'workspace'] as const).map((sc) => (
+            <button
+              key={sc}
+              type="button"
+              className={s.filters.scope === sc ? 'is-on' : ''}
+              aria-pressed={s.filters.scope === sc}
+              onClick={() => s.setFilters({ scope: sc })}
+            >
+              {sc === 'all' ? 'All' : sc === 'account' ? 'Account' : 'Workspace'}
+            </button>
+          ))}
+        </fieldset>
+        <div className="sc-filters__selects">
+          <label className="sc-select">
+            <span className="visually-hidden">Source</span>
+            <select
+              value={s.filters.source}
+              onChange={(e) => s.setFilters({ source: e.target.value as CatalogFilters['source'] })}
+            >
+              {SOURCES.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+            <Icon name="chevronDown" />
+          </label>
+          <label className="sc-select">
+            <span className="visually-hidden">Artifact kind</span>
+            <select
+              value={s.filters.kind ?? ''}
+              onChange={(e) => s.setFilters({ kind: (e.target.value || null) as ArtifactKindName | null })}
+            >
+              <option value="">Any kind</option>
+              {ARTIFACT_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_LABELS[k]}
+                </option>
+              ))}
+            </select>
+            <Icon name="chevronDown" />
+          </label>
+        </div>
+      </div>
+      <div className="sc-catalog__list">
+        {newDrafts.length > 0 && (
+          <>
+            <p className="sc-group">Unsaved new skills</p>
+            <ul className="sc-list" aria-label="Unsaved new skills">
+              {newDrafts.map((d) => (
+                <li key={d.key}>
+                  <button
+                    type="button"
+                    className={`sc-item${current === d.key ? ' is-open' : ''}`}
+                    aria-current={current === d.key ? 'true' : undefined}
+                    onClick={() => void s.openSkill(d.key)}
+                  >
+                    <span className="sc-item__top">
+                      <span className="sc-item__name">{d.draft.name || 'Untitled skill'}</span>
+                      <span className="sc-dot" title="Not saved yet" />
+                    </span>
+                    <span className="sc-item__meta">
+                      <span className="badge badge--system">Draft</span>
+                      <ScopeBadge scope={d.scope} />
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <p className="sc-group">Catalog</p>
+          </>
+        )}
+        {s.catalog.status === 'error' && (
+          <div className="callout callout--error sc-m">
+            <Icon name="alert" />
+            <div>
+              <p>{s.catalog.error?.message}</p>
+              <button type="button" className="btn btn--small" onClick={() => void s.loadCatalog()}>
+                Try again
+              </button>
+            </div>
+          </div>
+        )}
+        {s.catalog.status === 'ready' && rows.length === 0 && (
+          <p className="sc-empty-line">No skill matches these filters.</p>
+        )}
+        <ul className="sc-list" aria-label="Skills">
+          {rows.map((r) => {
+            const key = docKey(r);
+            const edited = isDirty(s.docs[key]);
+            return (
+              <li key={key}>
+                <button
+                  type="button"
+                  className={`sc-item${current === key ? ' is-open' : ''}${r.overridden ? ' is-overridden' : ''}`}
+                  aria-current={current === key ? 'true' : undefined}
+                  onClick={() => void s.openSkill(key)}
+                >
+                  <span className="sc-item__top">
+                    <span className="sc-item__name">{r.name}</span>
+                    {edited && <span className="sc-dot" title="Unsaved edits" />}
+                    <span className="sc-item__version">{r.version}</span>
+                  </span>
+                  <span className="sc-item__meta">
+                    <ScopeBadge scope={r.scope} />
+                    <OverrideBadge overridden={r.overridden} overrides={r.overrides} />
+                    {r.source === 'system' && <span className="badge badge--system">Built-in</span>}
+                    {r.artifact_kinds
+                      .filter((k) => k !== 'description')
+                      .slice(0, 2)
+                      .map((k) => (
+                        <KindChip key={k} kind={k} />
+                      ))}
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </aside>
+  );
+}

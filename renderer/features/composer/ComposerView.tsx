@@ -1,0 +1,475 @@
+import { useEffect, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useComposerStore } from '../../stores.js';
+import { OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { Icon } from '../../ui/Icon.js';
+import { TraceDrawer } from '../traces/TraceDrawer.js';
+import { ArtifactsEditor } from './ArtifactsEditor.js';
+import { CatalogPane } from './CatalogPane.js';
+import { blockingIssues, type EditorDoc, isDirty, openDoc } from './composer-state.js';
+import type { ComposerFile } from './composer-store.js';
+import { TEMPLATE_INFO, TEMPLATES, type TemplateId } from './draft.js';
+import { HistoryPanel } from './HistoryPanel.js';
+import { PackageForm } from './PackageForm.js';
+import { TestPanel } from './TestPanel.js';
+import './composer.css';
+
+const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'chat'> = {
+  blank: 'file',
+  prompt: 'sparkle',
+  python: 'keyboard',
+  instructions: 'chat',
+};
+
+function toFiles(list: FileList | null): ComposerFile[] {
+  return Array.from(list ?? []).map((f) => ({ name: f.name, text: () => f.text() }));
+}
+
+/** A modal with the new-skill starting points. */
+function NewSkillDialog() {
+  const s = useComposerStore(useShallow((st) => ({ newSkill: st.newSkill, dispatch: st.dispatch })));
+  const close = () => s.dispatch({ type: 'new/toggled', open: false });
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes; Esc does too
+    <div className="scrim" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+      <div
+        className="dialog sc-newdlg"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="sc-new-title"
+        onKeyDown={(e) => e.key === 'Escape' && close()}
+      >
+        <h2 id="sc-new-title" className="dialog__title">
+          New skill
+        </h2>
+        <p className="sc-field__help">
+          Each starting point is a valid skill you can save and test right away.
+        </p>
+        <div className="sc-templates">
+          {TEMPLATES.map((t, i) => (
+            <button
+              key={t}
+              ref={i === 0 ? first : undefined}
+              type="button"
+              className="sc-template"
+              onClick={() => s.newSkill(t)}
+            >
+              <span className="sc-template__icon">
+                <Icon name={TEMPLATE_ICON[t]} />
+              </span>
+              <span>
+                <strong>{TEMPLATE_INFO[t].title}</strong>
+                <span className="sc-field__help">{TEMPLATE_INFO[t].text}</span>
+              </span>
+            </button>
+          ))}
+        </div>
+        <div className="dialog__actions">
+          <button type="button" className="btn" onClick={close}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** Asked before leaving a skill with unsaved edits. */
+function LeaveDialog({ name }: { name: string }) {
+  const resolve = useComposerStore((st) => st.resolveLeave);
+  const keep = useRef<HTMLButtonElement>(null);
+  useEffect(() => keep.current?.focus(), []);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; Esc does too
+    <div
+      className="scrim"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && void resolve('cancel')}
+    >
+      <div
+        className="dialog"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="sc-leave-title"
+        onKeyDown={(e) => e.key === 'Escape' && void resolve('cancel')}
+      >
+        <h2 id="sc-leave-title" className="dialog__title">
+          Unsaved changes to {name}
+        </h2>
+        <div className="dialog__body">
+          <p>Keep them as a draft to come back to (they survive a reload), or discard them.</p>
+        </div>
+        <div className="dialog__actions">
+          <button type="button" className="btn" onClick={() => void resolve('cancel')}>
+            Cancel
+          </button>
+          <button type="button" className="btn btn--ghost-danger" onClick={() => void resolve('discard')}>
+            Discard changes
+          </button>
+          <button ref={keep} type="button" className="btn btn--primary" onClick={() => void resolve('keep')}>
+            Keep draft
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function ImportReport() {
+  const s = useComposerStore(useShallow((st) => ({ imports: st.imports, dispatch: st.dispatch })));
+  if (s.imports.busy) {
+    return (
+      <div className="sc-report" role="status">
+        <span className="spinner" /> Importing…
+      </div>
+    );
+  }
+  const rows = s.imports.rows;
+  if (!rows) return null;
+  const refused = rows.some((r) => r.outcome === 'refused');
+  return (
+    <section className={`sc-report${refused ? ' is-error' : ''}`} aria-label="Import report">
+      <header className="sc-report__head">
+        <Icon name={refused ? 'alert' : 'check'} />
+        <strong>{refused ? 'Nothing was imported' : 'Import finished'}</strong>
+        <button
+          type="button"
+          className="btn btn--icon btn--small"
+          aria-label="Dismiss the import report"
+          onClick={() => s.dispatch({ type: 'import/dismissed' })}
+        >
+          <Icon name="close" />
+        </button>
+      </header>
+      <ul>
+        {rows.map((r) => (
+          <li key={`${r.file}:${r.name}`}>
+            <span className={`sc-outcome sc-outcome--${r.outcome}`}>{r.outcome.replace('-', ' ')}</span>
+            <span className="sc-report__what">
+              <strong>{r.name ?? r.file}</strong> <span className="muted">{r.file}</span>
+              <span className="sc-report__detail">{r.detail}</span>
+              {r.issues.map((i) => (
+                <span key={`${i.path}:${i.message}`} className="sc-report__issue">
+                  <code>{i.path}</code> {i.message}
+                </span>
+              ))}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Notice() {
+  const s = useComposerStore(useShallow((st) => ({ notice: st.notice, dispatch: st.dispatch })));
+  const { notice, dispatch } = s;
+  useEffect(() => {
+    if (!notice || notice.tone === 'error') return;
+    const t = setTimeout(() => dispatch({ type: 'notice/dismissed' }), 5000);
+    return () => clearTimeout(t);
+  }, [notice, dispatch]);
+  if (!notice) return null;
+  return (
+    <output className={`toast toast--${notice.tone}`}>
+      <Icon name={notice.tone === 'success' ? 'check' : 'alert'} />
+      <span>{notice.text}</span>
+      <button
+        type="button"
+        className="btn btn--icon btn--small"
+        onClick={() => dispatch({ type: 'notice/dismissed' })}
+        aria-label="Dismiss"
+      >
+        <Icon name="close" />
+      </button>
+    </output>
+  );
+}
+
+/** The open skill's header: name, badges, state, actions and the Edit / Test / History tabs. */
+function EditorHead({
+  doc,
+  narrow,
+  pane,
+  setPane,
+}: {
+  doc: EditorDoc;
+  narrow: boolean;
+  pane: string;
+  setPane: (p: 'edit' | 'test' | 'history') => void;
+}) {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      saving: st.saving,
+      saveNow: st.save,
+      errors: blockingIssues(st).length,
+      checking: st.validation.checking,
+      revert: st.revert,
+      fork: st.fork,
+      workspaceOpen: st.workspaceOpen,
+      item: st.catalog.items.find(
+        (i) => doc.origin && i.name === doc.origin.name && i.scope === doc.origin.scope,
+      ),
+    })),
+  );
+  const dirty = isDirty(doc);
+  const errors = s.errors;
+  const tabs: Array<{ id: 'edit' | 'test' | 'history'; label: string }> = [
+    { id: 'edit', label: 'Edit' },
+    ...(narrow ? [{ id: 'test' as const, label: 'Test' }] : []),
+    { id: 'history', label: 'History' },
+  ];
+  return (
+    <header className="sc-head">
+      <div className="sc-head__top">
+        <div className="sc-head__titles">
+          <h2 className="sc-title">{doc.draft.name || 'Untitled skill'}</h2>
+          <div className="sc-row sc-row--wrap">
+            <ScopeBadge scope={doc.scope} />
+            {s.item && <OverrideBadge overridden={s.item.overridden} overrides={s.item.overrides} />}
+            {!doc.origin ? (
+              <span className="sc-state sc-state--new">Not saved yet</span>
+            ) : dirty ? (
+              <span className="sc-state sc-state--dirty">Unsaved changes</span>
+            ) : (
+              <span className="sc-state">Saved · {doc.base?.version}</span>
+            )}
+            {s.checking ? (
+              <span className="sc-state">Checking…</span>
+            ) : errors > 0 ? (
+              <span className="sc-state sc-state--error" role="status">
+                {errors} {errors === 1 ? 'problem' : 'problems'} · saving blocked
+              </span>
+            ) : (
+              <span className="sc-state sc-state--ok">
+                <Icon name="check" /> Valid
+              </span>
+            )}
+          </div>
+        </div>
+        <div className="sc-row">
+          {doc.origin?.scope === 'account' && s.workspaceOpen && (
+            <button type="button" className="btn btn--small" onClick={() => void s.fork()}>
+              Customize for this workspace
+            </button>
+          )}
+          {dirty && (
+            <button type="button" className="btn btn--small" onClick={s.revert}>
+              {doc.origin ? 'Revert' : 'Discard'}
+            </button>
+          )}
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={s.saving.busy || errors > 0 || (!dirty && doc.origin !== null)}
+            onClick={() => void s.saveNow()}
+            title="Save (Ctrl+S)"
+          >
+            {s.saving.busy ? 'Saving…' : 'Save'}
+          </button>
+        </div>
+      </div>
+      {s.saving.error && (
+        <p className="sc-issues" role="alert">
+          {s.saving.error.message}
+        </p>
+      )}
+      <div className="sc-tabs" role="tablist" aria-label="Skill views">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            aria-selected={pane === t.id}
+            className={`sc-tab${pane === t.id ? ' is-on' : ''}`}
+            disabled={t.id === 'history' && !doc.origin}
+            onClick={() => setPane(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+    </header>
+  );
+}
+
+function useNarrow(): boolean {
+  const query = '(max-width: 1279px)';
+  const [narrow, setNarrow] = useState(() => window.matchMedia?.(query).matches ?? false);
+  useEffect(() => {
+    const m = window.matchMedia?.(query);
+    if (!m) return;
+    const on = () => setNarrow(m.matches);
+    m.addEventListener('change', on);
+    return () => m.removeEventListener('change', on);
+  }, []);
+  return narrow;
+}
+
+/** The Skill Composer: catalog, package editor with history, and the test panel. */
+export function ComposerView() {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      doc: openDoc(st),
+      loading: st.loading,
+      tab: st.tab,
+      pending: st.pending,
+      newOpen: st.newOpen,
+      start: st.start,
+      watch: st.watch,
+      setTab: st.setTab,
+      askNew: st.askNew,
+      importFiles: st.importFiles,
+      save: st.save,
+      anyDirty: Object.values(st.docs).some(isDirty),
+    })),
+  );
+  const narrow = useNarrow();
+  const [showTest, setShowTest] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [dragging, setDragging] = useState(false);
+  const depth = useRef(0);
+  const { start, watch } = s;
+
+  useEffect(() => {
+    void start();
+    return watch();
+  }, [start, watch]);
+
+  // Closing or reloading the window with unsaved edits asks first (the drafts are kept either way).
+  useEffect(() => {
+    if (!s.anyDirty) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [s.anyDirty]);
+
+  const { save } = s;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        void save();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [save]);
+
+  const pane = narrow && showTest ? 'test' : s.tab;
+  const setPane = (p: 'edit' | 'test' | 'history') => {
+    setShowTest(p === 'test');
+    if (p !== 'test') void s.setTab(p);
+  };
+  const hasFiles = (e: React.DragEvent) => Array.from(e.dataTransfer.types).includes('Files');
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping files anywhere imports them; the Import button does the same
+    <div
+      className={`sc${narrow ? ' sc--narrow' : ''}`}
+      onDragEnter={(e) => {
+        if (!hasFiles(e)) return;
+        depth.current++;
+        setDragging(true);
+      }}
+      onDragOver={(e) => hasFiles(e) && e.preventDefault()}
+      onDragLeave={() => {
+        depth.current = Math.max(0, depth.current - 1);
+        if (depth.current === 0) setDragging(false);
+      }}
+      onDrop={(e) => {
+        e.preventDefault();
+        depth.current = 0;
+        setDragging(false);
+        void s.importFiles(toFiles(e.dataTransfer.files));
+      }}
+    >
+      <CatalogPane onImport={() => fileRef.current?.click()} />
+      <input
+        ref={fileRef}
+        type="file"
+        accept=".json,application/json"
+        multiple
+        hidden
+        data-testid="composer-import-input"
+        onChange={(e) => {
+          void s.importFiles(toFiles(e.target.files));
+          e.target.value = '';
+        }}
+      />
+      <main className="sc-main" aria-label="Editor">
+        <ImportReport />
+        {s.doc ? (
+          <>
+            <EditorHead doc={s.doc} narrow={narrow} pane={pane} setPane={setPane} />
+            <div className="sc-scroll">
+              {pane === 'edit' && (
+                <>
+                  <PackageForm doc={s.doc} />
+                  <ArtifactsEditor doc={s.doc} />
+                </>
+              )}
+              {pane === 'history' && <HistoryPanel />}
+              {pane === 'test' && <TestPanel doc={s.doc} />}
+            </div>
+          </>
+        ) : s.loading ? (
+          s.loading.error ? (
+            <div className="sc-blank">
+              <div className="callout callout--error">
+                <Icon name="alert" />
+                <p>{s.loading.error.message}</p>
+              </div>
+            </div>
+          ) : (
+            <div className="sc-blank">
+              <span className="spinner" />
+            </div>
+          )
+        ) : (
+          <div className="sc-blank">
+            <div className="empty">
+              <span className="empty__icon">
+                <Icon name="pencil" size={26} />
+              </span>
+              <p className="empty__title">Open a skill to edit it</p>
+              <p className="empty__text">
+                Pick one from the catalog, start a new one, or drop JSON packages here to import them.
+              </p>
+              <div className="sc-row">
+                <button type="button" className="btn btn--primary" onClick={s.askNew}>
+                  <Icon name="plus" />
+                  New skill
+                </button>
+                <button type="button" className="btn" onClick={() => fileRef.current?.click()}>
+                  <Icon name="upload" />
+                  Import
+                </button>
+              </div>
+            </div>
+          </div>
+        )}
+      </main>
+      {!narrow &&
+        (s.doc ? <TestPanel doc={s.doc} /> : <aside className="sc-test sc-test--empty" aria-label="Test" />)}
+      {dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          <div className="drop-overlay__box">
+            <Icon name="upload" size={32} />
+            <p>Drop skill packages to import</p>
+            <span>.json files · nothing is written if any is refused</span>
+          </div>
+        </div>
+      )}
+      {s.newOpen && <NewSkillDialog />}
+      {s.pending && s.doc && <LeaveDialog name={s.doc.draft.name || 'this skill'} />}
+      <Notice />
+      <TraceDrawer />
+    </div>
+  );
+}

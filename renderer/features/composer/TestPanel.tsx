@@ -1,0 +1,212 @@
+import { useShallow } from 'zustand/react/shallow';
+import { useComposerStore, useStores } from '../../stores.js';
+import { KindChip } from '../../ui/badges.js';
+import { Icon } from '../../ui/Icon.js';
+import { CodeEditor } from './CodeEditor.js';
+import { type EditorDoc, isDirty, type RunResult } from './composer-state.js';
+
+function fmtMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+function Block({ title, text, tone }: { title: string; text: string; tone?: 'error' }) {
+  return (
+    <div className="sc-block">
+      <p className="sc-label">{title}</p>
+      <pre className={`sc-pre${tone ? ` sc-pre--${tone}` : ''}`}>{text}</pre>
+    </div>
+  );
+}
+
+function ResultCard({ r }: { r: RunResult }) {
+  const traces = useStores().traces;
+  const output = r.text ?? (r.data != null ? JSON.stringify(r.data, null, 2) : null);
+  const tokens =
+    r.input_tokens != null || r.output_tokens != null
+      ? `${r.input_tokens ?? 0} → ${r.output_tokens ?? 0} tokens`
+      : null;
+  return (
+    <article className={`sc-result${r.ok ? '' : ' is-failed'}`} aria-label={`Result of ${r.artifact}`}>
+      <header className="sc-result__head">
+        <Icon name={r.ok ? 'check' : 'alert'} />
+        <strong>{r.artifact}</strong>
+        <KindChip kind={r.kind} />
+        <span className="sc-result__facts">
+          <span>{fmtMs(r.duration_ms)}</span>
+          {tokens && <span>{tokens}</span>}
+          {r.estimated_cost != null && <span>${r.estimated_cost.toFixed(4)}</span>}
+          {r.model_id && <span className="mono">{r.model_id}</span>}
+        </span>
+      </header>
+      {r.fallback && (
+        <p className="sc-note">
+          Fell back to <strong>{r.fallback.artifact}</strong>: {r.fallback.reason}
+        </p>
+      )}
+      {r.error && <Block title={`Error · ${r.error.code}`} text={r.error.message} tone="error" />}
+      {output != null && <Block title={r.injected ? 'Injected into the chat' : 'Output'} text={output} />}
+      {r.rendered_input && <Block title="Rendered input" text={r.rendered_input} />}
+      {r.stdout && <Block title="stdout" text={r.stdout} />}
+      {r.assertions.length > 0 && (
+        <div className="sc-block">
+          <p className="sc-label">Assertions</p>
+          <ul className="sc-asserts">
+            {r.assertions.map((a, i) => (
+              <li
+                // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no id and never reorder
+                key={i}
+                className={a.skipped ? 'is-skipped' : a.passed ? 'is-pass' : 'is-fail'}
+              >
+                <Icon name={a.skipped ? 'chevronRight' : a.passed ? 'check' : 'close'} />
+                <span>
+                  <strong>{a.skipped ? 'Skipped' : a.passed ? 'Passed' : 'Failed'}</strong> {a.description}
+                  <span className="sc-asserts__meta">
+                    {a.type} · {a.severity}
+                  </span>
+                  {a.explanation && <span className="sc-asserts__why">{a.explanation}</span>}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <button
+        type="button"
+        className="btn btn--small sc-result__trace"
+        onClick={() => void traces.getState().open(r.trace_id)}
+      >
+        <Icon name="activity" />
+        Open trace
+      </button>
+    </article>
+  );
+}
+
+/** Test the open skill: a context, then render a template or run an artifact or the whole skill. */
+export function TestPanel({ doc }: { doc: EditorDoc }) {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      test: st.test,
+      selected: st.selected,
+      setContext: st.setContext,
+      fillContext: st.fillContext,
+      renderOnly: st.renderOnly,
+      run: st.run,
+      cancelRun: st.cancelRun,
+    })),
+  );
+  const art = doc.draft.artifacts.find((a) => a.key === s.selected) ?? null;
+  const busy = s.test.status === 'running' || s.test.status === 'rendering';
+  const saved = doc.origin !== null;
+  const savedArt = art && saved && doc.base?.artifacts.some((b) => b.name === art.name);
+
+  return (
+    <aside className="sc-test" aria-label="Test">
+      <div className="sc-test__head">
+        <h2 className="sc-h2">Test</h2>
+        {art && (
+          <span className="sc-test__target">
+            <KindChip kind={art.kind} /> {art.name}
+          </span>
+        )}
+      </div>
+      <div className="sc-codehead">
+        <span className="sc-label">Context (JSON)</span>
+        <button
+          type="button"
+          className="btn btn--small"
+          onClick={s.fillContext}
+          title="Add the template's variables"
+        >
+          Fill variables
+        </button>
+      </div>
+      <div className="sc-code sc-code--ctx">
+        <CodeEditor
+          value={doc.context}
+          onChange={s.setContext}
+          language="json"
+          label="Test context"
+          placeholder='{ "topic": "tea" }'
+        />
+      </div>
+      <div className="sc-test__actions">
+        <button
+          type="button"
+          className="btn"
+          disabled={busy || art?.kind !== 'prompt_template'}
+          title={
+            art?.kind === 'prompt_template'
+              ? 'Render the template as edited; no model needed'
+              : 'Only prompt templates render'
+          }
+          onClick={() => void s.renderOnly()}
+        >
+          Render only
+        </button>
+        {s.test.status === 'running' ? (
+          <button type="button" className="btn btn--ghost-danger" onClick={() => void s.cancelRun()}>
+            <Icon name="stop" />
+            Cancel
+          </button>
+        ) : (
+          <>
+            <button
+              type="button"
+              className="btn btn--primary"
+              disabled={busy || !savedArt}
+              onClick={() => void s.run('artifact')}
+            >
+              <Icon name="send" />
+              Run
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={busy || !saved}
+              onClick={() => void s.run('skill')}
+            >
+              Run skill
+            </button>
+          </>
+        )}
+      </div>
+      <p className="sc-field__help">
+        {!saved
+          ? 'Save the skill to run it; templates render as edited.'
+          : isDirty(doc)
+            ? 'Runs use the saved version; Render only uses your edits.'
+            : 'Runs are recorded as traces (session “composer”).'}
+      </p>
+      <div className="sc-test__out" aria-live="polite">
+        {s.test.status === 'rendering' && (
+          <p className="sc-wait">
+            <span className="spinner" /> Rendering…
+          </p>
+        )}
+        {s.test.status === 'running' && (
+          <p className="sc-wait">
+            <span className="spinner" /> Running…{' '}
+            {s.test.results.length > 0 && `${s.test.results.length} done`}
+          </p>
+        )}
+        {s.test.status === 'cancelled' && <p className="sc-note">Run cancelled.</p>}
+        {s.test.status === 'failed' && s.test.error && (
+          <div className="callout callout--error">
+            <Icon name="alert" />
+            <p>
+              <strong>{s.test.error.code}</strong> {s.test.error.message}
+            </p>
+          </div>
+        )}
+        {s.test.rendered !== null && <Block title="Rendered" text={s.test.rendered} />}
+        {s.test.results.map((r) => (
+          <ResultCard key={r.trace_id} r={r} />
+        ))}
+        {s.test.status === 'idle' && (
+          <p className="sc-empty-line">Fill in the context, then render the template or run the skill.</p>
+        )}
+      </div>
+    </aside>
+  );
+}

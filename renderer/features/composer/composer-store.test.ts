@@ -1,0 +1,359 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from 'vitest';
+import type { SkillDetail, SkillListItem } from '../../../electron/contract/skills.js';
+import { inProcessClient } from '../../test-support.js';
+import {
+  blockingIssues,
+  type ComposerState,
+  composerReducer,
+  type EditorDoc,
+  freshName,
+  initialComposerState,
+  isDirty,
+  openDoc,
+  visibleRows,
+} from './composer-state.js';
+import { createComposerStore, createDraftShelf } from './composer-store.js';
+import {
+  draftFromSkill,
+  draftFromTemplate,
+  draftToPackage,
+  issueTarget,
+  TEMPLATES,
+  templateVariables,
+} from './draft.js';
+
+const item = (name: string, over: Partial<SkillListItem> = {}): SkillListItem => ({
+  id: name,
+  name,
+  scope: 'account',
+  version: '1.0.0',
+  source: 'user',
+  description: `${name} does things`,
+  tags: [],
+  author: null,
+  artifact_kinds: ['prompt_template'],
+  trigger_phrases: [],
+  intent_patterns: [],
+  always_on: false,
+  updated_at: '2026-01-01',
+  overridden: false,
+  ...over,
+});
+
+const skill = (over: Partial<SkillDetail> = {}): SkillDetail => ({
+  ...item('Haiku'),
+  when: null,
+  modalities: ['text'],
+  requires: [],
+  license: null,
+  compatibility: null,
+  metadata: null,
+  allowed_tools: null,
+  created_at: '2026-01-01',
+  artifacts: [
+    {
+      id: 'a1',
+      kind: 'prompt_template',
+      name: 'Poem',
+      ordinal: 0,
+      content: 'A haiku about {{ topic }}',
+      model_variant: null,
+      metadata: { assertions: [] },
+      state_blob_bytes: null,
+    },
+  ],
+  ...over,
+});
+
+/** A state with one stored skill open. */
+function opened(): ComposerState {
+  const base = draftFromSkill(skill());
+  const doc: EditorDoc = {
+    key: 'account:Haiku',
+    origin: { name: 'Haiku', scope: 'account' },
+    scope: 'account',
+    base,
+    draft: base,
+    context: '',
+  };
+  return composerReducer(initialComposerState(), { type: 'doc/opened', doc });
+}
+
+const run = (s: ComposerState, ...events: Parameters<typeof composerReducer>[1][]) =>
+  events.reduce(composerReducer, s);
+
+describe('composerReducer', () => {
+  it('filters the catalog by words, scope, source and kind', () => {
+    const s = run(initialComposerState(), {
+      type: 'catalog/loaded',
+      items: [
+        item('Alpha', { tags: ['writing'] }),
+        item('Beta', { scope: 'workspace', artifact_kinds: ['code_template'], overrides: 'account' }),
+        item('Gamma', { source: 'system' }),
+      ],
+    });
+    const names = (f: Partial<ComposerState['filters']>) =>
+      visibleRows(composerReducer(s, { type: 'filters/changed', filters: f })).map((r) => r.name);
+    expect(names({ query: 'writ' })).toEqual(['Alpha']);
+    expect(names({ scope: 'workspace' })).toEqual(['Beta']);
+    expect(names({ source: 'system' })).toEqual(['Gamma']);
+    expect(names({ kind: 'code_template' })).toEqual(['Beta']);
+  });
+
+  it('opens a skill clean, marks it dirty on an edit and clean again when the edit is undone', () => {
+    let s = opened();
+    expect(openDoc(s)?.key).toBe('account:Haiku');
+    expect(isDirty(openDoc(s)!)).toBe(false);
+    expect(s.selected).toBe(openDoc(s)!.draft.artifacts[0]!.key);
+    const seq = s.validation.seq;
+    s = composerReducer(s, { type: 'draft/field', field: 'description', value: 'Changed' });
+    expect(isDirty(openDoc(s)!)).toBe(true);
+    expect(s.validation.seq).toBe(seq + 1);
+    s = composerReducer(s, { type: 'draft/field', field: 'description', value: 'Haiku does things' });
+    expect(isDirty(openDoc(s)!)).toBe(false);
+  });
+
+  it('adds, renames, reorders and removes artifacts, keeping a selection', () => {
+    let s = run(
+      opened(),
+      { type: 'artifact/added', kind: 'code_template' },
+      { type: 'artifact/added', kind: 'code_template' },
+    );
+    const arts = () => openDoc(s)!.draft.artifacts;
+    expect(arts().map((a) => a.name)).toEqual(['Poem', 'Code', 'Code 2']);
+    expect(s.selected).toBe(arts()[2]!.key);
+    const code = arts()[1]!.key;
+    s = run(
+      s,
+      { type: 'artifact/changed', key: code, patch: { name: 'Count' } },
+      { type: 'artifact/moved', key: code, delta: -1 },
+    );
+    expect(arts().map((a) => a.name)).toEqual(['Count', 'Poem', 'Code 2']);
+    s = composerReducer(s, { type: 'artifact/moved', key: code, delta: -1 });
+    expect(arts()[0]!.name).toBe('Count');
+    s = composerReducer(s, { type: 'artifact/removed', key: s.selected! });
+    expect(arts().map((a) => a.name)).toEqual(['Count', 'Poem']);
+    expect(s.selected).toBe(arts()[1]!.key);
+    expect(draftToPackage(openDoc(s)!.draft).pkg.artifacts).toMatchObject([
+      { name: 'Count', ordinal: 0 },
+      { name: 'Poem', ordinal: 1 },
+    ]);
+  });
+
+  it('drops validation replies for an older edit and blocks saving on errors only', () => {
+    let s = opened();
+    const old = s.validation.seq;
+    s = composerReducer(s, { type: 'draft/field', field: 'name', value: '' });
+    s = composerReducer(s, {
+      type: 'validation/finished',
+      seq: old,
+      issues: [{ path: 'description', message: 'stale' }],
+      templates: {},
+    });
+    expect(s.validation.issues).toEqual([]);
+    const art = openDoc(s)!.draft.artifacts[0]!;
+    s = composerReducer(s, {
+      type: 'validation/finished',
+      seq: s.validation.seq,
+      issues: [{ path: 'name', message: 'must not be empty' }],
+      templates: { [art.key]: { message: 'unexpected end of input', line: 1, column: 5 } },
+    });
+    expect(blockingIssues(s)).toEqual([
+      { path: 'name', message: 'must not be empty' },
+      { path: 'artifacts[0].content', message: 'line 1, column 5: unexpected end of input' },
+    ]);
+    s = composerReducer(s, { type: 'artifact/changed', key: art.key, patch: { metadata: '{ nope' } });
+    expect(blockingIssues(s).map((i) => i.path)).toContain('artifacts[0].metadata');
+  });
+
+  it('keeps streamed run results of the current run only, then the final ones with their rendered input', () => {
+    const result = (trace: string) => ({
+      artifact: 'Poem',
+      kind: 'prompt_template' as const,
+      model_variant: null,
+      ok: true,
+      text: 'out',
+      data: null,
+      injected: false,
+      fallback: null,
+      stdout: null,
+      error: null,
+      assertions: [],
+      trace_id: trace,
+      duration_ms: 5,
+      input_tokens: 1,
+      output_tokens: 2,
+      model_id: null,
+      estimated_cost: null,
+    });
+    let s = run(
+      opened(),
+      { type: 'run/started', runId: 'r1' },
+      { type: 'run/result', runId: 'old', result: result('t0') },
+      { type: 'run/result', runId: 'r1', result: result('t1') },
+      { type: 'run/trace', runId: 'r1', traceId: 't1', renderedInput: 'A haiku about tea' },
+    );
+    expect(s.test.results.map((r) => r.trace_id)).toEqual(['t1']);
+    s = composerReducer(s, { type: 'run/finished', runId: 'r1', results: [result('t1'), result('t2')] });
+    expect(s.test.status).toBe('done');
+    expect(s.test.results.map((r) => r.rendered_input)).toEqual(['A haiku about tea', undefined]);
+    s = run(
+      s,
+      { type: 'run/started', runId: 'r2' },
+      { type: 'run/failed', runId: 'r2', error: { code: 'CANCELLED', message: 'x' } },
+    );
+    expect(s.test.status).toBe('cancelled');
+  });
+
+  it('moves a saved new skill to its stored key', () => {
+    let s = composerReducer(initialComposerState(), {
+      type: 'doc/opened',
+      doc: {
+        key: 'new:1',
+        origin: null,
+        scope: 'account',
+        base: null,
+        draft: draftFromTemplate('prompt', 'P'),
+        context: '',
+      },
+    });
+    expect(isDirty(openDoc(s)!)).toBe(true);
+    const saved = openDoc(s)!.draft;
+    s = composerReducer(s, {
+      type: 'save/succeeded',
+      oldKey: 'new:1',
+      doc: {
+        key: 'account:P',
+        origin: { name: 'P', scope: 'account' },
+        scope: 'account',
+        base: saved,
+        draft: saved,
+        context: '',
+      },
+      text: 'Saved',
+    });
+    expect(s.open).toBe('account:P');
+    expect(Object.keys(s.docs)).toEqual(['account:P']);
+    expect(isDirty(openDoc(s)!)).toBe(false);
+  });
+
+  it('picks the newest kept version and the current one to compare', () => {
+    const s = run(opened(), {
+      type: 'history/loaded',
+      data: {
+        name: 'Haiku',
+        scope: 'account',
+        current: { version: '1.0.2', content_hash: 'c', updated_at: 'x' },
+        versions: [
+          { number: 1, version: '1.0.0', content_hash: 'a', origin: 'import', note: null, created_at: 'x' },
+          { number: 2, version: '1.0.1', content_hash: 'b', origin: 'import', note: null, created_at: 'x' },
+        ],
+      },
+    });
+    expect([s.history.from, s.history.to]).toEqual(['2', 'current']);
+  });
+
+  it('asks before leaving, and finds a free name for a new skill', () => {
+    const s = run(opened(), { type: 'leave/asked', pending: { to: 'new' } });
+    expect(s.pending).toEqual({ to: 'new' });
+    expect(composerReducer(s, { type: 'leave/cancelled' }).pending).toBeNull();
+    const withCatalog = composerReducer(s, {
+      type: 'catalog/loaded',
+      items: [item('New skill'), item('New skill 2')],
+    });
+    expect(freshName(withCatalog, 'New skill')).toBe('New skill 3');
+  });
+});
+
+describe('drafts', () => {
+  it('places issue paths at fields and artifacts', () => {
+    expect(issueTarget('tags[2]')).toEqual({ at: 'package', field: 'tags' });
+    expect(issueTarget('artifacts[1].metadata.assertions[0].pattern')).toEqual({
+      at: 'artifact',
+      index: 1,
+      field: 'metadata',
+    });
+    expect(issueTarget('artifacts')).toEqual({ at: 'package', field: 'artifacts' });
+  });
+
+  it('lists the variables a template reads, not the ones it sets', () => {
+    const src =
+      '{% for item in items %}{{ item.name | upper }} {{ loop.index }}{% endfor %}{% set x = 1 %}{{ x }}{% if tone == "warm" %}{{ greeting }}{% endif %}';
+    expect(templateVariables(src).sort()).toEqual(['greeting', 'items', 'tone']);
+  });
+
+  it('round-trips a stored skill to the same package fields', () => {
+    const d = draftFromSkill(skill({ tags: ['a', 'b'], trigger_phrases: ['one', 'two'] }));
+    const { pkg, issues } = draftToPackage(d);
+    expect(issues).toEqual([]);
+    expect(pkg).toMatchObject({
+      name: 'Haiku',
+      tags: ['a', 'b'],
+      trigger_phrases: ['one', 'two'],
+      modalities: ['text'],
+    });
+    expect(pkg).not.toHaveProperty('when');
+  });
+
+  it('keeps drafts in storage by key', () => {
+    const mem = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => mem.get(k) ?? null,
+      setItem: (k: string, v: string) => void mem.set(k, v),
+      removeItem: (k: string) => void mem.delete(k),
+    };
+    const shelf = createDraftShelf(storage);
+    shelf.put('account:X', {
+      origin: { name: 'X', scope: 'account' },
+      scope: 'account',
+      draft: draftFromTemplate('blank', 'X'),
+    });
+    expect(createDraftShelf(storage).get('account:X')?.draft.name).toBe('X');
+    expect(shelf.keys()).toEqual(['account:X']);
+    shelf.drop('account:X');
+    expect(shelf.get('account:X')).toBeNull();
+    expect(shelf.keys()).toEqual([]);
+  });
+});
+
+describe('composer store over a real host', () => {
+  it.each(TEMPLATES)('a new %s skill is valid as created and saves', async (template) => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill(template);
+    await store.getState().validateNow();
+    expect(blockingIssues(store.getState())).toEqual([]);
+    await store.getState().save();
+    const s = store.getState();
+    expect(s.saving.error).toBeNull();
+    expect(s.open?.startsWith('account:')).toBe(true);
+    expect(isDirty(openDoc(s)!)).toBe(false);
+  });
+
+  it('flags a template syntax error with its line, saves, and keeps the replaced version', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('prompt');
+    const key = () => openDoc(store.getState())!.draft.artifacts[0]!.key;
+    store.getState().changeArtifact(key(), { content: 'Hello\n{{ name ' });
+    await store.getState().validateNow();
+    const err = store.getState().validation.templates[key()];
+    expect(err?.line).toBe(2);
+    store.getState().changeArtifact(key(), { content: 'Hello {{ name }}' });
+    await store.getState().save();
+    store.getState().setField('description', 'A second version.');
+    await store.getState().save();
+    await store.getState().setTab('history');
+    const h = store.getState().history;
+    expect(h.data?.versions).toHaveLength(1);
+    expect(h.diff?.fields.map((f) => f.field)).toContain('description');
+    await store.getState().renderOnly();
+    expect(store.getState().test.status).toBe('failed');
+    store.getState().setContext('{"name": "Ada", "topic": "x"}');
+    await store.getState().renderOnly();
+    expect(store.getState().test.rendered).toBe('Hello Ada');
+  });
+});

@@ -1,0 +1,678 @@
+/**
+ * The Composer's store: the state of `composer-state.ts` plus the actions that call the API.
+ * Drafts are kept per skill in local storage, so edits survive switching skills and a reload.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { AppErrorData } from '../../../electron/contract/errors.js';
+import type { ArtifactKindName, SkillScope, ValidationIssue } from '../../../electron/contract/skills.js';
+import type { Client } from '../../bridge/client.js';
+import {
+  blockingIssues,
+  type CatalogFilters,
+  type ComposerEvent,
+  type ComposerState,
+  composerReducer,
+  type DocKey,
+  type DraftField,
+  docKey,
+  type EditorDoc,
+  freshName,
+  type ImportReportRow,
+  initialComposerState,
+  isDirty,
+  openDoc,
+  type TemplateError,
+} from './composer-state.js';
+import {
+  contextFor,
+  type Draft,
+  type DraftArtifact,
+  draftFromSkill,
+  draftFromTemplate,
+  draftToPackage,
+  TEMPLATE_INFO,
+  type TemplateId,
+  templateVariables,
+} from './draft.js';
+
+/** Where drafts are kept (`localStorage` in the app; absent in some tests). */
+export interface DraftStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem?(key: string): void;
+}
+
+/** A dropped or picked file. */
+export interface ComposerFile {
+  name: string;
+  text(): Promise<string>;
+}
+
+/** The Composer's state and actions. */
+export interface ComposerStore extends ComposerState {
+  dispatch(e: ComposerEvent): void;
+  /** Load the catalog and restore what was open before a reload. */
+  start(): Promise<void>;
+  /** Follow catalog changes from other windows; returns the unsubscribe. */
+  watch(): () => void;
+  loadCatalog(): Promise<void>;
+  setFilters(f: Partial<CatalogFilters>): void;
+  /** Open a skill (asks first when the open one has unsaved edits and `force` is not set). */
+  openSkill(key: DocKey, force?: boolean): Promise<void>;
+  /** Start a new skill from a starting point. */
+  newSkill(template: TemplateId): void;
+  /** Ask for the new-skill chooser (asks about unsaved edits first). */
+  askNew(): void;
+  /** Resolve a pending leave: keep the draft, discard it, or stay. */
+  resolveLeave(choice: 'keep' | 'discard' | 'cancel'): Promise<void>;
+  /** Throw away the open skill's unsaved edits. */
+  revert(): void;
+  setField(field: DraftField, value: string | boolean): void;
+  setScope(scope: SkillScope): void;
+  addArtifact(kind: ArtifactKindName): void;
+  removeArtifact(key: string): void;
+  moveArtifact(key: string, delta: -1 | 1): void;
+  changeArtifact(key: string, patch: Partial<Omit<DraftArtifact, 'key' | 'extra'>>): void;
+  selectArtifact(key: string): void;
+  /** Validate the open draft now (edits schedule this, debounced). */
+  validateNow(): Promise<void>;
+  save(): Promise<void>;
+  setContext(text: string): void;
+  /** Prefill the context from the selected artifact's template variables. */
+  fillContext(): void;
+  renderOnly(): Promise<void>;
+  run(scope: 'artifact' | 'skill'): Promise<void>;
+  cancelRun(): Promise<void>;
+  setTab(tab: 'edit' | 'history'): Promise<void>;
+  loadHistory(): Promise<void>;
+  compare(from: string, to: string): Promise<void>;
+  restore(version: string): Promise<void>;
+  fork(): Promise<void>;
+  importFiles(files: ComposerFile[]): Promise<void>;
+}
+
+const DRAFT_PREFIX = 'skilldesk.composer.draft:';
+const INDEX_KEY = 'skilldesk.composer.drafts';
+const OPEN_KEY = 'skilldesk.composer.open';
+/** How long edits settle before they are validated and stored. */
+export const VALIDATE_DELAY_MS = 300;
+
+/** A kept draft: enough to reopen a skill with its edits. */
+interface StoredDraft {
+  origin: EditorDoc['origin'];
+  scope: SkillScope;
+  draft: Draft;
+}
+
+/** Read and write kept drafts. */
+export function createDraftShelf(storage: DraftStorage | null) {
+  const readIndex = (): DocKey[] => {
+    try {
+      const v = JSON.parse(storage?.getItem(INDEX_KEY) ?? '[]');
+      return Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : [];
+    } catch {
+      return [];
+    }
+  };
+  const writeIndex = (keys: DocKey[]) => storage?.setItem(INDEX_KEY, JSON.stringify([...new Set(keys)]));
+  return {
+    keys: readIndex,
+    get(key: DocKey): StoredDraft | null {
+      try {
+        const raw = storage?.getItem(DRAFT_PREFIX + key);
+        if (!raw) return null;
+        const v = JSON.parse(raw) as StoredDraft;
+        return v && typeof v === 'object' && v.draft && Array.isArray(v.draft.artifacts) ? v : null;
+      } catch {
+        return null;
+      }
+    },
+    put(key: DocKey, value: StoredDraft) {
+      try {
+        storage?.setItem(DRAFT_PREFIX + key, JSON.stringify(value));
+        writeIndex([...readIndex(), key]);
+      } catch {
+        // Storage full or unavailable: the draft lives on in memory.
+      }
+    },
+    drop(key: DocKey) {
+      if (storage?.removeItem) storage.removeItem(DRAFT_PREFIX + key);
+      else storage?.setItem(DRAFT_PREFIX + key, '');
+      writeIndex(readIndex().filter((k) => k !== key));
+    },
+    get open(): DocKey | null {
+      return storage?.getItem(OPEN_KEY) || null;
+    },
+    set open(key: DocKey | null) {
+      storage?.setItem(OPEN_KEY, key ?? '');
+    },
+  };
+}
+
+let runSeq = 0;
+
+/** Create the Composer store over a client and where drafts are kept. */
+export function createComposerStore(client: Client, storage: DraftStorage | null): StoreApi<ComposerStore> {
+  const shelf = createDraftShelf(storage);
+  let validateTimer: ReturnType<typeof setTimeout> | null = null;
+
+  return createStore<ComposerStore>()((set, get) => {
+    const dispatch = (e: ComposerEvent) => set((s) => composerReducer(s, e));
+
+    /** Keep the open draft (or drop it when it matches what is saved) and re-validate soon. */
+    const afterEdit = () => {
+      const doc = openDoc(get());
+      if (doc) {
+        if (isDirty(doc)) shelf.put(doc.key, { origin: doc.origin, scope: doc.scope, draft: doc.draft });
+        else shelf.drop(doc.key);
+      }
+      if (validateTimer) clearTimeout(validateTimer);
+      validateTimer = setTimeout(() => void get().validateNow(), VALIDATE_DELAY_MS);
+    };
+    const edit = (e: ComposerEvent) => {
+      dispatch(e);
+      afterEdit();
+    };
+    const focus = (key: DocKey) => {
+      shelf.open = key;
+      dispatch({ type: 'doc/focused', key });
+      void get().validateNow();
+    };
+
+    /** Open a doc now (no question asked). */
+    const openNow = async (key: DocKey) => {
+      if (get().docs[key]) return focus(key);
+      const stored = shelf.get(key);
+      if (key.startsWith('new:')) {
+        if (!stored) return;
+        dispatch({ type: 'doc/loading', key });
+        dispatch({
+          type: 'doc/opened',
+          doc: { key, origin: null, scope: stored.scope, base: null, draft: stored.draft, context: '' },
+        });
+        shelf.open = key;
+        void get().validateNow();
+        return;
+      }
+      const i = key.indexOf(':');
+      const scope = key.slice(0, i) as SkillScope;
+      const name = key.slice(i + 1);
+      dispatch({ type: 'doc/loading', key });
+      const r = await client.call('skills/get', { name, scope });
+      if (!r.ok) {
+        dispatch({ type: 'doc/load-failed', key, error: r.error });
+        return;
+      }
+      const base = draftFromSkill(r.value.skill);
+      dispatch({
+        type: 'doc/opened',
+        doc: { key, origin: { name, scope }, scope, base, draft: stored?.draft ?? base, context: '' },
+      });
+      shelf.open = key;
+      void get().validateNow();
+    };
+
+    const leaveOrAsk = (pending: ComposerState['pending']): boolean => {
+      const doc = openDoc(get());
+      if (doc && isDirty(doc) && pending) {
+        dispatch({ type: 'leave/asked', pending });
+        return false;
+      }
+      return true;
+    };
+
+    const reloadOpenBase = async () => {
+      const doc = openDoc(get());
+      if (!doc?.origin) return;
+      const r = await client.call('skills/get', { name: doc.origin.name, scope: doc.origin.scope });
+      if (!r.ok) return;
+      const wasDirty = isDirty(doc);
+      const base = draftFromSkill(r.value.skill);
+      const fresh: EditorDoc = { ...doc, base, draft: wasDirty ? doc.draft : base };
+      dispatch({ type: 'doc/opened', doc: fresh });
+      if (!wasDirty) shelf.drop(doc.key);
+    };
+
+    return {
+      ...initialComposerState(),
+      dispatch,
+
+      async start() {
+        await get().loadCatalog();
+        const last = shelf.open;
+        if (last && !get().open) await openNow(last);
+      },
+
+      watch() {
+        return client.subscribe('skills/catalog-changed', () => void get().loadCatalog());
+      },
+
+      async loadCatalog() {
+        dispatch({ type: 'catalog/requested' });
+        const [list, info] = await Promise.all([client.call('skills/list', {}), client.call('app/info', {})]);
+        if (!list.ok) return dispatch({ type: 'catalog/failed', error: list.error });
+        dispatch({
+          type: 'catalog/loaded',
+          items: list.value.skills,
+          workspaceOpen: info.ok ? info.value.workspace !== null : undefined,
+        });
+      },
+
+      setFilters: (filters) => dispatch({ type: 'filters/changed', filters }),
+
+      async openSkill(key, force = false) {
+        if (get().open === key) return;
+        if (!force && !leaveOrAsk({ to: 'open', key })) return;
+        await openNow(key);
+      },
+
+      askNew() {
+        if (!leaveOrAsk({ to: 'new' })) return;
+        dispatch({ type: 'new/toggled', open: true });
+      },
+
+      newSkill(template) {
+        const s = get();
+        const name = freshName(
+          s,
+          template === 'blank' ? 'New skill' : `My ${TEMPLATE_INFO[template].title.toLowerCase()}`,
+        );
+        const draft = draftFromTemplate(template, name);
+        const key = `new:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+        const scope: SkillScope = s.workspaceOpen ? 'workspace' : 'account';
+        const vars = draft.artifacts.flatMap((a) =>
+          a.kind === 'prompt_template' || a.kind === 'code_template' ? templateVariables(a.content) : [],
+        );
+        dispatch({
+          type: 'doc/opened',
+          doc: { key, origin: null, scope, base: null, draft, context: contextFor(vars) },
+        });
+        shelf.put(key, { origin: null, scope, draft });
+        shelf.open = key;
+        void get().validateNow();
+      },
+
+      async resolveLeave(choice) {
+        const pending = get().pending;
+        if (!pending || choice === 'cancel') return dispatch({ type: 'leave/cancelled' });
+        const doc = openDoc(get());
+        if (choice === 'discard' && doc) {
+          shelf.drop(doc.key);
+          if (doc.base) dispatch({ type: 'draft/replaced', draft: doc.base });
+          else dispatch({ type: 'doc/discarded', key: doc.key });
+        }
+        dispatch({ type: 'leave/cancelled' });
+        if (pending.to === 'new') dispatch({ type: 'new/toggled', open: true });
+        else await openNow(pending.key);
+      },
+
+      revert() {
+        const doc = openDoc(get());
+        if (!doc) return;
+        shelf.drop(doc.key);
+        if (doc.base) {
+          dispatch({ type: 'draft/replaced', draft: doc.base });
+          void get().validateNow();
+        } else {
+          dispatch({ type: 'doc/discarded', key: doc.key });
+          shelf.open = null;
+        }
+      },
+
+      setField: (field, value) => edit({ type: 'draft/field', field, value }),
+      setScope: (scope) => {
+        dispatch({ type: 'doc/scope', scope });
+        afterEdit();
+      },
+      addArtifact: (kind) => edit({ type: 'artifact/added', kind }),
+      removeArtifact: (key) => edit({ type: 'artifact/removed', key }),
+      moveArtifact: (key, delta) => edit({ type: 'artifact/moved', key, delta }),
+      changeArtifact: (key, patch) => edit({ type: 'artifact/changed', key, patch }),
+      selectArtifact: (key) => dispatch({ type: 'artifact/selected', key }),
+
+      async validateNow() {
+        if (validateTimer) {
+          clearTimeout(validateTimer);
+          validateTimer = null;
+        }
+        const s = get();
+        const doc = openDoc(s);
+        if (!doc) return;
+        const seq = s.validation.seq;
+        dispatch({ type: 'validation/started', seq });
+        const { pkg, issues: local } = draftToPackage(doc.draft);
+        const templates = doc.draft.artifacts.filter((a) => a.kind === 'prompt_template');
+        const [pkgRes, ...tplRes] = await Promise.all([
+          client.call('skills/validate', { kind: 'package', package: pkg }),
+          ...templates.map((a) =>
+            client.call('skills/validate', { kind: 'template', source: a.content, name: a.name }),
+          ),
+        ]);
+        const issues: ValidationIssue[] = [...local];
+        if (pkgRes?.ok && !pkgRes.value.ok) {
+          // A metadata field that is not JSON was left out of the package: its own issue says so.
+          issues.push(...pkgRes.value.issues.filter((i) => !local.some((l) => i.path.startsWith(l.path))));
+        } else if (pkgRes && !pkgRes.ok) {
+          issues.push({ path: '(package)', message: pkgRes.error.message });
+        }
+        const tplErrors: Record<string, TemplateError> = {};
+        tplRes.forEach((r, i) => {
+          const a = templates[i]!;
+          if (r.ok && !r.value.ok) {
+            tplErrors[a.key] = {
+              message: r.value.message,
+              ...(r.value.line != null ? { line: r.value.line } : {}),
+              ...(r.value.column != null ? { column: r.value.column } : {}),
+            };
+          }
+        });
+        dispatch({ type: 'validation/finished', seq, issues, templates: tplErrors });
+      },
+
+      async save() {
+        await get().validateNow();
+        const s = get();
+        const doc = openDoc(s);
+        if (!doc || s.saving.busy) return;
+        if (blockingIssues(s).length > 0) {
+          dispatch({
+            type: 'save/failed',
+            error: { code: 'INVALID_INPUT', message: 'Fix the problems marked in red before saving.' },
+          });
+          return;
+        }
+        dispatch({ type: 'save/started' });
+        const { pkg } = draftToPackage(doc.draft);
+        // A renamed copy is a new skill: the old id belongs to the original.
+        if (!doc.origin || doc.origin.name !== doc.draft.name) delete pkg.id;
+        const r = await client.call('skills/import-package', {
+          package: pkg,
+          file_name: `${doc.draft.name}.json`,
+          scope: doc.scope,
+          force: true,
+        });
+        if (!r.ok) return dispatch({ type: 'save/failed', error: r.error });
+        const outcome = r.value.imported[0];
+        const name = outcome?.name ?? doc.draft.name;
+        const scope = outcome?.scope ?? doc.scope;
+        const key = docKey({ scope, name });
+        const saved = await client.call('skills/get', { name, scope });
+        const base = saved.ok ? draftFromSkill(saved.value.skill) : doc.draft;
+        // Keep the artifact keys the editor already has, so the selection and editors stay put.
+        const keyed: Draft = {
+          ...base,
+          artifacts: base.artifacts.map((a, i) => ({ ...a, key: doc.draft.artifacts[i]?.key ?? a.key })),
+        };
+        shelf.drop(doc.key);
+        shelf.open = key;
+        dispatch({
+          type: 'save/succeeded',
+          oldKey: doc.key,
+          doc: { key, origin: { name, scope }, scope, base: keyed, draft: keyed, context: doc.context },
+          text:
+            outcome?.action === 'unchanged'
+              ? `${name} is unchanged.`
+              : `Saved ${name} ${outcome?.version ?? doc.draft.version} to the ${scope} store.`,
+        });
+        void get().loadCatalog();
+      },
+
+      setContext: (text) => dispatch({ type: 'context/changed', text }),
+
+      fillContext() {
+        const s = get();
+        const doc = openDoc(s);
+        if (!doc) return;
+        let prev: Record<string, unknown> = {};
+        try {
+          const v = JSON.parse(doc.context || '{}');
+          if (v && typeof v === 'object' && !Array.isArray(v)) prev = v;
+        } catch {
+          prev = {};
+        }
+        const sel = doc.draft.artifacts.find((a) => a.key === s.selected);
+        const sources = sel ? [sel] : doc.draft.artifacts;
+        const vars = sources.flatMap((a) =>
+          a.kind === 'prompt_template' || a.kind === 'code_template' ? templateVariables(a.content) : [],
+        );
+        dispatch({ type: 'context/changed', text: contextFor([...new Set(vars)], prev) });
+      },
+
+      async renderOnly() {
+        const s = get();
+        const doc = openDoc(s);
+        const a = doc?.draft.artifacts.find((x) => x.key === s.selected);
+        if (!doc || !a) return;
+        const ctx = parseContext(doc.context);
+        if (!ctx.ok) return dispatch({ type: 'render/failed', error: ctx.error });
+        dispatch({ type: 'render/started' });
+        const r = await client.call('skills/render', { source: a.content, name: a.name, context: ctx.value });
+        if (r.ok) dispatch({ type: 'render/finished', rendered: r.value.rendered });
+        else dispatch({ type: 'render/failed', error: r.error });
+      },
+
+      async run(what) {
+        const s = get();
+        const doc = openDoc(s);
+        if (!doc?.origin) return;
+        const ctx = parseContext(doc.context);
+        if (!ctx.ok) return dispatch({ type: 'render/failed', error: ctx.error });
+        const sel = doc.draft.artifacts.find((x) => x.key === s.selected);
+        runSeq += 1;
+        const runId = `composer-${Date.now().toString(36)}-${runSeq}`;
+        dispatch({ type: 'run/started', runId });
+        const off = client.subscribe('skills/artifact-ran', (ev) => {
+          if (ev.run_id !== runId) return;
+          dispatch({ type: 'run/result', runId, result: ev.result });
+          void client.call('traces/get', { id: ev.result.trace_id }).then((t) => {
+            if (t.ok)
+              dispatch({
+                type: 'run/trace',
+                runId,
+                traceId: ev.result.trace_id,
+                renderedInput: t.value.trace.rendered_input,
+              });
+          });
+        });
+        try {
+          const r = await client.call('skills/run', {
+            name: doc.origin.name,
+            scope: doc.origin.scope,
+            ...(what === 'artifact' && sel ? { artifact: sel.name } : {}),
+            context: ctx.value,
+            session_id: 'composer',
+            run_id: runId,
+          });
+          if (r.ok) dispatch({ type: 'run/finished', runId, results: r.value.results });
+          else dispatch({ type: 'run/failed', runId, error: r.error });
+        } finally {
+          off();
+        }
+        // Read the rendered input of results the events did not bring.
+        for (const res of get().test.results) {
+          if (res.rendered_input !== undefined || get().test.runId !== runId) continue;
+          const t = await client.call('traces/get', { id: res.trace_id });
+          if (t.ok)
+            dispatch({
+              type: 'run/trace',
+              runId,
+              traceId: res.trace_id,
+              renderedInput: t.value.trace.rendered_input,
+            });
+        }
+      },
+
+      async cancelRun() {
+        const runId = get().test.runId;
+        if (!runId || get().test.status !== 'running') return;
+        await client.call('skills/cancel-run', { run_id: runId });
+      },
+
+      async setTab(tab) {
+        dispatch({ type: 'tab/changed', tab });
+        if (tab === 'history') await get().loadHistory();
+      },
+
+      async loadHistory() {
+        const doc = openDoc(get());
+        if (!doc?.origin) return;
+        dispatch({ type: 'history/requested' });
+        const r = await client.call('skills/versions', { name: doc.origin.name, scope: doc.origin.scope });
+        if (!r.ok) return dispatch({ type: 'history/failed', error: r.error });
+        dispatch({ type: 'history/loaded', data: r.value });
+        const { from, to } = get().history;
+        if (from && to) await get().compare(from, to);
+      },
+
+      async compare(from, to) {
+        const doc = openDoc(get());
+        if (!doc?.origin) return;
+        dispatch({ type: 'history/compare', from, to });
+        const r = await client.call('skills/diff-versions', {
+          name: doc.origin.name,
+          scope: doc.origin.scope,
+          from,
+          to,
+        });
+        if (r.ok) dispatch({ type: 'diff/loaded', from, to, diff: r.value });
+        else dispatch({ type: 'diff/failed', error: r.error });
+      },
+
+      async restore(version) {
+        const doc = openDoc(get());
+        if (!doc?.origin) return;
+        dispatch({ type: 'restore/started' });
+        const r = await client.call('skills/restore-version', {
+          name: doc.origin.name,
+          scope: doc.origin.scope,
+          version,
+        });
+        if (!r.ok) return dispatch({ type: 'restore/failed', error: r.error });
+        dispatch({
+          type: 'restore/finished',
+          text: `Restored ${r.value.restored.name} ${r.value.restored.version} (from version #${r.value.restored.from_number}).`,
+        });
+        await reloadOpenBase();
+        void get().loadCatalog();
+        dispatch({ type: 'tab/changed', tab: 'history' });
+        await get().loadHistory();
+      },
+
+      async fork() {
+        const doc = openDoc(get());
+        if (doc?.origin?.scope !== 'account') return;
+        const origin = doc.origin;
+        const r = await client.call('skills/fork', { name: origin.name, to: 'workspace' });
+        if (!r.ok) return dispatch({ type: 'notice/shown', tone: 'error', text: r.error.message });
+        dispatch({
+          type: 'notice/shown',
+          tone: 'success',
+          text: `${r.value.forked.name} now has a workspace copy.`,
+        });
+        await get().loadCatalog();
+        await get().openSkill(docKey({ scope: 'workspace', name: r.value.forked.name }));
+      },
+
+      async importFiles(files) {
+        if (files.length === 0) return;
+        dispatch({ type: 'import/started' });
+        const rows: ImportReportRow[] = [];
+        const packages: Array<{ file_name: string; package: Record<string, unknown> }> = [];
+        for (const f of files) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(await f.text());
+          } catch (e) {
+            rows.push({
+              file: f.name,
+              name: null,
+              outcome: 'refused',
+              detail: `not valid JSON (${(e as Error).message})`,
+              issues: [],
+            });
+            continue;
+          }
+          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+            rows.push({
+              file: f.name,
+              name: null,
+              outcome: 'refused',
+              detail: 'not a JSON package object',
+              issues: [],
+            });
+            continue;
+          }
+          packages.push({ file_name: f.name, package: parsed as Record<string, unknown> });
+        }
+        const nameOf = (p: Record<string, unknown>) => (typeof p.name === 'string' ? p.name : null);
+        if (rows.length > 0) {
+          // Nothing is written when any package is refused.
+          for (const p of packages) {
+            rows.push({
+              file: p.file_name,
+              name: nameOf(p.package),
+              outcome: 'not-imported',
+              detail: 'valid, but not imported because another file was refused',
+              issues: [],
+            });
+          }
+          return dispatch({ type: 'import/finished', rows });
+        }
+        const r = await client.call('skills/import-packages', { packages });
+        if (r.ok) {
+          for (const o of r.value.imported) {
+            rows.push({
+              file: o.file,
+              name: o.name,
+              outcome: o.action,
+              detail:
+                o.action === 'updated'
+                  ? `${o.previous_version ?? '?'} → ${o.version} in the ${o.scope} store`
+                  : `${o.version} in the ${o.scope} store`,
+              issues: [],
+            });
+          }
+          void get().loadCatalog();
+        } else {
+          const details = (r.error.details ?? {}) as { file?: string; issues?: ValidationIssue[] };
+          for (const p of packages) {
+            const refused = details.file === p.file_name || packages.length === 1;
+            rows.push({
+              file: p.file_name,
+              name: nameOf(p.package),
+              outcome: refused ? 'refused' : 'not-imported',
+              detail: refused
+                ? r.error.message
+                : 'valid, but not imported because another package was refused',
+              issues: refused ? (details.issues ?? []) : [],
+            });
+          }
+        }
+        dispatch({ type: 'import/finished', rows });
+      },
+    };
+  });
+}
+
+function parseContext(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: AppErrorData } {
+  if (!text.trim()) return { ok: true, value: {} };
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      return { ok: true, value: v as Record<string, unknown> };
+    return {
+      ok: false,
+      error: {
+        code: 'INVALID_INPUT',
+        message: 'The context must be a JSON object such as {"topic": "tea"}.',
+      },
+    };
+  } catch (e) {
+    return {
+      ok: false,
+      error: { code: 'INVALID_INPUT', message: `The context is not valid JSON: ${(e as Error).message}` },
+    };
+  }
+}

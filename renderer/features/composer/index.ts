@@ -1,0 +1,3 @@
+/** The Skill Composer: create, edit, validate, test-run and version skills. */
+export { ComposerView } from './ComposerView.js';
+export { type ComposerStore, createComposerStore } from './composer-store.js';
