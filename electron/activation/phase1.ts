@@ -240,9 +240,11 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
     })
     .sort((a, b) => b.ub - a.ub || (a.t.term < b.t.term ? -1 : 1));
   return ps.map((part) => {
-    const { docs, postings } = part.index;
+    const { nameLengths, postings } = part.index;
     const { acc, pt, named } = buffersOf(part.index);
     const touched: number[] = [];
+    // Skills whose name holds a query term (few): the name boost looks at these only.
+    const namedSlots: number[] = [];
     const exact = new Map<number, string>();
     for (const g of grams) {
       for (const slot of part.index.triggers.get(g) ?? []) {
@@ -257,21 +259,33 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
     });
     let rest = ubs.reduce((a, x) => a + x, 0);
     let pruned = false;
+    // After pruning: the scored skills that could still reach the top k.
+    let live: number[] = touched;
+    // The best score so far bounds the k-th: while the rest is above it, no need to find the k-th.
+    let maxAcc = 0;
     for (let j = 0; j < weighted.length; j++) {
       const w = weighted[j]!;
       rest -= ubs[j]!;
       const post = postings.get(w.t.term);
       if (post) {
         const xs = termCache(part.index, w.t.term)!.xs;
-        if (!pruned) fullPass(post, xs, w.idf, w.t.weight, acc, pt, named, touched);
-        else partialPass(post, xs, w.idf, w.t.weight, acc, named, touched);
+        if (!pruned)
+          maxAcc = Math.max(
+            maxAcc,
+            fullPass(post, xs, w.idf, w.t.weight, acc, pt, named, touched, namedSlots),
+          );
+        else partialPass(post, xs, w.idf, w.t.weight, acc, named, live, namedSlots);
       }
       // MaxScore: once the terms left could not lift a skill that has none of the terms so far
       // above the k-th score reached, only skills already scored can still enter the top k.
       // They still get every term, so the top k is exactly what scoring everything would give.
       if (k > 0 && !pruned && j + 1 < weighted.length && touched.length >= k) {
-        if (rest < kthScore(acc, touched, k, part)) {
+        const kth = rest < maxAcc ? kthScore(acc, touched, k, part) : 0;
+        if (rest < kth) {
           pruned = true;
+          // A skill whose score so far, with every remaining term and the name boost, stays
+          // below the k-th cannot enter the top k either: it gets no more terms.
+          live = touched.filter((slot) => (1 + NAME_BOOST) * acc[slot]! + rest >= kth);
           for (const slot of exact.keys()) {
             if (acc[slot] !== 0) continue;
             for (let i = 0; i <= j; i++) {
@@ -286,19 +300,22 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
                   acc,
                   named,
                   [slot],
+                  namedSlots,
                   true,
                 );
             }
-            if (acc[slot] !== 0) touched.push(slot);
+            if (acc[slot] !== 0) {
+              touched.push(slot);
+              live.push(slot);
+            } else if (!live.includes(slot)) live.push(slot);
           }
         }
       }
     }
     // A skill whose whole name the message says ("merge these PDFs" → pdf) is what it asks for,
     // more than one that repeats the message's words in a longer name and description.
-    for (const slot of touched) {
-      if (named[slot] === 0) continue;
-      const c = Math.min(1, named[slot]! / Math.max(1, docs[slot]!.lengths[0]!));
+    for (const slot of namedSlots) {
+      const c = Math.min(1, named[slot]! / nameLengths[slot]!);
       acc[slot]! *= 1 + NAME_BOOST * c * c;
       named[slot] = 0;
     }
@@ -342,7 +359,7 @@ function termCache(index: SkillIndex, term: string): TermData | undefined {
   return d;
 }
 
-/** Add one term's contribution to every skill of its (slot-ordered) posting list. */
+/** Add one term's contribution to every skill of its (slot-ordered) posting list; the best score. */
 function fullPass(
   post: number[],
   xs: Float64Array,
@@ -352,19 +369,25 @@ function fullPass(
   pt: Float64Array,
   named: Float64Array,
   touched: number[],
-): void {
+  namedSlots: number[],
+): number {
   let last = -1;
+  let max = 0;
   for (let i = 0, e = 0; i < post.length; i += 3, e++) {
     const slot = post[i]!;
     const x = xs[e]!;
-    if (post[i + 1] === 0) named[slot]! += weight;
+    if (post[i + 1] === 0) {
+      if (named[slot] === 0) namedSlots.push(slot);
+      named[slot]! += weight;
+    }
     if (slot !== last) {
-      if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+      if (last >= 0) max = Math.max(max, addTerm(acc, touched, last, pt[last]!, idf));
       last = slot;
       pt[slot] = x;
     } else pt[slot]! += x;
   }
-  if (last >= 0) addTerm(acc, touched, last, pt[last]!, idf);
+  if (last >= 0) max = Math.max(max, addTerm(acc, touched, last, pt[last]!, idf));
+  return max;
 }
 
 /**
@@ -379,13 +402,17 @@ function partialPass(
   acc: Float64Array,
   named: Float64Array,
   slots: number[],
+  namedSlots: number[],
   force = false,
 ): void {
   const one = (slot: number, from: number) => {
     let x = 0;
     for (let i = from; i < post.length && post[i] === slot; i += 3) {
       x += xs[i / 3]!;
-      if (post[i + 1] === 0) named[slot]! += weight;
+      if (post[i + 1] === 0) {
+        if (named[slot] === 0) namedSlots.push(slot);
+        named[slot]! += weight;
+      }
     }
     if (x > 0) acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
   };
@@ -432,10 +459,11 @@ function kthScore(acc: Float64Array, touched: number[], k: number, part: Part): 
   return heap.length === k ? heap[0]! : 0;
 }
 
-function addTerm(acc: Float64Array, touched: number[], slot: number, x: number, idf: number): void {
+function addTerm(acc: Float64Array, touched: number[], slot: number, x: number, idf: number): number {
   if (acc[slot] === 0) touched.push(slot);
   // A tiny positive floor keeps a zero-weight match distinguishable from no match.
   acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
+  return acc[slot]!;
 }
 
 /** Zero the buffers a scoring pass touched. */

@@ -125,6 +125,8 @@ export class SkillIndex {
   readonly deletes = new Map<string, string[]>();
   /** Per slot and field: weight / length normalisation, recomputed whenever the index changes. */
   norms = new Float64Array(0);
+  /** Per slot: how many words its name has (a typed copy, read on every match). */
+  nameLengths = new Float64Array(0);
   live = 0;
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
@@ -331,13 +333,16 @@ export class SkillIndex {
     for (const d of this.docs) if (d) for (let f = 0; f < F; f++) avg[f]! += d.lengths[f]!;
     for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, avg[f]! / this.live) : 1;
     const norms = new Float64Array(this.docs.length * F);
+    const nameLengths = new Float64Array(this.docs.length);
     this.docs.forEach((d, slot) => {
       if (!d) return;
+      nameLengths[slot] = Math.max(1, d.lengths[0]!);
       for (let f = 0; f < F; f++) {
         norms[slot * F + f] = WEIGHTS[f]! / (1 - BS[f]! + (BS[f]! * d.lengths[f]!) / avg[f]!);
       }
     });
     this.norms = norms;
+    this.nameLengths = nameLengths;
   }
 }
 
