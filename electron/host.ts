@@ -5,22 +5,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createChatHandlers } from './chat/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
-import { createChatHandlers } from './host/chat-handlers.js';
-import { createCodeHandlers } from './host/code-handlers.js';
+import { createCodeHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createFileSecretStore, type SecretStore } from './host/secrets.js';
 import { createProviderSettings } from './host/settings-handlers.js';
-import { createSidecarHandlers } from './host/sidecar-handlers.js';
 import { createSkillRunHandlers } from './host/skill-run-handlers.js';
 import { createSkillsHandlers } from './host/skills-handlers.js';
-import { createTracesHandlers } from './host/traces-handlers.js';
 import { openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
 import type { SpawnSandboxProcess } from './sandbox/index.js';
+import { createSidecarHandlers } from './sidecar-client/index.js';
 import { limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
+import { createTracesHandlers } from './traces/index.js';
 
 /** Where the main process reports problems. Stacks go here and never to a client. */
 export interface Logger {

@@ -9,7 +9,7 @@ import { createHost, type Host } from './host.js';
 import { electronSandboxSpawner } from './shell/sandbox-spawn.js';
 import { createKeychainSecretStore } from './shell/secrets.js';
 import { createMainWindow, lockDown, rendererEntry } from './shell/window.js';
-import { serveIpc } from './transport/ipc-server.js';
+import { serveIpc } from './transport/index.js';
 
 // Bundled to out/electron/main.js; the renderer is in out/renderer, the preload beside main.
 const here = dirname(fileURLToPath(import.meta.url));

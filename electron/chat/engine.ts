@@ -4,7 +4,7 @@ import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import type { ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
+import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
 import { type ToolOutcome, TurnTools } from './tools.js';
 
@@ -82,24 +82,20 @@ export function noModelReply(matches: SkillMatch[], face: 'app' | 'cli' = 'cli')
   return `No model is configured, so I can't answer yet.${skills} To chat, choose a provider and model: in the app, Settings → Providers; on the command line, --provider and --model (with the provider's API key in the environment, e.g. OPENAI_API_KEY).`;
 }
 
-/**
- * One memory-grounded chat turn, in the order that keeps a message out of its own memory:
- * (1) system prompt from phase-1 matches, always-on skills and memory recalled from earlier turns,
- * (2) persist the user turn, (3) bind per-turn context (harness keys), (4) stream the reply,
- * running tool calls up to `max_tool_rounds`, (5) persist the reply with its tool calls and traces.
- */
-export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEvent) => void = () => {}) {
-  const s = input.settings ?? {};
-  const maxRounds = s.max_tool_rounds ?? 10;
-  let sessionId = input.session_id;
-  const newSession = !sessionId || !deps.chats.getSession(sessionId);
-  if (sessionId && newSession) {
-    throw new AppError('NOT_FOUND', `no chat session ${sessionId}; list them with: skilldesk sessions`, {
-      session_id: sessionId,
-    });
-  }
+/** The system prompt of a turn and what went into it. */
+export interface TurnPrompt {
+  system: string;
+  matches: SkillMatch[];
+  /** How many earlier messages were recalled as memory. */
+  memory: number;
+}
 
-  // (1) Build the system prompt before the new message is stored.
+/**
+ * Step 1: the system prompt from phase-1 matches, always-on skills and memory recalled from
+ * earlier turns. It runs before the new message is stored, so a message never recalls itself.
+ */
+export function buildTurnPrompt(deps: ChatDeps, input: TurnInput): TurnPrompt {
+  const s = input.settings ?? {};
   const matches = matchSkills(deps.catalog, input.message, { limit: s.index_k ?? 5 });
   const alwaysOn = deps.catalog.stores().flatMap((store) =>
     store.repo
@@ -116,7 +112,7 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
   const memory = deps.chats.recall(input.message, {
     skip_recent: s.history ?? 20,
     ...s.memory,
-    session_id: sessionId,
+    session_id: input.session_id,
   });
   const system = buildSystemPrompt({
     base: s.base_prompt,
@@ -127,15 +123,28 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
     alwaysOn,
     memory,
   });
+  return { system, matches, memory: memory.length };
+}
 
-  // (2) Persist the user turn.
-  if (!sessionId) sessionId = deps.chats.createSession().id;
-  const history = deps.chats.recentMessages(sessionId, s.history ?? 20);
+/** The stored user turn and the conversation that precedes it. */
+export interface UserTurn {
+  session_id: string;
+  new_session: boolean;
+  message: ChatMessage;
+  /** Earlier messages of the session, sent to the model as conversation. */
+  history: ChatMessage[];
+}
+
+/** Step 2: store the user's message (in a new session when there is none), attachments inlined. */
+export function persistUserTurn(deps: ChatDeps, input: TurnInput, matches: SkillMatch[]): UserTurn {
+  const newSession = !input.session_id;
+  const sessionId = input.session_id ?? deps.chats.createSession().id;
+  const history = deps.chats.recentMessages(sessionId, input.settings?.history ?? 20);
   const attachmentText = (input.attachments ?? [])
     .filter((a) => a.text)
     .map((a) => `\n\n<attachment name="${a.name}">\n${a.text}\n</attachment>`)
     .join('');
-  const userMsg = deps.chats.addMessage({
+  const message = deps.chats.addMessage({
     session_id: sessionId,
     role: 'user',
     content: input.message + attachmentText,
@@ -149,16 +158,14 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
     estimated_cost: null,
     error: null,
   });
-  emit({
-    type: 'turn-started',
-    session_id: sessionId,
-    user_message_id: userMsg.id,
-    new_session: newSession,
-    matches,
-    memory: memory.length,
-  });
+  return { session_id: sessionId, new_session: newSession, message, history };
+}
 
-  // (3) Per-turn context that skills receive; these keys win over anything the model passes.
+/**
+ * Step 3: the tools of this turn, bound to its context. Skills receive these harness keys, which
+ * win over anything the model passes.
+ */
+export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: string): TurnTools {
   const harness: Record<string, unknown> = {
     session_id: sessionId,
     attachments: (input.attachments ?? []).map((a) => ({
@@ -168,7 +175,7 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
     })),
     ...(deps.workspace ? { workspace: deps.workspace } : {}),
   };
-  const tools = new TurnTools({
+  return new TurnTools({
     catalog: deps.catalog,
     dispatcher: deps.dispatcher,
     llm: deps.llm,
@@ -176,116 +183,181 @@ export async function runTurn(deps: ChatDeps, input: TurnInput, emit: (e: ChatEv
     harness,
     signal: input.signal,
   });
+}
 
-  // (4) Stream the reply with the tool loop.
-  let text = '';
-  let inTok = 0;
-  let outTok = 0;
-  let cost: number | null = null;
-  let error: AppErrorData | null = null;
-  const calls: ToolCallRecord[] = [];
-  const traceIds: string[] = [];
+/** What the model replied, with its tool calls, usage and any error (data, never thrown). */
+export interface StreamedReply {
+  text: string;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number | null;
+  error: AppErrorData | null;
+  calls: ToolCallRecord[];
+  trace_ids: string[];
+}
 
+/**
+ * Step 4: stream the reply, running the model's tool calls for up to `max_tool_rounds` rounds
+ * (the last round offers no tools, so the model must answer). Without a model the reply says
+ * what to configure.
+ */
+export async function streamWithTools(
+  deps: ChatDeps,
+  turn: { prompt: TurnPrompt; user: UserTurn; tools: TurnTools; input: TurnInput },
+  emit: (e: ChatEvent) => void,
+): Promise<StreamedReply> {
+  const reply: StreamedReply = {
+    text: '',
+    input_tokens: 0,
+    output_tokens: 0,
+    estimated_cost: null,
+    error: null,
+    calls: [],
+    trace_ids: [],
+  };
   if (!deps.llm) {
-    text = noModelReply(matches, deps.face);
-    emit({ type: 'text-delta', text });
-  } else {
-    const messages: LlmMessage[] = [
-      ...history.map((m): LlmMessage => ({ role: m.role, content: m.content })),
-      { role: 'user', content: userMsg.content },
-    ];
-    deps.onBeforeModel?.();
-    for (let round = 0; ; round++) {
-      const offerTools = round < maxRounds;
-      let roundText = '';
-      const pending: LlmToolCall[] = [];
-      for await (const ev of deps.llm.stream({
-        system,
-        messages,
-        tools: offerTools ? tools.specs() : undefined,
-        signal: input.signal,
-      })) {
-        if (ev.type === 'text-delta') {
-          roundText += ev.text;
-          emit({ type: 'text-delta', text: ev.text });
-        } else if (ev.type === 'tool-call') pending.push(ev);
-        else if (ev.type === 'finish') {
-          inTok += ev.usage.input_tokens;
-          outTok += ev.usage.output_tokens;
-          if (ev.estimated_cost != null) cost = (cost ?? 0) + ev.estimated_cost;
-        } else if (ev.type === 'error') error = ev.error.toData();
-      }
-      text += roundText;
-      if (error || pending.length === 0) break;
-      messages.push({
-        role: 'assistant',
-        content: roundText,
-        tool_calls: pending.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+    reply.text = noModelReply(turn.prompt.matches, deps.face);
+    emit({ type: 'text-delta', text: reply.text });
+    return reply;
+  }
+  const { signal } = turn.input;
+  const maxRounds = turn.input.settings?.max_tool_rounds ?? 10;
+  const messages: LlmMessage[] = [
+    ...turn.user.history.map((m): LlmMessage => ({ role: m.role, content: m.content })),
+    { role: 'user', content: turn.user.message.content },
+  ];
+  deps.onBeforeModel?.();
+  for (let round = 0; ; round++) {
+    let roundText = '';
+    const pending: LlmToolCall[] = [];
+    for await (const ev of deps.llm.stream({
+      system: turn.prompt.system,
+      messages,
+      tools: round < maxRounds ? turn.tools.specs() : undefined,
+      signal,
+    })) {
+      if (ev.type === 'text-delta') {
+        roundText += ev.text;
+        emit({ type: 'text-delta', text: ev.text });
+      } else if (ev.type === 'tool-call') pending.push(ev);
+      else if (ev.type === 'finish') {
+        reply.input_tokens += ev.usage.input_tokens;
+        reply.output_tokens += ev.usage.output_tokens;
+        if (ev.estimated_cost != null) reply.estimated_cost = (reply.estimated_cost ?? 0) + ev.estimated_cost;
+      } else if (ev.type === 'error') reply.error = ev.error.toData();
+    }
+    reply.text += roundText;
+    if (reply.error || pending.length === 0) break;
+    messages.push({
+      role: 'assistant',
+      content: roundText,
+      tool_calls: pending.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+    });
+    for (const c of pending) {
+      emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
+      const out: ToolOutcome = c.invalid
+        ? { ok: false, result: { error: c.error ?? 'invalid tool call' } }
+        : await turn.tools.call(c.name, c.args);
+      const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
+      reply.calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
+      if (out.trace_ids) reply.trace_ids.push(...out.trace_ids);
+      emit({
+        type: 'tool-call-finished',
+        id: c.id,
+        name: c.name,
+        ok: out.ok,
+        ...activity,
+        result: out.result,
       });
-      for (const c of pending) {
-        emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
-        const out: ToolOutcome = c.invalid
-          ? { ok: false, result: { error: c.error ?? 'invalid tool call' } }
-          : await tools.call(c.name, c.args);
-        const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
-        calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
-        if (out.trace_ids) traceIds.push(...out.trace_ids);
-        emit({
-          type: 'tool-call-finished',
-          id: c.id,
-          name: c.name,
-          ok: out.ok,
-          ...activity,
-          result: out.result,
-        });
-        messages.push({
-          role: 'tool',
-          tool_call_id: c.id,
-          name: c.name,
-          content: out.result,
-          is_error: !out.ok,
-        });
-      }
-      if (input.signal?.aborted) {
-        error = { code: 'CANCELLED', message: 'the turn was cancelled' };
-        break;
-      }
+      messages.push({
+        role: 'tool',
+        tool_call_id: c.id,
+        name: c.name,
+        content: out.result,
+        is_error: !out.ok,
+      });
+    }
+    if (signal?.aborted) {
+      reply.error = { code: 'CANCELLED', message: 'the turn was cancelled' };
+      break;
     }
   }
+  return reply;
+}
 
-  // (5) Persist the reply (partial when cancelled, with the error when it failed).
-  const status: 'complete' | 'partial' | 'error' = !error
+/** The end of a turn, as emitted and returned. */
+export type TurnFinished = Extract<ChatEvent, { type: 'turn-finished' }>;
+
+/** Step 5: store the reply (partial when cancelled, with the error when it failed). */
+export function persistReply(deps: ChatDeps, sessionId: string, reply: StreamedReply): TurnFinished {
+  const status: 'complete' | 'partial' | 'error' = !reply.error
     ? 'complete'
-    : error.code === 'CANCELLED'
+    : reply.error.code === 'CANCELLED'
       ? 'partial'
       : 'error';
-  const reply = deps.chats.addMessage({
+  const stored = deps.chats.addMessage({
     session_id: sessionId,
     role: 'assistant',
-    content: text,
+    content: reply.text,
     status,
-    tool_calls: calls.length ? calls : null,
-    trace_ids: traceIds,
+    tool_calls: reply.calls.length ? reply.calls : null,
+    trace_ids: reply.trace_ids,
     skills: null,
     model_id: deps.llm ? `${deps.llm.provider}:${deps.llm.model}` : null,
-    input_tokens: deps.llm ? inTok : null,
-    output_tokens: deps.llm ? outTok : null,
-    estimated_cost: cost,
-    error,
+    input_tokens: deps.llm ? reply.input_tokens : null,
+    output_tokens: deps.llm ? reply.output_tokens : null,
+    estimated_cost: reply.estimated_cost,
+    error: reply.error,
   });
-  const finished: ChatEvent = {
+  return {
     type: 'turn-finished',
     session_id: sessionId,
-    message_id: reply.id,
-    text,
+    message_id: stored.id,
+    text: reply.text,
     status,
-    input_tokens: inTok,
-    output_tokens: outTok,
-    estimated_cost: cost,
-    trace_ids: traceIds,
-    skills_used: [...new Set(calls.filter((c) => c.name === 'apply_skill' && c.skill).map((c) => c.skill!))],
-    error,
+    input_tokens: reply.input_tokens,
+    output_tokens: reply.output_tokens,
+    estimated_cost: reply.estimated_cost,
+    trace_ids: reply.trace_ids,
+    skills_used: [
+      ...new Set(reply.calls.filter((c) => c.name === 'apply_skill' && c.skill).map((c) => c.skill!)),
+    ],
+    error: reply.error,
   };
+}
+
+/**
+ * One memory-grounded chat turn, in the order that keeps a message out of its own memory:
+ * build the prompt → persist the user turn → bind the turn's tools → stream with tools → persist
+ * the reply. A session id that does not exist is refused (NOT_FOUND) before anything is stored.
+ */
+export async function runTurn(
+  deps: ChatDeps,
+  input: TurnInput,
+  emit: (e: ChatEvent) => void = () => {},
+): Promise<TurnFinished> {
+  if (input.session_id && !deps.chats.getSession(input.session_id)) {
+    throw new AppError(
+      'NOT_FOUND',
+      `no chat session ${input.session_id}; list them with: skilldesk sessions`,
+      {
+        session_id: input.session_id,
+      },
+    );
+  }
+  const prompt = buildTurnPrompt(deps, input);
+  const user = persistUserTurn(deps, input, prompt.matches);
+  emit({
+    type: 'turn-started',
+    session_id: user.session_id,
+    user_message_id: user.message.id,
+    new_session: user.new_session,
+    matches: prompt.matches,
+    memory: prompt.memory,
+  });
+  const tools = bindTurnTools(deps, input, user.session_id);
+  const reply = await streamWithTools(deps, { prompt, user, tools, input }, emit);
+  const finished = persistReply(deps, user.session_id, reply);
   emit(finished);
   return finished;
 }

@@ -1,17 +1,32 @@
-import { type ChatEvent, type ChatMessage, type ChatSession, runTurn } from '../chat/index.js';
 import type { EventName, EventPayload, HandlersFor } from '../contract/channels.js';
 import type { ChatMessageView, ChatSessionView, SendMessageRes } from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
-import type { Logger } from '../host.js';
+import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
-import type { EventHub } from './events.js';
-import type { WorkspaceSession } from './workspace-session.js';
+import type { SkillCatalog } from '../skills/index.js';
+import type { SkillStore } from '../store/index.js';
+import type { ChatMessage, ChatSession, ChatStore } from './chat-store.js';
+import { type ChatEvent, runTurn } from './engine.js';
+
+/** The open workspace as the chat slice uses it (the host's workspace session fits). */
+export interface ChatWorkspace {
+  workspace: string | undefined;
+  catalog: { get(): SkillCatalog };
+  /** Chat sessions: `read()` is null while a configured workspace has no store yet. */
+  chats: { read(): ChatStore | null; write(): ChatStore };
+  /** The store sessions write to. */
+  writeStore(): SkillStore;
+  /** The skill runtime whose traces go to `store`. */
+  runtime(store: SkillStore): { dispatcher: ArtifactDispatcher; setLlm(llm: Llm | null): void };
+}
 
 /** What the chat slice needs. */
 export interface ChatHandlerDeps {
-  session: WorkspaceSession;
-  events: EventHub;
-  logger: Logger;
+  session: ChatWorkspace;
+  /** Where the slice publishes `chat/*` events (the host's event hub). */
+  events: { emit<E extends EventName>(event: E, payload: EventPayload<E>): void };
+  /** Where a turn that failed by a bug is reported (with its stack, never sent to a window). */
+  logger: { error(message: string, error?: unknown): void };
   /** The model of a new turn, built from the current settings and keys; null when none is chosen. */
   llm: () => Llm | null;
   /** Who shows the replies (the no-model reply names Settings in the app, flags in the CLI). */

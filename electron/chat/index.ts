@@ -1,4 +1,5 @@
 export * from './chat-store.js';
 export * from './engine.js';
+export * from './handlers.js';
 export * from './prompt.js';
 export * from './tools.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import type { EventName, EventPayload } from '../contract/channels.js';
 import type { SendMessageReq, TurnFinishedEvent } from '../contract/chat.js';
-import type { CoreClient } from '../transport/in-process-client.js';
+import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';

@@ -5,7 +5,7 @@
  */
 import { createHost, type Logger } from '../host.js';
 import type { Llm } from '../llm/index.js';
-import { type CoreClient, createInProcessClient } from '../transport/in-process-client.js';
+import { type CoreClient, createInProcessClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 
 /** Diagnostics on stderr: runtime chatter only with SKILLDESK_DEBUG, failures always. */

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { InvalidArgumentError } from 'commander';
 import { createHost, type Logger } from '../host.js';
-import { ensureRenderer, rendererOutDir } from '../transport/renderer-build.js';
-import { startWebServer, type WebServer } from '../transport/ws-server.js';
+import { ensureRenderer, rendererOutDir, startWebServer, type WebServer } from '../transport/index.js';
 import type { CliContext } from './context.js';
 
 function port(v: string): number {

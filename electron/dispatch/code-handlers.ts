@@ -1,11 +1,13 @@
 import type { HandlersFor } from '../contract/channels.js';
 import type { RunCodeRes } from '../contract/code.js';
 import type { SandboxRunResult } from '../sandbox/index.js';
-import type { WorkspaceSession } from './workspace-session.js';
+import type { SkillStore } from '../store/index.js';
+import type { SkillRuntime } from './runtime.js';
 
 /** What the code slice needs. */
 export interface CodeHandlerDeps {
-  session: WorkspaceSession;
+  /** The open workspace: code runs in the runtime of the store it writes to. */
+  session: { writeStore(): SkillStore; runtime(store: SkillStore): SkillRuntime };
 }
 
 /** A sandbox run as the contract reports it (times rounded to 0.1 ms). */

@@ -1,4 +1,5 @@
 export * from './assertions.js';
+export * from './code-handlers.js';
 export * from './dispatcher.js';
 export * from './handlers.js';
 export * from './prompt-engine.js';

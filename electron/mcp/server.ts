@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { SkillDetail } from '../contract/skills.js';
 import { skillSlug, skillToAgentFiles } from '../skills/index.js';
 import type { Skill } from '../store/index.js';
-import type { CoreClient } from '../transport/in-process-client.js';
+import type { CoreClient } from '../transport/index.js';
 
 /** The extension identifier of SEP-2640. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';

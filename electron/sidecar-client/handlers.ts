@@ -1,10 +1,11 @@
 import type { HandlersFor } from '../contract/channels.js';
 import { isAppError } from '../contract/errors.js';
-import type { WorkspaceSession } from './workspace-session.js';
+import type { SidecarClient } from './client.js';
 
 /** What the sidecar slice needs. */
 export interface SidecarHandlerDeps {
-  session: WorkspaceSession;
+  /** The shared sidecar client (the host's workspace session starts it lazily). */
+  session: { sidecar(): SidecarClient };
 }
 
 /** The `sidecar/*` slice: whether the DSPy sidecar starts, and what it ships. */

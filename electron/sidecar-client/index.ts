@@ -21,6 +21,7 @@ export {
   sidecarEnv,
   venvPython,
 } from './command.js';
+export { createSidecarHandlers, type SidecarHandlerDeps } from './handlers.js';
 export {
   type DspyModuleContent,
   DspyModuleContentSchema,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { CatalogRef } from '../host/workspace-session.js';
 import { SkillCatalog } from '../skills/catalog.js';
 import { packageToRows } from '../skills/convert.js';
 import { openStore } from '../store/stores.js';
 import { tempDir } from '../test-support/index.js';
-import { TraceStore } from '../traces/index.js';
-import { createTracesHandlers } from './traces-handlers.js';
-import type { CatalogRef } from './workspace-session.js';
+import { createTracesHandlers } from './handlers.js';
+import { TraceStore } from './trace-store.js';
 
 describe('traces/list filtered by skill name', () => {
   it('matches the name by NFKC and full case folding', async () => {

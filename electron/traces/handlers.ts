@@ -2,12 +2,12 @@ import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { TraceView } from '../contract/traces.js';
 import { type SkillStore, skillNameKey } from '../store/index.js';
-import { type TraceRow, TraceStore } from '../traces/index.js';
-import type { CatalogRef } from './workspace-session.js';
+import { type TraceRow, TraceStore } from './trace-store.js';
 
 /** What the traces slice needs. */
 export interface TracesHandlerDeps {
-  catalog: CatalogRef;
+  /** The open catalog (the host's, which may be reopened): traces live in each of its stores. */
+  catalog: { get(): { stores(): SkillStore[] } };
 }
 
 /** The `traces/*` slice: traces of every open store, with skill and artifact names resolved. */

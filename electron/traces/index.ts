@@ -1,1 +1,2 @@
+export * from './handlers.js';
 export * from './trace-store.js';
