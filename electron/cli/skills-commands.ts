@@ -49,7 +49,16 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
   const skills = program
     .command('skills')
     .description('manage and match skills in the account and workspace stores');
+  registerImport(skills, ctx);
+  registerList(skills, ctx);
+  registerShow(skills, ctx);
+  registerExport(skills, ctx);
+  registerDelete(skills, ctx);
+  registerMatch(skills, ctx);
+}
 
+/** `skills import`: packages, Agent Skills folders and zips, all or nothing. */
+function registerImport(skills: Command, ctx: CliContext): void {
   skills
     .command('import')
     .description(
@@ -87,7 +96,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
       );
       ctx.print({ imported }, () => formatImported(imported));
     });
+}
 
+/** `skills list`: the merged catalog. */
+function registerList(skills: Command, ctx: CliContext): void {
   skills
     .command('list')
     .description('list the merged catalog; account skills hidden by a workspace skill are marked overridden')
@@ -121,7 +133,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
           .join('\n');
       });
     });
+}
 
+/** `skills show`: one skill with its artifacts. */
+function registerShow(skills: Command, ctx: CliContext): void {
   skills
     .command('show')
     .description('show one skill and its artifacts (the workspace one when both scopes have it)')
@@ -170,7 +185,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
         },
       );
     });
+}
 
+/** `skills export`: a JSON package or an Agent Skills folder. */
+function registerExport(skills: Command, ctx: CliContext): void {
   skills
     .command('export')
     .description('export a skill as a JSON package (stdout or -o FILE) or an Agent Skills folder')
@@ -225,7 +243,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
         );
       },
     );
+}
 
+/** `skills delete`: remove a skill from one store. */
+function registerDelete(skills: Command, ctx: CliContext): void {
   skills
     .command('delete')
     .description('delete a skill (and its artifacts) from one store')
@@ -240,7 +261,10 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
           `Deleted ${r.deleted.name} from the ${o.scope} store.${r.revealed ? ` The account skill of that name (${r.revealed.version}) is active again.` : ''}`,
       );
     });
+}
 
+/** `skills match`: phase-1 activation for a message, optionally explained. */
+function registerMatch(skills: Command, ctx: CliContext): void {
   skills
     .command('match')
     .description('rank skills for a message (phase-1 activation: deterministic BM25 + exact trigger phrases)')
