@@ -184,3 +184,33 @@ describe('the in-memory index', () => {
     expect(hidden.skill?.reason).toBe('overridden');
   });
 });
+
+describe('pruned scoring', () => {
+  it('gives exactly the ranking that scoring every skill gives', () => {
+    const account = openStore('account', tempDir())!;
+    const vocab =
+      'pdf slides deck spreadsheet invoice report merge extract chart table email draft design theme colour font test api server'.split(
+        ' ',
+      );
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = (n: number) =>
+      Array.from({ length: n }, () => vocab[Math.floor(rand() * vocab.length)]).join(' ');
+    account.repo.transaction(() => {
+      for (let i = 0; i < 400; i++)
+        add(account, { name: `${pick(2)} ${i}`, description: pick(8), tags: [pick(1)] });
+    });
+    const c = new SkillCatalog(account, null);
+    for (let q = 0; q < 40; q++) {
+      const message = pick(2 + (q % 5));
+      for (const limit of [1, 3, 10]) {
+        expect(matchSkills(c, message, { limit }), message).toEqual(
+          explainMatch(c, message, { limit }).matches,
+        );
+      }
+    }
+  });
+});
