@@ -1,5 +1,11 @@
 import { matchSkills, type SkillMatch } from '../activation/phase1.js';
-import type { ToolCallFinishedEvent, ToolCallStartedEvent } from '../contract/chat.js';
+import type {
+  DeltaReceivedEvent,
+  ToolCallFinishedEvent,
+  ToolCallStartedEvent,
+  TurnFinishedEvent,
+  TurnStartedEvent,
+} from '../contract/chat.js';
 import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
@@ -8,32 +14,22 @@ import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './ch
 import { buildSystemPrompt } from './prompt.js';
 import { type ToolOutcome, TurnTools } from './tools.js';
 
-/** Streaming events of a turn, in order: started, deltas and tool calls, then finished (or error). */
+/**
+ * Streaming events of a turn, in order: started, deltas and tool calls, then finished (or error).
+ * They are the contract's `chat/*` events less what only the host adds (the clock, the model id,
+ * the client's turn id); `chat/handlers.ts` maps one to the other.
+ */
 export type ChatEvent =
-  | {
-      type: 'turn-started';
-      session_id: string;
-      user_message_id: string;
-      new_session: boolean;
-      matches: SkillMatch[];
-      memory: number;
-    }
-  | { type: 'text-delta'; text: string }
+  | ({ type: 'turn-started' } & Omit<
+      TurnStartedEvent,
+      'message' | 'client_turn_id' | 'created_at' | 'matches'
+    > & {
+        matches: SkillMatch[];
+      })
+  | ({ type: 'text-delta' } & Omit<DeltaReceivedEvent, 'session_id'>)
   | ({ type: 'tool-call-started' } & Omit<ToolCallStartedEvent, 'session_id'>)
   | ({ type: 'tool-call-finished' } & Omit<ToolCallFinishedEvent, 'session_id'>)
-  | {
-      type: 'turn-finished';
-      session_id: string;
-      message_id: string;
-      text: string;
-      status: 'complete' | 'partial' | 'error';
-      input_tokens: number;
-      output_tokens: number;
-      estimated_cost: number | null;
-      trace_ids: string[];
-      skills_used: string[];
-      error: AppErrorData | null;
-    };
+  | ({ type: 'turn-finished' } & Omit<TurnFinishedEvent, 'model_id' | 'created_at'>);
 
 /** Knobs of a turn; the defaults follow the design. */
 export interface TurnSettings {
