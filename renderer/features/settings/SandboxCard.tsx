@@ -1,10 +1,10 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useProvidersStore } from '../../stores.js';
 
-const METHOD_LABEL: Record<string, string> = {
-  bwrap: 'Bubblewrap: no network, no files beyond the runtime',
-  unshare: 'Network namespace: no TCP/UDP network',
-  'sandbox-exec': 'macOS sandbox: no network',
+const HEADLINE: Record<string, string> = {
+  bwrap: 'Isolated by the operating system',
+  unshare: 'Network isolated by the operating system',
+  'sandbox-exec': 'Network isolated by the operating system',
   none: 'In-process isolation only',
 };
 
@@ -29,7 +29,8 @@ export function SandboxCard() {
         className={weak ? 'sandbox-status sandbox-status--warn' : 'sandbox-status'}
         role={weak ? 'alert' : undefined}
       >
-        <strong>{METHOD_LABEL[sb.method] ?? sb.method}</strong> — {sb.detail}
+        <strong>{HEADLINE[sb.method] ?? sb.method}.</strong> {sb.detail.charAt(0).toUpperCase()}
+        {sb.detail.slice(1)}.
       </p>
       {weak && (
         <>
