@@ -142,6 +142,9 @@ interface Outgoing {
   cleanup: () => void;
 }
 
+/** How many abandoned call ids are remembered to recognise their late answers. */
+const MAX_ABANDONED = 1000;
+
 const cancelled = () => new AppError('CANCELLED', 'the call was cancelled');
 
 /** Create a peer on `port`. */
@@ -184,6 +187,8 @@ export function createPeer(port: RpcPort, opts: PeerOptions): Peer {
     if (!outgoing.has(id)) return;
     settle(id, error);
     abandoned.add(id);
+    // Only for reporting late answers: a peer that never answers must not grow this forever.
+    if (abandoned.size > MAX_ABANDONED) abandoned.delete(abandoned.values().next().value!);
     if (opts.cancelMethod)
       send({ type: 'req', id: `${opts.idPrefix}${++nextId}`, method: opts.cancelMethod, params: { id } });
     opts.onAbandon?.(id);
