@@ -169,12 +169,12 @@ export function CatalogPane(props: { onImport: () => void }) {
                   <span className="sc-item__top">
                     <span className="sc-item__name">{r.name}</span>
                     {edited && <span className="sc-dot" title="Unsaved edits" />}
+                    {r.source === 'system' && <span className="sc-item__source">built-in ·</span>}
                     <span className="sc-item__version">{r.version}</span>
                   </span>
                   <span className="sc-item__meta">
                     <ScopeBadge scope={r.scope} />
                     <OverrideBadge overridden={r.overridden} overrides={r.overrides} />
-                    {r.source === 'system' && <span className="badge badge--system">Built-in</span>}
                     {r.artifact_kinds
                       .filter((k) => k !== 'description')
                       .slice(0, 2)

@@ -111,11 +111,27 @@ const theme = EditorView.theme({
     color: 'var(--text)',
   },
   '.cm-diagnostic-error': { borderLeftColor: 'var(--danger)' },
-  '.cm-lintRange-error': {
+  // CodeMirror draws these with data: URL images, which the app's CSP (img-src 'self') blocks.
+  '.cm-lintRange-error, .cm-lintRange-warning, .cm-lintRange-info, .cm-lintRange-hint': {
     backgroundImage: 'none',
     textDecoration: 'underline wavy var(--danger)',
     textUnderlineOffset: '3px',
   },
+  '.cm-lintRange-warning': { textDecorationColor: 'var(--warn)' },
+  '.cm-lintRange-active': { backgroundColor: 'color-mix(in srgb, var(--warn) 20%, transparent)' },
+  '.cm-gutter-lint': { width: '14px' },
+  '.cm-gutter-lint .cm-gutterElement': { padding: '0 2px' },
+  '.cm-lint-marker': { width: '10px', height: '10px', marginTop: '5px' },
+  '.cm-lint-marker-error, .cm-lint-marker-warning, .cm-lint-marker-info': {
+    content: 'none',
+    backgroundImage: 'none',
+    borderRadius: '50%',
+    backgroundColor: 'var(--danger)',
+    boxShadow: '0 0 0 2px var(--danger-soft)',
+  },
+  '.cm-lint-marker-warning': { backgroundColor: 'var(--warn)', boxShadow: '0 0 0 2px var(--warn-soft)' },
+  '.cm-lint-marker-info': { backgroundColor: 'var(--text-3)', boxShadow: 'none' },
+  '.cm-highlightTab': { backgroundImage: 'none' },
   '.cm-placeholder': { color: 'var(--text-3)' },
   '.cm-foldGutter span': { color: 'var(--text-3)' },
 });
@@ -208,10 +224,18 @@ export function CodeEditor(props: {
         }),
       ],
     });
-    const v = new EditorView({ state, parent: host.current! });
+    // Inside a shadow root CodeMirror styles itself with a constructed stylesheet: the app's CSP
+    // (style-src 'self') blocks the <style> element it would add to the document otherwise.
+    const el = host.current!;
+    const shadow = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
+    const parent = document.createElement('div');
+    parent.style.height = '100%';
+    shadow.replaceChildren(parent);
+    const v = new EditorView({ state, parent, root: shadow });
     view.current = v;
     return () => {
       v.destroy();
+      parent.remove();
       view.current = null;
     };
   }, []);

@@ -207,6 +207,7 @@ function EditorHead({
       errors: blockingIssues(st).length,
       checking: st.validation.checking,
       revert: st.revert,
+      reloadBase: st.reloadBase,
       fork: st.fork,
       workspaceOpen: st.workspaceOpen,
       item: st.catalog.items.find(
@@ -272,8 +273,13 @@ function EditorHead({
         </div>
       </div>
       {s.saving.error && (
-        <p className="sc-issues" role="alert">
+        <p className="sc-issues sc-issues--save" role="alert">
           {s.saving.error.message}
+          {s.saving.error.code === 'CONFLICT' && (
+            <button type="button" className="btn btn--small" onClick={() => void s.reloadBase()}>
+              Load the latest, keep my edits
+            </button>
+          )}
         </p>
       )}
       <div className="sc-tabs" role="tablist" aria-label="Skill views">

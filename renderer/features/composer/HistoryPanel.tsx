@@ -23,7 +23,9 @@ const ORIGIN: Record<string, string> = {
 
 /** A unified diff as coloured lines. */
 export function Patch({ text }: { text: string }) {
-  const lines = text.split('\n').filter((l) => !l.startsWith('Index:') && !/^={3,}$/.test(l));
+  const lines = text
+    .split('\n')
+    .filter((l) => !l.startsWith('Index:') && !/^={3,}$/.test(l) && !l.startsWith('\\ No newline'));
   return (
     <pre className="sc-diff">
       {lines.map((l, i) => {

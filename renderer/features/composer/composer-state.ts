@@ -41,6 +41,8 @@ export interface EditorDoc {
   draft: Draft;
   /** The test context as JSON text (kept per skill while the page lives). */
   context: string;
+  /** The stored skill's content hash when loaded or saved: a save is refused if it changed since. */
+  baseHash?: string | null;
 }
 
 /** A template's syntax error, at a line and column when MiniJinja gives them. */
@@ -151,7 +153,7 @@ export type ComposerEvent =
     }
   | { type: 'save/started' }
   | { type: 'save/succeeded'; oldKey: DocKey; doc: EditorDoc; text: string }
-  | { type: 'save/failed'; error: AppErrorData }
+  | { type: 'save/failed'; error: AppErrorData | null }
   | { type: 'context/changed'; text: string }
   | { type: 'render/started' }
   | { type: 'render/finished'; rendered: string }
@@ -243,9 +245,12 @@ export function blockingIssues(s: ComposerState): ValidationIssue[] {
 
 /** A template error as one line. */
 export function templateMessage(t: TemplateError): string {
-  return t.line != null
-    ? `line ${t.line}${t.column != null ? `, column ${t.column}` : ''}: ${t.message}`
-    : t.message;
+  // MiniJinja says "template syntax error: syntax error: … at line 2, column 38": say it once.
+  const msg = t.message
+    .replace(/^template syntax error:\s*(?:syntax error:\s*)?/i, '')
+    .replace(/\s+at line \d+, column \d+\s*$/, '')
+    .replace(/\s+\(in [^)]*\)\s*$/, '');
+  return t.line != null ? `Line ${t.line}${t.column != null ? `, column ${t.column}` : ''}: ${msg}` : msg;
 }
 
 /** The catalog rows the filters let through; every query word must appear somewhere. */

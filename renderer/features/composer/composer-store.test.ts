@@ -161,7 +161,7 @@ describe('composerReducer', () => {
     });
     expect(blockingIssues(s)).toEqual([
       { path: 'name', message: 'must not be empty' },
-      { path: 'artifacts[0].content', message: 'line 1, column 5: unexpected end of input' },
+      { path: 'artifacts[0].content', message: 'Line 1, column 5: unexpected end of input' },
     ]);
     s = composerReducer(s, { type: 'artifact/changed', key: art.key, patch: { metadata: '{ nope' } });
     expect(blockingIssues(s).map((i) => i.path)).toContain('artifacts[0].metadata');
@@ -355,5 +355,59 @@ describe('composer store over a real host', () => {
     store.getState().setContext('{"name": "Ada", "topic": "x"}');
     await store.getState().renderOnly();
     expect(store.getState().test.rendered).toBe('Hello Ada');
+  });
+
+  it('keeps unsaved edits across a reload and switching skills', async () => {
+    const { client } = inProcessClient();
+    const mem = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => mem.get(k) ?? null,
+      setItem: (k: string, v: string) => void mem.set(k, v),
+      removeItem: (k: string) => void mem.delete(k),
+    };
+    const first = createComposerStore(client, storage);
+    await first.getState().start();
+    await first.getState().openSkill('account:Summarize');
+    first.getState().setField('description', 'Edited but not saved.');
+    // Switching with unsaved edits asks; keeping the draft switches.
+    await first.getState().openSkill('account:Translate');
+    expect(first.getState().pending).toEqual({ to: 'open', key: 'account:Translate' });
+    await first.getState().resolveLeave('keep');
+    expect(first.getState().open).toBe('account:Translate');
+    await first.getState().openSkill('account:Summarize');
+    expect(openDoc(first.getState())?.draft.description).toBe('Edited but not saved.');
+    // A new page over the same storage reopens the skill with the edit.
+    const second = createComposerStore(client, storage);
+    await second.getState().start();
+    const doc = openDoc(second.getState());
+    expect(doc?.key).toBe('account:Summarize');
+    expect(doc?.draft.description).toBe('Edited but not saved.');
+    expect(isDirty(doc!)).toBe(true);
+  });
+
+  it('imports JSON files with a report per package, nothing when one is refused', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    const file = (name: string, text: string) => ({ name, text: async () => text });
+    const good = JSON.stringify({
+      name: 'Imported One',
+      description: 'd',
+      artifacts: [{ kind: 'approach', name: 'A', content: 'x' }],
+    });
+    const bad = JSON.stringify({
+      name: 'Broken',
+      description: 'd',
+      artifacts: [{ kind: 'spell', name: 'A', content: '' }],
+    });
+    await store.getState().importFiles([file('one.json', good), file('broken.json', bad)]);
+    expect(store.getState().imports.rows?.map((r) => [r.file, r.outcome])).toEqual([
+      ['one.json', 'not-imported'],
+      ['broken.json', 'refused'],
+    ]);
+    expect(store.getState().imports.rows?.[1]?.issues[0]?.path).toBe('artifacts[0].kind');
+    await store.getState().importFiles([file('one.json', good), file('junk.json', '{nope')]);
+    expect(store.getState().imports.rows?.find((r) => r.file === 'junk.json')?.outcome).toBe('refused');
+    await store.getState().importFiles([file('one.json', good)]);
+    expect(store.getState().imports.rows).toMatchObject([{ name: 'Imported One', outcome: 'created' }]);
   });
 });

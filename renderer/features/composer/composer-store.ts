@@ -67,6 +67,8 @@ export interface ComposerStore extends ComposerState {
   resolveLeave(choice: 'keep' | 'discard' | 'cancel'): Promise<void>;
   /** Throw away the open skill's unsaved edits. */
   revert(): void;
+  /** Reload the stored skill under the open one's edits (after a save refused as out of date). */
+  reloadBase(): Promise<void>;
   setField(field: DraftField, value: string | boolean): void;
   setScope(scope: SkillScope): void;
   addArtifact(kind: ArtifactKindName): void;
@@ -198,15 +200,27 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       const scope = key.slice(0, i) as SkillScope;
       const name = key.slice(i + 1);
       dispatch({ type: 'doc/loading', key });
-      const r = await client.call('skills/get', { name, scope });
+      const [r, versions] = await Promise.all([
+        client.call('skills/get', { name, scope }),
+        client.call('skills/versions', { name, scope }),
+      ]);
       if (!r.ok) {
         dispatch({ type: 'doc/load-failed', key, error: r.error });
         return;
       }
       const base = draftFromSkill(r.value.skill);
+      const baseHash = versions.ok ? (versions.value.current?.content_hash ?? null) : null;
       dispatch({
         type: 'doc/opened',
-        doc: { key, origin: { name, scope }, scope, base, draft: stored?.draft ?? base, context: '' },
+        doc: {
+          key,
+          origin: { name, scope },
+          scope,
+          base,
+          draft: stored?.draft ?? base,
+          context: '',
+          baseHash,
+        },
       });
       shelf.open = key;
       void get().validateNow();
@@ -224,11 +238,15 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
     const reloadOpenBase = async () => {
       const doc = openDoc(get());
       if (!doc?.origin) return;
-      const r = await client.call('skills/get', { name: doc.origin.name, scope: doc.origin.scope });
+      const [r, versions] = await Promise.all([
+        client.call('skills/get', { name: doc.origin.name, scope: doc.origin.scope }),
+        client.call('skills/versions', { name: doc.origin.name, scope: doc.origin.scope }),
+      ]);
       if (!r.ok) return;
       const wasDirty = isDirty(doc);
       const base = draftFromSkill(r.value.skill);
-      const fresh: EditorDoc = { ...doc, base, draft: wasDirty ? doc.draft : base };
+      const baseHash = versions.ok ? (versions.value.current?.content_hash ?? null) : null;
+      const fresh: EditorDoc = { ...doc, base, draft: wasDirty ? doc.draft : base, baseHash };
       dispatch({ type: 'doc/opened', doc: fresh });
       if (!wasDirty) shelf.drop(doc.key);
     };
@@ -319,6 +337,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         }
       },
 
+      async reloadBase() {
+        await reloadOpenBase();
+        dispatch({ type: 'save/failed', error: null });
+        afterEdit();
+      },
+
       setField: (field, value) => edit({ type: 'draft/field', field, value }),
       setScope: (scope) => {
         dispatch({ type: 'doc/scope', scope });
@@ -383,18 +407,15 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         }
         dispatch({ type: 'save/started' });
         const { pkg } = draftToPackage(doc.draft);
-        // A renamed copy is a new skill: the old id belongs to the original.
-        if (!doc.origin || doc.origin.name !== doc.draft.name) delete pkg.id;
-        const r = await client.call('skills/import-package', {
+        // The id stays, so a renamed skill is renamed in place rather than copied.
+        const r = await client.call('skills/save-package', {
           package: pkg,
-          file_name: `${doc.draft.name}.json`,
           scope: doc.scope,
-          force: true,
+          ...(doc.origin && doc.baseHash ? { expected_hash: doc.baseHash } : {}),
         });
         if (!r.ok) return dispatch({ type: 'save/failed', error: r.error });
-        const outcome = r.value.imported[0];
-        const name = outcome?.name ?? doc.draft.name;
-        const scope = outcome?.scope ?? doc.scope;
+        const outcome = r.value.saved;
+        const { name, scope } = outcome;
         const key = docKey({ scope, name });
         const saved = await client.call('skills/get', { name, scope });
         const base = saved.ok ? draftFromSkill(saved.value.skill) : doc.draft;
@@ -408,11 +429,19 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         dispatch({
           type: 'save/succeeded',
           oldKey: doc.key,
-          doc: { key, origin: { name, scope }, scope, base: keyed, draft: keyed, context: doc.context },
+          doc: {
+            key,
+            origin: { name, scope },
+            scope,
+            base: keyed,
+            draft: keyed,
+            context: doc.context,
+            baseHash: outcome.content_hash,
+          },
           text:
-            outcome?.action === 'unchanged'
+            outcome.action === 'unchanged'
               ? `${name} is unchanged.`
-              : `Saved ${name} ${outcome?.version ?? doc.draft.version} to the ${scope} store.`,
+              : `Saved ${name} ${outcome.version} to the ${scope} store.`,
         });
         void get().loadCatalog();
       },

@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { findChromium, launch, startApp } from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(
+  !chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
+  'e2e/composer',
+);
+
+describe.skipIf(skip)('Skill Composer in Chromium', () => {
+  let browser: Browser;
+  let app: Awaited<ReturnType<typeof startApp>>;
+
+  beforeAll(async () => {
+    app = await startApp();
+    browser = await launch(chromiumPath!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('creates a skill from a template, flags a template error, saves twice, diffs and restores', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+    page.setDefaultTimeout(10_000);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    const shots = testArtifactsDir('composer');
+    const shoot = async (name: string) => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: join(shots, `${name}-${scheme}.png`), animations: 'disabled' });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    };
+
+    await page.goto(app.server.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.keyboard.press('Control+3');
+    await pw(page.getByRole('heading', { level: 1, name: 'Composer' })).toBeVisible();
+    const catalog = page.getByRole('list', { name: 'Skills' });
+    await pw(catalog.getByRole('button', { name: /Consistency Checker/ })).toBeVisible();
+
+    // A new skill from the prompt template is valid as created.
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('button', { name: /Prompt skill/ }).click();
+    await pw(page.getByRole('heading', { level: 2, name: 'My prompt skill' })).toBeVisible();
+    await pw(page.getByText('Not saved yet')).toBeVisible();
+    await pw(page.locator('.sc-state--ok')).toHaveText('Valid');
+
+    // A template with an unclosed block is flagged in the gutter, with its line.
+    const editor = page.getByRole('textbox', { name: 'Content of Prompt' });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await editor.pressSequentially('Dear {{ name }},\n{% if topic %}Write about {{ topic }}.');
+    await pw(editor).toHaveText('Dear {{ name }},{% if topic %}Write about {{ topic }}.');
+    await pw(page.locator('.sc-code .cm-lint-marker-error')).toHaveCount(1);
+    await pw(page.locator('.sc-issues--tpl')).toContainText('Line 2, column 38: unexpected end of input');
+    await pw(page.getByRole('status').filter({ hasText: 'saving blocked' })).toBeVisible();
+    await pw(page.getByRole('button', { name: 'Save', exact: true })).toBeDisabled();
+    await shoot('composer-error-1440');
+
+    // Fixed: the marker goes, saving is allowed.
+    await page.keyboard.press('Control+End');
+    await editor.pressSequentially('{% endif %}');
+    await pw(page.locator('.sc-code .cm-lint-marker-error')).toHaveCount(0);
+    await pw(page.locator('.sc-state--ok')).toHaveText('Valid');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText('Saved My prompt skill 1.0.0 to the account store.')).toBeVisible();
+    await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.0');
+    await pw(catalog.getByRole('button', { name: /My prompt skill/ })).toBeVisible();
+
+    // Render only uses the template as edited, with the context filled from its variables.
+    await page.getByRole('button', { name: 'Fill variables' }).click();
+    await pw(page.getByRole('textbox', { name: 'Test context' })).toContainText('"topic"');
+    await page.getByRole('button', { name: 'Render only' }).click();
+    await pw(page.locator('.sc-test .sc-block').filter({ hasText: 'Rendered' })).toContainText('Dear ,');
+
+    // Edit and save again.
+    await page
+      .getByRole('textbox', { name: 'Description' })
+      .fill('Writes a short note to a named person about a topic.');
+    await page.getByRole('button', { name: 'Bump' }).click();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await editor.pressSequentially('Keep it under 100 words.');
+    await pw(page.getByText('Unsaved changes')).toBeVisible();
+    await shoot('composer-edit-1440');
+    await page.keyboard.press('Control+S');
+    await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.1');
+
+    // History: the current version and the one it replaced, with a coloured line diff.
+    await page.getByRole('tab', { name: 'History' }).click();
+    const versions = page.getByRole('region', { name: 'Versions' }).locator('tbody tr');
+    await pw(versions).toHaveCount(2);
+    await pw(versions.nth(0)).toContainText('Current');
+    await pw(versions.nth(1)).toContainText('#1');
+    const diff = page.getByRole('region', { name: 'Differences' });
+    await pw(diff.locator('.sc-fields')).toContainText('description');
+    await pw(
+      diff.locator('.sc-diff__line.is-add').filter({ hasText: 'Keep it under 100 words.' }),
+    ).toBeVisible();
+    await shoot('composer-history-1440');
+
+    // Restore the first version: it becomes current, the replaced one is kept too.
+    await versions.nth(1).getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
+    await pw(page.getByText(/Restored My prompt skill 1\.0\.0/)).toBeVisible();
+    await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.0');
+    await pw(versions).toHaveCount(3);
+
+    // The smaller window, both themes, on the editor and the history.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await shoot('composer-history-1024');
+    await page.getByRole('tab', { name: 'Edit' }).click();
+    await pw(editor).toContainText('Dear {{ name }}');
+    await shoot('composer-edit-1024');
+    await page.getByRole('tab', { name: 'Test' }).click();
+    await pw(page.getByRole('button', { name: 'Render only' })).toBeVisible();
+    await shoot('composer-test-1024');
+
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
