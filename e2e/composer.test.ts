@@ -1,8 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
 import { findChromium, launch, startApp } from './browser.js';
 
 const chromiumPath = findChromium();
@@ -129,6 +130,49 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await shoot('composer-test-1024');
 
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('imports picked JSON files and reports each package; nothing is written when one is refused', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+    page.setDefaultTimeout(10_000);
+    await page.goto(app.server.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.getByRole('button', { name: /^Composer/ }).click();
+    const dir = tempDir();
+    const good = join(dir, 'tea-timer.json');
+    const broken = join(dir, 'broken.json');
+    writeFileSync(
+      good,
+      JSON.stringify({
+        name: 'Tea Timer',
+        description: 'Says how long to steep a tea.',
+        artifacts: [{ kind: 'approach', name: 'Steeping', content: 'Green 2 min, black 4 min.' }],
+      }),
+    );
+    writeFileSync(
+      broken,
+      JSON.stringify({
+        name: 'Broken',
+        description: 'x',
+        artifacts: [{ kind: 'spell', name: 'A', content: '' }],
+      }),
+    );
+    const input = page.getByTestId('composer-import-input');
+    await input.setInputFiles([good, broken]);
+    const report = page.getByRole('region', { name: 'Import report' });
+    await pw(report).toContainText('Nothing was imported');
+    await pw(report.locator('li').filter({ hasText: 'broken.json' })).toContainText('artifacts[0].kind');
+    await pw(report.locator('li').filter({ hasText: 'tea-timer.json' })).toContainText('not imported');
+    await page.screenshot({
+      path: join(testArtifactsDir('composer'), 'composer-import-refused-1440-light.png'),
+      animations: 'disabled',
+    });
+    await input.setInputFiles([good]);
+    await pw(report.locator('li').filter({ hasText: 'Tea Timer' })).toContainText('created');
+    await pw(
+      page.getByRole('list', { name: 'Skills' }).getByRole('button', { name: /Tea Timer/ }),
+    ).toBeVisible();
     await page.close();
   });
 });

@@ -6,8 +6,11 @@ import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
-import { artifactIssues, fieldIssues, templateVariables } from './draft.js';
+import { artifactIssues, fieldIssues, issueTarget, templateVariables } from './draft.js';
 import { FieldIssues } from './PackageForm.js';
+
+/** Artifact fields whose problems are said under the field itself. */
+const SHOWN_AT_FIELD = new Set(['name', 'model_variant', 'content', 'metadata']);
 
 /** The language each kind's content is written in. */
 export function languageOf(kind: ArtifactKindName, name: string): CodeLanguage {
@@ -178,6 +181,12 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               <FieldIssues issues={artifactIssues(s.issues, index, 'model_variant')} />
             </div>
           </div>
+          <FieldIssues
+            issues={artifactIssues(s.issues, index).filter((i) => {
+              const t = issueTarget(i.path);
+              return t.at === 'artifact' && !SHOWN_AT_FIELD.has(t.field);
+            })}
+          />
           <div className="sc-codehead">
             <span className="sc-label">
               {a.kind === 'prompt_template' ? 'Template (MiniJinja)' : 'Content'}
