@@ -133,6 +133,33 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await page.close();
   });
 
+  it('runs a new Python skill and shows its result and assertion', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+    page.setDefaultTimeout(10_000);
+    await page.goto(app.server.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.keyboard.press('Control+3');
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('button', { name: /Python skill/ }).click();
+    await pw(page.locator('.sc-state--ok')).toHaveText('Valid');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText(/^Saved My python skill/)).toBeVisible();
+    await pw(page.getByRole('textbox', { name: 'Test context' })).toContainText('"text"');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const result = page.getByRole('article', { name: 'Result of Count words' });
+    await pw(result).toContainText('"words": 0', { timeout: 60_000 });
+    await pw(result.locator('.sc-asserts .is-pass')).toContainText('output matches a JSON Schema');
+    await pw(result).toContainText('Rendered input');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({
+        path: join(testArtifactsDir('composer'), `composer-run-1440-${scheme}.png`),
+        animations: 'disabled',
+      });
+    }
+    await page.close();
+  }, 90_000);
+
   it('imports picked JSON files and reports each package; nothing is written when one is refused', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
     page.setDefaultTimeout(10_000);

@@ -410,4 +410,20 @@ describe('composer store over a real host', () => {
     await store.getState().importFiles([file('one.json', good)]);
     expect(store.getState().imports.rows).toMatchObject([{ name: 'Imported One', outcome: 'created' }]);
   });
+
+  it('runs a saved Python skill: the result streams in with its assertion and the rendered input', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('python');
+    await store.getState().save();
+    store.getState().setContext('{"text": "hello big world"}');
+    await store.getState().run('artifact');
+    const t = store.getState().test;
+    expect(t.status).toBe('done');
+    expect(t.results).toHaveLength(1);
+    expect(t.results[0]).toMatchObject({ ok: true, data: { words: 3, characters: 15 } });
+    expect(t.results[0]!.assertions.map((a) => a.passed)).toEqual([true]);
+    expect(t.results[0]!.rendered_input).toContain("text = 'hello big world'");
+  }, 60_000);
 });
