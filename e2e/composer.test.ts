@@ -51,6 +51,8 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
 
     // A new skill from the prompt template is valid as created.
     await page.getByRole('button', { name: 'New', exact: true }).click();
+    await pw(page.getByRole('dialog', { name: 'New skill' })).toBeVisible();
+    await shoot('composer-new-1440');
     await page.getByRole('button', { name: /Prompt skill/ }).click();
     await pw(page.getByRole('heading', { level: 2, name: 'My prompt skill' })).toBeVisible();
     await pw(page.getByText('Not saved yet')).toBeVisible();
@@ -96,6 +98,14 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await editor.pressSequentially('Keep it under 100 words.');
     await pw(page.getByText('Unsaved changes')).toBeVisible();
     await shoot('composer-edit-1440');
+    // Switching away with unsaved edits asks first.
+    await catalog.getByRole('button', { name: /Translate/ }).click();
+    const leave = page.getByRole('alertdialog', { name: /Unsaved changes to My prompt skill/ });
+    await pw(leave).toBeVisible();
+    await shoot('composer-leave-1440');
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+    await pw(leave).toBeHidden();
+    await editor.click();
     await page.keyboard.press('Control+S');
     await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.1');
 

@@ -426,4 +426,19 @@ describe('composer store over a real host', () => {
     expect(t.results[0]!.assertions.map((a) => a.passed)).toEqual([true]);
     expect(t.results[0]!.rendered_input).toContain("text = 'hello big world'");
   }, 60_000);
+
+  it('forks an account skill into the workspace, where it then overrides the account one', async () => {
+    const { client } = inProcessClient({ workspace: true });
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    expect(store.getState().workspaceOpen).toBe(true);
+    await store.getState().openSkill('account:Summarize');
+    await store.getState().fork();
+    expect(store.getState().open).toBe('workspace:Summarize');
+    const rows = store.getState().catalog.items.filter((i) => i.name === 'Summarize');
+    expect(rows.map((r) => [r.scope, r.overridden, r.overrides ?? null])).toEqual([
+      ['workspace', false, 'account'],
+      ['account', true, null],
+    ]);
+  });
 });

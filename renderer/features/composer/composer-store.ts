@@ -298,6 +298,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         const draft = draftFromTemplate(template, name);
         const key = `new:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
         const scope: SkillScope = s.workspaceOpen ? 'workspace' : 'account';
+        dispatch({ type: 'doc/loading', key });
         const vars = draft.artifacts.flatMap((a) =>
           a.kind === 'prompt_template' || a.kind === 'code_template' ? templateVariables(a.content) : [],
         );
@@ -444,6 +445,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
               : `Saved ${name} ${outcome.version} to the ${scope} store.`,
         });
         void get().loadCatalog();
+        if (get().tab === 'history') await get().loadHistory();
       },
 
       setContext: (text) => dispatch({ type: 'context/changed', text }),
