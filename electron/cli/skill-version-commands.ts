@@ -8,7 +8,9 @@ import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { SkillScope } from '../contract/skills.js';
 import type { CliContext } from './context.js';
+import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
+import { addLlmOptions } from './llm-commands.js';
 
 const scopeOption = (what: string) =>
   new Option('--scope <scope>', what).choices(['workspace', 'account'] as SkillScope[]);
@@ -240,4 +242,45 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
         );
       });
     });
+
+  addLlmOptions(
+    skills
+      .command('eval')
+      .description(
+        "run a skill's evals (its evals/evals.json): trigger evals check the phase-1 rank, output evals run the skill and check its assertions (statements are judged by the model given with --provider). Exit 1 when the pass rate is below the threshold",
+      )
+      .argument('<name>', 'skill name')
+      .addOption(scopeOption('store of the skill'))
+      .addOption(new Option('--only <kind>', 'run only these evals').choices(['trigger', 'output']))
+      .option('--threshold <rate>', "pass rate needed, 0..1 (default: the file's threshold, else 0.8)"),
+  ).action(async (name: string, o: Record<string, unknown>) => {
+    const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
+    if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) {
+      throw new AppError('USAGE', '--threshold must be a number from 0 to 1');
+    }
+    const llm = llmFromFlags(ctx, o);
+    const r = await withClient(
+      ctx,
+      (c) =>
+        c.invoke('skills/eval', {
+          name,
+          ...(o.scope ? { scope: o.scope as SkillScope } : {}),
+          ...(o.only ? { only: o.only as 'trigger' | 'output' } : {}),
+          ...(threshold !== undefined ? { threshold } : {}),
+        }),
+      { llm },
+    );
+    if (!r.ok) ctx.setExitCode(1);
+    ctx.print(r, () =>
+      [
+        `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · judged by ${r.model}` : ''}`,
+        ...r.results.map((x) => {
+          const head = `  ${x.passed ? 'pass' : 'FAIL'} ${x.kind.padEnd(7)} #${x.id} ${JSON.stringify(x.prompt.slice(0, 60))}${x.kind === 'trigger' ? ` rank ${x.rank ?? '-'}${x.should_trigger ? '' : ' (should not fire)'}` : ''}`;
+          const why = x.reason ? `\n      ${x.reason}` : '';
+          const unjudged = x.checks.filter((c) => c.passed === null).length;
+          return `${head}${why}${unjudged ? `\n      ${unjudged} statement(s) not judged: pass --provider to judge them` : ''}`;
+        }),
+      ].join('\n'),
+    );
+  });
 }

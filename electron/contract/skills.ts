@@ -515,6 +515,50 @@ export interface SavePackageRes {
   };
 }
 
+/** `skills/eval`: run a skill's evals (its bundled `evals/evals.json`). */
+export const EvalSkillReqSchema = z
+  .object({
+    name,
+    scope: ScopeSchema.optional(),
+    /** Only trigger evals (those with `should_trigger`) or only output evals. */
+    only: z.enum(['trigger', 'output']).optional(),
+    /** Pass rate needed (default: the file's `threshold`, else 0.8). */
+    threshold: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+/** Request of `skills/eval`. */
+export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
+/** The outcome of one eval. */
+export interface EvalResultView {
+  id: string;
+  kind: 'trigger' | 'output';
+  prompt: string;
+  passed: boolean;
+  /** Why it failed, in words (null when it passed). */
+  reason: string | null;
+  /** Trigger evals: whether the message should activate the skill, and its phase-1 rank. */
+  should_trigger?: boolean;
+  rank?: number | null;
+  /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
+  checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
+  duration_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number;
+}
+/** Reply of `skills/eval`: `ok` when the pass rate reaches the threshold. */
+export interface EvalSkillRes {
+  name: string;
+  scope: SkillScope;
+  model: string | null;
+  threshold: number;
+  total: number;
+  passed: number;
+  pass_rate: number;
+  ok: boolean;
+  results: EvalResultView[];
+}
+
 /** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
 export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
 /** Request of `skills/fork`. */
@@ -531,6 +575,7 @@ export interface SkillsChannels {
   'skills/restore-version': { req: RestoreVersionReq; res: RestoreVersionRes };
   'skills/fork': { req: ForkSkillReq; res: ForkSkillRes };
   'skills/save-package': { req: SavePackageReq; res: SavePackageRes };
+  'skills/eval': { req: EvalSkillReq; res: EvalSkillRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
@@ -553,6 +598,7 @@ export const skillsRequestSchemas = {
   'skills/restore-version': RestoreVersionReqSchema,
   'skills/fork': ForkSkillReqSchema,
   'skills/save-package': SavePackageReqSchema,
+  'skills/eval': EvalSkillReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
   'skills/match': MatchSkillsReqSchema,

@@ -2,6 +2,7 @@
  * The `skills/*` channels that execute something: render and validate templates, run a skill's
  * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
@@ -11,6 +12,7 @@ import type { Llm } from '../llm/index.js';
 import { parseDspyModuleContent } from '../sidecar-client/index.js';
 import type { ImportLimits } from '../skills/index.js';
 import type { EventHub } from './events.js';
+import { createSkillEvalHandlers } from './skill-eval-handlers.js';
 import { parsePackageInput, resolveOrThrow } from './skills-handlers.js';
 import type { WorkspaceSession } from './workspace-session.js';
 
@@ -79,7 +81,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     };
   };
 
-  return {
+  const handlers = {
     'skills/render': (req) => ({
       rendered: engine.renderStr(req.source, req.context ?? {}, {
         name: req.name,
@@ -220,4 +222,13 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
   } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
+  return {
+    ...handlers,
+    ...createSkillEvalHandlers({
+      catalog: () => session.catalog.get(),
+      run: async (req, ctx) => handlers['skills/run'](req, ctx),
+      llm: deps.llm,
+      now: deps.now,
+    }),
+  };
 }

@@ -263,4 +263,5 @@ type SkillRunChannel =
   | 'skills/validate'
   | 'skills/run'
   | 'skills/cancel-run'
-  | 'skills/optimize';
+  | 'skills/optimize'
+  | 'skills/eval';
