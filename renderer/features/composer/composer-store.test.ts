@@ -369,6 +369,8 @@ describe('composer store over a real host', () => {
     await first.getState().start();
     await first.getState().openSkill('account:Summarize');
     first.getState().setField('description', 'Edited but not saved.');
+    first.getState().setContext('{"text": "remembered"}');
+    await first.getState().renderOnly();
     // Switching with unsaved edits asks; keeping the draft switches.
     await first.getState().openSkill('account:Translate');
     expect(first.getState().pending).toEqual({ to: 'open', key: 'account:Translate' });
@@ -383,6 +385,7 @@ describe('composer store over a real host', () => {
     expect(doc?.key).toBe('account:Summarize');
     expect(doc?.draft.description).toBe('Edited but not saved.');
     expect(isDirty(doc!)).toBe(true);
+    expect(doc?.context).toBe('{"text": "remembered"}');
   });
 
   it('imports JSON files with a report per package, nothing when one is refused', async () => {

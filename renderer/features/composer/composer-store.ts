@@ -96,6 +96,7 @@ export interface ComposerStore extends ComposerState {
 const DRAFT_PREFIX = 'skilldesk.composer.draft:';
 const INDEX_KEY = 'skilldesk.composer.drafts';
 const OPEN_KEY = 'skilldesk.composer.open';
+const CONTEXT_PREFIX = 'skilldesk.composer.context:';
 /** How long edits settle before they are validated and stored. */
 export const VALIDATE_DELAY_MS = 300;
 
@@ -141,6 +142,17 @@ export function createDraftShelf(storage: DraftStorage | null) {
       if (storage?.removeItem) storage.removeItem(DRAFT_PREFIX + key);
       else storage?.setItem(DRAFT_PREFIX + key, '');
       writeIndex(readIndex().filter((k) => k !== key));
+    },
+    /** The test context last used with a skill ('' when none). */
+    context(key: DocKey): string {
+      return storage?.getItem(CONTEXT_PREFIX + key) ?? '';
+    },
+    setContext(key: DocKey, text: string) {
+      try {
+        storage?.setItem(CONTEXT_PREFIX + key, text);
+      } catch {
+        // Not kept: the context still lives in memory.
+      }
     },
     get open(): DocKey | null {
       return storage?.getItem(OPEN_KEY) || null;
@@ -190,7 +202,14 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         dispatch({ type: 'doc/loading', key });
         dispatch({
           type: 'doc/opened',
-          doc: { key, origin: null, scope: stored.scope, base: null, draft: stored.draft, context: '' },
+          doc: {
+            key,
+            origin: null,
+            scope: stored.scope,
+            base: null,
+            draft: stored.draft,
+            context: shelf.context(key),
+          },
         });
         shelf.open = key;
         void get().validateNow();
@@ -218,7 +237,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           scope,
           base,
           draft: stored?.draft ?? base,
-          context: '',
+          context: shelf.context(key),
           baseHash,
         },
       });
@@ -476,6 +495,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         if (!doc || !a) return;
         const ctx = parseContext(doc.context);
         if (!ctx.ok) return dispatch({ type: 'render/failed', error: ctx.error });
+        shelf.setContext(doc.key, doc.context);
         dispatch({ type: 'render/started' });
         const r = await client.call('skills/render', { source: a.content, name: a.name, context: ctx.value });
         if (r.ok) dispatch({ type: 'render/finished', rendered: r.value.rendered });
@@ -488,6 +508,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         if (!doc?.origin) return;
         const ctx = parseContext(doc.context);
         if (!ctx.ok) return dispatch({ type: 'render/failed', error: ctx.error });
+        shelf.setContext(doc.key, doc.context);
         const sel = doc.draft.artifacts.find((x) => x.key === s.selected);
         runSeq += 1;
         const runId = `composer-${Date.now().toString(36)}-${runSeq}`;
