@@ -105,6 +105,22 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await shoot('composer-leave-1440');
     await leave.getByRole('button', { name: 'Cancel' }).click();
     await pw(leave).toBeHidden();
+    // Reloading asks first, and the unsaved edits come back with the skill.
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.type());
+      void d.accept();
+    });
+    await page.reload();
+    expect(asked).toEqual(['beforeunload']);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.keyboard.press('Control+3');
+    await pw(page.getByRole('heading', { level: 2, name: 'My prompt skill' })).toBeVisible();
+    await pw(page.getByText('Unsaved changes')).toBeVisible();
+    await pw(editor).toContainText('Keep it under 100 words.');
+    await pw(page.getByRole('textbox', { name: 'Description' })).toHaveValue(
+      'Writes a short note to a named person about a topic.',
+    );
     await editor.click();
     await page.keyboard.press('Control+S');
     await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.1');
