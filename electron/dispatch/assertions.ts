@@ -45,7 +45,7 @@ export async function runAssertions(
       type: a.type,
       check: a.check,
       severity: a.severity,
-      description: a.description ?? describe(a),
+      description: a.description ?? describeAssertion(a),
     };
     try {
       results.push({ ...base, ...(await evaluate(a, text, output, deps)) });
@@ -152,7 +152,7 @@ function compile(schema: Record<string, unknown>): ValidateFunction | Error {
   return v;
 }
 
-function describe(a: Assertion): string {
+function describeAssertion(a: Assertion): string {
   switch (a.type) {
     case 'structural':
       return 'output matches a JSON Schema';
