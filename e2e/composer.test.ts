@@ -145,6 +145,18 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await pw(page.locator('.sc-head .sc-state').first()).toHaveText('Saved · 1.0.0');
     await pw(versions).toHaveCount(3);
 
+    // A second model variant of the template, edited side by side with the first.
+    await page.getByRole('tab', { name: 'Edit' }).click();
+    await page.getByRole('button', { name: 'Add model variant' }).click();
+    await page.getByLabel('Compare with another variant').selectOption({ label: 'any model' });
+    await pw(page.getByRole('textbox', { name: 'Content of Prompt (any model)' })).toContainText(
+      'Dear {{ name }}',
+    );
+    await pw(page.locator('.sc-state--ok')).toHaveText('Valid');
+    await page.getByRole('textbox', { name: 'Content of Prompt', exact: true }).scrollIntoViewIfNeeded();
+    await shoot('composer-variants-1440');
+    await page.getByRole('tab', { name: 'History' }).click();
+
     // The smaller window, both themes, on the editor and the history.
     await page.setViewportSize({ width: 1024, height: 700 });
     await shoot('composer-history-1024');

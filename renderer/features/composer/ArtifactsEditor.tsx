@@ -37,12 +37,14 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
       templates: st.validation.templates,
       select: st.selectArtifact,
       add: st.addArtifact,
+      addVariant: st.addVariant,
       remove: st.removeArtifact,
       move: st.moveArtifact,
       change: st.changeArtifact,
     })),
   );
   const [adding, setAdding] = useState<ArtifactKindName>('prompt_template');
+  const [compareKey, setCompareKey] = useState<string | null>(null);
   const arts = doc.draft.artifacts;
   const index = arts.findIndex((a) => a.key === s.selected);
   const a = index >= 0 ? arts[index]! : null;
@@ -51,6 +53,18 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
   const problems = useMemo<EditorProblem[]>(
     () => (tplError ? [{ message: tplError.message, line: tplError.line, column: tplError.column }] : []),
     [tplError],
+  );
+  // Other model variants of the selected prompt template, to edit side by side.
+  const siblings =
+    a?.kind === 'prompt_template'
+      ? arts.filter((x) => x.key !== a.key && x.kind === 'prompt_template' && x.name === a.name)
+      : [];
+  const other = siblings.find((x) => x.key === compareKey) ?? null;
+  const otherError = other ? s.templates[other.key] : undefined;
+  const otherProblems = useMemo<EditorProblem[]>(
+    () =>
+      otherError ? [{ message: otherError.message, line: otherError.line, column: otherError.column }] : [],
+    [otherError],
   );
   const vars = useMemo(
     () =>
@@ -199,23 +213,75 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               </span>
             )}
           </div>
-          <div
-            className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
-          >
-            <CodeEditor
-              value={a.content}
-              onChange={(v) => s.change(a.key, { content: v })}
-              language={languageOf(a.kind, a.name)}
-              label={`Content of ${a.name}`}
-              problems={problems}
-              testId="artifact-content"
-            />
-          </div>
-          {tplError && (
-            <p className="sc-issues sc-issues--tpl" role="status">
-              <Icon name="alert" /> {templateMessage(tplError)}
-            </p>
+          {a.kind === 'prompt_template' && (
+            <div className="sc-variants">
+              <button type="button" className="btn btn--small" onClick={() => s.addVariant(a.key)}>
+                <Icon name="copy" />
+                Add model variant
+              </button>
+              {siblings.length > 0 && (
+                <label className="sc-select">
+                  <span className="visually-hidden">Compare with another variant</span>
+                  <select value={other?.key ?? ''} onChange={(e) => setCompareKey(e.target.value || null)}>
+                    <option value="">Side by side with…</option>
+                    {siblings.map((x) => (
+                      <option key={x.key} value={x.key}>
+                        {x.model_variant || 'any model'}
+                      </option>
+                    ))}
+                  </select>
+                  <Icon name="chevronDown" />
+                </label>
+              )}
+            </div>
           )}
+          <div className={other ? 'sc-sidebyside' : undefined}>
+            <div className="sc-pane">
+              {other && <p className="sc-pane__label">{a.model_variant || 'any model'}</p>}
+              <div
+                className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
+              >
+                <CodeEditor
+                  value={a.content}
+                  onChange={(v) => s.change(a.key, { content: v })}
+                  language={languageOf(a.kind, a.name)}
+                  label={`Content of ${a.name}`}
+                  problems={problems}
+                  testId="artifact-content"
+                />
+              </div>
+              {tplError && (
+                <p className="sc-issues sc-issues--tpl" role="status">
+                  <Icon name="alert" /> {templateMessage(tplError)}
+                </p>
+              )}
+            </div>
+            {other && (
+              <div className="sc-pane">
+                <p className="sc-pane__label">
+                  {other.model_variant || 'any model'}
+                  <button type="button" className="linkish" onClick={() => s.select(other.key)}>
+                    Edit its settings
+                  </button>
+                </p>
+                <div className={`sc-code${otherError ? ' is-invalid' : ''}`}>
+                  <CodeEditor
+                    key={other.key}
+                    value={other.content}
+                    onChange={(v) => s.change(other.key, { content: v })}
+                    language="jinja"
+                    label={`Content of ${other.name} (${other.model_variant || 'any model'})`}
+                    problems={otherProblems}
+                  />
+                </div>
+                {otherError && (
+                  <p className="sc-issues sc-issues--tpl" role="status">
+                    <Icon name="alert" /> {templateMessage(otherError)}
+                  </p>
+                )}
+              </div>
+            )}
+          </div>
           <FieldIssues issues={artifactIssues(s.issues, index, 'content')} />
           <div className="sc-codehead">
             <span className="sc-label">Metadata (JSON)</span>

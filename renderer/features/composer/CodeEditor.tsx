@@ -138,16 +138,17 @@ const theme = EditorView.theme({
 
 function languageOf(lang: CodeLanguage): Extension {
   switch (lang) {
+    // Templates and Markdown are prose: their lines wrap; code and JSON scroll.
     case 'jinja':
-      return StreamLanguage.define(jinja2);
+      return [StreamLanguage.define(jinja2), EditorView.lineWrapping];
     case 'python':
       return python();
     case 'json':
       return [json(), linter(jsonParseLinter(), { delay: 300 })];
     case 'markdown':
-      return markdown();
+      return [markdown(), EditorView.lineWrapping];
     case 'text':
-      return [];
+      return EditorView.lineWrapping;
   }
 }
 

@@ -139,6 +139,7 @@ export type ComposerEvent =
   | { type: 'draft/field'; field: DraftField; value: string | boolean }
   | { type: 'draft/replaced'; draft: Draft }
   | { type: 'artifact/added'; kind: ArtifactKindName }
+  | { type: 'artifact/variant-added'; key: string }
   | { type: 'artifact/removed'; key: string }
   | { type: 'artifact/moved'; key: string; delta: -1 | 1 }
   | { type: 'artifact/changed'; key: string; patch: Partial<Omit<DraftArtifact, 'key' | 'extra'>> }
@@ -363,6 +364,23 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
       for (let n = 2; names.has(name); n++) name = `${KIND_DEFAULT_NAME[e.kind]} ${n}`;
       const a = { ...blankArtifact(e.kind, name), key: newArtifactKey() };
       return editDraft(s, (d) => ({ ...d, artifacts: [...d.artifacts, a] }), a.key);
+    }
+    case 'artifact/variant-added': {
+      const doc = openDoc(s);
+      const at = doc?.draft.artifacts.findIndex((a) => a.key === e.key) ?? -1;
+      if (!doc || at < 0) return s;
+      const src = doc.draft.artifacts[at]!;
+      const taken = new Set(
+        doc.draft.artifacts.filter((a) => a.name === src.name).map((a) => a.model_variant),
+      );
+      let variant = 'new-variant';
+      for (let n = 2; taken.has(variant); n++) variant = `new-variant-${n}`;
+      const copy: DraftArtifact = { ...src, key: newArtifactKey(), model_variant: variant, extra: {} };
+      return editDraft(
+        s,
+        (d) => ({ ...d, artifacts: [...d.artifacts.slice(0, at + 1), copy, ...d.artifacts.slice(at + 1)] }),
+        copy.key,
+      );
     }
     case 'artifact/removed': {
       const doc = openDoc(s);

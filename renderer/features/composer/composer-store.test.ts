@@ -141,6 +141,21 @@ describe('composerReducer', () => {
     ]);
   });
 
+  it('adds model variants of a template next to it, each with a free variant name', () => {
+    let s = opened();
+    const poem = openDoc(s)!.draft.artifacts[0]!.key;
+    s = run(s, { type: 'artifact/added', kind: 'approach' }, { type: 'artifact/variant-added', key: poem });
+    s = composerReducer(s, { type: 'artifact/variant-added', key: poem });
+    const arts = openDoc(s)!.draft.artifacts;
+    expect(arts.map((a) => [a.name, a.model_variant])).toEqual([
+      ['Poem', ''],
+      ['Poem', 'new-variant-2'],
+      ['Poem', 'new-variant'],
+      ['Instructions', ''],
+    ]);
+    expect(s.selected).toBe(arts[1]!.key);
+  });
+
   it('drops validation replies for an older edit and blocks saving on errors only', () => {
     let s = opened();
     const old = s.validation.seq;

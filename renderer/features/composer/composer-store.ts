@@ -72,6 +72,8 @@ export interface ComposerStore extends ComposerState {
   setField(field: DraftField, value: string | boolean): void;
   setScope(scope: SkillScope): void;
   addArtifact(kind: ArtifactKindName): void;
+  /** Copy a prompt template as another model variant of it. */
+  addVariant(key: string): void;
   removeArtifact(key: string): void;
   moveArtifact(key: string, delta: -1 | 1): void;
   changeArtifact(key: string, patch: Partial<Omit<DraftArtifact, 'key' | 'extra'>>): void;
@@ -369,6 +371,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         afterEdit();
       },
       addArtifact: (kind) => edit({ type: 'artifact/added', kind }),
+      addVariant: (key) => edit({ type: 'artifact/variant-added', key }),
       removeArtifact: (key) => edit({ type: 'artifact/removed', key }),
       moveArtifact: (key, delta) => edit({ type: 'artifact/moved', key, delta }),
       changeArtifact: (key, patch) => edit({ type: 'artifact/changed', key, patch }),
