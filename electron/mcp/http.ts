@@ -6,7 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CoreClient } from '../transport/in-process-client.js';
+import type { CoreClient } from '../transport/index.js';
 import { createSkillsMcpServer } from './server.js';
 
 /** A running HTTP endpoint. */

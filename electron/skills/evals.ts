@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import type { Skill } from '../store/skill-repository.js';
+import type { Skill } from '../store/index.js';
 
 /** Where a skill's evals live among its bundled files. */
 export const EVALS_PATH = 'evals/evals.json';

@@ -5,10 +5,7 @@
 import { createHash } from 'node:crypto';
 import { structuredPatch } from 'diff';
 import { AppError } from '../contract/errors.js';
-import type { Db } from '../store/db.js';
-import { skillNameKey } from '../store/index.js';
-import type { Skill } from '../store/skill-repository.js';
-import type { SkillStore } from '../store/stores.js';
+import { type Db, type Skill, type SkillStore, skillNameKey } from '../store/index.js';
 import { packageToRows, skillToPackage } from './convert.js';
 import { type SkillPackage, validatePackage } from './package-schema.js';
 

@@ -17,13 +17,9 @@ const KNOWN: readonly string[] = [
   'activation/skill-index.ts -> store/skill-name.js',
   'activation/skill-index.ts -> store/skill-repository.js',
   'activation/term-budget.ts -> store/db.js',
-  'chat/chat-store.ts -> activation/term-budget.js',
   'chat/chat-store.ts -> activation/text.js',
-  'chat/chat-store.ts -> store/db.js',
   'chat/engine.ts -> activation/phase1.js',
   'chat/engine.ts -> skills/catalog.js',
-  'cli/dispatch-commands.ts -> store/paths.js',
-  'host/workspace-session.ts -> store/db.js',
   'shell/secrets.ts -> host/secrets.js',
   'skills/agent-skill.ts -> store/skill-repository.js',
   'skills/catalog.ts -> store/skill-name.js',
@@ -38,11 +34,7 @@ const KNOWN: readonly string[] = [
   'skills/package-schema.ts -> store/skill-name.js',
   'skills/safe-path.ts -> store/skill-name.js',
   'skills/seed.ts -> store/stores.js',
-  'skills/versions.ts -> store/db.js',
-  'skills/versions.ts -> store/skill-repository.js',
-  'skills/versions.ts -> store/stores.js',
   'store/skill-repository.ts -> skills/package-schema.js',
-  'traces/trace-store.ts -> store/db.js',
 ];
 
 /** Write `files` (path under electron/ → source) into a fresh folder and check it. */
