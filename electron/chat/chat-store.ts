@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { termStats } from '../activation/term-budget.js';
+import { termStats } from '../activation/index.js';
 import { contentWords, stem, stemsOf } from '../activation/text.js';
 import type { ChatMessageView, ChatSessionView, ToolCallView } from '../contract/chat.js';
 import type { ErrorCode } from '../contract/errors.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/index.js';
 
 /** A chat session as stored: the contract's view without what only the host knows. */
 export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count'> & { message_count?: number };

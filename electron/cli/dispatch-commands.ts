@@ -6,7 +6,7 @@ import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
 import { createLlm, envKeySource, type Llm, llmConfigFromFlags, loadPriceTable } from '../llm/index.js';
-import { resolveHome } from '../store/paths.js';
+import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';

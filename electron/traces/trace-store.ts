@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TraceView } from '../contract/traces.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/index.js';
 
 /** One `skill_execution_traces` row, exactly the design's columns (the contract's view without the names it adds). */
 export type TraceRow = Omit<TraceView, 'skill_name' | 'artifact_name' | 'scope'> & { created_at: string };
