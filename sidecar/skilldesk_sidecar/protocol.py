@@ -7,6 +7,10 @@ sidecar -> Node   {"id": "n1", "type": "res", "result": ...} | {"id": "n1", "typ
 sidecar -> Node   {"type": "event", "parent": "n1", "event": E, "data": {...}}
 sidecar -> Node   {"id": "p1", "type": "req", "method": "lm.complete", "parent": "n1", "params": {...}}
 Node -> sidecar   {"id": "p1", "type": "res", "result": {...}} | {... "error": {...}}
+
+These are the messages of the main process's RPC peer (electron/rpc). The shapes of params,
+results and events are TypedDicts in ``shapes.py``; ``sidecar/protocol.json`` is generated from
+the TypeScript schemas and tests on both sides check they agree.
 """
 
 from __future__ import annotations
