@@ -24,7 +24,7 @@ describe('skilldesk render', () => {
     expect(ok).toMatchObject({ code: 0, stdout: 'Hi Ann #a #b\n' });
     const missing = await runCli(['render', join(dir, 't.j2'), '--context', '{"tags": []}']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/undefined value at line 1/);
+    expect(missing.stderr).toMatch(/"name" is not defined at line 1/);
     writeFileSync(join(dir, 'bad.j2'), 'ok\n{% if %}');
     const bad = await runCli(['--json', 'render', join(dir, 'bad.j2'), '--check']);
     expect(bad.code).toBe(2);

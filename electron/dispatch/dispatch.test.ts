@@ -122,7 +122,7 @@ describe('PromptEngine', () => {
   const engine = new PromptEngine();
   it('renders, and is strict about printing undefined variables while optional checks still work', () => {
     expect(engine.renderStr('Hi {{ name }}{% if x %}!{% endif %}', { name: 'Ann' })).toBe('Hi Ann');
-    expect(() => engine.renderStr('Hi {{ nope }}', {})).toThrow(/undefined value at line 1/);
+    expect(() => engine.renderStr('Hi {{ nope }}', {})).toThrow(/"nope" is not defined at line 1, column 7/);
     expect(() => engine.renderStr('{% if x %}{% endif %}', {}, { undefined: 'strict' })).toThrow(AppError);
     expect(engine.renderStr('[{{ x }}]', {}, { undefined: 'lenient' })).toBe('[]');
   });

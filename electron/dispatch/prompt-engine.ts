@@ -115,6 +115,19 @@ export function templateError(
   const { line, column } = locate(raw, name);
   const first = raw.split('\n')[0]!.replace(/\s*\(in [^)]*\)\s*$/, '');
   const where = line ? ` at line ${line}${column ? `, column ${column}` : ''}` : '';
+  if (code === 'TEMPLATE_RENDER' && /undefined value/.test(first)) {
+    // Name the variable: the excerpt underlines the expression that was undefined.
+    const expr = underlined(raw);
+    const variable = expr ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(expr)?.[0] : undefined;
+    if (variable) {
+      const used = expr !== variable ? ` (used as ${expr})` : '';
+      return new AppError(
+        code,
+        `template error: "${variable}" is not defined${used}${where}: pass it in the context, or write {{ ${expr} | default('') }} to make it optional`,
+        { line, column, template: name, variable },
+      );
+    }
+  }
   const hint =
     code === 'TEMPLATE_RENDER' && /undefined value/.test(first)
       ? ' (a variable the template uses was not provided; pass it in the context)'
@@ -128,6 +141,19 @@ export function templateError(
       template: name,
     },
   );
+}
+
+/** The source text the debug excerpt underlines with carets (`^^^^`), trimmed; null if none. */
+function underlined(message: string): string | null {
+  const lines = message.split('\n');
+  const srcIdx = lines.findIndex((l) => /^\s*\d+ > /.test(l));
+  if (srcIdx < 0) return null;
+  const src = lines[srcIdx]!;
+  const prefix = /^\s*\d+ > /.exec(src)![0].length;
+  const caret = /\^+/.exec(lines[srcIdx + 1] ?? '');
+  if (!caret || caret.index < prefix) return null;
+  const text = src.slice(caret.index, caret.index + caret[0].length).trim();
+  return text || null;
 }
 
 /** Read the line from `(in NAME:LINE)` and the column from the caret under the source excerpt. */
