@@ -145,6 +145,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
         const templates: Array<{
           artifact: string;
           ok: boolean;
+          variables?: string[];
           message?: string;
           line?: number;
           column?: number;
@@ -162,7 +163,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
             });
             templates.push(
               t.ok
-                ? { artifact: a.name, ok: true }
+                ? { artifact: a.name, ok: true, variables: t.variables ?? [] }
                 : { artifact: a.name, ok: false, message: t.message, line: t.line, column: t.column },
             );
           }
@@ -177,7 +178,13 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
       if (!report.ok) ctx.setExitCode(2);
       ctx.print(report, () =>
         report.ok
-          ? `${path}: valid`
+          ? [
+              `${path}: valid`,
+              ...report.templates.map(
+                (t) =>
+                  `  ${t.artifact}: variables ${t.variables?.length ? t.variables.join(', ') : '(none)'}`,
+              ),
+            ].join('\n')
           : [
               `${path}: not valid`,
               ...report.issues.map((i) => `  ${i.path}: ${i.message}`),

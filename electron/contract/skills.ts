@@ -290,7 +290,8 @@ export interface ValidationIssue {
 }
 /** Reply of `skills/validate`: problems are data, not errors. */
 export type ValidateRes =
-  | { ok: true }
+  /** `variables`: for a template, the variables it reads (see `PromptEngine.variables`). */
+  | { ok: true; variables?: string[] }
   | { ok: false; message: string; line?: number; column?: number; issues: ValidationIssue[] };
 
 /** `skills/import-packages`: several validated packages at once, all or nothing. */

@@ -610,3 +610,19 @@ describe('assertions', () => {
     }
   });
 });
+
+describe('PromptEngine.variables', () => {
+  it('lists the variables a template reads, branches and filters included, not its own names', () => {
+    const engine = new PromptEngine();
+    expect(engine.variables('Hi {{ user.name }} and {{ x | upper }}')).toEqual(['user', 'x']);
+    expect(engine.variables('{% if formal %}Dear {{ title }}{% else %}Hi {{ first }}{% endif %}')).toEqual([
+      'formal',
+      'title',
+      'first',
+    ]);
+    expect(engine.variables('{% for k, v in pairs %}{{ k }}={{ v }}{{ loop.index }}{% endfor %}')).toEqual([
+      'pairs',
+    ]);
+    expect(engine.variables('{% set n = 3 %}{{ n }} {{ "lit" }}')).toEqual([]);
+  });
+});

@@ -61,6 +61,50 @@ export class PromptEngine {
     }
   }
 
+  /**
+   * The variables a template reads, found by rendering it strictly with nothing defined, naming
+   * the variable each failure reports, giving it a truthy placeholder (so `{% if x %}` branches are
+   * explored too) and rendering again. minijinja-js has no `undeclared_variables`; this finds every
+   * variable on the paths a truthy context takes, in the order the template first reads them.
+   */
+  variables(template: string, maxRounds = 64): string[] {
+    const local = localNames(template);
+    const found: string[] = [];
+    const ctx: Record<string, unknown> = {};
+    for (let round = 0; round < maxRounds; round++) {
+      try {
+        this.renderStr(template, ctx, { undefined: 'strict', name: 'variables' });
+        break;
+      } catch (e) {
+        const details = (e as AppError).details ?? {};
+        const variable = typeof details.variable === 'string' ? details.variable : null;
+        if (!variable) break;
+        const path = typeof details.expression === 'string' ? details.expression.split('.') : [variable];
+        if (!found.includes(variable) && !local.has(variable)) found.push(variable);
+        // A placeholder that prints, iterates, compares and supports the attribute path used.
+        let node = ctx;
+        for (let i = 0; i < path.length - 1; i++) {
+          const key = path[i]!;
+          const next = node[key];
+          node[key] = next && typeof next === 'object' ? next : {};
+          node = node[key] as Record<string, unknown>;
+        }
+        const leaf = path[path.length - 1]!;
+        if (leaf in node) break; // no progress: stop rather than loop
+        node[leaf] = 'x';
+      }
+    }
+    // Filters accept undefined values without an error (`{{ x | upper }}`): add what the
+    // expressions start with, read lexically.
+    for (const m of template.matchAll(
+      /\{\{-?\s*([A-Za-z_]\w*)|\{%-?\s*(?:if|elif)\s+(?:not\s+)?([A-Za-z_]\w*)|\{%-?\s*for\s+[\w\s,]+?\s+in\s+([A-Za-z_]\w*)/g,
+    )) {
+      const name = m[1] ?? m[2] ?? m[3];
+      if (name && !local.has(name) && !RESERVED.has(name) && !found.includes(name)) found.push(name);
+    }
+    return found;
+  }
+
   /** Check a template's syntax without rendering it (the Composer's live validation). */
   validate(template: string, name = 'template'): TemplateCheck {
     const env = this.env();
@@ -124,7 +168,13 @@ export function templateError(
       return new AppError(
         code,
         `template error: "${variable}" is not defined${used}${where}: pass it in the context, or write {{ ${expr} | default('') }} to make it optional`,
-        { line, column, template: name, variable },
+        {
+          line,
+          column,
+          template: name,
+          variable,
+          ...(expr && /^[A-Za-z_][\w.]*$/.test(expr) ? { expression: expr } : {}),
+        },
       );
     }
   }
@@ -141,6 +191,44 @@ export function templateError(
       template: name,
     },
   );
+}
+
+/** Names a template reads that are not context variables. */
+const RESERVED = new Set([
+  'loop',
+  'true',
+  'false',
+  'none',
+  'True',
+  'False',
+  'None',
+  'range',
+  'namespace',
+  'dict',
+  'super',
+  'self',
+  'caller',
+  'varargs',
+  'kwargs',
+  'debug',
+  'not',
+]);
+
+/** Loop variables, `set` targets and macro names and parameters a template defines itself. */
+function localNames(template: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of template.matchAll(/\{%-?\s*for\s+([\w\s,]+?)\s+in\s/g)) {
+    for (const n of m[1]!.split(',')) if (n.trim()) out.add(n.trim());
+  }
+  for (const m of template.matchAll(/\{%-?\s*set\s+([A-Za-z_]\w*)/g)) out.add(m[1]!);
+  for (const m of template.matchAll(/\{%-?\s*macro\s+([A-Za-z_]\w*)\s*\(([^)]*)\)/g)) {
+    out.add(m[1]!);
+    for (const p of m[2]!.split(',')) {
+      const n = /^\s*([A-Za-z_]\w*)/.exec(p)?.[1];
+      if (n) out.add(n);
+    }
+  }
+  return out;
 }
 
 /** The source text the debug excerpt underlines with carets (`^^^^`), trimmed; null if none. */

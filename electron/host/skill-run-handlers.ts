@@ -92,7 +92,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     'skills/validate': (req) => {
       if (req.kind === 'template') {
         const r = engine.validate(req.source, req.name);
-        if (r.ok) return { ok: true };
+        if (r.ok) return { ok: true, variables: engine.variables(req.source) };
         return {
           ok: false,
           message: r.message,

@@ -131,7 +131,9 @@ describe('skill versions through the CLI', () => {
         artifacts: [{ kind: 'prompt_template', name: 'T', content: 'a\n{% if x %}' }],
       }),
     );
-    expect((await run('skills', 'validate', join(dir, 'ok.json'))).code).toBe(0);
+    const ok = await run('--json', 'skills', 'validate', join(dir, 'ok.json'));
+    expect(ok.code).toBe(0);
+    expect(ok.json().templates).toEqual([{ artifact: 'Greet', ok: true, variables: ['who'] }]);
     const schema = await run('--json', 'skills', 'validate', join(dir, 'schema.json'));
     expect(schema.code).toBe(2);
     expect(schema.json().issues[0].path).toMatch(/^artifacts\[0\]/);
