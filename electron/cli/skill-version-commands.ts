@@ -11,9 +11,7 @@ import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
-
-const scopeOption = (what: string) =>
-  new Option('--scope <scope>', what).choices(['workspace', 'account'] as SkillScope[]);
+import { scopeOption } from './skills-commands.js';
 
 /** The history and authoring commands of the `skills` group. */
 export function registerSkillVersionCommands(program: Command, ctx: CliContext): void {

@@ -17,7 +17,9 @@ export function positiveInt(name: string) {
   };
 }
 
-const scopeOption = (desc: string) => new Option('--scope <scope>', desc).choices(['workspace', 'account']);
+/** The `--scope workspace|account` option. */
+export const scopeOption = (desc: string) =>
+  new Option('--scope <scope>', desc).choices(['workspace', 'account']);
 
 /** `--scope workspace` without `--workspace` is a usage error (exit 2), not a missing skill. */
 function requireWorkspaceFor(ctx: CliContext, scope: SkillScope | undefined): void {

@@ -618,15 +618,26 @@ export class SandboxPool {
 
   // --- the snapshot cache: written by the app only, checked before every use ---------------------------
 
+  private snapshotFilesMemo:
+    | { bin: string; meta: string; runtimeHash: string; version: string }
+    | null
+    | undefined;
+
+  /** The cache files of this runtime (hashing the runtime sources once per pool, not per use). */
   private snapshotFiles(): { bin: string; meta: string; runtimeHash: string; version: string } | null {
-    if (!this.opts.cacheDir) return null;
+    if (this.snapshotFilesMemo !== undefined) return this.snapshotFilesMemo;
+    if (!this.opts.cacheDir) {
+      this.snapshotFilesMemo = null;
+      return null;
+    }
     const h = createHash('sha256');
     for (const f of ['worker.mjs', 'prelude.py', 'guard.mjs']) h.update(readFileSync(join(RUNTIME_DIR, f)));
     const version = JSON.parse(readFileSync(join(pyodideDir(), 'package.json'), 'utf8')).version as string;
     h.update(version).update(process.versions.v8);
     const runtimeHash = h.digest('hex').slice(0, 16);
     const base = join(this.opts.cacheDir, `pyodide-${version}-${runtimeHash}`);
-    return { bin: `${base}.snapshot`, meta: `${base}.json`, runtimeHash, version };
+    this.snapshotFilesMemo = { bin: `${base}.snapshot`, meta: `${base}.json`, runtimeHash, version };
+    return this.snapshotFilesMemo;
   }
 
   private readSnapshot(): Uint8Array | null {

@@ -171,25 +171,7 @@ def _is_jsproxy(o):
         return False
 
 
-_REMOVED_BUILTINS = (
-    "_ctypes",
-    "_posixsubprocess",
-    "_socket",
-    "_remote_debugging",
-    "_testcapi",
-    "_testinternalcapi",
-    "_testclinic",
-    "_testclinic_limited",
-    "_testlimitedcapi",
-    "_testbuffer",
-    "_xxtestfuzz",
-    "xxsubtype",
-    "_lsprof",
-    "faulthandler",
-)
-
-
-def _skilldesk_lockdown():
+def _skilldesk_lockdown(removed_builtins):
     """Cut every Python-side path to JavaScript, in each worker after Pyodide's bootstrap (the
     snapshot needs them alive): the import system's JS finder and loaders, module globals holding
     JS objects (webloop's scheduler, the package loader's table), the `js`/`pyodide_js` modules.
@@ -210,9 +192,10 @@ def _skilldesk_lockdown():
         if isinstance(d, dict):
             for k in [k for k, v in d.items() if _is_jsproxy(v)]:
                 del d[k]
-    for name in _REMOVED_BUILTINS:
+    # The names worker.mjs took out of CPython's table of built-ins before the snapshot.
+    for name in removed_builtins:
         sys.modules.pop(name, None)
-    sys.builtin_module_names = tuple(n for n in sys.builtin_module_names if n not in _REMOVED_BUILTINS)
+    sys.builtin_module_names = tuple(n for n in sys.builtin_module_names if n not in removed_builtins)
 
 
 sys.modules["_skilldesk_lockdown"] = _skilldesk_lockdown

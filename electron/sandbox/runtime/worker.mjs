@@ -116,7 +116,8 @@ function lockDown() {
   }
   runPython = py.runPython.bind(py);
   pyGlobals = py.globals;
-  runPython('_skilldesk_lockdown()');
+  // A JSON array of strings is a Python list literal.
+  runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
   // The public API object is what `pyodide_js` was: nothing of it stays usable.
   for (const key of Reflect.ownKeys(py)) {
     try {
