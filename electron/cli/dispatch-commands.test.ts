@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startLoopbackProvider } from '../llm/index.js';
@@ -119,6 +119,39 @@ describe('skilldesk run-skill and traces', () => {
       await runCli(['--home', home, '--json', 'traces', '--skill', 'meeting action items'])
     ).json().traces;
     expect(bySkill).toHaveLength(3);
+
+    const out = join(tempDir(), 'traces.jsonl');
+    const exported = await runCli([
+      '--home',
+      home,
+      '--json',
+      'traces',
+      'export',
+      '--session',
+      'sess-1',
+      '--out',
+      out,
+    ]);
+    expect(exported.json()).toEqual({ file: out, count: 2 });
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.artifact_kind).sort()).toEqual(['example', 'prompt_template']);
+    expect(lines.find((l) => l.artifact_kind === 'prompt_template')).toMatchObject({
+      trace_id: extract.trace_id,
+      skill: 'Meeting Action Items',
+      status: 'ok',
+      session_id: 'sess-1',
+      input_tokens: 50,
+    });
+    expect(lines.every((l) => typeof l.input === 'string' && typeof l.output === 'string')).toBe(true);
+    const stdout = await runCli(['--home', home, 'traces', 'export', '--skill', 'Meeting Action Items']);
+    expect(stdout.stdout.trim().split('\n')).toHaveLength(3);
+    const future = await runCli(['--home', home, 'traces', 'export', '--since', '2999-01-01']);
+    expect(future).toMatchObject({ code: 0, stdout: '' });
+    expect((await runCli(['--home', home, 'traces', 'export', '--status', 'fine'])).code).toBe(2);
+    expect((await runCli(['--home', home, 'traces', 'export', '--since', 'yesterday'])).code).toBe(2);
   });
 
   it('exits 1 with a clear message when no model is configured, and 2 on a bad --context', async () => {

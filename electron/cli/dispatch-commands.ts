@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
@@ -173,7 +173,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
     if (g.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);
   });
 
-  program
+  const traces = program
     .command('traces')
     .description('list skill execution traces, newest first')
     .option('--session <id>', 'only this session')
@@ -195,4 +195,53 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
           .join('\n');
       });
     });
+
+  // Issue 13: traces as a DSPy dataset.
+  traces
+    .command('export')
+    .description('write the matching traces as JSONL, oldest first: one DSPy example per line')
+    .option('--session <id>', 'only this session')
+    .option('--skill <name>', 'only this skill')
+    .option('--kind <kind>', 'only this artifact kind (prompt_template, code_template, …)')
+    .option('--status <status>', 'only ok, error or running traces')
+    .option('--since <date>', 'started on or after this date (2026-11-22 or an ISO instant)')
+    .option('--until <date>', 'started on or before this date')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(
+      async (o: {
+        session?: string;
+        skill?: string;
+        kind?: string;
+        status?: string;
+        since?: string;
+        until?: string;
+        out?: string;
+      }) => {
+        if (o.status !== undefined && !['ok', 'error', 'running'].includes(o.status))
+          throw new AppError(
+            'USAGE',
+            `--status must be ok, error or running, not ${JSON.stringify(o.status)}`,
+          );
+        const r = await withClient(ctx, (c) =>
+          c.invoke('traces/export', {
+            session_id: o.session,
+            skill: o.skill,
+            artifact_kind: o.kind,
+            status: o.status as 'ok' | 'error' | 'running' | undefined,
+            since: o.since,
+            until: o.until,
+          }),
+        );
+        if (o.out === undefined) {
+          ctx.io.stdout(r.jsonl);
+          return;
+        }
+        const file = resolve(o.out);
+        writeFileSync(file, r.jsonl);
+        ctx.print(
+          { file, count: r.count },
+          () => `Wrote ${r.count} trace${r.count === 1 ? '' : 's'} to ${file}`,
+        );
+      },
+    );
 }

@@ -1,8 +1,50 @@
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { TraceView } from '../contract/traces.js';
+import type { TraceExample, TraceFilter, TraceStatus, TraceTotals, TraceView } from '../contract/traces.js';
 import { type SkillStore, skillNameKey } from '../store/index.js';
-import { type TraceRow, TraceStore } from './trace-store.js';
+import { type TraceQuery, type TraceRow, TraceStore } from './trace-store.js';
+
+/** A filter date as an ISO instant: a bare date is its day's start (`since`) or the next day's (`until`). */
+export function instant(date: string, edge: 'start' | 'end'): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+    const d = new Date(`${date}T00:00:00.000Z`);
+    if (edge === 'end') d.setUTCDate(d.getUTCDate() + 1);
+    return d.toISOString();
+  }
+  const d = new Date(date);
+  // `until` with a time is inclusive of that instant.
+  return new Date(d.getTime() + (edge === 'end' ? 1 : 0)).toISOString();
+}
+
+/** What a trace ended as. */
+export function traceStatus(t: Pick<TraceView, 'error' | 'error_code' | 'completed_at'>): TraceStatus {
+  if (t.error !== null || t.error_code !== null) return 'error';
+  return t.completed_at === null ? 'running' : 'ok';
+}
+
+/** A trace as one line of a DSPy dataset (`dspy.Example(**row).with_inputs("input")`). */
+export function traceExample(t: TraceView): TraceExample {
+  return {
+    input: t.rendered_input ?? '',
+    output: t.raw_output ?? '',
+    skill: t.skill_name ?? t.skill_id,
+    artifact: t.artifact_name ?? t.artifact_id,
+    artifact_kind: t.artifact_kind,
+    status: traceStatus(t),
+    error: t.error,
+    error_code: t.error_code,
+    model: t.model_id,
+    input_tokens: t.input_tokens,
+    output_tokens: t.output_tokens,
+    estimated_cost: t.estimated_cost,
+    duration_ms: t.duration_ms,
+    assertions_run: t.assertions_run,
+    assertions_passed: t.assertions_passed,
+    trace_id: t.id,
+    session_id: t.session_id,
+    started_at: t.started_at,
+  };
+}
 
 /** What the traces slice needs. */
 export interface TracesHandlerDeps {
@@ -50,26 +92,68 @@ export function createTracesHandlers(deps: TracesHandlerDeps) {
     assertions_passed: t.assertions_passed,
   });
 
+  /** The store query of a filter (a skill name no skill has matches nothing). */
+  const queryOf = (f: TraceFilter, names: ReturnType<typeof namer>): TraceQuery => {
+    const wanted = f.skill === undefined ? undefined : skillNameKey(f.skill);
+    return {
+      session_id: f.session_id,
+      skill_ids: wanted
+        ? [...names.skills].filter(([, n]) => skillNameKey(n) === wanted).map(([id]) => id)
+        : undefined,
+      artifact_kind: f.artifact_kind,
+      status: f.status,
+      since: f.since === undefined ? undefined : instant(f.since, 'start'),
+      before: f.until === undefined ? undefined : instant(f.until, 'end'),
+    };
+  };
+
   return {
     'traces/list': (req) => {
       const stores = deps.catalog.get().stores();
       const names = namer(stores);
       const limit = req.limit ?? 100;
-      const wanted = req.skill === undefined ? undefined : skillNameKey(req.skill);
-      const skillIds = wanted
-        ? [...names.skills].filter(([, n]) => skillNameKey(n) === wanted).map(([id]) => id)
-        : [undefined];
+      const q = { ...queryOf(req, names), limit };
       const rows: TraceView[] = [];
+      const totals: TraceTotals = {
+        count: 0,
+        errors: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        estimated_cost: 0,
+        duration_ms: 0,
+      };
+      const sessions = new Set<string>();
+      const skills = new Set<string>();
+      const kinds = new Set<string>();
       for (const store of stores) {
         const traces = new TraceStore(store.db);
-        for (const skill_id of skillIds) {
-          for (const t of traces.list({ session_id: req.session_id, skill_id, limit })) {
-            rows.push(toView(t, store, names));
-          }
-        }
+        for (const t of traces.list(q)) rows.push(toView(t, store, names));
+        const sums = traces.totals(q);
+        for (const k of Object.keys(totals) as Array<keyof TraceTotals>) totals[k] += sums[k];
+        for (const v of traces.distinct('session_id')) sessions.add(v);
+        for (const v of traces.distinct('skill_id')) skills.add(names.skills.get(v) ?? v);
+        for (const v of traces.distinct('artifact_kind')) kinds.add(v);
       }
       rows.sort((a, b) => b.started_at.localeCompare(a.started_at));
-      return { traces: rows.slice(0, limit) };
+      const sorted = (s: Set<string>) => [...s].sort((a, b) => a.localeCompare(b));
+      return {
+        traces: rows.slice(0, limit),
+        totals,
+        facets: { session_ids: sorted(sessions), skills: sorted(skills), artifact_kinds: sorted(kinds) },
+      };
+    },
+
+    'traces/export': (req) => {
+      const stores = deps.catalog.get().stores();
+      const names = namer(stores);
+      const q = { ...queryOf(req, names), limit: -1 };
+      const rows: TraceView[] = [];
+      for (const store of stores) {
+        for (const t of new TraceStore(store.db).list(q, 'asc')) rows.push(toView(t, store, names));
+      }
+      rows.sort((a, b) => a.started_at.localeCompare(b.started_at));
+      const jsonl = rows.map((t) => `${JSON.stringify(traceExample(t))}\n`).join('');
+      return { jsonl, count: rows.length };
     },
 
     'traces/get': (req) => {

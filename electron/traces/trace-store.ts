@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TraceView } from '../contract/traces.js';
+import type { TraceStatus, TraceTotals, TraceView } from '../contract/traces.js';
 import type { Db } from '../store/index.js';
 
 /** One `skill_execution_traces` row, exactly the design's columns (the contract's view without the names it adds). */
@@ -28,11 +28,57 @@ export type TraceFinish = Partial<
   >
 >;
 
-/** Filters for listing traces. */
+/** Filters for listing traces (resolved: skill ids, ISO instants). */
 export interface TraceQuery {
   session_id?: string;
   skill_id?: string;
+  /** Any of these skills (an empty list matches nothing). */
+  skill_ids?: string[];
+  artifact_kind?: string;
+  status?: TraceStatus;
+  /** `started_at >= since` (ISO instant). */
+  since?: string;
+  /** `started_at < before` (ISO instant). */
+  before?: string;
   limit?: number;
+}
+
+/** Sums over the rows a query matches. */
+export type TraceSums = TraceTotals;
+
+function whereOf(q: TraceQuery): { sql: string; args: unknown[] } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (q.session_id) {
+    where.push('session_id = ?');
+    args.push(q.session_id);
+  }
+  if (q.skill_id) {
+    where.push('skill_id = ?');
+    args.push(q.skill_id);
+  }
+  if (q.skill_ids) {
+    where.push(q.skill_ids.length ? `skill_id IN (${q.skill_ids.map(() => '?').join(',')})` : '0');
+    args.push(...q.skill_ids);
+  }
+  if (q.artifact_kind) {
+    where.push('artifact_kind = ?');
+    args.push(q.artifact_kind);
+  }
+  if (q.status === 'error') where.push('(error IS NOT NULL OR error_code IS NOT NULL)');
+  else if (q.status === 'ok')
+    where.push('(completed_at IS NOT NULL AND error IS NULL AND error_code IS NULL)');
+  else if (q.status === 'running')
+    where.push('(completed_at IS NULL AND error IS NULL AND error_code IS NULL)');
+  if (q.since) {
+    where.push('started_at >= ?');
+    args.push(q.since);
+  }
+  if (q.before) {
+    where.push('started_at < ?');
+    args.push(q.before);
+  }
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args };
 }
 
 /**
@@ -100,20 +146,37 @@ export class TraceStore {
     return (this.stmts.get.get(id) as TraceRow | undefined) ?? null;
   }
 
-  /** Newest first, filtered. */
-  list(q: TraceQuery = {}): TraceRow[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (q.session_id) {
-      where.push('session_id = ?');
-      args.push(q.session_id);
-    }
-    if (q.skill_id) {
-      where.push('skill_id = ?');
-      args.push(q.skill_id);
-    }
-    const sql = `SELECT * FROM skill_execution_traces ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY started_at DESC, rowid DESC LIMIT ?`;
-    return this.db.prepare(sql).all(...args, q.limit ?? 100) as TraceRow[];
+  /** Newest first (oldest first with `order: 'asc'`), filtered. */
+  list(q: TraceQuery = {}, order: 'asc' | 'desc' = 'desc'): TraceRow[] {
+    const w = whereOf(q);
+    const dir = order === 'asc' ? 'ASC' : 'DESC';
+    const sql = `SELECT * FROM skill_execution_traces ${w.sql} ORDER BY started_at ${dir}, rowid ${dir} LIMIT ?`;
+    return this.db.prepare(sql).all(...w.args, q.limit ?? 100) as TraceRow[];
+  }
+
+  /** Sums over every row the query matches (its `limit` ignored). */
+  totals(q: TraceQuery = {}): TraceSums {
+    const w = whereOf(q);
+    const r = this.db
+      .prepare(
+        `SELECT count(*) AS count,
+          coalesce(sum(CASE WHEN error IS NOT NULL OR error_code IS NOT NULL THEN 1 ELSE 0 END), 0) AS errors,
+          coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+          coalesce(sum(estimated_cost), 0) AS estimated_cost, coalesce(sum(duration_ms), 0) AS duration_ms
+        FROM skill_execution_traces ${w.sql}`,
+      )
+      .get(...w.args) as TraceSums;
+    return r;
+  }
+
+  /** The distinct values of a column, for filter pickers. */
+  distinct(column: 'session_id' | 'skill_id' | 'artifact_kind'): string[] {
+    return (
+      this.db
+        .prepare(`SELECT DISTINCT ${column} AS v FROM skill_execution_traces ORDER BY v`)
+        .all() as Array<{
+        v: string;
+      }>
+    ).map((r) => r.v);
   }
 }
