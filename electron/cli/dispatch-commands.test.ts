@@ -120,7 +120,7 @@ describe('skilldesk run-skill and traces', () => {
     ).json().traces;
     expect(bySkill).toHaveLength(3);
 
-    const out = join(tempDir(), 'traces.jsonl');
+    const jsonlFile = join(tempDir(), 'traces.jsonl');
     const exported = await runCli([
       '--home',
       home,
@@ -130,10 +130,10 @@ describe('skilldesk run-skill and traces', () => {
       '--session',
       'sess-1',
       '--out',
-      out,
+      jsonlFile,
     ]);
-    expect(exported.json()).toEqual({ file: out, count: 2 });
-    const lines = readFileSync(out, 'utf8')
+    expect(exported.json()).toEqual({ file: jsonlFile, count: 2 });
+    const lines = readFileSync(jsonlFile, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
