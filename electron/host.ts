@@ -5,20 +5,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createActivationHandlers } from './activation/index.js';
 import { createChatHandlers } from './chat/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
-import { createCodeHandlers } from './dispatch/index.js';
+import { createCodeHandlers, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
-import { createFileSecretStore, type SecretStore } from './host/secrets.js';
-import { createProviderSettings } from './host/settings-handlers.js';
-import { createSkillRunHandlers } from './host/skill-run-handlers.js';
-import { createSkillsHandlers } from './host/skills-handlers.js';
 import { openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
 import type { SpawnSandboxProcess } from './sandbox/index.js';
+import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
-import { limitsFrom } from './skills/index.js';
+import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
 import { createTracesHandlers } from './traces/index.js';
 
@@ -147,7 +145,8 @@ export function createHost(deps: HostDeps): Host {
   const limits = limitsFrom(deps.env);
 
   const handlers: Handlers = {
-    ...createSkillsHandlers({ catalog, events, limits, now }),
+    ...createSkillsHandlers({ catalog, events, limits }),
+    ...createActivationHandlers({ catalog, now }),
     ...createSkillRunHandlers({ session, events, limits, llm, now }),
     ...appHandlers,
     ...chat.handlers,

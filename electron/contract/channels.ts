@@ -12,11 +12,15 @@ import type { z } from 'zod';
 import { type AppChannels, appRequestSchemas } from './app.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
 import { type CodeChannels, codeRequestSchemas } from './code.js';
+// Issue 12: the Composer agent.
+import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } from './composer.js';
 import type { AppErrorData } from './errors.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import { type SkillsChannels, type SkillsEvents, skillsRequestSchemas } from './skills.js';
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
+// Issue 16: MCP servers and tool approvals.
+import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
 export type Channels = SkillsChannels &
@@ -25,7 +29,9 @@ export type Channels = SkillsChannels &
   TracesChannels &
   SettingsChannels &
   CodeChannels &
-  SidecarChannels;
+  SidecarChannels &
+  ComposerChannels & // issue 12
+  ToolsChannels; // issue 16
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -34,7 +40,7 @@ export type Req<C extends Channel> = Channels[C]['req'];
 export type Res<C extends Channel> = Channels[C]['res'];
 
 /** Every event the main process pushes: `'capability/noun-past': payload`. */
-export type Events = SkillsEvents & ChatEvents & SettingsEvents;
+export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & ToolsEvents; // ComposerEvents: issue 12; ToolsEvents: issue 16
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
@@ -52,6 +58,12 @@ export const EVENT_NAMES = [
   'chat/turn-finished',
   'chat/sessions-changed',
   'settings/changed',
+  'composer/round-finished', // issue 12
+  // issue 16
+  'tools/approval-requested',
+  'tools/approval-settled',
+  'tools/call-progressed',
+  'tools/server-status-changed',
 ] as const satisfies readonly EventName[];
 // Fails to compile when an event is added to `Events` but not to EVENT_NAMES.
 const _allEventsListed: Exclude<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
@@ -72,6 +84,8 @@ export const requestSchemas = {
   ...settingsRequestSchemas,
   ...codeRequestSchemas,
   ...sidecarRequestSchemas,
+  ...composerRequestSchemas, // issue 12
+  ...toolsRequestSchemas, // issue 16
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */
@@ -103,6 +117,13 @@ export type Unsubscribe = () => void;
 /** Where events are published in the main process and subscribed to by transports. */
 export interface EventSource {
   subscribe<E extends EventName>(event: E, cb: (payload: EventPayload<E>) => void): Unsubscribe;
+}
+
+/** An in-process event bus: handler slices emit, transports subscribe. */
+export interface EventHub extends EventSource {
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** Drop every listener. */
+  clear(): void;
 }
 
 /** What the renderer sees (`window.skilldesk` in Electron; the same over WebSocket). */

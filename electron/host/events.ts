@@ -1,11 +1,6 @@
-import type { EventName, EventPayload, EventSource, Unsubscribe } from '../contract/channels.js';
+import type { EventHub, EventName, Unsubscribe } from '../contract/channels.js';
 
-/** An in-process event bus: handler slices emit, transports subscribe. */
-export interface EventHub extends EventSource {
-  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** Drop every listener. */
-  clear(): void;
-}
+export type { EventHub };
 
 /**
  * Create an event hub. A throwing listener is reported to `onListenerError` and does not stop

@@ -10,11 +10,14 @@ import { createSkillRuntime, type SkillRuntime, sidecarLm } from '../dispatch/in
 import type { Llm } from '../llm/index.js';
 import type { SpawnSandboxProcess } from '../sandbox/index.js';
 import { createSidecarClient, type SidecarClient } from '../sidecar-client/index.js';
-import { openCatalog, type SkillCatalog } from '../skills/index.js';
-import { type Db, resolveHome, type Scope, type SkillStore } from '../store/index.js';
+import { type CatalogRef, openCatalog, type SkillCatalog } from '../skills/index.js';
+
+export type { CatalogRef };
+
+import { allowsInProcessIsolation } from '../settings/index.js';
+import { type Db, resolveHome, type SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
 import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
-import { allowsInProcessIsolation } from './settings-file.js';
 
 /** Where the stores live. */
 export interface WorkspaceLocation {
@@ -35,15 +38,6 @@ export interface WorkspaceSessionDeps {
   resourcesPath?: string;
   /** Override the skill runtime (tests). */
   createRuntime?: typeof createSkillRuntime;
-}
-
-/** The open catalog, which may be reopened (to create the workspace store on its first write). */
-export interface CatalogRef {
-  get(): SkillCatalog;
-  /** The catalog with the store of `scope` open (created if it has no file yet). */
-  withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
-  /** True when a workspace folder is configured (its store may not exist yet). */
-  hasWorkspace(): boolean;
 }
 
 /** An open workspace. */

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { safeStorage } from 'electron';
 import { AppError } from '../contract/errors.js';
-import { type SecretStore, writePrivateFile } from '../host/secrets.js';
+import { type SecretStore, writePrivateFile } from '../settings/index.js';
 
 /** The encrypted secrets file under the account folder. */
 export const KEYCHAIN_SECRETS_FILE = 'secrets.enc';

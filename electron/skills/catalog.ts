@@ -79,3 +79,12 @@ export class SkillCatalog {
     this.account.close();
   }
 }
+
+/** The open catalog, which may be reopened (to create the workspace store on its first write). */
+export interface CatalogRef {
+  get(): SkillCatalog;
+  /** The catalog with the store of `scope` open (created if it has no file yet). */
+  withStore(scope: Scope): { catalog: SkillCatalog; store: SkillStore };
+  /** True when a workspace folder is configured (its store may not exist yet). */
+  hasWorkspace(): boolean;
+}

@@ -20,7 +20,6 @@ const KNOWN: readonly string[] = [
   'chat/chat-store.ts -> activation/text.js',
   'chat/engine.ts -> activation/phase1.js',
   'chat/engine.ts -> skills/catalog.js',
-  'shell/secrets.ts -> host/secrets.js',
   'skills/agent-skill.ts -> store/skill-repository.js',
   'skills/catalog.ts -> store/skill-name.js',
   'skills/catalog.ts -> store/skill-repository.js',

@@ -1,5 +1,9 @@
-import type { HandlersFor } from '../contract/channels.js';
+import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
+import type { Scope, SkillStore } from '../store/index.js';
+import type { SkillCatalog } from './catalog.js';
+import { skillToPackage } from './convert.js';
+import type { SkillPackage } from './package-schema.js';
 import {
   diffPackages,
   forkSkill,
@@ -7,13 +11,8 @@ import {
   packageHash,
   readVersion,
   restoreVersion,
-  type SkillCatalog,
-  type SkillPackage,
   savePackage,
-  skillToPackage,
-} from '../skills/index.js';
-import type { Scope, SkillStore } from '../store/index.js';
-import type { EventHub } from './events.js';
+} from './versions.js';
 
 /** The `skills/*` channels of a skill's history. */
 export type SkillVersionChannel =

@@ -4,21 +4,30 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { HandlersFor } from '../contract/channels.js';
+import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
-import { type DispatchResult, PromptEngine } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
-import { parseDspyModuleContent } from '../sidecar-client/index.js';
-import type { ImportLimits } from '../skills/index.js';
-import type { EventHub } from './events.js';
-import { createSkillEvalHandlers } from './skill-eval-handlers.js';
-import { parsePackageInput, resolveOrThrow } from './skills-handlers.js';
-import type { WorkspaceSession } from './workspace-session.js';
+import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
+import { type CatalogRef, type ImportLimits, parsePackageInput, resolveOrThrow } from '../skills/index.js';
+import type { SkillStore } from '../store/index.js';
+import { createSkillEvalHandlers } from './eval-handlers.js';
+import { PromptEngine } from './prompt-engine.js';
+import type { SkillRuntime } from './runtime.js';
+import type { DispatchResult } from './types.js';
+
+/** The part of an open workspace session that runs skills. */
+export interface SkillRunSession {
+  workspace: string | undefined;
+  catalog: CatalogRef;
+  /** The skill runtime whose traces go to `store`. */
+  runtime(store: SkillStore): SkillRuntime;
+  sidecar(): SidecarClient;
+}
 
 /** What the run slice needs. */
 export interface SkillRunHandlerDeps {
-  session: WorkspaceSession;
+  session: SkillRunSession;
   events: EventHub;
   limits: ImportLimits;
   /** The model of the next run, or null when none is configured. */

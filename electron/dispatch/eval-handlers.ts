@@ -3,8 +3,13 @@ import type { CallContext, HandlersFor } from '../contract/channels.js';
 import { isAppError } from '../contract/errors.js';
 import type { EvalResultView, RunSkillReq, RunSkillRes } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
-import { evalContext, readSkillEvals, type SkillCatalog, type SkillEval } from '../skills/index.js';
-import { resolveOrThrow } from './skills-handlers.js';
+import {
+  evalContext,
+  readSkillEvals,
+  resolveOrThrow,
+  type SkillCatalog,
+  type SkillEval,
+} from '../skills/index.js';
 
 /** What the eval slice needs. */
 export interface SkillEvalHandlerDeps {

@@ -1,4 +1,4 @@
-import type { HandlersFor } from '../contract/channels.js';
+import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, isAppError } from '../contract/errors.js';
 import type {
   GetSettingsRes,
@@ -17,7 +17,6 @@ import {
   type ProviderId,
 } from '../llm/index.js';
 import { sandboxIsolation } from '../sandbox/index.js';
-import type { EventHub } from './events.js';
 import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
 import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
 

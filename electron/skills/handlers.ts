@@ -1,31 +1,21 @@
-import { explainMatch, matchSkills, syncSkillIndexes } from '../activation/index.js';
-import type { HandlersFor } from '../contract/channels.js';
+import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
-import {
-  type CatalogEntry,
-  exportJson,
-  formatBytes,
-  type ImportLimits,
-  importPackages,
-  recordVersion,
-  type SkillCatalog,
-  skillSlug,
-  skillToAgentFiles,
-  validatePackage,
-} from '../skills/index.js';
 import type { Scope, Skill } from '../store/index.js';
-import type { EventHub } from './events.js';
-import { createSkillVersionHandlers, type SkillVersionChannel } from './skill-version-handlers.js';
-import type { CatalogRef } from './workspace-session.js';
+import { skillSlug, skillToAgentFiles } from './agent-skill.js';
+import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
+import { exportJson } from './export.js';
+import { importPackages } from './import.js';
+import { formatBytes, type ImportLimits } from './limits.js';
+import { validatePackage } from './package-schema.js';
+import { createSkillVersionHandlers, type SkillVersionChannel } from './version-handlers.js';
+import { recordVersion } from './versions.js';
 
 /** What the skills slice needs. */
 export interface SkillsHandlerDeps {
   catalog: CatalogRef;
   events: EventHub;
   limits: ImportLimits;
-  /** Monotonic milliseconds, for `took_ms`. */
-  now: () => number;
 }
 
 function toListItem(e: CatalogEntry): SkillListItem {
@@ -160,24 +150,6 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       return { skill: toDetail(found.skill, entry) };
     },
 
-    'skills/match': (req) => {
-      const c = catalog.get();
-      const t0 = deps.now();
-      syncSkillIndexes(c);
-      const t = deps.now();
-      const ms = (x: number) => Math.round(x * 1000) / 1000;
-      if (req.explain || req.explain_skill !== undefined) {
-        const { matches, ...explain } = explainMatch(c, req.message, {
-          limit: req.limit ?? 5,
-          skill: req.explain_skill,
-          skill_scope: req.explain_scope,
-        });
-        return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0), explain };
-      }
-      const matches = matchSkills(c, req.message, { limit: req.limit ?? 5 });
-      return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
-    },
-
     'skills/import-package': (req) => {
       const file = req.file_name?.trim() || 'package.json';
       const pkg = parsePackageInput(req.package, file, deps.limits);
@@ -253,11 +225,11 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
           : {}),
       };
     },
-  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel | SkillVersionChannel> &
+  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel | SkillVersionChannel | 'skills/match'> &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
 
-/** The `skills/*` channels that execute something (see `skill-run-handlers.ts`). */
+/** The `skills/*` channels that execute something (see `dispatch/skill-run-handlers.ts`). */
 type SkillRunChannel =
   | 'skills/render'
   | 'skills/validate'

@@ -1,0 +1,3 @@
+export * from './handlers.js';
+export * from './secrets.js';
+export * from './settings-file.js';
