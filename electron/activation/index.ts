@@ -2,3 +2,4 @@ export * from './handlers.js';
 export * from './phase1.js';
 export * from './skill-index.js';
 export * from './term-budget.js';
+export * from './text.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SkillCatalog } from '../skills/catalog.js';
 import { packageToRows } from '../skills/convert.js';
+import { SkillCatalog } from '../skills/index.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
-import { openStore, type SkillStore } from '../store/stores.js';
+import { openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { explainMatch, matchSkills } from './phase1.js';
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SkillCatalog } from '../skills/catalog.js';
 import { packageToRows } from '../skills/convert.js';
+import { SkillCatalog } from '../skills/index.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
-import { openDatabase } from '../store/db.js';
-import { openStore, type SkillStore } from '../store/stores.js';
+import { openDatabase, openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { buildFtsQuery, explainMatch, matchSkills } from './phase1.js';
 import { termStats } from './term-budget.js';

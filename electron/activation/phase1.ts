@@ -1,7 +1,6 @@
-import type { SkillCatalog } from '../skills/catalog.js';
-import { skillNameKey } from '../store/skill-name.js';
-import { normalizePhrase } from '../store/skill-repository.js';
-import type { Scope } from '../store/stores.js';
+import type { SkillCatalog } from '../skills/index.js';
+import type { Scope } from '../store/index.js';
+import { normalizePhrase, skillNameKey } from '../store/index.js';
 import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
 import { corrections } from './spelling.js';
 import { expandSynonyms } from './synonyms.js';

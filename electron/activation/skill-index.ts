@@ -1,6 +1,5 @@
-import type { Db } from '../store/db.js';
-import { skillNameKey } from '../store/skill-name.js';
-import { normalizePhrase } from '../store/skill-repository.js';
+import type { Db } from '../store/index.js';
+import { normalizePhrase, skillNameKey } from '../store/index.js';
 import { STOPWORDS, stem, words } from './text.js';
 
 /**

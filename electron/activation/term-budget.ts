@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/index.js';
 
 /** Default work budget: how many index entries one query may score. */
 export const DEFAULT_POSTINGS_BUDGET = 3000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactDispatcher, RunSkillOptions } from '../dispatch/index.js';
-import { SkillCatalog } from '../skills/catalog.js';
 import { importPackages } from '../skills/import.js';
+import { SkillCatalog } from '../skills/index.js';
 import { validatePackage } from '../skills/package-schema.js';
 import { openStore } from '../store/stores.js';
 import { smallPackage, tempDir } from '../test-support/index.js';

@@ -26,6 +26,10 @@ export const ARTIFACT_KINDS = [
 /** An artifact kind. */
 export type ArtifactKindName = (typeof ARTIFACT_KINDS)[number];
 
+/** Where a skill came from. */
+export const SKILL_SOURCES = ['system', 'community', 'user'] as const;
+export type SkillSource = (typeof SKILL_SOURCES)[number];
+
 /** The indexed fields of a skill a message can match (phase-1 activation). */
 export const MATCH_FIELDS = [
   'exact_trigger',
@@ -54,7 +58,7 @@ export interface SkillListItem {
   name: string;
   scope: SkillScope;
   version: string;
-  source: 'system' | 'community' | 'user';
+  source: SkillSource;
   description: string;
   tags: string[];
   author: string | null;
@@ -291,7 +295,8 @@ export interface ValidationIssue {
 /** Reply of `skills/validate`: problems are data, not errors. */
 export type ValidateRes =
   /** `variables`: for a template, the variables it reads (see `PromptEngine.variables`). */
-  | { ok: true; variables?: string[] }
+  /** `warnings`: for a package, problems that do not block a save (a JSON Schema that does not compile). */
+  | { ok: true; variables?: string[]; warnings?: ValidationIssue[] }
   | { ok: false; message: string; line?: number; column?: number; issues: ValidationIssue[] };
 
 /** `skills/import-packages`: several validated packages at once, all or nothing. */
@@ -632,3 +637,56 @@ export interface SkillsEvents {
     total: number;
   };
 }
+
+// Issue 11: importing what is dropped on the Composer (JSON packages, Agent Skills folders, zips).
+/** Most bytes of base64 one `skills/import-files` call carries (the import limits apply on top). */
+export const MAX_DROPPED_BASE64 = 64 * 1024 * 1024;
+
+/** `skills/import-files`: dropped or picked files, sorted into packages and imported all or nothing. */
+export const ImportFilesReqSchema = z
+  .object({
+    files: z
+      .array(
+        z
+          .object({
+            /** Relative to what was dropped: `a.json`, `tone-check/SKILL.md`, `skills.zip`. */
+            path: z.string().trim().min(1).max(1000),
+            data_base64: z.string().max(MAX_DROPPED_BASE64, 'is too large'),
+          })
+          .strict(),
+      )
+      .min(1, 'must hold at least one file')
+      .max(2000),
+    scope: ScopeSchema.optional(),
+    force: z.boolean().optional(),
+  })
+  .strict();
+/** Request of `skills/import-files`. */
+export type ImportFilesReq = z.infer<typeof ImportFilesReqSchema>;
+/** What an import of dropped files did to one package. */
+export interface DroppedPackageOutcome {
+  /** The file, folder or `zip:entry` the package came from. */
+  source: string;
+  name: string | null;
+  outcome: 'created' | 'updated' | 'unchanged' | 'refused' | 'not_imported';
+  version?: string;
+  previous_version?: string;
+  /** Why it was refused or not imported. */
+  reason?: string;
+  /** Problems at JSON paths (refused packages). */
+  issues: ValidationIssue[];
+  /** What did not stop the import: an Agent Skills name off the standard, a schema that does not compile. */
+  warnings: ValidationIssue[];
+}
+/** Reply of `skills/import-files`: one row per package; `written` false when any was refused. */
+export interface ImportFilesRes {
+  written: boolean;
+  scope: SkillScope;
+  packages: DroppedPackageOutcome[];
+}
+/** The channels of issue 11's import of dropped files. */
+export type SkillFilesChannels = {
+  'skills/import-files': { req: ImportFilesReq; res: ImportFilesRes };
+};
+/** Request schemas of {@link SkillFilesChannels}. */
+export const skillFilesRequestSchemas = { 'skills/import-files': ImportFilesReqSchema };

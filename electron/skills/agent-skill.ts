@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import type { Skill } from '../store/skill-repository.js';
+import type { Skill } from '../store/index.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
 import {

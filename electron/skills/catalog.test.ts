@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../store/stores.js';
+import { openStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { SkillCatalog } from './catalog.js';
 import { packageToRows } from './convert.js';

@@ -1,6 +1,5 @@
-import { skillNameKey } from '../store/skill-name.js';
-import type { Skill, SkillSummary } from '../store/skill-repository.js';
-import type { Scope, SkillStore } from '../store/stores.js';
+import type { Scope, Skill, SkillStore, SkillSummary } from '../store/index.js';
+import { skillNameKey } from '../store/index.js';
 
 /** A skill as the merged catalog shows it. */
 export interface CatalogEntry extends SkillSummary {

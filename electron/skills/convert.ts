@@ -1,4 +1,4 @@
-import { type ArtifactInput, newId, type Skill, type SkillInput } from '../store/skill-repository.js';
+import { type ArtifactInput, newId, type Skill, type SkillInput } from '../store/index.js';
 import type { SkillPackage } from './package-schema.js';
 
 /** Turn a validated package into store rows. `skillId` keeps an existing skill's identity on update. */

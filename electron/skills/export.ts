@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import type { Skill } from '../store/skill-repository.js';
+import type { Skill } from '../store/index.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
 import { assertPortablePaths, safeRelativePath } from './safe-path.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { isAppError } from '../contract/errors.js';
-import { openStore, type SkillStore } from '../store/stores.js';
+import { openStore, type SkillStore } from '../store/index.js';
 import { smallPackage, tempDir } from '../test-support/index.js';
 import { skillSlug } from './agent-skill.js';
 import { SkillCatalog } from './catalog.js';

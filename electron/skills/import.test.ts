@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { isAppError } from '../contract/errors.js';
-import { openStore, type SkillStore } from '../store/stores.js';
+import { openStore, type SkillStore } from '../store/index.js';
 import { consistencyCheckerExample, snapshotDir, tempDir, VALID_STATE_BLOB } from '../test-support/index.js';
 import { splitFrontmatter } from './agent-skill.js';
 import { exportAgentSkill, exportJson } from './export.js';

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import { skillNameKey } from '../store/skill-name.js';
-import type { SkillStore } from '../store/stores.js';
+import type { SkillStore } from '../store/index.js';
+import { skillNameKey } from '../store/index.js';
 import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
 import { packageToRows } from './convert.js';
 import { formatBytes, type ImportLimits } from './limits.js';

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import { resolveHome } from '../store/paths.js';
-import { openStore } from '../store/stores.js';
+import { openStore, resolveHome } from '../store/index.js';
 import { SkillCatalog } from './catalog.js';
 import { seedAccountStore } from './seed.js';
 

@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { ARTIFACT_KINDS, type ArtifactKindName } from '../contract/skills.js';
-import { skillNameProblem } from '../store/skill-name.js';
+import {
+  ARTIFACT_KINDS,
+  type ArtifactKindName,
+  SKILL_SOURCES,
+  type SkillSource,
+} from '../contract/skills.js';
+import { skillNameProblem } from '../store/index.js';
 import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
 
-export { ARTIFACT_KINDS };
+export { ARTIFACT_KINDS, SKILL_SOURCES, type SkillSource };
 /** One artifact kind (defined in the contract). */
 export type ArtifactKind = ArtifactKindName;
 
-/** Where a skill came from. */
-export const SKILL_SOURCES = ['system', 'community', 'user'] as const;
-export type SkillSource = (typeof SKILL_SOURCES)[number];
 const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;

@@ -1,5 +1,5 @@
 import { AppError } from '../contract/errors.js';
-import { codePointLabel, skillNameKey } from '../store/skill-name.js';
+import { codePointLabel, skillNameKey } from '../store/index.js';
 
 /**
  * Check a path taken from a package (zip entry, bundled file, artifact name used as a file name)

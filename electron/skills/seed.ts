@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../contract/errors.js';
-import type { SkillStore } from '../store/stores.js';
+import type { SkillStore } from '../store/index.js';
 import { packageToRows } from './convert.js';
 import { type SkillPackage, validatePackage } from './package-schema.js';
 import { compareVersions } from './version.js';

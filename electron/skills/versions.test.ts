@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../contract/channels.js';
-import { openDatabase } from '../store/db.js';
+import { openDatabase } from '../store/index.js';
 import { quietLogger, runCli, tempDir, testHost } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../contract/errors.js';
-import type { ArtifactKind, SkillSource } from '../skills/package-schema.js';
+import type { ArtifactKindName as ArtifactKind, SkillSource } from '../contract/skills.js';
 import type { Db } from './db.js';
 import { skillNameKey } from './skill-name.js';
 

@@ -8,33 +8,7 @@ import { PROJECT_ROOT, tempDir } from './index.js';
  * Imports of other capabilities' internals that predate the rule. The list only shrinks: a new
  * violation fails the test, and so does an entry that no longer occurs (remove it when fixed).
  */
-const KNOWN: readonly string[] = [
-  'activation/phase1.ts -> skills/catalog.js',
-  'activation/phase1.ts -> store/skill-name.js',
-  'activation/phase1.ts -> store/skill-repository.js',
-  'activation/phase1.ts -> store/stores.js',
-  'activation/skill-index.ts -> store/db.js',
-  'activation/skill-index.ts -> store/skill-name.js',
-  'activation/skill-index.ts -> store/skill-repository.js',
-  'activation/term-budget.ts -> store/db.js',
-  'chat/chat-store.ts -> activation/text.js',
-  'chat/engine.ts -> activation/phase1.js',
-  'chat/engine.ts -> skills/catalog.js',
-  'skills/agent-skill.ts -> store/skill-repository.js',
-  'skills/catalog.ts -> store/skill-name.js',
-  'skills/catalog.ts -> store/skill-repository.js',
-  'skills/catalog.ts -> store/stores.js',
-  'skills/convert.ts -> store/skill-repository.js',
-  'skills/export.ts -> store/skill-repository.js',
-  'skills/import.ts -> store/skill-name.js',
-  'skills/import.ts -> store/stores.js',
-  'skills/open.ts -> store/paths.js',
-  'skills/open.ts -> store/stores.js',
-  'skills/package-schema.ts -> store/skill-name.js',
-  'skills/safe-path.ts -> store/skill-name.js',
-  'skills/seed.ts -> store/stores.js',
-  'store/skill-repository.ts -> skills/package-schema.js',
-];
+const KNOWN: readonly string[] = [];
 
 /** Write `files` (path under electron/ → source) into a fresh folder and check it. */
 function check(files: Record<string, string>) {
