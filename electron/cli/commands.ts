@@ -1,5 +1,6 @@
 // The command groups of `skilldesk`, in the order `--help` lists them. Each capability adds one line.
 import { registerChatCommands } from './chat-commands.js';
+import { registerComposeCommands } from './compose-commands.js';
 import type { RegisterCommands } from './context.js';
 import { registerDispatchCommands } from './dispatch-commands.js';
 import { registerLlmCommands } from './llm-commands.js';
@@ -21,6 +22,7 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerServeCommands,
   registerChatCommands,
   registerOptimizeCommands,
+  registerComposeCommands,
   registerSkillVersionCommands,
   registerMcpCommands,
 ];

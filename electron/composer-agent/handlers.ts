@@ -1,0 +1,128 @@
+/** The `composer/*` channels: create and refine a draft with the agent, merge accepted changes. */
+import type { EventHub, HandlersFor } from '../contract/channels.js';
+import { DEFAULT_REPAIR_ROUNDS } from '../contract/composer.js';
+import { AppError } from '../contract/errors.js';
+import { PromptEngine } from '../dispatch/index.js';
+import type { Llm } from '../llm/index.js';
+import type { SkillCatalog } from '../skills/index.js';
+import { loadAgentPrompts, renderPrompt, runAgent } from './agent.js';
+import { applyChanges, diffDrafts } from './changes.js';
+import { answerFromDraft, type Draft } from './draft.js';
+import { type CodeDryRunner, validateDraft } from './validate.js';
+
+/** What the composer slice needs. */
+export interface ComposerHandlerDeps {
+  /** The open catalog (its "Composer Agent" skill holds the prompts). */
+  catalog: () => SkillCatalog | null;
+  /** The model the agent calls, or null when none is configured. */
+  llm: () => Llm | null;
+  events: Pick<EventHub, 'emit'>;
+  now: () => number;
+  /** Runs code templates in the sandbox during the dry run (absent: code is not dry-run). */
+  runCode?: CodeDryRunner;
+}
+
+/** Build the composer slice. Runs given a `run_id` can be stopped with `composer/cancel`. */
+export function createComposerHandlers(deps: ComposerHandlerDeps) {
+  const engine = new PromptEngine();
+  const running = new Map<string, AbortController>();
+
+  const modelOrThrow = (): Llm => {
+    const llm = deps.llm();
+    if (!llm) {
+      throw new AppError(
+        'LLM_NOT_CONFIGURED',
+        'the Composer agent needs a model: choose a provider in Settings (or pass --provider and --model)',
+      );
+    }
+    return llm;
+  };
+
+  async function run(
+    first: (prompts: ReturnType<typeof loadAgentPrompts>) => string,
+    req: { max_rounds?: number; run_id?: string },
+    signal: AbortSignal | undefined,
+  ) {
+    const llm = modelOrThrow();
+    const prompts = loadAgentPrompts(deps.catalog());
+    const abort = new AbortController();
+    if (req.run_id) {
+      if (running.has(req.run_id))
+        throw new AppError('CONFLICT', `a run named ${req.run_id} is already running`);
+      running.set(req.run_id, abort);
+    }
+    const onGone = () => abort.abort();
+    signal?.addEventListener('abort', onGone, { once: true });
+    const maxRounds = req.max_rounds ?? DEFAULT_REPAIR_ROUNDS;
+    try {
+      const r = await runAgent({
+        llm,
+        prompts,
+        engine,
+        first: first(prompts),
+        maxRounds,
+        signal: abort.signal,
+        now: deps.now,
+        validate: (d) => validateDraft(d, { engine, runCode: deps.runCode, signal: abort.signal }),
+        onRound: (round) => {
+          if (req.run_id)
+            deps.events.emit('composer/round-finished', {
+              run_id: req.run_id,
+              max_rounds: maxRounds,
+              ...round,
+            });
+        },
+      });
+      return { ...r, model: `${llm.provider}:${llm.model}` };
+    } finally {
+      signal?.removeEventListener('abort', onGone);
+      if (req.run_id) running.delete(req.run_id);
+    }
+  }
+
+  return {
+    'composer/create': async (req, ctx) => {
+      const r = await run(
+        (p) => renderPrompt(p, 'Create', { description: req.description }, engine),
+        req,
+        ctx.signal,
+      );
+      return { draft: r.draft ?? {}, ok: r.ok, rounds: r.rounds, changes: [], model: r.model };
+    },
+
+    'composer/refine': async (req, ctx) => {
+      const base: Draft = req.draft;
+      const r = await run(
+        (p) =>
+          renderPrompt(
+            p,
+            'Refine',
+            { draft: JSON.stringify(answerFromDraft(base), null, 2), feedback: req.feedback },
+            engine,
+          ),
+        req,
+        ctx.signal,
+      );
+      // The proposal keeps the base's id: the agent edits this skill, it does not make another.
+      const proposed = r.draft ? { ...r.draft, ...(base.id !== undefined ? { id: base.id } : {}) } : base;
+      return {
+        draft: proposed,
+        ok: r.ok,
+        rounds: r.rounds,
+        changes: r.draft ? diffDrafts(base, proposed) : [],
+        model: r.model,
+      };
+    },
+
+    'composer/apply-changes': async (req) => {
+      const draft = applyChanges(req.base, req.proposed, req.accept);
+      return { draft, issues: await validateDraft(draft, { engine }) };
+    },
+
+    'composer/cancel': (req) => {
+      const abort = running.get(req.run_id);
+      abort?.abort();
+      return { cancelled: abort !== undefined };
+    },
+  } satisfies HandlersFor<'composer'>;
+}
