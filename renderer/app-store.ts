@@ -1,8 +1,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 /** The app's top-level views (sidebar entries). */
-export type View = 'chat' | 'skills' | 'composer' | 'settings';
-export const VIEWS: readonly View[] = ['chat', 'skills', 'composer', 'settings'];
+export type View = 'chat' | 'skills' | 'composer' | 'settings' | 'traces';
+export const VIEWS: readonly View[] = ['chat', 'skills', 'composer', 'settings', 'traces'];
 
 /** Navigation state shared by the features. */
 export interface AppState {

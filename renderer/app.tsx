@@ -7,6 +7,7 @@ import { ComposerView } from './features/composer/index.js';
 import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
+import { TracesView } from './features/traces/TracesView.js';
 import {
   type Stores,
   StoresProvider,
@@ -23,6 +24,7 @@ const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
   { view: 'skills', label: 'Skills', icon: 'skills', key: '2' },
   { view: 'composer', label: 'Composer', icon: 'pencil', key: '3' },
   { view: 'settings', label: 'Settings', icon: 'settings', key: '4' },
+  { view: 'traces', label: 'Traces', icon: 'activity', key: '5' },
 ];
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -135,6 +137,7 @@ function Shell() {
           {view === 'skills' && <SkillsView />}
           {view === 'composer' && <ComposerView />}
           {view === 'settings' && <SettingsView />}
+          {view === 'traces' && <TracesView />}
         </div>
       </main>
     </div>

@@ -15,6 +15,7 @@ import {
   type SettingsStore,
 } from './features/settings/settings-store.js';
 import { createSkillsStore, type SkillsStore } from './features/skills/skills-store.js';
+import { createTraceListStore, type TraceListStore } from './features/traces/trace-list-store.js';
 import { createTracesStore, type TracesStore } from './features/traces/traces-store.js';
 
 /** Every feature store of one app instance. */
@@ -26,6 +27,8 @@ export interface Stores {
   settings: StoreApi<SettingsStore>;
   chat: StoreApi<ChatStore>;
   traces: StoreApi<TracesStore>;
+  /** The Traces view (filters, totals, export). */
+  traceList: StoreApi<TraceListStore>;
   providers: StoreApi<ProvidersStore>;
   composer: StoreApi<ComposerStore>;
   /** Unsent text per chat. */
@@ -46,6 +49,7 @@ export function createStores(
     settings: createSettingsStore(client, opts.storage ?? null),
     chat: createChatStore(client),
     traces: createTracesStore(client),
+    traceList: createTraceListStore(client),
     providers: createProvidersStore(client),
     composer: createComposerStore(client, opts.storage ?? null),
     drafts: createDrafts(opts.storage ?? null),

@@ -207,8 +207,9 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
     .option('--since <date>', 'started on or after this date (2026-11-22 or an ISO instant)')
     .option('--until <date>', 'started on or before this date')
     .option('--out <file>', 'write to this file instead of stdout')
-    .action(
-      async (o: {
+    .action(async (_: unknown, cmd: Command) => {
+      // `--session` and `--skill` are also options of `traces`, which commander gives to the parent.
+      const o = cmd.optsWithGlobals<{
         session?: string;
         skill?: string;
         kind?: string;
@@ -216,32 +217,28 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
         since?: string;
         until?: string;
         out?: string;
-      }) => {
-        if (o.status !== undefined && !['ok', 'error', 'running'].includes(o.status))
-          throw new AppError(
-            'USAGE',
-            `--status must be ok, error or running, not ${JSON.stringify(o.status)}`,
-          );
-        const r = await withClient(ctx, (c) =>
-          c.invoke('traces/export', {
-            session_id: o.session,
-            skill: o.skill,
-            artifact_kind: o.kind,
-            status: o.status as 'ok' | 'error' | 'running' | undefined,
-            since: o.since,
-            until: o.until,
-          }),
-        );
-        if (o.out === undefined) {
-          ctx.io.stdout(r.jsonl);
-          return;
-        }
-        const file = resolve(o.out);
-        writeFileSync(file, r.jsonl);
-        ctx.print(
-          { file, count: r.count },
-          () => `Wrote ${r.count} trace${r.count === 1 ? '' : 's'} to ${file}`,
-        );
-      },
-    );
+      }>();
+      if (o.status !== undefined && !['ok', 'error', 'running'].includes(o.status))
+        throw new AppError('USAGE', `--status must be ok, error or running, not ${JSON.stringify(o.status)}`);
+      const r = await withClient(ctx, (c) =>
+        c.invoke('traces/export', {
+          session_id: o.session,
+          skill: o.skill,
+          artifact_kind: o.kind,
+          status: o.status as 'ok' | 'error' | 'running' | undefined,
+          since: o.since,
+          until: o.until,
+        }),
+      );
+      if (o.out === undefined) {
+        ctx.io.stdout(r.jsonl);
+        return;
+      }
+      const file = resolve(o.out);
+      writeFileSync(file, r.jsonl);
+      ctx.print(
+        { file, count: r.count },
+        () => `Wrote ${r.count} trace${r.count === 1 ? '' : 's'} to ${file}`,
+      );
+    });
 }

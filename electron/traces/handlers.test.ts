@@ -53,7 +53,7 @@ describe('traces/list filters, totals and traces/export', () => {
     });
     store.repo.createSkill(rows.skill);
     for (const a of rows.artifacts) store.repo.addArtifact(a);
-    const [prompt, code] = rows.artifacts as [{ id: string }, { id: string }];
+    const [prompt, code] = rows.artifacts as unknown as [{ id: string }, { id: string }];
     let clock = new Date('2026-11-20T10:00:00.000Z');
     const traces = new TraceStore(store.db, () => clock);
     const run = (
