@@ -17,13 +17,20 @@ import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } fr
 import type { AppErrorData } from './errors.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
-import { type SkillsChannels, type SkillsEvents, skillsRequestSchemas } from './skills.js';
+import {
+  type SkillFilesChannels, // issue 11
+  type SkillsChannels,
+  type SkillsEvents,
+  skillFilesRequestSchemas, // issue 11
+  skillsRequestSchemas,
+} from './skills.js';
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 // Issue 16: MCP servers and tool approvals.
 import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
 export type Channels = SkillsChannels &
+  SkillFilesChannels & // issue 11
   AppChannels &
   ChatChannels &
   TracesChannels &
@@ -78,6 +85,7 @@ export type RequestSchemas = { [C in Channel]: z.ZodType<Req<C>> };
 /** The request schemas of every channel. */
 export const requestSchemas = {
   ...skillsRequestSchemas,
+  ...skillFilesRequestSchemas, // issue 11
   ...appRequestSchemas,
   ...chatRequestSchemas,
   ...tracesRequestSchemas,

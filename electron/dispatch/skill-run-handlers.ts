@@ -9,7 +9,13 @@ import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
 import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
-import { type CatalogRef, type ImportLimits, parsePackageInput, resolveOrThrow } from '../skills/index.js';
+import {
+  type CatalogRef,
+  type ImportLimits,
+  packageWarnings,
+  parsePackageInput,
+  resolveOrThrow,
+} from '../skills/index.js';
 import type { SkillStore } from '../store/index.js';
 import { createSkillEvalHandlers } from './eval-handlers.js';
 import { PromptEngine } from './prompt-engine.js';
@@ -111,8 +117,10 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         };
       }
       try {
-        parsePackageInput(req.package, req.file_name ?? 'package.json', deps.limits);
-        return { ok: true };
+        const pkg = parsePackageInput(req.package, req.file_name ?? 'package.json', deps.limits);
+        // Issue 11: what does not block a save is still said.
+        const warnings = packageWarnings(pkg);
+        return warnings.length > 0 ? { ok: true, warnings } : { ok: true };
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
         const issues = (e.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];

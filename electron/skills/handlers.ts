@@ -6,6 +6,7 @@ import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
 import { exportJson } from './export.js';
 import { importPackages } from './import.js';
+import { importDropped, readDroppedFiles } from './import-files.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { validatePackage } from './package-schema.js';
 import { createSkillVersionHandlers, type SkillVersionChannel } from './version-handlers.js';
@@ -161,6 +162,23 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
         events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
       }
       return { imported: outcomes };
+    },
+
+    // Issue 11: what is dropped on the Composer, sorted into packages, all or nothing.
+    'skills/import-files': async (req) => {
+      const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
+      if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
+      const found = await readDroppedFiles(
+        req.files.map((f) => ({ path: f.path, bytes: Buffer.from(f.data_base64, 'base64') })),
+        deps.limits,
+      );
+      const { store } = catalog.withStore(scope);
+      const r = importDropped(store, found, { force: req.force });
+      if (r.written) {
+        const names = r.packages.flatMap((p) => (p.name && p.outcome !== 'unchanged' ? [p.name] : []));
+        events.emit('skills/catalog-changed', { reason: 'imported', names });
+      }
+      return { written: r.written, scope, packages: r.packages };
     },
 
     'skills/import-packages': (req) => {

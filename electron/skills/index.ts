@@ -5,6 +5,8 @@ export * from './evals.js';
 export * from './export.js';
 export * from './handlers.js';
 export * from './import.js';
+export * from './import-files.js';
+export * from './lint.js';
 export * from './limits.js';
 export * from './open.js';
 export * from './package-schema.js';

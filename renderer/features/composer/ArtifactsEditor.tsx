@@ -6,7 +6,7 @@ import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
-import { artifactIssues, fieldIssues, issueTarget, templateVariables } from './draft.js';
+import { artifactIssues, fieldIssues, issueTarget, isTemplate, templateVariables } from './draft.js';
 import { FieldIssues } from './PackageForm.js';
 
 /** Artifact fields whose problems are said under the field itself. */
@@ -35,6 +35,8 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
       selected: st.selected,
       issues: st.validation.issues,
       templates: st.validation.templates,
+      variables: st.validation.variables,
+      warnings: st.validation.warnings,
       select: st.selectArtifact,
       add: st.addArtifact,
       addVariant: st.addVariant,
@@ -66,10 +68,10 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
       otherError ? [{ message: otherError.message, line: otherError.line, column: otherError.column }] : [],
     [otherError],
   );
+  const serverVars = a ? s.variables[a.key] : undefined;
   const vars = useMemo(
-    () =>
-      a && (a.kind === 'prompt_template' || a.kind === 'code_template') ? templateVariables(a.content) : [],
-    [a],
+    () => (a && isTemplate(a) ? (serverVars ?? templateVariables(a.content)) : []),
+    [a, serverVars],
   );
 
   return (
@@ -299,6 +301,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
             />
           </div>
           <FieldIssues issues={artifactIssues(s.issues, index, 'metadata')} />
+          <FieldIssues issues={artifactIssues(s.warnings, index)} tone="warning" />
         </div>
       )}
     </section>

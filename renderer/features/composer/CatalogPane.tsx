@@ -45,7 +45,7 @@ export function CatalogPane(props: { onImport: () => void }) {
           <button
             type="button"
             className="btn btn--icon"
-            title="Import JSON packages"
+            title="Import packages (.json, .zip) — or drop them, or a skill folder, anywhere"
             onClick={props.onImport}
           >
             <Icon name="upload" label="Import packages" />

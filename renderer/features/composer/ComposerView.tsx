@@ -7,23 +7,20 @@ import { TraceDrawer } from '../traces/TraceDrawer.js';
 import { ArtifactsEditor } from './ArtifactsEditor.js';
 import { CatalogPane } from './CatalogPane.js';
 import { blockingIssues, type EditorDoc, isDirty, openDoc } from './composer-state.js';
-import type { ComposerFile } from './composer-store.js';
 import { TEMPLATE_INFO, TEMPLATES, type TemplateId } from './draft.js';
+import { download, droppedFiles, pickedFiles } from './files.js';
 import { HistoryPanel } from './HistoryPanel.js';
 import { PackageForm } from './PackageForm.js';
 import { TestPanel } from './TestPanel.js';
 import './composer.css';
 
-const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'chat'> = {
+const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'activity' | 'chat'> = {
   blank: 'file',
   prompt: 'sparkle',
   python: 'keyboard',
+  dspy: 'activity',
   instructions: 'chat',
 };
-
-function toFiles(list: FileList | null): ComposerFile[] {
-  return Array.from(list ?? []).map((f) => ({ name: f.name, text: () => f.text() }));
-}
 
 /** A modal with the new-skill starting points. */
 function NewSkillDialog() {
@@ -155,6 +152,11 @@ function ImportReport() {
                   <code>{i.path}</code> {i.message}
                 </span>
               ))}
+              {r.warnings?.map((i) => (
+                <span key={`w:${i.path}:${i.message}`} className="sc-report__issue sc-report__issue--warn">
+                  <Icon name="alert" size={12} /> Warning: <code>{i.path}</code> {i.message}
+                </span>
+              ))}
             </span>
           </li>
         ))}
@@ -188,6 +190,54 @@ function Notice() {
   );
 }
 
+/** Export the open skill (as saved) as a JSON package or a zipped Agent Skills folder. */
+function ExportMenu() {
+  const s = useComposerStore(useShallow((st) => ({ exportOpen: st.exportOpen, dispatch: st.dispatch })));
+  const [open, setOpen] = useState(false);
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (open) first.current?.focus();
+  }, [open]);
+  const run = async (format: 'json' | 'agent-skill') => {
+    setOpen(false);
+    const f = await s.exportOpen(format);
+    if (!f) return;
+    download(f.name, f.data, f.type);
+    s.dispatch({
+      type: 'notice/shown',
+      tone: 'success',
+      text: `Exported ${f.name}${f.skipped.length ? ` (left out: ${f.skipped.join(', ')})` : ''}.`,
+    });
+  };
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Esc closes the menu opened by its button
+    <div className="sc-menu" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+      <button
+        type="button"
+        className="btn btn--small"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+      >
+        <Icon name="download" />
+        Export
+      </button>
+      {open && (
+        <div className="sc-menu__list" role="menu" aria-label="Export as">
+          <button ref={first} type="button" role="menuitem" onClick={() => void run('json')}>
+            <strong>JSON package</strong>
+            <span>One .json file, every artifact and field</span>
+          </button>
+          <button type="button" role="menuitem" onClick={() => void run('agent-skill')}>
+            <strong>Agent Skills folder (.zip)</strong>
+            <span>SKILL.md with its bundled files, for other agents</span>
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
 /** The open skill's header: name, badges, state, actions and the Edit / Test / History tabs. */
 function EditorHead({
   doc,
@@ -206,6 +256,7 @@ function EditorHead({
       saveNow: st.save,
       errors: blockingIssues(st).length,
       checking: st.validation.checking,
+      warnings: st.validation.warnings.length,
       revert: st.revert,
       reloadBase: st.reloadBase,
       fork: st.fork,
@@ -248,6 +299,11 @@ function EditorHead({
                 <Icon name="check" /> Valid
               </span>
             )}
+            {!s.checking && s.warnings > 0 && (
+              <span className="sc-state sc-state--warn" title="Warnings do not block saving">
+                <Icon name="alert" /> {s.warnings} {s.warnings === 1 ? 'warning' : 'warnings'}
+              </span>
+            )}
           </div>
         </div>
         <div className="sc-row">
@@ -256,6 +312,7 @@ function EditorHead({
               Customize for this workspace
             </button>
           )}
+          {doc.origin && <ExportMenu />}
           {dirty && (
             <button type="button" className="btn btn--small" onClick={s.revert}>
               {doc.origin ? 'Revert' : 'Discard'}
@@ -335,6 +392,7 @@ export function ComposerView() {
   const narrow = useNarrow();
   const [showTest, setShowTest] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const depth = useRef(0);
   const { start, watch } = s;
@@ -392,19 +450,30 @@ export function ComposerView() {
         e.preventDefault();
         depth.current = 0;
         setDragging(false);
-        void s.importFiles(toFiles(e.dataTransfer.files));
+        void droppedFiles(e.dataTransfer).then((files) => s.importFiles(files));
       }}
     >
       <CatalogPane onImport={() => fileRef.current?.click()} />
       <input
         ref={fileRef}
         type="file"
-        accept=".json,application/json"
+        accept=".json,.zip,application/json,application/zip"
         multiple
         hidden
         data-testid="composer-import-input"
         onChange={(e) => {
-          void s.importFiles(toFiles(e.target.files));
+          void s.importFiles(pickedFiles(e.target.files));
+          e.target.value = '';
+        }}
+      />
+      <input
+        ref={folderRef}
+        type="file"
+        hidden
+        data-testid="composer-import-folder"
+        {...{ webkitdirectory: '' }}
+        onChange={(e) => {
+          void s.importFiles(pickedFiles(e.target.files));
           e.target.value = '';
         }}
       />
@@ -445,7 +514,8 @@ export function ComposerView() {
               </span>
               <p className="empty__title">Open a skill to edit it</p>
               <p className="empty__text">
-                Pick one from the catalog, start a new one, or drop JSON packages here to import them.
+                Pick one from the catalog, start a new one, or drop JSON packages, zips or Agent Skills
+                folders here to import them.
               </p>
               <div className="sc-row">
                 <button type="button" className="btn btn--primary" onClick={s.askNew}>
@@ -454,7 +524,11 @@ export function ComposerView() {
                 </button>
                 <button type="button" className="btn" onClick={() => fileRef.current?.click()}>
                   <Icon name="upload" />
-                  Import
+                  Import files
+                </button>
+                <button type="button" className="btn" onClick={() => folderRef.current?.click()}>
+                  <Icon name="folder" />
+                  Import a folder
                 </button>
               </div>
             </div>
@@ -467,8 +541,10 @@ export function ComposerView() {
         <div className="drop-overlay" aria-hidden="true">
           <div className="drop-overlay__box">
             <Icon name="upload" size={32} />
-            <p>Drop skill packages to import</p>
-            <span>.json files · nothing is written if any is refused</span>
+            <p>Drop skills to import</p>
+            <span>
+              .json packages, .zip files, Agent Skills folders · nothing is written if any is refused
+            </span>
           </div>
         </div>
       )}

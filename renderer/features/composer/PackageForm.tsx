@@ -6,12 +6,22 @@ import type { DraftField, EditorDoc } from './composer-state.js';
 import { fieldIssues } from './draft.js';
 
 /** The problems validation found at one field, said under it. */
-export function FieldIssues({ issues, id }: { issues: readonly ValidationIssue[]; id?: string }) {
+export function FieldIssues({
+  issues,
+  id,
+  tone,
+}: {
+  issues: readonly ValidationIssue[];
+  id?: string;
+  /** Warnings are said in amber and never block a save. */
+  tone?: 'warning';
+}) {
   if (issues.length === 0) return null;
   return (
-    <ul className="sc-issues" id={id}>
+    <ul className={`sc-issues${tone ? ' sc-issues--warn' : ''}`} id={id}>
       {issues.map((i) => (
         <li key={`${i.path}:${i.message}`}>
+          {tone && <span className="visually-hidden">Warning: </span>}
           <code>{i.path}</code> {i.message}
         </li>
       ))}

@@ -59,6 +59,8 @@ export interface ImportReportRow {
   outcome: 'created' | 'updated' | 'unchanged' | 'refused' | 'not-imported';
   detail: string;
   issues: ValidationIssue[];
+  /** What did not stop the import (an Agent Skills name off the standard …). */
+  warnings?: ValidationIssue[];
 }
 
 /** One artifact's run, with the rendered input read back from its trace. */
@@ -98,6 +100,10 @@ export interface ComposerState {
     checking: boolean;
     issues: ValidationIssue[];
     templates: Record<string, TemplateError>;
+    /** Problems that do not block a save (JSON paths), from the server. */
+    warnings: ValidationIssue[];
+    /** The variables each template reads (by artifact key), from the server's MiniJinja. */
+    variables: Record<string, string[]>;
   };
   saving: { busy: boolean; error: AppErrorData | null };
   test: {
@@ -151,6 +157,8 @@ export type ComposerEvent =
       seq: number;
       issues: ValidationIssue[];
       templates: Record<string, TemplateError>;
+      warnings?: ValidationIssue[];
+      variables?: Record<string, string[]>;
     }
   | { type: 'save/started' }
   | { type: 'save/succeeded'; oldKey: DocKey; doc: EditorDoc; text: string }
@@ -196,7 +204,7 @@ export function initialComposerState(): ComposerState {
     docs: {},
     selected: null,
     tab: 'edit',
-    validation: { seq: 0, checking: false, issues: [], templates: {} },
+    validation: { seq: 0, checking: false, issues: [], templates: {}, warnings: [], variables: {} },
     saving: { busy: false, error: null },
     test: { status: 'idle', runId: null, rendered: null, results: [], error: null },
     history: {
@@ -309,7 +317,14 @@ function focusDoc(s: ComposerState, key: DocKey): ComposerState {
     pending: null,
     newOpen: false,
     selected: keepSelection ? s.selected : (doc?.draft.artifacts[0]?.key ?? null),
-    validation: { seq: s.validation.seq + 1, checking: false, issues: [], templates: {} },
+    validation: {
+      seq: s.validation.seq + 1,
+      checking: false,
+      issues: [],
+      templates: {},
+      warnings: [],
+      variables: {},
+    },
     saving: { busy: false, error: null },
     test: idleTest(),
     history: idleHistory(),
@@ -422,7 +437,18 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
       return e.seq === s.validation.seq ? { ...s, validation: { ...s.validation, checking: true } } : s;
     case 'validation/finished':
       if (e.seq !== s.validation.seq) return s;
-      return { ...s, validation: { seq: e.seq, checking: false, issues: e.issues, templates: e.templates } };
+      return {
+        ...s,
+        validation: {
+          seq: e.seq,
+          checking: false,
+          issues: e.issues,
+          templates: e.templates,
+          warnings: e.warnings ?? [],
+          // Keep the last known variables of a template that does not compile right now.
+          variables: { ...s.validation.variables, ...(e.variables ?? {}) },
+        },
+      };
     case 'save/started':
       return { ...s, saving: { busy: true, error: null } };
     case 'save/succeeded': {

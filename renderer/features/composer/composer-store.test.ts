@@ -347,6 +347,84 @@ describe('composer store over a real host', () => {
     expect(isDirty(openDoc(s)!)).toBe(false);
   });
 
+  it.each(['blank', 'prompt', 'dspy', 'instructions'] as const)(
+    'a new %s skill runs as created (no model: the reply says so, the run still finishes)',
+    async (template) => {
+      const { client } = inProcessClient();
+      const store = createComposerStore(client, null);
+      await store.getState().loadCatalog();
+      store.getState().newSkill(template);
+      await store.getState().save();
+      store.getState().fillContext();
+      await store.getState().run('skill');
+      const t = store.getState().test;
+      expect(t.status).toBe('done');
+      expect(t.results.length).toBeGreaterThan(0);
+      expect(t.results.every((r) => r.trace_id)).toBe(true);
+    },
+  );
+
+  it('lists the variables the server finds and says warnings without blocking a save', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('prompt');
+    const a = openDoc(store.getState())!.draft.artifacts[0]!;
+    // `who` is only read through a filter, which a lexical guess at `{{ … }}` names too; `x` is set.
+    store.getState().changeArtifact(a.key, {
+      content: '{% set x = 1 %}{{ greeting | upper }} {{ who.name }} {{ x }}',
+      metadata: JSON.stringify({ assertions: [{ type: 'structural', schema: { type: 'nope' } }] }),
+    });
+    await store.getState().validateNow();
+    const s = store.getState();
+    expect([...(s.validation.variables[a.key] ?? [])].sort()).toEqual(['greeting', 'who']);
+    expect(s.validation.warnings).toEqual([
+      {
+        path: 'artifacts[0].metadata.assertions[0].schema',
+        message: expect.stringMatching(/does not compile/),
+      },
+    ]);
+    expect(blockingIssues(s)).toEqual([]);
+    await store.getState().save();
+    expect(store.getState().saving.error).toBeNull();
+    expect(store.getState().open).toBe('account:My prompt skill');
+  });
+
+  it('exports the open skill as JSON and as a zipped Agent Skills folder', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    await store.getState().openSkill('account:Summarize');
+    const json = await store.getState().exportOpen('json');
+    expect(json?.name).toBe('summarize.json');
+    expect(JSON.parse(json!.data as string).name).toBe('Summarize');
+    const zip = await store.getState().exportOpen('agent-skill');
+    expect(zip?.name).toBe('summarize.zip');
+    const back = await client.call('skills/import-files', {
+      files: [
+        { path: 'summarize.zip', data_base64: Buffer.from(zip!.data as Uint8Array).toString('base64') },
+      ],
+    });
+    // Read back by the app's own import: a valid Agent Skills folder, refused only as a built-in's twin.
+    expect(back.ok && back.value.packages[0]).toMatchObject({
+      name: 'Summarize',
+      outcome: 'refused',
+      reason: expect.stringMatching(/built-in SkillDesk skill/),
+    });
+    const into = await client.call('skills/import-files', {
+      files: [
+        { path: 'summarize.zip', data_base64: Buffer.from(zip!.data as Uint8Array).toString('base64') },
+      ],
+      force: true,
+    });
+    // The built-in's name is not an Agent Skills name: it imports, with the warning.
+    expect(into.ok && into.value.packages[0]).toMatchObject({
+      name: 'Summarize',
+      outcome: 'updated',
+      warnings: [{ path: 'name', message: expect.stringMatching(/naming rule/) }],
+    });
+  });
+
   it('flags a template syntax error with its line, saves, and keeps the replaced version', async () => {
     const { client } = inProcessClient();
     const store = createComposerStore(client, null);

@@ -30,10 +30,12 @@ import {
   draftFromSkill,
   draftFromTemplate,
   draftToPackage,
+  isTemplate,
   TEMPLATE_INFO,
   type TemplateId,
   templateVariables,
 } from './draft.js';
+import { fromBase64, toBase64, zipFiles } from './files.js';
 
 /** Where drafts are kept (`localStorage` in the app; absent in some tests). */
 export interface DraftStorage {
@@ -42,10 +44,12 @@ export interface DraftStorage {
   removeItem?(key: string): void;
 }
 
-/** A dropped or picked file. */
+/** A dropped or picked file: its path relative to what was dropped (`tone/SKILL.md`), its content. */
 export interface ComposerFile {
   name: string;
   text(): Promise<string>;
+  /** The raw bytes (zips, binary resources); `text()` is used when absent. */
+  bytes?(): Promise<Uint8Array>;
 }
 
 /** The Composer's state and actions. */
@@ -93,6 +97,20 @@ export interface ComposerStore extends ComposerState {
   restore(version: string): Promise<void>;
   fork(): Promise<void>;
   importFiles(files: ComposerFile[]): Promise<void>;
+  /**
+   * The open skill as a file to save: its JSON package, or its Agent Skills folder zipped (the
+   * bundled files as they are stored). Null (with a notice) when it cannot be exported.
+   */
+  exportOpen(format: 'json' | 'agent-skill'): Promise<ExportedFile | null>;
+}
+
+/** A file made by an export, for the view to hand to the browser's download. */
+export interface ExportedFile {
+  name: string;
+  type: string;
+  data: Uint8Array | string;
+  /** What the Agent Skills form could not hold. */
+  skipped: string[];
 }
 
 const DRAFT_PREFIX = 'skilldesk.composer.draft:';
@@ -388,7 +406,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         const seq = s.validation.seq;
         dispatch({ type: 'validation/started', seq });
         const { pkg, issues: local } = draftToPackage(doc.draft);
-        const templates = doc.draft.artifacts.filter((a) => a.kind === 'prompt_template');
+        const templates = doc.draft.artifacts.filter(isTemplate);
         const [pkgRes, ...tplRes] = await Promise.all([
           client.call('skills/validate', { kind: 'package', package: pkg }),
           ...templates.map((a) =>
@@ -402,9 +420,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         } else if (pkgRes && !pkgRes.ok) {
           issues.push({ path: '(package)', message: pkgRes.error.message });
         }
+        const warnings = pkgRes?.ok && pkgRes.value.ok ? (pkgRes.value.warnings ?? []) : [];
         const tplErrors: Record<string, TemplateError> = {};
+        const variables: Record<string, string[]> = {};
         tplRes.forEach((r, i) => {
           const a = templates[i]!;
+          if (r.ok && r.value.ok && r.value.variables) variables[a.key] = r.value.variables;
           if (r.ok && !r.value.ok) {
             tplErrors[a.key] = {
               message: r.value.message,
@@ -413,7 +434,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
             };
           }
         });
-        dispatch({ type: 'validation/finished', seq, issues, templates: tplErrors });
+        dispatch({ type: 'validation/finished', seq, issues, templates: tplErrors, warnings, variables });
       },
 
       async save() {
@@ -485,8 +506,9 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         }
         const sel = doc.draft.artifacts.find((a) => a.key === s.selected);
         const sources = sel ? [sel] : doc.draft.artifacts;
+        // The server's MiniJinja knows best; the lexical guess covers a template not checked yet.
         const vars = sources.flatMap((a) =>
-          a.kind === 'prompt_template' || a.kind === 'code_template' ? templateVariables(a.content) : [],
+          isTemplate(a) ? (s.validation.variables[a.key] ?? templateVariables(a.content)) : [],
         );
         dispatch({ type: 'context/changed', text: contextFor([...new Set(vars)], prev) });
       },
@@ -628,81 +650,79 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         await get().openSkill(docKey({ scope: 'workspace', name: r.value.forked.name }));
       },
 
+      async exportOpen(format) {
+        const doc = openDoc(get());
+        if (!doc?.origin) return null;
+        const { name, scope } = doc.origin;
+        if (format === 'json') {
+          const r = await client.call('skills/export-package', { name, scope });
+          if (!r.ok) {
+            dispatch({ type: 'notice/shown', tone: 'error', text: r.error.message });
+            return null;
+          }
+          return { name: r.value.file_name, type: 'application/json', data: r.value.text, skipped: [] };
+        }
+        const r = await client.call('skills/export-agent-skill', { name, scope });
+        if (!r.ok) {
+          dispatch({ type: 'notice/shown', tone: 'error', text: r.error.message });
+          return null;
+        }
+        const zip = zipFiles(
+          r.value.files.map((f) => ({ path: `${r.value.slug}/${f.path}`, bytes: fromBase64(f.data_base64) })),
+        );
+        return { name: `${r.value.slug}.zip`, type: 'application/zip', data: zip, skipped: r.value.skipped };
+      },
+
       async importFiles(files) {
         if (files.length === 0) return;
         dispatch({ type: 'import/started' });
         const rows: ImportReportRow[] = [];
-        const packages: Array<{ file_name: string; package: Record<string, unknown> }> = [];
+        const payload: Array<{ path: string; data_base64: string }> = [];
         for (const f of files) {
-          let parsed: unknown;
           try {
-            parsed = JSON.parse(await f.text());
+            const bytes = f.bytes ? await f.bytes() : new TextEncoder().encode(await f.text());
+            payload.push({ path: f.name, data_base64: toBase64(bytes) });
           } catch (e) {
             rows.push({
               file: f.name,
               name: null,
               outcome: 'refused',
-              detail: `not valid JSON (${(e as Error).message})`,
+              detail: `could not be read (${(e as Error).message})`,
               issues: [],
             });
-            continue;
           }
-          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-            rows.push({
+        }
+        if (rows.length > 0 || payload.length === 0) return dispatch({ type: 'import/finished', rows });
+        const r = await client.call('skills/import-files', { files: payload });
+        if (!r.ok) {
+          // The request itself was refused (too many or too large files): nothing was read.
+          return dispatch({
+            type: 'import/finished',
+            rows: files.map((f) => ({
               file: f.name,
               name: null,
-              outcome: 'refused',
-              detail: 'not a JSON package object',
+              outcome: 'refused' as const,
+              detail: r.error.message,
               issues: [],
-            });
-            continue;
-          }
-          packages.push({ file_name: f.name, package: parsed as Record<string, unknown> });
+            })),
+          });
         }
-        const nameOf = (p: Record<string, unknown>) => (typeof p.name === 'string' ? p.name : null);
-        if (rows.length > 0) {
-          // Nothing is written when any package is refused.
-          for (const p of packages) {
-            rows.push({
-              file: p.file_name,
-              name: nameOf(p.package),
-              outcome: 'not-imported',
-              detail: 'valid, but not imported because another file was refused',
-              issues: [],
-            });
-          }
-          return dispatch({ type: 'import/finished', rows });
+        for (const p of r.value.packages) {
+          rows.push({
+            file: p.source,
+            name: p.name,
+            outcome: p.outcome === 'not_imported' ? 'not-imported' : p.outcome,
+            detail:
+              p.outcome === 'updated'
+                ? `${p.previous_version ?? '?'} → ${p.version} in the ${r.value.scope} store`
+                : p.outcome === 'created' || p.outcome === 'unchanged'
+                  ? `${p.version} in the ${r.value.scope} store`
+                  : (p.reason ?? ''),
+            issues: p.issues,
+            warnings: p.warnings,
+          });
         }
-        const r = await client.call('skills/import-packages', { packages });
-        if (r.ok) {
-          for (const o of r.value.imported) {
-            rows.push({
-              file: o.file,
-              name: o.name,
-              outcome: o.action,
-              detail:
-                o.action === 'updated'
-                  ? `${o.previous_version ?? '?'} → ${o.version} in the ${o.scope} store`
-                  : `${o.version} in the ${o.scope} store`,
-              issues: [],
-            });
-          }
-          void get().loadCatalog();
-        } else {
-          const details = (r.error.details ?? {}) as { file?: string; issues?: ValidationIssue[] };
-          for (const p of packages) {
-            const refused = details.file === p.file_name || packages.length === 1;
-            rows.push({
-              file: p.file_name,
-              name: nameOf(p.package),
-              outcome: refused ? 'refused' : 'not-imported',
-              detail: refused
-                ? r.error.message
-                : 'valid, but not imported because another package was refused',
-              issues: refused ? (details.issues ?? []) : [],
-            });
-          }
-        }
+        if (r.value.written) void get().loadCatalog();
         dispatch({ type: 'import/finished', rows });
       },
     };

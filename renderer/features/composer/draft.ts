@@ -163,7 +163,7 @@ export function sameDraft(a: Draft, b: Draft): boolean {
 }
 
 /** The starting points of a new skill. */
-export const TEMPLATES = ['blank', 'prompt', 'python', 'instructions'] as const;
+export const TEMPLATES = ['blank', 'prompt', 'python', 'dspy', 'instructions'] as const;
 /** A starting point of a new skill. */
 export type TemplateId = (typeof TEMPLATES)[number];
 
@@ -172,6 +172,10 @@ export const TEMPLATE_INFO: Record<TemplateId, { title: string; text: string }> 
   blank: { title: 'Blank skill', text: 'A name, a description and one empty instructions artifact.' },
   prompt: { title: 'Prompt skill', text: 'A MiniJinja prompt template with a length check.' },
   python: { title: 'Python skill', text: 'Python run in the sandbox, its result checked by a JSON Schema.' },
+  dspy: {
+    title: 'DSPy skill',
+    text: 'A DSPy program run by the sidecar, falling back to a prompt template without it.',
+  },
   instructions: {
     title: 'Instructions only',
     text: 'Guidance injected into the chat when the skill is active.',
@@ -248,6 +252,26 @@ export function draftFromTemplate(id: TemplateId, name: string): Draft {
       return {
         ...baseDraft(name, 'Counts the words and characters of a text with Python in the sandbox.', [code]),
         requires: 'python',
+      };
+    }
+    case 'dspy': {
+      const fallback = blankArtifact(
+        'prompt_template',
+        'Answer',
+        'Answer the question in two or three sentences.\n\nQuestion: {{ question }}\n',
+      );
+      const program = blankArtifact(
+        'dspy_module',
+        'Program',
+        JSON.stringify({ template_id: 'chain_of_thought', signature: 'question -> answer' }, null, 2),
+      );
+      program.metadata = JSON.stringify({ fallback_artifact: 'Answer' }, null, 2);
+      return {
+        ...baseDraft(name, 'Answers a question with a DSPy program, or its prompt template without DSPy.', [
+          program,
+          fallback,
+        ]),
+        requires: 'llm',
       };
     }
     case 'instructions':
@@ -332,6 +356,17 @@ export function templateVariables(source: string): string[] {
     }
   }
   return [...found];
+}
+
+/** Whether an artifact's content is a MiniJinja template (a code_template unless `template: false`). */
+export function isTemplate(a: DraftArtifact): boolean {
+  if (a.kind === 'prompt_template') return true;
+  if (a.kind !== 'code_template') return false;
+  try {
+    return (JSON.parse(a.metadata || '{}') as { template?: unknown }).template !== false;
+  } catch {
+    return true;
+  }
 }
 
 /** A test context with an empty string for each variable, keeping values already given. */

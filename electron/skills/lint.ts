@@ -1,0 +1,54 @@
+import { Ajv } from 'ajv';
+import type { PackageIssue, SkillPackage } from './package-schema.js';
+
+// Compiles schemas only (never validates data here): strict off, like the assertion runner.
+const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
+
+const AGENT_SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * What the Agent Skills standard says is wrong with a `SKILL.md` name (lowercase letters, digits
+ * and single hyphens, at most 64, equal to its folder's name), or null when it complies. The
+ * client guide says to warn and still load such a skill, so this is a warning, never an error.
+ */
+export function agentSkillNameProblem(name: string, folder?: string | null): string | null {
+  if (name.length > 64) return `"${name}" is longer than the 64 characters the Agent Skills standard allows`;
+  if (!AGENT_SKILL_NAME.test(name)) {
+    return `"${name}" breaks the Agent Skills naming rule (lowercase letters, digits and single hyphens, no hyphen at either end)`;
+  }
+  if (folder && folder !== name) {
+    return `"${name}" differs from its folder "${folder}"; the Agent Skills standard wants them equal`;
+  }
+  return null;
+}
+
+/**
+ * Problems a valid package may still have that do not stop it being saved: they surface when it
+ * runs. Today: a structural assertion whose JSON Schema does not compile (the run would report
+ * every output as failing). Paths are the package's JSON paths.
+ */
+export function packageWarnings(pkg: SkillPackage): PackageIssue[] {
+  const out: PackageIssue[] = [];
+  pkg.artifacts.forEach((a, i) => {
+    const assertions = a.metadata?.assertions;
+    if (!Array.isArray(assertions)) return;
+    assertions.forEach((as: unknown, j) => {
+      if (!as || typeof as !== 'object') return;
+      const x = as as { type?: unknown; schema?: unknown };
+      if (x.type !== 'structural') return;
+      try {
+        ajv.compile(x.schema as object);
+      } catch (e) {
+        out.push({
+          path: `artifacts[${i}].metadata.assertions[${j}].schema`,
+          message: `the JSON Schema does not compile (${firstLine((e as Error).message)}); the assertion will fail every run`,
+        });
+      }
+    });
+  });
+  return out;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]!.slice(0, 300);
+}
