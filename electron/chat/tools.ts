@@ -24,6 +24,17 @@ export interface ToolDeps {
   /** Harness-owned keys every skill receives; they win over the model's ctx. */
   harness: Record<string, unknown>;
   signal?: AbortSignal;
+  /** Tools from outside the catalog (MCP servers), offered beside the skill tools. */
+  external?: ExternalTools;
+}
+
+/** Tools from outside the skill catalog (MCP servers), offered beside the built-ins. */
+export interface ExternalTools {
+  /** Load the tool list before the first model call (connecting servers); never throws. */
+  prepare(): Promise<void>;
+  specs(): LlmToolSpec[];
+  /** Run a call to one of its tools (asking approval first); undefined when the name is not one. */
+  call(name: string, args: unknown, ctx: { call_id: string | null }): Promise<ToolOutcome> | undefined;
 }
 
 const MAX_TEXT = 12_000;
@@ -143,13 +154,20 @@ export class TurnTools {
 
   constructor(private readonly deps: ToolDeps) {}
 
-  /** The specs to send with the next model call. */
+  /** Connect what the turn's external tools need before the first model call. */
+  async prepare(): Promise<void> {
+    await this.deps.external?.prepare();
+  }
+
+  /** The specs to send with the next model call (a skill's own tool wins a name clash). */
   specs(): LlmToolSpec[] {
-    return [...BUILTIN_TOOLS, ...[...this.bundled.values()].map((b) => b.spec)];
+    const own = [...BUILTIN_TOOLS, ...[...this.bundled.values()].map((b) => b.spec)];
+    const taken = new Set(own.map((s) => s.name));
+    return [...own, ...(this.deps.external?.specs() ?? []).filter((s) => !taken.has(s.name))];
   }
 
   /** Run one tool call. Never throws: bad arguments and failures are error results for the model. */
-  async call(name: string, args: unknown): Promise<ToolOutcome> {
+  async call(name: string, args: unknown, ctx: { call_id?: string } = {}): Promise<ToolOutcome> {
     try {
       switch (name) {
         case 'list_skills':
@@ -163,6 +181,8 @@ export class TurnTools {
         default: {
           const b = this.bundled.get(name);
           if (b) return await this.apply(b.skill, asObject(args), b.artifact);
+          const ext = this.deps.external?.call(name, args, { call_id: ctx.call_id ?? null });
+          if (ext) return await ext;
           return {
             ok: false,
             result: {

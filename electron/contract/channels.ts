@@ -14,6 +14,7 @@ import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.j
 import { type CodeChannels, codeRequestSchemas } from './code.js';
 // Issue 12: the Composer agent.
 import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } from './composer.js';
+import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import type { AppErrorData } from './errors.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
@@ -38,6 +39,7 @@ export type Channels = SkillsChannels &
   CodeChannels &
   SidecarChannels &
   ComposerChannels & // issue 12
+  EvalChannels & // issue 12
   ToolsChannels; // issue 16
 /** A channel name. */
 export type Channel = keyof Channels;
@@ -47,7 +49,7 @@ export type Req<C extends Channel> = Channels[C]['req'];
 export type Res<C extends Channel> = Channels[C]['res'];
 
 /** Every event the main process pushes: `'capability/noun-past': payload`. */
-export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & ToolsEvents; // ComposerEvents: issue 12; ToolsEvents: issue 16
+export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & EvalEvents & ToolsEvents; // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
@@ -66,6 +68,7 @@ export const EVENT_NAMES = [
   'chat/sessions-changed',
   'settings/changed',
   'composer/round-finished', // issue 12
+  'skills/eval-progressed', // issue 12
   // issue 16
   'tools/approval-requested',
   'tools/approval-settled',
@@ -93,6 +96,7 @@ export const requestSchemas = {
   ...codeRequestSchemas,
   ...sidecarRequestSchemas,
   ...composerRequestSchemas, // issue 12
+  ...evalRequestSchemas, // issue 12
   ...toolsRequestSchemas, // issue 16
 } satisfies RequestSchemas;
 

@@ -7,3 +7,6 @@ export * from './settings.js';
 export * from './sidecar.js';
 export * from './skills.js';
 export * from './traces.js';
+export * from './composer.js';
+export * from './tools.js'; // issue 16
+export * from './evals.js';

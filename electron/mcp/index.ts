@@ -1,3 +1,6 @@
+// Issue 16: MCP tools in chat, approvals, the tools/* slice.
+export { ApprovalBroker, type ApprovalStore, sqliteApprovalStore } from './approvals.js';
+export { describeTool, mcpTurnTools } from './chat-tools.js';
 export {
   type ConfiguredServer,
   listMcpServers,
@@ -7,5 +10,8 @@ export {
   serverEnvironment,
   testMcpServer,
 } from './client.js';
+export { removeServerConfig, saveServerConfig } from './config-file.js';
+export { createMcpSlice, type McpSlice, type McpSliceDeps } from './handlers.js';
 export { type McpHttpEndpoint, serveMcpHttp } from './http.js';
+export { exposedToolName, type HubTool, McpHub } from './hub.js';
 export { createSkillsMcpServer, SKILLS_EXTENSION, type SkillsMcpServerOptions } from './server.js';

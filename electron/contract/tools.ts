@@ -1,0 +1,257 @@
+/**
+ * The `tools/*` slice of the API contract (issue 16): the MCP servers chat uses (the `mcp.json`
+ * files in the `mcpServers` shape), their live state, and approvals before a tool with side
+ * effects runs. An approval is a request from the host to a window: `tools/approval-requested`
+ * carries an id, `tools/answer-approval` answers it; no answer before `expires_at` denies.
+ */
+import { z } from 'zod';
+
+const serverName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'use letters, digits, spaces, dots, dashes and underscores');
+const scope = z.enum(['workspace', 'account']);
+
+/** One server's configuration, as in `mcp.json` (stdio: command; HTTP: url). */
+export const McpServerConfigSchema = z.union([
+  z
+    .object({
+      command: z.string().trim().min(1, 'must not be empty').max(2000),
+      args: z.array(z.string().max(10_000)).max(200).optional(),
+      env: z
+        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name'), z.string().max(10_000))
+        .optional(),
+      cwd: z.string().max(2000).optional(),
+      disabled: z.boolean().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      url: z.string().url('must be an http(s) URL').max(2000),
+      headers: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional(),
+      disabled: z.boolean().optional(),
+    })
+    .strict(),
+]);
+/** One server's configuration. */
+export type McpServerConfigView = z.infer<typeof McpServerConfigSchema>;
+
+/** MCP tool annotations (hints from the server, not guarantees). */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One tool of a server. */
+export interface McpToolView {
+  name: string;
+  title: string | null;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+  annotations: McpToolAnnotations | null;
+}
+
+/** A server's live state in this app. */
+export interface McpServerStatusView {
+  name: string;
+  scope: 'workspace' | 'account';
+  /** `sse`: an older server reached through the HTTP+SSE fallback. */
+  transport: 'stdio' | 'http' | 'sse';
+  state: 'idle' | 'connecting' | 'ready' | 'failed';
+  /** Why it failed, in words. */
+  error: string | null;
+  /** When the next restart is tried (ISO time), while failed. */
+  retry_at: string | null;
+  restarts: number;
+  tools: number;
+  /** The process id of a running stdio server. */
+  pid: number | null;
+}
+
+/** A configured server as Settings → Tools lists it. */
+export interface McpServerView {
+  name: string;
+  scope: 'workspace' | 'account';
+  config: McpServerConfigView;
+  /** An account server hidden by a workspace one of the same name. */
+  overridden: boolean;
+  status: McpServerStatusView | null;
+}
+
+/** `tools/list-servers`: the configured servers of both scopes. */
+export const ListServersReqSchema = z.object({}).strict();
+/** Reply of `tools/list-servers`. */
+export interface ListServersRes {
+  servers: McpServerView[];
+  /** The `mcp.json` files (workspace null without a workspace). */
+  files: { account: string; workspace: string | null };
+  /** Set when a file could not be read; says which and why. */
+  error: string | null;
+}
+
+/** `tools/save-server`: add or replace a server (renaming when `previous_name` differs). */
+export const SaveServerReqSchema = z
+  .object({
+    scope,
+    name: serverName,
+    previous_name: serverName.optional(),
+    config: McpServerConfigSchema,
+  })
+  .strict();
+/** Request of `tools/save-server`. */
+export type SaveServerReq = z.infer<typeof SaveServerReqSchema>;
+
+/** `tools/remove-server`. */
+export const RemoveServerReqSchema = z.object({ scope, name: serverName }).strict();
+/** Request of `tools/remove-server`. */
+export type RemoveServerReq = z.infer<typeof RemoveServerReqSchema>;
+
+/** `tools/test-server`: connect once and list what the server offers (a saved one, or a draft config). */
+export const TestServerReqSchema = z
+  .object({
+    name: serverName,
+    config: McpServerConfigSchema.optional(),
+    timeout_ms: z.number().int().min(100).max(300_000).optional(),
+  })
+  .strict();
+/** Request of `tools/test-server`. */
+export type TestServerReq = z.infer<typeof TestServerReqSchema>;
+/** Reply of `tools/test-server`. */
+export interface TestServerRes {
+  name: string;
+  server: { name: string; version: string } | null;
+  tools: Array<{ name: string; description: string | null; input_schema: unknown; annotations: unknown }>;
+  resources: Array<{ uri: string; name: string; mime_type: string | null }>;
+  prompts: Array<{ name: string; description: string | null; arguments: unknown }>;
+  took_ms: number;
+}
+
+/** `tools/read-resource`: a server resource's text, to attach to a message. */
+export const ReadResourceReqSchema = z
+  .object({ server: serverName, uri: z.string().min(1).max(4000) })
+  .strict();
+/** Request of `tools/read-resource`. */
+export type ReadResourceReq = z.infer<typeof ReadResourceReqSchema>;
+/** Reply of `tools/read-resource`: ready to send as an attachment. */
+export interface ReadResourceRes {
+  name: string;
+  text: string;
+  media_type: string;
+}
+
+/** How a user answers an approval. */
+export const ApprovalDecisionSchema = z.enum(['once', 'chat', 'always', 'deny']);
+/** `once`, `chat` (this chat), `always` (this tool, remembered per workspace) or `deny`. */
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** A tool call waiting for the user's approval. */
+export interface ApprovalRequestedEvent {
+  approval_id: string;
+  session_id: string;
+  /** The tool call's id in the turn. */
+  call_id: string | null;
+  /** The name the model called. */
+  tool: string;
+  /** The tool's own name and its server (`skill` for a skill's artifacts). */
+  server: string;
+  server_tool: string;
+  title: string | null;
+  description: string | null;
+  args: unknown;
+  annotations: McpToolAnnotations | null;
+  /** No answer by then denies. */
+  expires_at: string;
+}
+
+/** An approval was answered (by a user, or the timeout): windows drop its card. */
+export interface ApprovalSettledEvent {
+  approval_id: string;
+  session_id: string;
+  decision: ApprovalDecision;
+  /** `user`, `timeout` or `cancelled` (the turn stopped). */
+  by: 'user' | 'timeout' | 'cancelled';
+}
+
+/** `tools/answer-approval`. */
+export const AnswerApprovalReqSchema = z
+  .object({ approval_id: z.string().min(1).max(100), decision: ApprovalDecisionSchema })
+  .strict();
+/** Request of `tools/answer-approval`. */
+export type AnswerApprovalReq = z.infer<typeof AnswerApprovalReqSchema>;
+
+/** One remembered "always allow". */
+export interface RememberedApprovalView {
+  server: string;
+  tool: string;
+  created_at: string;
+}
+
+/** `tools/list-approvals`: remembered approvals of the open workspace and waiting requests. */
+export const ListApprovalsReqSchema = z.object({}).strict();
+/** Reply of `tools/list-approvals`. */
+export interface ListApprovalsRes {
+  remembered: RememberedApprovalView[];
+  /** Tools annotated read-only run without asking. */
+  auto_read_only: boolean;
+  pending: ApprovalRequestedEvent[];
+}
+
+/** `tools/revoke-approval`: forget an "always allow". */
+export const RevokeApprovalReqSchema = z
+  .object({ server: z.string().min(1).max(100), tool: z.string().min(1).max(200) })
+  .strict();
+/** Request of `tools/revoke-approval`. */
+export type RevokeApprovalReq = z.infer<typeof RevokeApprovalReqSchema>;
+
+/** `tools/set-auto-read-only`: let read-only-annotated tools run without asking. */
+export const SetAutoReadOnlyReqSchema = z.object({ enabled: z.boolean() }).strict();
+/** Request of `tools/set-auto-read-only`. */
+export type SetAutoReadOnlyReq = z.infer<typeof SetAutoReadOnlyReqSchema>;
+
+/** A running tool call reported progress. */
+export interface ToolCallProgressedEvent {
+  session_id: string;
+  call_id: string;
+  progress: number;
+  total: number | null;
+  message: string | null;
+}
+
+/** The channels of this slice. */
+export type ToolsChannels = {
+  'tools/list-servers': { req: z.infer<typeof ListServersReqSchema>; res: ListServersRes };
+  'tools/save-server': { req: SaveServerReq; res: ListServersRes };
+  'tools/remove-server': { req: RemoveServerReq; res: ListServersRes };
+  'tools/test-server': { req: TestServerReq; res: TestServerRes };
+  'tools/read-resource': { req: ReadResourceReq; res: ReadResourceRes };
+  'tools/answer-approval': { req: AnswerApprovalReq; res: { answered: boolean } };
+  'tools/list-approvals': { req: z.infer<typeof ListApprovalsReqSchema>; res: ListApprovalsRes };
+  'tools/revoke-approval': { req: RevokeApprovalReq; res: ListApprovalsRes };
+  'tools/set-auto-read-only': { req: SetAutoReadOnlyReq; res: ListApprovalsRes };
+};
+
+/** The request schemas of this slice. */
+export const toolsRequestSchemas = {
+  'tools/list-servers': ListServersReqSchema,
+  'tools/save-server': SaveServerReqSchema,
+  'tools/remove-server': RemoveServerReqSchema,
+  'tools/test-server': TestServerReqSchema,
+  'tools/read-resource': ReadResourceReqSchema,
+  'tools/answer-approval': AnswerApprovalReqSchema,
+  'tools/list-approvals': ListApprovalsReqSchema,
+  'tools/revoke-approval': RevokeApprovalReqSchema,
+  'tools/set-auto-read-only': SetAutoReadOnlyReqSchema,
+};
+
+/** The events of this slice. */
+export type ToolsEvents = {
+  'tools/approval-requested': ApprovalRequestedEvent;
+  'tools/approval-settled': ApprovalSettledEvent;
+  'tools/call-progressed': ToolCallProgressedEvent;
+  'tools/server-status-changed': McpServerStatusView;
+};
