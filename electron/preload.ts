@@ -1,37 +1,21 @@
 /**
  * The preload: the renderer's only door to the main process. It exposes exactly one object,
- * `window.skilldesk = { invoke, subscribe }`, speaking the typed contract; raw ipcRenderer never
- * reaches the page. Bundled to CommonJS (sandboxed preloads cannot load ES modules).
+ * `window.skilldesk = { send, onMessage }`, a port for the RPC peer on one IPC channel; raw
+ * ipcRenderer never reaches the page, and the main process checks every message's frame.
+ * Bundled to CommonJS (sandboxed preloads cannot load ES modules).
  */
 import { contextBridge, type IpcRendererEvent, ipcRenderer } from 'electron';
-import type { EventName, SkillDeskApi } from './contract/channels.js';
-import { IPC_CHANNELS } from './contract/ipc.js';
+import { IPC_CHANNELS, type SkillDeskBridge } from './contract/ipc.js';
 
-const listeners = new Map<string, Set<(payload: unknown) => void>>();
-
-ipcRenderer.on(IPC_CHANNELS.event, (_e: IpcRendererEvent, event: string, payload: unknown) => {
-  for (const cb of [...(listeners.get(event) ?? [])]) cb(payload);
-});
-
-const api: SkillDeskApi = {
-  invoke: (channel, req) => ipcRenderer.invoke(IPC_CHANNELS.invoke, channel, req),
-  subscribe(event: EventName, cb) {
-    let set = listeners.get(event);
-    if (!set) {
-      set = new Set();
-      listeners.set(event, set);
-      ipcRenderer.send(IPC_CHANNELS.subscribe, event);
-    }
-    const fn = cb as (payload: unknown) => void;
-    set.add(fn);
+const bridge: SkillDeskBridge = {
+  send: (message) => ipcRenderer.send(IPC_CHANNELS.message, message),
+  onMessage(receive) {
+    const listener = (_e: IpcRendererEvent, message: unknown) => receive(message);
+    ipcRenderer.on(IPC_CHANNELS.message, listener);
     return () => {
-      set.delete(fn);
-      if (set.size === 0) {
-        listeners.delete(event);
-        ipcRenderer.send(IPC_CHANNELS.unsubscribe, event);
-      }
+      ipcRenderer.removeListener(IPC_CHANNELS.message, listener);
     };
   },
 };
 
-contextBridge.exposeInMainWorld('skilldesk', api);
+contextBridge.exposeInMainWorld('skilldesk', bridge);

@@ -1,12 +1,16 @@
 /**
- * Electron face of the API. Takes an `ipcMain`-like object so this file (and its tests) import
- * nothing from Electron. Every message is checked to come from a trusted frame (the app's own
- * renderer URL) before anything else happens.
+ * Electron face of the API: one RPC peer per renderer (see `electron/rpc`), over the single IPC
+ * channel the preload exposes. Takes an `ipcMain`-like object so this file (and its tests)
+ * import nothing from Electron. Every message is checked to come from a trusted frame (the
+ * app's own renderer URL) before anything else happens, and a renderer that goes away closes
+ * its peer: its calls are aborted and its subscriptions end.
  */
-import type { EventName, Result, Unsubscribe } from '../contract/channels.js';
+
+import { AppError } from '../contract/errors.js';
 import { IPC_CHANNELS } from '../contract/ipc.js';
 import type { Host } from '../host.js';
-import { invokeChannel, isEventName } from './dispatch.js';
+import type { Peer } from '../rpc/index.js';
+import { servePeer } from './serve-peer.js';
 
 /** The part of Electron's `WebContents` used here. */
 export interface IpcSenderLike {
@@ -25,9 +29,6 @@ export interface IpcEventLike {
 /** The part of Electron's `ipcMain` used here. */
 export interface IpcMainLike {
   // biome-ignore lint/suspicious/noExplicitAny: mirrors Electron's own listener signature
-  handle(channel: string, listener: (event: IpcEventLike, ...args: any[]) => unknown): void;
-  removeHandler(channel: string): void;
-  // biome-ignore lint/suspicious/noExplicitAny: mirrors Electron's own listener signature
   on(channel: string, listener: (event: IpcEventLike, ...args: any[]) => void): unknown;
   // biome-ignore lint/suspicious/noExplicitAny: mirrors Electron's own listener signature
   removeListener(channel: string, listener: (event: IpcEventLike, ...args: any[]) => void): unknown;
@@ -44,62 +45,47 @@ export interface IpcServerOptions {
 /** Serve the API over IPC; returns the function that stops serving. */
 export function serveIpc(opts: IpcServerOptions): () => void {
   const { ipcMain, host, isTrustedUrl } = opts;
-  const trusted = (e: IpcEventLike) => {
-    const url = e.senderFrame?.url;
-    const ok = typeof url === 'string' && isTrustedUrl(url);
-    if (!ok)
-      host.logger.error(`refused an IPC message from an untrusted frame: ${String(url).slice(0, 200)}`);
-    return ok;
-  };
-  // Subscriptions per renderer, dropped when it goes away.
-  const subs = new Map<number, Map<EventName, Unsubscribe>>();
-  const dropSender = (id: number) => {
-    for (const off of subs.get(id)?.values() ?? []) off();
-    subs.delete(id);
-  };
+  const peers = new Map<number, { peer: Peer; receive: (message: unknown) => void }>();
 
-  const onInvoke = async (e: IpcEventLike, channel: unknown, req: unknown): Promise<Result<unknown>> => {
-    if (!trusted(e)) {
-      return {
-        ok: false,
-        error: { code: 'FORBIDDEN', message: 'This window may not use the SkillDesk API.' },
-      };
-    }
-    return invokeChannel(host.handlers, channel, req, { transport: 'ipc' }, host.logger);
-  };
-
-  const onSubscribe = (e: IpcEventLike, event: unknown) => {
-    if (!trusted(e) || !isEventName(event)) return;
-    const sender = e.sender;
-    let mine = subs.get(sender.id);
-    if (!mine) {
-      mine = new Map();
-      subs.set(sender.id, mine);
-      sender.once('destroyed', () => dropSender(sender.id));
-    }
-    if (mine.has(event)) return;
-    mine.set(
-      event,
-      host.events.subscribe(event, (payload) => {
-        if (!sender.isDestroyed()) sender.send(IPC_CHANNELS.event, event, payload);
-      }),
+  const peerFor = (sender: IpcSenderLike) => {
+    const known = peers.get(sender.id);
+    if (known) return known;
+    let receive: (message: unknown) => void = () => {};
+    const peer = servePeer(
+      {
+        send: (message) => {
+          if (!sender.isDestroyed()) sender.send(IPC_CHANNELS.message, message);
+        },
+        onMessage: (r) => {
+          receive = r;
+        },
+      },
+      { ...host, transport: 'ipc' },
     );
+    const entry = { peer, receive: (m: unknown) => receive(m) };
+    peers.set(sender.id, entry);
+    sender.once('destroyed', () => drop(sender.id, 'the window closed'));
+    return entry;
   };
 
-  const onUnsubscribe = (e: IpcEventLike, event: unknown) => {
-    if (!trusted(e) || !isEventName(event)) return;
-    const mine = subs.get(e.sender.id);
-    mine?.get(event)?.();
-    mine?.delete(event);
+  const drop = (id: number, why: string) => {
+    peers.get(id)?.peer.close(new AppError('DISCONNECTED', why));
+    peers.delete(id);
   };
 
-  ipcMain.handle(IPC_CHANNELS.invoke, onInvoke);
-  ipcMain.on(IPC_CHANNELS.subscribe, onSubscribe);
-  ipcMain.on(IPC_CHANNELS.unsubscribe, onUnsubscribe);
+  const onMessage = (e: IpcEventLike, message: unknown) => {
+    const url = e.senderFrame?.url;
+    if (typeof url !== 'string' || !isTrustedUrl(url)) {
+      host.logger.error(`refused an IPC message from an untrusted frame: ${String(url).slice(0, 200)}`);
+      return;
+    }
+    if (e.sender.isDestroyed()) return;
+    peerFor(e.sender).receive(message);
+  };
+
+  ipcMain.on(IPC_CHANNELS.message, onMessage);
   return () => {
-    ipcMain.removeHandler(IPC_CHANNELS.invoke);
-    ipcMain.removeListener(IPC_CHANNELS.subscribe, onSubscribe);
-    ipcMain.removeListener(IPC_CHANNELS.unsubscribe, onUnsubscribe);
-    for (const id of [...subs.keys()]) dropSender(id);
+    ipcMain.removeListener(IPC_CHANNELS.message, onMessage);
+    for (const id of [...peers.keys()]) drop(id, 'SkillDesk is shutting down');
   };
 }

@@ -16,8 +16,8 @@ import type { Handlers } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ServerFrame } from '../contract/ws-frames.js';
 import type { Host } from '../host.js';
-import { createPeer, type RpcPort } from '../rpc/index.js';
-import { invokeChannel, isEventName } from './dispatch.js';
+import type { RpcPort } from '../rpc/index.js';
+import { servePeer } from './serve-peer.js';
 
 /** The path of the WebSocket endpoint. */
 export const API_PATH = '/api';
@@ -211,15 +211,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         receive = r;
       },
     };
-    const peer = createPeer(port, {
-      idPrefix: 's',
-      async handle(req, call) {
-        const r = await invokeChannel(table, call.method, req, { transport: 'ws' }, logger);
-        if (!r.ok) throw AppError.fromData(r.error);
-        return r.value;
-      },
-      onSubscribe: (event, emit) => (isEventName(event) ? events.subscribe(event, emit) : null),
-    });
+    const peer = servePeer(port, { handlers: table, events, logger, transport: 'ws' });
     ws.on('message', (data, isBinary) => {
       // Binary or non-JSON text is no message: the peer answers it with a protocol error.
       receive(isBinary ? undefined : parseJson(data.toString()));

@@ -1,4 +1,4 @@
-import type { SkillDeskApi } from '../../electron/contract/channels.js';
+import type { SkillDeskBridge } from '../../electron/contract/ipc.js';
 import { type Client, createClient } from './client.js';
 import { createIpcTransport } from './ipc-transport.js';
 import type { ConnectionStatus } from './transport.js';
@@ -12,7 +12,7 @@ export type { ConnectionStatus, Transport } from './transport.js';
 declare global {
   interface Window {
     /** Set by the Electron preload; absent in web mode. */
-    skilldesk?: SkillDeskApi;
+    skilldesk?: SkillDeskBridge;
   }
 }
 

@@ -1,10 +1,18 @@
-import type { SkillDeskApi } from '../../electron/contract/channels.js';
+import type { SkillDeskBridge } from '../../electron/contract/ipc.js';
+import { createPeer } from '../../electron/rpc/index.js';
+import { peerTransport } from './peer-transport.js';
 import type { Transport } from './transport.js';
 
-/** The Electron transport: the preload's `window.skilldesk`, already speaking the contract. */
-export function createIpcTransport(api: SkillDeskApi): Transport {
-  return {
-    invoke: (channel, req) => api.invoke(channel, req),
-    subscribe: (event, cb) => api.subscribe(event, cb),
-  };
+/** The Electron transport: an RPC peer over the preload's `window.skilldesk` message port. */
+export function createIpcTransport(bridge: SkillDeskBridge): Transport {
+  const peer = createPeer(
+    {
+      send: (message) => bridge.send(message),
+      onMessage: (receive) => {
+        bridge.onMessage(receive);
+      },
+    },
+    { idPrefix: 'c' },
+  );
+  return peerTransport(peer);
 }

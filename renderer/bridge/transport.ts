@@ -1,7 +1,7 @@
 import type { SkillDeskApi } from '../../electron/contract/channels.js';
 
 /**
- * How the client reaches the main process: Electron IPC (`window.skilldesk`), the web-mode
+ * How the client reaches the main process: Electron IPC (an RPC peer over `window.skilldesk`), the web-mode
  * WebSocket, or the handler table in the same process (tests). All speak the contract's API:
  * `invoke` resolves with the result envelope; `subscribe` returns an unsubscribe.
  */

@@ -1,7 +1,7 @@
-import type { EventName } from '../../electron/contract/channels.js';
 import { AppError } from '../../electron/contract/errors.js';
 import type { ClientFrame } from '../../electron/contract/ws-frames.js';
 import { createPeer, type RpcPort } from '../../electron/rpc/index.js';
+import { peerTransport } from './peer-transport.js';
 import type { ConnectionStatus, Transport } from './transport.js';
 
 /** The part of the browser WebSocket used here (the `ws` package's client fits too). */
@@ -111,17 +111,7 @@ export function createWsTransport(url: string, opts: WsTransportOptions = {}): W
   open();
 
   return {
-    async invoke(channel, req) {
-      try {
-        return { ok: true, value: await peer.call(channel, req) } as never;
-      } catch (e) {
-        const error = e instanceof AppError ? e.toData() : { code: 'INTERNAL' as const, message: String(e) };
-        return { ok: false, error };
-      }
-    },
-    subscribe(event: EventName, cb) {
-      return peer.subscribe(event, cb as (payload: unknown) => void);
-    },
+    ...peerTransport(peer),
     status: () => status,
     onStatus(cb) {
       statusListeners.add(cb);
