@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
 import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
 import { packageToRows } from './convert.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { type SkillPackage, validatePackage } from './package-schema.js';
+import { agentSkillNameProblem } from './lint.js';
+import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { compareVersions } from './version.js';
 import { recordVersion } from './versions.js';
 import { type FileMap, readZip } from './zip.js';
@@ -15,6 +16,8 @@ import { type FileMap, readZip } from './zip.js';
 export interface LoadedPackage {
   file: string;
   pkg: SkillPackage;
+  /** What did not stop it loading: an Agent Skills name off the standard (issue 11). */
+  warnings?: PackageIssue[];
 }
 
 /** What an import did to one skill. */
@@ -37,7 +40,8 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
     throw new AppError('INVALID_INPUT', `${path}: no such file or folder`, { file: path });
   const st = statSync(path);
   if (st.isDirectory()) {
-    if (existsSync(join(path, 'SKILL.md'))) return [fromAgentFiles(readFolder(path, limits), path)];
+    if (existsSync(join(path, 'SKILL.md')))
+      return [fromAgentFiles(readFolder(path, limits), path, basename(path))];
     const out: LoadedPackage[] = [];
     const files = readFolder(path, limits);
     const skillDirs = new Set<string>();
@@ -53,7 +57,7 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
       const sub: FileMap = new Map();
       for (const [rel, bytes] of files)
         if (rel.startsWith(`${dir}/`)) sub.set(rel.slice(dir.length + 1), bytes);
-      out.push(fromAgentFiles(sub, join(path, dir)));
+      out.push(fromAgentFiles(sub, join(path, dir), dir));
     }
     if (out.length === 0) {
       throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, {
@@ -76,8 +80,13 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
     path.toLowerCase().endsWith('.zip') ||
     bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))
   ) {
-    const files = unwrapSingleFolder(await readZip(path, bytes, limits));
-    if (files.has('SKILL.md')) return [fromAgentFiles(files, path)];
+    const zipped = await readZip(path, bytes, limits);
+    const files = unwrapSingleFolder(zipped);
+    if (files.has('SKILL.md')) {
+      const folder =
+        files === zipped ? basename(path).replace(/\.zip$/i, '') : [...zipped.keys()][0]!.split('/')[0]!;
+      return [fromAgentFiles(files, path, folder)];
+    }
     const jsons = [...files.keys()].filter((p) => p.endsWith('.json') && !p.includes('/')).sort();
     if (jsons.length === 0) {
       throw new AppError('INVALID_INPUT', `${path}: the zip holds neither a SKILL.md nor *.json packages`, {
@@ -87,7 +96,7 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
     return jsons.map((p) => fromJson(files.get(p)!, `${path}:${p}`, limits));
   }
   if (basename(path) === 'SKILL.md') {
-    return [fromAgentFiles(new Map([['SKILL.md', bytes]]), path)];
+    return [fromAgentFiles(new Map([['SKILL.md', bytes]]), path, basename(dirname(path)))];
   }
   return [fromJson(bytes, path, limits)];
 }
@@ -111,8 +120,11 @@ function fromJson(bytes: Buffer, file: string, limits: ImportLimits): LoadedPack
   return { file, pkg: check(raw, file) };
 }
 
-function fromAgentFiles(files: FileMap, file: string): LoadedPackage {
-  return { file, pkg: check(agentSkillToPackage(files, file), file) };
+function fromAgentFiles(files: FileMap, file: string, folder: string): LoadedPackage {
+  const pkg = check(agentSkillToPackage(files, file), file);
+  // The Agent Skills client guide: warn about a name off the standard, and still load the skill.
+  const problem = agentSkillNameProblem(pkg.name, folder);
+  return { file, pkg, ...(problem ? { warnings: [{ path: 'name', message: problem }] } : {}) };
 }
 
 function check(raw: unknown, file: string): SkillPackage {
