@@ -28,7 +28,12 @@ function timelineAnswer(template: string, extra: { artifacts?: unknown[]; versio
       trigger_phrases: ['check the timeline'],
       requires: ['llm'],
       artifacts: [
-        { kind: 'description', name: 'Overview', ordinal: 0, content: 'Finds events that cannot both be true.' },
+        {
+          kind: 'description',
+          name: 'Overview',
+          ordinal: 0,
+          content: 'Finds events that cannot both be true.',
+        },
         { kind: 'prompt_template', name: 'Check', ordinal: 1, content: template },
         ...(extra.artifacts ?? []),
       ],
@@ -42,7 +47,11 @@ function timelineAnswer(template: string, extra: { artifacts?: unknown[]; versio
           expected_output: 'Says Ann went to school before she was born.',
           assertions: [{ type: 'contains', value: '1985' }],
         },
-        { id: 2, prompt: 'Bo left on Monday and arrived on Tuesday.', assertions: ['Finds no contradiction'] },
+        {
+          id: 2,
+          prompt: 'Bo left on Monday and arrived on Tuesday.',
+          assertions: ['Finds no contradiction'],
+        },
         { id: 3, prompt: 'check the timeline of chapter 2', should_trigger: true },
       ],
     },
@@ -150,7 +159,7 @@ describe('composer/create', () => {
     });
     const { handlers } = await setup([{ text: '{}', hang: true }]);
     const running = handlers['composer/create']({ description: 'x', run_id: 'slow' }, ctx);
-    await expect.poll(() => handlers['composer/cancel']({ run_id: 'slow' }, ctx).cancelled).toBe(true);
+    await expect.poll(() => handlers['composer/cancel']({ run_id: 'slow' }).cancelled).toBe(true);
     await expect(running).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });
@@ -195,10 +204,11 @@ describe('composer/refine', () => {
 
     // Accept the new module and the field change; reject the template change. The module's
     // fallback names "Check", which still exists, so the merge validates.
-    const merged = await handlers['composer/apply-changes'](
-      { base, proposed: r.draft, accept: ['fields', 'artifact:Optimized Check'] },
-      ctx,
-    );
+    const merged = await handlers['composer/apply-changes']({
+      base,
+      proposed: r.draft,
+      accept: ['fields', 'artifact:Optimized Check'],
+    });
     expect(merged.issues).toEqual([]);
     const arts = merged.draft.artifacts as Array<{ name: string; content: string }>;
     expect(arts.map((a) => a.name)).toEqual(['Overview', 'Check', 'Optimized Check', EVALS_PATH]);
@@ -237,4 +247,3 @@ describe('drafts', () => {
     ]);
   });
 });
-

@@ -44,14 +44,21 @@ export interface EvalHistoryRes {
   per_model: EvalRunSummary[];
 }
 
-/** The eval-history channel. */
+/** `skills/cancel-eval`: stop a `skills/eval` run started with a `run_id`. */
+export const CancelEvalReqSchema = z.object({ run_id: z.string().min(1).max(200) }).strict();
+/** Request of `skills/cancel-eval`. */
+export type CancelEvalReq = z.infer<typeof CancelEvalReqSchema>;
+
+/** The eval-history and cancel channels. */
 export interface EvalChannels {
   'skills/eval-history': { req: EvalHistoryReq; res: EvalHistoryRes };
+  'skills/cancel-eval': { req: CancelEvalReq; res: { cancelled: boolean } };
 }
 
-/** Request schemas of the eval-history channel. */
+/** Request schemas of the eval channels. */
 export const evalRequestSchemas = {
   'skills/eval-history': EvalHistoryReqSchema,
+  'skills/cancel-eval': CancelEvalReqSchema,
 };
 
 /** Events of a running eval. */

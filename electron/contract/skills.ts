@@ -532,6 +532,11 @@ export const EvalSkillReqSchema = z
     threshold: z.number().min(0).max(1).optional(),
   })
   .strict();
+    // issue 12: progress, cancel and remembered runs.
+    /** Names the run for `skills/cancel-eval` and the `skills/eval-progressed` events. */
+    run_id: z.string().min(1).max(200).optional(),
+    /** Remember the run (pass rate per model) in the skill's store (default true). */
+    record: z.boolean().optional(),
 /** Request of `skills/eval`. */
 export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
 /** The outcome of one eval. */
@@ -547,6 +552,10 @@ export interface EvalResultView {
   rank?: number | null;
   /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
   checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
+  /** Trigger evals ranked in the top 5, with a model: whether it chose this skill (issue 12). */
+  model_chose?: boolean | null;
+  /** The skill the model chose instead, or null for none. */
+  model_choice?: string | null;
   duration_ms: number;
   input_tokens: number;
   output_tokens: number;
@@ -565,6 +574,12 @@ export interface EvalSkillRes {
   results: EvalResultView[];
 }
 
+  // issue 12: totals of the run, and its id among the remembered runs (null when not recorded).
+  duration_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number;
+  recorded: number | null;
 /** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
 export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
 /** Request of `skills/fork`. */

@@ -1,11 +1,20 @@
 import { explainMatch } from '../activation/index.js';
-import type { CallContext, HandlersFor } from '../contract/channels.js';
-import { isAppError } from '../contract/errors.js';
-import type { EvalResultView, RunSkillReq, RunSkillRes } from '../contract/skills.js';
+import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
+import { AppError, isAppError } from '../contract/errors.js';
+import type {
+  EvalResultView,
+  EvalSkillReq,
+  EvalSkillRes,
+  RunSkillReq,
+  RunSkillRes,
+} from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
 import {
+  EVALS_PATH,
   evalContext,
+  evalRunHistory,
   readSkillEvals,
+  recordEvalRun,
   resolveOrThrow,
   type SkillCatalog,
   type SkillEval,
@@ -17,13 +26,21 @@ export interface SkillEvalHandlerDeps {
   run: (req: RunSkillReq, ctx: CallContext) => Promise<RunSkillRes>;
   llm: () => Llm | null;
   now: () => number;
+  /** Where `skills/eval-progressed` goes (issue 12). */
+  events?: Pick<EventHub, 'emit'>;
 }
 
 const DEFAULT_THRESHOLD = 0.8;
 
-/** Everything a run produced, as one text the assertions look at. */
+/**
+ * Everything a run produced, as one text the assertions look at. Injected artifacts (instructions,
+ * bundled files) count only when nothing else produced output, and the evals file never does: it
+ * holds the expected values, so every `contains` check would pass on it.
+ */
 function outputText(r: RunSkillRes): string {
-  return r.results
+  const own = r.results.filter((a) => a.artifact !== EVALS_PATH);
+  const produced = own.filter((a) => !a.injected);
+  return (produced.length > 0 ? produced : own)
     .map((a) =>
       [a.text ?? '', a.data == null ? '' : JSON.stringify(a.data), a.stdout ?? ''].filter(Boolean).join('\n'),
     )
@@ -58,7 +75,38 @@ async function judge(
     passed: /^\W*pass\b/i.test(text),
     explanation: text.split('\n').slice(1).join(' ').trim() || text,
     usage: r.usage,
+    cost: r.estimated_cost ?? 0,
   };
+}
+
+/**
+ * A trigger eval's second phase: show the model the phase-1 top matches as the chat's skill index
+ * does and ask which one it would apply, so authors see whether a skill that ranks also fires.
+ */
+async function modelChoice(
+  llm: Llm,
+  catalog: SkillCatalog,
+  message: string,
+  candidates: Array<{ name: string; scope: 'workspace' | 'account' }>,
+  signal?: AbortSignal,
+) {
+  const lines = candidates.map((c) => {
+    const s = catalog.resolve(c.name, c.scope)?.skill;
+    return `- ${c.name}: ${s?.description ?? ''}${s?.when ? ` (when: ${s.when})` : ''}`;
+  });
+  const r = await llm.generate({
+    system:
+      'You route a user message to at most one skill. Reply with the exact name of the one skill you would apply to it, or NONE when no skill fits. Reply with the name only.',
+    messages: [{ role: 'user', content: `Skills:\n${lines.join('\n')}\n\nMessage: ${message}` }],
+    maxOutputTokens: 60,
+    temperature: 0,
+    timeoutMs: 60_000,
+    signal,
+  });
+  const said = r.text.trim().replace(/^["'`*\s-]+|["'`*.\s]+$/g, '');
+  const key = said.toLowerCase();
+  const choice = candidates.find((c) => c.name.toLowerCase() === key)?.name ?? null;
+  return { choice, usage: r.usage, cost: r.estimated_cost ?? 0 };
 }
 
 /**
@@ -67,149 +115,229 @@ async function judge(
  * assertions, the eval's `contains`/`not_contains` checks, and statements judged by the model.
  */
 export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
+  const running = new Map<string, AbortController>();
   return {
-    'skills/eval': async (req, ctx) => {
-      const catalog = deps.catalog();
-      const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
-      const file = readSkillEvals(skill);
-      const llm = deps.llm();
-      const threshold = req.threshold ?? file.threshold ?? DEFAULT_THRESHOLD;
-      const results: EvalResultView[] = [];
-      const picked = file.evals.filter((e) =>
-        req.only === 'trigger'
-          ? e.should_trigger !== undefined
-          : req.only === 'output'
-            ? e.should_trigger === undefined
-            : true,
-      );
-      for (const e of picked) {
-        if (ctx.signal?.aborted) break;
-        results.push(
-          e.should_trigger !== undefined ? triggerEval(catalog, skill.name, scope, e) : await outputEval(e),
-        );
+    'skills/eval': async (req, outer) => {
+      const abort = new AbortController();
+      if (req.run_id) {
+        if (running.has(req.run_id))
+          throw new AppError('CONFLICT', `a run named ${req.run_id} is already running`);
+        running.set(req.run_id, abort);
       }
-      const passed = results.filter((r) => r.passed).length;
-      const passRate = results.length ? passed / results.length : 0;
-      return {
-        name: skill.name,
-        scope,
-        model: llm ? `${llm.provider}:${llm.model}` : null,
-        threshold,
-        total: results.length,
-        passed,
-        pass_rate: Math.round(passRate * 1000) / 1000,
-        ok: results.length > 0 && passRate >= threshold,
-        results,
-      };
-
-      async function outputEval(e: SkillEval): Promise<EvalResultView> {
-        const t0 = deps.now();
-        const base = { id: String(e.id), kind: 'output' as const, prompt: e.prompt };
-        let run: RunSkillRes;
-        try {
-          run = await deps.run(
-            { name: skill.name, scope, context: evalContext(e), session_id: 'evals' },
-            ctx,
-          );
-        } catch (err) {
-          const message = isAppError(err) ? err.message : String(err);
-          return {
-            ...base,
-            passed: false,
-            reason: message,
-            checks: [],
-            duration_ms: Math.round(deps.now() - t0),
-            input_tokens: 0,
-            output_tokens: 0,
-            estimated_cost: 0,
-          };
-        }
-        const output = outputText(run);
-        const checks: EvalResultView['checks'] = [];
-        for (const a of run.results) {
-          if (!a.ok)
-            checks.push({
-              check: `${a.artifact} ran`,
-              passed: false,
-              explanation: a.error?.message ?? 'failed',
-            });
-        }
-        let inTokens = run.results.reduce((n, a) => n + (a.input_tokens ?? 0), 0);
-        let outTokens = run.results.reduce((n, a) => n + (a.output_tokens ?? 0), 0);
-        for (const a of e.assertions ?? []) {
-          if (typeof a !== 'string') {
-            const has = output.includes(a.value);
-            const ok = a.type === 'contains' ? has : !has;
-            checks.push({
-              check: a.name ?? `${a.type} ${JSON.stringify(a.value).slice(0, 80)}`,
-              passed: ok,
-              explanation: ok ? 'ok' : `the output ${has ? 'contains' : 'does not contain'} it`,
-            });
-            continue;
-          }
-          if (!llm) {
-            checks.push({ check: a, passed: null, explanation: 'not judged: no model is configured' });
-            continue;
-          }
-          try {
-            const j = await judge(llm, output, a, e.expected_output, ctx.signal);
-            inTokens += j.usage.input_tokens;
-            outTokens += j.usage.output_tokens;
-            checks.push({ check: a, passed: j.passed, explanation: j.explanation });
-          } catch (err) {
-            checks.push({
-              check: a,
-              passed: false,
-              explanation: `the judge failed: ${isAppError(err) ? err.message : String(err)}`,
-            });
-          }
-        }
-        const failed = checks.filter((c) => c.passed === false);
-        return {
-          ...base,
-          passed: run.ok && failed.length === 0,
-          reason: failed.length
-            ? failed.map((c) => c.check).join('; ')
-            : run.ok
-              ? null
-              : 'an artifact failed',
-          checks,
-          duration_ms: Math.round(deps.now() - t0),
-          input_tokens: inTokens,
-          output_tokens: outTokens,
-          estimated_cost: run.results.reduce((n, a) => n + (a.estimated_cost ?? 0), 0),
-        };
+      const onGone = () => abort.abort();
+      outer.signal?.addEventListener('abort', onGone, { once: true });
+      try {
+        return await evaluate(req, { ...outer, signal: abort.signal });
+      } finally {
+        outer.signal?.removeEventListener('abort', onGone);
+        if (req.run_id) running.delete(req.run_id);
       }
     },
-  } satisfies Pick<HandlersFor<'skills'>, 'skills/eval'>;
-}
 
-function triggerEval(
-  catalog: SkillCatalog,
-  name: string,
-  scope: 'workspace' | 'account',
-  e: SkillEval,
-): EvalResultView {
-  const ex = explainMatch(catalog, e.prompt, { limit: 5, skill: name, skill_scope: scope });
-  const rank = ex.skill?.rank ?? null;
-  const fired = rank !== null && rank <= 5;
-  const passed = e.should_trigger ? fired : !fired;
-  return {
-    id: String(e.id),
-    kind: 'trigger',
-    prompt: e.prompt,
-    should_trigger: e.should_trigger,
-    rank,
-    passed,
-    reason: passed
-      ? null
-      : e.should_trigger
-        ? `not in the top 5 (${ex.skill?.reason ?? 'not found'})`
-        : `ranked ${rank} (should not activate)`,
-    checks: [],
-    duration_ms: 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    estimated_cost: 0,
-  };
+    'skills/cancel-eval': (req) => {
+      const abort = running.get(req.run_id);
+      abort?.abort();
+      return { cancelled: abort !== undefined };
+    },
+
+    'skills/eval-history': (req) => {
+      const catalog = deps.catalog();
+      const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+      const store = catalog.store(scope)!;
+      return { name: skill.name, scope, ...evalRunHistory(store.db, skill.name, req.limit) };
+    },
+  } satisfies Pick<HandlersFor<'skills'>, 'skills/eval' | 'skills/cancel-eval' | 'skills/eval-history'>;
+
+  async function evaluate(req: EvalSkillReq, ctx: CallContext): Promise<EvalSkillRes> {
+    const started = deps.now();
+    const catalog = deps.catalog();
+    const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+    const file = readSkillEvals(skill);
+    const llm = deps.llm();
+    const threshold = req.threshold ?? file.threshold ?? DEFAULT_THRESHOLD;
+    const results: EvalResultView[] = [];
+    const picked = file.evals.filter((e) =>
+      req.only === 'trigger'
+        ? e.should_trigger !== undefined
+        : req.only === 'output'
+          ? e.should_trigger === undefined
+          : true,
+    );
+    for (const e of picked) {
+      if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'the eval run was cancelled');
+      const r = e.should_trigger !== undefined ? await triggerEval(e) : await outputEval(e);
+      results.push(r);
+      if (req.run_id)
+        deps.events?.emit('skills/eval-progressed', {
+          run_id: req.run_id,
+          done: results.length,
+          total: picked.length,
+          id: r.id,
+          passed: r.passed,
+        });
+    }
+    const passed = results.filter((r) => r.passed).length;
+    const passRate = results.length ? passed / results.length : 0;
+    const model = llm ? `${llm.provider}:${llm.model}` : null;
+    const durationMs = Math.round(deps.now() - started);
+    let recorded: number | null = null;
+    if (req.record !== false && results.length > 0) {
+      // The catalog may have been reopened while the evals ran.
+      const store = deps.catalog().store(scope);
+      if (store)
+        recorded = recordEvalRun(store.db, {
+          name: skill.name,
+          version: skill.version,
+          model,
+          only: req.only ?? 'all',
+          total: results.length,
+          passed,
+          pass_rate: Math.round(passRate * 1000) / 1000,
+          threshold,
+          results,
+          duration_ms: durationMs,
+          origin: 'eval',
+        });
+    }
+    return {
+      name: skill.name,
+      scope,
+      model,
+      threshold,
+      total: results.length,
+      passed,
+      pass_rate: Math.round(passRate * 1000) / 1000,
+      ok: results.length > 0 && passRate >= threshold,
+      results,
+      duration_ms: durationMs,
+      input_tokens: results.reduce((n, r) => n + r.input_tokens, 0),
+      output_tokens: results.reduce((n, r) => n + r.output_tokens, 0),
+      estimated_cost: results.reduce((n, r) => n + r.estimated_cost, 0),
+      recorded,
+    };
+
+    async function triggerEval(e: SkillEval): Promise<EvalResultView> {
+      const t0 = deps.now();
+      const ex = explainMatch(catalog, e.prompt, { limit: 5, skill: skill.name, skill_scope: scope });
+      const rank = ex.skill?.rank ?? null;
+      const fired = rank !== null && rank <= 5;
+      let chose: boolean | null = null;
+      let choice: string | null = null;
+      let usage = { input_tokens: 0, output_tokens: 0 };
+      let cost = 0;
+      let judgeError: string | null = null;
+      if (fired && llm) {
+        try {
+          const m = await modelChoice(llm, catalog, e.prompt, ex.candidates, ctx.signal);
+          choice = m.choice;
+          chose = m.choice !== null && m.choice.toLowerCase() === skill.name.toLowerCase();
+          usage = m.usage;
+          cost = m.cost;
+        } catch (err) {
+          if (isAppError(err) && err.code === 'CANCELLED') throw err;
+          judgeError = isAppError(err) ? err.message : String(err);
+        }
+      }
+      const activated = fired && chose !== false;
+      const passed = judgeError === null && (e.should_trigger ? activated : !activated);
+      return {
+        id: String(e.id),
+        kind: 'trigger',
+        prompt: e.prompt,
+        should_trigger: e.should_trigger,
+        rank,
+        model_chose: chose,
+        model_choice: choice,
+        passed,
+        reason: passed
+          ? null
+          : judgeError
+            ? `the model could not be asked: ${judgeError}`
+            : e.should_trigger
+              ? fired
+                ? `ranked ${rank}, but the model chose ${choice ? `"${choice}"` : 'no skill'}`
+                : `not in the top 5 (${ex.skill?.reason ?? 'not found'})`
+              : `ranked ${rank}${chose ? ' and the model chose it' : ''} (should not activate)`,
+        checks: [],
+        duration_ms: Math.round(deps.now() - t0),
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        estimated_cost: cost,
+      };
+    }
+
+    async function outputEval(e: SkillEval): Promise<EvalResultView> {
+      const t0 = deps.now();
+      const base = { id: String(e.id), kind: 'output' as const, prompt: e.prompt };
+      let run: RunSkillRes;
+      try {
+        run = await deps.run({ name: skill.name, scope, context: evalContext(e), session_id: 'evals' }, ctx);
+      } catch (err) {
+        const message = isAppError(err) ? err.message : String(err);
+        return {
+          ...base,
+          passed: false,
+          reason: message,
+          checks: [],
+          duration_ms: Math.round(deps.now() - t0),
+          input_tokens: 0,
+          output_tokens: 0,
+          estimated_cost: 0,
+        };
+      }
+      const output = outputText(run);
+      const checks: EvalResultView['checks'] = [];
+      for (const a of run.results) {
+        if (!a.ok)
+          checks.push({
+            check: `${a.artifact} ran`,
+            passed: false,
+            explanation: a.error?.message ?? 'failed',
+          });
+      }
+      let inTokens = run.results.reduce((n, a) => n + (a.input_tokens ?? 0), 0);
+      let outTokens = run.results.reduce((n, a) => n + (a.output_tokens ?? 0), 0);
+      let judgeCost = 0;
+      for (const a of e.assertions ?? []) {
+        if (typeof a !== 'string') {
+          const has = output.includes(a.value);
+          const ok = a.type === 'contains' ? has : !has;
+          checks.push({
+            check: a.name ?? `${a.type} ${JSON.stringify(a.value).slice(0, 80)}`,
+            passed: ok,
+            explanation: ok ? 'ok' : `the output ${has ? 'contains' : 'does not contain'} it`,
+          });
+          continue;
+        }
+        if (!llm) {
+          checks.push({ check: a, passed: null, explanation: 'not judged: no model is configured' });
+          continue;
+        }
+        try {
+          const j = await judge(llm, output, a, e.expected_output, ctx.signal);
+          inTokens += j.usage.input_tokens;
+          outTokens += j.usage.output_tokens;
+          judgeCost += j.cost;
+          checks.push({ check: a, passed: j.passed, explanation: j.explanation });
+        } catch (err) {
+          checks.push({
+            check: a,
+            passed: false,
+            explanation: `the judge failed: ${isAppError(err) ? err.message : String(err)}`,
+          });
+        }
+      }
+      const failed = checks.filter((c) => c.passed === false);
+      return {
+        ...base,
+        passed: run.ok && failed.length === 0,
+        reason: failed.length ? failed.map((c) => c.check).join('; ') : run.ok ? null : 'an artifact failed',
+        checks,
+        duration_ms: Math.round(deps.now() - t0),
+        input_tokens: inTokens,
+        output_tokens: outTokens,
+        estimated_cost: run.results.reduce((n, a) => n + (a.estimated_cost ?? 0), judgeCost),
+      };
+    }
+  }
 }

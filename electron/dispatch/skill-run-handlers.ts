@@ -246,6 +246,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       run: async (req, ctx) => handlers['skills/run'](req, ctx),
       llm: deps.llm,
       now: deps.now,
+      events, // issue 12: eval progress
     }),
   };
 }

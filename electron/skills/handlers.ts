@@ -254,4 +254,6 @@ type SkillRunChannel =
   | 'skills/run'
   | 'skills/cancel-run'
   | 'skills/optimize'
-  | 'skills/eval';
+  | 'skills/eval'
+  | 'skills/cancel-eval' // issue 12
+  | 'skills/eval-history'; // issue 12
