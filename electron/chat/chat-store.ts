@@ -1,12 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { termStats } from '../activation/index.js';
-import { contentWords, stem, stemsOf } from '../activation/text.js';
-import type { ChatMessageView, ChatSessionView, ToolCallView } from '../contract/chat.js';
+import { contentWords, stem, stemsOf, termStats } from '../activation/index.js';
+import type { ChatMessageView, ChatModelChoice, ChatSessionView, ToolCallView } from '../contract/chat.js';
 import type { ErrorCode } from '../contract/errors.js';
 import type { Db } from '../store/index.js';
 
 /** A chat session as stored: the contract's view without what only the host knows. */
-export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count'> & { message_count?: number };
+export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count' | 'model'> & {
+  message_count?: number;
+  /** The last message of the branch the session shows (null: no messages yet). */
+  leaf_id?: string | null;
+  /** The model this chat uses; null follows Settings. */
+  model?: ChatModelChoice | null;
+};
+
+/** A text file sent with a user message: it goes into the model's context and to skills. */
+export interface StoredAttachment {
+  name: string;
+  media_type: string;
+  size: number;
+  text: string;
+}
+
+/** One search hit over the stored messages. */
+export interface MessageHit {
+  session_id: string;
+  session_title: string;
+  message_id: string;
+  role: 'user' | 'assistant';
+  /** The matching passage, the matched words between `[` and `]`. */
+  snippet: string;
+  created_at: string;
+}
 
 /** One recorded tool call of an assistant message: the contract's view, its result always kept. */
 export type ToolCallRecord = ToolCallView & { result: unknown };
@@ -15,13 +39,25 @@ export type ToolCallRecord = ToolCallView & { result: unknown };
  * A stored chat message: the contract's view plus its place in the session; tool calls and trace
  * ids are null when there were none.
  */
-export type ChatMessage = Omit<ChatMessageView, 'tool_calls' | 'trace_ids'> & {
+export type ChatMessage = Omit<
+  ChatMessageView,
+  'tool_calls' | 'trace_ids' | 'attachments' | 'sibling_ids'
+> & {
   seq: number;
   session_id: string;
   tool_calls: ToolCallRecord[] | null;
   trace_ids: string[] | null;
   skills: unknown;
+  /** The message this one follows in its branch; null for a first message. */
+  parent_id: string | null;
+  attachments: StoredAttachment[] | null;
 };
+
+/** The branch a session shows, with each message's place among its alternatives. */
+export interface BranchMessage extends ChatMessage {
+  /** The ids of the messages sharing this one's parent (itself included), oldest first. */
+  sibling_ids: string[];
+}
 
 /** A message recalled as memory for a new turn. */
 export interface RecalledMemory {
@@ -51,7 +87,8 @@ export interface RecallOptions {
   skip_recent?: number;
 }
 
-type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills' | 'error'> & {
+type Row = Omit<ChatMessage, 'tool_calls' | 'trace_ids' | 'skills' | 'error' | 'attachments'> & {
+  attachments: string | null;
   tool_calls: string | null;
   trace_ids: string | null;
   skills: string | null;
@@ -74,7 +111,20 @@ export class ChatStore {
       insertSession: db.prepare(
         'INSERT INTO chat_sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)',
       ),
-      touch: db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?'),
+      touch: db.prepare('UPDATE chat_sessions SET updated_at = ?, leaf_id = ? WHERE id = ?'),
+      setLeaf: db.prepare('UPDATE chat_sessions SET leaf_id = ? WHERE id = ?'),
+      setModel: db.prepare('UPDATE chat_sessions SET model = ? WHERE id = ?'),
+      leaf: db.prepare('SELECT leaf_id FROM chat_sessions WHERE id = ?').pluck(),
+      message: db.prepare('SELECT * FROM chat_messages WHERE id = ? AND session_id = ?'),
+      search:
+        db.prepare(`SELECT m.session_id, s.title AS session_title, m.id AS message_id, m.role, m.created_at,
+        snippet(chat_messages_fts, 0, '[', ']', '…', 12) AS snippet
+        FROM chat_messages_fts JOIN chat_messages m ON m.seq = chat_messages_fts.rowid
+        JOIN chat_sessions s ON s.id = m.session_id
+        WHERE chat_messages_fts MATCH ? ORDER BY bm25(chat_messages_fts), m.seq DESC LIMIT ?`),
+      usage:
+        db.prepare(`SELECT coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+        sum(estimated_cost) AS estimated_cost FROM chat_messages WHERE session_id = ?`),
       title: db.prepare("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ''"),
       rename: db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?'),
       deleteMessages: db.prepare('DELETE FROM chat_messages WHERE session_id = ?'),
@@ -86,14 +136,11 @@ export class ChatStore {
         'SELECT s.*, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id) AS message_count FROM chat_sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?',
       ),
       insert:
-        db.prepare(`INSERT INTO chat_messages (id, session_id, role, content, status, tool_calls, trace_ids, skills,
-        model_id, input_tokens, output_tokens, estimated_cost, error_code, error_message, created_at)
-        VALUES (@id, @session_id, @role, @content, @status, @tool_calls, @trace_ids, @skills, @model_id, @input_tokens,
-        @output_tokens, @estimated_cost, @error_code, @error_message, @created_at)`),
+        db.prepare(`INSERT INTO chat_messages (id, session_id, parent_id, role, content, status, tool_calls, trace_ids, skills,
+        attachments, model_id, input_tokens, output_tokens, estimated_cost, error_code, error_message, created_at)
+        VALUES (@id, @session_id, @parent_id, @role, @content, @status, @tool_calls, @trace_ids, @skills, @attachments,
+        @model_id, @input_tokens, @output_tokens, @estimated_cost, @error_code, @error_message, @created_at)`),
       messages: db.prepare('SELECT * FROM chat_messages WHERE session_id = ? ORDER BY seq'),
-      recent: db.prepare(
-        "SELECT * FROM (SELECT * FROM chat_messages WHERE session_id = ? AND status != 'error' ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-      ),
       lastSeqs: db
         .prepare('SELECT seq FROM chat_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?')
         .pluck(),
@@ -118,12 +165,77 @@ export class ChatStore {
 
   /** A session by id, or null. */
   getSession(id: string): ChatSession | null {
-    return (this.s.session.get(id) as ChatSession | undefined) ?? null;
+    const row = this.s.session.get(id) as (ChatSession & { model: string | null }) | undefined;
+    return row ? { ...row, model: parse<ChatModelChoice>(row.model) } : null;
   }
 
   /** Sessions, most recently active first. */
   listSessions(limit = 100): ChatSession[] {
-    return this.s.sessions.all(limit) as ChatSession[];
+    return (this.s.sessions.all(limit) as Array<ChatSession & { model: string | null }>).map((r) => ({
+      ...r,
+      model: parse<ChatModelChoice>(r.model),
+    }));
+  }
+
+  /** Choose the model of a chat (null: follow Settings); false when there is no such session. */
+  setModel(id: string, model: ChatModelChoice | null): boolean {
+    return this.s.setModel.run(model ? JSON.stringify(model) : null, id).changes > 0;
+  }
+
+  /** One message of a session, or null. */
+  getMessage(sessionId: string, messageId: string): ChatMessage | null {
+    const row = this.s.message.get(messageId, sessionId) as Row | undefined;
+    return row ? toMessage(row) : null;
+  }
+
+  /**
+   * The branch a session shows: from its first message to its leaf, each with its siblings (the
+   * alternatives an edit or a regeneration left), so any older branch stays reachable.
+   */
+  branch(sessionId: string): BranchMessage[] {
+    const all = this.listMessages(sessionId);
+    const leaf = this.s.leaf.get(sessionId) as string | null | undefined;
+    return withSiblings(all, pathTo(all, leaf ?? all.at(-1)?.id ?? null));
+  }
+
+  /**
+   * The messages up to and including `messageId` on its branch, oldest first (the whole branch's
+   * history a new message after it continues). Empty for null.
+   */
+  pathTo(sessionId: string, messageId: string | null): ChatMessage[] {
+    return pathTo(this.listMessages(sessionId), messageId);
+  }
+
+  /**
+   * Show the branch through `messageId`: the leaf becomes its newest descendant (following the
+   * newest child at each step). False when the message is not in the session.
+   */
+  switchBranch(sessionId: string, messageId: string): boolean {
+    const all = this.listMessages(sessionId);
+    if (!all.some((m) => m.id === messageId)) return false;
+    const children = new Map<string, ChatMessage[]>();
+    for (const m of all)
+      if (m.parent_id) children.set(m.parent_id, [...(children.get(m.parent_id) ?? []), m]);
+    let leaf = messageId;
+    for (let next = children.get(leaf); next?.length; next = children.get(leaf)) leaf = next.at(-1)!.id;
+    this.s.setLeaf.run(leaf, sessionId);
+    return true;
+  }
+
+  /** Messages of every session matching `query` (words, all required; a trailing `*` for a prefix), best first. */
+  search(query: string, limit = 50): MessageHit[] {
+    const match = ftsQuery(query);
+    if (!match) return [];
+    return this.s.search.all(match, limit) as MessageHit[];
+  }
+
+  /** Tokens and cost of every reply of a session, every branch included. */
+  usage(sessionId: string): { input_tokens: number; output_tokens: number; estimated_cost: number | null } {
+    return this.s.usage.get(sessionId) as {
+      input_tokens: number;
+      output_tokens: number;
+      estimated_cost: number | null;
+    };
   }
 
   /** Delete a session and its messages (explicitly, so the FTS triggers see each row). False when absent. */
@@ -140,11 +252,24 @@ export class ChatStore {
     return this.getSession(id);
   }
 
-  /** Append a message; the first user message names an untitled session. */
-  addMessage(m: Omit<ChatMessage, 'seq' | 'id' | 'created_at'> & { id?: string }): ChatMessage {
+  /**
+   * Add a message after `parent_id` (default: the end of the branch shown) and show its branch;
+   * the first user message names an untitled session.
+   */
+  addMessage(
+    m: Omit<ChatMessage, 'seq' | 'id' | 'created_at' | 'parent_id' | 'attachments'> & {
+      id?: string;
+      parent_id?: string | null;
+      attachments?: StoredAttachment[] | null;
+    },
+  ): ChatMessage {
+    const parentId =
+      m.parent_id !== undefined ? m.parent_id : ((this.s.leaf.get(m.session_id) as string | null) ?? null);
     const row = {
       id: m.id ?? randomUUID(),
       session_id: m.session_id,
+      parent_id: parentId,
+      attachments: m.attachments?.length ? JSON.stringify(m.attachments) : null,
       role: m.role,
       content: m.content,
       status: m.status,
@@ -161,14 +286,15 @@ export class ChatStore {
     };
     const seq = this.db.transaction(() => {
       const info = this.s.insert.run(row);
-      this.s.touch.run(row.created_at, m.session_id);
+      this.s.touch.run(row.created_at, row.id, m.session_id);
       if (m.role === 'user') this.s.title.run(titleOf(m.content), m.session_id);
       return Number(info.lastInsertRowid);
     })();
-    const { error_code: _c, error_message: _m, ...stored } = row;
+    const { error_code: _c, error_message: _m, attachments: _a, ...stored } = row;
     return {
       ...m,
       ...stored,
+      attachments: m.attachments?.length ? m.attachments : null,
       seq,
       tool_calls: m.tool_calls,
       trace_ids: m.trace_ids,
@@ -182,9 +308,14 @@ export class ChatStore {
     return (this.s.messages.all(sessionId) as Row[]).map(toMessage);
   }
 
-  /** The last `n` non-error messages of a session, oldest first (the conversation sent to the model). */
-  recentMessages(sessionId: string, n: number): ChatMessage[] {
-    return (this.s.recent.all(sessionId, n) as Row[]).map(toMessage);
+  /**
+   * The last `n` non-error messages of the branch ending at `parentId` (default: the branch shown),
+   * oldest first: the conversation sent to the model.
+   */
+  recentMessages(sessionId: string, n: number, parentId?: string | null): ChatMessage[] {
+    const end = parentId !== undefined ? parentId : ((this.s.leaf.get(sessionId) as string | null) ?? null);
+    const history = this.pathTo(sessionId, end).filter((m) => m.status !== 'error');
+    return n > 0 ? history.slice(-n) : [];
   }
 
   /**
@@ -284,10 +415,50 @@ function titleOf(text: string): string {
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
+/** The branch ending at `leafId`, oldest first (empty for null or an unknown id). */
+function pathTo(all: ChatMessage[], leafId: string | null): ChatMessage[] {
+  const byId = new Map(all.map((m) => [m.id, m]));
+  const path: ChatMessage[] = [];
+  for (
+    let m = leafId ? byId.get(leafId) : undefined;
+    m;
+    m = m.parent_id ? byId.get(m.parent_id) : undefined
+  ) {
+    path.push(m);
+    if (path.length > all.length) break; // a cycle cannot be stored, but never loop on one
+  }
+  return path.reverse();
+}
+
+function withSiblings(all: ChatMessage[], path: ChatMessage[]): BranchMessage[] {
+  const byParent = new Map<string, string[]>();
+  for (const m of all) {
+    const k = m.parent_id ?? '';
+    byParent.set(k, [...(byParent.get(k) ?? []), m.id]);
+  }
+  return path.map((m) => ({ ...m, sibling_ids: byParent.get(m.parent_id ?? '') ?? [m.id] }));
+}
+
+/**
+ * An FTS5 query from what a user typed: each word quoted (so operators and punctuation are plain
+ * text), all required; a word ending in `*` matches as a prefix. Null when nothing is searchable.
+ */
+export function ftsQuery(text: string): string | null {
+  const words = text
+    .normalize('NFKC')
+    .split(/\s+/)
+    .map((w) => ({ prefix: w.endsWith('*'), w: w.replace(/["*]/g, '').trim() }))
+    .filter((x) => /[\p{L}\p{N}]/u.test(x.w))
+    .slice(0, 20);
+  if (words.length === 0) return null;
+  return words.map((x) => `"${x.w}"${x.prefix ? '*' : ''}`).join(' ');
+}
+
 function toMessage(r: Row): ChatMessage {
   const { error_code, error_message, error: _legacy, ...rest } = r;
   return {
     ...rest,
+    attachments: parse(r.attachments),
     tool_calls: parse(r.tool_calls),
     trace_ids: parse(r.trace_ids),
     skills: parse(r.skills),

@@ -1,4 +1,4 @@
-import { matchSkills, type SkillMatch } from '../activation/phase1.js';
+import { matchSkills, type SkillMatch } from '../activation/index.js';
 import type {
   DeltaReceivedEvent,
   ToolCallFinishedEvent,
@@ -9,10 +9,10 @@ import type {
 import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
-import type { SkillCatalog } from '../skills/catalog.js';
+import type { SkillCatalog } from '../skills/index.js';
 import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
-import { type ToolOutcome, TurnTools } from './tools.js';
+import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
 
 /**
  * Streaming events of a turn, in order: started, deltas and tool calls, then finished (or error).
@@ -20,10 +20,7 @@ import { type ToolOutcome, TurnTools } from './tools.js';
  * the client's turn id); `chat/handlers.ts` maps one to the other.
  */
 export type ChatEvent =
-  | ({ type: 'turn-started' } & Omit<
-      TurnStartedEvent,
-      'message' | 'client_turn_id' | 'created_at' | 'matches'
-    > & {
+  | ({ type: 'turn-started' } & Omit<TurnStartedEvent, 'client_turn_id' | 'created_at' | 'matches'> & {
         matches: SkillMatch[];
       })
   | ({ type: 'text-delta' } & Omit<DeltaReceivedEvent, 'session_id'>)
@@ -46,7 +43,14 @@ export interface TurnSettings {
 export interface TurnInput {
   message: string;
   session_id?: string;
+  /** Text files sent with the message: into the model's context and to skills (`attachments`). */
   attachments?: Array<{ name: string; text?: string; media_type?: string }>;
+  /** Edit and resend: the user message this one replaces (a new branch beside it). */
+  edit_of?: string;
+  /** Regenerate: the reply to write again (its user message is answered again; `message` is ignored). */
+  regenerate_of?: string;
+  /** A skill run by name before the model answers (the `/` menu). */
+  skill?: { name: string; variables?: Record<string, unknown> };
   signal?: AbortSignal;
   settings?: TurnSettings;
 }
@@ -63,6 +67,8 @@ export interface ChatDeps {
   face?: 'app' | 'cli';
   /** Called just before the first provider request (benchmarks measure up to here). */
   onBeforeModel?: () => void;
+  /** MCP tools for a session's turn (issue 16), offered beside the skill tools. */
+  external?: (session_id: string, signal?: AbortSignal) => ExternalTools | undefined;
 }
 
 /**
@@ -126,24 +132,84 @@ export function buildTurnPrompt(deps: ChatDeps, input: TurnInput): TurnPrompt {
 export interface UserTurn {
   session_id: string;
   new_session: boolean;
+  /** False when the turn regenerates a reply to a message already stored. */
+  stored_now: boolean;
   message: ChatMessage;
   /** Earlier messages of the session, sent to the model as conversation. */
   history: ChatMessage[];
 }
 
-/** Step 2: store the user's message (in a new session when there is none), attachments inlined. */
-export function persistUserTurn(deps: ChatDeps, input: TurnInput, matches: SkillMatch[]): UserTurn {
+/**
+ * What the model reads for a user message: its text, then each attached file in an
+ * `<attachment>` block (the stored message keeps them apart, so the chat shows the text alone).
+ */
+export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): string {
+  const files = (m.attachments ?? [])
+    .filter((a) => a.text)
+    .map((a) => `\n\n<attachment name="${a.name.replace(/"/g, "'")}">\n${a.text}\n</attachment>`)
+    .join('');
+  return m.content + files;
+}
+
+/**
+ * The message a regeneration answers again, or the parent an edit branches from; checked before
+ * anything is stored (NOT_FOUND / INVALID_INPUT name what was wrong).
+ */
+function resolveBranch(
+  deps: ChatDeps,
+  input: TurnInput,
+): { regenerate: ChatMessage | null; parent_id: string | null | undefined } {
+  const sid = input.session_id;
+  const target = input.regenerate_of ?? input.edit_of;
+  if (!target) return { regenerate: null, parent_id: undefined };
+  if (!sid) throw new AppError('INVALID_INPUT', 'editing or regenerating needs the chat it belongs to');
+  const m = deps.chats.getMessage(sid, target);
+  if (!m) throw new AppError('NOT_FOUND', 'That message is no longer in this chat.', { message_id: target });
+  if (input.edit_of) {
+    if (m.role !== 'user') throw new AppError('INVALID_INPUT', 'only your own messages can be edited');
+    return { regenerate: null, parent_id: m.parent_id };
+  }
+  const question = m.role === 'assistant' && m.parent_id ? deps.chats.getMessage(sid, m.parent_id) : null;
+  if (question?.role !== 'user')
+    throw new AppError('INVALID_INPUT', 'only a reply to one of your messages can be regenerated');
+  return { regenerate: question, parent_id: question.id };
+}
+
+/** Step 2: store the user's message (in a new session when there is none), attachments beside it. */
+export function persistUserTurn(
+  deps: ChatDeps,
+  input: TurnInput,
+  matches: SkillMatch[],
+  branch: { regenerate: ChatMessage | null; parent_id: string | null | undefined } = {
+    regenerate: null,
+    parent_id: undefined,
+  },
+): UserTurn {
   const newSession = !input.session_id;
   const sessionId = input.session_id ?? deps.chats.createSession().id;
-  const history = deps.chats.recentMessages(sessionId, input.settings?.history ?? 20);
-  const attachmentText = (input.attachments ?? [])
-    .filter((a) => a.text)
-    .map((a) => `\n\n<attachment name="${a.name}">\n${a.text}\n</attachment>`)
-    .join('');
+  const n = input.settings?.history ?? 20;
+  if (branch.regenerate) {
+    const message = branch.regenerate;
+    return {
+      session_id: sessionId,
+      new_session: false,
+      stored_now: false,
+      message,
+      history: deps.chats.recentMessages(sessionId, n, message.parent_id),
+    };
+  }
+  const history = deps.chats.recentMessages(sessionId, n, branch.parent_id);
   const message = deps.chats.addMessage({
     session_id: sessionId,
+    ...(branch.parent_id !== undefined ? { parent_id: branch.parent_id } : {}),
+    attachments: (input.attachments ?? []).map((a) => ({
+      name: a.name,
+      media_type: a.media_type ?? 'text/plain',
+      size: new TextEncoder().encode(a.text ?? '').length,
+      text: a.text ?? '',
+    })),
     role: 'user',
-    content: input.message + attachmentText,
+    content: input.message,
     status: 'complete',
     tool_calls: null,
     trace_ids: null,
@@ -154,7 +220,7 @@ export function persistUserTurn(deps: ChatDeps, input: TurnInput, matches: Skill
     estimated_cost: null,
     error: null,
   });
-  return { session_id: sessionId, new_session: newSession, message, history };
+  return { session_id: sessionId, new_session: newSession, stored_now: true, message, history };
 }
 
 /**
@@ -178,6 +244,7 @@ export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: strin
     session_id: sessionId,
     harness,
     signal: input.signal,
+    external: deps.external?.(sessionId, input.signal),
   });
 }
 
@@ -211,6 +278,35 @@ export async function streamWithTools(
     calls: [],
     trace_ids: [],
   };
+  const messages: LlmMessage[] = [
+    ...turn.user.history.map(
+      (m): LlmMessage => ({ role: m.role, content: m.role === 'user' ? userContent(m) : m.content }),
+    ),
+    { role: 'user', content: userContent(turn.user.message) },
+  ];
+  const runCall = async (c: LlmToolCall) => {
+    emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
+    const out: ToolOutcome = c.invalid
+      ? { ok: false, result: { error: c.error ?? 'invalid tool call' } }
+      : await turn.tools.call(c.name, c.args, { call_id: c.id });
+    const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
+    reply.calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
+    if (out.trace_ids) reply.trace_ids.push(...out.trace_ids);
+    emit({ type: 'tool-call-finished', id: c.id, name: c.name, ok: out.ok, ...activity, result: out.result });
+    messages.push({ role: 'tool', tool_call_id: c.id, name: c.name, content: out.result, is_error: !out.ok });
+  };
+  // A skill the user invoked by name runs first, as if the model had applied it; the model then
+  // answers with its result in view.
+  const invoked = turn.input.skill;
+  if (invoked) {
+    const call = {
+      id: 'invoke_skill',
+      name: 'apply_skill',
+      args: { name: invoked.name, ...(invoked.variables ? { ctx: invoked.variables } : {}) },
+    };
+    messages.push({ role: 'assistant', content: '', tool_calls: [call] });
+    await runCall(call);
+  }
   if (!deps.llm) {
     reply.text = noModelReply(turn.prompt.matches, deps.face);
     emit({ type: 'text-delta', text: reply.text });
@@ -218,10 +314,6 @@ export async function streamWithTools(
   }
   const { signal } = turn.input;
   const maxRounds = turn.input.settings?.max_tool_rounds ?? 10;
-  const messages: LlmMessage[] = [
-    ...turn.user.history.map((m): LlmMessage => ({ role: m.role, content: m.content })),
-    { role: 'user', content: turn.user.message.content },
-  ];
   deps.onBeforeModel?.();
   for (let round = 0; ; round++) {
     let roundText = '';
@@ -249,30 +341,7 @@ export async function streamWithTools(
       content: roundText,
       tool_calls: pending.map((c) => ({ id: c.id, name: c.name, args: c.args })),
     });
-    for (const c of pending) {
-      emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
-      const out: ToolOutcome = c.invalid
-        ? { ok: false, result: { error: c.error ?? 'invalid tool call' } }
-        : await turn.tools.call(c.name, c.args);
-      const activity = { skill: out.skill, artifacts: out.artifacts, trace_ids: out.trace_ids };
-      reply.calls.push({ id: c.id, name: c.name, args: c.args, ok: out.ok, result: out.result, ...activity });
-      if (out.trace_ids) reply.trace_ids.push(...out.trace_ids);
-      emit({
-        type: 'tool-call-finished',
-        id: c.id,
-        name: c.name,
-        ok: out.ok,
-        ...activity,
-        result: out.result,
-      });
-      messages.push({
-        role: 'tool',
-        tool_call_id: c.id,
-        name: c.name,
-        content: out.result,
-        is_error: !out.ok,
-      });
-    }
+    for (const c of pending) await runCall(c);
     if (signal?.aborted) {
       reply.error = { code: 'CANCELLED', message: 'the turn was cancelled' };
       break;
@@ -284,8 +353,13 @@ export async function streamWithTools(
 /** The end of a turn, as emitted and returned. */
 export type TurnFinished = Extract<ChatEvent, { type: 'turn-finished' }>;
 
-/** Step 5: store the reply (partial when cancelled, with the error when it failed). */
-export function persistReply(deps: ChatDeps, sessionId: string, reply: StreamedReply): TurnFinished {
+/** Step 5: store the reply after its user message (partial when cancelled, with the error when it failed). */
+export function persistReply(
+  deps: ChatDeps,
+  sessionId: string,
+  reply: StreamedReply,
+  parentId?: string,
+): TurnFinished {
   const status: 'complete' | 'partial' | 'error' = !reply.error
     ? 'complete'
     : reply.error.code === 'CANCELLED'
@@ -293,6 +367,7 @@ export function persistReply(deps: ChatDeps, sessionId: string, reply: StreamedR
       : 'error';
   const stored = deps.chats.addMessage({
     session_id: sessionId,
+    ...(parentId ? { parent_id: parentId } : {}),
     role: 'assistant',
     content: reply.text,
     status,
@@ -341,19 +416,40 @@ export async function runTurn(
       },
     );
   }
-  const prompt = buildTurnPrompt(deps, input);
-  const user = persistUserTurn(deps, input, prompt.matches);
+  const branch = resolveBranch(deps, input);
+  const turnInput: TurnInput = branch.regenerate
+    ? {
+        ...input,
+        message: branch.regenerate.content,
+        attachments: (branch.regenerate.attachments ?? []).map((a) => ({
+          name: a.name,
+          text: a.text,
+          media_type: a.media_type,
+        })),
+      }
+    : input;
+  const prompt = buildTurnPrompt(deps, turnInput);
+  const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({
     type: 'turn-started',
     session_id: user.session_id,
     user_message_id: user.message.id,
+    message: user.message.content,
     new_session: user.new_session,
     matches: prompt.matches,
     memory: prompt.memory,
+    parent_id: user.message.parent_id,
+    regenerated: !user.stored_now,
+    attachments: (user.message.attachments ?? []).map((a) => ({
+      name: a.name,
+      media_type: a.media_type,
+      size: a.size,
+    })),
   });
-  const tools = bindTurnTools(deps, input, user.session_id);
-  const reply = await streamWithTools(deps, { prompt, user, tools, input }, emit);
-  const finished = persistReply(deps, user.session_id, reply);
+  const tools = bindTurnTools(deps, turnInput, user.session_id);
+  if (deps.llm) await tools.prepare();
+  const reply = await streamWithTools(deps, { prompt, user, tools, input: turnInput }, emit);
+  const finished = persistReply(deps, user.session_id, reply, user.message.id);
   emit(finished);
   return finished;
 }

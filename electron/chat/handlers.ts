@@ -1,12 +1,20 @@
 import type { EventName, EventPayload, HandlersFor } from '../contract/channels.js';
-import type { ChatMessageView, ChatSessionView, SendMessageRes } from '../contract/chat.js';
+import type {
+  ChatMessageView,
+  ChatModelChoice,
+  ChatSessionView,
+  GetSessionRes,
+  SendMessageRes,
+  ToolCallView,
+} from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import type { SkillStore } from '../store/index.js';
-import type { ChatMessage, ChatSession, ChatStore } from './chat-store.js';
-import { type ChatEvent, runTurn } from './engine.js';
+import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
+import { type ChatEvent, runTurn, type TurnInput } from './engine.js';
+import { exportSession } from './export.js';
 
 /** The open workspace as the chat slice uses it (the host's workspace session fits). */
 export interface ChatWorkspace {
@@ -27,8 +35,11 @@ export interface ChatHandlerDeps {
   events: { emit<E extends EventName>(event: E, payload: EventPayload<E>): void };
   /** Where a turn that failed by a bug is reported (with its stack, never sent to a window). */
   logger: { error(message: string, error?: unknown): void };
-  /** The model of a new turn, built from the current settings and keys; null when none is chosen. */
-  llm: () => Llm | null;
+  /**
+   * The model of a new turn, built from the current settings and keys; null when none is chosen.
+   * Given a chat's own choice, that provider and model (with the keys and base URL in Settings).
+   */
+  llm: (choice?: ChatModelChoice) => Llm | null;
   /** Who shows the replies (the no-model reply names Settings in the app, flags in the CLI). */
   face?: 'app' | 'cli';
 }
@@ -48,9 +59,12 @@ function notFound(id: string): AppError {
   );
 }
 
-function toMessageView(m: ChatMessage): ChatMessageView {
+function toMessageView(m: ChatMessage | BranchMessage): ChatMessageView {
   return {
     id: m.id,
+    parent_id: m.parent_id,
+    sibling_ids: 'sibling_ids' in m ? m.sibling_ids : [m.id],
+    attachments: (m.attachments ?? []).map((a) => ({ name: a.name, media_type: a.media_type, size: a.size })),
     role: m.role,
     content: m.content,
     status: m.status,
@@ -76,7 +90,6 @@ function toMessageView(m: ChatMessage): ChatMessageView {
 
 /** What the mapper needs to know about a turn besides its engine events. */
 interface TurnFacts {
-  message: string;
   client_turn_id: string | null;
   model_id: string | null;
 }
@@ -85,6 +98,24 @@ interface TurnFacts {
 type ContractEvent = {
   [E in EventName]: [E, EventPayload<E>];
 }[EventName];
+
+/** A turn in flight: how to stop it and what it has written so far. */
+interface InFlight {
+  abort: AbortController;
+  text: string;
+  tool_calls: Map<string, ToolCallView & { finished: boolean }>;
+}
+
+/** Keep the reply so far of a turn in flight. */
+function track(flight: InFlight, e: ChatEvent): void {
+  if (e.type === 'text-delta') flight.text += e.text;
+  else if (e.type === 'tool-call-started')
+    flight.tool_calls.set(e.id, { id: e.id, name: e.name, args: e.args, ok: false, finished: false });
+  else if (e.type === 'tool-call-finished') {
+    const { type: _t, ...call } = e;
+    flight.tool_calls.set(e.id, { ...call, args: flight.tool_calls.get(e.id)?.args, finished: true });
+  }
+}
 
 /**
  * Map one engine event of a turn in `session_id` to the contract events windows receive. Pure: the
@@ -104,12 +135,15 @@ export function toContractEvents(
           {
             session_id: e.session_id,
             user_message_id: e.user_message_id,
-            message: turn.message,
+            message: e.message,
             new_session: e.new_session,
             client_turn_id: turn.client_turn_id,
             matches: e.matches,
             memory: e.memory,
             created_at: now,
+            parent_id: e.parent_id,
+            regenerated: e.regenerated,
+            attachments: e.attachments,
           },
         ],
         ...(e.new_session
@@ -167,7 +201,8 @@ export function toContractEvents(
  * engine events republished as `chat/*` events; one turn per session at a time.
  */
 export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
-  const running = new Map<string, AbortController>();
+  // Turns in flight, with the reply so far: a window opening the chat mid-stream starts from it.
+  const running = new Map<string, InFlight>();
   const ws = deps.session;
 
   const toSessionView = (s: ChatSession): ChatSessionView => ({
@@ -177,10 +212,25 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     updated_at: s.updated_at,
     message_count: s.message_count ?? 0,
     running: running.has(s.id),
+    model: s.model ?? null,
   });
 
-  const handlers = {
-    'chat/send-message': (req) => {
+  const sessionRes = (chats: ChatStore, session: ChatSession): GetSessionRes => {
+    const flight = running.get(session.id);
+    return {
+      session: toSessionView(session),
+      messages: chats.branch(session.id).map(toMessageView),
+      usage: chats.usage(session.id),
+      in_flight: flight ? { text: flight.text, tool_calls: [...flight.tool_calls.values()] } : null,
+    };
+  };
+
+  /** Start a turn in the background; resolves once its user message is stored. */
+  const startTurn = (
+    input: Omit<TurnInput, 'signal'> & { client_turn_id?: string },
+  ): Promise<SendMessageRes> => {
+    {
+      const req = input;
       if (req.session_id && running.has(req.session_id)) {
         throw new AppError(
           'CONFLICT',
@@ -192,25 +242,27 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       }
       const store = ws.writeStore();
       const chats = ws.chats.write();
-      if (req.session_id && !chats.getSession(req.session_id)) throw notFound(req.session_id);
-      const llm = deps.llm();
+      const existing = req.session_id ? chats.getSession(req.session_id) : null;
+      if (req.session_id && !existing) throw notFound(req.session_id);
+      const llm = deps.llm(existing?.model ?? undefined);
       const rt = ws.runtime(store);
       rt.setLlm(llm);
-      const abort = new AbortController();
-      if (req.session_id) running.set(req.session_id, abort);
+      const flight: InFlight = { abort: new AbortController(), text: '', tool_calls: new Map() };
+      const abort = flight.abort;
+      if (req.session_id) running.set(req.session_id, flight);
       const modelId = llm ? `${llm.provider}:${llm.model}` : null;
 
       return new Promise<SendMessageRes>((resolve, reject) => {
         let sid = req.session_id;
         let started = false;
         const { events } = deps;
-        const turn = { message: req.message, client_turn_id: req.client_turn_id ?? null, model_id: modelId };
+        const turn = { client_turn_id: req.client_turn_id ?? null, model_id: modelId };
         const emit = (e: ChatEvent) => {
           if (e.type === 'turn-started') {
             sid = e.session_id;
             started = true;
-            running.set(sid, abort);
-          }
+            running.set(sid, flight);
+          } else track(flight, e);
           if (e.type === 'turn-finished') running.delete(e.session_id);
           for (const [name, payload] of toContractEvents(e, sid!, turn, new Date().toISOString()))
             events.emit(name, payload as never);
@@ -225,7 +277,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             workspace: ws.workspace,
             face: deps.face,
           },
-          { message: req.message, session_id: req.session_id, signal: abort.signal, settings: req.settings },
+          { ...req, signal: abort.signal },
           emit,
         ).then(
           () => {
@@ -261,12 +313,28 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
           },
         );
       });
+    }
+  };
+
+  const handlers = {
+    'chat/send-message': (req) => startTurn(req),
+
+    'chat/regenerate': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id)) throw notFound(req.session_id);
+      return startTurn({
+        session_id: req.session_id,
+        message: '',
+        regenerate_of: req.message_id,
+        client_turn_id: req.client_turn_id,
+        settings: req.settings,
+      });
     },
 
     'chat/cancel': (req) => {
-      const ctl = running.get(req.session_id);
-      if (!ctl) return { cancelled: false };
-      ctl.abort();
+      const flight = running.get(req.session_id);
+      if (!flight) return { cancelled: false };
+      flight.abort.abort();
       return { cancelled: true };
     },
 
@@ -280,14 +348,52 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
-      return { session: toSessionView(session), messages: chats.listMessages(session.id).map(toMessageView) };
+      return sessionRes(chats, session);
+    },
+
+    'chat/switch-branch': (req) => {
+      const chats = ws.chats.read();
+      const session = chats?.getSession(req.session_id);
+      if (!chats || !session) throw notFound(req.session_id);
+      if (running.has(session.id))
+        throw new AppError(
+          'CONFLICT',
+          'A reply is still being written in this chat. Stop it or wait for it to finish.',
+          {
+            session_id: session.id,
+          },
+        );
+      if (!chats.switchBranch(session.id, req.message_id))
+        throw new AppError('NOT_FOUND', 'That message is no longer in this chat.', {
+          message_id: req.message_id,
+        });
+      return sessionRes(chats, session);
+    },
+
+    'chat/search': (req) => {
+      const chats = ws.chats.read();
+      return { hits: chats ? chats.search(req.query, req.limit ?? 50) : [] };
+    },
+
+    'chat/export-session': (req) => {
+      const chats = ws.chats.read();
+      const session = chats?.getSession(req.session_id);
+      if (!chats || !session) throw notFound(req.session_id);
+      return exportSession(chats, session, req.format);
+    },
+
+    'chat/set-model': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.setModel(req.session_id, req.model)) throw notFound(req.session_id);
+      deps.events.emit('chat/sessions-changed', { reason: 'updated', session_id: req.session_id });
+      return { session: toSessionView(chats.getSession(req.session_id)!) };
     },
 
     'chat/delete-session': (req) => {
       const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
-      running.get(session.id)?.abort();
+      running.get(session.id)?.abort.abort();
       chats.deleteSession(session.id);
       deps.events.emit('chat/sessions-changed', { reason: 'deleted', session_id: session.id });
       return { deleted: { id: session.id, title: session.title } };
@@ -305,7 +411,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
   return {
     handlers,
     async dispose() {
-      for (const ctl of running.values()) ctl.abort();
+      for (const flight of running.values()) flight.abort.abort();
       running.clear();
     },
   };

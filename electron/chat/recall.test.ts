@@ -4,7 +4,7 @@ import { storeFile } from '../store/paths.js';
 import { tempDir } from '../test-support/index.js';
 import { type ChatMessage, ChatStore } from './chat-store.js';
 
-type NewMessage = Omit<ChatMessage, 'seq' | 'id' | 'created_at'>;
+type NewMessage = Omit<ChatMessage, 'seq' | 'id' | 'created_at' | 'parent_id' | 'attachments'>;
 const msg = (session_id: string, role: 'user' | 'assistant', content: string): NewMessage => ({
   session_id,
   role,

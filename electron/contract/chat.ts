@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AppErrorData } from './errors.js';
+import { type ProviderIdName, ProviderIdNameSchema } from './settings.js';
 import type { SkillMatchView } from './skills.js';
 
 const sessionId = z.string().trim().min(1, 'must not be empty').max(100);
@@ -31,10 +32,84 @@ export const TurnSettingsSchema = z
 /** Knobs of one turn. */
 export type TurnSettingsView = z.infer<typeof TurnSettingsSchema>;
 
+// ---- issue 13: chat features (attachments, branches, a skill by name, model per chat) ----
+
+/** Most files one message may carry. */
+export const MAX_ATTACHMENTS = 10;
+/** Largest text file attached (bytes of UTF-8). */
+export const MAX_ATTACHMENT_BYTES = 512 * 1024;
+/** Largest sum of a message's attachments (bytes of UTF-8). */
+export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
+
+const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
+
+/** A text file sent with a message: it goes into the model's context and to skills (`attachments`). */
+export const AttachmentInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(255),
+    media_type: z
+      .string()
+      .trim()
+      .max(100)
+      .refine(
+        (t) => !t.startsWith('image/'),
+        'images cannot be sent yet: attach text files (CSV, Markdown, code, JSON…)',
+      ),
+    text: z
+      .string()
+      .refine(
+        (t) => utf8Bytes(t) <= MAX_ATTACHMENT_BYTES,
+        `is larger than ${MAX_ATTACHMENT_BYTES / 1024} KiB: attach a smaller file or an excerpt`,
+      ),
+  })
+  .strict();
+/** One attachment as sent. */
+export type AttachmentInput = z.infer<typeof AttachmentInputSchema>;
+/** One attachment as a stored message shows it (its text goes to the model, not to the list). */
+export interface AttachmentView {
+  name: string;
+  media_type: string;
+  size: number;
+}
+
+const attachments = z
+  .array(AttachmentInputSchema)
+  .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} files per message`)
+  .refine(
+    (a) => a.reduce((n, x) => n + utf8Bytes(x.text), 0) <= MAX_ATTACHMENTS_TOTAL_BYTES,
+    `together larger than ${MAX_ATTACHMENTS_TOTAL_BYTES / 1024 / 1024} MiB: send fewer or smaller files`,
+  );
+
+/** A skill run by name before the model answers (the input's `/` menu), with its variables. */
+export const InvokeSkillSchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(200),
+    variables: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+/** A skill invoked by name. */
+export type InvokeSkill = z.infer<typeof InvokeSkillSchema>;
+
+/** The model a chat uses. */
+export interface ChatModelChoice {
+  provider: ProviderIdName;
+  model: string;
+}
+const modelChoice = z
+  .object({ provider: ProviderIdNameSchema, model: z.string().trim().min(1, 'must not be empty').max(200) })
+  .strict();
+
 /** `chat/send-message`: start a turn (a new session when `session_id` is absent). */
 export const SendMessageReqSchema = z
   .object({
     session_id: sessionId.optional(),
+    /**
+     * Edit and resend: the id of an earlier user message this one replaces. The new message
+     * starts a branch beside it; the older branch is kept.
+     */
+    edit_of: z.string().trim().min(1).max(100).optional(),
+    attachments: attachments.optional(),
+    skill: InvokeSkillSchema.optional(),
     message: z
       .string()
       .max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`)
@@ -47,6 +122,93 @@ export const SendMessageReqSchema = z
   .strict();
 /** Request of `chat/send-message`. */
 export type SendMessageReq = z.infer<typeof SendMessageReqSchema>;
+/** `chat/regenerate`: answer again the user message a reply answered; the old reply stays as a sibling. */
+export const RegenerateReqSchema = z
+  .object({
+    session_id: sessionId,
+    /** The reply to write again. */
+    message_id: z.string().trim().min(1).max(100),
+    client_turn_id: z.string().max(100).optional(),
+    settings: TurnSettingsSchema.optional(),
+  })
+  .strict();
+/** Request of `chat/regenerate`. */
+export type RegenerateReq = z.infer<typeof RegenerateReqSchema>;
+
+/** `chat/switch-branch`: show the branch through a message (its newest continuation). */
+export const SwitchBranchReqSchema = z
+  .object({ session_id: sessionId, message_id: z.string().trim().min(1).max(100) })
+  .strict();
+/** Request of `chat/switch-branch` (the reply is `chat/get-session`'s). */
+export type SwitchBranchReq = z.infer<typeof SwitchBranchReqSchema>;
+
+/** `chat/search`: messages of every chat matching the words typed (all required; `word*` a prefix). */
+export const SearchMessagesReqSchema = z
+  .object({
+    query: z.string().max(500, 'must be at most 500 characters'),
+    limit: z.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+/** Request of `chat/search`. */
+export type SearchMessagesReq = z.infer<typeof SearchMessagesReqSchema>;
+/** One message found. */
+export interface MessageHitView {
+  session_id: string;
+  session_title: string;
+  message_id: string;
+  role: 'user' | 'assistant';
+  /** The matching passage; matched words are between `[` and `]`. */
+  snippet: string;
+  created_at: string;
+}
+/** Reply of `chat/search`, best first. */
+export interface SearchMessagesRes {
+  hits: MessageHitView[];
+}
+
+/** Formats a chat exports to. */
+export const EXPORT_FORMATS = ['md', 'json'] as const;
+/** `chat/export-session`: the chat as Markdown (the branch shown) or JSON (every branch). */
+export const ExportSessionReqSchema = z
+  .object({ session_id: sessionId, format: z.enum(EXPORT_FORMATS) })
+  .strict();
+/** Request of `chat/export-session`. */
+export type ExportSessionReq = z.infer<typeof ExportSessionReqSchema>;
+/** Reply of `chat/export-session`: the file to save. */
+export interface ExportSessionRes {
+  filename: string;
+  media_type: 'text/markdown' | 'application/json';
+  content: string;
+}
+
+/** `chat/set-model`: the model a chat uses (null: follow Settings). */
+export const SetChatModelReqSchema = z
+  .object({ session_id: sessionId, model: modelChoice.nullable() })
+  .strict();
+/** Request of `chat/set-model`. */
+export type SetChatModelReq = z.infer<typeof SetChatModelReqSchema>;
+/** Reply of `chat/set-model`. */
+export interface SetChatModelRes {
+  session: ChatSessionView;
+}
+
+/** Tokens and cost summed over a chat's replies (every branch). */
+export interface ChatUsageView {
+  input_tokens: number;
+  output_tokens: number;
+  /** USD; null when no reply had a known price. */
+  estimated_cost: number | null;
+}
+
+/** The reply being written when a chat is opened mid-stream. */
+export interface InFlightView {
+  text: string;
+  /** `finished` false: the call is still running. */
+  tool_calls: Array<ToolCallView & { finished: boolean }>;
+}
+
+// ---- end issue 13 ----
+
 /** Reply of `chat/send-message`: the turn has started; its events follow (or already came). */
 export interface SendMessageRes {
   session_id: string;
@@ -77,6 +239,8 @@ export interface ChatSessionView {
   message_count: number;
   /** A turn is running in it right now. */
   running: boolean;
+  /** The model this chat uses; null follows Settings. */
+  model: ChatModelChoice | null;
 }
 /** Reply of `chat/list-sessions`. */
 export interface ListSessionsRes {
@@ -119,11 +283,19 @@ export interface ChatMessageView {
   /** Why a reply failed or was cancelled. */
   error: AppErrorData | null;
   created_at: string;
+  /** The message this one follows; null for the first. */
+  parent_id: string | null;
+  /** The messages sharing its parent (itself included), oldest first: more than one after an edit or a regeneration. */
+  sibling_ids: string[];
+  attachments: AttachmentView[];
 }
-/** Reply of `chat/get-session`. */
+/** Reply of `chat/get-session`: the branch shown. */
 export interface GetSessionRes {
   session: ChatSessionView;
   messages: ChatMessageView[];
+  usage: ChatUsageView;
+  /** The reply being written now, so far; null when no turn is running. */
+  in_flight: InFlightView | null;
 }
 
 /** `chat/delete-session`: remove a session and its messages (its traces stay). */
@@ -154,6 +326,12 @@ export interface ChatChannels {
   'chat/get-session': { req: GetSessionReq; res: GetSessionRes };
   'chat/delete-session': { req: DeleteSessionReq; res: DeleteSessionRes };
   'chat/rename-session': { req: RenameSessionReq; res: RenameSessionRes };
+  // issue 13: chat features
+  'chat/regenerate': { req: RegenerateReq; res: SendMessageRes };
+  'chat/switch-branch': { req: SwitchBranchReq; res: GetSessionRes };
+  'chat/search': { req: SearchMessagesReq; res: SearchMessagesRes };
+  'chat/export-session': { req: ExportSessionReq; res: ExportSessionRes };
+  'chat/set-model': { req: SetChatModelReq; res: SetChatModelRes };
 }
 
 /** Request schemas of the `chat/*` channels. */
@@ -164,6 +342,12 @@ export const chatRequestSchemas = {
   'chat/get-session': GetSessionReqSchema,
   'chat/delete-session': DeleteSessionReqSchema,
   'chat/rename-session': RenameSessionReqSchema,
+  // issue 13: chat features
+  'chat/regenerate': RegenerateReqSchema,
+  'chat/switch-branch': SwitchBranchReqSchema,
+  'chat/search': SearchMessagesReqSchema,
+  'chat/export-session': ExportSessionReqSchema,
+  'chat/set-model': SetChatModelReqSchema,
 };
 
 /** A turn began: the user message is stored. */
@@ -179,6 +363,11 @@ export interface TurnStartedEvent {
   /** How many earlier messages were recalled as memory. */
   memory: number;
   created_at: string;
+  /** The message the user message follows (null: the first); the window cuts its branch there. */
+  parent_id: string | null;
+  /** The user message was already stored: this turn writes its reply again. */
+  regenerated: boolean;
+  attachments: AttachmentView[];
 }
 
 /** A piece of the reply's text. */

@@ -20,6 +20,9 @@ const started = (
   matches: [],
   memory: 0,
   created_at: '2025-01-01T00:00:00.000Z',
+  parent_id: null,
+  regenerated: false,
+  attachments: [],
   ...over,
 });
 

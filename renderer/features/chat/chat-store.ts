@@ -1,6 +1,16 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EventPayload } from '../../../electron/contract/channels.js';
-import type { ChatMessageView, ChatSessionView } from '../../../electron/contract/chat.js';
+import type {
+  AttachmentInput,
+  AttachmentView,
+  ChatMessageView,
+  ChatModelChoice,
+  ChatSessionView,
+  ChatUsageView,
+  ExportSessionRes,
+  InFlightView,
+  InvokeSkill,
+} from '../../../electron/contract/chat.js';
 import type { AppErrorData } from '../../../electron/contract/errors.js';
 import { type Client, toErrorData } from '../../bridge/client.js';
 
@@ -31,13 +41,20 @@ export interface UiMessage {
   estimated_cost: number | null;
   error: AppErrorData | null;
   created_at: string;
+  /** The message this one follows (null: the first). */
+  parent_id: string | null;
+  /** Its alternatives (itself included), oldest first: more than one after an edit or a regeneration. */
+  sibling_ids: string[];
+  attachments: AttachmentView[];
 }
 
-/** The messages of one opened session. */
+/** The messages of one opened session (the branch shown). */
 export interface Thread {
   status: 'loading' | 'ready' | 'error';
   messages: UiMessage[];
   error: AppErrorData | null;
+  /** Tokens and cost of every reply in the chat (all branches); null until loaded. */
+  usage: ChatUsageView | null;
 }
 
 /** Chat state: the session list, the open session, loaded threads and turns in flight. */
@@ -68,7 +85,14 @@ export type ChatAction =
   | { type: 'session/deleted'; id: string }
   | { type: 'session/renamed'; session: ChatSessionView }
   | { type: 'thread/requested'; id: string }
-  | { type: 'thread/loaded'; id: string; messages: ChatMessageView[]; running: boolean }
+  | {
+      type: 'thread/loaded';
+      id: string;
+      messages: ChatMessageView[];
+      running: boolean;
+      usage?: ChatUsageView;
+      in_flight?: InFlightView | null;
+    }
   | { type: 'thread/failed'; id: string; error: AppErrorData }
   | { type: 'send/requested'; client_turn_id: string; session_id: string | null; message: string }
   | { type: 'send/accepted'; client_turn_id: string; session_id: string }
@@ -117,6 +141,9 @@ export function toUiMessage(m: ChatMessageView): UiMessage {
     estimated_cost: m.estimated_cost,
     error: m.error,
     created_at: m.created_at,
+    parent_id: m.parent_id,
+    sibling_ids: m.sibling_ids,
+    attachments: m.attachments,
   };
 }
 
@@ -135,7 +162,40 @@ function streamingReply(sessionId: string, at: string): UiMessage {
     estimated_cost: null,
     error: null,
     created_at: at,
+    parent_id: null,
+    sibling_ids: [],
+    attachments: [],
   };
+}
+
+/** The placeholder of a reply that was already being written when its chat was opened. */
+function resumedReply(sessionId: string, flight: InFlightView): UiMessage {
+  return {
+    ...streamingReply(sessionId, new Date().toISOString()),
+    content: flight.text,
+    tool_calls: flight.tool_calls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      args: c.args,
+      status: !c.finished ? 'running' : c.ok ? 'ok' : 'failed',
+      skill: c.skill,
+      artifacts: c.artifacts,
+      trace_ids: c.trace_ids,
+      result: c.result,
+    })),
+  };
+}
+
+/**
+ * The branch a new turn continues: the messages up to its parent (an edit or a regeneration
+ * starts a new branch there; the old one stays on the host, reachable by the switcher).
+ */
+function cutAt(messages: UiMessage[], parentId: string | null, keepId?: string): UiMessage[] {
+  const keep = keepId ? messages.findIndex((m) => m.id === keepId) : -1;
+  if (keep >= 0) return messages.slice(0, keep + 1);
+  if (parentId === null) return [];
+  const i = messages.findIndex((m) => m.id === parentId);
+  return i >= 0 ? messages.slice(0, i + 1) : messages;
 }
 
 function titleOf(text: string): string {
@@ -170,8 +230,21 @@ function adopt(s: ChatState, clientTurnId: string | null, sessionId: string): Ch
     activeId: wasNew && s.activeId === null ? sessionId : s.activeId,
     threads: s.threads[sessionId]
       ? s.threads
-      : { ...s.threads, [sessionId]: { status: 'ready', messages: [], error: null } },
+      : { ...s.threads, [sessionId]: { status: 'ready', messages: [], error: null, usage: null } },
   };
+}
+
+/** Count a finished reply's tokens and cost in its chat's totals. */
+function addUsage(s: ChatState, e: EventPayload<'chat/turn-finished'>): ChatState {
+  const thread = s.threads[e.session_id];
+  if (!thread?.usage || !e.model_id) return s;
+  const u = thread.usage;
+  const usage: ChatUsageView = {
+    input_tokens: u.input_tokens + e.input_tokens,
+    output_tokens: u.output_tokens + e.output_tokens,
+    estimated_cost: e.estimated_cost == null ? u.estimated_cost : (u.estimated_cost ?? 0) + e.estimated_cost,
+  };
+  return { ...s, threads: { ...s.threads, [e.session_id]: { ...thread, usage } } };
 }
 
 /** Pure transitions of the chat. */
@@ -203,7 +276,9 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         ...s,
         sessions: {
           ...s.sessions,
-          items: s.sessions.items.map((i) => (i.id === a.session.id ? { ...i, title: a.session.title } : i)),
+          items: s.sessions.items.map((i) =>
+            i.id === a.session.id ? { ...i, title: a.session.title, model: a.session.model } : i,
+          ),
         },
       };
     case 'thread/requested':
@@ -211,25 +286,43 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         ...s,
         threads: {
           ...s.threads,
-          [a.id]: { status: 'loading', messages: s.threads[a.id]?.messages ?? [], error: null },
+          [a.id]: {
+            status: 'loading',
+            messages: s.threads[a.id]?.messages ?? [],
+            error: null,
+            usage: s.threads[a.id]?.usage ?? null,
+          },
         },
       };
     case 'thread/loaded': {
-      // A reply already streaming into this thread is kept; one running elsewhere gets a placeholder.
+      // A reply already streaming into this thread is kept; one running elsewhere starts from what
+      // the host has of it so far.
       const live = s.threads[a.id]?.messages.find((m) => m.status === 'streaming');
       const messages = a.messages.map(toUiMessage);
       const running = a.running || s.streaming[a.id];
-      if (running) messages.push(live ?? streamingReply(a.id, new Date().toISOString()));
+      if (running)
+        messages.push(
+          live ??
+            (a.in_flight ? resumedReply(a.id, a.in_flight) : streamingReply(a.id, new Date().toISOString())),
+        );
       return {
         ...s,
-        threads: { ...s.threads, [a.id]: { status: 'ready', messages, error: null } },
+        threads: {
+          ...s.threads,
+          [a.id]: {
+            status: 'ready',
+            messages,
+            error: null,
+            usage: a.usage ?? s.threads[a.id]?.usage ?? null,
+          },
+        },
         streaming: running ? { ...s.streaming, [a.id]: true } : s.streaming,
       };
     }
     case 'thread/failed':
       return {
         ...s,
-        threads: { ...s.threads, [a.id]: { status: 'error', messages: [], error: a.error } },
+        threads: { ...s.threads, [a.id]: { status: 'error', messages: [], error: a.error, usage: null } },
       };
     case 'send/requested':
       return {
@@ -258,25 +351,37 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
           updated_at: e.created_at,
           message_count: 1,
           running: true,
+          model: null,
         };
         next = { ...next, sessions: { ...next.sessions, items: [item, ...next.sessions.items] } };
       }
       const thread = next.threads[e.session_id];
-      if (!thread || thread.messages.some((m) => m.id === e.user_message_id)) return next;
+      if (!thread) return next;
+      if (e.regenerated) {
+        // The question stays; the reply after it is written again.
+        const kept = cutAt(thread.messages, e.parent_id, e.user_message_id);
+        const messages = [...kept, streamingReply(e.session_id, e.created_at)];
+        return { ...next, threads: { ...next.threads, [e.session_id]: { ...thread, messages } } };
+      }
+      if (thread.messages.some((m) => m.id === e.user_message_id)) return next;
       const user: UiMessage = {
         ...streamingReply(e.session_id, e.created_at),
         id: e.user_message_id,
         role: 'user',
         content: e.message,
         status: 'complete',
+        parent_id: e.parent_id,
+        sibling_ids: [e.user_message_id],
+        attachments: e.attachments,
       };
+      const before = cutAt(thread.messages, e.parent_id);
       return {
         ...next,
         threads: {
           ...next.threads,
           [e.session_id]: {
             ...thread,
-            messages: [...thread.messages, user, streamingReply(e.session_id, e.created_at)],
+            messages: [...before, user, streamingReply(e.session_id, e.created_at)],
           },
         },
       };
@@ -322,10 +427,9 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         // Calls that never reported back (cancelled mid-call) did not finish.
         tool_calls: m.tool_calls.map((c) => (c.status === 'running' ? { ...c, status: 'failed' } : c)),
       });
-      const next = updateStreaming(
-        { ...s, streaming: without(s.streaming, e.session_id) },
-        e.session_id,
-        finish,
+      const next = addUsage(
+        updateStreaming({ ...s, streaming: without(s.streaming, e.session_id) }, e.session_id, finish),
+        e,
       );
       return {
         ...next,
@@ -343,11 +447,24 @@ export interface ChatStore extends ChatState {
   loadSessions(): Promise<void>;
   openSession(id: string): Promise<void>;
   newChat(): void;
-  /** Send a message in the open session (a new one on the new-chat screen). Resolves true when accepted. */
-  send(message: string): Promise<boolean>;
+  /**
+   * Send a message in the open session (a new one on the new-chat screen), with attached text files
+   * and a skill invoked by name. Resolves true when accepted.
+   */
+  send(message: string, extra?: { attachments?: AttachmentInput[]; skill?: InvokeSkill }): Promise<boolean>;
+  /** Write a reply again (the old one stays, reachable with the branch switcher). */
+  regenerate(replyId: string): Promise<boolean>;
+  /** Replace one of the user's messages and answer it (the old branch stays). */
+  editAndResend(messageId: string, message: string): Promise<boolean>;
+  /** Show the branch through `messageId` (a sibling from the switcher). */
+  switchBranch(messageId: string): Promise<void>;
+  /** The open chat as a file to save; null (the reason shown) when it failed. */
+  exportSession(format: 'md' | 'json'): Promise<ExportSessionRes | null>;
+  /** Choose the open chat's model (null: follow Settings). */
+  setModel(model: ChatModelChoice | null): Promise<boolean>;
   /** Stop the reply being written in the open session. */
   cancel(): Promise<void>;
-  /** Send again the message a failed reply answered. */
+  /** Answer again the message a failed reply answered. */
   retry(replyId: string): Promise<boolean>;
   /** Delete a session; resolves false (the reason shown to the user) when it failed. */
   deleteSession(id: string): Promise<boolean>;
@@ -403,12 +520,62 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
       flush();
       dispatch(a);
     };
+    const branched = new Set<string>();
+    const lastId = (sessionId: string) =>
+      get()
+        .threads[sessionId]?.messages.filter((m) => m.status !== 'streaming')
+        .at(-1)?.id ?? null;
+    const loadThread = async (id: string) => {
+      try {
+        const r = await client.invoke('chat/get-session', { session_id: id });
+        // Deltas that arrived before the reply are in its `in_flight` text already.
+        flush();
+        dispatch({
+          type: 'thread/loaded',
+          id,
+          messages: r.messages,
+          running: r.session.running,
+          usage: r.usage,
+          in_flight: r.in_flight,
+        });
+      } catch (e) {
+        dispatch({ type: 'thread/failed', id, error: toErrorData(e) });
+      }
+    };
+    const reload = async (id: string) => {
+      if (get().threads[id] && !get().streaming[id]) await loadThread(id);
+    };
+    const startBranchTurn = async (
+      sessionId: string,
+      call: (client_turn_id: string) => Promise<{ session_id: string }>,
+      message: string,
+    ): Promise<boolean> => {
+      const s = get();
+      if (s.pending || s.streaming[sessionId]) return false;
+      const client_turn_id = newTurnId();
+      dispatch({ type: 'send/requested', client_turn_id, session_id: sessionId, message });
+      try {
+        const r = await call(client_turn_id);
+        dispatch({ type: 'send/accepted', client_turn_id, session_id: r.session_id });
+        return true;
+      } catch (e) {
+        dispatch({ type: 'send/failed', client_turn_id, error: toErrorData(e) });
+        return false;
+      }
+    };
     const offs = [
-      client.subscribe('chat/turn-started', (e) => after({ type: 'turn/started', e })),
+      client.subscribe('chat/turn-started', (e) => {
+        if (e.regenerated || e.parent_id !== lastId(e.session_id)) branched.add(e.session_id);
+        after({ type: 'turn/started', e });
+      }),
       client.subscribe('chat/delta-received', onDelta),
       client.subscribe('chat/tool-call-started', (e) => after({ type: 'turn/tool-started', e })),
       client.subscribe('chat/tool-call-finished', (e) => after({ type: 'turn/tool-finished', e })),
-      client.subscribe('chat/turn-finished', (e) => after({ type: 'turn/finished', e })),
+      client.subscribe('chat/turn-finished', (e) => {
+        after({ type: 'turn/finished', e });
+        // A new branch changed its siblings' switchers: read the branch back from the host.
+        if (branched.delete(e.session_id)) void reload(e.session_id);
+      }),
       client.subscribe('chat/sessions-changed', (e) => {
         if (e.reason === 'deleted') dispatch({ type: 'session/deleted', id: e.session_id });
         refreshSessions();
@@ -430,17 +597,12 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
         const thread = get().threads[id];
         if (thread && thread.status !== 'error') return;
         dispatch({ type: 'thread/requested', id });
-        try {
-          const r = await client.invoke('chat/get-session', { session_id: id });
-          dispatch({ type: 'thread/loaded', id, messages: r.messages, running: r.session.running });
-        } catch (e) {
-          dispatch({ type: 'thread/failed', id, error: toErrorData(e) });
-        }
+        await loadThread(id);
       },
       newChat() {
         dispatch({ type: 'session/new' });
       },
-      async send(message) {
+      async send(message, extra = {}) {
         const s = get();
         const sessionId = s.activeId;
         if (s.pending || (sessionId && s.streaming[sessionId]) || message.trim() === '') return false;
@@ -451,6 +613,8 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
             message,
             client_turn_id,
             ...(sessionId ? { session_id: sessionId } : {}),
+            ...(extra.attachments?.length ? { attachments: extra.attachments } : {}),
+            ...(extra.skill ? { skill: extra.skill } : {}),
           });
           dispatch({ type: 'send/accepted', client_turn_id, session_id: r.session_id });
           return true;
@@ -466,11 +630,70 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
         if (!r.ok) dispatch({ type: 'action/failed', error: r.error });
       },
       async retry(replyId) {
+        return get().regenerate(replyId);
+      },
+      async regenerate(replyId) {
         const id = get().activeId;
-        const messages = id ? (get().threads[id]?.messages ?? []) : [];
-        const i = messages.findIndex((m) => m.id === replyId);
-        const question = messages.slice(0, Math.max(i, 0)).findLast((m) => m.role === 'user')?.content;
-        return question ? get().send(question) : false;
+        if (!id) return false;
+        return startBranchTurn(
+          id,
+          (client_turn_id) =>
+            client.invoke('chat/regenerate', { session_id: id, message_id: replyId, client_turn_id }),
+          '',
+        );
+      },
+      async editAndResend(messageId, message) {
+        const id = get().activeId;
+        if (!id || message.trim() === '') return false;
+        return startBranchTurn(
+          id,
+          (client_turn_id) =>
+            client.invoke('chat/send-message', {
+              session_id: id,
+              edit_of: messageId,
+              message,
+              client_turn_id,
+            }),
+          message,
+        );
+      },
+      async switchBranch(messageId) {
+        const id = get().activeId;
+        if (!id || get().streaming[id]) return;
+        const r = await client.call('chat/switch-branch', { session_id: id, message_id: messageId });
+        if (!r.ok) {
+          dispatch({ type: 'action/failed', error: r.error });
+          return;
+        }
+        dispatch({
+          type: 'thread/loaded',
+          id,
+          messages: r.value.messages,
+          running: r.value.session.running,
+          usage: r.value.usage,
+          in_flight: r.value.in_flight,
+        });
+      },
+      async exportSession(format) {
+        const id = get().activeId;
+        if (!id) return null;
+        const r = await client.call('chat/export-session', { session_id: id, format });
+        if (!r.ok) {
+          dispatch({ type: 'action/failed', error: r.error });
+          return null;
+        }
+        return r.value;
+      },
+      async setModel(model) {
+        const id = get().activeId;
+        if (!id) return false;
+        const r = await client.call('chat/set-model', { session_id: id, model });
+        if (!r.ok) {
+          dispatch({ type: 'action/failed', error: r.error });
+          return false;
+        }
+        dispatch({ type: 'session/renamed', session: r.value.session });
+        return true;
       },
       async deleteSession(id) {
         const r = await client.call('chat/delete-session', { session_id: id });
