@@ -3,9 +3,11 @@ import { type Command, Option } from 'commander';
 import type { EventName, EventPayload } from '../contract/channels.js';
 import type { SendMessageReq, TurnFinishedEvent } from '../contract/chat.js';
 import type { CoreClient } from '../transport/index.js';
+import { answerApprovals } from './approvals.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';
+import { registerSessionExport } from './session-export.js';
 import { addLlmOptions } from './llm-commands.js';
 import { positiveInt } from './skills-commands.js';
 
@@ -33,7 +35,11 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
       )
       .option('--memory-limit <n>', 'most memories recalled', positiveInt('--memory-limit'), 5)
       .option('--memory-min-score <x>', 'least relevance recalled, 0..1', minScore, 0.3)
-      .option('--max-tool-rounds <n>', 'tool-call rounds per turn', positiveInt('--max-tool-rounds'), 10),
+      .option('--max-tool-rounds <n>', 'tool-call rounds per turn', positiveInt('--max-tool-rounds'), 10)
+      .option(
+        '--yes',
+        'allow every MCP tool call without asking (without a terminal, calls are denied unless --yes)',
+      ),
   ).action(async (message: string, o: Record<string, unknown>) => {
     const g = ctx.globals();
     const llm = llmFromFlags(ctx, o);
@@ -80,34 +86,40 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
     };
     const finished = await withClient(
       ctx,
-      (c) =>
-        untilInterrupted((signal) =>
-          sendAndFollow(
-            c,
-            {
-              message,
-              session_id: o.session as string | undefined,
-              settings: {
-                max_tool_rounds: o.maxToolRounds as number,
-                memory: {
-                  scope: o.memoryScope as 'workspace' | 'session',
-                  limit: o.memoryLimit as number,
-                  min_score: o.memoryMinScore as number,
+      async (c) => {
+        const stopApprovals = answerApprovals(c, ctx, { yes: o.yes === true });
+        try {
+          return await untilInterrupted((signal) =>
+            sendAndFollow(
+              c,
+              {
+                message,
+                session_id: o.session as string | undefined,
+                settings: {
+                  max_tool_rounds: o.maxToolRounds as number,
+                  memory: {
+                    scope: o.memoryScope as 'workspace' | 'session',
+                    limit: o.memoryLimit as number,
+                    min_score: o.memoryMinScore as number,
+                  },
                 },
               },
-            },
-            signal,
-            show,
-          ),
-        ),
+              signal,
+              show,
+            ),
+          );
+        } finally {
+          stopApprovals();
+        }
+      },
       { llm },
     );
     if (finished.status !== 'complete') ctx.setExitCode(1);
   });
 
-  program
+  const sessions = program
     .command('sessions')
-    .description('list chat sessions, most recent first')
+    .description('list chat sessions, most recent first; `sessions export ID` saves one')
     .option('--limit <n>', 'how many', positiveInt('--limit'), 50)
     .option('--show <id>', 'print the messages of one session')
     .action(async (o: { limit: number; show?: string }) => {
@@ -140,6 +152,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
               .join('\n'),
       );
     });
+  registerSessionExport(sessions, ctx);
 }
 
 /** One line of `chat --json`: a turn's events, each with its `type`. */
