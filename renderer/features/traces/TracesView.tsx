@@ -189,26 +189,33 @@ export function TracesView() {
             ))}
           </div>
         </div>
-        <label className="tfilter">
-          <span className="tfilter__label">From</span>
-          <input
-            type="date"
-            className="tfilter__date"
-            value={s.filter.since ?? ''}
-            onChange={(e) => set({ since: e.target.value })}
-            aria-label="From date"
-          />
-        </label>
-        <label className="tfilter">
-          <span className="tfilter__label">To</span>
-          <input
-            type="date"
-            className="tfilter__date"
-            value={s.filter.until ?? ''}
-            onChange={(e) => set({ until: e.target.value })}
-            aria-label="To date"
-          />
-        </label>
+        <div className="tfilter">
+          <span className="tfilter__label" id="tfilter-dates">
+            Started
+          </span>
+          {/* biome-ignore lint/a11y/useSemanticElements: a fieldset inside the filters fieldset draws a second border */}
+          <div className="tfilter__dates" role="group" aria-labelledby="tfilter-dates">
+            <input
+              type="date"
+              className="tfilter__date"
+              value={s.filter.since ?? ''}
+              max={s.filter.until}
+              onChange={(e) => set({ since: e.target.value })}
+              aria-label="From date"
+            />
+            <span className="tfilter__dash" aria-hidden="true">
+              –
+            </span>
+            <input
+              type="date"
+              className="tfilter__date"
+              value={s.filter.until ?? ''}
+              min={s.filter.since}
+              onChange={(e) => set({ until: e.target.value })}
+              aria-label="To date"
+            />
+          </div>
+        </div>
         {filtered && (
           <button
             type="button"
