@@ -195,6 +195,8 @@ export interface CodeTemplateOptions {
   /** Caller overrides (e.g. `--timeout-ms`); win over the artifact's metadata. */
   limits?: SandboxLimitsOverride;
   onCheckpoint?: (data: unknown) => void;
+  /** Fair-queue key: the chat the run belongs to (see SandboxRunOptions.queue). */
+  queue?: string;
 }
 
 /** The outcome of a code_template run: the sandbox result plus what was rendered. */
@@ -236,6 +238,7 @@ export async function runCodeTemplate(
     limits: { ...metaLimits, ...opts.limits },
     host,
     onCheckpoint: opts.onCheckpoint,
+    queue: opts.queue,
   });
   return { ...result, rendered_code: code, render_ms: renderMs };
 }

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { AppError, isAppError } from '../contract/errors.js';
+import { FairQueue } from './fair-queue.js';
 import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
 import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { spawnNodeSandbox } from './spawn.js';
@@ -36,6 +37,16 @@ export interface SandboxPoolOptions {
   spares?: number;
   /** Default limits for every run (artifact metadata and callers override them). */
   limits?: SandboxLimitsOverride;
+  /**
+   * How each run gets a fresh interpreter: `memory` (default) restores a worker's pristine state
+   * (linear memory, JS reference table, stack pointer, file system streams) in a few ms and serves
+   * the next run from it; `worker` boots a new worker per run (the previous design, ~0.5 s of CPU).
+   * A run that hits a limit or changes state the restore does not cover (files, streams) always
+   * ends its worker.
+   */
+  reuse?: 'memory' | 'worker';
+  /** Runs one worker serves before it is replaced even when every run ended cleanly. Default 100. */
+  maxReuses?: number;
   /** Where to keep the Pyodide memory snapshot between app runs (skips the ~4 s cold start). */
   cacheDir?: string;
   /** Whole-process memory cap checked while a job runs (MB). Default 1536. */
@@ -61,6 +72,10 @@ export interface SandboxPoolStats {
   snapshotFromCache: boolean;
   /** Boot times of the last warm workers. */
   workerBootMs: number[];
+  /** Times of the last state restores of reused workers. */
+  workerResetMs: number[];
+  /** Runs served by a restored worker instead of a new one. */
+  workerResets: number;
   runs: number;
   /** How the OS confines the sandbox process (null before it first started). */
   isolation: SandboxIsolation | null;
@@ -72,6 +87,8 @@ export interface SandboxPoolStats {
 
 interface Pending {
   id: number;
+  /** The fair-queue key (a chat); '' for runs without one. */
+  key: string;
   code: string;
   limits: SandboxLimits;
   opts: SandboxRunOptions;
@@ -135,7 +152,11 @@ const SnapshotSchema = z
   })
   .strict();
 const WorkerReadySchema = z
-  .object({ type: z.literal('worker-ready'), ms: z.number().finite().nonnegative() })
+  .object({
+    type: z.literal('worker-ready'),
+    ms: z.number().finite().nonnegative(),
+    reused: z.literal(true).optional(),
+  })
   .strict();
 const HostSchema = z
   .object({
@@ -281,7 +302,7 @@ export class SandboxPool {
   private readonly spawn: SpawnSandboxProcess;
   private readonly defaults: SandboxLimits;
   private proc: Proc | null = null;
-  private readonly queue: Pending[] = [];
+  private readonly queue = new FairQueue<Pending>();
   private current: Pending | null = null;
   private nextId = 1;
   private closed = false;
@@ -294,6 +315,8 @@ export class SandboxPool {
     snapshotMs: null,
     snapshotFromCache: false,
     workerBootMs: [],
+    workerResetMs: [],
+    workerResets: 0,
     runs: 0,
     isolation: null,
     selfCheck: null,
@@ -312,7 +335,11 @@ export class SandboxPool {
 
   /** Figures for benchmarks and diagnostics. */
   stats(): SandboxPoolStats {
-    return { ...this.statsData, workerBootMs: [...this.statsData.workerBootMs] };
+    return {
+      ...this.statsData,
+      workerBootMs: [...this.statsData.workerBootMs],
+      workerResetMs: [...this.statsData.workerResetMs],
+    };
   }
 
   /** The pid of the sandbox process, if one is running. */
@@ -329,8 +356,10 @@ export class SandboxPool {
     if (typeof code !== 'string')
       return Promise.reject(new AppError('INVALID_INPUT', 'code must be a string'));
     const limits = resolveLimits(this.defaults, opts.limits);
+    const key = typeof opts.queue === 'string' && opts.queue ? opts.queue.slice(0, 200) : '';
     return new Promise((resolve, reject) => {
-      this.queue.push({
+      this.queue.push(key, {
+        key,
         id: this.nextId++,
         code,
         limits,
@@ -348,7 +377,7 @@ export class SandboxPool {
   /** Stop the sandbox process; pending runs are rejected. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new AppError('CANCELLED', 'The sandbox pool was closed'));
+    for (const p of this.queue.drain()) p.reject(new AppError('CANCELLED', 'The sandbox pool was closed'));
     if (this.current)
       this.finishCurrent(this.failure('CANCELLED', 'SandboxFault', 'The sandbox pool was closed'));
     const proc = this.proc;
@@ -505,6 +534,8 @@ export class SandboxPool {
                   pyodideDir: `${pyodideDir()}/`,
                   pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
                   spares: Math.max(1, Math.min(4, this.opts.spares ?? 1)),
+                  reuse: (this.opts.reuse ?? 'memory') === 'memory',
+                  maxReuses: Math.max(1, Math.min(10_000, this.opts.maxReuses ?? 100)),
                   rssLimitMb: this.opts.rssLimitMb ?? 1536,
                   maxResultBytes: MAX_LIMITS.result_bytes,
                   snapshot_bytes: cached ? cached.length : 0,
@@ -528,6 +559,12 @@ export class SandboxPool {
               const msg = WorkerReadySchema.safeParse(m);
               if ((proc.phase !== 'booting' && proc.phase !== 'ready') || !msg.success) {
                 return violation('unexpected worker-ready');
+              }
+              if (msg.data.reused) {
+                if (!sawReady) return violation('a reused worker before the first one was ready');
+                this.statsData.workerResets++;
+                this.statsData.workerResetMs = [...this.statsData.workerResetMs.slice(-199), msg.data.ms];
+                return;
               }
               this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), msg.data.ms];
               if (!sawReady) {
@@ -712,12 +749,12 @@ export class SandboxPool {
   // --- jobs -----------------------------------------------------------------------------------------
 
   private pump(): void {
-    if (this.current || this.queue.length === 0 || this.closed) return;
+    if (this.current || this.queue.size === 0 || this.closed) return;
     let starting: { ready: Promise<void> };
     try {
       starting = this.ensureProcess();
     } catch (e) {
-      for (const p of this.queue.splice(0)) p.reject(e);
+      for (const p of this.queue.drain()) p.reject(e);
       return;
     }
     const job = this.queue.shift()!;
@@ -729,7 +766,7 @@ export class SandboxPool {
         if (!proc?.alive || proc.phase !== 'ready') {
           // The process died between ready and now: start over with this job first.
           this.current = null;
-          this.queue.unshift(job);
+          this.queue.unshift(job.key, job);
           queueMicrotask(() => this.pump());
           return;
         }

@@ -59,6 +59,11 @@ export interface SandboxRunOptions {
   host?: SandboxHost;
   /** Called for each `checkpoint(data)`. */
   onCheckpoint?: (data: unknown) => void;
+  /**
+   * Fair-queue key (issue 15): runs waiting for the sandbox are served round-robin across keys, so
+   * one chat's burst never starves another chat. Runs without one share the key ''.
+   */
+  queue?: string;
 }
 
 /** What the pool asks a spawner to start. */

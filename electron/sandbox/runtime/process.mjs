@@ -1,7 +1,10 @@
 // The sandbox process: started by the pool with an empty environment, the permission model
 // (read-only access to this folder and node_modules/pyodide, worker threads allowed, nothing else),
 // guard.mjs in every thread and, where the OS allows, no network (see spawn.ts). It keeps pre-warmed
-// Pyodide workers and runs one job at a time, each in its own worker, terminated afterwards.
+// Pyodide workers and runs one job at a time. With `reuse` off each job gets its own worker,
+// terminated afterwards; with it on, a worker whose job ended cleanly restores its pristine
+// interpreter state (worker.mjs, "Reuse") and serves again, up to `maxReuses` jobs, and any job
+// that hit a limit, broke the protocol or left state the restore does not cover ends the worker.
 //
 // It speaks to the app through length-prefixed frames on stdin/stdout (frames.mjs) and to nothing
 // else. Workers are untrusted: their messages are checked by type, size and state, their host
@@ -29,6 +32,8 @@ const CHECKPOINT_BUDGET = 1024 * 1024;
 const MAX_CHECKPOINTS = 100;
 /** Largest message the app may send (a job's code, a host reply). */
 const MAX_IN_JSON = 64 * 1024 * 1024;
+/** How long a reused worker may take to restore its state before it is ended. */
+const RESET_MS = 2000;
 /** Largest snapshot the app may hand over at init. */
 const MAX_IN_SNAPSHOT = 512 * 1024 * 1024;
 
@@ -168,6 +173,7 @@ async function start() {
 function workerOptions(extra) {
   return {
     workerData: {
+      reuse: config.reuse === true,
       pyodideUrl: new URL('pyodide.mjs', config.pyodideUrl).href,
       indexURL: config.pyodideDir,
       prelude: PRELUDE,
@@ -209,9 +215,15 @@ function makeSnapshot() {
   });
 }
 
+/** Reused workers restoring their state (they count as spares: they are ready in milliseconds). */
+let resetting = 0;
+
 function fill() {
   const want = Math.max(1, Math.min(4, config.spares ?? 1));
-  while (ready.length + booting < want) boot();
+  // A reusing worker that is running a job will most likely be back in milliseconds: booting
+  // another beside it would cost a worker's memory and CPU for nothing.
+  const running = config.reuse && active && !active.done ? 1 : 0;
+  while (ready.length + booting + resetting + running < want) boot();
 }
 
 function boot() {
@@ -224,10 +236,25 @@ function boot() {
     workerOptions({ snapshot, hostBuffer, interruptBuffer, bootMemoryMb: config.bootMemoryMb ?? 512 }),
   );
   drain(worker);
-  const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false };
+  const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false, runs: 0, resetting: null };
   let isReady = false;
   worker.on('message', (m) => {
     if (entry.dead) return;
+    if (entry.resetting) {
+      if (m?.type !== 'ready') return kill(entry, 'a worker spoke while restoring its state');
+      clearTimeout(entry.resetting);
+      entry.resetting = null;
+      resetting--;
+      const ms = typeof m.resetMs === 'number' && Number.isFinite(m.resetMs) ? Math.max(0, m.resetMs) : 0;
+      entry.bootMs = ms;
+      send({ type: 'worker-ready', ms, reused: true });
+      if (waitingForWorker) {
+        const job = waitingForWorker;
+        waitingForWorker = null;
+        assign(job, entry);
+      } else ready.unshift(entry);
+      return;
+    }
     if (!isReady) {
       if (m?.type !== 'ready') return kill(entry, 'a worker spoke before it was ready');
       isReady = true;
@@ -263,6 +290,12 @@ function boot() {
       ready.splice(i, 1);
       fill();
     }
+    if (entry.resetting) {
+      clearTimeout(entry.resetting);
+      entry.resetting = null;
+      resetting--;
+      fill();
+    }
     if (!wasDead && active && active.entry === entry) finish(active, { crashed: why });
   };
   entry.fail = failed;
@@ -282,6 +315,11 @@ function kill(entry, why) {
     entry.worker.terminate();
     const i = ready.indexOf(entry);
     if (i >= 0) ready.splice(i, 1);
+    if (entry.resetting) {
+      clearTimeout(entry.resetting);
+      entry.resetting = null;
+      resetting--;
+    }
     fill();
   }
 }
@@ -320,10 +358,14 @@ function runJob(msg) {
 function assign(job, entry) {
   active = job;
   job.entry = entry;
+  entry.runs++;
   job.startedAt = performance.now();
   fill(); // warm the next one while this job runs
   const interrupt = new Int32Array(entry.interruptBuffer);
   const hostState = new Int32Array(entry.hostBuffer, 0, 4);
+  // A reused worker's flags were clear when its last job ended cleanly; make sure of it.
+  Atomics.store(interrupt, 0, 0);
+  Atomics.store(hostState, 2, 0);
   job.timers.push(
     setTimeout(() => {
       job.limitHit ??= {
@@ -463,9 +505,24 @@ function finish(job, how) {
   for (const t of job.timers) clearTimeout(t);
   active = null;
   const entry = job.entry;
-  entry.dead = true;
-  entry.worker.terminate();
   const report = how.report && typeof how.report === 'object' ? how.report : null;
+  // Reuse only a worker whose job ended by itself, within every limit, and which says it can
+  // restore what the job left; it then has RESET_MS to say `ready` again.
+  const reuse =
+    config.reuse === true &&
+    report?.reusable === true &&
+    !job.limitHit &&
+    !how.killed &&
+    !how.crashed &&
+    job.pendingHost === undefined &&
+    entry.runs < (config.maxReuses ?? 100);
+  if (reuse) {
+    resetting++;
+    entry.resetting = setTimeout(() => kill(entry, 'a worker took too long to restore its state'), RESET_MS);
+  } else {
+    entry.dead = true;
+    entry.worker.terminate();
+  }
   const cap = job.limits.output_bytes;
   const outcome = report && typeof report.outcome === 'object' && report.outcome ? report.outcome : null;
   const result = {

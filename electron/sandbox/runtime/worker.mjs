@@ -1,5 +1,9 @@
-// One Pyodide interpreter for exactly one job. Runs as a worker thread inside the sandbox process
-// (see process.mjs), which terminates it after the job: a fresh worker is what makes state fresh.
+// One Pyodide interpreter. Runs as a worker thread inside the sandbox process (see process.mjs).
+// Two ways to make each job's state fresh: the supervisor terminates the worker after one job
+// (`reuse` off), or the worker keeps a pristine copy of everything the interpreter's state lives in
+// (the WebAssembly linear memory, the hiwire table of JS references, the stack pointer, the
+// in-memory file system's stream table) and restores it after each job (`reuse` on, see
+// "Reuse" below). A job that did anything the restore does not cover ends the worker instead.
 //
 // Plain JavaScript on purpose: the sandbox process has no TypeScript loader and may read only this
 // folder and node_modules/pyodide.
@@ -28,6 +32,7 @@ const {
   interruptBuffer,
   bootMemoryMb,
   wasmModule,
+  reuse,
 } = workerData;
 
 // Captured before the globals are stripped.
@@ -98,6 +103,11 @@ let py;
 // What the worker keeps of the Pyodide API before taking the public object apart.
 let runPython;
 let pyGlobals;
+/** The Emscripten module and its file system (kept for the restore between jobs). */
+let Module;
+let FS;
+/** The runner's `run` as a callable kept from before the pristine copy (see "Reuse"). */
+let runRunner;
 
 function lockDown() {
   py.setStdin({ stdin: () => null });
@@ -116,6 +126,8 @@ function lockDown() {
   }
   runPython = py.runPython.bind(py);
   pyGlobals = py.globals;
+  Module = py._module;
+  FS = py.FS;
   // A JSON array of strings is a Python list literal.
   runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
   // The public API object is what `pyodide_js` was: nothing of it stays usable.
@@ -237,12 +249,21 @@ function runJob({ code, limits }) {
   out.cap = limits.output_bytes;
   memoryCapBytes = limits.memory_mb * 1024 * 1024;
   let outcome;
+  let broke = false;
+  if (pristine) armed = true;
   try {
-    pyGlobals.set('_skilldesk_code', code);
-    pyGlobals.set('_skilldesk_recursion', limits.recursion_limit);
-    const json = runPython('_skilldesk_runner.run(_skilldesk_code, _skilldesk_recursion)');
+    let json;
+    if (runRunner) {
+      // No PyProxy is created on this path (see "Reuse"): a JS string in, a JS string out.
+      json = runRunner(code, limits.recursion_limit);
+    } else {
+      pyGlobals.set('_skilldesk_code', code);
+      pyGlobals.set('_skilldesk_recursion', limits.recursion_limit);
+      json = runPython('_skilldesk_runner.run(_skilldesk_code, _skilldesk_recursion)');
+    }
     outcome = JSON.parse(String(json));
   } catch (e) {
+    broke = true;
     // The runner catches every Python exception; landing here means the interpreter itself broke
     // (a wasm trap, a stack overflow, memory exhausted inside the runtime).
     outcome = {
@@ -253,7 +274,11 @@ function runJob({ code, limits }) {
       },
     };
   }
+  armed = false;
   if (!outcome.ok && outcome.error?.type === 'MemoryError') memoryCapHit = true;
+  // Whether this worker can be restored for another job; the supervisor decides (it also knows
+  // about deadlines and protocol breaks), the worker only says what it saw.
+  const unrestorable = pristine ? restoreBlocker(broke) : 'reuse is off';
   port.postMessage({
     type: 'done',
     outcome,
@@ -262,7 +287,191 @@ function runJob({ code, limits }) {
     truncated: out.truncated,
     memoryCapHit,
     runMs: now() - started,
+    reusable: unrestorable === null,
   });
+  if (unrestorable === null) {
+    const t0 = now();
+    restore();
+    port.postMessage({ type: 'ready', resetMs: now() - t0 });
+  }
+}
+
+// --- Reuse -----------------------------------------------------------------------------------------
+// After lock-down and the warm-up job, the worker copies everything the interpreter's state lives
+// in and, after each job, writes it back:
+// - the WebAssembly linear memory: CPython's heap, its modules, sys.modules, builtins, globals,
+//   the recursion limit, signal and time state, os.environ, the frame stack, the allocator's
+//   bookkeeping, and the hiwire table's slot bookkeeping; memory grown during the job is zeroed
+//   (a larger job may `calloc` it later) and a worker that grew more than RETIRE_GROWTH ends;
+// - the hiwire table (an externref table inside the module: the JS objects C code refers to); a
+//   job in which Python reached any JS object ends the worker instead (see reachedJs);
+// - the stack pointer (a wasm global; it must be back at its base after a job that returned);
+// - the in-memory file system is JS objects, too large to copy per job: every call that changes
+//   it (writes to files, creating, renaming, removing, chmod, chdir, mmap, dup, pipes, sockets,
+//   tty settings) marks the worker dirty, and a dirty worker is not reused; streams a job left
+//   open are likewise a reason to end it, and the standard streams' flags are written back.
+// - JS timers (signal.setitimer and friends) set during a job mark it dirty;
+// - PyProxies: one created during a job would, when V8 collects it after the restore, decrement a
+//   reference count in restored memory that its creation never incremented. The job path creates
+//   none (runRunner takes and returns JS strings); a registration during a job taints the worker.
+// Anything the job broke (a wasm trap, the memory cap, the interrupt) ends the worker too.
+const RETIRE_GROWTH = 64 * 1024 * 1024;
+let pristine = null;
+let armed = false;
+let dirty = null;
+
+const TTY_READ_IOCTLS = new Set([0x5401, 0x5413, 0x540f, 0x541b]);
+
+function capturePristine() {
+  runRunner = runPython('_skilldesk_runner.run');
+  const memory = new Uint8Array(Module.HEAP8.buffer);
+  const hiwire = [];
+  for (let i = 0; ; i++) {
+    try {
+      hiwire.push(Module.__hiwire_get(i));
+    } catch {
+      break;
+    }
+  }
+  const streams = FS.streams.slice();
+  pristine = {
+    memory: memory.slice(),
+    stack: Module.stackSave(),
+    hiwire,
+    hiwireSlots: hiwire.map((_, i) => Module.__hiwire_slot_info(i)),
+    streams,
+    streamFlags: streams.map((s) => (s ? { flags: s.flags, position: s.position } : null)),
+    cwd: FS.cwd(),
+  };
+  const mark = (why) => {
+    if (armed) dirty ??= why;
+  };
+  for (const name of [
+    'mknod',
+    'mkdir',
+    'symlink',
+    'rename',
+    'rmdir',
+    'unlink',
+    'chmod',
+    'fchmod',
+    'lchmod',
+    'chown',
+    'fchown',
+    'lchown',
+    'truncate',
+    'ftruncate',
+    'utime',
+    'allocate',
+    'mount',
+    'unmount',
+    'chdir',
+    'mmap',
+    'msync',
+    'dupStream',
+    'createPipe',
+  ]) {
+    const original = FS[name];
+    if (typeof original !== 'function') continue;
+    FS[name] = function hooked(...args) {
+      mark(`the file system changed (${name})`);
+      return original.apply(this, args);
+    };
+  }
+  const write = FS.write;
+  FS.write = function hookedWrite(stream, ...rest) {
+    // Writes to character devices (stdout, stderr, /dev/skilldesk) change no file.
+    if (!(stream?.node && FS.isChrdev(stream.node.mode))) mark('a file was written');
+    return write.call(this, stream, ...rest);
+  };
+  const ioctl = FS.ioctl;
+  FS.ioctl = function hookedIoctl(stream, cmd, ...rest) {
+    if (!TTY_READ_IOCTLS.has(cmd)) mark('terminal settings changed');
+    return ioctl.call(this, stream, cmd, ...rest);
+  };
+  // Emscripten's timers (setitimer, emscripten_set_timeout …) are JS timers that call back into
+  // the interpreter later: one set during a job would fire into the next job's state.
+  const setTimeoutRef = globalThis.setTimeout;
+  globalThis.setTimeout = function hookedSetTimeout(...args) {
+    mark('a timer was set');
+    return setTimeoutRef.apply(this, args);
+  };
+  const registry = Module.finalizationRegistry;
+  if (registry) {
+    Module.finalizationRegistry = {
+      register(...args) {
+        mark('a PyProxy was created');
+        return registry.register(...args);
+      },
+      unregister(...args) {
+        return registry.unregister(...args);
+      },
+    };
+  }
+}
+
+/** Why this worker cannot be restored after the job that just ended (null: it can). */
+function restoreBlocker(broke) {
+  if (broke) return 'the interpreter broke';
+  if (memoryCapHit) return 'the memory cap was hit';
+  if (dirty) return dirty;
+  if (reachedJs()) return 'Python reached a JavaScript object';
+  if (Module.stackSave() !== pristine.stack) return 'the stack is not at its base';
+  if (Module.HEAP8.buffer.byteLength - pristine.memory.length > RETIRE_GROWTH) return 'memory grew too much';
+  if (FS.cwd() !== pristine.cwd) return 'the working directory changed';
+  for (let fd = 0; fd < FS.streams.length; fd++) {
+    if ((FS.streams[fd] ?? null) !== (pristine.streams[fd] ?? null)) return 'a stream was left open';
+  }
+  return null;
+}
+
+/**
+ * Whether the job made Python touch a JS object (`pyodide.ffi.to_js`, a JsProxy …): every such
+ * reference takes a hiwire slot, whose bookkeeping (a version counted up on each reuse) stays
+ * changed after it is freed, and a slot past the pristine ones keeps its last object. JS objects are
+ * shared by the whole worker (a polluted `Object.prototype` is not in linear memory), so such a
+ * worker is ended rather than restored.
+ */
+function reachedJs() {
+  const n = pristine.hiwire.length;
+  for (let i = 0; i < n; i++) {
+    if (Module.__hiwire_slot_info(i) !== pristine.hiwireSlots[i]) return true;
+  }
+  try {
+    Module.__hiwire_get(n);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function restore() {
+  const memory = new Uint8Array(Module.HEAP8.buffer);
+  memory.set(pristine.memory);
+  if (memory.length > pristine.memory.length) memory.fill(0, pristine.memory.length);
+  let n = 0;
+  for (; ; n++) {
+    try {
+      Module.__hiwire_get(n);
+    } catch {
+      break;
+    }
+  }
+  for (let i = 0; i < Math.max(n, pristine.hiwire.length); i++) {
+    const v = pristine.hiwire[i] ?? null;
+    if (i >= n || Module.__hiwire_get(i) !== v) Module.__hiwire_set(i, v);
+  }
+  pristine.streams.forEach((s, fd) => {
+    if (s) Object.assign(s, pristine.streamFlags[fd]);
+  });
+  out.stdout.length = 0;
+  out.stderr.length = 0;
+  out.bytes.stdout = 0;
+  out.bytes.stderr = 0;
+  out.truncated.stdout = false;
+  out.truncated.stderr = false;
+  memoryCapBytes = (bootMemoryMb ?? 1024) * 1024 * 1024;
+  dirty = null;
 }
 
 // Built-in (statically linked) modules that give Python raw memory, raw calls into the wasm
@@ -349,8 +558,12 @@ if (makeSnapshot) {
   runPython('_skilldesk_runner.run("import json\\njson.dumps([1])", 1000)');
   out.stdout.length = 0;
   out.stderr.length = 0;
+  out.bytes.stdout = 0;
+  out.bytes.stderr = 0;
+  if (reuse) capturePristine();
   port.postMessage({ type: 'ready' });
-  port.once('message', (msg) => {
+  // The supervisor sends a job only to a ready worker; a restored worker says `ready` again.
+  port.on('message', (msg) => {
     if (msg?.type === 'run') runJob(msg);
   });
 }
