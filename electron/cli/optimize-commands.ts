@@ -11,6 +11,8 @@ import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
 import { positiveInt } from './skills-commands.js';
 
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
 /** `skills optimize` (added to the `skills` group). */
 export function registerOptimizeCommands(program: Command, ctx: CliContext): void {
   const skills = program.commands.find((c) => c.name() === 'skills');
@@ -23,9 +25,11 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
       )
       .argument('<name>', 'skill name')
       .requiredOption('--artifact <name>', 'the dspy_module artifact')
-      .requiredOption(
-        '--trainset <file>',
-        'training examples, one JSON object per line with every signature field',
+      .option('--trainset <file>', 'training examples, one JSON object per line with every signature field')
+      // issue 12
+      .option(
+        '--evals',
+        "train on the skill's output evals (every third validates); pass rates before and after; saved as a new version",
       )
       .addOption(
         new Option('--metric <metric>', 'how a prediction is scored')
@@ -41,10 +45,14 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
       .option('--no-evaluate', 'skip scoring the compiled program on the training set')
       .addOption(new Option('--scope <scope>', 'store of the skill').choices(['workspace', 'account'])),
   ).action(async (name: string, o: Record<string, unknown>) => {
-    const file = resolve(String(o.trainset));
-    if (!existsSync(file)) throw new AppError('USAGE', `--trainset ${o.trainset}: no such file`);
-    const trainingData = parseTrainingJsonl(readFileSync(file, 'utf8'), file);
-    if (trainingData.length === 0) throw new AppError('INVALID_INPUT', `${file}: no training examples`);
+    if (!o.trainset === !o.evals) throw new AppError('USAGE', 'give either --trainset FILE or --evals');
+    let trainingData: ReturnType<typeof parseTrainingJsonl> | undefined;
+    if (o.trainset) {
+      const file = resolve(String(o.trainset));
+      if (!existsSync(file)) throw new AppError('USAGE', `--trainset ${o.trainset}: no such file`);
+      trainingData = parseTrainingJsonl(readFileSync(file, 'utf8'), file);
+      if (trainingData.length === 0) throw new AppError('INVALID_INPUT', `${file}: no training examples`);
+    }
     const llm = llmFromFlags(ctx, o);
     const g = ctx.globals();
     const runId = randomUUID();
@@ -64,7 +72,7 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
                 name,
                 scope: o.scope as SkillScope | undefined,
                 artifact: String(o.artifact),
-                training_data: trainingData,
+                ...(trainingData ? { training_data: trainingData } : { evals: true }),
                 metric: o.metric as (typeof OPTIMIZE_METRICS)[number],
                 optimizer: o.optimizer as (typeof OPTIMIZERS)[number],
                 max_demos: o.maxDemos as number,
@@ -92,7 +100,12 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
         }${r.score !== null ? `, score ${(r.score * 100).toFixed(0)}%` : ''}`,
         `  ${r.lm_calls} model calls, ${r.input_tokens} in / ${r.output_tokens} out tokens`,
         ...r.warnings.map((w) => `  warning: ${w}`),
-        `  state blob saved to the ${r.scope} store`,
+        ...(r.evals
+          ? [
+              `  evals: ${r.evals.train} train / ${r.evals.validation} validation; validation pass rate ${pct(r.evals.before.pass_rate)} → ${pct(r.evals.after.pass_rate)}`,
+              `  saved as version ${r.evals.version} (${r.evals.previous_version} kept; skills versions "${r.name}")`,
+            ]
+          : [`  state blob saved to the ${r.scope} store`]),
       ].join('\n'),
     );
   });

@@ -408,7 +408,10 @@ export const OptimizeSkillReqSchema = z
     name,
     scope: ScopeSchema.optional(),
     artifact: name,
-    training_data: z.array(variables).min(1, 'must hold at least one example').max(100_000),
+    /** Required unless `evals` is set. */
+    training_data: z.array(variables).min(1, 'must hold at least one example').max(100_000).optional(),
+    // issue 12: the skill's output evals as the train/validation split, pass rates before and after.
+    evals: z.boolean().optional(),
     metric: z.enum(OPTIMIZE_METRICS).optional(),
     optimizer: z.enum(OPTIMIZERS).optional(),
     max_demos: z.number().int().min(1).max(16).optional(),
@@ -416,7 +419,11 @@ export const OptimizeSkillReqSchema = z
     /** Names the run in `skills/optimize-progressed` events and for `skills/cancel-run`. */
     run_id: runId.optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.evals || r.training_data, {
+    message: "give training_data, or evals: true to train on the skill's evals",
+    path: ['training_data'],
+  });
 /** Request of `skills/optimize`. */
 export type OptimizeSkillReq = z.infer<typeof OptimizeSkillReqSchema>;
 /** Reply of `skills/optimize`. */
@@ -435,6 +442,15 @@ export interface OptimizeSkillRes {
     took_ms: number;
   };
 }
+    /** With `evals` (issue 12): the split, the validation pass rates, and the version saved. */
+    evals?: {
+      train: number;
+      validation: number;
+      before: { passed: number; total: number; pass_rate: number };
+      after: { passed: number; total: number; pass_rate: number };
+      version: string;
+      previous_version: string;
+    };
 
 /** `skills/versions`: a skill's kept versions, oldest first, and its current one. */
 export const SkillVersionsReqSchema = z.object({ name, scope: ScopeSchema.optional() }).strict();
@@ -530,8 +546,6 @@ export const EvalSkillReqSchema = z
     only: z.enum(['trigger', 'output']).optional(),
     /** Pass rate needed (default: the file's `threshold`, else 0.8). */
     threshold: z.number().min(0).max(1).optional(),
-  })
-  .strict();
     // issue 12: progress, cancel and remembered runs.
     /** Names the run for `skills/cancel-eval` and the `skills/eval-progressed` events. */
     run_id: z.string().min(1).max(200).optional(),
@@ -539,6 +553,8 @@ export const EvalSkillReqSchema = z
     record: z.boolean().optional(),
 /** Request of `skills/eval`. */
 export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
+  })
+  .strict();
 /** The outcome of one eval. */
 export interface EvalResultView {
   id: string;
@@ -550,14 +566,14 @@ export interface EvalResultView {
   /** Trigger evals: whether the message should activate the skill, and its phase-1 rank. */
   should_trigger?: boolean;
   rank?: number | null;
-  /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
-  checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
   /** Trigger evals ranked in the top 5, with a model: whether it chose this skill (issue 12). */
   model_chose?: boolean | null;
   /** The skill the model chose instead, or null for none. */
   model_choice?: string | null;
   duration_ms: number;
   input_tokens: number;
+  /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
+  checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
   output_tokens: number;
   estimated_cost: number;
 }
@@ -572,8 +588,6 @@ export interface EvalSkillRes {
   pass_rate: number;
   ok: boolean;
   results: EvalResultView[];
-}
-
   // issue 12: totals of the run, and its id among the remembered runs (null when not recorded).
   duration_ms: number;
   input_tokens: number;
@@ -582,6 +596,8 @@ export interface EvalSkillRes {
   recorded: number | null;
 /** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
 export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
+}
+
 /** Request of `skills/fork`. */
 export type ForkSkillReq = z.infer<typeof ForkSkillReqSchema>;
 /** Reply of `skills/fork`. */

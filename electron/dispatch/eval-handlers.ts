@@ -11,6 +11,7 @@ import type {
 import type { Llm } from '../llm/index.js';
 import {
   EVALS_PATH,
+  type EvalRunOrigin,
   evalContext,
   evalRunHistory,
   readSkillEvals,
@@ -115,8 +116,19 @@ async function modelChoice(
  * assertions, the eval's `contains`/`not_contains` checks, and statements judged by the model.
  */
 export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
+  return createSkillEvals(deps).handlers;
+}
+
+/** Which evals of a run, and why it is remembered (optimize runs its validation split). */
+export interface EvalRunOptions {
+  ids?: readonly string[];
+  origin?: EvalRunOrigin;
+}
+
+/** The eval slice and the runner behind it (`skills/optimize --evals` runs it before and after). */
+export function createSkillEvals(deps: SkillEvalHandlerDeps) {
   const running = new Map<string, AbortController>();
-  return {
+  const handlers = {
     'skills/eval': async (req, outer) => {
       const abort = new AbortController();
       if (req.run_id) {
@@ -147,8 +159,13 @@ export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
       return { name: skill.name, scope, ...evalRunHistory(store.db, skill.name, req.limit) };
     },
   } satisfies Pick<HandlersFor<'skills'>, 'skills/eval' | 'skills/cancel-eval' | 'skills/eval-history'>;
+  return { handlers, evaluate };
 
-  async function evaluate(req: EvalSkillReq, ctx: CallContext): Promise<EvalSkillRes> {
+  async function evaluate(
+    req: EvalSkillReq,
+    ctx: CallContext,
+    opts: EvalRunOptions = {},
+  ): Promise<EvalSkillRes> {
     const started = deps.now();
     const catalog = deps.catalog();
     const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
@@ -156,13 +173,15 @@ export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
     const llm = deps.llm();
     const threshold = req.threshold ?? file.threshold ?? DEFAULT_THRESHOLD;
     const results: EvalResultView[] = [];
-    const picked = file.evals.filter((e) =>
-      req.only === 'trigger'
-        ? e.should_trigger !== undefined
-        : req.only === 'output'
-          ? e.should_trigger === undefined
-          : true,
-    );
+    const picked = file.evals
+      .filter((e) =>
+        req.only === 'trigger'
+          ? e.should_trigger !== undefined
+          : req.only === 'output'
+            ? e.should_trigger === undefined
+            : true,
+      )
+      .filter((e) => !opts.ids || opts.ids.includes(String(e.id)));
     for (const e of picked) {
       if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'the eval run was cancelled');
       const r = e.should_trigger !== undefined ? await triggerEval(e) : await outputEval(e);
@@ -196,7 +215,7 @@ export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
           threshold,
           results,
           duration_ms: durationMs,
-          origin: 'eval',
+          origin: opts.origin ?? 'eval',
         });
     }
     return {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { ArtifactRunView } from '../contract/skills.js';
+import type { ArtifactRunView, OptimizeSkillRes } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
 import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
 import {
@@ -14,10 +14,14 @@ import {
   type ImportLimits,
   packageWarnings,
   parsePackageInput,
+  readSkillEvals,
   resolveOrThrow,
+  savePackage,
+  skillToPackage,
 } from '../skills/index.js';
 import type { SkillStore } from '../store/index.js';
-import { createSkillEvalHandlers } from './eval-handlers.js';
+import { createSkillEvals } from './eval-handlers.js';
+import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
 import { PromptEngine } from './prompt-engine.js';
 import type { SkillRuntime } from './runtime.js';
 import type { DispatchResult } from './types.js';
@@ -96,6 +100,13 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     };
   };
 
+  const evals = createSkillEvals({
+    catalog: () => session.catalog.get(),
+    run: async (req, ctx) => handlers['skills/run'](req, ctx),
+    llm: deps.llm,
+    now: deps.now,
+    events, // issue 12: eval progress
+  });
   const handlers = {
     'skills/render': (req) => ({
       rendered: engine.renderStr(req.source, req.context ?? {}, {
@@ -194,14 +205,24 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         );
       }
       const content = parseDspyModuleContent(artifact.content, `${found.skill.name} / ${artifact.name}`);
+      // Issue 12: with `evals`, the skill's output evals are the train/validation split.
+      const split = req.evals ? evalsSplit(readSkillEvals(found.skill), content.signature) : null;
+      const trainingData = split ? split.train : (req.training_data ?? []);
       const started = deps.now();
       const run = track(req.run_id, ctx.signal);
+      const validate = (origin: 'optimize_before' | 'optimize_after') =>
+        evals.evaluate(
+          { name: found.skill.name, scope: found.scope, only: 'output' },
+          { ...ctx, signal: run.signal },
+          { ids: split!.validation_ids, origin },
+        );
       try {
+        const before = split ? await validate('optimize_before') : null;
         const r = await session.sidecar().optimize({
           template_id: content.template_id,
           signature: content.signature,
-          training_data: req.training_data,
-          metric: req.metric ?? 'exact_match',
+          training_data: trainingData,
+          metric: req.metric ?? (split ? 'contains' : 'exact_match'),
           optimizer,
           max_demos: req.max_demos ?? 4,
           evaluate: (req.evaluate ?? true) && llm !== null,
@@ -215,16 +236,49 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         });
         // The catalog may have been reopened while the sidecar worked.
         const store = session.catalog.get().store(found.scope)!;
-        store.repo.updateArtifact({
-          ...artifact,
-          state_blob: Buffer.from(JSON.stringify(r.state_blob), 'utf8'),
-        });
+        const blob = Buffer.from(JSON.stringify(r.state_blob), 'utf8');
+        let evalsReport: NonNullable<OptimizeSkillRes['optimized']['evals']> | undefined;
+        if (split && before) {
+          // Saved as a new version (the one it replaces is kept), then the validation evals again.
+          const current = store.repo.getSkill(found.skill.id) ?? found.skill;
+          const pkg = skillToPackage(current);
+          const version = nextPatchVersion(current.version);
+          savePackage(
+            store,
+            {
+              ...pkg,
+              version,
+              artifacts: pkg.artifacts.map((a) =>
+                a.name === artifact.name && a.kind === 'dspy_module'
+                  ? { ...a, state_blob: blob.toString('base64') }
+                  : a,
+              ),
+            },
+            {
+              note: `before optimizing ${artifact.name} with its evals (validation pass rate ${before.pass_rate})`,
+            },
+          );
+          events.emit('skills/catalog-changed', { reason: 'saved', names: [found.skill.name] });
+          const after = await validate('optimize_after');
+          const rate = (x: typeof before) => ({ passed: x.passed, total: x.total, pass_rate: x.pass_rate });
+          evalsReport = {
+            train: split.train.length,
+            validation: split.validation.length,
+            before: rate(before),
+            after: rate(after),
+            version,
+            previous_version: current.version,
+          };
+        } else {
+          store.repo.updateArtifact({ ...artifact, state_blob: blob });
+        }
         return {
           optimized: {
+            ...(evalsReport ? { evals: evalsReport } : {}),
             name: found.skill.name,
             scope: found.scope,
             artifact: artifact.name,
-            examples: req.training_data.length,
+            examples: trainingData.length,
             demos: r.demos,
             score: r.score ?? null,
             lm_calls: r.usage.lm_calls,
@@ -239,14 +293,5 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
   } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
-  return {
-    ...handlers,
-    ...createSkillEvalHandlers({
-      catalog: () => session.catalog.get(),
-      run: async (req, ctx) => handlers['skills/run'](req, ctx),
-      llm: deps.llm,
-      now: deps.now,
-      events, // issue 12: eval progress
-    }),
-  };
+  return { ...handlers, ...evals.handlers };
 }
