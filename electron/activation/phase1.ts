@@ -51,6 +51,8 @@ export interface CandidateExplanation {
   score: number;
   /** The BM25F sum before squashing into [0, 1). */
   bm25: number;
+  /** Cosine similarity of the message's and the skill's static embeddings (null without one). */
+  semantic: number | null;
   /** The trigger phrase found verbatim in the message, if any. */
   exact_trigger: string | null;
   /** Matched stems per indexed field (`instructions` is the skill's body). */
@@ -85,6 +87,8 @@ export interface MatchExplanation {
 /** Options of {@link matchSkills}. */
 export interface MatchOptions {
   limit?: number;
+  /** false: rank lexically alone, as where no embedding ships (to measure what fusion adds). */
+  semantic?: boolean;
 }
 
 const MAX_NGRAM = 12;
@@ -93,6 +97,15 @@ const K1 = 1.2;
 const SPELLING_WEIGHT = 0.8;
 /** How much a skill gains when the message names all of it (scaled by the share squared). */
 const NAME_BOOST = 0.5;
+/**
+ * The semantic half re-ranks this many of the best lexical candidates by the fused score
+ * `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)` (lexical: BM25F squashed into
+ * [0, 1)); it never brings in a skill that shares nothing with the message. Chosen on the
+ * harness's tuning split.
+ */
+const RERANK_POOL = 30;
+const SEMANTIC_WEIGHT = 0.06;
+const SEMANTIC_FLOOR = 0.3;
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -133,6 +146,10 @@ interface Scored {
   bm25: number;
   exactWords: number;
   exactPhrase: string | null;
+  /** Cosine of the embeddings, once re-ranked (null: no embedding). */
+  semantic: number | null;
+  /** The fused relevance in [0, 1): lexical alone until re-ranked. */
+  fused: number;
 }
 
 /** The query for a message: its stems, their synonyms and spelling fixes, with weights and dfs. */
@@ -490,7 +507,41 @@ function scoredOf(s: PartScores, slot: number): Scored {
     bm25: s.acc[slot]! > Number.MIN_VALUE ? s.acc[slot]! : 0,
     exactWords: phrase ? phrase.split(' ').length : 0,
     exactPhrase: phrase,
+    semantic: null,
+    fused: 0,
   };
+}
+
+/**
+ * Fuse the semantic half into the best lexical candidates (sorted lexically): each gets the
+ * cosine of its stored embedding with the message's, and they are sorted again by the fused
+ * score (a trigger phrase found verbatim still ranks first). Without an embedding (none shipped,
+ * or no word of the message known to it) the lexical order stands.
+ */
+function rerank(message: string, top: Scored[], semantic = true): Scored[] {
+  for (const s of top) s.fused = s.bm25 / (1 + s.bm25);
+  const e = semantic ? top[0]?.part.index.embedding : null;
+  const q = e ? e.embed(message) : null;
+  if (!e || !q) return top;
+  const dims = e.dims;
+  for (const s of top) {
+    const v = s.part.index.vectors;
+    let dot = 0;
+    for (let d = 0, o = s.slot * dims; d < dims; d++) dot += q[d]! * v[o + d]!;
+    const cos = dot / 127;
+    s.semantic = cos;
+    s.fused = (s.fused + SEMANTIC_WEIGHT * Math.max(0, cos - SEMANTIC_FLOOR)) / (1 + SEMANTIC_WEIGHT);
+  }
+  return [...top].sort(compareFused);
+}
+
+function compareFused(a: Scored, b: Scored): number {
+  return (
+    Number(b.exactWords > 0) - Number(a.exactWords > 0) ||
+    b.exactWords - a.exactWords ||
+    tieRound(b.fused) - tieRound(a.fused) ||
+    compare(a, b)
+  );
 }
 
 // Names tie-break by code point: the same order on every machine, and no collator to load.
@@ -518,7 +569,7 @@ function toMatch(s: Scored, terms: QueryTerm[]): SkillMatch {
   return {
     name: s.name,
     scope: s.scope,
-    score: round((s.exactWords > 0 ? 1 : 0) + s.bm25 / (1 + s.bm25)),
+    score: round((s.exactWords > 0 ? 1 : 0) + s.fused),
     matched_on: matched,
   };
 }
@@ -585,9 +636,11 @@ function topK(scores: PartScores[], k: number): Scored[] {
  */
 export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { terms, scores } = run(catalog, message, limit);
+  const { terms, scores } = run(catalog, message, Math.max(limit, RERANK_POOL));
   try {
-    return topK(scores, limit).map((s) => toMatch(s, terms));
+    return rerank(message, topK(scores, Math.max(limit, RERANK_POOL)), opts.semantic)
+      .slice(0, limit)
+      .map((s) => toMatch(s, terms));
   } finally {
     release(scores);
   }
@@ -606,7 +659,8 @@ export function explainMatch(
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
   // Every skill is scored, so a named skill's rank is exact however low.
   const { ps, terms, scores } = run(catalog, message, 0);
-  const top = topK(scores, limit);
+  const pool = rerank(message, topK(scores, Math.max(limit, RERANK_POOL)), opts.semantic);
+  const top = pool.slice(0, limit);
   const out: MatchExplanation = {
     matches: top.map((s) => toMatch(s, terms)),
     query_terms: terms,
@@ -616,11 +670,12 @@ export function explainMatch(
       rank: i + 1,
       score: toMatch(s, terms).score,
       bm25: round(s.bm25),
+      semantic: s.semantic === null ? null : round(s.semantic),
       exact_trigger: s.exactPhrase,
       fields: matchedFields(s, terms),
     })),
   };
-  if (opts.skill !== undefined) out.skill = verdict(opts.skill, opts.skill_scope, ps, scores, limit);
+  if (opts.skill !== undefined) out.skill = verdict(opts.skill, opts.skill_scope, ps, scores, pool, limit);
   release(scores);
   return out;
 }
@@ -630,6 +685,7 @@ function verdict(
   scope: Scope | undefined,
   ps: Part[],
   scores: PartScores[],
+  pool: Scored[],
   limit: number,
 ): SkillVerdict {
   const key = skillNameKey(name);
@@ -644,16 +700,22 @@ function verdict(
   if (mine.acc[slot] === 0 && !mine.exact.has(slot)) {
     return { name: real, scope: part.scope, rank: null, score: null, reason: 'no_term_overlap', above: null };
   }
-  const me = scoredOf(mine, slot);
-  let above = 0;
-  for (const [s, other] of candidates(scores)) {
-    if ((s !== mine || other !== slot) && compare(scoredOf(s, other), me) < 0) above++;
+  // Within the re-ranked pool, its fused rank; below it, its lexical rank (the whole pool is above).
+  const at = pool.findIndex((s) => s.part === part && s.slot === slot);
+  let me = at >= 0 ? pool[at]! : scoredOf(mine, slot);
+  let above = at;
+  if (at < 0) {
+    me = { ...me, fused: me.bm25 / (1 + me.bm25) };
+    above = 0;
+    for (const [s, other] of candidates(scores)) {
+      if ((s !== mine || other !== slot) && compare(scoredOf(s, other), me) < 0) above++;
+    }
   }
   return {
     name: real,
     scope: part.scope,
     rank: above + 1,
-    score: round((me.exactWords > 0 ? 1 : 0) + me.bm25 / (1 + me.bm25)),
+    score: round((me.exactWords > 0 ? 1 : 0) + me.fused),
     reason: above < limit ? 'matched' : 'lower_score',
     above,
   };

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../store/index.js';
 import { normalizePhrase, skillNameKey } from '../store/index.js';
+import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { STOPWORDS, stem, words } from './text.js';
 
 /**
@@ -98,6 +100,32 @@ export function fieldTexts(row: SkillRow, artifacts: ArtifactRow[]): string[] {
   ];
 }
 
+/** How much of a skill's instructions its embedding reads (the start says what it is for). */
+const EMBED_BODY_CHARS = 400;
+
+/**
+ * The text a skill's embedding is computed from: name, description and "when", tags, intent
+ * patterns, trigger phrases, the start of its instructions and its file names.
+ */
+export function embeddingText(row: SkillRow, artifacts: ArtifactRow[]): string {
+  const body: string[] = [];
+  for (const a of artifacts) {
+    if (a.kind === 'approach' || a.kind === 'description') body.push(a.head.slice(0, EMBED_BODY_CHARS));
+    else if (a.kind === 'resource' && a.path) body.push(a.path.replace(/[._/-]+/g, ' '));
+  }
+  return [
+    row.name.replace(/[._-]+/g, ' '),
+    row.description,
+    row.when_to_use ?? '',
+    list(row.tags).join(', '),
+    list(row.intent_patterns).join('; '),
+    list(row.trigger_phrases).join('; '),
+    body.join(' '),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
 /**
  * An in-memory BM25F index of one store's skills, kept in step with the database through the
  * `skill_index_log` table (written by triggers, so every writer — this connection, another one,
@@ -127,6 +155,10 @@ export class SkillIndex {
   /** Per slot: how many words its name has (a typed copy, read on every match). */
   nameLengths = new Float64Array(0);
   live = 0;
+  /** The shipped static embedding, or null (phase 1 then ranks lexically). */
+  readonly embedding: StaticEmbedding | null;
+  /** Per slot: the skill's embedding, `embedding.dims` int8 components (all zero when none). */
+  vectors = new Int8Array(0);
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
   private readonly free: number[] = [];
@@ -134,7 +166,14 @@ export class SkillIndex {
   private lastSeq = -1;
   private readonly s;
 
-  constructor(readonly db: Db) {
+  private readonly vectorStore: VectorStore | null;
+
+  constructor(
+    readonly db: Db,
+    embedding: StaticEmbedding | null = staticEmbedding(),
+  ) {
+    this.embedding = embedding;
+    this.vectorStore = embedding ? VectorStore.open(db, embedding) : null;
     this.s = {
       head: db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck(),
       since: db.prepare('SELECT seq, skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq'),
@@ -191,7 +230,9 @@ export class SkillIndex {
     }
     // Insert in a fixed order, so the same catalog always gives the same slots.
     const rows = (this.s.all.all() as SkillRow[]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.vectorStore?.preload();
     for (const r of rows) this.add(r, arts.get(r.id) ?? []);
+    this.vectorStore?.flush();
   }
 
   private reload(id: string): void {
@@ -199,6 +240,7 @@ export class SkillIndex {
     if (slot !== undefined) this.remove(slot);
     const row = this.s.one.get(id) as SkillRow | undefined;
     if (row) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
+    this.vectorStore?.flush();
   }
 
   private add(row: SkillRow, artifacts: ArtifactRow[]): void {
@@ -269,6 +311,7 @@ export class SkillIndex {
       }
       l.push(slot);
     }
+    if (this.embedding) this.setVector(slot, row, artifacts, this.embedding);
     const doc: IndexedSkill = {
       id: row.id,
       name: row.name,
@@ -283,6 +326,24 @@ export class SkillIndex {
     this.live++;
     // Remember the surface words for removal.
     surfaceOf.set(doc, [...seenSurface]);
+  }
+
+  private setVector(slot: number, row: SkillRow, artifacts: ArtifactRow[], e: StaticEmbedding): void {
+    const dims = e.dims;
+    if (this.vectors.length < (slot + 1) * dims) {
+      const grown = new Int8Array(Math.max((slot + 1) * dims, this.vectors.length * 2, 64 * dims));
+      grown.set(this.vectors);
+      this.vectors = grown;
+    }
+    const text = embeddingText(row, artifacts);
+    const hash = createHash('sha1').update(text).digest('hex');
+    let v = this.vectorStore?.get(row.id, hash) ?? null;
+    if (!v) {
+      const f = e.embed(text);
+      v = f ? quantize(f) : new Int8Array(dims);
+      this.vectorStore?.put(row.id, hash, v);
+    }
+    this.vectors.set(v, slot * dims);
   }
 
   private remove(slot: number): void {
@@ -321,6 +382,7 @@ export class SkillIndex {
     if (this.byKey.get(doc.key) === slot) this.byKey.delete(doc.key);
     this.bySkillId.delete(doc.id);
     this.docs[slot] = null;
+    if (this.embedding) this.vectors.fill(0, slot * this.embedding.dims, (slot + 1) * this.embedding.dims);
     this.free.push(slot);
     this.live--;
   }
@@ -346,6 +408,83 @@ export class SkillIndex {
 }
 
 const surfaceOf = new WeakMap<IndexedSkill, string[]>();
+
+/**
+ * Skills' embeddings saved in the store (`skill_embeddings`, migration 0013), keyed by the
+ * table's id and a hash of the text embedded: an index opening a catalog reads them instead of
+ * embedding every skill again, and a skill whose text changed is embedded anew. Without the
+ * table (an older schema) or on a read-only connection, vectors are computed and kept in memory.
+ */
+class VectorStore {
+  private cache = new Map<string, { hash: string; v: Int8Array }>();
+  private pending: Array<[string, string, Int8Array]> = [];
+  private constructor(
+    private readonly db: Db,
+    private readonly model: string,
+    private readonly dims: number,
+  ) {}
+
+  static open(db: Db, e: StaticEmbedding): VectorStore | null {
+    const has = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'skill_embeddings'")
+      .pluck()
+      .get();
+    return has ? new VectorStore(db, e.id, e.dims) : null;
+  }
+
+  /** Read every saved vector of this model (before a full build). */
+  preload(): void {
+    this.cache.clear();
+    const rows = this.db
+      .prepare('SELECT skill_id, text_hash, vector FROM skill_embeddings WHERE model = ?')
+      .all(this.model) as Array<{ skill_id: string; text_hash: string; vector: Buffer }>;
+    for (const r of rows) {
+      if (r.vector.length !== this.dims) continue;
+      this.cache.set(r.skill_id, {
+        hash: r.text_hash,
+        v: new Int8Array(r.vector.buffer, r.vector.byteOffset, this.dims),
+      });
+    }
+  }
+
+  get(skillId: string, hash: string): Int8Array | null {
+    let hit = this.cache.get(skillId);
+    if (!hit) {
+      const r = this.db
+        .prepare('SELECT text_hash, vector FROM skill_embeddings WHERE skill_id = ? AND model = ?')
+        .get(skillId, this.model) as { text_hash: string; vector: Buffer } | undefined;
+      if (r && r.vector.length === this.dims) {
+        hit = { hash: r.text_hash, v: new Int8Array(r.vector.buffer, r.vector.byteOffset, this.dims) };
+      }
+    }
+    return hit && hit.hash === hash ? hit.v : null;
+  }
+
+  put(skillId: string, hash: string, v: Int8Array): void {
+    this.pending.push([skillId, hash, v]);
+  }
+
+  /** Save the vectors computed since the last flush, in one transaction. */
+  flush(): void {
+    this.cache.clear();
+    if (this.pending.length === 0) return;
+    const rows = this.pending;
+    this.pending = [];
+    try {
+      const put = this.db.prepare(
+        `INSERT INTO skill_embeddings (skill_id, model, text_hash, vector) VALUES (?, ?, ?, ?)
+         ON CONFLICT (skill_id) DO UPDATE SET model = excluded.model, text_hash = excluded.text_hash,
+         vector = excluded.vector`,
+      );
+      this.db.transaction(() => {
+        for (const [id, hash, v] of rows)
+          put.run(id, this.model, hash, Buffer.from(v.buffer, v.byteOffset, v.length));
+      })();
+    } catch {
+      // A read-only connection, or the skill went away meanwhile: the vectors stay in memory.
+    }
+  }
+}
 
 /** Words spelling correction may suggest: letters only, at least three. */
 const spellable = (w: string) => w.length >= 3 && !/\d/.test(w);
