@@ -24,8 +24,8 @@ function cliLogger(ctx: CliContext): Logger {
 
 /** Options of {@link withClient}. */
 export interface ClientOptions {
-  /** The model of this command (from `--provider …`), or none. */
-  llm?: Llm | null;
+  /** The model of this command (from `--provider …`), or none; a function is asked on every call. */
+  llm?: Llm | null | (() => Llm | null);
 }
 
 /**
@@ -38,14 +38,14 @@ export async function withClient<T>(
   opts: ClientOptions = {},
 ): Promise<T> {
   const g = ctx.globals();
-  const llm = opts.llm ?? null;
+  const llm = typeof opts.llm === 'function' ? opts.llm : () => (opts.llm as Llm | null | undefined) ?? null;
   const host = createHost({
     home: g.home,
     workspace: g.workspace,
     env: ctx.env,
     mode: 'cli',
     logger: cliLogger(ctx),
-    llm: () => llm,
+    llm,
   });
   try {
     return await fn(createInProcessClient(host));

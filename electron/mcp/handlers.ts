@@ -106,7 +106,7 @@ export function createMcpSlice(deps: McpSliceDeps): McpSlice {
       if (!found)
         throw new AppError(
           'NOT_FOUND',
-          `No MCP server named "${req.name}" is configured; see tools/list-servers`,
+          `No MCP server named "${req.name}" is configured; see Settings → Tools or skilldesk mcp servers`,
           {
             name: req.name,
           },

@@ -14,4 +14,5 @@ export { removeServerConfig, saveServerConfig } from './config-file.js';
 export { createMcpSlice, type McpSlice, type McpSliceDeps } from './handlers.js';
 export { type McpHttpEndpoint, serveMcpHttp } from './http.js';
 export { exposedToolName, type HubTool, McpHub } from './hub.js';
+export { clientOffersSampling, samplingLlm } from './sampling.js';
 export { createSkillsMcpServer, SKILLS_EXTENSION, type SkillsMcpServerOptions } from './server.js';
