@@ -1,0 +1,168 @@
+import { type FormEvent, useId, useState } from 'react';
+import type { MatchExplanationView, SkillVerdictView } from '../../../electron/contract/skills.js';
+import { useStores } from '../../stores.js';
+import { Icon } from '../../ui/Icon.js';
+import './turn-candidates.css';
+
+/** How many phase-1 candidates a turn shows. */
+const SHOWN = 5;
+
+const FIELD_LABELS: Record<string, string> = {
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  intent_patterns: 'intents',
+  trigger_phrases: 'triggers',
+  instructions: 'instructions',
+};
+
+/** A named skill's phase-1 verdict in words: its rank and why it was or was not chosen. */
+export function describeVerdict(v: SkillVerdictView, shown = SHOWN): string {
+  switch (v.reason) {
+    case 'matched':
+      return `${v.name} was chosen: rank ${v.rank} of the top ${shown}.`;
+    case 'lower_score':
+      return `${v.name} ranked ${v.rank}: ${v.above} ${v.above === 1 ? 'skill' : 'skills'} scored higher, so it was not in the top ${shown}. Add words from your request to its description or trigger phrases, or name it.`;
+    case 'no_term_overlap':
+      return `${v.name} shares no word (nor synonym) with this message, so phase 1 never considered it. A trigger phrase or an intent pattern with these words would make it match.`;
+    case 'overridden':
+      return `${v.name} in your account is hidden by the workspace skill of the same name.`;
+    case 'not_found':
+      return `No skill is named “${v.name}”. Check the name in the Composer (Ctrl 3).`;
+  }
+}
+
+/** The matched words of a candidate, per field, in one line ("name: pdf · description: merg"). */
+export function fieldsLine(fields: MatchExplanationView['candidates'][number]['fields']): string {
+  return Object.entries(fields)
+    .filter(([, terms]) => terms && terms.length > 0)
+    .map(([f, terms]) => `${FIELD_LABELS[f] ?? f}: ${terms!.join(' ')}`)
+    .join(' · ');
+}
+
+type Load<T> =
+  | { state: 'idle' }
+  | { state: 'loading' }
+  | { state: 'done'; value: T }
+  | { state: 'error'; message: string };
+
+/**
+ * "Skills considered" under a user's message: phase 1's candidates for it (rank, score, the
+ * fields and words that matched, the semantic similarity) and, for a skill the user names, its
+ * rank and why it was or was not chosen. Ranked on demand against the current catalog (phase 1
+ * is deterministic: the same catalog gives the turn's own ranking).
+ */
+export function TurnCandidates(props: { message: string }) {
+  const { client } = useStores();
+  const inputId = useId();
+  const [open, setOpen] = useState(false);
+  const [list, setList] = useState<Load<MatchExplanationView>>({ state: 'idle' });
+  const [name, setName] = useState('');
+  const [verdict, setVerdict] = useState<Load<SkillVerdictView>>({ state: 'idle' });
+
+  const load = () => {
+    setList({ state: 'loading' });
+    void client.call('skills/match', { message: props.message, limit: SHOWN, explain: true }).then((r) => {
+      if (r.ok && r.value.explain) setList({ state: 'done', value: r.value.explain });
+      else setList({ state: 'error', message: r.ok ? 'No explanation came back.' : r.error.message });
+    });
+  };
+
+  const ask = (e: FormEvent) => {
+    e.preventDefault();
+    const skill = name.trim();
+    if (!skill) return;
+    setVerdict({ state: 'loading' });
+    void client
+      .call('skills/match', { message: props.message, limit: SHOWN, explain: true, explain_skill: skill })
+      .then((r) => {
+        const v = r.ok ? r.value.explain?.skill : undefined;
+        if (v) setVerdict({ state: 'done', value: v });
+        else setVerdict({ state: 'error', message: r.ok ? 'No verdict came back.' : r.error.message });
+      });
+  };
+
+  return (
+    <details
+      className="p1"
+      open={open}
+      onToggle={(e) => {
+        const now = (e.currentTarget as HTMLDetailsElement).open;
+        setOpen(now);
+        if (now && list.state !== 'loading') load();
+      }}
+    >
+      <summary className="p1__summary">
+        <Icon name="skills" /> Skills considered
+      </summary>
+      <div className="p1__body">
+        {list.state === 'loading' && <p className="muted">Ranking…</p>}
+        {list.state === 'error' && (
+          <p className="p1__error" role="alert">
+            Could not rank the catalog: {list.message}{' '}
+            <button type="button" className="btn btn--small" onClick={load}>
+              Try again
+            </button>
+          </p>
+        )}
+        {list.state === 'done' &&
+          (list.value.candidates.length === 0 ? (
+            <p className="muted">
+              No skill shares a word with this message. Skills activate when a request uses words from their
+              name, description, tags, intents or trigger phrases.
+            </p>
+          ) : (
+            <ol className="p1__list" aria-label="Phase-1 candidates">
+              {list.value.candidates.map((c) => (
+                <li key={`${c.scope}:${c.name}`} className="p1__row">
+                  <span className="p1__rank">{c.rank}</span>
+                  <span className="p1__name">{c.name}</span>
+                  <span className={`badge badge--${c.scope}`}>{c.scope}</span>
+                  <span
+                    className="p1__score"
+                    title="Phase-1 score: [0, 1) from words and meaning; 1 and above for a trigger phrase"
+                  >
+                    {c.score.toFixed(2)}
+                  </span>
+                  <span className="p1__why">
+                    {c.exact_trigger ? `trigger phrase “${c.exact_trigger}” · ` : ''}
+                    {fieldsLine(c.fields) || 'no shared words'}
+                    {c.semantic !== null && c.semantic !== undefined
+                      ? ` · meaning ${c.semantic.toFixed(2)}`
+                      : ''}
+                  </span>
+                </li>
+              ))}
+            </ol>
+          ))}
+        <form className="p1__ask" onSubmit={ask}>
+          <label htmlFor={inputId} className="p1__ask-label">
+            Why not…
+          </label>
+          <input
+            id={inputId}
+            className="input p1__input"
+            placeholder="a skill's name, then Enter"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={200}
+          />
+          <button type="submit" className="btn btn--small" disabled={!name.trim()}>
+            Explain
+          </button>
+        </form>
+        {verdict.state === 'loading' && <p className="muted">Checking…</p>}
+        {verdict.state === 'done' && (
+          <p className={`p1__verdict p1__verdict--${verdict.value.reason}`} role="status">
+            {describeVerdict(verdict.value)}
+          </p>
+        )}
+        {verdict.state === 'error' && (
+          <p className="p1__error" role="alert">
+            {verdict.message}
+          </p>
+        )}
+      </div>
+    </details>
+  );
+}

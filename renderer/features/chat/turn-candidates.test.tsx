@@ -1,0 +1,83 @@
+// @vitest-environment jsdom
+import { act } from 'react';
+import { createRoot } from 'react-dom/client';
+import { describe, expect, it } from 'vitest';
+import { createStores, StoresProvider } from '../../stores.js';
+import { inProcessClient, samplePackage } from '../../test-support.js';
+import { describeVerdict, fieldsLine, TurnCandidates } from './TurnCandidates.js';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await act(() => new Promise((r) => setTimeout(r, 10)));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('TurnCandidates (skills considered under a message)', () => {
+  it('says in words why a named skill was or was not chosen', () => {
+    const v = { name: 'pptx', scope: 'account' as const, rank: 7, score: 0.4, above: 6 };
+    expect(describeVerdict({ ...v, reason: 'lower_score' })).toMatch(
+      /^pptx ranked 7: 6 skills scored higher/,
+    );
+    expect(describeVerdict({ ...v, rank: 2, above: 1, reason: 'matched' })).toBe(
+      'pptx was chosen: rank 2 of the top 5.',
+    );
+    expect(describeVerdict({ ...v, reason: 'no_term_overlap' })).toMatch(/shares no word/);
+    expect(describeVerdict({ ...v, scope: null, reason: 'not_found' })).toMatch(/No skill is named “pptx”/);
+    expect(fieldsLine({ name: ['haiku'], description: ['haiku', 'topic'], tags: [] })).toBe(
+      'name: haiku · description: haiku topic',
+    );
+  });
+
+  it("lists the turn's candidates with scores and matched fields, and explains a skill that was not chosen", async () => {
+    const { client } = inProcessClient();
+    const imported = await client.call('skills/import-package', {
+      package: samplePackage(),
+      scope: 'account',
+    });
+    expect(imported.ok).toBe(true);
+    const stores = createStores(client);
+    const el = document.createElement('div');
+    document.body.append(el);
+    const root = createRoot(el);
+    await act(async () => {
+      root.render(
+        <StoresProvider stores={stores}>
+          <TurnCandidates message="write a haiku about the sea" />
+        </StoresProvider>,
+      );
+    });
+    const details = el.querySelector('details')!;
+    expect(el.querySelector('summary')!.textContent).toContain('Skills considered');
+    await act(async () => {
+      details.open = true;
+      details.dispatchEvent(new Event('toggle'));
+    });
+    await until(() => el.querySelectorAll('.p1__row').length > 0, 'the candidates');
+    const first = el.querySelector('.p1__row')!;
+    expect(first.querySelector('.p1__name')!.textContent).toBe('Haiku Helper');
+    expect(first.querySelector('.p1__why')!.textContent).toMatch(
+      /trigger phrase “write a haiku”.*name: haiku/,
+    );
+    expect(Number(first.querySelector('.p1__score')!.textContent)).toBeGreaterThanOrEqual(1);
+
+    const input = el.querySelector('input')!;
+    await act(async () => {
+      const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+      set.call(input, 'Consistency Checker');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => {
+      el.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    await until(() => el.querySelector('.p1__verdict') !== null, 'the verdict');
+    expect(el.querySelector('.p1__verdict')!.textContent).toMatch(
+      /^Consistency Checker shares no word \(nor synonym\) with this message/,
+    );
+    await act(async () => root.unmount());
+    el.remove();
+  });
+});
