@@ -72,6 +72,8 @@ export interface SandboxPoolStats {
   snapshotFromCache: boolean;
   /** Boot times of the last warm workers. */
   workerBootMs: number[];
+  /** Workers booted from the snapshot by the current and earlier processes. */
+  workersBooted: number;
   /** Times of the last state restores of reused workers. */
   workerResetMs: number[];
   /** Runs served by a restored worker instead of a new one. */
@@ -315,6 +317,7 @@ export class SandboxPool {
     snapshotMs: null,
     snapshotFromCache: false,
     workerBootMs: [],
+    workersBooted: 0,
     workerResetMs: [],
     workerResets: 0,
     runs: 0,
@@ -566,6 +569,7 @@ export class SandboxPool {
                 this.statsData.workerResetMs = [...this.statsData.workerResetMs.slice(-199), msg.data.ms];
                 return;
               }
+              this.statsData.workersBooted++;
               this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), msg.data.ms];
               if (!sawReady) {
                 sawReady = true;
