@@ -1,6 +1,66 @@
+import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useChatStore, useProvidersStore } from '../../stores.js';
+import type { ChatUsageView } from '../../../electron/contract/chat.js';
+import { useChatStore, useProvidersStore, useStores } from '../../stores.js';
+import { downloadText } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
+
+/** A chat's tokens and cost, all replies and branches counted; null before any reply used a model. */
+export function chatUsageLine(u: ChatUsageView | null): string | null {
+  if (!u || u.input_tokens + u.output_tokens === 0) return null;
+  const fmt = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+  const cost =
+    u.estimated_cost == null
+      ? ''
+      : ` · ~$${u.estimated_cost < 0.01 ? u.estimated_cost.toFixed(4) : u.estimated_cost.toFixed(2)}`;
+  return `${fmt(u.input_tokens)} in / ${fmt(u.output_tokens)} out${cost}`;
+}
+
+/** Save the open chat as Markdown (the branch shown) or JSON (every branch). */
+function ExportMenu() {
+  const stores = useStores();
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (!ref.current?.contains(e.target as Node)) setOpen(false);
+    };
+    window.addEventListener('mousedown', close);
+    return () => window.removeEventListener('mousedown', close);
+  }, [open]);
+  const save = async (format: 'md' | 'json') => {
+    setOpen(false);
+    const file = await stores.chat.getState().exportSession(format);
+    if (file) downloadText(file.filename, file.content, file.media_type);
+  };
+  return (
+    <div className="menu" ref={ref}>
+      <button
+        type="button"
+        className="btn btn--small"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') setOpen(false);
+        }}
+      >
+        <Icon name="download" /> Export
+      </button>
+      {open && (
+        <div className="menu__list" role="menu">
+          <button type="button" role="menuitem" className="menu__item" onClick={() => void save('md')}>
+            Markdown <span className="muted">the conversation shown</span>
+          </button>
+          <button type="button" role="menuitem" className="menu__item" onClick={() => void save('json')}>
+            JSON <span className="muted">every branch, with files and usage</span>
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
 
 /** The open chat's title and the model replies come from (a way to Settings either way). */
 export function ChatHeader({ onSettings }: { onSettings: () => void }) {
@@ -8,6 +68,10 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
     s.activeId === null ? 'New chat' : s.sessions.items.find((i) => i.id === s.activeId)?.title || 'Chat',
   );
   const v = useProvidersStore(useShallow((s) => ({ value: s.value })));
+  const activeId = useChatStore((s) => s.activeId);
+  const usage = useChatStore((s) =>
+    chatUsageLine(s.activeId ? (s.threads[s.activeId]?.usage ?? null) : null),
+  );
   const chat = v.value?.chat ?? null;
   const info = chat ? v.value?.providers.find((p) => p.id === chat.provider) : undefined;
   const modelLabel = chat ? `${info?.label ?? chat.provider} · ${chat.model ?? info?.default_model}` : null;
@@ -16,6 +80,12 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
       <h1 className="pane-title chat__title" title={title}>
         {title}
       </h1>
+      {usage && (
+        <span className="chat__usage" title="Tokens and estimated cost of every reply in this chat">
+          {usage}
+        </span>
+      )}
+      {activeId && <ExportMenu />}
       {v.value &&
         (modelLabel ? (
           <button

@@ -4,6 +4,7 @@ import type { SkillMatchView } from '../../../electron/contract/skills.js';
 import { useAppStore, useChatStore, useProvidersStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { skillKey } from '../skills/skills-store.js';
+import { ChatApprovals } from '../tools/ChatApprovals.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
 import { ChatHeader } from './ChatHeader.js';
 import { Composer } from './Composer.js';
@@ -26,6 +27,7 @@ function Thread(props: {
       activeId: s.activeId,
       thread: s.activeId ? s.threads[s.activeId] : undefined,
       pending: s.pending,
+      streaming: s.activeId ? Boolean(s.streaming[s.activeId]) : false,
     })),
   );
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -45,6 +47,15 @@ function Thread(props: {
   const retry = (replyId: string) => {
     stick.current = true;
     void stores.chat.getState().retry(replyId);
+  };
+  const actions = {
+    busy: c.streaming || c.pending !== null,
+    onRegenerate: retry,
+    onEdit: (id: string, text: string) => {
+      stick.current = true;
+      void stores.chat.getState().editAndResend(id, text);
+    },
+    onSwitch: (id: string) => void stores.chat.getState().switchBranch(id),
   };
 
   let body: React.ReactNode;
@@ -67,9 +78,16 @@ function Thread(props: {
     body = (
       <div className="thread" aria-label="Messages" role="log">
         {messages.map((msg) => (
-          <Message key={msg.id} m={msg} onTrace={openTrace} onSettings={props.onSettings} onRetry={retry} />
+          <Message
+            key={msg.id}
+            m={msg}
+            onTrace={openTrace}
+            onSettings={props.onSettings}
+            onRetry={retry}
+            actions={actions}
+          />
         ))}
-        {c.pending && c.pending.session_id === c.activeId && (
+        {c.pending && c.pending.session_id === c.activeId && c.pending.message && (
           <div className="msg msg--user is-pending">
             <div className="msg__bubble">{c.pending.message}</div>
           </div>
@@ -142,6 +160,7 @@ export function ChatView() {
           inputRef.current?.focus();
         }}
       />
+      <ChatApprovals sessionId={activeId} />
       <Composer
         inputRef={inputRef}
         configured={configured}

@@ -1,9 +1,20 @@
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { AttachmentInput } from '../../../electron/contract/chat.js';
 import type { SkillMatchView } from '../../../electron/contract/skills.js';
-import { useChatStore, useMatchStore, useStores } from '../../stores.js';
+import { toErrorData } from '../../bridge/client.js';
+import { useChatStore, useMatchStore, useSkillsStore, useStores } from '../../stores.js';
 import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
+import { readAttachments } from './attachments.js';
+import {
+  PendingAttachments,
+  type PickedSkill,
+  SkillPanel,
+  SlashMenu,
+  skillVariables,
+  slashMatches,
+} from './ComposerExtras.js';
 import { MatchHint } from './MatchHint.js';
 
 /**
@@ -62,21 +73,94 @@ export function Composer(props: {
     el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [m.message]);
 
+  // Files to send with the next message, and why some were refused.
+  const [files, setFiles] = useState<AttachmentInput[]>([]);
+  const [fileErrors, setFileErrors] = useState<string[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const attach = async (list: FileList | File[]) => {
+    const r = await readAttachments([...list], files);
+    setFiles(r.attachments);
+    setFileErrors(r.errors);
+    inputRef.current?.focus();
+  };
+  // A skill picked from the `/` menu, run before the reply.
+  const [picked, setPicked] = useState<PickedSkill | null>(null);
+  const skills = useSkillsStore(
+    useShallow((s) => ({ status: s.list.status, items: s.list.items, load: s.load })),
+  );
+  const slash = /^\/(\S*)$/.exec(m.message);
+  const [slashCursor, setSlashCursor] = useState(0);
+  const slashItems = slash ? slashMatches(skills.items, slash[1]!) : [];
+  useEffect(() => {
+    if (slash && skills.status === 'idle') void skills.load();
+  }, [slash, skills.status, skills.load]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new query starts at the top
+  useEffect(() => setSlashCursor(0), [slash?.[1]]);
+  const pick = (name: string) => {
+    setMessage('');
+    const start: PickedSkill = { name, variables: null, values: {}, error: null };
+    setPicked(start);
+    skillVariables(stores.client, name).then(
+      (variables) => setPicked((p) => (p?.name === name ? { ...p, variables } : p)),
+      (e: unknown) =>
+        setPicked((p) =>
+          p?.name === name
+            ? { ...p, variables: [], error: `Couldn’t read its variables: ${toErrorData(e).message}` }
+            : p,
+        ),
+    );
+    inputRef.current?.focus();
+  };
+
   const busy = c.pending !== null || c.streaming;
+  const canSend = !busy && (m.message.trim() !== '' || picked !== null || files.length > 0) && !slash;
   const send = async () => {
-    const text = m.message;
-    if (busy || text.trim() === '') return;
+    if (!canSend) return;
+    const text =
+      m.message.trim() ||
+      (picked ? `Run ${picked.name}` : `Attached: ${files.map((f) => f.name).join(', ')}`);
+    const extra = {
+      attachments: files,
+      ...(picked ? { skill: { name: picked.name, variables: picked.values } } : {}),
+    };
     props.onSend();
     setCleared(null);
     setMessage('');
-    const ok = await stores.chat.getState().send(text);
-    if (!ok && stores.match.getState().message === '') setMessage(text);
+    const sentFiles = files;
+    const sentSkill = picked;
+    setFiles([]);
+    setPicked(null);
+    const ok = await stores.chat.getState().send(text, extra);
+    if (!ok) {
+      if (stores.match.getState().message === '') setMessage(m.message);
+      setFiles(sentFiles);
+      setPicked(sentSkill);
+    }
     inputRef.current?.focus();
   };
   const cancel = () => void stores.chat.getState().cancel();
 
   return (
-    <div className="composer-wrap">
+    // biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files; the attach button is the keyboard way
+    <div
+      className={`composer-wrap${dragging ? ' is-dragging' : ''}`}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onDrop={(e) => {
+        if (e.dataTransfer.files.length === 0) return;
+        e.preventDefault();
+        setDragging(false);
+        void attach(e.dataTransfer.files);
+      }}
+    >
+      {dragging && <div className="drop-hint">Drop text files to attach them</div>}
       {c.sendError && (
         <div className="callout callout--error composer__error" role="alert">
           <Icon name="alert" />
@@ -109,59 +193,130 @@ export function Composer(props: {
       ) : (
         <MatchHint draft={m.message} matches={m.message.trim() ? m.matches : []} onOpen={props.onOpenSkill} />
       )}
+      {slash && <SlashMenu items={slashItems} cursor={slashCursor} onPick={(s) => pick(s.name)} />}
       <div className={`composer${busy ? ' is-busy' : ''}`}>
-        <label htmlFor="composer-input" className="visually-hidden">
-          Message
-        </label>
-        <textarea
-          id="composer-input"
-          ref={inputRef}
-          rows={1}
-          placeholder={c.activeId === null ? 'Ask anything, or paste text for a skill…' : 'Reply…'}
-          value={m.message}
-          disabled={c.pending !== null}
-          onChange={(e) => {
-            if (cleared !== null) setCleared(null);
-            setMessage(e.target.value);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-              e.preventDefault();
-              void send();
-            } else if (e.key === 'Escape') {
-              e.preventDefault();
-              if (c.streaming) cancel();
-              else if (m.message) {
-                setCleared(m.message);
-                setMessage('');
-              }
-            }
-          }}
-        />
-        {c.streaming ? (
-          <button
-            type="button"
-            className="composer__btn composer__btn--stop"
-            onClick={cancel}
-            aria-label="Stop"
-          >
-            <Icon name="stop" />
-          </button>
-        ) : (
-          <button
-            type="button"
-            className="composer__btn"
-            onClick={() => void send()}
-            disabled={busy || m.message.trim() === ''}
-            aria-label="Send"
-          >
-            {c.pending ? <span className="spinner spinner--tiny" aria-hidden="true" /> : <Icon name="send" />}
-          </button>
+        {picked && (
+          <SkillPanel
+            skill={picked}
+            attachments={files}
+            onChange={(values) => setPicked((p) => (p ? { ...p, values } : p))}
+            onRemove={() => setPicked(null)}
+          />
         )}
+        <PendingAttachments
+          files={files}
+          errors={fileErrors}
+          onRemove={(name) => setFiles((f) => f.filter((x) => x.name !== name))}
+          onDismissErrors={() => setFileErrors([])}
+        />
+        <div className="composer__row">
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            hidden
+            aria-label="Attach files"
+            onChange={(e) => {
+              if (e.target.files?.length) void attach(e.target.files);
+              e.target.value = '';
+            }}
+          />
+          <button
+            type="button"
+            className="composer__attach"
+            aria-label="Attach files"
+            title="Attach text files (or drop or paste them)"
+            onClick={() => fileInput.current?.click()}
+          >
+            <Icon name="paperclip" />
+          </button>
+          <label htmlFor="composer-input" className="visually-hidden">
+            Message
+          </label>
+          <textarea
+            id="composer-input"
+            ref={inputRef}
+            rows={1}
+            placeholder={
+              picked
+                ? 'Add a note for the reply (optional)…'
+                : c.activeId === null
+                  ? 'Ask anything, / for a skill, or drop a file…'
+                  : 'Reply… (/ for a skill)'
+            }
+            value={m.message}
+            disabled={c.pending !== null}
+            aria-controls={slash ? 'slash-menu' : undefined}
+            aria-activedescendant={slash && slashItems.length ? `slash-${slashCursor}` : undefined}
+            onPaste={(e) => {
+              if (e.clipboardData.files.length === 0) return;
+              e.preventDefault();
+              void attach(e.clipboardData.files);
+            }}
+            onChange={(e) => {
+              if (cleared !== null) setCleared(null);
+              setMessage(e.target.value);
+            }}
+            onKeyDown={(e) => {
+              if (slash && slashItems.length > 0) {
+                if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                  e.preventDefault();
+                  const d = e.key === 'ArrowDown' ? 1 : -1;
+                  setSlashCursor((i) => (i + d + slashItems.length) % slashItems.length);
+                  return;
+                }
+                if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
+                  e.preventDefault();
+                  pick(slashItems[slashCursor]!.name);
+                  return;
+                }
+              }
+              if (e.key === 'Backspace' && m.message === '' && picked) {
+                setPicked(null);
+                return;
+              }
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                void send();
+              } else if (e.key === 'Escape') {
+                e.preventDefault();
+                if (c.streaming) cancel();
+                else if (m.message) {
+                  setCleared(m.message);
+                  setMessage('');
+                }
+              }
+            }}
+          />
+          {c.streaming ? (
+            <button
+              type="button"
+              className="composer__btn composer__btn--stop"
+              onClick={cancel}
+              aria-label="Stop"
+            >
+              <Icon name="stop" />
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="composer__btn"
+              onClick={() => void send()}
+              disabled={!canSend}
+              aria-label="Send"
+            >
+              {c.pending ? (
+                <span className="spinner spinner--tiny" aria-hidden="true" />
+              ) : (
+                <Icon name="send" />
+              )}
+            </button>
+          )}
+        </div>
       </div>
       <p className="composer__hint">
         <span>
-          <Kbd>Enter</Kbd> send · <Kbd>Shift Enter</Kbd> new line · <Kbd>Esc</Kbd>{' '}
+          <Kbd>Enter</Kbd> send · <Kbd>Shift Enter</Kbd> new line · <Kbd>/</Kbd> skill · <Kbd>Esc</Kbd>{' '}
           {c.streaming ? 'stop' : 'clear (undo)'}
         </span>
         {props.configured === false && (

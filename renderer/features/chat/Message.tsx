@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
 import type { UiMessage } from './chat-store.js';
@@ -50,21 +51,189 @@ function ReplyError(props: { m: UiMessage; onRetry: () => void; onSettings: () =
   );
 }
 
+/** What a message can do: copy it, write a reply again, edit a question, move between branches. */
+export interface MessageActions {
+  onRegenerate: (replyId: string) => void;
+  onEdit: (messageId: string, text: string) => void;
+  onSwitch: (messageId: string) => void;
+  /** Another reply is being written: actions that start a turn wait. */
+  busy: boolean;
+}
+
+/** Copy text to the clipboard; says so for a moment. */
+function CopyButton({ text }: { text: string }) {
+  const [done, setDone] = useState<'copied' | 'failed' | null>(null);
+  useEffect(() => {
+    if (!done) return;
+    const t = setTimeout(() => setDone(null), 1600);
+    return () => clearTimeout(t);
+  }, [done]);
+  return (
+    <button
+      type="button"
+      className="btn btn--icon btn--small msg__act"
+      aria-label={done === 'copied' ? 'Copied' : 'Copy message'}
+      title={done === 'failed' ? 'The clipboard is not available here' : 'Copy'}
+      onClick={() => {
+        if (!navigator.clipboard) return setDone('failed');
+        navigator.clipboard.writeText(text).then(
+          () => setDone('copied'),
+          () => setDone('failed'),
+        );
+      }}
+    >
+      <Icon name={done === 'copied' ? 'check' : 'copy'} />
+    </button>
+  );
+}
+
+/** `‹ 2/3 ›`: the alternatives an edit or a regeneration left, one shown. */
+function BranchSwitcher(props: { m: UiMessage; a: MessageActions }) {
+  const { sibling_ids: ids } = props.m;
+  const i = ids.indexOf(props.m.id);
+  if (ids.length < 2 || i < 0) return null;
+  const go = (j: number) => props.a.onSwitch(ids[j]!);
+  const what = props.m.role === 'user' ? 'version' : 'reply';
+  return (
+    <fieldset className="branch" aria-label={`${what} ${i + 1} of ${ids.length}`}>
+      <button
+        type="button"
+        className="btn btn--icon btn--small"
+        aria-label={`Previous ${what}`}
+        disabled={i === 0 || props.a.busy}
+        onClick={() => go(i - 1)}
+      >
+        <Icon name="chevronLeft" />
+      </button>
+      <span className="branch__pos">
+        {i + 1}/{ids.length}
+      </span>
+      <button
+        type="button"
+        className="btn btn--icon btn--small"
+        aria-label={`Next ${what}`}
+        disabled={i === ids.length - 1 || props.a.busy}
+        onClick={() => go(i + 1)}
+      >
+        <Icon name="chevronRight" />
+      </button>
+    </fieldset>
+  );
+}
+
+const kib = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KB`);
+
+/** The files a message carried, as chips. */
+export function AttachmentChips({ files }: { files: Array<{ name: string; size: number }> }) {
+  if (files.length === 0) return null;
+  return (
+    <ul className="attach-list" aria-label="Attached files">
+      {files.map((f) => (
+        <li key={f.name} className="attach-chip">
+          <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
+          <span className="attach-chip__size">{kib(f.size)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The user's message, editable in place: Enter sends the new version as a branch, Esc cancels. */
+function UserMessage(props: { m: UiMessage; a: MessageActions }) {
+  const { m, a } = props;
+  const [editing, setEditing] = useState<string | null>(null);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the box grows with its text
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 320)}px`;
+  }, [editing]);
+  const submit = () => {
+    if (editing === null || editing.trim() === '' || a.busy) return;
+    a.onEdit(m.id, editing);
+    setEditing(null);
+  };
+  if (editing !== null) {
+    return (
+      <div className="msg msg--user is-editing">
+        <div className="msg__edit">
+          <label className="visually-hidden" htmlFor={`edit-${m.id}`}>
+            Edit message
+          </label>
+          <textarea
+            id={`edit-${m.id}`}
+            ref={ref}
+            // biome-ignore lint/a11y/noAutofocus: editing starts typing at once
+            autoFocus
+            value={editing}
+            onChange={(e) => setEditing(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                submit();
+              } else if (e.key === 'Escape') {
+                e.preventDefault();
+                e.stopPropagation();
+                setEditing(null);
+              }
+            }}
+          />
+          <div className="msg__edit-actions">
+            <span className="muted">The current version stays: switch back with ‹ ›.</span>
+            <button type="button" className="btn btn--small" onClick={() => setEditing(null)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="btn btn--small btn--primary"
+              disabled={editing.trim() === '' || a.busy}
+              onClick={submit}
+            >
+              Send
+            </button>
+          </div>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="msg msg--user">
+      <div className="msg__user-col">
+        <div className="msg__bubble">
+          {m.content}
+          <AttachmentChips files={m.attachments} />
+        </div>
+        <div className="msg__actions">
+          <BranchSwitcher m={m} a={a} />
+          <CopyButton text={m.content} />
+          <button
+            type="button"
+            className="btn btn--icon btn--small msg__act"
+            aria-label="Edit message"
+            title={a.busy ? 'Wait for the reply to finish' : 'Edit and resend'}
+            disabled={a.busy}
+            onClick={() => setEditing(m.content)}
+          >
+            <Icon name="pencil" />
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 /** One message: the user's as a bubble, a reply as Markdown with its skill activity and usage. */
 export function Message(props: {
   m: UiMessage;
   onTrace: (id: string) => void;
   onSettings: () => void;
   onRetry: (replyId: string) => void;
+  actions: MessageActions;
 }) {
-  const { m } = props;
-  if (m.role === 'user') {
-    return (
-      <div className="msg msg--user">
-        <div className="msg__bubble">{m.content}</div>
-      </div>
-    );
-  }
+  const { m, actions } = props;
+  if (m.role === 'user') return <UserMessage m={m} a={actions} />;
   const noModel = m.status === 'complete' && m.model_id === null;
   const usage = usageLine(m);
   const streaming = m.status === 'streaming';
@@ -101,7 +270,25 @@ export function Message(props: {
             <Icon name="settings" /> Set up a provider
           </button>
         )}
-        {usage && !streaming && <p className="msg__usage">{usage}</p>}
+        {!streaming && (
+          <div className="msg__actions msg__actions--reply">
+            <BranchSwitcher m={m} a={actions} />
+            {m.content && <CopyButton text={m.content} />}
+            {!m.id.startsWith('streaming:') && (
+              <button
+                type="button"
+                className="btn btn--icon btn--small msg__act"
+                aria-label="Regenerate reply"
+                title={actions.busy ? 'Wait for the reply to finish' : 'Regenerate (the current reply stays)'}
+                disabled={actions.busy}
+                onClick={() => actions.onRegenerate(m.id)}
+              >
+                <Icon name="refresh" />
+              </button>
+            )}
+            {usage && <span className="msg__usage">{usage}</span>}
+          </div>
+        )}
       </div>
     </article>
   );

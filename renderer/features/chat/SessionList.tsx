@@ -4,6 +4,7 @@ import type { ChatSessionView } from '../../../electron/contract/chat.js';
 import { useAppStore, useChatStore, useStores } from '../../stores.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { Icon } from '../../ui/Icon.js';
+import { ChatSearch } from './ChatSearch.js';
 
 function SessionRow(props: {
   s: ChatSessionView;
@@ -92,6 +93,7 @@ export function SessionList({ modKey }: { modKey: string }) {
   const view = useAppStore((s) => s.view);
   const [confirm, setConfirm] = useState<ChatSessionView | null>(null);
   const [busy, setBusy] = useState(false);
+  const [query, setQuery] = useState('');
   useEffect(() => {
     if (c.sessions.status === 'idle') void c.loadSessions();
   }, [c.sessions.status, c.loadSessions]);
@@ -119,7 +121,27 @@ export function SessionList({ modKey }: { modKey: string }) {
           <Icon name="plus" />
         </button>
       </div>
-      {c.sessions.status === 'error' ? (
+      {(c.sessions.items.length > 0 || query) && (
+        <div className="sessions__search">
+          <Icon name="search" />
+          <input
+            type="search"
+            aria-label="Search chats"
+            placeholder="Search chats"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape' && query) {
+                e.stopPropagation();
+                setQuery('');
+              }
+            }}
+          />
+        </div>
+      )}
+      {query.trim() ? (
+        <ChatSearch query={query} onQuery={setQuery} />
+      ) : c.sessions.status === 'error' ? (
         <p className="sessions__empty">
           Couldn’t load chats.{' '}
           <button type="button" className="linkish" onClick={() => void c.loadSessions()}>

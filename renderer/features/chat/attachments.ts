@@ -1,0 +1,81 @@
+import {
+  type AttachmentInput,
+  MAX_ATTACHMENT_BYTES,
+  MAX_ATTACHMENTS,
+  MAX_ATTACHMENTS_TOTAL_BYTES,
+} from '../../../electron/contract/chat.js';
+
+// Text files without a text/* type that browsers often report as '' or application/*.
+const TEXT_EXTENSIONS =
+  /\.(txt|md|markdown|csv|tsv|json|jsonl|ya?ml|toml|ini|xml|html?|css|js|mjs|cjs|ts|tsx|jsx|py|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|sh|bash|zsh|sql|log|tex|rst|org|env|cfg|conf|j2|jinja)$/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|x-ndjson|xml|x-yaml|yaml|toml|javascript|typescript|x-sh|sql))/;
+
+/** What a file is, as far as attaching goes. */
+export function attachKind(file: { name: string; type: string }): 'text' | 'image' | 'other' {
+  if (file.type.startsWith('image/')) return 'image';
+  if (TEXT_TYPES.test(file.type) || TEXT_EXTENSIONS.test(file.name)) return 'text';
+  return 'other';
+}
+
+const size = (n: number) =>
+  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;
+
+/** The media type sent with a text file (browsers leave CSV or Markdown empty at times). */
+function mediaType(file: { name: string; type: string }): string {
+  if (file.type) return file.type;
+  const ext = file.name.split('.').pop()?.toLowerCase();
+  return ext === 'csv' ? 'text/csv' : ext === 'md' || ext === 'markdown' ? 'text/markdown' : 'text/plain';
+}
+
+/**
+ * Check files against the limits the host enforces and read the ones that fit: each refusal is a
+ * sentence naming the file and what to do instead. A file already attached under the same name
+ * is replaced.
+ */
+export async function readAttachments(
+  files: ReadonlyArray<File>,
+  current: ReadonlyArray<AttachmentInput>,
+): Promise<{ attachments: AttachmentInput[]; errors: string[] }> {
+  const errors: string[] = [];
+  let list = [...current];
+  const bytes = (l: AttachmentInput[]) => l.reduce((n, a) => n + new TextEncoder().encode(a.text).length, 0);
+  for (const file of files) {
+    const kind = attachKind(file);
+    if (kind === 'image') {
+      errors.push(
+        `${file.name}: images can’t be sent to models yet. Attach text files (CSV, Markdown, code, JSON…).`,
+      );
+      continue;
+    }
+    if (kind === 'other') {
+      errors.push(`${file.name}: only text files can be attached (CSV, Markdown, code, JSON…).`);
+      continue;
+    }
+    if (file.size > MAX_ATTACHMENT_BYTES) {
+      errors.push(
+        `${file.name} is ${size(file.size)}; files up to ${size(MAX_ATTACHMENT_BYTES)} can be attached. Attach an excerpt instead.`,
+      );
+      continue;
+    }
+    const rest = list.filter((a) => a.name !== file.name);
+    if (rest.length >= MAX_ATTACHMENTS) {
+      errors.push(`${file.name}: a message can carry ${MAX_ATTACHMENTS} files at most.`);
+      continue;
+    }
+    const text = await file.text();
+    if (text.includes('\u0000')) {
+      errors.push(`${file.name} looks binary: only text files can be attached.`);
+      continue;
+    }
+    const next = [...rest, { name: file.name, media_type: mediaType(file), text }];
+    if (bytes(next) > MAX_ATTACHMENTS_TOTAL_BYTES) {
+      errors.push(
+        `${file.name}: together the files would pass ${size(MAX_ATTACHMENTS_TOTAL_BYTES)}. Remove one or attach less.`,
+      );
+      continue;
+    }
+    list = next;
+  }
+  return { attachments: list, errors };
+}
