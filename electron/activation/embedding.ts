@@ -45,7 +45,8 @@ function load(dir: string): StaticEmbedding | null {
   if (buf.length !== n * 4 + n * dims) return null;
   const scale = new Float32Array(n);
   for (let i = 0; i < n; i++) scale[i] = buf.readFloatLE(i * 4);
-  const rows = new Int8Array(buf.buffer, buf.byteOffset + n * 4, n * dims);
+  // A copy, not a view into the file's buffer: the hot loop reads it.
+  const rows = Int8Array.from(buf.subarray(n * 4, n * 4 + n * dims), (b) => (b << 24) >> 24);
   const vocab = new Map<string, number>();
   for (let i = 0; i < n; i++) if (words[i]) vocab.set(words[i]!, i);
   const cache = new Map<string, number[]>();
@@ -63,22 +64,25 @@ function load(dir: string): StaticEmbedding | null {
     dims,
     id,
     embed(text: string): Float32Array | null {
-      const v = new Float32Array(dims);
+      const acc = new Float64Array(dims);
       let count = 0;
       for (const w of basicTokens(text)) {
-        for (const id of tokens(w)) {
+        const ids = tokens(w);
+        for (let k = 0; k < ids.length; k++) {
+          const id = ids[k]!;
           const s = scale[id]!;
           const off = id * dims;
-          for (let d = 0; d < dims; d++) v[d]! += rows[off + d]! * s;
+          for (let d = 0; d < dims; d++) acc[d] = acc[d]! + rows[off + d]! * s;
           count++;
         }
       }
       if (count === 0) return null;
       let norm = 0;
-      for (let d = 0; d < dims; d++) norm += v[d]! * v[d]!;
+      for (let d = 0; d < dims; d++) norm += acc[d]! * acc[d]!;
       norm = Math.sqrt(norm);
       if (norm === 0) return null;
-      for (let d = 0; d < dims; d++) v[d]! /= norm;
+      const v = new Float32Array(dims);
+      for (let d = 0; d < dims; d++) v[d] = acc[d]! / norm;
       return v;
     },
   };

@@ -98,12 +98,14 @@ const SPELLING_WEIGHT = 0.8;
 /** How much a skill gains when the message names all of it (scaled by the share squared). */
 const NAME_BOOST = 0.5;
 /**
- * The semantic half re-ranks this many of the best lexical candidates by the fused score
- * `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)` (lexical: BM25F squashed into
- * [0, 1)); it never brings in a skill that shares nothing with the message. Chosen on the
- * harness's tuning split.
+ * The semantic half re-ranks the best `max(limit, RERANK_POOL)` lexical candidates by the fused
+ * score `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)` (lexical: BM25F squashed
+ * into [0, 1)). It orders what words found and never brings in a skill from further down: on the
+ * harness's tuning split, larger pools (up to 60) added nothing the top 5 did not, cost MaxScore
+ * its pruning, and at 100,000 skills pushed a lexical top-5 match out. Weight and floor were
+ * chosen on the tuning split only.
  */
-const RERANK_POOL = 30;
+const RERANK_POOL = 5;
 const SEMANTIC_WEIGHT = 0.06;
 const SEMANTIC_FLOOR = 0.3;
 
@@ -589,12 +591,16 @@ function matchedFields(s: Scored, terms: QueryTerm[]): Partial<Record<IndexField
   return out;
 }
 
-/** Rank for a message; `k` > 0 lets scoring skip skills that cannot reach the top k. */
-function run(catalog: SkillCatalog, message: string, k: number) {
+/**
+ * Rank for a message; `k` > 0 lets scoring skip skills that cannot reach the top k (the top
+ * `RERANK_POOL` when the semantic half will re-rank them).
+ */
+function run(catalog: SkillCatalog, message: string, k: number, semantic = true) {
   const ps = parts(catalog);
+  const reranks = semantic && ps.some((p) => p.index.embedding !== null);
   const terms = buildQuery(message, ps);
-  const scores = scoreAll(ps, terms, ngrams(message), k);
-  return { ps, terms, scores };
+  const scores = scoreAll(ps, terms, ngrams(message), k > 0 && reranks ? Math.max(k, RERANK_POOL) : k);
+  return { ps, terms, scores, pool: (limit: number) => (reranks ? Math.max(limit, RERANK_POOL) : limit) };
 }
 
 /** The `k` best candidates, sorted; objects are made only for those that may enter the top. */
@@ -636,9 +642,9 @@ function topK(scores: PartScores[], k: number): Scored[] {
  */
 export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { terms, scores } = run(catalog, message, Math.max(limit, RERANK_POOL));
+  const { terms, scores, pool } = run(catalog, message, limit, opts.semantic);
   try {
-    return rerank(message, topK(scores, Math.max(limit, RERANK_POOL)), opts.semantic)
+    return rerank(message, topK(scores, pool(limit)), opts.semantic)
       .slice(0, limit)
       .map((s) => toMatch(s, terms));
   } finally {
@@ -658,8 +664,9 @@ export function explainMatch(
 ): MatchExplanation {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
   // Every skill is scored, so a named skill's rank is exact however low.
-  const { ps, terms, scores } = run(catalog, message, 0);
-  const pool = rerank(message, topK(scores, Math.max(limit, RERANK_POOL)), opts.semantic);
+  const run1 = run(catalog, message, 0, opts.semantic);
+  const { ps, terms, scores } = run1;
+  const pool = rerank(message, topK(scores, run1.pool(limit)), opts.semantic);
   const top = pool.slice(0, limit);
   const out: MatchExplanation = {
     matches: top.map((s) => toMatch(s, terms)),

@@ -301,7 +301,8 @@ function registerMatch(skills: Command, ctx: CliContext): void {
           if (why) {
             const fields = Object.entries(why.fields).map(([f, terms]) => `${f}: ${terms.join(' ')}`);
             if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
-            lines.push(`      bm25 ${why.bm25.toFixed(3)}; ${fields.join('; ')}`);
+            const sem = why.semantic === null ? '' : `, semantic ${why.semantic.toFixed(3)}`;
+            lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}; ${fields.join('; ')}`);
           }
         });
         if (explain) {

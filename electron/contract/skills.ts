@@ -170,6 +170,8 @@ export interface MatchCandidateView {
   rank: number;
   score: number;
   bm25: number;
+  /** Cosine of the message's and the skill's static embeddings; null without one (issue 14). */
+  semantic: number | null;
   exact_trigger: string | null;
   fields: Partial<Record<IndexFieldName, string[]>>;
 }
@@ -440,8 +442,6 @@ export interface OptimizeSkillRes {
     output_tokens: number;
     warnings: string[];
     took_ms: number;
-  };
-}
     /** With `evals` (issue 12): the split, the validation pass rates, and the version saved. */
     evals?: {
       train: number;
@@ -451,6 +451,8 @@ export interface OptimizeSkillRes {
       version: string;
       previous_version: string;
     };
+  };
+}
 
 /** `skills/versions`: a skill's kept versions, oldest first, and its current one. */
 export const SkillVersionsReqSchema = z.object({ name, scope: ScopeSchema.optional() }).strict();
@@ -551,10 +553,10 @@ export const EvalSkillReqSchema = z
     run_id: z.string().min(1).max(200).optional(),
     /** Remember the run (pass rate per model) in the skill's store (default true). */
     record: z.boolean().optional(),
-/** Request of `skills/eval`. */
-export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
   })
   .strict();
+/** Request of `skills/eval`. */
+export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
 /** The outcome of one eval. */
 export interface EvalResultView {
   id: string;
@@ -570,10 +572,10 @@ export interface EvalResultView {
   model_chose?: boolean | null;
   /** The skill the model chose instead, or null for none. */
   model_choice?: string | null;
-  duration_ms: number;
-  input_tokens: number;
   /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
   checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
+  duration_ms: number;
+  input_tokens: number;
   output_tokens: number;
   estimated_cost: number;
 }
@@ -594,10 +596,10 @@ export interface EvalSkillRes {
   output_tokens: number;
   estimated_cost: number;
   recorded: number | null;
-/** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
-export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
 }
 
+/** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */
+export const ForkSkillReqSchema = z.object({ name, to: z.literal('workspace') }).strict();
 /** Request of `skills/fork`. */
 export type ForkSkillReq = z.infer<typeof ForkSkillReqSchema>;
 /** Reply of `skills/fork`. */
