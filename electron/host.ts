@@ -13,6 +13,7 @@ import { createCodeHandlers, createSkillRunHandlers } from './dispatch/index.js'
 import { createEventHub, type EventHub } from './host/events.js';
 import { openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
+import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import type { SpawnSandboxProcess } from './sandbox/index.js';
 import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
@@ -135,12 +136,21 @@ export function createHost(deps: HostDeps): Host {
     }),
   } satisfies HandlersFor<'app'>;
 
+  // Issue 16: MCP servers' tools in chat, asked for approval first (remembered per workspace).
+  const mcp = createMcpSlice({
+    home: () => home,
+    workspace: () => session.workspace,
+    env: deps.env,
+    events,
+    approvalStore: () => sqliteApprovalStore(session.writeStore().db),
+  });
   const chat = createChatHandlers({
     session,
     events,
     logger,
     llm,
     face: deps.mode === 'cli' ? 'cli' : 'app',
+    external: (sessionId, signal) => mcp.turnTools(sessionId, signal),
   });
   const limits = limitsFrom(deps.env);
 
@@ -154,6 +164,7 @@ export function createHost(deps: HostDeps): Host {
     ...settings.handlers,
     ...createCodeHandlers({ session }),
     ...createSidecarHandlers({ session }),
+    ...mcp.handlers,
   };
 
   let disposed: Promise<void> | null = null;
@@ -166,6 +177,7 @@ export function createHost(deps: HostDeps): Host {
       events.clear();
       disposed = chat
         .dispose()
+        .then(() => mcp.dispose())
         .then(() => session.dispose())
         .catch((e) => logger.error('stopping the skill runtime failed', e));
       return disposed;

@@ -15,6 +15,7 @@ import {
   type SettingsStore,
 } from './features/settings/settings-store.js';
 import { createSkillsStore, type SkillsStore } from './features/skills/skills-store.js';
+import { createToolsStore, type ToolsStore } from './features/tools/tools-store.js';
 import { createTraceListStore, type TraceListStore } from './features/traces/trace-list-store.js';
 import { createTracesStore, type TracesStore } from './features/traces/traces-store.js';
 
@@ -31,6 +32,8 @@ export interface Stores {
   traceList: StoreApi<TraceListStore>;
   providers: StoreApi<ProvidersStore>;
   composer: StoreApi<ComposerStore>;
+  /** MCP servers, tool approvals and tool-call progress (issue 16). */
+  tools: StoreApi<ToolsStore>;
   /** Unsent text per chat. */
   drafts: Drafts;
   connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
@@ -52,6 +55,7 @@ export function createStores(
     traceList: createTraceListStore(client),
     providers: createProvidersStore(client),
     composer: createComposerStore(client, opts.storage ?? null),
+    tools: createToolsStore(client),
     drafts: createDrafts(opts.storage ?? null),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
@@ -117,4 +121,9 @@ export function useConnectionStatus(): ConnectionStatus {
 /** Select from the Skill Composer store. */
 export function useComposerStore<T>(selector: (s: ComposerStore) => T): T {
   return useStore(useStores().composer, selector);
+}
+
+/** Select from the tools store (MCP servers and approvals, issue 16). */
+export function useToolsStore<T>(selector: (s: ToolsStore) => T): T {
+  return useStore(useStores().tools, selector);
 }

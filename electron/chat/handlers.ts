@@ -13,7 +13,7 @@ import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import type { SkillStore } from '../store/index.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
-import { type ChatEvent, runTurn, type TurnInput } from './engine.js';
+import { type ChatDeps, type ChatEvent, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
 
 /** The open workspace as the chat slice uses it (the host's workspace session fits). */
@@ -42,6 +42,8 @@ export interface ChatHandlerDeps {
   llm: (choice?: ChatModelChoice) => Llm | null;
   /** Who shows the replies (the no-model reply names Settings in the app, flags in the CLI). */
   face?: 'app' | 'cli';
+  /** MCP tools of a session's turn (issue 16), offered beside the skill tools. */
+  external?: ChatDeps['external'];
 }
 
 /** The chat slice and its lifecycle. */
@@ -276,6 +278,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             llm,
             workspace: ws.workspace,
             face: deps.face,
+            external: deps.external,
           },
           { ...req, signal: abort.signal },
           emit,

@@ -1,13 +1,12 @@
 // `skilldesk mcp serve`: the skill catalog as an MCP server on stdio, for Claude Desktop, an IDE or
 // another agent. A face of the same core as the other commands (see electron/mcp/).
 
-import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
 import { appVersion } from '../host.js';
-import { createSkillsMcpServer, listMcpServers, serveMcpHttp, testMcpServer } from '../mcp/index.js';
-import { resolveHome } from '../store/index.js';
+import type { Llm } from '../llm/index.js';
+import { clientOffersSampling, createSkillsMcpServer, samplingLlm, serveMcpHttp } from '../mcp/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
@@ -27,7 +26,10 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
         'serve Streamable HTTP on 127.0.0.1:PORT instead (0: any free port), with a bearer token',
       ),
   ).action(async (o: Record<string, unknown>) => {
-    const llm = llmFromFlags(ctx, o);
+    const configured = llmFromFlags(ctx, o);
+    // Without a configured provider, model calls go to the MCP client when it offers sampling.
+    let sampling: Llm | null = null;
+    const llm = () => configured ?? sampling;
     await withClient(
       ctx,
       async (client) => {
@@ -50,6 +52,9 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
           return;
         }
         const server = createSkillsMcpServer(client, { version: appVersion() });
+        server.server.oninitialized = () => {
+          if (clientOffersSampling(server.server)) sampling = samplingLlm(server.server);
+        };
         const transport = new StdioServerTransport();
         const closed = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();
@@ -63,38 +68,30 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
     );
   });
 
-  const where = () => {
-    const g = ctx.globals();
-    return { home: resolveHome(g.home, ctx.env), workspace: g.workspace ? resolve(g.workspace) : undefined };
-  };
-
   mcp
     .command('servers')
     .description(
       'the MCP servers SkillDesk connects to: mcp.json in the account folder and the workspace (the mcpServers shape other apps use; workspace wins by name)',
     )
-    .action(() => {
-      const { home, workspace } = where();
-      const servers = listMcpServers(home, workspace);
-      ctx.print(
-        {
-          servers: servers.map((s) => ({
-            name: s.name,
-            scope: s.scope,
-            transport: 'command' in s.config ? 'stdio' : 'http',
-            disabled: s.config.disabled === true,
-            overridden: s.overridden,
-          })),
-        },
-        () =>
-          servers.length === 0
-            ? `No MCP servers configured. Add them to ${resolve(home, 'mcp.json')}${workspace ? ` or ${resolve(workspace, 'mcp.json')}` : ''} as {"mcpServers": {"name": {"command": …, "args": […]}}}.`
-            : servers
-                .map(
-                  (s) =>
-                    `${s.name.padEnd(24)} ${s.scope.padEnd(10)} ${'command' in s.config ? 'stdio' : 'http'}${s.config.disabled ? ' (disabled)' : ''}${s.overridden ? ' (overridden by workspace)' : ''}`,
-                )
-                .join('\n'),
+    .action(async () => {
+      const listed = await withClient(ctx, (c) => c.invoke('tools/list-servers', {}));
+      if (listed.error) throw new AppError('INVALID_INPUT', listed.error);
+      const servers = listed.servers.map((s) => ({
+        name: s.name,
+        scope: s.scope,
+        transport: 'command' in s.config ? 'stdio' : 'http',
+        disabled: s.config.disabled === true,
+        overridden: s.overridden,
+      }));
+      ctx.print({ servers }, () =>
+        servers.length === 0
+          ? `No MCP servers configured. Add them to ${listed.files.account}${listed.files.workspace ? ` or ${listed.files.workspace}` : ''} as {"mcpServers": {"name": {"command": …, "args": […]}}}.`
+          : servers
+              .map(
+                (s) =>
+                  `${s.name.padEnd(24)} ${s.scope.padEnd(10)} ${s.transport}${s.disabled ? ' (disabled)' : ''}${s.overridden ? ' (overridden by workspace)' : ''}`,
+              )
+              .join('\n'),
       );
     });
 
@@ -106,16 +103,8 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
     .argument('<name>', 'server name')
     .option('--timeout-ms <n>', 'give up after this long', '20000')
     .action(async (name: string, o: { timeoutMs: string }) => {
-      const { home, workspace } = where();
-      const s = listMcpServers(home, workspace).find(
-        (x) => !x.overridden && x.name.toLowerCase() === name.toLowerCase(),
-      );
-      if (!s)
-        throw new AppError(
-          'NOT_FOUND',
-          `No MCP server named "${name}" is configured; see skilldesk mcp servers`,
-        );
-      const r = await testMcpServer(s, ctx.env, { timeoutMs: Number(o.timeoutMs) || 20_000 });
+      const timeout = Math.min(300_000, Math.max(100, Number(o.timeoutMs) || 20_000));
+      const r = await withClient(ctx, (c) => c.invoke('tools/test-server', { name, timeout_ms: timeout }));
       ctx.print(r, () =>
         [
           `${r.name}: ${r.server ? `${r.server.name} ${r.server.version}` : 'connected'} (${r.took_ms} ms)`,

@@ -26,14 +26,16 @@ export const McpServerConfigSchema = z.union([
       cwd: z.string().max(2000).optional(),
       disabled: z.boolean().optional(),
     })
-    .strict(),
+    // Keys other apps write (type, timeout, …) are kept as they are.
+    .passthrough(),
   z
     .object({
       url: z.string().url('must be an http(s) URL').max(2000),
       headers: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional(),
       disabled: z.boolean().optional(),
     })
-    .strict(),
+    // Keys other apps write (type, timeout, …) are kept as they are.
+    .passthrough(),
 ]);
 /** One server's configuration. */
 export type McpServerConfigView = z.infer<typeof McpServerConfigSchema>;

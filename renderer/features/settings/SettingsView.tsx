@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useSettingsStore } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
+import { ToolsSettings } from '../tools/ToolsSettings.js';
 import { ProvidersCard } from './ProvidersCard.js';
 import { SandboxCard } from './SandboxCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
@@ -59,6 +60,7 @@ export function SettingsView() {
       <div className="settings__body">
         <ProvidersCard />
         <SandboxCard />
+        <ToolsSettings />
         <section className="card" aria-labelledby="appearance-title">
           <h2 id="appearance-title" className="card__title">
             Appearance
