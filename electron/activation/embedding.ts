@@ -43,10 +43,11 @@ function load(dir: string): StaticEmbedding | null {
   const n = meta.tokens;
   const dims = meta.dims;
   if (buf.length !== n * 4 + n * dims) return null;
-  const scale = new Float32Array(n);
-  for (let i = 0; i < n; i++) scale[i] = buf.readFloatLE(i * 4);
+  // Little-endian in the file, as on every platform the app ships for.
+  const scale = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + n * 4));
   // A copy, not a view into the file's buffer: the hot loop reads it.
-  const rows = Int8Array.from(buf.subarray(n * 4, n * 4 + n * dims), (b) => (b << 24) >> 24);
+  const start = buf.byteOffset + n * 4;
+  const rows = new Int8Array(buf.buffer.slice(start, start + n * dims));
   const vocab = new Map<string, number>();
   for (let i = 0; i < n; i++) if (words[i]) vocab.set(words[i]!, i);
   const cache = new Map<string, number[]>();

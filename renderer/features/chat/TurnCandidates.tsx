@@ -117,7 +117,9 @@ export function TurnCandidates(props: { message: string }) {
                 <li key={`${c.scope}:${c.name}`} className="p1__row">
                   <span className="p1__rank">{c.rank}</span>
                   <span className="p1__name">{c.name}</span>
-                  <span className={`badge badge--${c.scope}`}>{c.scope}</span>
+                  <span className={`badge badge--${c.scope}`}>
+                    {c.scope === 'workspace' ? 'Workspace' : 'Account'}
+                  </span>
                   <span
                     className="p1__score"
                     title="Phase-1 score: [0, 1) from words and meaning; 1 and above for a trigger phrase"
