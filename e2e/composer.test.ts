@@ -27,7 +27,8 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
 
   it('creates a skill from a template, flags a template error, saves twice, diffs and restores', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
+    // Typing into CodeMirror key by key is slow on a loaded machine (two cores, many test runs).
+    page.setDefaultTimeout(30_000);
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(String(e)));
     page.on('console', (m) => {
@@ -169,7 +170,7 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
 
     expect(problems).toEqual([]);
     await page.close();
-  });
+  }, 180_000);
 
   it('runs a new Python skill and shows its result and assertion', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });

@@ -60,6 +60,8 @@ export interface HostDeps {
    * saved settings, with its key from the secret store or the environment.
    */
   llm?: () => Llm | null;
+  /** Open (or focus) another window; the desktop's only (issue 11). Without it, `opened: false`. */
+  openWindow?: (window: 'composer') => boolean;
 }
 
 /** The running core: the handler table, the event hub, and how to shut it down. */
@@ -134,6 +136,7 @@ export function createHost(deps: HostDeps): Host {
       },
       platform: process.platform,
     }),
+    'app/open-window': (req) => ({ opened: deps.openWindow?.(req.window) ?? false }), // issue 11
   } satisfies HandlersFor<'app'>;
 
   // Issue 16: MCP servers' tools in chat, asked for approval first (remembered per workspace).

@@ -8,7 +8,8 @@ import { app, BrowserWindow, ipcMain } from 'electron';
 import { createHost, type Host } from './host.js';
 import { electronSandboxSpawner } from './shell/sandbox-spawn.js';
 import { createKeychainSecretStore } from './shell/secrets.js';
-import { createMainWindow, lockDown, rendererEntry } from './shell/window.js';
+import { installMenu } from './shell/menu.js';
+import { createMainWindow, lockDown, openComposerWindow, rendererEntry } from './shell/window.js';
 import { serveIpc } from './transport/index.js';
 
 // Bundled to out/electron/main.js; the renderer is in out/renderer, the preload beside main.
@@ -44,6 +45,9 @@ if (!app.requestSingleInstanceLock()) {
     lockDown(entry.url);
     // The same folder the CLI uses, so both see one account store.
     const home = process.env.SKILLDESK_HOME ?? app.getPath('userData');
+    const windowOpts = { preload: join(here, 'preload.cjs'), entryFile: entry.file };
+    const openComposer = () => openComposerWindow(windowOpts);
+    installMenu({ openComposer });
     host = createHost({
       home,
       // API keys are encrypted with the OS keychain's key, never written in the clear.
@@ -55,13 +59,18 @@ if (!app.requestSingleInstanceLock()) {
       // Python runs in Electron-as-Node under the permission model (fails closed if not honoured).
       spawnSandbox: electronSandboxSpawner(),
       resourcesPath: process.resourcesPath,
+      // The chat window's "Open in a window" (issue 11); the menu and its shortcut do the same.
+      openWindow: () => {
+        openComposer();
+        return true;
+      },
     });
     stopIpc = serveIpc({
       ipcMain,
       host,
       isTrustedUrl: (url) => url.split('#')[0] === entry.url,
     });
-    const open = () => createMainWindow({ preload: join(here, 'preload.cjs'), entryFile: entry.file });
+    const open = () => createMainWindow(windowOpts);
     open();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) open();

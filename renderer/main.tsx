@@ -20,6 +20,8 @@ if (!conn.ok) {
     storage,
     connection: { status: conn.status, onStatus: conn.onStatus },
   });
+  // The desktop's Composer window opens the same renderer at #composer (issue 11).
+  if (window.location.hash === '#composer') stores.app.getState().navigate('composer');
   root.render(
     <StrictMode>
       <App stores={stores} />

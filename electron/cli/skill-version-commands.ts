@@ -171,9 +171,12 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           ok: pkg.ok && templates.every((t) => t.ok),
           issues: pkg.ok ? [] : pkg.issues,
           templates,
+          // Issue 11: what does not make the package invalid, but will bite when it runs.
+          warnings: pkg.ok ? (pkg.warnings ?? []) : [],
         };
       });
       if (!report.ok) ctx.setExitCode(2);
+      const warned = report.warnings.map((w) => `  warning: ${w.path}: ${w.message}`);
       ctx.print(report, () =>
         report.ok
           ? [
@@ -182,6 +185,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
                 (t) =>
                   `  ${t.artifact}: variables ${t.variables?.length ? t.variables.join(', ') : '(none)'}`,
               ),
+              ...warned,
             ].join('\n')
           : [
               `${path}: not valid`,

@@ -31,3 +31,41 @@ describe('skilldesk skills import: Agent Skills names (issue 11)', () => {
     expect(r.stderr).not.toMatch(/summary/);
   });
 });
+
+describe('skilldesk skills validate: warnings (issue 11)', () => {
+  it('reports a JSON Schema that does not compile as a warning, exit 0', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'pkg.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'Shapes',
+        description: 'Checks a shape.',
+        artifacts: [
+          {
+            kind: 'prompt_template',
+            name: 'Shape',
+            content: 'Describe {{ shape }}.',
+            metadata: { assertions: [{ type: 'structural', schema: { type: 'blob' } }] },
+          },
+        ],
+      }),
+    );
+    const r = await runCli(['--home', tempDir(), '--json', 'skills', 'validate', file]);
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({
+      ok: true,
+      templates: [{ artifact: 'Shape', ok: true, variables: ['shape'] }],
+      warnings: [
+        {
+          path: 'artifacts[0].metadata.assertions[0].schema',
+          message: expect.stringMatching(/does not compile/),
+        },
+      ],
+    });
+    const text = await runCli(['--home', tempDir(), 'skills', 'validate', file]);
+    expect(text.stdout).toMatch(
+      /warning: artifacts\[0\]\.metadata\.assertions\[0\]\.schema: the JSON Schema does not compile/,
+    );
+  });
+});

@@ -35,3 +35,19 @@ export interface AppChannels {
 export const appRequestSchemas = {
   'app/info': AppInfoReqSchema,
 };
+
+// Issue 11: the Skill Composer in its own desktop window.
+/** `app/open-window`: open (or focus) another window of the app. */
+export const OpenWindowReqSchema = z.object({ window: z.enum(['composer']) }).strict();
+/** Request of `app/open-window`. */
+export type OpenWindowReq = z.infer<typeof OpenWindowReqSchema>;
+/** Reply of `app/open-window`: `opened` false where the face has no windows (web mode, CLI, tests). */
+export interface OpenWindowRes {
+  opened: boolean;
+}
+/** The channels of issue 11's windows. */
+export interface AppWindowChannels {
+  'app/open-window': { req: OpenWindowReq; res: OpenWindowRes };
+}
+/** Request schemas of {@link AppWindowChannels}. */
+export const appWindowRequestSchemas = { 'app/open-window': OpenWindowReqSchema };

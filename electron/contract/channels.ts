@@ -9,7 +9,12 @@
  * `tsc` then fails until every channel has a schema and a handler.
  */
 import type { z } from 'zod';
-import { type AppChannels, appRequestSchemas } from './app.js';
+import {
+  type AppChannels,
+  type AppWindowChannels, // issue 11
+  appRequestSchemas,
+  appWindowRequestSchemas, // issue 11
+} from './app.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
 import { type CodeChannels, codeRequestSchemas } from './code.js';
 // Issue 12: the Composer agent.
@@ -33,6 +38,7 @@ import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './too
 export type Channels = SkillsChannels &
   SkillFilesChannels & // issue 11
   AppChannels &
+  AppWindowChannels & // issue 11
   ChatChannels &
   TracesChannels &
   SettingsChannels &
@@ -90,6 +96,7 @@ export const requestSchemas = {
   ...skillsRequestSchemas,
   ...skillFilesRequestSchemas, // issue 11
   ...appRequestSchemas,
+  ...appWindowRequestSchemas, // issue 11
   ...chatRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,

@@ -1,7 +1,7 @@
 /** The app window and the navigation/permission lockdown around it. */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, nativeTheme, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, nativeTheme, session, shell } from 'electron';
 
 /** The built renderer's index.html and its file:// URL. */
 export function rendererEntry(outDir: string): { file: string; url: string } {
@@ -25,14 +25,22 @@ export function lockDown(trustedUrl: string): void {
   });
 }
 
-/** Create the main window: isolated, sandboxed, no Node in the page. */
-export function createMainWindow(opts: { preload: string; entryFile: string }): BrowserWindow {
+/**
+ * Create a window of the app: isolated, sandboxed, no Node in the page. `hash` picks what the
+ * renderer shows first (`composer` for the Skill Composer window).
+ */
+export function createMainWindow(opts: {
+  preload: string;
+  entryFile: string;
+  hash?: string;
+  title?: string;
+}): BrowserWindow {
   const win = new BrowserWindow({
-    width: 1280,
-    height: 820,
+    width: opts.hash === 'composer' ? 1440 : 1280,
+    height: opts.hash === 'composer' ? 900 : 820,
     minWidth: 760,
     minHeight: 520,
-    title: 'SkillDesk',
+    title: opts.title ?? 'SkillDesk',
     show: false,
     backgroundColor: nativeTheme.shouldUseDarkColors ? '#111114' : '#f6f6f8',
     webPreferences: {
@@ -45,6 +53,33 @@ export function createMainWindow(opts: { preload: string; entryFile: string }): 
     },
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadFile(opts.entryFile);
+  // A page with unsaved edits (the Composer) refuses to unload: ask, as a browser would.
+  win.webContents.on('will-prevent-unload', (event) => {
+    const choice = dialog.showMessageBoxSync(win, {
+      type: 'question',
+      buttons: ['Close anyway', 'Keep editing'],
+      defaultId: 1,
+      cancelId: 1,
+      message: 'You have unsaved changes',
+      detail: 'They are kept as a draft and come back when you open the skill again.',
+    });
+    if (choice === 0) event.preventDefault();
+  });
+  void win.loadFile(opts.entryFile, opts.hash ? { hash: opts.hash } : undefined);
   return win;
+}
+
+let composer: BrowserWindow | null = null;
+
+/** Open the Skill Composer window, or bring the open one to the front (there is only one). */
+export function openComposerWindow(opts: { preload: string; entryFile: string }): void {
+  if (composer && !composer.isDestroyed()) {
+    if (composer.isMinimized()) composer.restore();
+    composer.focus();
+    return;
+  }
+  composer = createMainWindow({ ...opts, hash: 'composer', title: 'Skill Composer — SkillDesk' });
+  composer.on('closed', () => {
+    composer = null;
+  });
 }

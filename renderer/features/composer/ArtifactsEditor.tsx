@@ -1,4 +1,4 @@
-import { useId, useMemo, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
 import { useComposerStore } from '../../stores.js';
@@ -6,7 +6,15 @@ import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
-import { artifactIssues, fieldIssues, issueTarget, isTemplate, templateVariables } from './draft.js';
+import {
+  artifactIssues,
+  type DraftArtifact,
+  fieldIssues,
+  issueTarget,
+  isTemplate,
+  templateVariables,
+} from './draft.js';
+import { decodeText, download, formatSize, fromBase64, mediaType, toBase64 } from './files.js';
 import { FieldIssues } from './PackageForm.js';
 
 /** Artifact fields whose problems are said under the field itself. */
@@ -26,6 +34,82 @@ export function languageOf(kind: ArtifactKindName, name: string): CodeLanguage {
     default:
       return 'markdown';
   }
+}
+
+/** A resource's metadata as far as the editor needs it. */
+function resourceMeta(metadata: string): { path?: string; binary: boolean; rest: Record<string, unknown> } {
+  try {
+    const m = JSON.parse(metadata || '{}') as Record<string, unknown>;
+    if (!m || typeof m !== 'object' || Array.isArray(m)) return { binary: false, rest: {} };
+    return {
+      ...(typeof m.path === 'string' ? { path: m.path } : {}),
+      binary: m.encoding === 'base64',
+      rest: m,
+    };
+  } catch {
+    return { binary: false, rest: {} };
+  }
+}
+
+/** A bundled file: its size and type, upload to replace it, download it. */
+function ResourceBar({ a }: { a: DraftArtifact }) {
+  const change = useComposerStore((st) => st.changeArtifact);
+  const input = useRef<HTMLInputElement>(null);
+  const meta = resourceMeta(a.metadata);
+  const fileName = meta.path ?? a.name;
+  let bytes: Uint8Array;
+  try {
+    bytes = meta.binary ? fromBase64(a.content) : new TextEncoder().encode(a.content);
+  } catch {
+    bytes = new TextEncoder().encode(a.content);
+  }
+  const type = mediaType(fileName);
+  const upload = async (file: File) => {
+    const raw = new Uint8Array(await file.arrayBuffer());
+    const text = decodeText(raw);
+    const { encoding: _e, ...rest } = meta.rest;
+    const metadata = { ...rest, path: file.name, ...(text === null ? { encoding: 'base64' } : {}) };
+    change(a.key, {
+      name: file.name,
+      content: text ?? toBase64(raw),
+      metadata: JSON.stringify(metadata, null, 2),
+    });
+  };
+  return (
+    <section className="sc-resource" aria-label="Bundled file">
+      <Icon name="file" />
+      <span className="sc-resource__what">
+        <strong>{fileName}</strong>
+        <span className="muted">
+          {formatSize(bytes.length)} · {type}
+          {meta.binary ? ' · binary' : ''}
+        </span>
+      </span>
+      <input
+        ref={input}
+        type="file"
+        hidden
+        data-testid="resource-upload"
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          if (f) void upload(f);
+          e.target.value = '';
+        }}
+      />
+      <button type="button" className="btn btn--small" onClick={() => input.current?.click()}>
+        <Icon name="upload" />
+        Upload file
+      </button>
+      <button
+        type="button"
+        className="btn btn--small"
+        onClick={() => download(fileName.split('/').pop() || 'resource', bytes, type)}
+      >
+        <Icon name="download" />
+        Download
+      </button>
+    </section>
+  );
 }
 
 /** The artifact list (add, remove, reorder) and the selected artifact's editors. */
@@ -215,6 +299,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               </span>
             )}
           </div>
+          {a.kind === 'resource' && <ResourceBar a={a} />}
           {a.kind === 'prompt_template' && (
             <div className="sc-variants">
               <button type="button" className="btn btn--small" onClick={() => s.addVariant(a.key)}>
@@ -243,14 +328,20 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               <div
                 className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
               >
-                <CodeEditor
-                  value={a.content}
-                  onChange={(v) => s.change(a.key, { content: v })}
-                  language={languageOf(a.kind, a.name)}
-                  label={`Content of ${a.name}`}
-                  problems={problems}
-                  testId="artifact-content"
-                />
+                {a.kind === 'resource' && resourceMeta(a.metadata).binary ? (
+                  <p className="sc-binary">
+                    A binary file is kept as it is: download it to look inside, upload another to replace it.
+                  </p>
+                ) : (
+                  <CodeEditor
+                    value={a.content}
+                    onChange={(v) => s.change(a.key, { content: v })}
+                    language={languageOf(a.kind, a.name)}
+                    label={`Content of ${a.name}`}
+                    problems={problems}
+                    testId="artifact-content"
+                  />
+                )}
               </div>
               {tplError && (
                 <p className="sc-issues sc-issues--tpl" role="status">

@@ -13,6 +13,11 @@ const SOURCES: Array<{ value: CatalogFilters['source']; label: string }> = [
   { value: 'system', label: 'Built-in' },
 ];
 
+/** Whether this page is the desktop's Composer window (opened at `#composer`). */
+export function isComposerWindow(): boolean {
+  return typeof location !== 'undefined' && location.hash === '#composer';
+}
+
 /** The merged catalog: search, filters by scope, source and artifact kind, unsaved drafts first. */
 export function CatalogPane(props: { onImport: () => void }) {
   const s = useComposerStore(
@@ -26,6 +31,8 @@ export function CatalogPane(props: { onImport: () => void }) {
       openSkill: st.openSkill,
       askNew: st.askNew,
       loadCatalog: st.loadCatalog,
+      desktop: st.desktop,
+      popOut: st.popOut,
     })),
   );
   const rows = useMemo(() => visibleRows(s), [s]);
@@ -42,6 +49,16 @@ export function CatalogPane(props: { onImport: () => void }) {
           </p>
         </div>
         <div className="sc-row">
+          {s.desktop && !isComposerWindow() && (
+            <button
+              type="button"
+              className="btn btn--icon"
+              title="Open the Composer in its own window (Ctrl+Shift+3)"
+              onClick={() => void s.popOut()}
+            >
+              <Icon name="arrowRight" label="Open in a window" />
+            </button>
+          )}
           <button
             type="button"
             className="btn btn--icon"

@@ -144,12 +144,18 @@ function languageOf(lang: CodeLanguage): Extension {
     case 'python':
       return python();
     case 'json':
-      return [json(), linter(jsonParseLinter(), { delay: 300 })];
+      return [json(), linter(jsonOrEmpty, { delay: 300 })];
     case 'markdown':
       return [markdown(), EditorView.lineWrapping];
     case 'text':
       return EditorView.lineWrapping;
   }
+}
+
+const parseJson = jsonParseLinter();
+/** JSON syntax errors, except in an empty editor (metadata and context may be left empty). */
+function jsonOrEmpty(view: EditorView) {
+  return view.state.doc.toString().trim() === '' ? [] : parseJson(view);
 }
 
 /** Turn line/column problems into CodeMirror diagnostics (clamped to the document). */

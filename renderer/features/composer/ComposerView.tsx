@@ -147,11 +147,13 @@ function ImportReport() {
             <span className="sc-report__what">
               <strong>{r.name ?? r.file}</strong> <span className="muted">{r.file}</span>
               <span className="sc-report__detail">{r.detail}</span>
-              {r.issues.map((i) => (
-                <span key={`${i.path}:${i.message}`} className="sc-report__issue">
-                  <code>{i.path}</code> {i.message}
-                </span>
-              ))}
+              {r.issues
+                .filter((i) => !r.detail.includes(i.message))
+                .map((i) => (
+                  <span key={`${i.path}:${i.message}`} className="sc-report__issue">
+                    <code>{i.path}</code> {i.message}
+                  </span>
+                ))}
               {r.warnings?.map((i) => (
                 <span key={`w:${i.path}:${i.message}`} className="sc-report__issue sc-report__issue--warn">
                   <Icon name="alert" size={12} /> Warning: <code>{i.path}</code> {i.message}

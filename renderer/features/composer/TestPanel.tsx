@@ -9,6 +9,13 @@ function fmtMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
+/** A cost people can read: $0.000026 rather than $0.0000. */
+function fmtCost(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd < 0.000001) return '< $0.000001';
+  return usd >= 0.01 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`;
+}
+
 function Block({ title, text, tone }: { title: string; text: string; tone?: 'error' }) {
   return (
     <div className="sc-block">
@@ -34,7 +41,7 @@ function ResultCard({ r }: { r: RunResult }) {
         <span className="sc-result__facts">
           <span>{fmtMs(r.duration_ms)}</span>
           {tokens && <span>{tokens}</span>}
-          {r.estimated_cost != null && <span>${r.estimated_cost.toFixed(4)}</span>}
+          {r.estimated_cost != null && <span>{fmtCost(r.estimated_cost)}</span>}
           {r.model_id && <span className="mono">{r.model_id}</span>}
         </span>
       </header>

@@ -88,6 +88,8 @@ export interface ComposerState {
   };
   filters: CatalogFilters;
   workspaceOpen: boolean;
+  /** The desktop app, where the Composer can have its own window. */
+  desktop: boolean;
   open: DocKey | null;
   loading: { key: DocKey; error: AppErrorData | null } | null;
   docs: Record<DocKey, EditorDoc>;
@@ -132,7 +134,7 @@ export interface ComposerState {
 /** Everything that changes the Composer state. */
 export type ComposerEvent =
   | { type: 'catalog/requested' }
-  | { type: 'catalog/loaded'; items: SkillListItem[]; workspaceOpen?: boolean }
+  | { type: 'catalog/loaded'; items: SkillListItem[]; workspaceOpen?: boolean; desktop?: boolean }
   | { type: 'catalog/failed'; error: AppErrorData }
   | { type: 'filters/changed'; filters: Partial<CatalogFilters> }
   | { type: 'doc/loading'; key: DocKey }
@@ -199,6 +201,7 @@ export function initialComposerState(): ComposerState {
     catalog: { status: 'idle', items: [], error: null },
     filters: { query: '', scope: 'all', source: 'all', kind: null },
     workspaceOpen: false,
+    desktop: false,
     open: null,
     loading: null,
     docs: {},
@@ -342,6 +345,7 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
         ...s,
         catalog: { status: 'ready', items: e.items, error: null },
         workspaceOpen: e.workspaceOpen ?? s.workspaceOpen,
+        desktop: e.desktop ?? s.desktop,
       };
     case 'catalog/failed':
       return { ...s, catalog: { ...s.catalog, status: 'error', error: e.error } };
@@ -445,8 +449,8 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
           issues: e.issues,
           templates: e.templates,
           warnings: e.warnings ?? [],
-          // Keep the last known variables of a template that does not compile right now.
-          variables: { ...s.validation.variables, ...(e.variables ?? {}) },
+          // A template that does not compile has none from the server: the editor guesses them.
+          variables: e.variables ?? {},
         },
       };
     case 'save/started':

@@ -102,6 +102,8 @@ export interface ComposerStore extends ComposerState {
    * bundled files as they are stored). Null (with a notice) when it cannot be exported.
    */
   exportOpen(format: 'json' | 'agent-skill'): Promise<ExportedFile | null>;
+  /** On the desktop, open the Composer in its own window (false where there are no windows). */
+  popOut(): Promise<boolean>;
 }
 
 /** A file made by an export, for the view to hand to the browser's download. */
@@ -257,7 +259,8 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           scope,
           base,
           draft: stored?.draft ?? base,
-          context: shelf.context(key),
+          // The context of the last run, else one prefilled from the templates' variables.
+          context: shelf.context(key) || prefill(stored?.draft ?? base),
           baseHash,
         },
       });
@@ -312,6 +315,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           type: 'catalog/loaded',
           items: list.value.skills,
           workspaceOpen: info.ok ? info.value.workspace !== null : undefined,
+          desktop: info.ok ? info.value.mode === 'electron' : undefined,
         });
       },
 
@@ -650,6 +654,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         await get().openSkill(docKey({ scope: 'workspace', name: r.value.forked.name }));
       },
 
+      async popOut() {
+        const r = await client.call('app/open-window', { window: 'composer' });
+        if (!r.ok) dispatch({ type: 'notice/shown', tone: 'error', text: r.error.message });
+        return r.ok && r.value.opened;
+      },
+
       async exportOpen(format) {
         const doc = openDoc(get());
         if (!doc?.origin) return null;
@@ -727,6 +737,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       },
     };
   });
+}
+
+/** A test context with an empty value for each variable the draft's templates read. */
+function prefill(d: Draft): string {
+  const vars = d.artifacts.flatMap((a) => (isTemplate(a) ? templateVariables(a.content) : []));
+  return vars.length > 0 ? contextFor([...new Set(vars)]) : '';
 }
 
 function parseContext(
