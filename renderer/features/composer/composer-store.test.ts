@@ -523,6 +523,33 @@ describe('composer store over a real host', () => {
     expect(t.results[0]!.rendered_input).toContain("text = 'hello big world'");
   }, 60_000);
 
+  it('cancels a running test-run: it ends as cancelled', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('python');
+    const a = openDoc(store.getState())!.draft.artifacts[0]!;
+    store.getState().changeArtifact(a.key, { content: 'while True:\n    pass\n' });
+    await store.getState().save();
+    const running = store.getState().run('artifact');
+    await expect.poll(() => store.getState().test.status).toBe('running');
+    await store.getState().cancelRun();
+    await running;
+    const t = store.getState().test;
+    expect(['cancelled', 'done']).toContain(t.status);
+    // Either the whole call was cancelled, or the artifact's result says so.
+    if (t.status === 'done') expect(t.results[0]?.error?.code).toMatch(/CANCEL/);
+    else expect(t.error?.code).toBe('CANCELLED');
+  }, 90_000);
+
+  it('asks the host for a Composer window; outside the desktop there is none', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    expect(store.getState().desktop).toBe(false);
+    await expect(store.getState().popOut()).resolves.toBe(false);
+  });
+
   it('forks an account skill into the workspace, where it then overrides the account one', async () => {
     const { client } = inProcessClient({ workspace: true });
     const store = createComposerStore(client, null);
