@@ -98,12 +98,12 @@ const SPELLING_WEIGHT = 0.8;
 /** How much a skill gains when the message names all of it (scaled by the share squared). */
 const NAME_BOOST = 0.5;
 /**
- * The semantic half re-ranks the best `max(limit, RERANK_POOL)` lexical candidates by the fused
- * score `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)` (lexical: BM25F squashed
- * into [0, 1)). It orders what words found and never brings in a skill from further down: on the
- * harness's tuning split, larger pools (up to 60) added nothing the top 5 did not, cost MaxScore
- * its pruning, and at 100,000 skills pushed a lexical top-5 match out. Weight and floor were
- * chosen on the tuning split only.
+ * The semantic half re-ranks the best `RERANK_POOL` lexical candidates (further ones keep their
+ * lexical order) by the fused score `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)`
+ * (lexical: BM25F squashed into [0, 1)). It orders what words found and never brings in a skill
+ * from further down, so the lexical top 5 is always the top 5: on the harness's tuning split,
+ * larger pools (up to 60) added nothing, cost MaxScore its pruning, and at 100,000 skills pushed a
+ * lexical top-5 match out. Weight and floor were chosen on the tuning split only.
  */
 const RERANK_POOL = 5;
 const SEMANTIC_WEIGHT = 0.06;
@@ -526,15 +526,17 @@ function rerank(message: string, top: Scored[], semantic = true): Scored[] {
   const q = e ? e.embed(message) : null;
   if (!e || !q) return top;
   const dims = e.dims;
-  for (const s of top) {
+  top.forEach((s, i) => {
     const v = s.part.index.vectors;
     let dot = 0;
     for (let d = 0, o = s.slot * dims; d < dims; d++) dot += q[d]! * v[o + d]!;
     const cos = dot / 127;
     s.semantic = cos;
-    s.fused = (s.fused + SEMANTIC_WEIGHT * Math.max(0, cos - SEMANTIC_FLOOR)) / (1 + SEMANTIC_WEIGHT);
-  }
-  return [...top].sort(compareFused);
+    // Below the pool the lexical order stands (and no score there exceeds one above it).
+    const bonus = i < RERANK_POOL ? SEMANTIC_WEIGHT * Math.max(0, cos - SEMANTIC_FLOOR) : 0;
+    s.fused = (s.fused + bonus) / (1 + SEMANTIC_WEIGHT);
+  });
+  return [...top.slice(0, RERANK_POOL).sort(compareFused), ...top.slice(RERANK_POOL)];
 }
 
 function compareFused(a: Scored, b: Scored): number {
