@@ -1,0 +1,205 @@
+// Issue 16 in Chromium: an MCP server's tool in chat with the loopback provider. The model calls
+// server-everything's echo, the approval card appears with tool, server and arguments; "always
+// allow" runs it and is remembered after the app restarts (no card the second time); "deny" reaches
+// the model as a tool error. Settings → Tools lists the server, tests the connection and revokes.
+// Screenshots of the approval card and Settings → Tools, light and dark, at 1440×900 and 1024×700.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebMode } from '../electron/cli/serve-commands.js';
+import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { ensureRenderer } from '../electron/transport/renderer-build.js';
+import { findChromium, launch } from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/mcp-tools');
+const shots = () => testArtifactsDir('e2e');
+const everything = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+const SCRIPT = [
+  // 1: the model calls the MCP tool (which must be offered under its namespaced name)…
+  {
+    tool_calls: [{ name: 'everything__echo', arguments: { message: 'hello from chat' } }],
+    expect: { tools: ['everything__echo', 'everything__get-sum', 'apply_skill'] },
+  },
+  // …and answers from its result, once the user allowed it.
+  { text: 'The server echoed it back.', expect: { tool_result_contains: 'Echo: hello from chat' } },
+  // 2: a call the user denies reaches the model as a tool error.
+  { tool_calls: [{ name: 'everything__get-sum', arguments: { a: 2, b: 3 } }] },
+  { text: 'Understood, I will not add them.', expect: { tool_result_contains: 'user denied' } },
+  // 3 (after a restart): the always-allowed tool runs without asking.
+  { tool_calls: [{ name: 'everything__echo', arguments: { message: 'again' } }] },
+  { text: 'It ran without asking.', expect: { tool_result_contains: 'Echo: again' } },
+];
+
+describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
+  let browser: Browser;
+  let provider: LoopbackProvider;
+  let home: string;
+  let app: Awaited<ReturnType<typeof startWebMode>> | null = null;
+  let page: Page;
+  const problems: string[] = [];
+
+  const start = async () => {
+    app = await startWebMode({
+      home,
+      env: {},
+      build: false,
+      logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+    });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+    page.setDefaultTimeout(15_000);
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(app.server.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  };
+  const stop = async () => {
+    await page?.close();
+    await app?.stop();
+    app = null;
+  };
+
+  beforeAll(async () => {
+    await ensureRenderer();
+    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-mcp-'));
+    writeFileSync(
+      join(home, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      }),
+    );
+    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-mcp' } });
+    browser = await launch(chromiumPath!);
+    await start();
+  });
+  afterAll(async () => {
+    await stop();
+    await browser?.close();
+    await provider?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  // Switch the colour scheme and let the colour transitions finish before a screenshot.
+  const settle = async (scheme: 'light' | 'dark') => {
+    await page.emulateMedia({ colorScheme: scheme });
+    // Only transitions: spinners loop forever.
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a instanceof CSSTransition)
+          .map((a) => a.finished.catch(() => {})),
+      ),
+    );
+  };
+  const card = () => page.getByRole('alertdialog');
+
+  const configureProvider = async () => {
+    await page.getByRole('button', { name: /^Settings/ }).click();
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Base URL').fill(provider.url);
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await page.getByText('Provider saved.').waitFor();
+    await page.getByLabel('OpenAI API key').fill('sk-e2e-mcp');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText('Key saved.').waitFor();
+  };
+
+  const openChat = async () => {
+    await page.keyboard.press('Control+1');
+    await composer().waitFor();
+  };
+
+  it('asks before the model runs an MCP tool; always allow runs it; deny reaches the model', async () => {
+    await configureProvider();
+    await openChat();
+    await composer().fill('Echo something through the MCP server');
+    await composer().press('Enter');
+
+    await pw(card()).toBeVisible({ timeout: 20_000 });
+    await pw(card()).toContainText('echo');
+    await pw(card()).toContainText('everything');
+    await pw(card().locator('.approval__args')).toContainText('"message": "hello from chat"');
+    await pw(card().getByRole('button', { name: /Allow once/ })).toBeFocused();
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await settle(scheme);
+        await page.screenshot({ path: join(shots(), `ui-mcp-approval-${w}x${h}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await card()
+      .getByRole('button', { name: /Always allow this tool/ })
+      .click();
+    await pw(card()).toHaveCount(0);
+    await pw(page.locator('.msg--assistant').last()).toContainText('The server echoed it back.', {
+      timeout: 20_000,
+    });
+
+    await composer().fill('Now add two and three');
+    await composer().press('Enter');
+    await pw(card()).toBeVisible({ timeout: 20_000 });
+    await pw(card()).toContainText('get-sum');
+    // Keyboard: D denies.
+    await page.keyboard.press('d');
+    await pw(card()).toHaveCount(0);
+    await pw(page.locator('.msg--assistant').last()).toContainText('Understood, I will not add them.', {
+      timeout: 20_000,
+    });
+  }, 120_000);
+
+  it('remembers "always allow" after a restart, and Settings → Tools shows and revokes it', async () => {
+    await stop();
+    await start();
+    await openChat();
+    await composer().fill('Echo again please');
+    await composer().press('Enter');
+    await pw(page.locator('.msg--assistant').last()).toContainText('It ran without asking.', {
+      timeout: 30_000,
+    });
+    expect(await card().count()).toBe(0);
+
+    await page.getByRole('button', { name: /^Settings/ }).click();
+    const tools = page.locator('section', {
+      has: page.getByRole('heading', { name: 'Tools (MCP servers)' }),
+    });
+    await pw(tools.locator('.tool-server__name')).toHaveText(['everything']);
+    await pw(tools.locator('.tool-status--ok')).toContainText('Running');
+    await tools.getByRole('button', { name: 'Test connection' }).click();
+    await pw(tools.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
+    await pw(tools.locator('.tool-test__list code', { hasText: 'get-sum' })).toBeVisible();
+    const approvals = page.locator('section', { has: page.getByRole('heading', { name: 'Tool approvals' }) });
+    await pw(approvals.locator('.tool-approval')).toContainText('echo');
+    await tools.scrollIntoViewIfNeeded();
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await settle(scheme);
+        await tools.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(shots(), `ui-mcp-settings-${w}x${h}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await approvals.getByRole('button', { name: 'Revoke' }).click();
+    await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
