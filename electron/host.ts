@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createActivationHandlers } from './activation/index.js';
 import { createChatHandlers } from './chat/index.js';
+import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js'; // issue 12
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
 import { createCodeHandlers, createSkillRunHandlers } from './dispatch/index.js';
@@ -187,3 +188,11 @@ export function createHost(deps: HostDeps): Host {
     },
   };
 }
+    // issue 12: the Composer agent (its prompts are the catalog's "Composer Agent" skill).
+    ...createComposerHandlers({
+      catalog: () => catalog.get(),
+      llm,
+      events,
+      now,
+      runCode: createCodeDryRunner(session),
+    }),

@@ -7,7 +7,7 @@ import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { loadAgentPrompts, renderPrompt, runAgent } from './agent.js';
 import { applyChanges, diffDrafts } from './changes.js';
-import { answerFromDraft, type Draft } from './draft.js';
+import { answerFromDraft, type Draft, isEvalsArtifact } from './draft.js';
 import { type CodeDryRunner, validateDraft } from './validate.js';
 
 /** What the composer slice needs. */
@@ -104,7 +104,9 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
         ctx.signal,
       );
       // The proposal keeps the base's id: the agent edits this skill, it does not make another.
-      const proposed = r.draft ? { ...r.draft, ...(base.id !== undefined ? { id: base.id } : {}) } : base;
+      const proposed = r.draft
+        ? keepSameEvals(base, { ...r.draft, ...(base.id !== undefined ? { id: base.id } : {}) })
+        : base;
       return {
         draft: proposed,
         ok: r.ok,
@@ -125,4 +127,26 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
       return { cancelled: abort !== undefined };
     },
   } satisfies HandlersFor<'composer'>;
+}
+
+/** The model re-serialises the evals file: when its content means the same, keep the base's text. */
+function keepSameEvals(base: Draft, proposed: Draft): Draft {
+  const find = (d: Draft) =>
+    (Array.isArray(d.artifacts) ? (d.artifacts as Array<Record<string, unknown>>) : []).find(isEvalsArtifact);
+  const before = find(base);
+  const after = find(proposed);
+  if (!before || !after || typeof before.content !== 'string' || typeof after.content !== 'string')
+    return proposed;
+  try {
+    if (JSON.stringify(JSON.parse(before.content)) !== JSON.stringify(JSON.parse(after.content)))
+      return proposed;
+  } catch {
+    return proposed;
+  }
+  return {
+    ...proposed,
+    artifacts: (proposed.artifacts as Array<Record<string, unknown>>).map((a) =>
+      a === after ? { ...a, content: before.content } : a,
+    ),
+  };
 }

@@ -5,6 +5,7 @@ import { OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
 import { ArtifactsEditor } from './ArtifactsEditor.js';
+import { AgentBar, NewWithAiButton } from './agent/AgentPanels.js'; // issue 12
 import { CatalogPane } from './CatalogPane.js';
 import { blockingIssues, type EditorDoc, isDirty, openDoc } from './composer-state.js';
 import { TEMPLATE_INFO, TEMPLATES, type TemplateId } from './draft.js';
@@ -484,6 +485,7 @@ export function ComposerView() {
         {s.doc ? (
           <>
             <EditorHead doc={s.doc} narrow={narrow} pane={pane} setPane={setPane} />
+            <AgentBar doc={s.doc} />
             <div className="sc-scroll">
               {pane === 'edit' && (
                 <>
@@ -524,6 +526,7 @@ export function ComposerView() {
                   <Icon name="plus" />
                   New skill
                 </button>
+                <NewWithAiButton />
                 <button type="button" className="btn" onClick={() => fileRef.current?.click()}>
                   <Icon name="upload" />
                   Import files

@@ -1,0 +1,194 @@
+// The Composer agent and evals in Chromium (issue 12), against the scripted loopback model: a new
+// skill whose first draft fails its dry run, repaired and accepted; a refinement shown per artifact
+// and half accepted; evals run with one failing and the pass rate per model.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebMode } from '../electron/cli/serve-commands.js';
+import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { ensureRenderer } from '../electron/transport/renderer-build.js';
+import { findChromium, launch } from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(
+  !chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
+  'e2e/composer-agent',
+);
+
+const EVALS = [
+  {
+    id: 1,
+    prompt: 'Ann was born in 1990. In 1985 Ann went to school.',
+    assertions: [{ type: 'contains', value: '1985' }],
+  },
+  { id: 2, prompt: 'Bo left on Monday.', assertions: [{ type: 'contains', value: 'No contradictions' }] },
+  { id: 3, prompt: 'check the timeline of chapter 2', should_trigger: true },
+];
+
+const answer = (template: string, extra: { version?: string; artifacts?: unknown[] } = {}) =>
+  JSON.stringify({
+    package: {
+      name: 'Timeline Checker',
+      description: "Checks a story's timeline for contradictions between dated events.",
+      version: extra.version ?? '1.0.0',
+      source: 'user',
+      tags: ['writing'],
+      intent_patterns: ['find timeline contradictions'],
+      trigger_phrases: ['check the timeline'],
+      requires: ['llm'],
+      artifacts: [
+        {
+          kind: 'description',
+          name: 'Overview',
+          ordinal: 0,
+          content: 'Finds dated events that cannot both be true.',
+        },
+        { kind: 'prompt_template', name: 'Check', ordinal: 1, content: template },
+        ...(extra.artifacts ?? []),
+      ],
+    },
+    evals: { threshold: 0.8, evals: EVALS },
+  });
+
+// The scripted model, in the order the UI asks.
+const SCRIPT = [
+  { text: 'ok' }, // Test connection
+  {
+    text: answer('List the timeline contradictions in {{ story }}.'),
+    usage: { input_tokens: 1800, output_tokens: 600 },
+  },
+  {
+    text: answer('List the timeline contradictions in this story:\n\n{{ input }}'),
+    usage: { input_tokens: 2600, output_tokens: 610 },
+    expect: { last_user_contains: '[dry_run] Check (eval 1)' },
+  },
+  {
+    text: answer(
+      'List the timeline contradictions in this story as JSON {"contradictions": [...]}:\n\n{{ input }}',
+      {
+        version: '1.1.0',
+        artifacts: [
+          {
+            kind: 'dspy_module',
+            name: 'Optimized Check',
+            ordinal: 2,
+            content: '{"template_id": "chain_of_thought", "signature": "input -> contradictions"}',
+            metadata: { fallback_artifact: 'Check' },
+          },
+        ],
+      },
+    ),
+    expect: { last_user_contains: 'dspy_module' },
+  },
+  // Evals: the trigger eval asks which skill the model would apply; then two output evals.
+  { text: 'Timeline Checker', expect: { last_user_contains: 'Message: check the timeline of chapter 2' } },
+  { text: 'Ann went to school in 1985, five years before she was born.' },
+  { text: 'Bo left on Monday.' },
+];
+
+describe.skipIf(skip)('Composer agent and evals', () => {
+  let browser: Browser;
+  let provider: LoopbackProvider;
+  let stop: () => Promise<void>;
+  let url: string;
+  let home: string;
+
+  beforeAll(async () => {
+    await ensureRenderer();
+    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-agent' } });
+    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
+    const logger = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
+    const web = await startWebMode({ home, env: {}, build: false, logger });
+    url = web.server.url;
+    stop = web.stop;
+    browser = await launch(chromiumPath!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stop?.();
+    await provider?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('creates, repairs, refines (half accepted) and evaluates a skill', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+    page.setDefaultTimeout(20_000);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    const shots = testArtifactsDir('composer-agent');
+    const shoot = async (name: string, p: Page = page) => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await p.emulateMedia({ colorScheme: scheme });
+        await p.screenshot({ path: join(shots, `${name}-${scheme}.png`), animations: 'disabled' });
+      }
+      await p.emulateMedia({ colorScheme: 'light' });
+    };
+
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Pick a provider' }).click();
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Base URL').fill(provider.url);
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await page.getByText('Provider saved.').waitFor();
+    await page.getByLabel('OpenAI API key').fill('sk-e2e-agent');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText('Key saved.').waitFor();
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByText(/Connected to/).waitFor();
+
+    // Describe → rounds → review → accept.
+    await page.keyboard.press('Control+3');
+    await page.getByRole('button', { name: 'New skill with AI' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New skill with AI' });
+    await pw(dialog.getByLabel('Describe what the skill should do')).toBeFocused();
+    await shoot('agent-describe-1440');
+    await dialog
+      .getByLabel('Describe what the skill should do')
+      .fill("a skill that checks a story's timeline for contradictions");
+    await page.keyboard.press('Control+Enter');
+    const rounds = dialog.getByRole('list', { name: 'Rounds' });
+    await pw(rounds.locator('.ag-round.is-bad')).toContainText('First draft · 2 problems');
+    await pw(rounds.locator('.ag-round.is-ok')).toContainText('Repair 1 · passed every check');
+    await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('Timeline Checker');
+    await pw(dialog).toContainText('3 evals');
+    await shoot('agent-review-1440');
+    await dialog.getByRole('button', { name: 'Accept and open in the editor' }).click();
+    await pw(page.getByRole('heading', { level: 2, name: 'Timeline Checker' })).toBeVisible();
+    await pw(page.locator('.sc-state--new')).toHaveText('Not saved yet');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText(/^Saved Timeline Checker 1\.0\.0/)).toBeVisible();
+
+    // Refine: three changes offered, the template change rejected.
+    await page.getByRole('button', { name: 'Refine with AI' }).click();
+    const ask = page.getByRole('textbox', { name: 'What should change?' });
+    await ask.fill('add a dspy_module for optimized execution and output JSON with a contradictions array');
+    await ask.press('Enter');
+    const changes = page.getByRole('list', { name: 'Proposed changes' });
+    await pw(changes.locator('.ag-change')).toHaveCount(3);
+    await pw(changes).toContainText('Optimized Check');
+    await shoot('agent-refine-diff-1440');
+    await page.getByRole('checkbox', { name: 'Accept the change to Check' }).uncheck();
+    await page.getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
+    await pw(page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText(/^Saved Timeline Checker 1\.1\.0/)).toBeVisible();
+
+    // Evals: progress, one failing, the pass rate per model.
+    await page.getByRole('button', { name: 'Evals' }).click();
+    await page.getByRole('button', { name: 'Run evals' }).click();
+    const results = page.getByRole('list', { name: 'Eval results' });
+    await pw(results.locator('li')).toHaveCount(3);
+    await pw(page.locator('.ag-score')).toContainText('67% passed (2 of 3)');
+    await pw(results.locator('li.is-bad')).toContainText('No contradictions');
+    await pw(results).toContainText('rank 1 · model chose it');
+    await pw(page.locator('.ag-models')).toContainText('openai:');
+    await shoot('agent-evals-1440');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await shoot('agent-evals-1024');
+    expect(problems).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,534 @@
+import { useEffect, useRef, useState } from 'react';
+import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import type { StoreApi } from 'zustand/vanilla';
+import type { SkillDetail } from '../../../../electron/contract/skills.js';
+import type { Client } from '../../../bridge/client.js';
+import { useComposerStore, useStores } from '../../../stores.js';
+import { Icon } from '../../../ui/Icon.js';
+import { type EditorDoc, isDirty } from '../composer-state.js';
+import { draftFromSkill, draftToPackage } from '../draft.js';
+import { type AgentStore, createAgentStore, type RoundItem } from './agent-store.js';
+import './agent.css';
+
+// One agent store per client, so closing and reopening a panel keeps its state.
+const stores = new WeakMap<Client, StoreApi<AgentStore>>();
+function useAgent<T>(selector: (s: AgentStore) => T): T {
+  const { client } = useStores();
+  let store = stores.get(client);
+  if (!store) {
+    store = createAgentStore(client);
+    stores.set(client, store);
+  }
+  const api = store;
+  useEffect(() => api.getState().watch(), [api]);
+  return useStore(api, useShallow(selector));
+}
+
+/** A package from the agent as a Composer draft (the editor's own form). */
+function packageDraft(pkg: Record<string, unknown>) {
+  const skill = {
+    tags: [],
+    intent_patterns: [],
+    trigger_phrases: [],
+    modalities: [],
+    requires: [],
+    always_on: false,
+    source: 'user',
+    ...pkg,
+  } as unknown as SkillDetail;
+  return draftFromSkill(skill);
+}
+
+const EXAMPLES = [
+  "Check a story's timeline for contradictions",
+  'Turn meeting notes into action items with owners and due dates',
+  'Summarize a CSV file: columns, types and outliers',
+];
+
+function Rounds({ rounds, busy }: { rounds: RoundItem[]; busy: boolean }) {
+  if (!rounds.length && !busy) return null;
+  const max = (rounds[0]?.max_rounds ?? 3) + 1;
+  return (
+    <ol className="ag-rounds" aria-label="Rounds">
+      {rounds.map((r) => (
+        <li key={r.round} className={`ag-round ${r.ok ? 'is-ok' : 'is-bad'}`}>
+          <span className="ag-round__icon">
+            <Icon name={r.ok ? 'check' : 'alert'} size={14} />
+          </span>
+          <div>
+            <strong>
+              {r.round === 0 ? 'First draft' : `Repair ${r.round}`} ·{' '}
+              {r.ok
+                ? 'passed every check'
+                : `${r.issues.length} ${r.issues.length === 1 ? 'problem' : 'problems'}`}
+            </strong>
+            <span className="muted">
+              {' '}
+              {(r.duration_ms / 1000).toFixed(1)} s · {r.input_tokens + r.output_tokens} tokens
+            </span>
+            {!r.ok && (
+              <ul className="ag-issues">
+                {r.issues.slice(0, 6).map((i) => (
+                  <li key={`${i.stage}:${i.path}:${i.message}`}>
+                    <code>{i.path}</code> {i.message}
+                  </li>
+                ))}
+                {r.issues.length > 6 && <li className="muted">…and {r.issues.length - 6} more</li>}
+              </ul>
+            )}
+          </div>
+        </li>
+      ))}
+      {busy && (
+        <li className="ag-round is-busy" role="status">
+          <span className="spinner" />
+          <span>
+            {rounds.length === 0
+              ? 'Writing the first draft…'
+              : `Sending the problems back · round ${rounds.length + 1} of at most ${max}`}
+          </span>
+        </li>
+      )}
+    </ol>
+  );
+}
+
+/** "New skill with AI": describe it, watch the rounds, review, open it in the editor. */
+export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
+  const a = useAgent((s) => ({ run: s.create, api: s }));
+  const composer = useComposerStore(
+    useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow, workspaceOpen: s.workspaceOpen })),
+  );
+  const run = a.run;
+  const [text, setText] = useState('');
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  const go = () => text.trim() && !run.busy && void a.api.startCreate(text.trim());
+  const result = run.result;
+  const pkg = result?.draft as
+    | {
+        name?: string;
+        description?: string;
+        artifacts?: Array<{ kind: string; name: string; content: string }>;
+      }
+    | undefined;
+  const evals = pkg?.artifacts?.find((x) => x.name === 'evals/evals.json');
+  let evalCount = 0;
+  try {
+    evalCount = evals ? (JSON.parse(evals.content).evals?.length ?? 0) : 0;
+  } catch {
+    evalCount = 0;
+  }
+  const accept = () => {
+    if (!result) return;
+    const draft = packageDraft(result.draft);
+    const key = `new:ai-${Date.now().toString(36)}`;
+    composer.dispatch({ type: 'doc/loading', key });
+    composer.dispatch({
+      type: 'doc/opened',
+      doc: {
+        key,
+        origin: null,
+        scope: composer.workspaceOpen ? 'workspace' : 'account',
+        base: null,
+        draft,
+        context: '{}',
+      },
+    });
+    void composer.validateNow();
+    a.api.dispatch({ type: 'run/reset', which: 'create' });
+    onClose();
+  };
+  const close = () => {
+    if (run.busy) void a.api.cancel('create');
+    onClose();
+  };
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes; Esc does too
+    <div className="scrim" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+      <div
+        className="dialog ag-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="ag-new-title"
+        onKeyDown={(e) => e.key === 'Escape' && close()}
+      >
+        <h2 id="ag-new-title" className="dialog__title">
+          <Icon name="sparkle" /> New skill with AI
+        </h2>
+        {!result && (
+          <>
+            <label className="ag-label" htmlFor="ag-describe">
+              Describe what the skill should do
+            </label>
+            <textarea
+              id="ag-describe"
+              ref={box}
+              className="ag-textarea"
+              rows={3}
+              value={text}
+              disabled={run.busy}
+              placeholder="e.g. a skill that checks a story's timeline for contradictions"
+              onChange={(e) => setText(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) go();
+              }}
+            />
+            {!run.busy && !run.rounds.length && (
+              <div className="ag-examples">
+                {EXAMPLES.map((x) => (
+                  <button key={x} type="button" className="ag-chip" onClick={() => setText(x)}>
+                    {x}
+                  </button>
+                ))}
+              </div>
+            )}
+            <p className="sc-field__help">
+              The model writes the description, triggers, a prompt template and 3–5 evals; each draft is
+              checked (schema, template syntax, a dry run on every eval) and sent back with its problems, up
+              to 3 times. Nothing is saved until you do.
+            </p>
+          </>
+        )}
+        <Rounds rounds={run.rounds} busy={run.busy} />
+        {run.error && (
+          <div className="callout callout--error" role="alert">
+            <Icon name="alert" />
+            <p>
+              {run.error.code === 'LLM_NOT_CONFIGURED'
+                ? 'No model is configured: choose a provider and key in Settings, then try again.'
+                : run.error.message}
+            </p>
+          </div>
+        )}
+        {result && pkg && (
+          <section className="ag-review" aria-label="Review">
+            <div className={`callout ${result.ok ? 'callout--ok' : 'callout--warn'}`}>
+              <Icon name={result.ok ? 'check' : 'alert'} />
+              <p>
+                {result.ok
+                  ? `Passed every check after ${result.rounds.length} ${result.rounds.length === 1 ? 'draft' : 'drafts'}.`
+                  : 'Still has problems after the last repair. Open it to fix them by hand, or describe it again.'}
+              </p>
+            </div>
+            <h3 className="ag-review__name">{pkg.name}</h3>
+            <p>{pkg.description}</p>
+            <ul className="ag-artifacts">
+              {(pkg.artifacts ?? []).map((x) => (
+                <li key={x.name}>
+                  <span className={`kind kind--${x.kind}`}>{x.kind.replace('_', ' ')}</span> {x.name}
+                </li>
+              ))}
+            </ul>
+            <p className="muted">
+              {evalCount} evals · {result.model}
+            </p>
+          </section>
+        )}
+        <div className="dialog__actions">
+          {run.busy ? (
+            <button type="button" className="btn" onClick={() => void a.api.cancel('create')}>
+              <Icon name="stop" /> Stop
+            </button>
+          ) : (
+            <button type="button" className="btn" onClick={close}>
+              Cancel
+            </button>
+          )}
+          {result ? (
+            <>
+              <button
+                type="button"
+                className="btn"
+                onClick={() => a.api.dispatch({ type: 'run/reset', which: 'create' })}
+              >
+                Start over
+              </button>
+              <button type="button" className="btn btn--primary" onClick={accept}>
+                Accept and open in the editor
+              </button>
+            </>
+          ) : (
+            <button
+              type="button"
+              className="btn btn--primary"
+              disabled={!text.trim() || run.busy}
+              onClick={go}
+              title="Ctrl+Enter"
+            >
+              <Icon name="sparkle" /> {run.busy ? 'Writing…' : 'Write the skill'}
+            </button>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Patch({ text }: { text: string }) {
+  return (
+    <pre className="ag-patch">
+      {text.split('\n').map((l, i) => (
+        <span
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines of one patch, in order
+          key={i}
+          className={
+            l.startsWith('+') ? 'is-add' : l.startsWith('-') ? 'is-del' : l.startsWith('@@') ? 'is-hunk' : ''
+          }
+        >
+          {l}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/** Refine the open skill in conversation; accept or reject each artifact's change. */
+function RefinePanel({ doc }: { doc: EditorDoc }) {
+  const a = useAgent((s) => ({ run: s.refine, api: s }));
+  const composer = useComposerStore(
+    useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow })),
+  );
+  const [text, setText] = useState('');
+  const run = a.run;
+  const changes = run.result?.changes ?? [];
+  const accepted = changes.filter((c) => run.accepted[c.key]).length;
+  const go = () => {
+    if (!text.trim() || run.busy) return;
+    // The agent sees the editor's draft, hand edits included.
+    void a.api.startRefine(draftToPackage(doc.draft).pkg, text.trim());
+  };
+  const apply = async () => {
+    const merged = await a.api.applyAccepted();
+    if (!merged) return;
+    composer.dispatch({ type: 'draft/replaced', draft: packageDraft(merged) });
+    void composer.validateNow();
+    setText('');
+  };
+  return (
+    <section className="ag-panel" aria-label="Refine with AI">
+      <div className="ag-ask">
+        <input
+          className="ag-input"
+          aria-label="What should change?"
+          placeholder='What should change? e.g. "output JSON with a contradictions array"'
+          value={text}
+          disabled={run.busy}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && go()}
+        />
+        {run.busy ? (
+          <button type="button" className="btn" onClick={() => void a.api.cancel('refine')}>
+            <Icon name="stop" /> Stop
+          </button>
+        ) : (
+          <button type="button" className="btn btn--primary" disabled={!text.trim()} onClick={go}>
+            <Icon name="sparkle" /> Refine
+          </button>
+        )}
+      </div>
+      <Rounds rounds={run.rounds} busy={run.busy} />
+      {run.error && (
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <p>
+            {run.error.code === 'LLM_NOT_CONFIGURED'
+              ? 'No model is configured: choose one in Settings.'
+              : run.error.message}
+          </p>
+        </div>
+      )}
+      {run.result && changes.length === 0 && <p className="muted">The model changed nothing.</p>}
+      {changes.length > 0 && (
+        <>
+          <ul className="ag-changes" aria-label="Proposed changes">
+            {changes.map((c) => (
+              <li key={c.key} className={`ag-change${run.accepted[c.key] ? '' : ' is-rejected'}`}>
+                <label className="ag-change__head">
+                  <input
+                    type="checkbox"
+                    checked={Boolean(run.accepted[c.key])}
+                    onChange={(e) =>
+                      a.api.dispatch({ type: 'change/toggled', key: c.key, accepted: e.target.checked })
+                    }
+                    aria-label={`Accept the change to ${c.name}`}
+                  />
+                  <span className={`ag-tag ag-tag--${c.change}`}>{c.change}</span>
+                  <strong>{c.name}</strong>
+                  {c.kind && <span className="muted">{c.kind.replace('_', ' ')}</span>}
+                </label>
+                <Patch text={c.patch} />
+              </li>
+            ))}
+          </ul>
+          <div className="sc-row">
+            <button type="button" className="btn btn--primary" onClick={() => void apply()}>
+              Apply {accepted} of {changes.length} {changes.length === 1 ? 'change' : 'changes'}
+            </button>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => a.api.dispatch({ type: 'run/reset', which: 'refine' })}
+            >
+              Discard
+            </button>
+            <span className="muted">Applied changes land in the editor; save when you are happy.</span>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** Run the saved skill's evals with progress and cancel; pass rates per model. */
+function EvalsPanel({ doc }: { doc: EditorDoc }) {
+  const a = useAgent((s) => ({ evals: s.evals, api: s }));
+  const origin = doc.origin;
+  const api = a.api;
+  useEffect(() => {
+    if (origin) void api.openEvals(origin);
+  }, [origin, api]);
+  const e = a.evals;
+  if (!origin) return <p className="muted ag-panel">Save the skill to run its evals.</p>;
+  const hasEvals = doc.draft.artifacts.some((x) => x.name === 'evals/evals.json');
+  return (
+    <section className="ag-panel" aria-label="Evals">
+      {!hasEvals && (
+        <p className="muted">
+          This skill has no evals yet: add a resource artifact named <code>evals/evals.json</code> with{' '}
+          <code>{'{"evals": [{"id": 1, "prompt": …, "assertions": […]}]}'}</code>, or ask “add 3 evals” in
+          Refine.
+        </p>
+      )}
+      <div className="sc-row">
+        {e.busy ? (
+          <button type="button" className="btn" onClick={() => void api.cancelEvals()}>
+            <Icon name="stop" /> Cancel
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={!hasEvals}
+            onClick={() => void api.runEvals()}
+          >
+            <Icon name="activity" /> Run evals
+          </button>
+        )}
+        {e.busy && (
+          <span className="ag-progress" role="status">
+            <progress max={e.progress?.total ?? 1} value={e.progress?.done ?? 0} />
+            {e.progress ? `${e.progress.done} of ${e.progress.total}` : 'Starting…'}
+          </span>
+        )}
+        {isDirty(doc) && <span className="muted">Evals run the saved version, not your unsaved edits.</span>}
+      </div>
+      {e.error && (
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <p>{e.error.code === 'CANCELLED' ? 'Cancelled.' : e.error.message}</p>
+        </div>
+      )}
+      {e.result && (
+        <>
+          <p className={`ag-score ${e.result.ok ? 'is-ok' : 'is-bad'}`}>
+            <strong>{pct(e.result.pass_rate)}</strong> passed ({e.result.passed} of {e.result.total}) ·
+            threshold {pct(e.result.threshold)} · {e.result.model ?? 'no model'} ·{' '}
+            {(e.result.duration_ms / 1000).toFixed(1)} s · {e.result.input_tokens + e.result.output_tokens}{' '}
+            tokens
+            {e.result.estimated_cost ? ` · $${e.result.estimated_cost.toFixed(4)}` : ''}
+          </p>
+          <ul className="ag-results" aria-label="Eval results">
+            {e.result.results.map((r) => (
+              <li key={r.id} className={r.passed ? 'is-ok' : 'is-bad'}>
+                <Icon name={r.passed ? 'check' : 'alert'} size={14} />
+                <span className="ag-tag">{r.kind}</span>
+                <span className="ag-results__prompt">{r.prompt}</span>
+                <span className="muted">
+                  {r.kind === 'trigger'
+                    ? `rank ${r.rank ?? '—'}${r.model_chose == null ? '' : r.model_chose ? ' · model chose it' : ` · model chose ${r.model_choice ?? 'none'}`}`
+                    : `${r.duration_ms} ms`}
+                </span>
+                {r.reason && <span className="ag-results__why">{r.reason}</span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {e.history && e.history.per_model.length > 0 && (
+        <table className="ag-models">
+          <caption>Pass rate per model (latest run)</caption>
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th>Pass rate</th>
+              <th>Version</th>
+              <th>Tokens</th>
+              <th>Time</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.history.per_model.map((m) => (
+              <tr key={m.model ?? ''}>
+                <td>{m.model ?? 'no model'}</td>
+                <td>
+                  {pct(m.pass_rate)} ({m.passed}/{m.total})
+                </td>
+                <td>{m.version}</td>
+                <td>{m.input_tokens + m.output_tokens}</td>
+                <td>{(m.duration_ms / 1000).toFixed(1)} s</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** The agent bar under the editor head: refine with AI, evals. */
+export function AgentBar({ doc }: { doc: EditorDoc }) {
+  const [open, setOpen] = useState<'refine' | 'evals' | null>(null);
+  const toggle = (p: 'refine' | 'evals') => setOpen((o) => (o === p ? null : p));
+  return (
+    <div className="ag-bar">
+      <div className="sc-row">
+        <button
+          type="button"
+          className={`btn btn--small${open === 'refine' ? ' is-on' : ''}`}
+          aria-expanded={open === 'refine'}
+          onClick={() => toggle('refine')}
+        >
+          <Icon name="sparkle" /> Refine with AI
+        </button>
+        <button
+          type="button"
+          className={`btn btn--small${open === 'evals' ? ' is-on' : ''}`}
+          aria-expanded={open === 'evals'}
+          onClick={() => toggle('evals')}
+        >
+          <Icon name="activity" /> Evals
+        </button>
+      </div>
+      {open === 'refine' && <RefinePanel doc={doc} />}
+      {open === 'evals' && <EvalsPanel doc={doc} />}
+    </div>
+  );
+}
+
+/** The button that opens "New skill with AI". */
+export function NewWithAiButton({ className = 'btn' }: { className?: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" className={className} onClick={() => setOpen(true)}>
+        <Icon name="sparkle" /> New skill with AI
+      </button>
+      {open && <NewSkillWithAiDialog onClose={() => setOpen(false)} />}
+    </>
+  );
+}
