@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
@@ -212,6 +212,20 @@ describe.skipIf(skip)('Skill Composer: model test-runs, forks, drag-and-drop imp
     await pw(row.locator('.sc-report__issue--warn')).toContainText('breaks the Agent Skills naming rule');
     await pw(catalog.getByRole('button', { name: /Tone Check/ })).toBeVisible();
     await shoot('composer-drop-imported-1440');
+
+    // An Agent Skills folder picked with the folder picker imports with its bundled files.
+    const folder = join(mkdtempSync(join(tmpdir(), 'skilldesk-e2e-pick-')), 'kind-words');
+    mkdirSync(join(folder, 'references'), { recursive: true });
+    writeFileSync(
+      join(folder, 'SKILL.md'),
+      '---\nname: kind-words\ndescription: Suggests kinder words.\n---\n# Kind words\n',
+    );
+    writeFileSync(join(folder, 'references', 'list.md'), 'gentle\n');
+    await page.getByTestId('composer-import-folder').setInputFiles(folder);
+    const picked = report.locator('li').filter({ hasText: 'kind-words' });
+    await pw(picked).toContainText('created');
+    await pw(picked.locator('.sc-report__issue--warn')).toHaveCount(0);
+    await pw(catalog.getByRole('button', { name: /kind-words/ })).toBeVisible();
 
     // The bundled file opens as a resource: its size and type, and a download.
     await catalog.getByRole('button', { name: /Tone Check/ }).click();
