@@ -3,24 +3,33 @@
  * table, served unchanged by IPC (Electron), WebSocket (web mode) and in-process (tests).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createActivationHandlers } from './activation/index.js';
 import { createChatHandlers } from './chat/index.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js'; // issue 12
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
+import type { ChatModelChoice } from './contract/chat.js';
+import type { WorkspaceState } from './contract/workspace.js';
 import { createCodeHandlers, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
-import { openWorkspaceSession } from './host/workspace-session.js';
+import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
-import type { SpawnSandboxProcess } from './sandbox/index.js';
+import { createProgressTracker, trackSandboxStarts, trackSidecarStarts } from './progress/index.js';
+import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
 import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
 import { createTracesHandlers } from './traces/index.js';
+import {
+  createWorkspaceHandlers,
+  type LivePages,
+  openRecentWorkspaces,
+  startLivePages,
+} from './workspace/index.js';
 
 /** Where the main process reports problems. Stacks go here and never to a client. */
 export interface Logger {
@@ -63,6 +72,8 @@ export interface HostDeps {
   llm?: () => Llm | null;
   /** Open (or focus) another window; the desktop's only (issue 11). Without it, `opened: false`. */
   openWindow?: (window: 'composer') => boolean;
+  /** The native folder dialog (the desktop's, from electron/shell); absent in web mode and the CLI. */
+  pickFolder?: () => Promise<string | null>;
 }
 
 /** The running core: the handler table, the event hub, and how to shut it down. */
@@ -105,17 +116,26 @@ export function createHost(deps: HostDeps): Host {
     now,
     onWarning: (m) => logger.info(m),
   });
-  const llm = deps.llm ?? (() => settings.chatLlm());
-  const session = openWorkspaceSession(
-    { home, workspace: deps.workspace, env: deps.env },
-    {
-      llm,
-      log: (line) => logger.info(line),
-      spawnSandbox: deps.spawnSandbox,
-      resourcesPath: deps.resourcesPath,
-    },
+  const llm: (choice?: ChatModelChoice) => Llm | null = deps.llm ?? ((choice) => settings.chatLlm(choice));
+  // Long work (sandbox start, page indexing) is reported to every window (issue 13).
+  const progress = createProgressTracker({ emit: (t) => events.emit('progress/task-updated', t) });
+  const spawnSandbox = trackSandboxStarts(deps.spawnSandbox ?? spawnNodeSandbox, progress);
+  // One session object for every slice; switching the workspace swaps what it delegates to.
+  const switcher = createSwitchableSession(
+    (workspace) =>
+      openWorkspaceSession(
+        { home, workspace, env: deps.env },
+        {
+          llm,
+          log: (line) => logger.info(line),
+          spawnSandbox,
+          spawnSidecar: trackSidecarStarts(progress),
+          resourcesPath: deps.resourcesPath,
+        },
+      ),
+    deps.workspace,
   );
-  const { workspace } = session;
+  const session = switcher.session;
   const catalog = session.catalog;
 
   const version = deps.version ?? appVersion();
@@ -125,13 +145,13 @@ export function createHost(deps: HostDeps): Host {
       version,
       mode: deps.mode,
       home,
-      workspace: workspace ?? null,
+      workspace: session.workspace ?? null,
       stores: {
         account: { file: catalog.get().account.file },
-        workspace: workspace
+        workspace: session.workspace
           ? {
-              file: storeFile(workspace),
-              exists: catalog.get().workspace !== null || existsSync(storeFile(workspace)),
+              file: storeFile(session.workspace),
+              exists: catalog.get().workspace !== null || existsSync(storeFile(session.workspace)),
             }
           : null,
       },
@@ -158,6 +178,61 @@ export function createHost(deps: HostDeps): Host {
   });
   const limits = limitsFrom(deps.env);
 
+  // Issue 13: the open workspace, switched at run time, its pages kept indexed (app faces only:
+  // the CLI neither watches nor indexes a folder it merely reads).
+  const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
+  const recent = openRecentWorkspaces(home, { onWarning: (m) => logger.info(m) });
+  let pages: LivePages | null = null;
+  const workspaceState = (): WorkspaceState => ({
+    path: session.workspace ?? null,
+    name: session.workspace ? basename(session.workspace) || session.workspace : null,
+    can_pick_folder: deps.pickFolder !== undefined,
+    pages: session.workspace ? (pages?.state() ?? null) : null,
+  });
+  const watchPages = () => {
+    pages?.close();
+    pages = null;
+    const folder = session.workspace;
+    if (!faceIsApp || !folder) return;
+    let task: ReturnType<typeof progress.start> | null = null;
+    pages = startLivePages({
+      folder,
+      db: (create) =>
+        create ? catalog.withStore('workspace').store.db : (catalog.get().workspace?.db ?? null),
+      onChange: () => events.emit('workspace/changed', { ...workspaceState(), reason: 'pages-indexed' }),
+      onProgress: (phase, detail) => {
+        if (phase === 'started') task = progress.start('pages', `Indexing pages in ${basename(folder)}`);
+        else if (phase === 'finished') task?.done(detail);
+        else task?.fail(detail);
+      },
+    });
+  };
+  if (faceIsApp && session.workspace) recent.touch(session.workspace);
+  watchPages();
+  const workspaceHandlers = createWorkspaceHandlers({
+    current: workspaceState,
+    recent,
+    pickFolder: deps.pickFolder,
+    reindex: () => {
+      pages?.reindex();
+      return workspaceState();
+    },
+    async switchTo(path) {
+      // Turns and runs of the old workspace stop; its stores close once the new one is open.
+      await chat.dispose();
+      pages?.close();
+      pages = null;
+      try {
+        await switcher.switchTo(path ?? undefined);
+      } finally {
+        watchPages();
+      }
+      const state = workspaceState();
+      events.emit('workspace/changed', { ...state, reason: 'opened' });
+      return state;
+    },
+  });
+
   const handlers: Handlers = {
     ...createSkillsHandlers({ catalog, events, limits }),
     ...createActivationHandlers({ catalog, now }),
@@ -168,7 +243,17 @@ export function createHost(deps: HostDeps): Host {
     ...settings.handlers,
     ...createCodeHandlers({ session }),
     ...createSidecarHandlers({ session }),
+    ...workspaceHandlers,
+    ...progress.handlers,
     ...mcp.handlers,
+    // issue 12: the Composer agent (its prompts are the catalog's "Composer Agent" skill).
+    ...createComposerHandlers({
+      catalog: () => catalog.get(),
+      llm,
+      events,
+      now,
+      runCode: createCodeDryRunner(session),
+    }),
   };
 
   let disposed: Promise<void> | null = null;
@@ -179,6 +264,7 @@ export function createHost(deps: HostDeps): Host {
     dispose() {
       if (disposed) return disposed;
       events.clear();
+      pages?.close();
       disposed = chat
         .dispose()
         .then(() => mcp.dispose())
@@ -188,11 +274,3 @@ export function createHost(deps: HostDeps): Host {
     },
   };
 }
-    // issue 12: the Composer agent (its prompts are the catalog's "Composer Agent" skill).
-    ...createComposerHandlers({
-      catalog: () => catalog.get(),
-      llm,
-      events,
-      now,
-      runCode: createCodeDryRunner(session),
-    }),

@@ -6,9 +6,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { createHost, type Host } from './host.js';
+import { pickFolder } from './shell/dialogs.js';
+import { installMenu } from './shell/menu.js';
 import { electronSandboxSpawner } from './shell/sandbox-spawn.js';
 import { createKeychainSecretStore } from './shell/secrets.js';
-import { installMenu } from './shell/menu.js';
 import { createMainWindow, lockDown, openComposerWindow, rendererEntry } from './shell/window.js';
 import { serveIpc } from './transport/index.js';
 

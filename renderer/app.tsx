@@ -8,6 +8,12 @@ import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
 import { TracesView } from './features/traces/TracesView.js';
+import { ProgressArea } from './features/workspace/ProgressArea.js';
+import {
+  useWorkspaceStore,
+  WorkspaceButton,
+  WorkspaceDialog,
+} from './features/workspace/WorkspaceSwitcher.js';
 import {
   type Stores,
   StoresProvider,
@@ -65,6 +71,14 @@ function Shell() {
   const status = useConnectionStatus();
 
   useEffect(() => applyTheme(theme, document.documentElement), [theme]);
+  const workspaceName = useWorkspaceStore((s) => (s.current ? (s.current.name ?? 'Account only') : null));
+  useEffect(() => {
+    document.title = workspaceName ? `${workspaceName} — SkillDesk` : 'SkillDesk';
+  }, [workspaceName]);
+  useEffect(() => {
+    // (Re)load on every (re)connection: a workspace may have been switched while disconnected.
+    if (status === 'open') void stores.workspace.getState().load();
+  }, [status, stores]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = isMac ? e.metaKey : e.ctrlKey;
@@ -72,6 +86,11 @@ function Shell() {
       if (e.key.toLowerCase() === 'k') {
         e.preventDefault();
         focusSearch();
+        return;
+      }
+      if (e.key.toLowerCase() === 'o') {
+        e.preventDefault();
+        stores.workspace.getState().openPicker();
         return;
       }
       if (e.key.toLowerCase() === 'n') {
@@ -100,6 +119,7 @@ function Shell() {
           </span>
           <span className="brand__name">SkillDesk</span>
         </div>
+        <WorkspaceButton modKey={modKey} />
         <ul className="nav">
           {NAV.map((n) => (
             <li key={n.view}>
@@ -140,6 +160,8 @@ function Shell() {
           {view === 'traces' && <TracesView />}
         </div>
       </main>
+      <WorkspaceDialog />
+      <ProgressArea />
     </div>
   );
 }

@@ -18,6 +18,7 @@ import { createSkillsStore, type SkillsStore } from './features/skills/skills-st
 import { createToolsStore, type ToolsStore } from './features/tools/tools-store.js';
 import { createTraceListStore, type TraceListStore } from './features/traces/trace-list-store.js';
 import { createTracesStore, type TracesStore } from './features/traces/traces-store.js';
+import { createWorkspaceStore, type WorkspaceStore } from './features/workspace/workspace-store.js';
 
 /** Every feature store of one app instance. */
 export interface Stores {
@@ -30,6 +31,8 @@ export interface Stores {
   traces: StoreApi<TracesStore>;
   /** The Traces view (filters, totals, export). */
   traceList: StoreApi<TraceListStore>;
+  /** The open workspace, its switcher, and the progress area. */
+  workspace: StoreApi<WorkspaceStore>;
   providers: StoreApi<ProvidersStore>;
   composer: StoreApi<ComposerStore>;
   /** MCP servers, tool approvals and tool-call progress (issue 16). */
@@ -44,7 +47,7 @@ export function createStores(
   client: Client,
   opts: { storage?: PrefStorage | null; connection?: Stores['connection'] } = {},
 ): Stores {
-  return {
+  const stores: Omit<Stores, 'workspace'> = {
     client,
     app: createAppStore(),
     skills: createSkillsStore(client),
@@ -59,6 +62,16 @@ export function createStores(
     drafts: createDrafts(opts.storage ?? null),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
+  // Another workspace opened (here or in another window): every view reloads from it.
+  const onSwitched = () => {
+    stores.chat.getState().newChat();
+    void stores.chat.getState().loadSessions();
+    void stores.skills.getState().load();
+    void stores.composer.getState().loadCatalog();
+    void stores.traceList.getState().load();
+    void stores.settings.getState().loadInfo();
+  };
+  return { ...stores, workspace: createWorkspaceStore(client, onSwitched) };
 }
 
 const StoresContext = createContext<Stores | null>(null);

@@ -33,6 +33,9 @@ import {
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 // Issue 16: MCP servers and tool approvals.
 import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
+// Issue 13: workspaces in the app, and progress of long work.
+import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
+import { type WorkspaceChannels, type WorkspaceEvents, workspaceRequestSchemas } from './workspace.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
 export type Channels = SkillsChannels &
@@ -46,7 +49,9 @@ export type Channels = SkillsChannels &
   SidecarChannels &
   ComposerChannels & // issue 12
   EvalChannels & // issue 12
-  ToolsChannels; // issue 16
+  ToolsChannels & // issue 16
+  WorkspaceChannels & // issue 13
+  ProgressChannels; // issue 13
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -55,7 +60,8 @@ export type Req<C extends Channel> = Channels[C]['req'];
 export type Res<C extends Channel> = Channels[C]['res'];
 
 /** Every event the main process pushes: `'capability/noun-past': payload`. */
-export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & EvalEvents & ToolsEvents; // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
+export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & EvalEvents & ToolsEvents & // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
+  WorkspaceEvents & ProgressEvents; // issue 13
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
@@ -80,6 +86,9 @@ export const EVENT_NAMES = [
   'tools/approval-settled',
   'tools/call-progressed',
   'tools/server-status-changed',
+  // issue 13
+  'workspace/changed',
+  'progress/task-updated',
 ] as const satisfies readonly EventName[];
 // Fails to compile when an event is added to `Events` but not to EVENT_NAMES.
 const _allEventsListed: Exclude<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
@@ -105,6 +114,8 @@ export const requestSchemas = {
   ...composerRequestSchemas, // issue 12
   ...evalRequestSchemas, // issue 12
   ...toolsRequestSchemas, // issue 16
+  ...workspaceRequestSchemas, // issue 13
+  ...progressRequestSchemas, // issue 13
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */
@@ -145,7 +156,7 @@ export interface EventHub extends EventSource {
   clear(): void;
 }
 
-/** What the renderer sees (`window.skilldesk` in Electron; the same over WebSocket). */
+/** What the renderer's client speaks, whichever transport carries it (IPC, WebSocket, in-process). */
 export interface SkillDeskApi {
   /** Call a channel; resolves with the envelope, never rejects for an app error. */
   invoke<C extends Channel>(channel: C, req: Req<C>): Promise<Result<Res<C>>>;

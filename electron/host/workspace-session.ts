@@ -9,7 +9,11 @@ import { AppError } from '../contract/errors.js';
 import { createSkillRuntime, type SkillRuntime, sidecarLm } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SpawnSandboxProcess } from '../sandbox/index.js';
-import { createSidecarClient, type SidecarClient } from '../sidecar-client/index.js';
+import {
+  createSidecarClient,
+  type SidecarClient,
+  type SidecarClientOptions,
+} from '../sidecar-client/index.js';
 import { type CatalogRef, openCatalog, type SkillCatalog } from '../skills/index.js';
 
 export type { CatalogRef };
@@ -38,6 +42,8 @@ export interface WorkspaceSessionDeps {
   resourcesPath?: string;
   /** Override the skill runtime (tests). */
   createRuntime?: typeof createSkillRuntime;
+  /** How the DSPy sidecar process starts (the host wraps it to report progress). */
+  spawnSidecar?: SidecarClientOptions['spawn'];
 }
 
 /** An open workspace. */
@@ -143,6 +149,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
         env: loc.env,
         resourcesPath: deps.resourcesPath,
         log: deps.log,
+        spawn: deps.spawnSidecar,
       });
       return sidecar;
     },
@@ -157,4 +164,55 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
     },
   };
   return session;
+}
+
+/** A session whose workspace can be switched at run time (issue 13). */
+export interface SwitchableSession {
+  /** The one session object every handler slice holds; it delegates to the open workspace. */
+  session: WorkspaceSession;
+  /**
+   * Open `workspace` (undefined: account-only), then close the previous one. When the new one
+   * cannot be opened it throws and the previous one stays open. Switches run one at a time.
+   */
+  switchTo(workspace: string | undefined): Promise<void>;
+}
+
+/** Create a switchable session over `open`, starting with `initial`. */
+export function createSwitchableSession(
+  open: (workspace: string | undefined) => WorkspaceSession,
+  initial: string | undefined,
+): SwitchableSession {
+  let cur = open(initial);
+  const session: WorkspaceSession = {
+    get home() {
+      return cur.home;
+    },
+    get workspace() {
+      return cur.workspace;
+    },
+    catalog: {
+      get: () => cur.catalog.get(),
+      withStore: (scope) => cur.catalog.withStore(scope),
+      hasWorkspace: () => cur.catalog.hasWorkspace(),
+    },
+    runtime: (store) => cur.runtime(store),
+    chats: { read: () => cur.chats.read(), write: () => cur.chats.write() },
+    writeStore: () => cur.writeStore(),
+    sidecar: () => cur.sidecar(),
+    dispose: () => cur.dispose(),
+  };
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    session,
+    switchTo(workspace) {
+      const next = queue.then(async () => {
+        const opened = open(workspace);
+        const old = cur;
+        cur = opened;
+        await old.dispose();
+      });
+      queue = next.catch(() => {});
+      return next;
+    },
+  };
 }

@@ -1,3 +1,6 @@
+export { checkWorkspaceFolder, completeFolder, expandHome } from './folders.js';
+export { createWorkspaceHandlers, type WorkspaceHandlerDeps } from './handlers.js';
+export { type LivePages, type LivePagesDeps, startLivePages } from './live-pages.js';
 export {
   extractLinks,
   type IndexOptions,
@@ -11,3 +14,4 @@ export {
   type WorkspaceRevision,
   type WorkspaceSearchHit,
 } from './pages.js';
+export { openRecentWorkspaces, type RecentWorkspaces } from './recent.js';

@@ -1,0 +1,7 @@
+export {
+  createProgressTracker,
+  type ProgressHandle,
+  type ProgressTracker,
+  trackSandboxStarts,
+  trackSidecarStarts,
+} from './tracker.js';

@@ -1,0 +1,159 @@
+/**
+ * Long work the main process does, tracked for the app-wide progress area (issue 13). A task is
+ * started by whoever does the work, updated as it goes, and ended once; every change is an event.
+ */
+import { spawn as nodeSpawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { HandlersFor } from '../contract/channels.js';
+import type { ProgressKind, ProgressTask } from '../contract/progress.js';
+import type { SandboxProcessHandle, SpawnSandboxProcess } from '../sandbox/index.js';
+
+/** Finished tasks stay listed this long, so a window opened just after still sees the outcome. */
+const KEEP_FINISHED_MS = 60_000;
+
+/** A running task, as its owner holds it. */
+export interface ProgressHandle {
+  readonly id: string;
+  update(detail: string | null, fraction?: number | null): void;
+  done(detail?: string | null): void;
+  fail(detail: string): void;
+}
+
+/** The tracker: start tasks, list them, cancel them. */
+export interface ProgressTracker {
+  start(kind: ProgressKind, label: string, opts?: { cancel?: () => void; detail?: string }): ProgressHandle;
+  list(): ProgressTask[];
+  cancel(id: string): boolean;
+  handlers: HandlersFor<'progress'>;
+}
+
+/** Create a tracker publishing `progress/task-updated` through `emit`. */
+export function createProgressTracker(deps: {
+  emit(task: ProgressTask): void;
+  now?: () => Date;
+  clock?: () => number;
+}): ProgressTracker {
+  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? (() => Date.now());
+  const tasks = new Map<string, { task: ProgressTask; cancel?: () => void; endedAt: number | null }>();
+
+  const prune = () => {
+    const t = clock();
+    for (const [id, e] of tasks) if (e.endedAt !== null && t - e.endedAt > KEEP_FINISHED_MS) tasks.delete(id);
+  };
+  const set = (id: string, patch: Partial<ProgressTask>) => {
+    const e = tasks.get(id);
+    if (e?.task.state !== 'running') return;
+    e.task = { ...e.task, ...patch };
+    if (e.task.state !== 'running') {
+      e.endedAt = clock();
+      e.task.cancellable = false;
+    }
+    deps.emit(e.task);
+  };
+
+  const tracker: ProgressTracker = {
+    start(kind, label, opts = {}) {
+      prune();
+      const id = randomUUID();
+      const task: ProgressTask = {
+        id,
+        kind,
+        label,
+        state: 'running',
+        detail: opts.detail ?? null,
+        fraction: null,
+        cancellable: opts.cancel !== undefined,
+        started_at: now().toISOString(),
+      };
+      tasks.set(id, { task, cancel: opts.cancel, endedAt: null });
+      deps.emit(task);
+      return {
+        id,
+        update: (detail, fraction = null) => set(id, { detail, fraction }),
+        done: (detail = null) => set(id, { state: 'done', detail, fraction: 1 }),
+        fail: (detail) => set(id, { state: 'failed', detail }),
+      };
+    },
+    list() {
+      prune();
+      return [...tasks.values()].map((e) => e.task);
+    },
+    cancel(id) {
+      const e = tasks.get(id);
+      if (e?.task.state !== 'running' || !e.cancel) return false;
+      const cancel = e.cancel;
+      set(id, { state: 'cancelled', detail: 'Cancelled' });
+      cancel();
+      return true;
+    },
+    handlers: {
+      'progress/list': () => ({ tasks: tracker.list() }),
+      'progress/cancel': (req) => ({ cancelled: tracker.cancel(req.id) }),
+    },
+  };
+  return tracker;
+}
+
+/**
+ * A sandbox spawner that reports each sandbox process's start as a task, from spawn until its
+ * first warm Python worker (or its exit); cancelling kills the process, failing the runs waiting
+ * on it with the pool's usual error.
+ */
+export function trackSandboxStarts(
+  spawn: SpawnSandboxProcess,
+  tracker: ProgressTracker,
+): SpawnSandboxProcess {
+  return (spec) => {
+    const proc: SandboxProcessHandle = spawn(spec);
+    const task = tracker.start('sandbox', 'Starting the Python sandbox', {
+      detail: 'Loading Pyodide (a few seconds the first time)',
+      cancel: () => proc.kill(),
+    });
+    let seen = '';
+    let ready = false;
+    proc.onData((chunk) => {
+      if (ready) return;
+      // The pool's protocol announces each warm worker; only the first matters here.
+      seen = (seen + Buffer.from(chunk).toString('latin1')).slice(-4096);
+      if (seen.includes('worker-ready')) {
+        ready = true;
+        task.done('Ready');
+      }
+    });
+    proc.onExit((code, signal) => {
+      if (!ready) task.fail(`The sandbox process stopped before it was ready (${signal ?? `exit ${code}`}).`);
+    });
+    return proc;
+  };
+}
+
+/**
+ * A `child_process.spawn` for the DSPy sidecar that reports its start as a task, from spawn until
+ * its first line on stdout (the handshake, after DSPy has imported); cancelling kills it, and
+ * DSPy skills then fall back to their prompt templates as they do when no sidecar is installed.
+ */
+export function trackSidecarStarts(
+  tracker: ProgressTracker,
+  spawn: typeof nodeSpawn = nodeSpawn,
+): typeof nodeSpawn {
+  return ((...args: Parameters<typeof nodeSpawn>) => {
+    const child = spawn(...args);
+    let ready = false;
+    const task = tracker.start('sidecar', 'Starting the DSPy sidecar', {
+      detail: 'Importing DSPy (several seconds the first time)',
+      cancel: () => child.kill('SIGKILL'),
+    });
+    child.stdout?.once('data', () => {
+      ready = true;
+      task.done('Ready');
+    });
+    child.once('exit', (code, signal) => {
+      if (!ready) task.fail(`The sidecar stopped before it was ready (${signal ?? `exit ${code}`}).`);
+    });
+    child.once('error', (e) => {
+      if (!ready) task.fail(`The sidecar could not start: ${e.message}`);
+    });
+    return child;
+  }) as typeof nodeSpawn;
+}
