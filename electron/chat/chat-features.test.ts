@@ -83,7 +83,8 @@ describe('chat features (issue 13)', () => {
     expect(reply!.tool_calls[0]!.result).toMatchObject({
       outputs: [{ ok: true, data: { rows: 3, columns: { temp: { min: 4, max: 27, median: 19 } } } }],
     });
-  });
+    // The sandbox starts cold here (Pyodide loads): slow on a busy machine.
+  }, 120_000);
 
   it('refuses an oversize or image attachment with a clear error and stores nothing', () => {
     const big = 'x'.repeat(512 * 1024 + 1);
@@ -211,5 +212,61 @@ describe('chat features (issue 13)', () => {
     await call('chat/cancel', { session_id: r.session_id });
     expect((await done).status).toBe('partial');
     expect((await call('chat/get-session', { session_id: r.session_id })).in_flight).toBeNull();
+  });
+});
+
+describe('model per chat (issue 13)', () => {
+  it('lists a provider’s models from its /models and answers a chat with the model chosen for it', async () => {
+    const provider = await startLoopbackProvider({
+      script: {
+        turns: [
+          { text: 'From the default.', expect: { model: 'gpt-4.1-mini' } },
+          { text: 'From this chat’s own model.', expect: { model: 'gpt-4o' } },
+        ],
+        models: ['gpt-4.1-mini', 'gpt-4o'],
+        api_key: 'sk-test',
+      },
+    });
+    cleanups.push(() => provider.close());
+    const host: Host = testHost();
+    const call = async <C extends keyof typeof requestSchemas>(channel: C, req: Req<C>): Promise<Res<C>> =>
+      (await host.handlers[channel](requestSchemas[channel].parse(req) as never, {
+        transport: 'in-process',
+      })) as Res<C>;
+    const finished = () =>
+      new Promise<EventPayload<'chat/turn-finished'>>((resolve) => {
+        const off = host.events.subscribe('chat/turn-finished', (p) => {
+          off();
+          resolve(p);
+        });
+      });
+    await call('settings/set-provider', { provider: 'openai', base_url: provider.url });
+    await call('settings/set-key', { provider: 'openai', key: 'sk-test' });
+    const models = await call('settings/list-models', { provider: 'openai' });
+    expect(models).toEqual({
+      provider: 'openai',
+      models: ['gpt-4.1-mini', 'gpt-4o'],
+      source: 'provider',
+      warning: null,
+    });
+    // A provider without a key: SkillDesk's own list, and why.
+    const known = await call('settings/list-models', { provider: 'anthropic' });
+    expect(known.source).toBe('known');
+    expect(known.models).toContain('claude-sonnet-4-6');
+    expect(known.warning).toMatch(/No API key for Anthropic/);
+
+    let done = finished();
+    const first = await call('chat/send-message', { message: 'Hello' });
+    expect((await done).model_id).toBe('openai:gpt-4.1-mini');
+    const set = await call('chat/set-model', {
+      session_id: first.session_id,
+      model: { provider: 'openai', model: 'gpt-4o' },
+    });
+    expect(set.session.model).toEqual({ provider: 'openai', model: 'gpt-4o' });
+    done = finished();
+    await call('chat/send-message', { session_id: first.session_id, message: 'Again' });
+    const f = await done;
+    expect(f.model_id).toBe('openai:gpt-4o');
+    expect(f.text).toBe('From this chat’s own model.');
   });
 });

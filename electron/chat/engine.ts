@@ -158,7 +158,7 @@ export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): st
 function resolveBranch(
   deps: ChatDeps,
   input: TurnInput,
-): { regenerate: ChatMessage | null; parent_id: string | null | undefined } {
+): { regenerate: ChatMessage | null; parent_id: string | null | undefined; edited?: ChatMessage } {
   const sid = input.session_id;
   const target = input.regenerate_of ?? input.edit_of;
   if (!target) return { regenerate: null, parent_id: undefined };
@@ -167,7 +167,7 @@ function resolveBranch(
   if (!m) throw new AppError('NOT_FOUND', 'That message is no longer in this chat.', { message_id: target });
   if (input.edit_of) {
     if (m.role !== 'user') throw new AppError('INVALID_INPUT', 'only your own messages can be edited');
-    return { regenerate: null, parent_id: m.parent_id };
+    return { regenerate: null, parent_id: m.parent_id, edited: m };
   }
   const question = m.role === 'assistant' && m.parent_id ? deps.chats.getMessage(sid, m.parent_id) : null;
   if (question?.role !== 'user')
@@ -427,7 +427,10 @@ export async function runTurn(
           media_type: a.media_type,
         })),
       }
-    : input;
+    : branch.edited && input.attachments === undefined
+      ? // An edit keeps the files the message carried unless it says otherwise.
+        { ...input, attachments: (branch.edited.attachments ?? []).map(({ size: _s, ...a }) => a) }
+      : input;
   const prompt = buildTurnPrompt(deps, turnInput);
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({

@@ -11,6 +11,7 @@ import {
   type Llm,
   type LlmConfig,
   LlmConfigSchema,
+  listModels,
   loadPriceTable,
   PROVIDER_IDS,
   PROVIDERS,
@@ -34,8 +35,11 @@ export interface SettingsHandlerDeps {
 /** The settings slice plus the model chat turns use, built from the current settings and keys. */
 export interface ProviderSettings {
   handlers: HandlersFor<'settings'>;
-  /** The chat model, or null when no provider is chosen. Throws INVALID_INPUT on a bad saved config. */
-  chatLlm(): Llm | null;
+  /**
+   * The chat model, or null when no provider is chosen. Throws INVALID_INPUT on a bad saved config.
+   * Given a chat's own choice, that provider and model (with the base URL saved for it, if any).
+   */
+  chatLlm(choice?: { provider: ProviderId; model: string }): Llm | null;
 }
 
 function configOf(choice: { provider: ProviderId; model?: string; base_url?: string }): LlmConfig {
@@ -180,13 +184,23 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         return { ok: false, provider: llm.provider, model: llm.model, took_ms: took(), reply: null, error };
       }
     },
+    'settings/list-models': async (req) => {
+      const { settings } = readSettings(deps.home);
+      const baseUrl = settings.chat?.provider === req.provider ? settings.chat.base_url : undefined;
+      const r = await listModels({ provider: req.provider, baseUrl: baseUrl || undefined }, { keys });
+      return { provider: req.provider, ...r };
+    },
   } satisfies HandlersFor<'settings'>;
 
   return {
     handlers,
-    chatLlm() {
+    chatLlm(choice) {
       const { settings, warning } = readSettings(deps.home);
       if (warning) deps.onWarning?.(warning);
+      if (choice) {
+        const baseUrl = settings.chat?.provider === choice.provider ? settings.chat.base_url : undefined;
+        return build(configOf({ ...choice, ...(baseUrl ? { base_url: baseUrl } : {}) }));
+      }
       return settings.chat ? build(configOf(settings.chat)) : null;
     },
   };

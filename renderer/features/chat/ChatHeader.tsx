@@ -4,6 +4,7 @@ import type { ChatUsageView } from '../../../electron/contract/chat.js';
 import { useChatStore, useProvidersStore, useStores } from '../../stores.js';
 import { downloadText } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
+import { ModelPicker } from './ModelPicker.js';
 
 /** A chat's tokens and cost, all replies and branches counted; null before any reply used a model. */
 export function chatUsageLine(u: ChatUsageView | null): string | null {
@@ -72,9 +73,11 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
   const usage = useChatStore((s) =>
     chatUsageLine(s.activeId ? (s.threads[s.activeId]?.usage ?? null) : null),
   );
+  const own = useChatStore((s) => s.sessions.items.find((i) => i.id === s.activeId)?.model ?? null);
   const chat = v.value?.chat ?? null;
-  const info = chat ? v.value?.providers.find((p) => p.id === chat.provider) : undefined;
-  const modelLabel = chat ? `${info?.label ?? chat.provider} · ${chat.model ?? info?.default_model}` : null;
+  const pick = own ?? (chat ? { provider: chat.provider, model: chat.model } : null);
+  const info = pick ? v.value?.providers.find((p) => p.id === pick.provider) : undefined;
+  const modelLabel = pick ? `${info?.label ?? pick.provider} · ${pick.model ?? info?.default_model}` : null;
   return (
     <header className="chat__head">
       <h1 className="pane-title chat__title" title={title}>
@@ -87,7 +90,15 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
       )}
       {activeId && <ExportMenu />}
       {v.value &&
-        (modelLabel ? (
+        (modelLabel && activeId ? (
+          <ModelPicker
+            label={modelLabel}
+            own={own}
+            providers={v.value.providers}
+            defaultProvider={chat?.provider ?? null}
+            onSettings={onSettings}
+          />
+        ) : modelLabel ? (
           <button
             type="button"
             className="pill pill--button chat__model"

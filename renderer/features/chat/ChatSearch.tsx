@@ -85,7 +85,7 @@ export function ChatSearch(props: { query: string; onQuery: (q: string) => void 
         <li key={h.message_id}>
           <button type="button" className="search-hit" onClick={() => void open(h)}>
             <span className="search-hit__title">
-              <Icon name="chat" /> {h.session_title || 'Untitled chat'}
+              <Icon name="chat" /> <span>{h.session_title || 'Untitled chat'}</span>
             </span>
             <span className="search-hit__snippet">
               <span className="muted">{h.role === 'user' ? 'You: ' : ''}</span>

@@ -2,6 +2,7 @@ import type { AttachmentInput } from '../../../electron/contract/chat.js';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
 import type { Client } from '../../bridge/client.js';
 import { Icon } from '../../ui/Icon.js';
+import { fileSize } from './Message.js';
 
 // Keys the harness fills for every skill run: never asked of the user.
 const HARNESS_KEYS = new Set(['session_id', 'attachments', 'workspace']);
@@ -151,9 +152,7 @@ export function PendingAttachments(props: {
           {props.files.map((f) => (
             <li key={f.name} className="attach-chip">
               <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
-              <span className="attach-chip__size">
-                {Math.max(1, Math.ceil(new Blob([f.text]).size / 1024))} KB
-              </span>
+              <span className="attach-chip__size">{fileSize(new Blob([f.text]).size)}</span>
               <button
                 type="button"
                 className="attach-chip__x"

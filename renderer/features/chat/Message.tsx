@@ -4,6 +4,7 @@ import { Markdown } from '../../ui/Markdown.js';
 import type { UiMessage } from './chat-store.js';
 import { describeReplyError } from './reply-errors.js';
 import { SkillActivity } from './SkillActivity.js';
+import { TurnCandidates } from './TurnCandidates.js';
 
 /** Model, tokens and cost of a reply; none for a reply that never started (nothing was used). */
 export function usageLine(m: UiMessage): string | null {
@@ -121,7 +122,8 @@ function BranchSwitcher(props: { m: UiMessage; a: MessageActions }) {
   );
 }
 
-const kib = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KB`);
+/** A file's size in words a person reads. */
+export const fileSize = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KB`);
 
 /** The files a message carried, as chips. */
 export function AttachmentChips({ files }: { files: Array<{ name: string; size: number }> }) {
@@ -131,7 +133,7 @@ export function AttachmentChips({ files }: { files: Array<{ name: string; size: 
       {files.map((f) => (
         <li key={f.name} className="attach-chip">
           <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
-          <span className="attach-chip__size">{kib(f.size)}</span>
+          <span className="attach-chip__size">{fileSize(f.size)}</span>
         </li>
       ))}
     </ul>
@@ -219,6 +221,7 @@ function UserMessage(props: { m: UiMessage; a: MessageActions }) {
             <Icon name="pencil" />
           </button>
         </div>
+        <TurnCandidates message={m.content} />
       </div>
     </div>
   );

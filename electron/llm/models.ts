@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { type KeySource, type ProviderId, resolveApiKey, resolveLlmConfig } from './providers.js';
+
+/**
+ * Models offered when a provider's `/models` cannot be asked (no key yet, offline, an endpoint
+ * without it): the current families, newest first. The user may still type any id.
+ */
+export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
+  anthropic: ['claude-sonnet-4-6', 'claude-opus-4-1', 'claude-sonnet-4-5', 'claude-haiku-4-5'],
+  openai: ['gpt-4.1-mini', 'gpt-4.1', 'gpt-4.1-nano', 'gpt-4o', 'gpt-4o-mini', 'o4-mini', 'o3'],
+  google: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite'],
+  xai: ['grok-4', 'grok-3', 'grok-3-mini'],
+  deepseek: ['deepseek-chat', 'deepseek-reasoner'],
+  'openai-compatible': [],
+};
+
+/** A provider's models and where the list came from. */
+export interface ModelList {
+  models: string[];
+  /** `provider`: its `/models` answered; `known`: the built-in list (see `warning` for why). */
+  source: 'provider' | 'known';
+  warning: string | null;
+}
+
+// Only the ids are read; everything else in the reply is ignored.
+const OpenAiModels = z.object({ data: z.array(z.object({ id: z.string().min(1) })) });
+const GoogleModels = z.object({
+  models: z.array(z.object({ name: z.string(), supportedGenerationMethods: z.array(z.string()).optional() })),
+});
+
+/**
+ * Ask the provider which models it has (`GET {base}/models`, the provider's own auth), falling
+ * back to {@link KNOWN_MODELS} with a warning in words. Never throws for a provider's failure.
+ */
+export async function listModels(
+  config: { provider: ProviderId; baseUrl?: string },
+  deps: { keys: KeySource; fetch?: typeof fetch; timeoutMs?: number },
+): Promise<ModelList> {
+  const known = (warning: string): ModelList => ({
+    models: [...KNOWN_MODELS[config.provider]],
+    source: 'known',
+    warning,
+  });
+  let resolved: ReturnType<typeof resolveLlmConfig>;
+  let key: string | undefined;
+  try {
+    resolved = resolveLlmConfig({ provider: config.provider, baseUrl: config.baseUrl });
+    key = resolveApiKey(resolved, deps.keys);
+  } catch (e) {
+    return known(`${(e as Error).message} Showing the models SkillDesk knows.`);
+  }
+  const headers: Record<string, string> = {};
+  let url = `${resolved.baseUrl}/models`;
+  if (config.provider === 'anthropic') {
+    if (key) headers['x-api-key'] = key;
+    headers['anthropic-version'] = '2023-06-01';
+    url += '?limit=100';
+  } else if (config.provider === 'google') {
+    if (key) headers['x-goog-api-key'] = key;
+    url += '?pageSize=200';
+  } else if (key) headers.authorization = `Bearer ${key}`;
+  try {
+    const res = await (deps.fetch ?? fetch)(url, {
+      headers,
+      signal: AbortSignal.timeout(deps.timeoutMs ?? 8000),
+    });
+    if (!res.ok)
+      return known(
+        `The provider’s model list answered HTTP ${res.status}. Showing the models SkillDesk knows.`,
+      );
+    const body: unknown = await res.json();
+    let models: string[];
+    if (config.provider === 'google') {
+      const g = GoogleModels.parse(body);
+      models = g.models
+        .filter(
+          (m) => !m.supportedGenerationMethods || m.supportedGenerationMethods.includes('generateContent'),
+        )
+        .map((m) => m.name.replace(/^models\//, ''));
+    } else models = OpenAiModels.parse(body).data.map((m) => m.id);
+    models = [...new Set(models)].sort();
+    if (models.length === 0)
+      return known('The provider listed no models. Showing the models SkillDesk knows.');
+    return { models, source: 'provider', warning: null };
+  } catch (e) {
+    const why = e instanceof z.ZodError ? 'an answer it could not read' : (e as Error).message;
+    return known(`Couldn’t get the provider’s model list (${why}). Showing the models SkillDesk knows.`);
+  }
+}
