@@ -60,6 +60,8 @@ if (!app.requestSingleInstanceLock()) {
       // Python runs in Electron-as-Node under the permission model (fails closed if not honoured).
       spawnSandbox: electronSandboxSpawner(),
       resourcesPath: process.resourcesPath,
+      // Workspaces can be opened from the app with the OS folder dialog (issue 13).
+      pickFolder,
       // The chat window's "Open in a window" (issue 11); the menu and its shortcut do the same.
       openWindow: () => {
         openComposer();

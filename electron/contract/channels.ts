@@ -19,8 +19,10 @@ import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.j
 import { type CodeChannels, codeRequestSchemas } from './code.js';
 // Issue 12: the Composer agent.
 import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } from './composer.js';
-import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import type { AppErrorData } from './errors.js';
+import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
+// Issue 13: workspaces in the app, and progress of long work.
+import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import {
@@ -30,11 +32,9 @@ import {
   skillFilesRequestSchemas, // issue 11
   skillsRequestSchemas,
 } from './skills.js';
-import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 // Issue 16: MCP servers and tool approvals.
 import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
-// Issue 13: workspaces in the app, and progress of long work.
-import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
+import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 import { type WorkspaceChannels, type WorkspaceEvents, workspaceRequestSchemas } from './workspace.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
@@ -60,8 +60,14 @@ export type Req<C extends Channel> = Channels[C]['req'];
 export type Res<C extends Channel> = Channels[C]['res'];
 
 /** Every event the main process pushes: `'capability/noun-past': payload`. */
-export type Events = SkillsEvents & ChatEvents & SettingsEvents & ComposerEvents & EvalEvents & ToolsEvents & // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
-  WorkspaceEvents & ProgressEvents; // issue 13
+export type Events = SkillsEvents &
+  ChatEvents &
+  SettingsEvents &
+  ComposerEvents &
+  EvalEvents &
+  ToolsEvents & // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
+  WorkspaceEvents &
+  ProgressEvents; // issue 13
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
