@@ -27,6 +27,10 @@ const fieldsOf = (d: Draft) => {
   return rest;
 };
 
+/** The fields in one order (the editor and the model write keys in different orders). */
+const sortedFields = (d: Draft) =>
+  Object.fromEntries(Object.entries(fieldsOf(d)).sort(([a], [b]) => a.localeCompare(b)));
+
 /** How `proposed` differs from `base`, artifact by artifact (unchanged ones left out). */
 export function diffDrafts(base: Draft, proposed: Draft): ArtifactChangeView[] {
   const asPkg = (d: Draft) =>
@@ -37,8 +41,8 @@ export function diffDrafts(base: Draft, proposed: Draft): ArtifactChangeView[] {
   const diff = diffPackages(asPkg(base), asPkg(proposed));
   const out: ArtifactChangeView[] = [];
   if (diff.fields.length > 0) {
-    const before = `${JSON.stringify(fieldsOf(base), null, 2)}\n`;
-    const after = `${JSON.stringify(fieldsOf(proposed), null, 2)}\n`;
+    const before = `${JSON.stringify(sortedFields(base), null, 2)}\n`;
+    const after = `${JSON.stringify(sortedFields(proposed), null, 2)}\n`;
     out.push({
       key: FIELDS_KEY,
       name: '(skill fields)',
@@ -55,7 +59,11 @@ export function diffDrafts(base: Draft, proposed: Draft): ArtifactChangeView[] {
       name: a.name,
       kind: a.kind,
       change: a.change,
-      patch: `${meta}${a.patch}`,
+      // "\ No newline at end of file" says nothing to an author.
+      patch: `${meta}${a.patch
+        .split('\n')
+        .filter((l) => !l.startsWith('\\'))
+        .join('\n')}`,
     });
   }
   return out;

@@ -350,7 +350,11 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       return {
         ...base,
         passed: run.ok && failed.length === 0,
-        reason: failed.length ? failed.map((c) => c.check).join('; ') : run.ok ? null : 'an artifact failed',
+        reason: failed.length
+          ? failed.map((c) => `${c.check}: ${c.explanation}`).join('; ')
+          : run.ok
+            ? null
+            : 'an artifact failed',
         checks,
         duration_ms: Math.round(deps.now() - t0),
         input_tokens: inTokens,
