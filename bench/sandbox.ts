@@ -41,13 +41,136 @@ function rssMb(pid: number | undefined): number {
   return total || Number.NaN;
 }
 
+type Design = 'memory' | 'worker';
+
+/** The figures of one design (how a run gets a fresh interpreter; see SandboxPoolOptions.reuse). */
+interface DesignFigures {
+  cold_start_ms: number;
+  first_run_ms: number;
+  warm_p50: number;
+  warm_p95: number;
+  worker_boot_p50: number;
+  reset_p50: number;
+  memory_mb: number;
+  runs_per_sec: number;
+}
+
+async function measureDesign(
+  design: Design,
+  cacheDir: string,
+  opts: BenchOptions,
+): Promise<{ figures: DesignFigures; pool: SandboxPool }> {
+  // Start-up with the snapshot cached: the process, its first worker, then the first run.
+  let t = performance.now();
+  const pool = new SandboxPool({ cacheDir, spares: 1, reuse: design });
+  await pool.warmup();
+  const coldMs = performance.now() - t;
+  const first = await runCodeTemplate(pool, TRIVIAL, { n: -1 });
+  if (!first.ok) throw new Error(`first run failed: ${first.error?.message}`);
+  const firstRunMs = performance.now() - t;
+
+  // Warm latency: a worker is ready before each run (as in the app, between chat turns).
+  const nWarm = opts.quick ? 5 : 30;
+  const warm: number[] = [];
+  for (let i = 0; i < nWarm + 2; i++) {
+    await sleep(opts.quick ? 900 : 1200);
+    const s = performance.now();
+    const r = await runCodeTemplate(pool, TRIVIAL, { n: i });
+    if (!r.ok) throw new Error(`warm run failed: ${r.error?.message}`);
+    if (i >= 2) warm.push(performance.now() - s);
+  }
+  const memoryMb = rssMb(pool.pid);
+
+  // Sustained fresh-state runs back to back.
+  const n = opts.quick ? 10 : design === 'memory' ? 200 : 30;
+  t = performance.now();
+  for (let i = 0; i < n; i++) {
+    const r = await runCodeTemplate(pool, TRIVIAL, { n: i });
+    if (!r.ok) throw new Error(`run failed: ${r.error?.message}`);
+  }
+  const perSec = n / ((performance.now() - t) / 1000);
+  const stats = pool.stats();
+  const figures: DesignFigures = {
+    cold_start_ms: coldMs,
+    first_run_ms: firstRunMs,
+    warm_p50: percentile(warm, 50),
+    warm_p95: percentile(warm, 95),
+    worker_boot_p50: percentile(stats.workerBootMs, 50),
+    reset_p50: stats.workerResetMs.length > 0 ? percentile(stats.workerResetMs, 50) : Number.NaN,
+    memory_mb: memoryMb,
+    runs_per_sec: perSec,
+  };
+  opts.log(
+    `${design}: cold ${coldMs.toFixed(0)} ms, first run ${firstRunMs.toFixed(0)} ms, warm p50 ${figures.warm_p50.toFixed(1)} ms p95 ${figures.warm_p95.toFixed(1)} ms, RSS ${memoryMb.toFixed(0)} MB, ${perSec.toFixed(2)} runs/s`,
+  );
+  return { figures, pool };
+}
+
+/** 200 runs queued at once from 4 chats (some break limits): fairness, typed failures, memory. */
+async function queueBurst(pool: SandboxPool, quick: boolean): Promise<BenchResult> {
+  const perChat = quick ? 10 : 50;
+  const chats = ['chat-a', 'chat-b', 'chat-c', 'chat-d'];
+  const code = (chat: number, i: number): [string, Record<string, number>] => {
+    if (chat === 3 && i % 10 === 9) return ['while True:\n    pass', { timeout_ms: 300 }];
+    if (chat === 3 && i % 10 === 4) return ['x = bytearray(400 * 1024 * 1024)', { memory_mb: 128 }];
+    if (chat === 2 && i % 5 === 0) return ['open("/tmp/f", "w").write("x")\nprint(1)', {}];
+    if (chat === 1) return ['s = 0\nfor k in range(200000):\n    s += k\nprint(s)', {}];
+    return [`import skilldesk\nskilldesk.submit(${i})`, {}];
+  };
+  let maxRss = 0;
+  const sampler = setInterval(() => {
+    maxRss = Math.max(maxRss, rssMb(pool.pid));
+  }, 50);
+  const t0 = performance.now();
+  const lastDone = new Map<string, number>(chats.map((c) => [c, t0]));
+  let maxGap = 0;
+  let typedFailures = 0;
+  let untyped = 0;
+  const waits: number[] = [];
+  const runs: Promise<void>[] = [];
+  for (let i = 0; i < perChat; i++) {
+    chats.forEach((chat, c) => {
+      const [src, limits] = code(c, i);
+      runs.push(
+        pool.run(src, { limits, queue: chat }).then((r) => {
+          const now = performance.now();
+          maxGap = Math.max(maxGap, now - lastDone.get(chat)!);
+          lastDone.set(chat, now);
+          waits.push(r.duration_ms - r.timing.run_ms);
+          if (!r.ok) {
+            if (r.error?.code) typedFailures++;
+            else untyped++;
+          }
+        }),
+      );
+    });
+  }
+  await Promise.all(runs);
+  clearInterval(sampler);
+  const totalS = (performance.now() - t0) / 1000;
+  return {
+    bench: 'sandbox.queue_4_chats',
+    unit: 'ms',
+    p50: r3(percentile(waits, 50)),
+    p95: r3(percentile(waits, 95)),
+    n: runs.length,
+    max_wait_ms: r3(Math.max(...waits)),
+    max_gap_per_chat_ms: r3(maxGap),
+    failed_typed: typedFailures,
+    failed_untyped: untyped,
+    max_rss_mb: r3(maxRss),
+    total_s: r3(totalS),
+    note: 'wait = queueing + worker; gap = longest time a chat saw no run finish',
+  };
+}
+
 /** Run the sandbox benchmarks (`opts.quick`: a smaller smoke version). */
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   const cacheDir = mkdtempSync(join(tmpdir(), 'skilldesk-bench-sandbox-'));
   try {
-    // Cold start without a cached snapshot (builds it), then with the cached one.
-    let t = performance.now();
+    // Cold start without a cached snapshot (builds it).
+    const t = performance.now();
     const first = new SandboxPool({ cacheDir });
     await first.warmup();
     const coldMs = performance.now() - t;
@@ -61,81 +184,60 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     await first.close();
     opts.log(`cold start (building the snapshot): ${Math.round(coldMs)} ms`);
 
-    t = performance.now();
-    const pool = new SandboxPool({ cacheDir, spares: 1 });
-    await pool.warmup();
-    const cachedMs = performance.now() - t;
-    out.push({
-      bench: 'sandbox.cold_start',
-      unit: 'ms',
-      p50: r3(cachedMs),
-      n: 1,
-      note: 'process + first worker from the cached snapshot',
-    });
-    opts.log(`cold start (cached snapshot): ${Math.round(cachedMs)} ms`);
-
-    // Warm latency: a worker is ready before each run (as in the app, between chat turns).
-    const nWarm = opts.quick ? 5 : 30;
-    const warm: number[] = [];
-    for (let i = 0; i < nWarm + 2; i++) {
-      await sleep(opts.quick ? 900 : 1200);
-      const s = performance.now();
-      const r = await runCodeTemplate(pool, TRIVIAL, { n: i });
-      if (!r.ok) throw new Error(`warm run failed: ${r.error?.message}`);
-      if (i >= 2) warm.push(performance.now() - s);
+    // The previous design (a new worker per run) first, then the current one, same protocol.
+    const prev = await measureDesign('worker', cacheDir, opts);
+    // The previous design with two spares (its best throughput).
+    const p2 = new SandboxPool({ cacheDir, spares: 2, reuse: 'worker' });
+    await p2.warmup();
+    await sleep(1500);
+    const n2 = opts.quick ? 6 : 30;
+    let s = performance.now();
+    for (let i = 0; i < n2; i++) {
+      const r = await runCodeTemplate(p2, TRIVIAL, { n: i });
+      if (!r.ok) throw new Error(`run failed: ${r.error?.message}`);
     }
+    const prevSpares2 = n2 / ((performance.now() - s) / 1000);
+    const prevMem2 = rssMb(p2.pid);
+    await p2.close();
+    await prev.pool.close();
+
+    const cur = await measureDesign('memory', cacheDir, opts);
+    const pool = cur.pool;
+    const a = cur.figures;
+    const b = prev.figures;
+    const row = (bench: string, unit: string, now: number, before: number, extra = {}) =>
+      out.push({ bench, unit, p50: r3(now), n: 1, previous: r3(before), ...extra });
+    row('sandbox.cold_start', 'ms', a.cold_start_ms, b.cold_start_ms, {
+      note: 'process + first warm worker from the cached snapshot',
+    });
+    row('sandbox.first_run', 'ms', a.first_run_ms, b.first_run_ms, {
+      note: 'pool created to first result, snapshot cached',
+    });
     out.push({
       bench: 'sandbox.warm_run',
       unit: 'ms',
-      p50: r3(percentile(warm, 50)),
-      p95: r3(percentile(warm, 95)),
-      n: warm.length,
+      p50: r3(a.warm_p50),
+      p95: r3(a.warm_p95),
+      n: opts.quick ? 5 : 30,
+      previous_p50: r3(b.warm_p50),
+      previous_p95: r3(b.warm_p95),
     });
-    opts.log(
-      `warm run: p50 ${percentile(warm, 50).toFixed(1)} ms, p95 ${percentile(warm, 95).toFixed(1)} ms`,
-    );
-
-    const boots = pool.stats().workerBootMs;
     out.push({
-      bench: 'sandbox.worker_boot',
+      bench: 'sandbox.fresh_state_ms',
       unit: 'ms',
-      p50: r3(percentile(boots, 50)),
-      p95: r3(percentile(boots, 95)),
-      n: boots.length,
+      p50: r3(a.reset_p50),
+      n: pool.stats().workerResetMs.length,
+      previous: r3(b.worker_boot_p50),
+      note: 'restore of a used worker (previous: boot of a new worker from the snapshot)',
     });
-
-    // Memory of the process tree while idle with a warm worker.
-    const sandboxMb = rssMb(pool.pid);
-    out.push({
-      bench: 'sandbox.memory',
-      unit: 'MB',
-      p50: r3(sandboxMb),
-      n: 1,
+    row('sandbox.fresh_runs_per_sec', 'runs/s', a.runs_per_sec, b.runs_per_sec, {
+      previous_spares2: r3(prevSpares2),
+    });
+    row('sandbox.memory', 'MB', a.memory_mb, b.memory_mb, {
+      previous_spares2: r3(prevMem2),
       host_rss_mb: r3(process.memoryUsage.rss() / 2 ** 20),
+      note: 'sandbox process tree RSS, idle and ready',
     });
-    opts.log(`sandbox process RSS: ${sandboxMb.toFixed(0)} MB`);
-
-    // Sustained fresh-state runs back to back, with 1 and 2 spare workers.
-    for (const spares of [1, 2]) {
-      const p = spares === 1 ? pool : new SandboxPool({ cacheDir, spares });
-      if (spares !== 1) {
-        await p.warmup();
-        await sleep(1500);
-      }
-      const n = opts.quick ? 6 : 30;
-      const s = performance.now();
-      for (let i = 0; i < n; i++) {
-        const r = await runCodeTemplate(p, TRIVIAL, { n: i });
-        if (!r.ok) throw new Error(`run failed: ${r.error?.message}`);
-      }
-      const perSec = n / ((performance.now() - s) / 1000);
-      out.push({ bench: `sandbox.fresh_runs_per_sec_spares${spares}`, unit: 'runs/s', p50: r3(perSec), n });
-      opts.log(`fresh-state runs back to back (spares=${spares}): ${perSec.toFixed(2)}/s`);
-      if (spares === 2) {
-        out.push({ bench: 'sandbox.memory_spares2', unit: 'MB', p50: r3(rssMb(p.pid)), n: 1 });
-        await p.close();
-      }
-    }
 
     // CPU-bound loop: sandbox vs native python3 (timed inside Python, so start-up is excluded).
     const iters = opts.quick ? 300_000 : 3_000_000;
@@ -159,6 +261,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       iterations: iters,
     });
     opts.log(`CPU loop: sandbox ${sandboxS.toFixed(3)} s, python3 ${nativeS.toFixed(3)} s`);
+
+    s = performance.now();
+    out.push(await queueBurst(pool, opts.quick));
+    opts.log(`200 runs from 4 chats: ${((performance.now() - s) / 1000).toFixed(1)} s`);
     await pool.close();
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });

@@ -128,6 +128,8 @@ function handleParent(msg) {
     case 'init':
       if (config) return die('init sent twice');
       config = msg;
+      // Compile while the snapshot bytes are still arriving on the pipe.
+      compiling = compileWasm();
       if (msg.snapshot_bytes) expectSnapshotBytes = true;
       else start();
       break;
@@ -148,14 +150,20 @@ function handleParent(msg) {
 
 let wasmModule;
 
+let compiling = null;
+
+async function compileWasm() {
+  try {
+    return await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', config.pyodideUrl)));
+  } catch {
+    return undefined; // each worker compiles its own: slower, still correct
+  }
+}
+
 async function start() {
   if (started) return;
   started = true;
-  try {
-    wasmModule = await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', config.pyodideUrl)));
-  } catch {
-    wasmModule = undefined; // each worker compiles its own: slower, still correct
-  }
+  wasmModule = await (compiling ?? compileWasm());
   if (!snapshot) {
     const t0 = performance.now();
     try {

@@ -25,7 +25,6 @@ const port = parentPort;
 const {
   pyodideUrl,
   indexURL,
-  snapshot,
   makeSnapshot,
   prelude,
   hostBuffer,
@@ -34,6 +33,7 @@ const {
   wasmModule,
   reuse,
 } = workerData;
+let snapshot = workerData.snapshot;
 
 // Captured before the globals are stripped.
 const AtomicsRef = Atomics;
@@ -545,6 +545,15 @@ const loadOptions = {
 if (snapshot) loadOptions._loadSnapshot = snapshot;
 if (makeSnapshot) loadOptions._makeSnapshot = true;
 py = await loadPyodide(loadOptions);
+// The snapshot is in linear memory now: drop the worker's copy of it (30 MB or more per worker).
+loadOptions._loadSnapshot = undefined;
+workerData.snapshot = null;
+snapshot = null;
+try {
+  if (py._module?.API?.config) py._module.API.config._loadSnapshot = undefined;
+} catch {
+  // not there in this Pyodide: the copy stays until the worker ends
+}
 
 if (makeSnapshot) {
   removeBuiltinModules(py._module, REMOVED_BUILTINS);
