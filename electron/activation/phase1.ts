@@ -527,6 +527,7 @@ function rerank(message: string, top: Scored[], semantic = true): Scored[] {
   if (!e || !q) return top;
   const dims = e.dims;
   top.forEach((s, i) => {
+    s.part.index.ensureVector(s.slot);
     const v = s.part.index.vectors;
     let dot = 0;
     for (let d = 0, o = s.slot * dims; d < dims; d++) dot += q[d]! * v[o + d]!;

@@ -157,8 +157,13 @@ export class SkillIndex {
   live = 0;
   /** The shipped static embedding, or null (phase 1 then ranks lexically). */
   readonly embedding: StaticEmbedding | null;
-  /** Per slot: the skill's embedding, `embedding.dims` int8 components (all zero when none). */
+  /**
+   * Per slot: the skill's embedding, `embedding.dims` int8 components (all zero when none), filled
+   * on first need by {@link ensureVector}: a match re-ranks only its top few, so a fresh process
+   * embeds only the skills it ranks, not the whole catalog.
+   */
   vectors = new Int8Array(0);
+  private embedded = new Uint8Array(0);
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
   private readonly free: number[] = [];
@@ -230,9 +235,7 @@ export class SkillIndex {
     }
     // Insert in a fixed order, so the same catalog always gives the same slots.
     const rows = (this.s.all.all() as SkillRow[]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    this.vectorStore?.preload();
     for (const r of rows) this.add(r, arts.get(r.id) ?? []);
-    this.vectorStore?.flush();
   }
 
   private reload(id: string): void {
@@ -240,7 +243,23 @@ export class SkillIndex {
     if (slot !== undefined) this.remove(slot);
     const row = this.s.one.get(id) as SkillRow | undefined;
     if (row) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
+  }
+
+  /**
+   * Make sure a skill's embedding is in {@link vectors} (its saved vector when its text is
+   * unchanged, else embedded now and saved). False when no embedding ships.
+   */
+  ensureVector(slot: number): boolean {
+    const e = this.embedding;
+    const doc = this.docs[slot];
+    if (!e || !doc) return false;
+    if (this.embedded[slot]) return true;
+    const row = this.s.one.get(doc.id) as SkillRow | undefined;
+    if (!row) return false;
+    this.setVector(slot, row, this.s.artifactsOf.all(doc.id) as ArtifactRow[], e);
     this.vectorStore?.flush();
+    this.embedded[slot] = 1;
+    return true;
   }
 
   private add(row: SkillRow, artifacts: ArtifactRow[]): void {
@@ -311,7 +330,11 @@ export class SkillIndex {
       }
       l.push(slot);
     }
-    if (this.embedding) this.setVector(slot, row, artifacts, this.embedding);
+    if (this.embedding && this.embedded.length <= slot) {
+      const grown = new Uint8Array(Math.max(slot + 1, this.embedded.length * 2, 64));
+      grown.set(this.embedded);
+      this.embedded = grown;
+    }
     const doc: IndexedSkill = {
       id: row.id,
       name: row.name,
@@ -382,7 +405,10 @@ export class SkillIndex {
     if (this.byKey.get(doc.key) === slot) this.byKey.delete(doc.key);
     this.bySkillId.delete(doc.id);
     this.docs[slot] = null;
-    if (this.embedding) this.vectors.fill(0, slot * this.embedding.dims, (slot + 1) * this.embedding.dims);
+    if (this.embedding) {
+      this.embedded[slot] = 0;
+      this.vectors.fill(0, slot * this.embedding.dims, (slot + 1) * this.embedding.dims);
+    }
     this.free.push(slot);
     this.live--;
   }
@@ -411,12 +437,12 @@ const surfaceOf = new WeakMap<IndexedSkill, string[]>();
 
 /**
  * Skills' embeddings saved in the store (`skill_embeddings`, migration 0013), keyed by the
- * table's id and a hash of the text embedded: an index opening a catalog reads them instead of
- * embedding every skill again, and a skill whose text changed is embedded anew. Without the
- * table (an older schema) or on a read-only connection, vectors are computed and kept in memory.
+ * table's id and a hash of the text embedded: an index reads a skill's saved vector the first
+ * time it ranks the skill instead of embedding it again, and a skill whose text changed is
+ * embedded anew. Without the table (an older schema) or on a read-only connection, vectors are
+ * computed and kept in memory.
  */
 class VectorStore {
-  private cache = new Map<string, { hash: string; v: Int8Array }>();
   private pending: Array<[string, string, Int8Array]> = [];
   private constructor(
     private readonly db: Db,
@@ -432,32 +458,12 @@ class VectorStore {
     return has ? new VectorStore(db, e.id, e.dims) : null;
   }
 
-  /** Read every saved vector of this model (before a full build). */
-  preload(): void {
-    this.cache.clear();
-    const rows = this.db
-      .prepare('SELECT skill_id, text_hash, vector FROM skill_embeddings WHERE model = ?')
-      .all(this.model) as Array<{ skill_id: string; text_hash: string; vector: Buffer }>;
-    for (const r of rows) {
-      if (r.vector.length !== this.dims) continue;
-      this.cache.set(r.skill_id, {
-        hash: r.text_hash,
-        v: new Int8Array(r.vector.buffer, r.vector.byteOffset, this.dims),
-      });
-    }
-  }
-
   get(skillId: string, hash: string): Int8Array | null {
-    let hit = this.cache.get(skillId);
-    if (!hit) {
-      const r = this.db
-        .prepare('SELECT text_hash, vector FROM skill_embeddings WHERE skill_id = ? AND model = ?')
-        .get(skillId, this.model) as { text_hash: string; vector: Buffer } | undefined;
-      if (r && r.vector.length === this.dims) {
-        hit = { hash: r.text_hash, v: new Int8Array(r.vector.buffer, r.vector.byteOffset, this.dims) };
-      }
-    }
-    return hit && hit.hash === hash ? hit.v : null;
+    const r = this.db
+      .prepare('SELECT text_hash, vector FROM skill_embeddings WHERE skill_id = ? AND model = ?')
+      .get(skillId, this.model) as { text_hash: string; vector: Buffer } | undefined;
+    if (!r || r.text_hash !== hash || r.vector.length !== this.dims) return null;
+    return new Int8Array(r.vector.buffer, r.vector.byteOffset, this.dims);
   }
 
   put(skillId: string, hash: string, v: Int8Array): void {
@@ -466,7 +472,6 @@ class VectorStore {
 
   /** Save the vectors computed since the last flush, in one transaction. */
   flush(): void {
-    this.cache.clear();
     if (this.pending.length === 0) return;
     const rows = this.pending;
     this.pending = [];
