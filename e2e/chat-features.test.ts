@@ -37,6 +37,8 @@ const SCRIPT = [
   },
   // Another chat.
   { text: 'Penguins mostly live in the Southern Hemisphere.' },
+  // The same chat on the model chosen for it.
+  { text: 'Emperor penguins breed in Antarctica.', expect: { model: 'gpt-4o' } },
   // A reply that stalls mid-stream.
   { text: ['Counting ', 'one, ', 'two, ', 'three'], hang_after: 2 },
 ];
@@ -49,7 +51,9 @@ describe.skipIf(skip)('chat features in Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-test' } });
+    provider = await startLoopbackProvider({
+      script: { turns: SCRIPT, api_key: 'sk-e2e-test', models: ['gpt-4.1-mini', 'gpt-4o'] },
+    });
     app = await startApp();
     browser = await launch(chromiumPath!);
     page = await browser.newPage({
@@ -74,6 +78,7 @@ describe.skipIf(skip)('chat features in Chromium', () => {
   const composer = () => page.getByRole('textbox', { name: 'Message' });
   const replies = () => page.locator('.msg--assistant');
   const users = () => page.locator('.msg--user');
+  const chatList = (p: Page = page) => p.getByRole('region', { name: 'Chats' }).getByRole('list').first();
   const shoot = async (name: string) => {
     await page.screenshot({ path: join(shots(), `${name}-light.png`) });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -134,7 +139,7 @@ describe.skipIf(skip)('chat features in Chromium', () => {
     await users().first().getByText('temps.csv').waitFor();
     await reply.getByText(/gpt-4\.1-mini · 300 in \/ 20 out/).waitFor();
     await page.locator('.chat__usage').getByText('300 in / 20 out').waitFor();
-  });
+  }, 120_000);
 
   it('copies a reply', async () => {
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.server.url });
@@ -230,6 +235,23 @@ describe.skipIf(skip)('chat features in Chromium', () => {
     await page.getByRole('list', { name: 'Search results' }).waitFor({ state: 'detached' });
   });
 
+  it('chooses a model for this chat from the provider’s list', async () => {
+    await chatList().getByRole('button', { name: 'Where do penguins live?', exact: true }).click();
+    await page.getByRole('button', { name: /OpenAI · gpt-4\.1-mini/ }).click();
+    const menu = page.getByRole('menu', { name: 'Model for this chat' });
+    await menu.getByRole('menuitemradio', { name: 'gpt-4o', exact: true }).waitFor();
+    await shoot('ui-chat-model-picker');
+    await menu.getByRole('menuitemradio', { name: 'gpt-4o', exact: true }).click();
+    await page.getByRole('button', { name: /OpenAI · gpt-4o/ }).waitFor();
+    await composer().fill('Which ones breed in winter?');
+    await composer().press('Enter');
+    await replies().nth(1).getByText('Emperor penguins breed in Antarctica.').waitFor();
+    await replies()
+      .nth(1)
+      .getByText(/^gpt-4o ·/)
+      .waitFor();
+  });
+
   it('a chat opened mid-stream shows the reply so far', async () => {
     await page.getByRole('button', { name: 'New chat' }).click();
     await composer().fill('Count slowly to three');
@@ -239,7 +261,8 @@ describe.skipIf(skip)('chat features in Chromium', () => {
     const other = await browser.newPage({ viewport: { width: 1024, height: 700 } });
     other.setDefaultTimeout(10_000);
     await other.goto(app.server.url);
-    await other.getByRole('button', { name: 'Count slowly to three' }).click();
+    // Its row carries a "Replying" marker beside the title.
+    await chatList(other).locator('.session__open', { hasText: 'Count slowly to three' }).click();
     await other.locator('.msg--assistant.is-streaming').getByText('Counting one,').waitFor();
     await other.screenshot({ path: join(shots(), 'ui-chat-mid-stream-1024-light.png') });
     await other.close();
@@ -251,7 +274,7 @@ describe.skipIf(skip)('chat features in Chromium', () => {
   });
 
   it('looks right at 1024×700, light and dark', async () => {
-    await page.getByRole('button', { name: 'What is the average temperature?' }).click();
+    await chatList().getByRole('button', { name: 'What is the average temperature?', exact: true }).click();
     await users().first().waitFor();
     await page.setViewportSize({ width: 1024, height: 700 });
     await shoot('ui-chat-features-1024');

@@ -237,8 +237,9 @@ function adopt(s: ChatState, clientTurnId: string | null, sessionId: string): Ch
 /** Count a finished reply's tokens and cost in its chat's totals. */
 function addUsage(s: ChatState, e: EventPayload<'chat/turn-finished'>): ChatState {
   const thread = s.threads[e.session_id];
-  if (!thread?.usage || !e.model_id) return s;
-  const u = thread.usage;
+  if (!thread || !e.model_id) return s;
+  // A chat started in this window counts from zero; one loaded from the host starts from its totals.
+  const u = thread.usage ?? { input_tokens: 0, output_tokens: 0, estimated_cost: null };
   const usage: ChatUsageView = {
     input_tokens: u.input_tokens + e.input_tokens,
     output_tokens: u.output_tokens + e.output_tokens,
