@@ -43,14 +43,17 @@ export function WorkspaceButton({ modKey }: { modKey: string }) {
       {pages && (
         <p className="wspages" aria-live="polite">
           {pages.indexing ? (
-            'Indexing pages…'
+            <span className="wspages__text">Indexing pages…</span>
           ) : pages.error ? (
             <span className="wspages__error">{pages.error}</span>
           ) : (
-            <>
+            <span
+              className="wspages__text"
+              title={`${pages.count} Markdown page${pages.count === 1 ? '' : 's'} indexed at ${ago(pages.indexed_at)}${pages.watching ? '; re-indexed when files change' : '; changes are not watched here'}`}
+            >
               {pages.count} page{pages.count === 1 ? '' : 's'} indexed · {ago(pages.indexed_at)}
               {!pages.watching && ' · not watching'}
-            </>
+            </span>
           )}
           <button
             type="button"
