@@ -35,6 +35,15 @@ export interface ExternalTools {
   specs(): LlmToolSpec[];
   /** Run a call to one of its tools (asking approval first); undefined when the name is not one. */
   call(name: string, args: unknown, ctx: { call_id: string | null }): Promise<ToolOutcome> | undefined;
+  /**
+   * A skill was read: offer the tools it declares (Agent Skills `allowed-tools`, metadata
+   * `mcp-servers`) for the rest of the turn. Returns the names now offered because of it.
+   */
+  reveal?(skill: {
+    name: string;
+    allowed_tools: string | null;
+    metadata: Record<string, string> | null;
+  }): Promise<string[]>;
 }
 
 const MAX_TEXT = 12_000;
@@ -175,7 +184,7 @@ export class TurnTools {
         case 'search_skills':
           return this.parsed('search_skills', args, (a) => this.search(a.query, a.limit ?? 5));
         case 'read_skill':
-          return this.parsed('read_skill', args, (a) => this.read(a.name, a.artifact));
+          return await this.parsed('read_skill', args, (a) => this.readAndReveal(a.name, a.artifact));
         case 'apply_skill':
           return await this.parsed('apply_skill', args, (a) => this.apply(a.name, a.ctx ?? {}, a.artifact));
         default: {
@@ -239,6 +248,26 @@ export class TurnTools {
         error: `no skill named "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''} Use search_skills or list_skills.`,
       },
     };
+  }
+
+  /** Read a skill and offer the external tools it declares (only when the whole skill is read). */
+  private async readAndReveal(name: string, artifact?: string): Promise<ToolOutcome> {
+    const out = this.read(name, artifact);
+    const reveal = this.deps.external?.reveal;
+    if (!out.ok || artifact || !reveal || !out.skill) return out;
+    const summary = this.deps.catalog
+      .stores()
+      .map((st) => st.repo.getSummaryByName(out.skill!))
+      .find(Boolean);
+    if (!summary || (!summary.allowed_tools && !summary.metadata)) return out;
+    const revealed = await reveal.call(this.deps.external, {
+      name: summary.name,
+      allowed_tools: summary.allowed_tools,
+      metadata: summary.metadata,
+    });
+    if (revealed.length === 0) return out;
+    const result = out.result as { tools?: string[] };
+    return { ...out, result: { ...result, tools: [...(result.tools ?? []), ...revealed] } };
   }
 
   private read(name: string, artifact?: string): ToolOutcome {

@@ -45,6 +45,25 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
     async prepare(): Promise<void> {
       tools = await deps.hub.tools();
     },
+    async reveal(skill: {
+      name: string;
+      allowed_tools: string | null;
+      metadata: Record<string, string> | null;
+    }): Promise<string[]> {
+      const declared = declaredMcpTools(skill.allowed_tools, skill.metadata);
+      if (declared.length === 0) return [];
+      const all = await deps.hub.tools([...new Set(declared.map((d) => d.server))]);
+      const fresh = all.filter(
+        (t) =>
+          declared.some(
+            (d) =>
+              d.server.toLowerCase() === t.server.toLowerCase() &&
+              (d.tool === null || d.tool === t.name || clean(d.tool) === clean(t.name)),
+          ) && !tools.some((x) => x.exposed === t.exposed),
+      );
+      tools = [...tools, ...fresh];
+      return fresh.map((t) => t.exposed);
+    },
     specs(): LlmToolSpec[] {
       return tools.map((t) => ({
         name: t.exposed,
@@ -102,6 +121,33 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
       })();
     },
   };
+}
+
+function clean(s: string): string {
+  return s.replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+/**
+ * The MCP tools a skill declares: Agent Skills `allowed-tools` entries `mcp__SERVER__TOOL`,
+ * `mcp__SERVER` (every tool) or `SERVER__TOOL`, and the servers its metadata `mcp-servers` names
+ * (space or comma separated, every tool). Other entries (`Bash(git:*)`, `Read`) are not MCP's.
+ */
+export function declaredMcpTools(
+  allowedTools: string | null,
+  metadata: Record<string, string> | null,
+): Array<{ server: string; tool: string | null }> {
+  const out: Array<{ server: string; tool: string | null }> = [];
+  for (const token of (allowedTools ?? '').split(/[\s,]+/).filter(Boolean)) {
+    if (/^mcp__[A-Za-z0-9._-]+$/.test(token) && !token.slice(5).includes('__')) {
+      out.push({ server: token.slice(5), tool: null });
+      continue;
+    }
+    const m = /^(?:mcp__)?([A-Za-z0-9._-]+?)__([A-Za-z0-9._*-]+)$/.exec(token);
+    if (m) out.push({ server: m[1]!, tool: m[2] === '*' ? null : m[2]! });
+  }
+  const servers = metadata?.['mcp-servers'] ?? metadata?.mcp_servers ?? '';
+  for (const server of servers.split(/[\s,]+/).filter(Boolean)) out.push({ server, tool: null });
+  return out;
 }
 
 function asArgs(v: unknown): Record<string, unknown> | null {

@@ -17,7 +17,7 @@ import type {
 import { openDatabase } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { ApprovalBroker, sqliteApprovalStore } from './approvals.js';
-import { mcpTurnTools } from './chat-tools.js';
+import { declaredMcpTools, mcpTurnTools } from './chat-tools.js';
 import type { ConfiguredServer } from './client.js';
 import { exposedToolName, McpHub } from './hub.js';
 
@@ -344,5 +344,68 @@ describe('approvals before MCP tool calls', () => {
     void t.call('everything__toggle-simulated-logging', {}, { call_id: 'p2' });
     await expect.poll(() => s.requested.length).toBe(2);
     broker.denyAll();
+  });
+});
+
+describe('tools a skill declares', () => {
+  it('parses allowed-tools entries and the mcp-servers metadata, ignoring other tools', () => {
+    expect(
+      declaredMcpTools('Read Bash(git:*) mcp__files__read_file mcp__web files__write_file gh__*', {
+        'mcp-servers': 'db, search',
+      }),
+    ).toEqual([
+      { server: 'files', tool: 'read_file' },
+      { server: 'web', tool: null },
+      { server: 'files', tool: 'write_file' },
+      { server: 'gh', tool: null },
+      { server: 'db', tool: null },
+      { server: 'search', tool: null },
+    ]);
+  });
+
+  it("offers a disabled server's tools only to a turn that read a skill declaring them, and exactly those", async () => {
+    const off: ConfiguredServer = {
+      ...stdio('everything', [everything, 'stdio']),
+      config: { command: process.execPath, args: [everything, 'stdio'], disabled: true },
+    };
+    const { hub } = hubOf([off]);
+    const requested: ApprovalRequestedEvent[] = [];
+    const broker = new ApprovalBroker({
+      store: () => ({
+        list: () => [],
+        has: () => false,
+        add: () => {},
+        remove: () => false,
+        autoReadOnly: () => false,
+        setAutoReadOnly: () => {},
+      }),
+      requested: (e) => {
+        requested.push(e);
+        queueMicrotask(() => broker.answer(e.approval_id, 'once'));
+      },
+      settled: () => {},
+    });
+    const turn = mcpTurnTools({ hub, approvals: broker, progressed: () => {} }, 'chat-1');
+    await turn.prepare();
+    expect(turn.specs()).toEqual([]);
+    expect(turn.call('everything__echo', { message: 'x' }, { call_id: 'c0' })).toBeUndefined();
+
+    const revealed = await turn.reveal({
+      name: 'Echoer',
+      allowed_tools: 'Read mcp__everything__echo',
+      metadata: null,
+    });
+    expect(revealed).toEqual(['everything__echo']);
+    expect(turn.specs().map((t) => t.name)).toEqual(['everything__echo']);
+    expect(await turn.call('everything__echo', { message: 'declared' }, { call_id: 'c1' })).toEqual({
+      ok: true,
+      result: { text: 'Echo: declared' },
+    });
+    expect(requested).toHaveLength(1);
+
+    // Another turn that read no such skill does not see it.
+    const other = mcpTurnTools({ hub, approvals: broker, progressed: () => {} }, 'chat-2');
+    await other.prepare();
+    expect(other.specs()).toEqual([]);
   });
 });

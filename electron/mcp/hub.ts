@@ -242,12 +242,16 @@ export interface HubProgress {
 /** The MCP servers of the open workspace, connected on first use. */
 export class McpHub {
   private readonly conns = new Map<string, Connection>();
+  /** Disabled servers a skill asked for (connected on demand, never offered to other turns). */
+  private readonly onDemand = new Set<string>();
 
   constructor(readonly opts: McpHubOptions) {}
 
-  /** The enabled servers' connections, matching the configuration as it is now. */
+  /** The enabled (and on-demand) servers' connections, matching the configuration as it is now. */
   private sync(): Connection[] {
-    const active = this.opts.servers().filter((s) => !s.overridden && !s.config.disabled);
+    const active = this.opts
+      .servers()
+      .filter((s) => !s.overridden && (!s.config.disabled || this.onDemand.has(s.name.toLowerCase())));
     const names = new Set(active.map((s) => s.name));
     for (const [name, c] of this.conns) {
       const now = active.find((s) => s.name === name);
@@ -261,11 +265,16 @@ export class McpHub {
     return [...this.conns.values()].filter((c) => names.has(c.server.name));
   }
 
-  /** Every enabled server's tools, connecting the ones not yet connected (in parallel). */
-  async tools(): Promise<HubTool[]> {
+  /**
+   * Every enabled server's tools, connecting the ones not yet connected (in parallel); `include`
+   * names disabled servers to connect too (a skill declared them), whose tools come back as well.
+   */
+  async tools(include: string[] = []): Promise<HubTool[]> {
+    const wanted = new Set(include.map((n) => n.toLowerCase()));
+    for (const n of wanted) this.onDemand.add(n);
     let conns: Connection[];
     try {
-      conns = this.sync();
+      conns = this.sync().filter((c) => !c.server.config.disabled || wanted.has(c.server.name.toLowerCase()));
     } catch {
       return []; // a broken mcp.json is reported by the Tools settings, not by a turn
     }

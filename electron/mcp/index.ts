@@ -1,6 +1,6 @@
 // Issue 16: MCP tools in chat, approvals, the tools/* slice.
 export { ApprovalBroker, type ApprovalStore, sqliteApprovalStore } from './approvals.js';
-export { describeTool, mcpTurnTools } from './chat-tools.js';
+export { declaredMcpTools, describeTool, mcpTurnTools } from './chat-tools.js';
 export {
   type ConfiguredServer,
   listMcpServers,
