@@ -37,7 +37,10 @@ describe('skilldesk mcp serve with a sampling client', () => {
     client = c;
     const r = await c.callTool({
       name: 'apply_skill',
-      arguments: { name: 'Summarize', context: { text: 'The team agreed to ship on Friday after the review.' } },
+      arguments: {
+        name: 'Summarize',
+        context: { text: 'The team agreed to ship on Friday after the review.' },
+      },
     });
     const text = ((r.content as Array<{ text?: string }>) ?? []).map((p) => p.text ?? '').join('');
     expect(text).toContain('SAMPLED: ships Friday');
