@@ -45,7 +45,7 @@ export function ModelPicker(props: {
     void stores.chat.getState().setModel(model);
   };
   return (
-    <div className="menu" ref={ref}>
+    <div className="menu chat__model-menu" ref={ref}>
       <button
         type="button"
         className={`pill pill--button chat__model${props.own ? ' is-own' : ''}`}

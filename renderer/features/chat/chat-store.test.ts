@@ -175,6 +175,74 @@ describe('chat reducer', () => {
   });
 });
 
+describe('chat reducer: branches, mid-stream and totals (issue 13)', () => {
+  const view = (id: string, role: 'user' | 'assistant', content: string, parent_id: string | null) => ({
+    id,
+    role,
+    content,
+    status: 'complete' as const,
+    tool_calls: [],
+    trace_ids: [],
+    model_id: role === 'assistant' ? 'openai:gpt-4.1-mini' : null,
+    input_tokens: role === 'assistant' ? 10 : null,
+    output_tokens: role === 'assistant' ? 2 : null,
+    estimated_cost: null,
+    error: null,
+    created_at: '2025-01-01T00:00:00.000Z',
+    parent_id,
+    sibling_ids: [id],
+    attachments: [],
+  });
+  const loaded = (running = false, in_flight: EventPayload<'chat/turn-started'> | null = null) =>
+    run(
+      initialChatState(),
+      { type: 'session/opened', id: 's1' },
+      {
+        type: 'thread/loaded',
+        id: 's1',
+        messages: [view('u1', 'user', 'Q1', null), view('a1', 'assistant', 'A1', 'u1')],
+        running,
+        usage: { input_tokens: 10, output_tokens: 2, estimated_cost: null },
+        in_flight: in_flight ? { text: 'so far', tool_calls: [] } : null,
+      },
+    );
+
+  it('an edit cuts the thread at the edited message’s parent; a regeneration keeps the question', () => {
+    let s = run(loaded(), {
+      type: 'turn/started',
+      e: started({ user_message_id: 'u2', message: 'Q1 edited', new_session: false, parent_id: null }),
+    });
+    expect(s.threads.s1!.messages.map((m) => [m.id, m.content])).toEqual([
+      ['u2', 'Q1 edited'],
+      ['streaming:s1', ''],
+    ]);
+    s = run(loaded(), {
+      type: 'turn/started',
+      e: started({
+        user_message_id: 'u1',
+        message: 'Q1',
+        new_session: false,
+        parent_id: null,
+        regenerated: true,
+      }),
+    });
+    expect(s.threads.s1!.messages.map((m) => m.id)).toEqual(['u1', 'streaming:s1']);
+  });
+
+  it('a chat opened mid-stream starts its reply from the text so far, and totals add each reply', () => {
+    let s = loaded(true, started());
+    const last = s.threads.s1!.messages.at(-1)!;
+    expect([last.status, last.content]).toEqual(['streaming', 'so far']);
+    s = run(s, { type: 'turn/delta', e: { session_id: 's1', text: ' and more' } });
+    expect(s.threads.s1!.messages.at(-1)!.content).toBe('so far and more');
+    s = run(s, {
+      type: 'turn/finished',
+      e: finished({ input_tokens: 5, output_tokens: 3, estimated_cost: 0.5 }),
+    });
+    expect(s.threads.s1!.usage).toEqual({ input_tokens: 15, output_tokens: 5, estimated_cost: 0.5 });
+  });
+});
+
 describe('chat store over the host', () => {
   it('sends without a model, streams the reply, lists, reloads and deletes the session', async () => {
     const { client, host } = inProcessClient();
