@@ -284,11 +284,13 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
       [
         `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · judged by ${r.model}` : ''}`,
         ...r.results.map((x) => {
-          const head = `  ${x.passed ? 'pass' : 'FAIL'} ${x.kind.padEnd(7)} #${x.id} ${JSON.stringify(x.prompt.slice(0, 60))}${x.kind === 'trigger' ? ` rank ${x.rank ?? '-'}${x.should_trigger ? '' : ' (should not fire)'}` : ''}`;
+          const head = `  ${x.passed ? 'pass' : 'FAIL'} ${x.kind.padEnd(7)} #${x.id} ${JSON.stringify(x.prompt.slice(0, 60))}${x.kind === 'trigger' ? ` rank ${x.rank ?? '-'}${x.model_chose == null ? '' : x.model_chose ? ', the model chose it' : `, the model chose ${x.model_choice ?? 'none'}`}${x.should_trigger ? '' : ' (should not fire)'}` : ''}`;
           const why = x.reason ? `\n      ${x.reason}` : '';
           const unjudged = x.checks.filter((c) => c.passed === null).length;
           return `${head}${why}${unjudged ? `\n      ${unjudged} statement(s) not judged: pass --provider to judge them` : ''}`;
         }),
+        // issue 12: the run's totals (remembered per model in the skill's store).
+        `  ${(r.duration_ms / 1000).toFixed(1)} s · ${r.input_tokens} in / ${r.output_tokens} out tokens${r.estimated_cost ? ` · $${r.estimated_cost.toFixed(4)}` : ''}`,
       ].join('\n'),
     );
   });
