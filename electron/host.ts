@@ -17,7 +17,12 @@ import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
-import { createProgressTracker, trackSandboxStarts, trackSidecarStarts } from './progress/index.js';
+import {
+  createProgressTracker,
+  trackSandboxStarts,
+  trackSidecarStarts,
+  withProgress,
+} from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
 import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
@@ -255,6 +260,22 @@ export function createHost(deps: HostDeps): Host {
       runCode: createCodeDryRunner(session),
     }),
   };
+  // Imports can take a while (many files, zips): each is a task in the progress area (issue 13).
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  handlers['skills/import-packages'] = withProgress(
+    progress,
+    handlers['skills/import-packages'],
+    'import',
+    (req) => `Importing ${plural(req.packages.length, 'skill package')}`,
+    (res) => `${plural(res.imported.length, 'skill')} imported`,
+  );
+  handlers['skills/import-files'] = withProgress(
+    progress,
+    handlers['skills/import-files'],
+    'import',
+    (req) => `Importing ${plural(req.files.length, 'file')}`,
+    (res) => (res.written ? `${plural(res.packages.length, 'package')} read` : 'Nothing imported'),
+  );
 
   let disposed: Promise<void> | null = null;
   return {

@@ -4,4 +4,5 @@ export {
   type ProgressTracker,
   trackSandboxStarts,
   trackSidecarStarts,
+  withProgress,
 } from './tracker.js';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { ProgressTask } from '../contract/progress.js';
 import type { SandboxProcessHandle, SpawnSandboxProcess } from '../sandbox/index.js';
-import { createProgressTracker, trackSandboxStarts, trackSidecarStarts } from './tracker.js';
+import { createProgressTracker, trackSandboxStarts, trackSidecarStarts, withProgress } from './tracker.js';
 
 function fakeProcess() {
   const ev = new EventEmitter();
@@ -94,5 +94,33 @@ describe('sidecar start progress', () => {
     await new Promise((r) => bad.once('exit', r));
     await expect.poll(() => p.list()[1]?.state).toBe('failed');
     expect(p.list()[1]?.detail).toMatch(/exit 3/);
+  });
+});
+
+describe('withProgress', () => {
+  it('reports a call as a task that ends with its summary or its error', async () => {
+    const p = createProgressTracker({ emit: () => {} });
+    const ok = withProgress(
+      p,
+      async (n: number) => n * 2,
+      'import',
+      (n) => `Importing ${n}`,
+      (r) => `${r} done`,
+    );
+    expect(await ok(2, { transport: 'in-process' })).toBe(4);
+    const bad = withProgress(
+      p,
+      async () => {
+        throw new Error('bad zip');
+      },
+      'import',
+      () => 'Importing x',
+      () => '',
+    );
+    await expect(bad(0, { transport: 'in-process' })).rejects.toThrow('bad zip');
+    expect(p.list().map((t) => [t.label, t.state, t.detail])).toEqual([
+      ['Importing 2', 'done', '4 done'],
+      ['Importing x', 'failed', 'bad zip'],
+    ]);
   });
 });

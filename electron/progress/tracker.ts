@@ -4,7 +4,7 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { HandlersFor } from '../contract/channels.js';
+import type { CallContext, HandlersFor } from '../contract/channels.js';
 import type { ProgressKind, ProgressTask } from '../contract/progress.js';
 import type { SandboxProcessHandle, SpawnSandboxProcess } from '../sandbox/index.js';
 
@@ -156,4 +156,28 @@ export function trackSidecarStarts(
     });
     return child;
   }) as typeof nodeSpawn;
+}
+
+/**
+ * A handler reported as a task while it runs (imports: one call, often many files). The task
+ * ends with `summary` of the reply, or failed with the error's message.
+ */
+export function withProgress<Req, Res>(
+  tracker: ProgressTracker,
+  handler: (req: Req, ctx: CallContext) => Res | Promise<Res>,
+  kind: ProgressKind,
+  label: (req: Req) => string,
+  summary: (res: Res) => string,
+): (req: Req, ctx: CallContext) => Promise<Res> {
+  return async (req, ctx) => {
+    const task = tracker.start(kind, label(req));
+    try {
+      const res = await handler(req, ctx);
+      task.done(summary(res));
+      return res;
+    } catch (e) {
+      task.fail(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+  };
 }

@@ -43,6 +43,24 @@ describe('switching the workspace at run time', () => {
       ),
     );
     await call(h['chat/send-message']({ message: 'an alpha chat' }, ctx));
+    // Imports show in the progress area.
+    await call(
+      h['skills/import-packages'](
+        {
+          packages: [
+            {
+              file_name: 'b.json',
+              package: { name: 'Alpha Two', description: 'd', version: '1.0.0', artifacts: [] },
+            },
+          ],
+          scope: 'workspace',
+        },
+        ctx,
+      ),
+    ).catch(() => {});
+    expect((await call(h['progress/list']({}, ctx))).tasks.find((t) => t.kind === 'import')).toMatchObject({
+      label: 'Importing 1 skill package',
+    });
     const names = async () => (await call(h['skills/list']({}, ctx))).skills.map((s) => s.name);
     expect(await names()).toContain('Alpha Only');
 
