@@ -387,6 +387,7 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Run the saved skill's evals with progress and cancel; pass rates per model. */
 function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const a = useAgent((s) => ({ evals: s.evals, api: s }));
+  const composer = useComposerStore(useShallow((s) => ({ openSkill: s.openSkill })));
   const origin = doc.origin;
   const api = a.api;
   useEffect(() => {
@@ -395,6 +396,10 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const e = a.evals;
   if (!origin) return <p className="muted ag-panel">Save the skill to run its evals.</p>;
   const hasEvals = doc.draft.artifacts.some((x) => x.name === 'evals/evals.json');
+  const dspy = doc.base?.artifacts.find((x) => x.kind === 'dspy_module');
+  // The optimized module is a new saved version: load it under the editor.
+  const reload = () =>
+    origin ? composer.openSkill(`${origin.scope}:${origin.name}`, true) : Promise.resolve();
   return (
     <section className="ag-panel" aria-label="Evals">
       {!hasEvals && (
@@ -458,6 +463,55 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
             ))}
           </ul>
         </>
+      )}
+      {dspy && (
+        <div className="ag-optimize">
+          <div className="sc-row">
+            {e.optimize.busy ? (
+              <button type="button" className="btn" onClick={() => void api.cancelOptimize()}>
+                <Icon name="stop" /> Stop optimizing
+              </button>
+            ) : (
+              <button
+                type="button"
+                className="btn"
+                disabled={!hasEvals || e.busy}
+                onClick={() =>
+                  void api.optimize(dspy.name).then((saved) => saved && !isDirty(doc) && void reload())
+                }
+                title="Train the DSPy module on the evals (every third one held out), save it as a new version"
+              >
+                <Icon name="sparkle" /> Optimize “{dspy.name}” with the evals
+              </button>
+            )}
+            {e.optimize.busy && (
+              <span className="ag-progress" role="status">
+                {e.optimize.progress
+                  ? `${e.optimize.progress.phase === 'compile' ? 'Compiling' : 'Scoring'} ${e.optimize.progress.done} of ${e.optimize.progress.total}`
+                  : 'Running the validation evals, then DSPy…'}
+              </span>
+            )}
+          </div>
+          {e.optimize.result?.evals && (
+            <p className="ag-score">
+              Validation pass rate <strong>{pct(e.optimize.result.evals.before.pass_rate)}</strong> →{' '}
+              <strong>{pct(e.optimize.result.evals.after.pass_rate)}</strong> on{' '}
+              {e.optimize.result.evals.validation} held-out{' '}
+              {e.optimize.result.evals.validation === 1 ? 'eval' : 'evals'} · saved as version{' '}
+              {e.optimize.result.evals.version} ({e.optimize.result.evals.previous_version} kept in History)
+            </p>
+          )}
+          {e.optimize.error && (
+            <div className="callout callout--error" role="alert">
+              <Icon name="alert" />
+              <p>
+                {e.optimize.error.code === 'CANCELLED'
+                  ? 'Optimizing was stopped; nothing was saved.'
+                  : e.optimize.error.message}
+              </p>
+            </div>
+          )}
+        </div>
       )}
       {e.history && e.history.per_model.length > 0 && (
         <table className="ag-models">

@@ -7,7 +7,8 @@ import {
   NO_KEYS,
   startLoopbackProvider,
 } from '../../../../electron/llm/index.js';
-import { quietLogger, testHost } from '../../../../electron/test-support/index.js';
+import { NO_VENV } from '../../../../electron/sidecar-client/test-lm.js';
+import { quietLogger, skipWithout, testHost } from '../../../../electron/test-support/index.js';
 import { invokeChannel } from '../../../../electron/transport/dispatch.js';
 import { createClient } from '../../../bridge/client.js';
 import { createInProcessTransport } from '../../../bridge/in-process-transport.js';
@@ -176,3 +177,66 @@ describe('agent store', () => {
     expect(s.evals.progress).toBeNull();
   });
 });
+
+const dspyReply = (answer: string) =>
+  `[[ ## reasoning ## ]]\nCompared.\n\n[[ ## contradictions ## ]]\n${answer}\n\n[[ ## completed ## ]]`;
+
+describe.skipIf(skipWithout(NO_VENV, 'agent store: optimize with evals'))(
+  'agent store: optimize (needs sidecar/.venv)',
+  () => {
+    it('optimizes on the evals and shows the validation pass rate before and after', async () => {
+      const { store, client, stop } = await storeWith([
+        { text: dspyReply('nothing') },
+        { text: dspyReply('age: 30 vs 41') },
+      ]);
+      const evals = [1, 2, 3].map((id) => ({
+        id,
+        prompt: `claims ${id}`,
+        context: { claims: `claims ${id}` },
+        expected_output: id === 3 ? 'age: 30 vs 41' : `answer ${id}`,
+        assertions: [{ type: 'contains', value: id === 3 ? 'age: 30 vs 41' : `answer ${id}` }],
+      }));
+      await client.invoke('skills/save-package', {
+        package: {
+          name: 'Claim Checker',
+          description: 'Finds claims that contradict each other.',
+          artifacts: [
+            { kind: 'prompt_template', name: 'Check', content: 'Contradictions in: {{ claims }}' },
+            {
+              kind: 'dspy_module',
+              name: 'DSPy Check',
+              content: '{"template_id": "chain_of_thought", "signature": "claims -> contradictions"}',
+              metadata: { fallback_artifact: 'Check' },
+            },
+            {
+              kind: 'resource',
+              name: 'evals/evals.json',
+              content: JSON.stringify({ evals }),
+              metadata: { path: 'evals/evals.json' },
+            },
+          ],
+        },
+        scope: 'account',
+      });
+      await store.getState().openEvals({ name: 'Claim Checker', scope: 'account' });
+      // Labeled few-shot makes no model calls while compiling: the script holds only the two eval runs.
+      const ok = await store
+        .getState()
+        .optimize('DSPy Check', { optimizer: 'labeled_few_shot', evaluate: false });
+      expect(store.getState().evals.optimize.error).toBeNull();
+      expect(ok).toBe(true);
+      const o = store.getState().evals.optimize;
+      expect(o.busy).toBe(false);
+      expect(o.result?.evals).toMatchObject({
+        before: { pass_rate: 0 },
+        after: { pass_rate: 1 },
+        version: '1.0.1',
+      });
+      expect(store.getState().evals.history?.runs.map((r) => r.origin)).toEqual([
+        'optimize_after',
+        'optimize_before',
+      ]);
+      stop();
+    }, 180_000);
+  },
+);

@@ -10,6 +10,7 @@ import type {
   ComposeRoundView,
   EvalHistoryRes,
   EvalSkillRes,
+  OptimizeSkillRes,
   SkillScope,
 } from '../../../../electron/contract/index.js';
 import type { Client } from '../../../bridge/client.js';
@@ -35,6 +36,14 @@ export interface EvalsState {
   result: EvalSkillRes | null;
   history: EvalHistoryRes | null;
   error: AppErrorData | null;
+  /** `skills/optimize` with the evals: progress, then the validation pass rate before and after. */
+  optimize: {
+    busy: boolean;
+    runId: string | null;
+    progress: { phase: string; done: number; total: number } | null;
+    result: OptimizeSkillRes['optimized'] | null;
+    error: AppErrorData | null;
+  };
 }
 
 /** Everything the agent panels show. */
@@ -57,7 +66,11 @@ export type AgentEvent =
   | { type: 'evals/progressed'; runId: string; done: number; total: number }
   | { type: 'evals/finished'; runId: string; result: EvalSkillRes }
   | { type: 'evals/failed'; runId: string | null; error: AppErrorData }
-  | { type: 'evals/history'; history: EvalHistoryRes };
+  | { type: 'evals/history'; history: EvalHistoryRes }
+  | { type: 'optimize/started'; runId: string }
+  | { type: 'optimize/progressed'; runId: string; phase: string; done: number; total: number }
+  | { type: 'optimize/finished'; runId: string; result: OptimizeSkillRes['optimized'] }
+  | { type: 'optimize/failed'; runId: string; error: AppErrorData };
 
 const idleRun = (): AgentRun => ({ busy: false, runId: null, rounds: [], result: null, error: null });
 
@@ -74,6 +87,7 @@ export function initialAgentState(): AgentState {
       result: null,
       history: null,
       error: null,
+      optimize: { busy: false, runId: null, progress: null, result: null, error: null },
     },
   };
 }
@@ -142,6 +156,37 @@ export function agentReducer(s: AgentState, e: AgentEvent): AgentState {
       return { ...s, evals: { ...s.evals, busy: false, error: e.error } };
     case 'evals/history':
       return { ...s, evals: { ...s.evals, history: e.history } };
+    case 'optimize/started':
+      return {
+        ...s,
+        evals: {
+          ...s.evals,
+          optimize: { busy: true, runId: e.runId, progress: null, result: null, error: null },
+        },
+      };
+    case 'optimize/progressed':
+      if (s.evals.optimize.runId !== e.runId) return s;
+      return {
+        ...s,
+        evals: {
+          ...s.evals,
+          optimize: { ...s.evals.optimize, progress: { phase: e.phase, done: e.done, total: e.total } },
+        },
+      };
+    case 'optimize/finished':
+    case 'optimize/failed':
+      if (s.evals.optimize.runId !== e.runId) return s;
+      return {
+        ...s,
+        evals: {
+          ...s.evals,
+          optimize: {
+            ...s.evals.optimize,
+            busy: false,
+            ...(e.type === 'optimize/finished' ? { result: e.result } : { error: e.error }),
+          },
+        },
+      };
   }
 }
 
@@ -165,6 +210,12 @@ export interface AgentStore extends AgentState {
   openEvals(skill: { name: string; scope: SkillScope }): Promise<void>;
   runEvals(): Promise<void>;
   cancelEvals(): Promise<void>;
+  /** Optimize a dspy_module on the evals; resolves true when a new version was saved. */
+  optimize(
+    artifact: string,
+    opts?: { optimizer?: 'bootstrap_few_shot' | 'labeled_few_shot'; evaluate?: boolean },
+  ): Promise<boolean>;
+  cancelOptimize(): Promise<void>;
 }
 
 const newRunId = () => `ui-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -200,9 +251,19 @@ export function createAgentStore(client: Client): StoreApi<AgentStore> {
         const b = client.subscribe('skills/eval-progressed', (p) =>
           dispatch({ type: 'evals/progressed', runId: p.run_id, done: p.done, total: p.total }),
         );
+        const c = client.subscribe('skills/optimize-progressed', (p) =>
+          dispatch({
+            type: 'optimize/progressed',
+            runId: p.run_id,
+            phase: p.phase,
+            done: p.done,
+            total: p.total,
+          }),
+        );
         return () => {
           a();
           b();
+          c();
         };
       },
       startCreate: (description, maxRounds) =>
@@ -255,6 +316,32 @@ export function createAgentStore(client: Client): StoreApi<AgentStore> {
         dispatch({ type: 'evals/finished', runId, result: r.value });
         const h = await client.call('skills/eval-history', { name: skill.name, scope: skill.scope });
         if (h.ok) dispatch({ type: 'evals/history', history: h.value });
+      },
+      async optimize(artifact, opts = {}) {
+        const skill = get().evals.skill;
+        if (!skill) return false;
+        const runId = newRunId();
+        dispatch({ type: 'optimize/started', runId });
+        const r = await client.call('skills/optimize', {
+          name: skill.name,
+          scope: skill.scope,
+          artifact,
+          evals: true,
+          run_id: runId,
+          ...opts,
+        });
+        if (!r.ok) {
+          dispatch({ type: 'optimize/failed', runId, error: r.error });
+          return false;
+        }
+        dispatch({ type: 'optimize/finished', runId, result: r.value.optimized });
+        const h = await client.call('skills/eval-history', { name: skill.name, scope: skill.scope });
+        if (h.ok) dispatch({ type: 'evals/history', history: h.value });
+        return true;
+      },
+      async cancelOptimize() {
+        const id = get().evals.optimize.runId;
+        if (id) await client.call('skills/cancel-run', { run_id: id });
       },
       async cancelEvals() {
         const id = get().evals.runId;
