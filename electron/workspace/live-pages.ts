@@ -73,7 +73,8 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
   const count = (db: Db): number =>
     (db.prepare('SELECT count(*) AS n FROM workspace_pages').get() as { n: number }).n;
 
-  const reindex = (): WorkspacePagesState => {
+  // Passes after a file change are quick and frequent: only the first and requested ones are progress.
+  const run = (report: boolean): WorkspacePagesState => {
     if (closed) return state;
     if (!existsSync(deps.folder)) {
       state = { ...state, indexing: false, error: `The folder ${deps.folder} is gone (moved or deleted).` };
@@ -86,12 +87,12 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
       deps.onChange(state, null);
       return state;
     }
-    deps.onProgress?.('started', deps.folder);
+    if (report) deps.onProgress?.('started', deps.folder);
     state = { ...state, indexing: true };
     try {
       const report = indexWorkspacePages(db, deps.folder, { now });
       state = { ...state, count: count(db), indexed_at: now().toISOString(), indexing: false, error: null };
-      deps.onProgress?.('finished', `${state.count} pages`);
+      if (report) deps.onProgress?.('finished', `${state.count} pages`);
       deps.onChange(state, report);
     } catch (e) {
       state = {
@@ -99,7 +100,7 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
         indexing: false,
         error: `Indexing the pages failed: ${e instanceof Error ? e.message : String(e)}`,
       };
-      deps.onProgress?.('failed', state.error ?? '');
+      if (report) deps.onProgress?.('failed', state.error ?? '');
       deps.onChange(state, null);
     }
     return state;
@@ -110,7 +111,7 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      reindex();
+      run(false);
     }, deps.debounceMs ?? 250);
   };
 
@@ -130,11 +131,11 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
     // Some file systems cannot be watched: the index is still built at open and on request.
     state = { ...state, watching: false };
   }
-  reindex();
+  run(true);
 
   return {
     state: () => state,
-    reindex,
+    reindex: () => run(true),
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
