@@ -3,7 +3,7 @@
 // allow" runs it and is remembered after the app restarts (no card the second time); "deny" reaches
 // the model as a tool error. Settings → Tools lists the server, tests the connection and revokes.
 // Screenshots of the approval card and Settings → Tools, light and dark, at 1440×900 and 1024×700.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -200,6 +200,26 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await approvals.getByRole('button', { name: 'Revoke' }).click();
     await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
+
+    // Add a server from the form: test the draft, save it, then disable it.
+    await tools.getByRole('button', { name: 'Add server' }).click();
+    const form = tools.getByRole('form', { name: 'MCP server' });
+    await form.getByLabel('Name', { exact: true }).fill('second');
+    await form.getByLabel('Command', { exact: true }).fill(process.execPath);
+    await form.getByLabel('Arguments (one per line)').fill(`${everything}\nstdio`);
+    await form.getByRole('button', { name: 'Test connection' }).click();
+    await pw(form.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
+    await page.screenshot({ path: join(shots(), 'ui-mcp-settings-add-1024x700-light.png') });
+    await form.getByRole('button', { name: 'Save' }).click();
+    await pw(tools.locator('.tool-server__name')).toHaveText(['everything', 'second']);
+    await tools.getByRole('checkbox', { name: 'Enable second' }).uncheck();
+    await pw(tools.locator('.tool-server').nth(1)).toContainText('Disabled');
+    const saved = JSON.parse(readFileSync(join(home, 'mcp.json'), 'utf8'));
+    expect(saved.mcpServers.second).toEqual({
+      command: process.execPath,
+      args: [everything, 'stdio'],
+      disabled: true,
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 });

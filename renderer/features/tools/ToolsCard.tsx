@@ -300,7 +300,7 @@ function ServerForm(props: {
           type="button"
           className="btn btn--small"
           disabled={!d.name.trim() || test?.status === 'running'}
-          onClick={() => void props.store.test(`draft:${d.name}`, configOf(d))}
+          onClick={() => void props.store.test(d.name, configOf(d))}
         >
           {test?.status === 'running' ? 'Testing…' : 'Test connection'}
         </button>
@@ -408,8 +408,7 @@ export function ToolsCard({ store }: { store: ToolsStore }) {
                   <div className="tool-server__what">
                     <span className="tool-server__name">{s.name}</span>
                     <span className="tool-server__meta">
-                      {s.scope === 'workspace' ? 'Workspace' : 'Account'} ·{' '}
-                      {serverLine(s.config)}
+                      {s.scope === 'workspace' ? 'Workspace' : 'Account'} · {serverLine(s.config)}
                     </span>
                     {s.overridden ? (
                       <span className="tool-status">Hidden by the workspace server of the same name</span>

@@ -126,6 +126,7 @@ export interface ToolsStore extends ToolsState {
   save(req: SaveServerReq): Promise<boolean>;
   remove(scope: 'workspace' | 'account', name: string): Promise<void>;
   setEnabled(scope: 'workspace' | 'account', name: string, enabled: boolean): Promise<void>;
+  /** Test a saved server, or a draft config (its result kept under `draft:NAME`). */
   test(name: string, config?: SaveServerReq['config']): Promise<void>;
   revoke(server: string, tool: string): Promise<void>;
   setAutoReadOnly(enabled: boolean): Promise<void>;
@@ -178,10 +179,12 @@ export function createToolsStore(client: Client): StoreApi<ToolsStore> {
         await get().save({ scope, name, config: enabled ? rest : { ...rest, disabled: true } });
       },
       async test(name, config) {
-        apply({ type: 'test/started', name });
-        const r = await client.call('tools/test-server', config ? { name, config } : { name });
-        if (r.ok) apply({ type: 'test/finished', name, result: r.value });
-        else apply({ type: 'test/failed', name, error: r.error });
+        // A draft's result is kept apart from the saved server's of the same name.
+        const key = config ? `draft:${name}` : name;
+        apply({ type: 'test/started', name: key });
+        const r = await client.call('tools/test-server', config ? { name: name.trim(), config } : { name });
+        if (r.ok) apply({ type: 'test/finished', name: key, result: r.value });
+        else apply({ type: 'test/failed', name: key, error: r.error });
       },
       async revoke(server, tool) {
         const r = await client.call('tools/revoke-approval', { server, tool });
