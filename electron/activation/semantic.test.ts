@@ -74,4 +74,48 @@ describe('static embedding (the semantic half of phase 1)', () => {
     expect(why.skill).toMatchObject({ rank: 2, reason: 'matched', above: 1 });
     for (const x of explainMatch(c, launch, { semantic: false }).candidates) expect(x.semantic).toBeNull();
   });
+
+  it('saves each skill vector in the store and reads it back instead of embedding again', () => {
+    const store = openStore('account', tempDir())!;
+    add(store, { name: 'pdf', description: 'Merge and split PDF files' });
+    add(store, { name: 'pptx', description: 'Build slide decks' });
+    const e = staticEmbedding()!;
+    const first = new SkillIndex(store.db, e);
+    first.sync();
+    for (const slot of first.byKey.values()) expect(first.ensureVector(slot)).toBe(true);
+    const rows = store.db
+      .prepare(
+        'SELECT s.name, e.model, e.vector FROM skill_embeddings e JOIN skills s ON s.id = e.skill_id ORDER BY s.name',
+      )
+      .all() as Array<{ name: string; model: string; vector: Buffer }>;
+    expect(rows.map((r) => [r.name, r.model, r.vector.length])).toEqual([
+      ['pdf', e.id, e.dims],
+      ['pptx', e.id, e.dims],
+    ]);
+    // A saved vector is what a new index uses (no embedding again) while the skill's text is unchanged.
+    const marked = Buffer.alloc(e.dims, 7);
+    store.db
+      .prepare(
+        "UPDATE skill_embeddings SET vector = ? WHERE skill_id = (SELECT id FROM skills WHERE name = 'pdf')",
+      )
+      .run(marked);
+    const ix = new SkillIndex(store.db, e);
+    ix.sync();
+    const slot = ix.byKey.get('pdf')!;
+    ix.ensureVector(slot);
+    expect([...ix.vectors.subarray(slot * e.dims, (slot + 1) * e.dims)]).toEqual([
+      ...new Int8Array(e.dims).fill(7),
+    ]);
+    // A changed skill is embedded anew; a deleted one takes its vector with it.
+    store.db
+      .prepare("UPDATE skills SET description = 'Merge, split and rotate PDF files' WHERE name = 'pdf'")
+      .run();
+    ix.sync();
+    ix.ensureVector(ix.byKey.get('pdf')!);
+    expect([...ix.vectors.subarray(slot * e.dims, (slot + 1) * e.dims)]).not.toEqual([
+      ...new Int8Array(e.dims).fill(7),
+    ]);
+    store.db.prepare("DELETE FROM skills WHERE name = 'pptx'").run();
+    expect(store.db.prepare('SELECT count(*) FROM skill_embeddings').pluck().get()).toBe(1);
+  });
 });

@@ -436,7 +436,7 @@ export class SkillIndex {
 const surfaceOf = new WeakMap<IndexedSkill, string[]>();
 
 /**
- * Skills' embeddings saved in the store (`skill_embeddings`, migration 0013), keyed by the
+ * Skills' embeddings saved in the store (`skill_embeddings`, migration 0012), keyed by the
  * table's id and a hash of the text embedded: an index reads a skill's saved vector the first
  * time it ranks the skill instead of embedding it again, and a skill whose text changed is
  * embedded anew. Without the table (an older schema) or on a read-only connection, vectors are
