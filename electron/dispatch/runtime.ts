@@ -141,7 +141,10 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
         noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
       });
       // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
-      const ran = await settle(() => runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host }));
+      // Runs queue fairly per chat: one chat's burst never starves another's run.
+      const ran = await settle(() =>
+        runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host, queue: ctx.session_id }),
+      );
       if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
       const r = ran.value;
       const partial: TraceDraft = {
