@@ -7,8 +7,8 @@ import { answerApprovals } from './approvals.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';
-import { registerSessionExport } from './session-export.js';
 import { addLlmOptions } from './llm-commands.js';
+import { registerSessionExport } from './session-export.js';
 import { positiveInt } from './skills-commands.js';
 
 function minScore(v: string): number {

@@ -14,7 +14,7 @@ import {
   type SidecarClient,
   type SidecarClientOptions,
 } from '../sidecar-client/index.js';
-import { type CatalogRef, openCatalog, type SkillCatalog } from '../skills/index.js';
+import { type CatalogRef, openCatalog } from '../skills/index.js';
 
 export type { CatalogRef };
 

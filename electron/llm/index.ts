@@ -2,7 +2,6 @@
 // loopback provider server used by tests, demos and `skilldesk dev provider`.
 
 export { createLlm, type LlmDeps, toAppError, toModelMessages } from './client.js';
-export { KNOWN_MODELS, listModels, type ModelList } from './models.js';
 export {
   DEFAULT_LOOPBACK_MODELS,
   type LoopbackScript,
@@ -18,6 +17,7 @@ export {
   type RecordedRequest,
   startLoopbackProvider,
 } from './loopback/server.js';
+export { KNOWN_MODELS, listModels, type ModelList } from './models.js';
 export {
   BUILTIN_PRICES,
   estimateCost,
