@@ -5,7 +5,7 @@ import { ChatView } from './features/chat/ChatView.js';
 import { SessionList } from './features/chat/SessionList.js';
 import { ComposerView } from './features/composer/index.js';
 import { SettingsView } from './features/settings/SettingsView.js';
-import { applyTheme } from './features/settings/settings-store.js';
+import { applyTheme, watchSystemTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
 import { TracesView } from './features/traces/TracesView.js';
 import { ProgressArea } from './features/workspace/ProgressArea.js';
@@ -71,6 +71,7 @@ function Shell() {
   const status = useConnectionStatus();
 
   useEffect(() => applyTheme(theme, document.documentElement), [theme]);
+  useEffect(() => watchSystemTheme(document.documentElement), []);
   const workspaceName = useWorkspaceStore((s) => (s.current ? (s.current.name ?? 'Account only') : null));
   useEffect(() => {
     document.title = workspaceName ? `${workspaceName} — SkillDesk` : 'SkillDesk';

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { inProcessClient } from '../../test-support.js';
 import { applyTheme, createSettingsStore, readTheme, settingsReducer } from './settings-store.js';
 
@@ -27,6 +27,17 @@ describe('settings', () => {
     expect(root.dataset.theme).toBe('dark');
     applyTheme('system', root);
     expect(root.dataset.theme).toBeUndefined();
+  });
+
+  it('switches colours without transitions, then gives them back', async () => {
+    const root = document.documentElement;
+    applyTheme('light', root);
+    await vi.waitFor(() => expect(root.classList.contains('theme-changing')).toBe(false));
+    applyTheme('dark', root);
+    expect(root.classList.contains('theme-changing')).toBe(true);
+    await vi.waitFor(() => expect(root.classList.contains('theme-changing')).toBe(false));
+    applyTheme('dark', root); // no change, no flicker of the class
+    expect(root.classList.contains('theme-changing')).toBe(false);
   });
 
   it('loads app info', async () => {

@@ -54,8 +54,31 @@ export function readTheme(storage: PrefStorage | null): ThemePref {
 
 /** Apply a theme to the document: `data-theme` only when forced, so CSS follows the OS otherwise. */
 export function applyTheme(theme: ThemePref, root: HTMLElement): void {
-  if (theme === 'system') delete root.dataset.theme;
-  else root.dataset.theme = theme;
+  const next = theme === 'system' ? undefined : theme;
+  if (root.dataset.theme === next) return;
+  withoutTransitions(root);
+  if (next === undefined) delete root.dataset.theme;
+  else root.dataset.theme = next;
+}
+
+/**
+ * Turn CSS transitions off while the colours change (a theme switch, or the OS going dark), so
+ * no button shows dark text on a background still fading from the old theme.
+ */
+export function withoutTransitions(root: HTMLElement): void {
+  root.classList.add('theme-changing');
+  const win = root.ownerDocument.defaultView;
+  const later = win?.requestAnimationFrame?.bind(win) ?? ((cb: () => void) => setTimeout(cb, 16));
+  later(() => later(() => root.classList.remove('theme-changing')));
+}
+
+/** Follow the OS's light/dark switch without transitions; returns the function that stops. */
+export function watchSystemTheme(root: HTMLElement): () => void {
+  const media = root.ownerDocument.defaultView?.matchMedia?.('(prefers-color-scheme: dark)');
+  if (!media) return () => {};
+  const onChange = () => withoutTransitions(root);
+  media.addEventListener('change', onChange);
+  return () => media.removeEventListener('change', onChange);
 }
 
 /** Settings with their actions. */
