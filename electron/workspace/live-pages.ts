@@ -92,7 +92,7 @@ export function startLivePages(deps: LivePagesDeps): LivePages {
     try {
       const report = indexWorkspacePages(db, deps.folder, { now });
       state = { ...state, count: count(db), indexed_at: now().toISOString(), indexing: false, error: null };
-      if (report) deps.onProgress?.('finished', `${state.count} pages`);
+      if (report) deps.onProgress?.('finished', `${state.count} ${state.count === 1 ? 'page' : 'pages'}`);
       deps.onChange(state, report);
     } catch (e) {
       state = {
