@@ -8,7 +8,7 @@ import type { ComposeRoundView, DraftIssueView } from '../contract/composer.js';
 import { AppError } from '../contract/errors.js';
 import { PromptEngine } from '../dispatch/index.js';
 import type { Llm, LlmMessage } from '../llm/index.js';
-import { loadSeedPackages, type SkillCatalog } from '../skills/index.js';
+import { loadSkillPrompts, type SkillCatalog, type SkillPrompts } from '../skills/index.js';
 import { type Draft, draftFromAnswer, extractJson } from './draft.js';
 
 /** The skill whose templates are the agent's prompts. */
@@ -17,27 +17,11 @@ const PARTS = ['System', 'Create', 'Repair', 'Refine'] as const;
 type Part = (typeof PARTS)[number];
 
 /** The agent's prompt templates, and where they came from. */
-export interface AgentPrompts {
-  templates: Record<Part, string>;
-  /** `workspace`/`account`: the catalog's "Composer Agent"; `shipped`: the seed file. */
-  source: 'workspace' | 'account' | 'shipped';
-}
+export type AgentPrompts = SkillPrompts<Part>;
 
 /** The agent's prompts: the catalog's "Composer Agent" skill, any missing part from the shipped one. */
 export function loadAgentPrompts(catalog: SkillCatalog | null): AgentPrompts {
-  const shipped = loadSeedPackages().find((p) => p.name === AGENT_SKILL);
-  const found = catalog?.resolve(AGENT_SKILL) ?? null;
-  const templates = {} as Record<Part, string>;
-  for (const part of PARTS) {
-    const mine = found?.skill.artifacts.find((a) => a.kind === 'prompt_template' && a.name === part);
-    const theirs = shipped?.artifacts.find((a) => a.kind === 'prompt_template' && a.name === part);
-    const content = mine?.content ?? theirs?.content;
-    if (content === undefined) {
-      throw new AppError('NOT_FOUND', `the "${AGENT_SKILL}" skill has no prompt_template "${part}"`);
-    }
-    templates[part] = content;
-  }
-  return { templates, source: found ? found.scope : 'shipped' };
+  return loadSkillPrompts(catalog, AGENT_SKILL, PARTS);
 }
 
 /** One run of the agent: a first message, then repairs. */

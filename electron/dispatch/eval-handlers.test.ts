@@ -3,7 +3,9 @@
 // whether the model chose the skill; every run is remembered per model with tokens, cost and time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
-import { testHost } from '../test-support/index.js';
+import { loadSeedPackages } from '../skills/index.js';
+import { tempDir, testHost } from '../test-support/index.js';
+import { EVAL_JUDGE_SKILL, loadEvalPrompts } from './eval-handlers.js';
 
 const providers: LoopbackProvider[] = [];
 afterEach(async () => {
@@ -147,5 +149,77 @@ describe('skills/eval with a model', () => {
       .poll(() => host.handlers['skills/cancel-eval']({ run_id: 'slow' }, ctx))
       .toEqual({ cancelled: true });
     await expect(running).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+});
+
+describe('the eval prompts are the "Eval Judge" skill', () => {
+  it("ships them as prompt templates and uses a workspace's customized copy over the shipped one", async () => {
+    const shipped = loadSeedPackages().find((p) => p.name === EVAL_JUDGE_SKILL)!;
+    expect(shipped.artifacts.filter((a) => a.kind === 'prompt_template').map((a) => a.name)).toEqual([
+      'Judge System',
+      'Judge',
+      'Route System',
+      'Route',
+    ]);
+    expect(loadEvalPrompts(null).source).toBe('shipped');
+
+    const provider = await startLoopbackProvider({
+      script: [
+        {
+          text: 'PICK: Timeline Checker',
+          expect: { system_contains: 'CUSTOM ROUTER', last_user_contains: 'MSG<please check the timeline' },
+        },
+        { text: 'Ann went to school in 1985, before she was born in 1990.' },
+        {
+          text: 'PASS\nIt does.',
+          expect: { system_contains: 'CUSTOM JUDGE', last_user_contains: 'CLAIM<Names the contradiction>' },
+        },
+        { text: 'No contradictions found.' },
+      ] as never,
+    });
+    providers.push(provider);
+    const llm = createLlm(
+      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
+      { keys: NO_KEYS },
+    );
+    const host = testHost({ llm: () => llm, workspace: tempDir() });
+    const ctx = { transport: 'in-process' as const };
+    await host.handlers['skills/import-package']({ package: pkg, scope: 'workspace' }, ctx);
+    // The fork changes the router (system and message) and the judge; the seed stays as shipped.
+    const fork = {
+      ...shipped,
+      id: undefined,
+      source: 'user',
+      artifacts: shipped.artifacts.map((a) =>
+        a.name === 'Route System'
+          ? { ...a, content: 'CUSTOM ROUTER. Answer "PICK: <name>".' }
+          : a.name === 'Route'
+            ? {
+                ...a,
+                content:
+                  '{% for s in skills %}- {{ s.name }}: {{ s.description }}\n{% endfor %}MSG<{{ message }}>',
+              }
+            : a.name === 'Judge System'
+              ? { ...a, content: 'CUSTOM JUDGE.' }
+              : a.name === 'Judge'
+                ? { ...a, content: 'OUT<{{ output }}> CLAIM<{{ statement }}>' }
+                : a,
+      ),
+    };
+    await host.handlers['skills/import-package']({ package: fork, scope: 'workspace' }, ctx);
+    const r = await host.handlers['skills/eval'](
+      { name: 'Timeline Checker', scope: 'workspace', record: false },
+      ctx,
+    );
+    expect(provider.requests.map((q) => q.expectation_error)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const byId = Object.fromEntries(r.results.map((x) => [x.id, x]));
+    // The custom routing prompt asked for "PICK: name": the reply is not a bare name, so no choice.
+    expect(byId['1']).toMatchObject({ kind: 'trigger', rank: 1, model_choice: null, passed: false });
+    expect(byId['2']!.checks.map((c) => c.passed)).toEqual([true, true]);
   });
 });

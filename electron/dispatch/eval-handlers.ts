@@ -14,12 +14,15 @@ import {
   type EvalRunOrigin,
   evalContext,
   evalRunHistory,
+  loadSkillPrompts,
   readSkillEvals,
   recordEvalRun,
   resolveOrThrow,
   type SkillCatalog,
   type SkillEval,
+  type SkillPrompts,
 } from '../skills/index.js';
+import { PromptEngine } from './prompt-engine.js';
 
 /** What the eval slice needs. */
 export interface SkillEvalHandlerDeps {
@@ -32,6 +35,24 @@ export interface SkillEvalHandlerDeps {
 }
 
 const DEFAULT_THRESHOLD = 0.8;
+
+/** The skill whose templates are the judge's and the router's prompts (seed-skills/eval-judge.json). */
+export const EVAL_JUDGE_SKILL = 'Eval Judge';
+const JUDGE_PARTS = ['Judge System', 'Judge', 'Route System', 'Route'] as const;
+type JudgePart = (typeof JUDGE_PARTS)[number];
+type JudgePrompts = SkillPrompts<JudgePart>;
+
+/** The eval prompts: the catalog's "Eval Judge" skill (workspace first), else the shipped one. */
+export function loadEvalPrompts(catalog: SkillCatalog | null): JudgePrompts {
+  return loadSkillPrompts(catalog, EVAL_JUDGE_SKILL, JUDGE_PARTS);
+}
+
+function render(prompts: JudgePrompts, part: JudgePart, vars: Record<string, unknown>): string {
+  return new PromptEngine().renderStr(prompts.templates[part], vars, {
+    name: `${EVAL_JUDGE_SKILL} / ${part}`,
+    undefined: 'semi_strict',
+  });
+}
 
 /**
  * Everything a run produced, as one text the assertions look at. Injected artifacts (instructions,
@@ -52,18 +73,22 @@ function outputText(r: RunSkillRes): string {
 /** Ask the model whether `statement` holds of `output`: PASS/FAIL and why. */
 async function judge(
   llm: Llm,
+  prompts: JudgePrompts,
   output: string,
   statement: string,
   expected: string | undefined,
   signal?: AbortSignal,
 ) {
   const r = await llm.generate({
-    system:
-      'You grade the output of a tool against one statement. Reply with PASS or FAIL on the first line, then one short sentence saying why. Judge only the statement.',
+    system: render(prompts, 'Judge System', {}),
     messages: [
       {
         role: 'user',
-        content: `Output:\n<<<\n${output.slice(0, 20_000)}\n>>>\n${expected ? `What a good output looks like: ${expected}\n` : ''}Statement: ${statement}`,
+        content: render(prompts, 'Judge', {
+          output: output.slice(0, 20_000),
+          expected: expected ?? '',
+          statement,
+        }),
       },
     ],
     maxOutputTokens: 120,
@@ -86,19 +111,19 @@ async function judge(
  */
 async function modelChoice(
   llm: Llm,
+  prompts: JudgePrompts,
   catalog: SkillCatalog,
   message: string,
   candidates: Array<{ name: string; scope: 'workspace' | 'account' }>,
   signal?: AbortSignal,
 ) {
-  const lines = candidates.map((c) => {
+  const skills = candidates.map((c) => {
     const s = catalog.resolve(c.name, c.scope)?.skill;
-    return `- ${c.name}: ${s?.description ?? ''}${s?.when ? ` (when: ${s.when})` : ''}`;
+    return { name: c.name, description: s?.description ?? '', when: s?.when ?? '' };
   });
   const r = await llm.generate({
-    system:
-      'You route a user message to at most one skill. Reply with the exact name of the one skill you would apply to it, or NONE when no skill fits. Reply with the name only.',
-    messages: [{ role: 'user', content: `Skills:\n${lines.join('\n')}\n\nMessage: ${message}` }],
+    system: render(prompts, 'Route System', {}),
+    messages: [{ role: 'user', content: render(prompts, 'Route', { skills, message }) }],
     maxOutputTokens: 60,
     temperature: 0,
     timeoutMs: 60_000,
@@ -171,6 +196,8 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
     const file = readSkillEvals(skill);
     const llm = deps.llm();
+    // Read once per run, so a run judges every eval with the same prompts.
+    const prompts = llm ? loadEvalPrompts(catalog) : null;
     const threshold = req.threshold ?? file.threshold ?? DEFAULT_THRESHOLD;
     const results: EvalResultView[] = [];
     const picked = file.evals
@@ -245,9 +272,9 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       let usage = { input_tokens: 0, output_tokens: 0 };
       let cost = 0;
       let judgeError: string | null = null;
-      if (fired && llm) {
+      if (fired && llm && prompts) {
         try {
-          const m = await modelChoice(llm, catalog, e.prompt, ex.candidates, ctx.signal);
+          const m = await modelChoice(llm, prompts, catalog, e.prompt, ex.candidates, ctx.signal);
           choice = m.choice;
           chose = m.choice !== null && m.choice.toLowerCase() === skill.name.toLowerCase();
           usage = m.usage;
@@ -328,12 +355,12 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
           });
           continue;
         }
-        if (!llm) {
+        if (!llm || !prompts) {
           checks.push({ check: a, passed: null, explanation: 'not judged: no model is configured' });
           continue;
         }
         try {
-          const j = await judge(llm, output, a, e.expected_output, ctx.signal);
+          const j = await judge(llm, prompts, output, a, e.expected_output, ctx.signal);
           inTokens += j.usage.input_tokens;
           outTokens += j.usage.output_tokens;
           judgeCost += j.cost;

@@ -12,6 +12,7 @@ export * from './lint.js';
 export * from './open.js';
 export * from './package-schema.js';
 export * from './seed.js';
+export * from './skill-prompts.js'; // issue 12
 export * from './version.js';
 export * from './version-handlers.js';
 export * from './versions.js';
