@@ -4,6 +4,7 @@ import { AppError } from '../contract/errors.js';
 import { type ArtifactDispatcher, type DispatchResult, EXECUTABLE_KINDS } from '../dispatch/index.js';
 import type { Llm, LlmToolSpec } from '../llm/index.js';
 import { type SkillCatalog, skillSlug } from '../skills/index.js';
+import { describeEffects, type SkillEffects, skillEffects } from './skill-effects.js';
 
 /** The outcome of one tool call, as the model sees it. */
 export interface ToolOutcome {
@@ -44,6 +45,14 @@ export interface ExternalTools {
     allowed_tools: string | null;
     metadata: Record<string, string> | null;
   }): Promise<string[]>;
+  /**
+   * Ask the user before a skill with side effects runs (issue 16: the MCP tools' approval flow,
+   * server `skill`, tool = the skill's name). Without it such a skill runs unasked.
+   */
+  approveSkill?(
+    ask: { skill: string; args: Record<string, unknown>; effects: SkillEffects; description: string },
+    ctx: { call_id: string | null },
+  ): Promise<{ allowed: true } | { allowed: false; error: string }>;
 }
 
 const MAX_TEXT = 12_000;
@@ -186,10 +195,18 @@ export class TurnTools {
         case 'read_skill':
           return await this.parsed('read_skill', args, (a) => this.readAndReveal(a.name, a.artifact));
         case 'apply_skill':
-          return await this.parsed('apply_skill', args, (a) => this.apply(a.name, a.ctx ?? {}, a.artifact));
+          return await this.parsed('apply_skill', args, (a) =>
+            this.apply(a.name, a.ctx ?? {}, a.artifact, { call_id: ctx.call_id ?? null, args: a }),
+          );
         default: {
           const b = this.bundled.get(name);
-          if (b) return await this.apply(b.skill, asObject(args), b.artifact);
+          if (b) {
+            const vars = asObject(args);
+            return await this.apply(b.skill, vars, b.artifact, {
+              call_id: ctx.call_id ?? null,
+              args: { name: b.skill, ctx: vars, artifact: b.artifact },
+            });
+          }
           const ext = this.deps.external?.call(name, args, { call_id: ctx.call_id ?? null });
           if (ext) return await ext;
           return {
@@ -344,7 +361,12 @@ export class TurnTools {
     };
   }
 
-  private async apply(name: string, ctx: Record<string, unknown>, artifact?: string): Promise<ToolOutcome> {
+  private async apply(
+    name: string,
+    ctx: Record<string, unknown>,
+    artifact: string | undefined,
+    call: { call_id: string | null; args: Record<string, unknown> },
+  ): Promise<ToolOutcome> {
     const found = this.deps.catalog.resolve(name);
     if (!found) return this.unknown(name);
     const { skill, scope } = found;
@@ -367,6 +389,18 @@ export class TurnTools {
           note: 'this skill has no executable artifacts; follow its instructions (read_skill) instead',
         },
       };
+    }
+    // A skill that may write or reach the network runs only once the user approves it.
+    const effects = skillEffects(skill, artifact);
+    const approve = this.deps.external?.approveSkill;
+    if (effects.effects.length > 0 && approve) {
+      const verdict = await approve.call(
+        this.deps.external,
+        { skill: skill.name, args: call.args, effects, description: describeEffects(effects) },
+        { call_id: call.call_id },
+      );
+      if (!verdict.allowed)
+        return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
     }
     const results = await this.deps.dispatcher.runSkill({
       session_id: this.deps.session_id,

@@ -17,6 +17,11 @@ export function parseApprovalAnswer(line: string): ApprovalDecision {
   return 'deny';
 }
 
+/** The tool in words: an MCP server's tool, or a skill with side effects (server `skill`). */
+function what(e: ApprovalRequestedEvent): string {
+  return e.server === 'skill' ? `skill "${e.server_tool}"` : `${e.server_tool} (MCP server ${e.server})`;
+}
+
 function argsLine(args: unknown): string {
   const s = JSON.stringify(args ?? {});
   return s.length > 400 ? `${s.slice(0, 400)}…` : s;
@@ -35,7 +40,7 @@ export function answerApprovals(c: CoreClient, ctx: CliContext, opts: { yes: boo
     new Promise<ApprovalDecision>((resolve) => {
       rl ??= createInterface({ input: stdin, terminal: false });
       ctx.io.stderr(
-        `\n? ${e.server_tool} (MCP server ${e.server}) wants to run with ${argsLine(e.args)}\n  allow [y]es once, for this [c]hat, [a]lways for this tool, or [N]o: `,
+        `\n? ${what(e)} wants to run with ${argsLine(e.args)}\n${e.server === 'skill' && e.description ? `  ${e.description}\n` : ''}  allow [y]es once, for this [c]hat, [a]lways for this tool, or [N]o: `,
       );
       rl.once('line', (line) => resolve(parseApprovalAnswer(line)));
     });
@@ -45,9 +50,7 @@ export function answerApprovals(c: CoreClient, ctx: CliContext, opts: { yes: boo
       if (opts.yes) decision = 'once';
       else if (!interactive) {
         decision = 'deny';
-        ctx.io.stderr(
-          `denied ${e.server_tool} (MCP server ${e.server}): no terminal to ask on; run with --yes to allow tool calls\n`,
-        );
+        ctx.io.stderr(`denied ${what(e)}: no terminal to ask on; run with --yes to allow tool calls\n`);
       } else decision = await ask(e);
       await c.call('tools/answer-approval', { approval_id: e.approval_id, decision });
     });

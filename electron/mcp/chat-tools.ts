@@ -4,7 +4,7 @@
  */
 import type { ToolCallProgressedEvent } from '../contract/tools.js';
 import type { LlmToolSpec } from '../llm/index.js';
-import type { ApprovalBroker } from './approvals.js';
+import type { ApprovalBroker, ApprovalVerdict } from './approvals.js';
 import type { HubTool, McpHub } from './hub.js';
 
 /** The outcome of one call as the chat engine takes it (its `ToolOutcome`). */
@@ -12,6 +12,9 @@ export interface McpToolOutcome {
   ok: boolean;
   result: unknown;
 }
+
+/** The server name approvals of skills go under (`tools/revoke-approval` takes it too). */
+export const SKILL_SERVER = 'skill';
 
 /** What a turn's MCP tools need. */
 export interface McpTurnToolsDeps {
@@ -71,6 +74,41 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
         parameters: t.input_schema,
       }));
     },
+    /**
+     * A skill that may write or reach the network asks like an MCP tool: server `skill`, tool = the
+     * skill's name, arguments = the `apply_skill` arguments; once / this chat / always / deny apply.
+     */
+    async approveSkill(
+      ask: {
+        skill: string;
+        args: Record<string, unknown>;
+        effects: { effects: string[]; reasons: string[] };
+        /** The effects in words, shown on the approval card. */
+        description: string;
+      },
+      ctx: { call_id: string | null },
+    ): Promise<{ allowed: true } | { allowed: false; error: string }> {
+      const verdict = await deps.approvals.request(
+        {
+          session_id: sessionId,
+          call_id: ctx.call_id,
+          tool: 'apply_skill',
+          server: SKILL_SERVER,
+          server_tool: ask.skill,
+          title: null,
+          description: ask.description,
+          args: ask.args,
+          annotations: {
+            readOnlyHint: false,
+            openWorldHint: ask.effects.effects.includes('network'),
+          },
+        },
+        signal,
+      );
+      return verdict.allowed
+        ? { allowed: true }
+        : { allowed: false, error: deniedError(`skill "${ask.skill}"`, verdict) };
+    },
     call(name: string, args: unknown, ctx: { call_id: string | null }): Promise<McpToolOutcome> | undefined {
       const tool = tools.find((t) => t.exposed === name);
       if (!tool) return undefined;
@@ -92,18 +130,9 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
           signal,
         );
         if (!verdict.allowed) {
-          const why =
-            verdict.by === 'timeout'
-              ? 'nobody answered the approval request in time, so it was denied'
-              : verdict.by === 'cancelled'
-                ? 'the turn was cancelled before the call was approved'
-                : 'the user denied this call';
           return {
             ok: false,
-            result: {
-              error: `${name} (MCP server ${tool.server}) did not run: ${why}. Do not retry it; continue without it or ask the user.`,
-              denied: true,
-            },
+            result: { error: deniedError(`${name} (MCP server ${tool.server})`, verdict), denied: true },
           };
         }
         return deps.hub.call(tool, input, {
@@ -121,6 +150,17 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
       })();
     },
   };
+}
+
+/** Why a call did not run, for the model. */
+function deniedError(what: string, verdict: ApprovalVerdict): string {
+  const why =
+    verdict.by === 'timeout'
+      ? 'nobody answered the approval request in time, so it was denied'
+      : verdict.by === 'cancelled'
+        ? 'the turn was cancelled before the call was approved'
+        : 'the user denied this call';
+  return `${what} did not run: ${why}. Do not retry it; continue without it or ask the user.`;
 }
 
 function clean(s: string): string {

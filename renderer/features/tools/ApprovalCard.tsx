@@ -51,7 +51,15 @@ export function ApprovalCard(props: {
         </span>
         <div className="approval__what">
           <h3 id={titleId} className="approval__title">
-            Allow <code>{r.server_tool}</code> from <strong>{r.server}</strong>?
+            {r.server === 'skill' ? (
+              <>
+                Run skill <strong>{r.server_tool}</strong>?
+              </>
+            ) : (
+              <>
+                Allow <code>{r.server_tool}</code> from <strong>{r.server}</strong>?
+              </>
+            )}
           </h3>
           <p className="approval__desc">
             {r.title && r.title !== r.server_tool ? `${r.title}. ` : ''}
@@ -85,7 +93,7 @@ export function ApprovalCard(props: {
           Allow in this chat <kbd>C</kbd>
         </button>
         <button type="button" className="btn btn--small" disabled={busy} onClick={() => onAnswer('always')}>
-          Always allow this tool <kbd>A</kbd>
+          Always allow this {r.server === 'skill' ? 'skill' : 'tool'} <kbd>A</kbd>
         </button>
         <button
           type="button"
