@@ -107,7 +107,7 @@ describe.skipIf(skip)('chat features in Chromium', () => {
       { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
       { name: 'huge.txt', mimeType: 'text/plain', buffer: Buffer.alloc(600 * 1024, 'a') },
     ]);
-    await page.getByText('photo.png: images can’t be sent to models yet.', { exact: false }).waitFor();
+    await page.getByText('photo.png is not a readable PNG, JPEG, GIF or WebP image.').waitFor();
     await page.getByText(/huge\.txt is 600 KB; files up to 512 KB can be attached/).waitFor();
     await page.getByRole('list', { name: 'Files to send' }).getByText('temps.csv').waitFor();
     await page

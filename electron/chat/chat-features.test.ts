@@ -98,7 +98,7 @@ describe('chat features (issue 13)', () => {
       message: 'hi',
       attachments: [{ name: 'a.png', media_type: 'image/png', text: '' }],
     });
-    expect(image.error!.issues[0]!.message).toMatch(/images cannot be sent yet/);
+    expect(image.error!.issues[0]!.message).toMatch(/images go as `data`/);
   });
 
   it('regenerates and edits into new branches, keeps the old ones reachable and sends only the branch as history', async () => {

@@ -13,12 +13,16 @@ export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count' | 'm
   model?: ChatModelChoice | null;
 };
 
-/** A text file sent with a user message: it goes into the model's context and to skills. */
+/**
+ * A file sent with a user message: a text file goes into the model's context and to skills; an
+ * image (`data`, base64) goes to models that read images (its `text` is empty).
+ */
 export interface StoredAttachment {
   name: string;
   media_type: string;
   size: number;
   text: string;
+  data?: string;
 }
 
 /** One search hit over the stored messages. */

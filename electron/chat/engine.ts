@@ -6,9 +6,16 @@ import type {
   TurnFinishedEvent,
   TurnStartedEvent,
 } from '../contract/chat.js';
+import { base64Bytes } from '../contract/chat.js';
 import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
-import type { Llm, LlmMessage, LlmToolCall } from '../llm/index.js';
+import {
+  imageModelsOf,
+  type Llm,
+  type LlmMessage,
+  type LlmToolCall,
+  modelReadsImages,
+} from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
@@ -43,8 +50,11 @@ export interface TurnSettings {
 export interface TurnInput {
   message: string;
   session_id?: string;
-  /** Text files sent with the message: into the model's context and to skills (`attachments`). */
-  attachments?: Array<{ name: string; text?: string; media_type?: string }>;
+  /**
+   * Files sent with the message: text files into the model's context and to skills
+   * (`attachments`); images (`data`, base64) to models that read them, never to skills.
+   */
+  attachments?: Array<{ name: string; text?: string; media_type?: string; data?: string }>;
   /** Edit and resend: the user message this one replaces (a new branch beside it). */
   edit_of?: string;
   /** Regenerate: the reply to write again (its user message is answered again; `message` is ignored). */
@@ -151,6 +161,27 @@ export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): st
   return m.content + files;
 }
 
+/** The images a user message carries, as the model is sent them. */
+function imagesOf(m: Pick<ChatMessage, 'attachments'>): Array<{ media_type: string; data: string }> {
+  return (m.attachments ?? []).flatMap((a) =>
+    a.data !== undefined ? [{ media_type: a.media_type, data: a.data }] : [],
+  );
+}
+
+/**
+ * Images sent to a model that does not read them are refused before anything is stored or
+ * called (INVALID_INPUT naming models that can). Unknown models are taken not to read images.
+ */
+export function checkImages(llm: Llm | null, input: TurnInput): void {
+  const pics = (input.attachments ?? []).filter((a) => a.data !== undefined);
+  if (!llm || pics.length === 0 || modelReadsImages(llm.provider, llm.model)) return;
+  throw new AppError(
+    'INVALID_INPUT',
+    `${llm.model} cannot read images; choose a model that can, e.g. ${imageModelsOf(llm.provider).join(', ')}. (SkillDesk takes a model it does not know to read images as not reading them.) Or remove ${pics.map((p) => p.name).join(', ')}.`,
+    { model: llm.model, provider: llm.provider, images: pics.map((p) => p.name) },
+  );
+}
+
 /**
  * The message a regeneration answers again, or the parent an edit branches from; checked before
  * anything is stored (NOT_FOUND / INVALID_INPUT name what was wrong).
@@ -205,8 +236,9 @@ export function persistUserTurn(
     attachments: (input.attachments ?? []).map((a) => ({
       name: a.name,
       media_type: a.media_type ?? 'text/plain',
-      size: new TextEncoder().encode(a.text ?? '').length,
+      size: a.data !== undefined ? base64Bytes(a.data) : new TextEncoder().encode(a.text ?? '').length,
       text: a.text ?? '',
+      ...(a.data !== undefined ? { data: a.data } : {}),
     })),
     role: 'user',
     content: input.message,
@@ -223,6 +255,15 @@ export function persistUserTurn(
   return { session_id: sessionId, new_session: newSession, stored_now: true, message, history };
 }
 
+/** The `attachments` harness key skills receive: text files only (images go to the model alone). */
+export function skillAttachments(
+  list: TurnInput['attachments'],
+): Array<{ name: string; media_type: string; text: string }> {
+  return (list ?? [])
+    .filter((a) => a.data === undefined)
+    .map((a) => ({ name: a.name, media_type: a.media_type ?? 'text/plain', text: a.text ?? '' }));
+}
+
 /**
  * Step 3: the tools of this turn, bound to its context. Skills receive these harness keys, which
  * win over anything the model passes.
@@ -230,11 +271,7 @@ export function persistUserTurn(
 export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: string): TurnTools {
   const harness: Record<string, unknown> = {
     session_id: sessionId,
-    attachments: (input.attachments ?? []).map((a) => ({
-      name: a.name,
-      media_type: a.media_type ?? 'text/plain',
-      text: a.text ?? '',
-    })),
+    attachments: skillAttachments(input.attachments),
     ...(deps.workspace ? { workspace: deps.workspace } : {}),
   };
   return new TurnTools({
@@ -278,11 +315,16 @@ export async function streamWithTools(
     calls: [],
     trace_ids: [],
   };
+  const images = !!deps.llm && modelReadsImages(deps.llm.provider, deps.llm.model);
+  const asUser = (m: ChatMessage): LlmMessage => {
+    const pics = images ? imagesOf(m) : [];
+    return { role: 'user', content: userContent(m), ...(pics.length ? { images: pics } : {}) };
+  };
   const messages: LlmMessage[] = [
     ...turn.user.history.map(
-      (m): LlmMessage => ({ role: m.role, content: m.role === 'user' ? userContent(m) : m.content }),
+      (m): LlmMessage => (m.role === 'user' ? asUser(m) : { role: m.role, content: m.content }),
     ),
-    { role: 'user', content: userContent(turn.user.message) },
+    asUser(turn.user.message),
   ];
   const runCall = async (c: LlmToolCall) => {
     emit({ type: 'tool-call-started', id: c.id, name: c.name, args: c.args });
@@ -425,12 +467,14 @@ export async function runTurn(
           name: a.name,
           text: a.text,
           media_type: a.media_type,
+          ...(a.data !== undefined ? { data: a.data } : {}),
         })),
       }
     : branch.edited && input.attachments === undefined
       ? // An edit keeps the files the message carried unless it says otherwise.
         { ...input, attachments: (branch.edited.attachments ?? []).map(({ size: _s, ...a }) => a) }
       : input;
+  checkImages(deps.llm, turnInput);
   const prompt = buildTurnPrompt(deps, turnInput);
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({

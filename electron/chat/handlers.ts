@@ -354,6 +354,23 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       return sessionRes(chats, session);
     },
 
+    'chat/get-attachment': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id)) throw notFound(req.session_id);
+      const a = chats.getMessage(req.session_id, req.message_id)?.attachments?.[req.index];
+      if (!a)
+        throw new AppError('NOT_FOUND', 'That file is no longer in this chat.', {
+          message_id: req.message_id,
+          index: req.index,
+        });
+      return {
+        name: a.name,
+        media_type: a.media_type,
+        size: a.size,
+        ...(a.data !== undefined ? { data: a.data } : { text: a.text }),
+      };
+    },
+
     'chat/switch-branch': (req) => {
       const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);

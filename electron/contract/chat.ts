@@ -43,29 +43,102 @@ export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
 
 const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
 
-/** A text file sent with a message: it goes into the model's context and to skills (`attachments`). */
+// ---- issue 13: image attachments ----
+/** Largest image attached (bytes of the file). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Largest sum of a message's images (bytes of the files; base64 on the wire stays under the transport's 24 MiB). */
+export const MAX_IMAGES_TOTAL_BYTES = 12 * 1024 * 1024;
+/** Image types a model may be sent. */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+/** One of {@link IMAGE_MEDIA_TYPES}. */
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/** True for a media type SkillDesk sends as an image. */
+export function isImageMediaType(t: string): t is ImageMediaType {
+  return (IMAGE_MEDIA_TYPES as readonly string[]).includes(t);
+}
+
+/** The image type its first bytes say (PNG, JPEG, GIF, WebP), or null. */
+export function sniffImage(b: Uint8Array): ImageMediaType | null {
+  const at = (i: number, ...xs: number[]) => xs.every((x, k) => b[i + k] === x);
+  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
+  if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';
+  if (at(0, 0x47, 0x49, 0x46, 0x38) && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61) return 'image/gif';
+  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'image/webp';
+  return null;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Bytes a base64 string decodes to. */
+export function base64Bytes(data: string): number {
+  const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - pad;
+}
+/** The first bytes of a base64 string, decoded (enough for {@link sniffImage}). */
+function base64Head(data: string): Uint8Array {
+  const bin = atob(data.slice(0, 24));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+const attachmentBytes = (a: { text?: string; data?: string }) =>
+  a.data !== undefined ? base64Bytes(a.data) : utf8Bytes(a.text ?? '');
+
+/**
+ * A file sent with a message. A text file (`text`) goes into the model's context and to skills
+ * (`attachments`); an image (`data`, base64 of a PNG, JPEG, GIF or WebP file, checked by its
+ * first bytes) goes to models that read images, never to skills.
+ */
 export const AttachmentInputSchema = z
   .object({
     name: z.string().trim().min(1, 'must not be empty').max(255),
-    media_type: z
-      .string()
-      .trim()
-      .max(100)
-      .refine(
-        (t) => !t.startsWith('image/'),
-        'images cannot be sent yet: attach text files (CSV, Markdown, code, JSON…)',
-      ),
-    text: z
-      .string()
-      .refine(
-        (t) => utf8Bytes(t) <= MAX_ATTACHMENT_BYTES,
-        `is larger than ${MAX_ATTACHMENT_BYTES / 1024} KiB: attach a smaller file or an excerpt`,
-      ),
+    media_type: z.string().trim().max(100),
+    text: z.string().optional(),
+    data: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((a, ctx) => {
+    const fail = (message: string, path: string) => ctx.addIssue({ code: 'custom', message, path: [path] });
+    if ((a.text === undefined) === (a.data === undefined)) {
+      fail(`${a.name}: send either \`text\` (a text file) or \`data\` (an image, base64)`, 'text');
+      return;
+    }
+    if (a.text !== undefined) {
+      if (a.media_type.startsWith('image/'))
+        fail(
+          `${a.name}: images go as \`data\` (base64 of a PNG, JPEG, GIF or WebP file), not as text`,
+          'media_type',
+        );
+      else if (utf8Bytes(a.text) > MAX_ATTACHMENT_BYTES)
+        fail(
+          `is larger than ${MAX_ATTACHMENT_BYTES / 1024} KiB: attach a smaller file or an excerpt`,
+          'text',
+        );
+      return;
+    }
+    const data = a.data ?? '';
+    if (!isImageMediaType(a.media_type)) {
+      fail(
+        `${a.name}: ${a.media_type || 'this type'} can’t be sent as an image; attach a PNG, JPEG, GIF or WebP file`,
+        'media_type',
+      );
+      return;
+    }
+    if (data.length % 4 !== 0 || !BASE64.test(data)) {
+      fail(`${a.name}: \`data\` is not valid base64`, 'data');
+      return;
+    }
+    if (base64Bytes(data) > MAX_IMAGE_BYTES) {
+      fail(`${a.name} is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MiB: send a smaller image`, 'data');
+      return;
+    }
+    const sniffed = sniffImage(base64Head(data));
+    if (sniffed === null)
+      fail(`${a.name} is not a PNG, JPEG, GIF or WebP image (its contents say otherwise)`, 'data');
+    else if (sniffed !== a.media_type)
+      fail(`${a.name} says ${a.media_type} but its contents are ${sniffed}`, 'media_type');
+  });
 /** One attachment as sent. */
 export type AttachmentInput = z.infer<typeof AttachmentInputSchema>;
-/** One attachment as a stored message shows it (its text goes to the model, not to the list). */
+/** One attachment as a stored message shows it (its text or image goes to the model, not to the list). */
 export interface AttachmentView {
   name: string;
   media_type: string;
@@ -76,8 +149,16 @@ const attachments = z
   .array(AttachmentInputSchema)
   .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} files per message`)
   .refine(
-    (a) => a.reduce((n, x) => n + utf8Bytes(x.text), 0) <= MAX_ATTACHMENTS_TOTAL_BYTES,
+    (a) =>
+      a.filter((x) => x.data === undefined).reduce((n, x) => n + attachmentBytes(x), 0) <=
+      MAX_ATTACHMENTS_TOTAL_BYTES,
     `together larger than ${MAX_ATTACHMENTS_TOTAL_BYTES / 1024 / 1024} MiB: send fewer or smaller files`,
+  )
+  .refine(
+    (a) =>
+      a.filter((x) => x.data !== undefined).reduce((n, x) => n + attachmentBytes(x), 0) <=
+      MAX_IMAGES_TOTAL_BYTES,
+    `images together larger than ${MAX_IMAGES_TOTAL_BYTES / 1024 / 1024} MiB: send fewer or smaller images`,
   );
 
 /** A skill run by name before the model answers (the input's `/` menu), with its variables. */
@@ -318,6 +399,31 @@ export interface RenameSessionRes {
   session: ChatSessionView;
 }
 
+// ---- issue 13: image attachments ----
+/** `chat/get-attachment`: the bytes of one file a stored message carries (the chat list shows only names). */
+export const GetAttachmentReqSchema = z
+  .object({
+    session_id: sessionId,
+    message_id: z.string().trim().min(1).max(100),
+    /** Its place in the message's `attachments`. */
+    index: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ATTACHMENTS - 1),
+  })
+  .strict();
+/** Request of `chat/get-attachment`. */
+export type GetAttachmentReq = z.infer<typeof GetAttachmentReqSchema>;
+/** Reply of `chat/get-attachment`: an image as base64 `data`, a text file as `text`. */
+export interface GetAttachmentRes {
+  name: string;
+  media_type: string;
+  size: number;
+  data?: string;
+  text?: string;
+}
+
 /** The `chat/*` channels. */
 export interface ChatChannels {
   'chat/send-message': { req: SendMessageReq; res: SendMessageRes };
@@ -332,6 +438,7 @@ export interface ChatChannels {
   'chat/search': { req: SearchMessagesReq; res: SearchMessagesRes };
   'chat/export-session': { req: ExportSessionReq; res: ExportSessionRes };
   'chat/set-model': { req: SetChatModelReq; res: SetChatModelRes };
+  'chat/get-attachment': { req: GetAttachmentReq; res: GetAttachmentRes }; // issue 13: images
 }
 
 /** Request schemas of the `chat/*` channels. */
@@ -348,6 +455,7 @@ export const chatRequestSchemas = {
   'chat/search': SearchMessagesReqSchema,
   'chat/export-session': ExportSessionReqSchema,
   'chat/set-model': SetChatModelReqSchema,
+  'chat/get-attachment': GetAttachmentReqSchema, // issue 13: images
 };
 
 /** A turn began: the user message is stored. */

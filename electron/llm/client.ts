@@ -314,7 +314,21 @@ export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
   for (const m of messages) {
     switch (m.role) {
       case 'user':
-        out.push({ role: 'user', content: m.content });
+        out.push(
+          m.images?.length
+            ? {
+                role: 'user',
+                content: [
+                  { type: 'text', text: m.content },
+                  ...m.images.map((i) => ({
+                    type: 'image' as const,
+                    image: i.data,
+                    mediaType: i.media_type,
+                  })),
+                ],
+              }
+            : { role: 'user', content: m.content },
+        );
         break;
       case 'assistant': {
         if (!m.tool_calls?.length) {

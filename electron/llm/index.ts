@@ -17,7 +17,7 @@ export {
   type RecordedRequest,
   startLoopbackProvider,
 } from './loopback/server.js';
-export { KNOWN_MODELS, listModels, type ModelList } from './models.js';
+export { imageModelsOf, KNOWN_MODELS, listModels, type ModelList, modelReadsImages } from './models.js';
 export {
   BUILTIN_PRICES,
   estimateCost,

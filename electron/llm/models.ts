@@ -14,6 +14,56 @@ export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
   'openai-compatible': [],
 };
 
+// ---- issue 13: which models read images ----
+/**
+ * Model ids (lower-cased, without a `models/` or vendor prefix) known to read images, per
+ * provider. A model not matched is taken not to read images: the send is refused before the call.
+ */
+const IMAGE_MODELS: Readonly<Record<ProviderId, readonly RegExp[]>> = {
+  openai: [
+    /^gpt-4o/,
+    /^gpt-4\.1/,
+    /^gpt-4\.5/,
+    /^gpt-4-turbo/,
+    /^gpt-5/,
+    /^o1(?!-mini)/,
+    /^o3(?!-mini)/,
+    /^o4-mini/,
+    /^chatgpt-4o/,
+  ],
+  anthropic: [/^claude-3/, /^claude-(opus|sonnet|haiku)-4/, /^claude-4/],
+  google: [/^gemini-/],
+  xai: [/^grok-4/, /^grok-2-vision/, /^grok-vision/],
+  deepseek: [],
+  // Any endpoint: judged by the model's name alone.
+  'openai-compatible': [
+    /gpt-4o/,
+    /gpt-4\.1/,
+    /gpt-5/,
+    /claude-3/,
+    /claude-(opus|sonnet|haiku)-4/,
+    /gemini-/,
+    /vision/,
+    /-vl\b/,
+    /llava/,
+  ],
+};
+
+/** Whether `model` of `provider` is known to read images (unknown models: no). */
+export function modelReadsImages(provider: ProviderId, model: string): boolean {
+  const id = model
+    .toLowerCase()
+    .replace(/^models\//, '')
+    .replace(/^[a-z0-9-]+\//, '');
+  return IMAGE_MODELS[provider].some((r) => r.test(id));
+}
+
+/** Models of `provider` SkillDesk knows to read images, to name in a refusal. */
+export function imageModelsOf(provider: ProviderId): string[] {
+  const own = KNOWN_MODELS[provider].filter((m) => modelReadsImages(provider, m));
+  return own.length ? own.slice(0, 3) : ['gpt-4.1', 'claude-sonnet-4-5', 'gemini-2.5-flash'];
+}
+
 /** A provider's models and where the list came from. */
 export interface ModelList {
   models: string[];

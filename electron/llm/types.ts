@@ -13,10 +13,20 @@ export interface LlmToolCall {
   error?: string;
 }
 
+/** An image sent with a user turn (only to models that read images: see `modelReadsImages`). */
+export interface LlmImage {
+  /** image/png, image/jpeg, image/gif or image/webp. */
+  media_type: string;
+  /** The file, base64. */
+  data: string;
+}
+
 /** A user turn. */
 export interface LlmUserMessage {
   role: 'user';
   content: string;
+  /** Images after the text (issue 13). */
+  images?: LlmImage[];
 }
 
 /** An earlier assistant turn, with the tool calls it made. */

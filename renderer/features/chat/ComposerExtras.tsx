@@ -1,4 +1,4 @@
-import type { AttachmentInput } from '../../../electron/contract/chat.js';
+import { type AttachmentInput, base64Bytes } from '../../../electron/contract/chat.js';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
 import type { Client } from '../../bridge/client.js';
 import { Icon } from '../../ui/Icon.js';
@@ -118,17 +118,19 @@ export function SkillPanel(props: {
                 placeholder={props.attachments.length ? 'Type a value or use a file →' : 'Value'}
                 onChange={(e) => props.onChange({ ...skill.values, [v]: e.target.value })}
               />
-              {props.attachments.map((a) => (
-                <button
-                  key={a.name}
-                  type="button"
-                  className="btn btn--small"
-                  onClick={() => props.onChange({ ...skill.values, [v]: a.text })}
-                  title={`Fill ${v} with the text of ${a.name}`}
-                >
-                  <Icon name="file" /> Use {a.name}
-                </button>
-              ))}
+              {props.attachments
+                .filter((a) => a.text !== undefined)
+                .map((a) => (
+                  <button
+                    key={a.name}
+                    type="button"
+                    className="btn btn--small"
+                    onClick={() => props.onChange({ ...skill.values, [v]: a.text ?? '' })}
+                    title={`Fill ${v} with the text of ${a.name}`}
+                  >
+                    <Icon name="file" /> Use {a.name}
+                  </button>
+                ))}
             </div>
           ))}
         </div>
@@ -150,9 +152,28 @@ export function PendingAttachments(props: {
       {props.files.length > 0 && (
         <ul className="attach-list" aria-label="Files to send">
           {props.files.map((f) => (
-            <li key={f.name} className="attach-chip">
-              <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
-              <span className="attach-chip__size">{fileSize(new Blob([f.text]).size)}</span>
+            <li
+              key={f.name}
+              className={f.data !== undefined ? 'attach-chip attach-chip--image' : 'attach-chip'}
+              title={
+                f.data !== undefined
+                  ? `${f.name}: the model sees this image; skills receive text files only`
+                  : `${f.name}: the model and skills read this file`
+              }
+            >
+              {f.data !== undefined ? (
+                <img
+                  className="attach-chip__thumb"
+                  src={`data:${f.media_type};base64,${f.data}`}
+                  alt={f.name}
+                />
+              ) : (
+                <Icon name="file" />
+              )}{' '}
+              <span className="attach-chip__name">{f.name}</span>
+              <span className="attach-chip__size">
+                {fileSize(f.data !== undefined ? base64Bytes(f.data) : new Blob([f.text ?? '']).size)}
+              </span>
               <button
                 type="button"
                 className="attach-chip__x"

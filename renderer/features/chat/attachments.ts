@@ -1,8 +1,13 @@
 import {
   type AttachmentInput,
+  base64Bytes,
+  isImageMediaType,
   MAX_ATTACHMENT_BYTES,
   MAX_ATTACHMENTS,
   MAX_ATTACHMENTS_TOTAL_BYTES,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGES_TOTAL_BYTES,
+  sniffImage,
 } from '../../../electron/contract/chat.js';
 
 // Text files without a text/* type that browsers often report as '' or application/*.
@@ -28,6 +33,35 @@ function mediaType(file: { name: string; type: string }): string {
   return ext === 'csv' ? 'text/csv' : ext === 'md' || ext === 'markdown' ? 'text/markdown' : 'text/plain';
 }
 
+/** Base64 of bytes, in chunks (a 5 MB image at once would overflow the call stack). */
+function toBase64(b: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < b.length; i += 0x8000) bin += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** Read an image the host will accept (PNG, JPEG, GIF, WebP by its bytes), or say why not. */
+async function readImage(
+  file: File,
+  list: AttachmentInput[],
+): Promise<{ list: AttachmentInput[] } | { error: string }> {
+  if (!isImageMediaType(file.type))
+    return {
+      error: `${file.name}: only PNG, JPEG, GIF and WebP images can be sent. Convert it to PNG first.`,
+    };
+  if (file.size > MAX_IMAGE_BYTES)
+    return {
+      error: `${file.name} is ${size(file.size)}; images up to ${size(MAX_IMAGE_BYTES)} can be sent. Send a smaller or cropped image.`,
+    };
+  const rest = list.filter((a) => a.name !== file.name);
+  if (rest.length >= MAX_ATTACHMENTS)
+    return { error: `${file.name}: a message can carry ${MAX_ATTACHMENTS} files at most.` };
+  const b = new Uint8Array(await file.arrayBuffer());
+  const sniffed = sniffImage(b);
+  if (!sniffed) return { error: `${file.name} is not a readable PNG, JPEG, GIF or WebP image.` };
+  return { list: [...rest, { name: file.name, media_type: sniffed, data: toBase64(b) }] };
+}
+
 /**
  * Check files against the limits the host enforces and read the ones that fit: each refusal is a
  * sentence naming the file and what to do instead. A file already attached under the same name
@@ -39,13 +73,20 @@ export async function readAttachments(
 ): Promise<{ attachments: AttachmentInput[]; errors: string[] }> {
   const errors: string[] = [];
   let list = [...current];
-  const bytes = (l: AttachmentInput[]) => l.reduce((n, a) => n + new TextEncoder().encode(a.text).length, 0);
+  const bytes = (l: AttachmentInput[]) =>
+    l.reduce((n, a) => n + (a.data === undefined ? new TextEncoder().encode(a.text ?? '').length : 0), 0);
+  const imageBytes = (l: AttachmentInput[]) =>
+    l.reduce((n, a) => n + (a.data === undefined ? 0 : base64Bytes(a.data)), 0);
   for (const file of files) {
     const kind = attachKind(file);
     if (kind === 'image') {
-      errors.push(
-        `${file.name}: images can’t be sent to models yet. Attach text files (CSV, Markdown, code, JSON…).`,
-      );
+      const r = await readImage(file, list);
+      if ('error' in r) errors.push(r.error);
+      else if (imageBytes(r.list) > MAX_IMAGES_TOTAL_BYTES)
+        errors.push(
+          `${file.name}: together the images would pass ${size(MAX_IMAGES_TOTAL_BYTES)}. Remove one or send a smaller image.`,
+        );
+      else list = r.list;
       continue;
     }
     if (kind === 'other') {
