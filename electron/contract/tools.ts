@@ -133,9 +133,14 @@ export interface TestServerRes {
   took_ms: number;
 }
 
-/** `tools/read-resource`: a server resource's text, to attach to a message. */
+/** `tools/read-resource`: a server resource as a message attachment (text within the limits). */
 export const ReadResourceReqSchema = z
-  .object({ server: serverName, uri: z.string().min(1).max(4000) })
+  .object({
+    server: serverName,
+    uri: z.string().min(1).max(4000),
+    /** The name the resource was listed under (the attachment's name; default: the URI's end). */
+    name: z.string().trim().min(1).max(255).optional(),
+  })
   .strict();
 /** Request of `tools/read-resource`. */
 export type ReadResourceReq = z.infer<typeof ReadResourceReqSchema>;
@@ -144,6 +149,26 @@ export interface ReadResourceRes {
   name: string;
   text: string;
   media_type: string;
+}
+
+// Issue 16: attach a resource of an MCP server to a message.
+/** One resource an enabled server lists. */
+export interface McpResourceView {
+  server: string;
+  uri: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  mime_type: string | null;
+  /** Bytes, when the server says. */
+  size: number | null;
+}
+/** `tools/list-resources`: the resources of every enabled server. */
+export const ListResourcesReqSchema = z.object({}).strict();
+/** Reply of `tools/list-resources`: servers that could not list theirs are in `failed`. */
+export interface ListResourcesRes {
+  resources: McpResourceView[];
+  failed: Array<{ server: string; error: string }>;
 }
 
 /** How a user answers an approval. */
@@ -231,6 +256,7 @@ export type ToolsChannels = {
   'tools/remove-server': { req: RemoveServerReq; res: ListServersRes };
   'tools/test-server': { req: TestServerReq; res: TestServerRes };
   'tools/read-resource': { req: ReadResourceReq; res: ReadResourceRes };
+  'tools/list-resources': { req: z.infer<typeof ListResourcesReqSchema>; res: ListResourcesRes };
   'tools/answer-approval': { req: AnswerApprovalReq; res: { answered: boolean } };
   'tools/list-approvals': { req: z.infer<typeof ListApprovalsReqSchema>; res: ListApprovalsRes };
   'tools/revoke-approval': { req: RevokeApprovalReq; res: ListApprovalsRes };
@@ -244,6 +270,7 @@ export const toolsRequestSchemas = {
   'tools/remove-server': RemoveServerReqSchema,
   'tools/test-server': TestServerReqSchema,
   'tools/read-resource': ReadResourceReqSchema,
+  'tools/list-resources': ListResourcesReqSchema,
   'tools/answer-approval': AnswerApprovalReqSchema,
   'tools/list-approvals': ListApprovalsReqSchema,
   'tools/revoke-approval': RevokeApprovalReqSchema,

@@ -10,7 +10,8 @@ import { ApprovalBroker, type ApprovalStore } from './approvals.js';
 import { mcpTurnTools } from './chat-tools.js';
 import { listMcpServers, MCP_CONFIG_FILE, testMcpServer } from './client.js';
 import { removeServerConfig, saveServerConfig } from './config-file.js';
-import { McpHub } from './hub.js';
+import { McpHub, type ResourceContents } from './hub.js';
+import { resourceAttachment } from './resource-attachment.js';
 
 /** What the slice needs from the host. */
 export interface McpSliceDeps {
@@ -114,20 +115,18 @@ export function createMcpSlice(deps: McpSliceDeps): McpSlice {
       return testMcpServer(found, deps.env, { timeoutMs: req.timeout_ms ?? 20_000 });
     },
     'tools/read-resource': async (req) => {
+      let contents: ResourceContents[];
       try {
-        const r = await hub.readResource(req.server, req.uri);
-        return {
-          name: req.uri.split('/').pop() || req.uri,
-          text: r.text,
-          media_type: r.mime_type ?? 'text/plain',
-        };
+        contents = await hub.readResource(req.server, req.uri);
       } catch (e) {
         throw new AppError(
           'NOT_FOUND',
           `could not read ${req.uri} from ${req.server}: ${(e as Error).message}`,
         );
       }
+      return resourceAttachment(req, contents);
     },
+    'tools/list-resources': () => hub.resources(),
     'tools/answer-approval': (req) => ({ answered: approvals.answer(req.approval_id, req.decision) }),
     'tools/list-approvals': () => approvalsView(),
     'tools/revoke-approval': (req) => {

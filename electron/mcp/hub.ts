@@ -10,7 +10,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerStatusView, McpToolAnnotations, McpToolView } from '../contract/tools.js';
+import type {
+  McpResourceView,
+  McpServerStatusView,
+  McpToolAnnotations,
+  McpToolView,
+} from '../contract/tools.js';
 import { type ConfiguredServer, serverEnvironment } from './client.js';
 
 /** Providers accept tool names of at most 64 characters from this set. */
@@ -37,6 +42,14 @@ export interface HubTool extends McpToolView {
   /** The name the model calls it by. */
   exposed: string;
   server: string;
+}
+
+/** One part of a resource as a server sent it: text, or base64 `blob`. */
+export interface ResourceContents {
+  uri: string;
+  mime_type: string | null;
+  text?: string;
+  blob?: string;
 }
 
 /** A tool call's result as the model receives it. */
@@ -348,19 +361,68 @@ export class McpHub {
     }
   }
 
-  /** Read a resource of a server (text, or a note for binary content). */
-  async readResource(server: string, uri: string): Promise<{ text: string; mime_type: string | null }> {
+  /** Read a resource of an enabled server: its contents as the server sent them. */
+  async readResource(server: string, uri: string): Promise<ResourceContents[]> {
     const c = this.sync().find((x) => x.server.name === server);
     if (!c) throw new Error(`no enabled MCP server named "${server}"`);
     await c.ensure();
     if (!c.client) throw new Error(`the MCP server "${server}" is not running (${c.error ?? 'unknown'})`);
     const r = await c.client.readResource({ uri });
-    const parts = r.contents.map((x) =>
-      'text' in x && typeof x.text === 'string'
-        ? x.text
-        : `[binary ${x.mimeType ?? 'content'}, ${String((x as { blob?: string }).blob ?? '').length} base64 characters]`,
+    return r.contents.map((x) => ({
+      uri: x.uri,
+      mime_type: x.mimeType ?? null,
+      ...('text' in x && typeof x.text === 'string' ? { text: x.text } : {}),
+      ...('blob' in x && typeof x.blob === 'string' ? { blob: x.blob } : {}),
+    }));
+  }
+
+  /**
+   * The resources of every enabled server (issue 16: attach one to a message), connecting the ones
+   * not yet connected; a server that fails or lists none adds its failure instead.
+   */
+  async resources(): Promise<{
+    resources: McpResourceView[];
+    failed: Array<{ server: string; error: string }>;
+  }> {
+    let conns: Connection[];
+    try {
+      conns = this.sync().filter((c) => !c.server.config.disabled);
+    } catch (e) {
+      return { resources: [], failed: [{ server: 'mcp.json', error: (e as Error).message }] };
+    }
+    const failed: Array<{ server: string; error: string }> = [];
+    const lists = await Promise.all(
+      conns.map(async (c): Promise<McpResourceView[]> => {
+        try {
+          await c.ensure();
+          const client = c.client;
+          if (!client) throw new Error(c.error ?? 'not running');
+          if (!client.getServerCapabilities()?.resources) return [];
+          const out: McpResourceView[] = [];
+          let cursor: string | undefined;
+          // Pages until the end, at most 1000 resources a server.
+          do {
+            const page = await client.listResources(cursor ? { cursor } : {});
+            for (const r of page.resources)
+              out.push({
+                server: c.server.name,
+                uri: r.uri,
+                name: r.name,
+                title: r.title ?? null,
+                description: r.description ?? null,
+                mime_type: r.mimeType ?? null,
+                size: typeof r.size === 'number' ? r.size : null,
+              });
+            cursor = page.nextCursor;
+          } while (cursor && out.length < 1000);
+          return out.slice(0, 1000);
+        } catch (e) {
+          failed.push({ server: c.server.name, error: (e as Error).message });
+          return [];
+        }
+      }),
     );
-    return { text: parts.join('\n'), mime_type: r.contents[0]?.mimeType ?? null };
+    return { resources: lists.flat(), failed };
   }
 
   /** Close every connection (stdio servers are stopped). */
