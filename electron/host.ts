@@ -12,7 +12,7 @@ import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
 import type { ChatModelChoice } from './contract/chat.js';
 import type { WorkspaceState } from './contract/workspace.js';
-import { createCodeHandlers, createSkillRunHandlers } from './dispatch/index.js';
+import { createCodeHandlers, createSkillRunHandlers, reoptimizeForDspyVersion } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
@@ -125,6 +125,18 @@ export function createHost(deps: HostDeps): Host {
   // Long work (sandbox start, page indexing) is reported to every window (issue 13).
   const progress = createProgressTracker({ emit: (t) => events.emit('progress/task-updated', t) });
   const spawnSandbox = trackSandboxStarts(deps.spawnSandbox ?? spawnNodeSandbox, progress);
+  // Issue 12: once the sidecar is up in the app (never in a CLI one-shot), modules another DSPy
+  // version optimized are optimized again in the background (see onSidecarReady below).
+  let onSidecarReady = () => {};
+  const trackedSidecar = trackSidecarStarts(progress);
+  const spawnSidecar =
+    deps.mode === 'electron' || deps.mode === 'web'
+      ? (((...args: Parameters<typeof trackedSidecar>) => {
+          const child = trackedSidecar(...args);
+          child.stdout?.once('data', () => setTimeout(() => onSidecarReady(), 0));
+          return child;
+        }) as typeof trackedSidecar)
+      : trackedSidecar;
   // One session object for every slice; switching the workspace swaps what it delegates to.
   const switcher = createSwitchableSession(
     (workspace) =>
@@ -134,7 +146,7 @@ export function createHost(deps: HostDeps): Host {
           llm,
           log: (line) => logger.info(line),
           spawnSandbox,
-          spawnSidecar: trackSidecarStarts(progress),
+          spawnSidecar,
           resourcesPath: deps.resourcesPath,
         },
       ),
@@ -276,6 +288,34 @@ export function createHost(deps: HostDeps): Host {
     (req) => `Importing ${plural(req.files.length, 'file')}`,
     (res) => (res.written ? `${plural(res.packages.length, 'package')} read` : 'Nothing imported'),
   );
+
+  // Issue 12: the DSPy "version upgrade", at most once per DSPy version and set of open stores.
+  const upgradedFor = new Set<string>();
+  onSidecarReady = () => {
+    if (disposed) return;
+    session
+      .sidecar()
+      .start()
+      .then(async (v) => {
+        const stores = catalog
+          .get()
+          .stores()
+          .map((s) => s.file);
+        const key = [v.dspy, ...stores].join('\n');
+        if (!v.dspy || upgradedFor.has(key)) return;
+        upgradedFor.add(key);
+        const report = await reoptimizeForDspyVersion(
+          {
+            catalog: () => catalog.get(),
+            optimize: (req, ctx) => Promise.resolve(handlers['skills/optimize'](req, ctx)),
+            startTask: (label, opts) => progress.start('sidecar', label, opts),
+          },
+          v.dspy,
+        );
+        if (report) logger.info(`DSPy ${v.dspy}: ${report.reoptimized.length} module(s) re-optimized`);
+      })
+      .catch((e) => logger.error('re-optimizing DSPy modules failed', e));
+  };
 
   let disposed: Promise<void> | null = null;
   return {
