@@ -39,6 +39,8 @@ const SCRIPT = [
   // 3 (after a restart): the always-allowed tool runs without asking.
   { tool_calls: [{ name: 'everything__echo', arguments: { message: 'again' } }] },
   { text: 'It ran without asking.', expect: { tool_result_contains: 'Echo: again' } },
+  // 4: a message with a resource of the server attached (its text reaches the model).
+  { text: 'I read the architecture notes.' },
 ];
 
 describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
@@ -220,6 +222,48 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
       args: [everything, 'stdio'],
       disabled: true,
     });
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('attaches a resource from an MCP server to a message, from the keyboard, and sends its text', async () => {
+    await openChat();
+    const attachMcp = page.getByRole('button', { name: 'Attach from MCP server' });
+    await attachMcp.focus();
+    await page.keyboard.press('Enter');
+    const picker = page.getByRole('dialog', { name: 'Attach from an MCP server' });
+    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toBeVisible({ timeout: 20_000 });
+    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText(
+      'demo://resource/static/document/architecture.md',
+    );
+    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText('text/markdown');
+    const search = picker.getByRole('searchbox', { name: 'Search resources' });
+    await pw(search).toBeFocused();
+    await search.fill('archi');
+    await pw(picker.getByRole('option')).toHaveCount(1);
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await settle(scheme);
+        await page.screenshot({ path: join(shots(), `ui-mcp-resource-picker-${w}x${h}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.keyboard.press('Enter');
+    await pw(picker).toHaveCount(0);
+    await pw(attachMcp).toBeFocused();
+    await pw(page.locator('.attach-chip', { hasText: 'architecture.md' })).toBeVisible();
+    await composer().fill('Summarize the attached architecture notes');
+    await composer().press('Enter');
+    await pw(page.locator('.msg--assistant').last()).toContainText('I read the architecture notes.', {
+      timeout: 30_000,
+    });
+    const sent = JSON.stringify(provider.requests.at(-1)!.body);
+    expect(sent).toContain('Everything Server');
+    expect(sent).toContain('Startup Process');
     expect(problems).toEqual([]);
   }, 120_000);
 });

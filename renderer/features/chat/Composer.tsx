@@ -6,6 +6,7 @@ import { toErrorData } from '../../bridge/client.js';
 import { useChatStore, useMatchStore, useSkillsStore, useStores } from '../../stores.js';
 import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
+import { McpResourcePicker } from '../tools/McpResourcePicker.js';
 import { readAttachments } from './attachments.js';
 import {
   PendingAttachments,
@@ -230,6 +231,10 @@ export function Composer(props: {
           >
             <Icon name="paperclip" />
           </button>
+          <McpResourcePicker
+            attached={files.length}
+            onAttach={(a) => setFiles((f) => [...f.filter((x) => x.name !== a.name), a])}
+          />
           <label htmlFor="composer-input" className="visually-hidden">
             Message
           </label>
