@@ -11,7 +11,7 @@ function cspMeta(): Plugin {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self'",
+    "img-src 'self' blob:", // issue 13: attached images, from bytes the page holds
     "font-src 'self'",
     "connect-src 'self' ws://127.0.0.1:* ws://localhost:*",
     "object-src 'none'",

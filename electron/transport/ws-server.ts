@@ -68,7 +68,8 @@ export function webCsp(port: number): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self'",
+    // blob:: attached images shown from bytes the page already holds (issue 13); nothing remote.
+    "img-src 'self' blob:",
     "font-src 'self'",
     `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
     "object-src 'none'",

@@ -161,7 +161,7 @@ export function Composer(props: {
         void attach(e.dataTransfer.files);
       }}
     >
-      {dragging && <div className="drop-hint">Drop text files to attach them</div>}
+      {dragging && <div className="drop-hint">Drop text files or images to attach them</div>}
       {c.sendError && (
         <div className="callout callout--error composer__error" role="alert">
           <Icon name="alert" />
@@ -226,7 +226,7 @@ export function Composer(props: {
             type="button"
             className="composer__attach"
             aria-label="Attach files"
-            title="Attach text files (or drop or paste them)"
+            title="Attach text files or images (or drop or paste them)"
             onClick={() => fileInput.current?.click()}
           >
             <Icon name="paperclip" />

@@ -2,7 +2,7 @@ import { type AttachmentInput, base64Bytes } from '../../../electron/contract/ch
 import type { SkillListItem } from '../../../electron/contract/skills.js';
 import type { Client } from '../../bridge/client.js';
 import { Icon } from '../../ui/Icon.js';
-import { fileSize } from './Message.js';
+import { fileSize, useImageUrl } from './Message.js';
 
 // Keys the harness fills for every skill run: never asked of the user.
 const HARNESS_KEYS = new Set(['session_id', 'attachments', 'workspace']);
@@ -139,6 +139,12 @@ export function SkillPanel(props: {
   );
 }
 
+/** The thumbnail of an image waiting to be sent. */
+function ChipThumb(props: { name: string; media_type: string; data: string }) {
+  const src = useImageUrl(props.media_type, props.data);
+  return src ? <img className="attach-chip__thumb" src={src} alt={props.name} /> : <Icon name="file" />;
+}
+
 /** Files waiting to go with the next message, each removable; refusals said in words. */
 export function PendingAttachments(props: {
   files: AttachmentInput[];
@@ -162,11 +168,7 @@ export function PendingAttachments(props: {
               }
             >
               {f.data !== undefined ? (
-                <img
-                  className="attach-chip__thumb"
-                  src={`data:${f.media_type};base64,${f.data}`}
-                  alt={f.name}
-                />
+                <ChipThumb name={f.name} media_type={f.media_type} data={f.data} />
               ) : (
                 <Icon name="file" />
               )}{' '}

@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
+import { isImageMediaType } from '../../../electron/contract/chat.js';
+import { useChatStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
 import type { UiMessage } from './chat-store.js';
@@ -125,17 +127,125 @@ function BranchSwitcher(props: { m: UiMessage; a: MessageActions }) {
 /** A file's size in words a person reads. */
 export const fileSize = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KB`);
 
-/** The files a message carried, as chips. */
-export function AttachmentChips({ files }: { files: Array<{ name: string; size: number }> }) {
+/**
+ * A `blob:` URL for base64 image bytes, revoked when they change or the component goes (the app's
+ * CSP allows `blob:` images, not `data:`).
+ */
+export function useImageUrl(media_type: string, data: string | null): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (data === null) return;
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const u = URL.createObjectURL(new Blob([bytes], { type: media_type }));
+    setUrl(u);
+    return () => {
+      URL.revokeObjectURL(u);
+      setUrl(null);
+    };
+  }, [media_type, data]);
+  return url;
+}
+
+/** An image a stored message carried: a thumbnail read from the host; a click opens it larger. */
+function ImageAttachment(props: {
+  name: string;
+  size: number;
+  sessionId: string;
+  messageId: string;
+  index: number;
+}) {
+  const { client } = useStores();
+  const [image, setImage] = useState<{ media_type: string; data: string } | null>(null);
+  const [failed, setFailed] = useState(false);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const { sessionId, messageId, index } = props;
+  useEffect(() => {
+    let live = true;
+    client.invoke('chat/get-attachment', { session_id: sessionId, message_id: messageId, index }).then(
+      (r) => {
+        if (live && r.data !== undefined) setImage({ media_type: r.media_type, data: r.data });
+      },
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, sessionId, messageId, index]);
+  const src = useImageUrl(image?.media_type ?? '', image?.data ?? null);
+  return (
+    <li
+      className="attach-image"
+      title={`${props.name}: the model saw this image; skills receive text files only`}
+    >
+      <button
+        type="button"
+        className="attach-image__open"
+        aria-label={`Open ${props.name}`}
+        disabled={!src}
+        onClick={() => dialog.current?.showModal()}
+      >
+        {src ? (
+          <img src={src} alt={props.name} />
+        ) : (
+          <span className="attach-image__wait">{failed ? 'Image unavailable' : 'Loading…'}</span>
+        )}
+      </button>
+      <span className="attach-image__name">
+        {props.name} · {fileSize(props.size)}
+      </span>
+      {src && (
+        // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop closes it; Esc (the dialog's own) and the Close button are the keyboard ways
+        <dialog
+          ref={dialog}
+          className="lightbox"
+          aria-label={props.name}
+          onClick={(e) => {
+            if (e.target === e.currentTarget) e.currentTarget.close();
+          }}
+        >
+          <img src={src} alt={props.name} />
+          <div className="lightbox__bar">
+            <span>{props.name}</span>
+            <button type="button" className="btn btn--small" onClick={() => dialog.current?.close()}>
+              Close <kbd>Esc</kbd>
+            </button>
+          </div>
+        </dialog>
+      )}
+    </li>
+  );
+}
+
+/** The files a message carried, as chips; images as thumbnails (when the message is stored). */
+export function AttachmentChips({
+  files,
+  sessionId,
+  messageId,
+}: {
+  files: Array<{ name: string; size: number; media_type?: string }>;
+  sessionId?: string | null;
+  messageId?: string;
+}) {
   if (files.length === 0) return null;
   return (
     <ul className="attach-list" aria-label="Attached files">
-      {files.map((f) => (
-        <li key={f.name} className="attach-chip">
-          <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
-          <span className="attach-chip__size">{fileSize(f.size)}</span>
-        </li>
-      ))}
+      {files.map((f, i) =>
+        f.media_type && isImageMediaType(f.media_type) && sessionId && messageId ? (
+          <ImageAttachment
+            key={f.name}
+            name={f.name}
+            size={f.size}
+            sessionId={sessionId}
+            messageId={messageId}
+            index={i}
+          />
+        ) : (
+          <li key={f.name} className="attach-chip">
+            <Icon name="file" /> <span className="attach-chip__name">{f.name}</span>
+            <span className="attach-chip__size">{fileSize(f.size)}</span>
+          </li>
+        ),
+      )}
     </ul>
   );
 }
@@ -143,6 +253,7 @@ export function AttachmentChips({ files }: { files: Array<{ name: string; size: 
 /** The user's message, editable in place: Enter sends the new version as a branch, Esc cancels. */
 function UserMessage(props: { m: UiMessage; a: MessageActions }) {
   const { m, a } = props;
+  const sessionId = useChatStore((s) => s.activeId);
   const [editing, setEditing] = useState<string | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the box grows with its text
@@ -205,7 +316,7 @@ function UserMessage(props: { m: UiMessage; a: MessageActions }) {
       <div className="msg__user-col">
         <div className="msg__bubble">
           {m.content}
-          <AttachmentChips files={m.attachments} />
+          <AttachmentChips files={m.attachments} sessionId={sessionId} messageId={m.id} />
         </div>
         <div className="msg__actions">
           <BranchSwitcher m={m} a={a} />
