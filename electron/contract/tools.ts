@@ -144,12 +144,13 @@ export const ReadResourceReqSchema = z
   .strict();
 /** Request of `tools/read-resource`. */
 export type ReadResourceReq = z.infer<typeof ReadResourceReqSchema>;
-/** Reply of `tools/read-resource`: ready to send as an attachment. */
-export interface ReadResourceRes {
-  name: string;
-  text: string;
-  media_type: string;
-}
+/**
+ * Reply of `tools/read-resource`: ready to send as an attachment — `text` for a text resource,
+ * `data` (base64 of a PNG, JPEG, GIF or WebP image) for an image.
+ */
+export type ReadResourceRes =
+  | { name: string; media_type: string; text: string }
+  | { name: string; media_type: string; data: string };
 
 // Issue 16: attach a resource of an MCP server to a message.
 /** One resource an enabled server lists. */

@@ -1,7 +1,8 @@
 // Issue 16: a resource of an MCP server attached to a message, against the real server-everything
 // over stdio: tools/list-resources lists the enabled servers' resources (a disabled one's not, a
 // failing one reported), tools/read-resource maps a text resource to a text attachment (and a
-// base64 blob of a text type too); binary and oversized content is refused with what to do.
+// base64 blob of a text type too) and a PNG/JPEG/GIF/WebP blob to an image attachment; other
+// binary and oversized content is refused with what to do.
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -75,8 +76,9 @@ describe('MCP resources as attachments', () => {
 
     const a = await h['tools/read-resource']({ server: 'everything', uri: doc!.uri, name: doc!.name }, ctx);
     expect(a).toEqual({ name: 'architecture.md', media_type: 'text/markdown', text: expect.any(String) });
-    expect(a.text.length).toBeGreaterThan(100);
-    expect(a.text).toMatch(/^#/m);
+    const text = 'text' in a ? a.text : '';
+    expect(text.length).toBeGreaterThan(100);
+    expect(text).toMatch(/^#/m);
 
     // A resource template's blob of type text/plain decodes to text; the name defaults to the URI's end.
     const blob = await h['tools/read-resource'](
@@ -84,7 +86,7 @@ describe('MCP resources as attachments', () => {
       ctx,
     );
     expect(blob).toMatchObject({ name: '7', media_type: 'text/plain' });
-    expect(blob.text).toMatch(/^Resource 7: This is a base64 blob/);
+    expect('text' in blob ? blob.text : '').toMatch(/^Resource 7: This is a base64 blob/);
 
     await expect(h['tools/read-resource']({ server: 'off', uri: doc!.uri }, ctx)).rejects.toMatchObject({
       code: 'NOT_FOUND',
@@ -95,12 +97,23 @@ describe('MCP resources as attachments', () => {
   it('refuses binary and oversized content, saying what to do instead', () => {
     const r = { server: 's', uri: 'file:///x/pic%20one.png' };
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64');
-    expect(error(() => resourceAttachment(r, [{ uri: r.uri, mime_type: 'image/png', blob: png }]))).toBe(
-      'INVALID_INPUT: pic one.png is an image (image/png); images from MCP servers cannot be attached yet. Save it and attach the file, or pick a text resource.',
+    // A real PNG is an image attachment; bytes that are not the image they claim are refused.
+    const realPng =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    expect(resourceAttachment(r, [{ uri: r.uri, mime_type: 'image/png', blob: realPng }])).toEqual({
+      name: 'pic one.png',
+      media_type: 'image/png',
+      data: realPng,
+    });
+    expect(error(() => resourceAttachment(r, [{ uri: r.uri, mime_type: 'image/png', blob: png }]))).toMatch(
+      /^INVALID_INPUT: pic one\.png is not a PNG, JPEG, GIF or WebP image/,
     );
     expect(
+      error(() => resourceAttachment(r, [{ uri: r.uri, mime_type: 'image/tiff', blob: realPng }])),
+    ).toMatch(/^INVALID_INPUT: pic one\.png: image\/tiff can’t be sent as an image/);
+    expect(
       error(() => resourceAttachment(r, [{ uri: r.uri, mime_type: 'application/pdf', blob: png }])),
-    ).toMatch(/^INVALID_INPUT: pic one\.png is binary \(application\/pdf\); only text resources/);
+    ).toMatch(/^INVALID_INPUT: pic one\.png is binary \(application\/pdf\); only text resources and PNG/);
     // A blob claiming text that is not UTF-8 text is binary too.
     expect(error(() => resourceAttachment(r, [{ uri: r.uri, mime_type: 'text/plain', blob: png }]))).toMatch(
       /is binary \(text\/plain\)/,

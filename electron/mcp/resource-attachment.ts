@@ -1,7 +1,8 @@
 /**
  * A server resource as a message attachment (issue 16): text parts (and base64 blobs of a text
- * type that decode to UTF-8 text) become one text attachment within the attachment limits; any
- * other binary content is refused with a sentence saying what to do instead.
+ * type that decode to UTF-8 text) become one text attachment within the attachment limits; a PNG,
+ * JPEG, GIF or WebP image becomes an image attachment (checked by its bytes); any other binary
+ * content is refused with a sentence saying what to do instead.
  */
 import { AttachmentInputSchema } from '../contract/chat.js';
 import { AppError } from '../contract/errors.js';
@@ -56,6 +57,13 @@ export function resourceAttachment(
       'NOT_FOUND',
       `${name}: the MCP server ${res.server} returned no content for ${res.uri}`,
     );
+  // One image part (a PNG, JPEG, GIF or WebP blob) is an image attachment, checked by its bytes.
+  const only = contents.length === 1 ? contents[0]! : null;
+  if (only?.blob !== undefined && only.mime_type?.startsWith('image/')) {
+    const parsed = AttachmentInputSchema.safeParse({ name, media_type: only.mime_type, data: only.blob });
+    if (!parsed.success) throw refusal(name, parsed.error.issues[0]?.message);
+    return { name, media_type: only.mime_type, data: only.blob };
+  }
   const texts: string[] = [];
   for (const part of contents) {
     if (part.text !== undefined) {
@@ -71,21 +79,23 @@ export function resourceAttachment(
     throw new AppError(
       'INVALID_INPUT',
       mime?.startsWith('image/')
-        ? `${name} is an image (${mime}); images from MCP servers cannot be attached yet. Save it and attach the file, or pick a text resource.`
-        : `${name} is binary (${mime ?? 'unknown type'}); only text resources can be attached (Markdown, CSV, JSON, code…).`,
+        ? `${name} holds several parts with an image (${mime}); only a single image can be attached. Pick a text resource or attach the image file.`
+        : `${name} is binary (${mime ?? 'unknown type'}); only text resources and PNG, JPEG, GIF or WebP images can be attached.`,
     );
   }
   const first = contents[0]!.mime_type;
   const media_type = first && isText(first) ? first : 'text/plain';
-  const parsed = AttachmentInputSchema.safeParse({ name, media_type, text: texts.join('\n') });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const why = issue?.message ?? 'cannot be attached';
-    throw new AppError(
-      'INVALID_INPUT',
-      why.startsWith(`${name}:`) ? why : `${name} ${why.startsWith('is ') ? why : `: ${why}`}`,
-    );
-  }
-  const a = parsed.data as { name: string; media_type: string; text?: string };
-  return { name: a.name, media_type: a.media_type, text: a.text ?? '' };
+  const text = texts.join('\n');
+  const parsed = AttachmentInputSchema.safeParse({ name, media_type, text });
+  if (!parsed.success) throw refusal(name, parsed.error.issues[0]?.message);
+  return { name, media_type, text };
+}
+
+/** The attachment schema's complaint as a sentence that names the resource. */
+function refusal(name: string, message: string | undefined): AppError {
+  const why = message ?? 'cannot be attached';
+  return new AppError(
+    'INVALID_INPUT',
+    why.startsWith(`${name}`) ? why : `${name} ${why.startsWith('is ') ? why : `: ${why}`}`,
+  );
 }

@@ -89,7 +89,11 @@ export function McpResourcePicker(props: { attached: number; onAttach: (a: Attac
         setReadError(a.error.message);
         return;
       }
-      props.onAttach({ name: a.value.name, media_type: a.value.media_type, text: a.value.text });
+      props.onAttach(
+        'data' in a.value
+          ? { name: a.value.name, media_type: a.value.media_type, data: a.value.data }
+          : { name: a.value.name, media_type: a.value.media_type, text: a.value.text },
+      );
       close();
     } catch (e) {
       setReadError(toErrorData(e).message);
