@@ -61,7 +61,7 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
       script: {
         turns: [{ text: 'ok' }, { text: 'A soft gradient from blue to pink.' }],
         api_key: 'sk-e2e-test',
-        models: ['gpt-4.1-mini'],
+        models: ['gpt-4.1-mini', 'gpt-3.5-turbo'],
       },
     });
     app = await startApp();
@@ -152,5 +152,29 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => box.isVisible()).toBe(false);
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('refuses an image for a model that cannot read images, keeping the draft and the image', async () => {
+    await page.getByRole('button', { name: /OpenAI · gpt-4\.1-mini/ }).click();
+    const menu = page.getByRole('menu', { name: 'Model for this chat' });
+    await menu.getByRole('menuitemradio', { name: 'gpt-3.5-turbo', exact: true }).click();
+    await page.getByRole('button', { name: /OpenAI · gpt-3\.5-turbo/ }).waitFor();
+    const before = provider.requests.length;
+    await page
+      .locator('input[type=file]')
+      .first()
+      .setInputFiles([{ name: 'gradient.png', mimeType: 'image/png', buffer: PNG }]);
+    await page.getByRole('list', { name: 'Files to send' }).getByText('gradient.png').waitFor();
+    await composer().fill('And this one?');
+    await composer().press('Enter');
+    await page
+      .getByRole('alert')
+      .getByText(/gpt-3\.5-turbo cannot read images; choose a model that can, e\.g\. gpt-4\.1/)
+      .waitFor();
+    // Nothing was lost and nothing reached the model.
+    await expect.poll(() => composer().inputValue()).toBe('And this one?');
+    await page.getByRole('list', { name: 'Files to send' }).getByText('gradient.png').waitFor();
+    expect(provider.requests.length).toBe(before);
+    await shoot('ui-chat-image-refused');
   }, 60_000);
 });
