@@ -103,7 +103,7 @@ export function SkillPanel(props: {
       {skill.variables === null ? (
         <p className="muted skillrun__note">Reading its variables…</p>
       ) : skill.variables.length === 0 ? (
-        <p className="muted skillrun__note">It needs no variables; attached files reach it too.</p>
+        <p className="muted skillrun__note">It needs no variables; attached text files reach it too.</p>
       ) : (
         <div className="skillrun__vars">
           {skill.variables.map((v) => (
@@ -115,7 +115,11 @@ export function SkillPanel(props: {
                 id={`var-${v}`}
                 rows={1}
                 value={props.skill.values[v] ?? ''}
-                placeholder={props.attachments.length ? 'Type a value or use a file →' : 'Value'}
+                placeholder={
+                  props.attachments.some((a) => a.text !== undefined)
+                    ? 'Type a value or use a file →'
+                    : 'Value'
+                }
                 onChange={(e) => props.onChange({ ...skill.values, [v]: e.target.value })}
               />
               {props.attachments
