@@ -3,9 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { startWebMode } from '../electron/cli/serve-commands.js';
 import type { Logger } from '../electron/host.js';
+import {
+  type LoopbackProvider,
+  type LoopbackScriptInput,
+  startLoopbackProvider,
+} from '../electron/llm/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
 import type { WebServer } from '../electron/transport/ws-server.js';
 
@@ -35,12 +40,25 @@ export function launch(executablePath: string): Promise<Browser> {
   });
 }
 
-/** Web mode over a fresh temp home (seeded skills), the UI built if needed. */
-export async function startApp(): Promise<{ server: WebServer; home: string; stop: () => Promise<void> }> {
+/** Web mode started by {@link startApp}. */
+export interface E2eApp {
+  server: WebServer;
+  home: string;
+  stop: () => Promise<void>;
+}
+
+/** Web mode over a fresh temp home (seeded skills), the UI built if needed; `workspace` opens that folder. */
+export async function startApp(opts: { workspace?: string } = {}): Promise<E2eApp> {
   await ensureRenderer();
   const home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
   const logger: Logger = { info: () => {}, error: (m, e) => console.error(m, e) };
-  const { server, stop } = await startWebMode({ home, env: {}, build: false, logger });
+  const { server, stop } = await startWebMode({
+    home,
+    env: {},
+    build: false,
+    logger,
+    ...(opts.workspace ? { workspace: opts.workspace } : {}),
+  });
   return {
     server,
     home,
@@ -49,4 +67,93 @@ export async function startApp(): Promise<{ server: WebServer; home: string; sto
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Options of {@link openPage}. */
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  /** Playwright's default timeout for this page (default 10 s). */
+  timeoutMs?: number;
+  /** Whether console errors count as problems, beside uncaught page errors (default true). */
+  consoleErrors?: boolean;
+  acceptDownloads?: boolean;
+}
+
+/**
+ * A light-theme page (1440×900 unless told) whose uncaught errors, and console errors unless
+ * turned off, are pushed to `problems`, for the test to assert empty at its end.
+ */
+export async function openPage(browser: Browser, problems: string[], opts: PageOptions = {}): Promise<Page> {
+  const page = await browser.newPage({
+    viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 },
+    colorScheme: 'light',
+    ...(opts.acceptDownloads ? { acceptDownloads: true } : {}),
+  });
+  page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+  page.on('pageerror', (e) => problems.push(String(e)));
+  if (opts.consoleErrors ?? true) {
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+  }
+  return page;
+}
+
+/** Load web mode at `url` and wait until the chat's message box is there. */
+export async function gotoChat(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+}
+
+/** What one e2e suite drives: web mode, headless Chromium and, given a script, the loopback provider. */
+export interface E2eSuite {
+  app: E2eApp;
+  browser: Browser;
+  /** Null when the suite was started without a script. */
+  provider: LoopbackProvider | null;
+  /** Close the browser, stop web mode, then the provider. */
+  close(): Promise<void>;
+}
+
+/** Start a suite (in `beforeAll`); `close` it in `afterAll`. */
+export async function startSuite(
+  chromiumPath: string,
+  opts: { script?: LoopbackScriptInput; workspace?: string } = {},
+): Promise<E2eSuite> {
+  const provider = opts.script ? await startLoopbackProvider({ script: opts.script }) : null;
+  const app = await startApp({ workspace: opts.workspace });
+  const browser = await launch(chromiumPath);
+  return {
+    app,
+    browser,
+    provider,
+    async close() {
+      await browser.close();
+      await app.stop();
+      await provider?.close();
+    },
+  };
+}
+
+/**
+ * Set up the loopback provider the way a new user does, from the chat's empty state: pick
+ * OpenAI-compatible at `baseUrl`, save `apiKey`, test the connection (which must name `model`).
+ */
+export async function connectProvider(
+  page: Page,
+  baseUrl: string,
+  apiKey: string,
+  model: RegExp = /Connected to/,
+) {
+  await page.getByRole('button', { name: 'Pick a provider' }).click();
+  await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await page.getByLabel('Base URL').fill(baseUrl);
+  await page.getByRole('button', { name: 'Use this provider' }).click();
+  await page.getByText('Provider saved.').waitFor();
+  await page.getByLabel('OpenAI API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Save key' }).click();
+  await page.getByText('Key saved.').waitFor();
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  await page.getByText(model).waitFor();
 }

@@ -9,9 +9,16 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import type { LoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import {
+  connectProvider,
+  type E2eApp,
+  type E2eSuite,
+  findChromium,
+  openPage,
+  startSuite,
+} from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/chat-images');
@@ -50,36 +57,28 @@ function gradientPng(w: number, h: number): Buffer {
 const PNG = gradientPng(320, 200);
 
 describe.skipIf(skip)('image attachments in Chromium', () => {
+  let suite: E2eSuite;
   let browser: Browser;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: E2eApp;
   let provider: LoopbackProvider;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    provider = await startLoopbackProvider({
+    suite = await startSuite(chromiumPath!, {
       script: {
         turns: [{ text: 'ok' }, { text: 'A soft gradient from blue to pink.' }],
         api_key: 'sk-e2e-test',
         models: ['gpt-4.1-mini', 'gpt-3.5-turbo'],
       },
     });
-    app = await startApp();
-    browser = await launch(chromiumPath!);
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
+    ({ app, browser } = suite);
+    provider = suite.provider!;
+    page = await openPage(browser, problems);
     await page.goto(app.server.url);
     await composer().waitFor();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-    await provider?.close();
-  });
+  afterAll(() => suite?.close());
 
   const composer = () => page.getByRole('textbox', { name: 'Message' });
   const shoot = async (name: string) => {
@@ -98,16 +97,7 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
   };
 
   it('configures the loopback provider', async () => {
-    await page.getByRole('button', { name: 'Pick a provider' }).click();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Base URL').fill(provider.url);
-    await page.getByRole('button', { name: 'Use this provider' }).click();
-    await page.getByText('Provider saved.').waitFor();
-    await page.getByLabel('OpenAI API key').fill('sk-e2e-test');
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('Key saved.').waitFor();
-    await page.getByRole('button', { name: 'Test connection' }).click();
-    await page.getByText(/Connected to gpt-4\.1-mini/).waitFor();
+    await connectProvider(page, provider.url, 'sk-e2e-test', /Connected to gpt-4\.1-mini/);
     await page.keyboard.press('Control+1');
     await composer().waitFor();
   });

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import type { LoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import { type E2eApp, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/chat-ui');
@@ -39,30 +39,21 @@ const SCRIPT = [
 ];
 
 describe.skipIf(skip)('chat in Chromium', () => {
+  let suite: E2eSuite;
   let browser: Browser;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: E2eApp;
   let provider: LoopbackProvider;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-test' } });
-    app = await startApp();
-    browser = await launch(chromiumPath!);
-    page = await browser.newPage({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    suite = await startSuite(chromiumPath!, { script: { turns: SCRIPT, api_key: 'sk-e2e-test' } });
+    ({ app, browser } = suite);
+    provider = suite.provider!;
+    page = await openPage(browser, problems, { width: 1360, height: 860 });
+    await gotoChat(page, app.server.url);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-    await provider?.close();
-  });
+  afterAll(() => suite?.close());
 
   const composer = () => page.getByRole('textbox', { name: 'Message' });
   const replies = () => page.locator('.msg--assistant');

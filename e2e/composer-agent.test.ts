@@ -11,7 +11,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { findChromium, launch } from './browser.js';
+import { connectProvider, findChromium, launch, openPage } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -115,10 +115,8 @@ describe.skipIf(skip)('Composer agent and evals', () => {
   });
 
   it('creates, repairs, refines (half accepted) and evaluates a skill', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(20_000);
     const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
+    const page = await openPage(browser, problems, { timeoutMs: 20_000, consoleErrors: false });
     const shots = testArtifactsDir('composer-agent');
     const shoot = async (name: string, p: Page = page) => {
       for (const scheme of ['light', 'dark'] as const) {
@@ -129,16 +127,7 @@ describe.skipIf(skip)('Composer agent and evals', () => {
     };
 
     await page.goto(url);
-    await page.getByRole('button', { name: 'Pick a provider' }).click();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Base URL').fill(provider.url);
-    await page.getByRole('button', { name: 'Use this provider' }).click();
-    await page.getByText('Provider saved.').waitFor();
-    await page.getByLabel('OpenAI API key').fill('sk-e2e-agent');
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('Key saved.').waitFor();
-    await page.getByRole('button', { name: 'Test connection' }).click();
-    await page.getByText(/Connected to/).waitFor();
+    await connectProvider(page, provider.url, 'sk-e2e-agent');
 
     // Describe → rounds → review → accept.
     await page.keyboard.press('Control+3');

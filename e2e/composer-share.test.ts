@@ -9,7 +9,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { findChromium, launch } from './browser.js';
+import { connectProvider, findChromium, launch, openPage } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -86,10 +86,8 @@ describe.skipIf(skip)('Skill Composer: model test-runs, forks, drag-and-drop imp
   });
 
   it('test-runs a prompt skill against the scripted model, forks an account skill, imports dropped files', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(15_000);
     const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
+    const page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
     const shots = testArtifactsDir('composer');
     const shoot = async (name: string) => {
       for (const scheme of ['light', 'dark'] as const) {
@@ -101,16 +99,7 @@ describe.skipIf(skip)('Skill Composer: model test-runs, forks, drag-and-drop imp
 
     // The scripted model as the configured provider.
     await page.goto(url);
-    await page.getByRole('button', { name: 'Pick a provider' }).click();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Base URL').fill(provider.url);
-    await page.getByRole('button', { name: 'Use this provider' }).click();
-    await page.getByText('Provider saved.').waitFor();
-    await page.getByLabel('OpenAI API key').fill('sk-e2e-composer');
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('Key saved.').waitFor();
-    await page.getByRole('button', { name: 'Test connection' }).click();
-    await page.getByText(/Connected to/).waitFor();
+    await connectProvider(page, provider.url, 'sk-e2e-composer');
 
     // A prompt skill from its template: the server's variable list beside the editor.
     await page.keyboard.press('Control+3');

@@ -4,7 +4,7 @@ import { expect as pw } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import { type E2eApp, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -13,27 +13,20 @@ const skip = skipWithout(
 );
 
 describe.skipIf(skip)('Skill Composer in Chromium', () => {
+  let suite: E2eSuite;
   let browser: Browser;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: E2eApp;
 
   beforeAll(async () => {
-    app = await startApp();
-    browser = await launch(chromiumPath!);
+    suite = await startSuite(chromiumPath!);
+    ({ app, browser } = suite);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  afterAll(() => suite?.close());
 
   it('creates a skill from a template, flags a template error, saves twice, diffs and restores', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    // Typing into CodeMirror key by key is slow on a loaded machine (two cores, many test runs).
-    page.setDefaultTimeout(30_000);
     const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
+    // Typing into CodeMirror key by key is slow on a loaded machine (two cores, many test runs).
+    const page = await openPage(browser, problems, { timeoutMs: 30_000 });
     const shots = testArtifactsDir('composer');
     const shoot = async (name: string) => {
       for (const scheme of ['light', 'dark'] as const) {
@@ -173,10 +166,8 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
   }, 180_000);
 
   it('runs a new Python skill and shows its result and assertion', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    const page = await openPage(browser, []);
+    await gotoChat(page, app.server.url);
     await page.keyboard.press('Control+3');
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await page.getByRole('button', { name: /Python skill/ }).click();
@@ -200,10 +191,8 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
   }, 90_000);
 
   it('imports picked JSON files and reports each package; nothing is written when one is refused', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    const page = await openPage(browser, []);
+    await gotoChat(page, app.server.url);
     await page.getByRole('button', { name: /^Composer/ }).click();
     const dir = tempDir();
     const good = join(dir, 'tea-timer.json');

@@ -14,7 +14,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { findChromium, launch } from './browser.js';
+import { findChromium, gotoChat, launch, openPage } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/mcp-tools');
@@ -58,11 +58,8 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
       build: false,
       logger: { info: () => {}, error: (m, e) => console.error(m, e) },
     });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
+    await gotoChat(page, app.server.url);
   };
   const stop = async () => {
     await page?.close();

@@ -7,34 +7,26 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import { type E2eApp, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/turn-candidates');
 const shots = () => testArtifactsDir('e2e');
 
 describe.skipIf(skip)('skills considered for a turn, in Chromium', () => {
+  let suite: E2eSuite;
   let browser: Browser;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: E2eApp;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    app = await startApp();
-    browser = await launch(chromiumPath!);
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    suite = await startSuite(chromiumPath!);
+    ({ app, browser } = suite);
+    page = await openPage(browser, problems);
+    await gotoChat(page, app.server.url);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  afterAll(() => suite?.close());
 
   it('lists the candidates of a turn and says why a named skill was not chosen', async () => {
     const composer = page.getByRole('textbox', { name: 'Message' });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import { type E2eApp, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -13,29 +13,21 @@ const skip = skipWithout(
 const shots = () => testArtifactsDir('e2e');
 
 describe.skipIf(skip)('web UI in Chromium', () => {
+  let suite: E2eSuite;
   let browser: Browser;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: E2eApp;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    app = await startApp();
-    browser = await launch(chromiumPath!);
+    suite = await startSuite(chromiumPath!);
+    ({ app, browser } = suite);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  afterAll(() => suite?.close());
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1360, height: 860 }, colorScheme: 'light' });
-    page.setDefaultTimeout(8000);
     problems = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    await page.goto(app.server.url);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    page = await openPage(browser, problems, { width: 1360, height: 860, timeoutMs: 8000 });
+    await gotoChat(page, app.server.url);
   });
 
   const skillList = () => page.getByRole('listbox', { name: 'Skills' });

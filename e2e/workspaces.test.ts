@@ -12,7 +12,7 @@ import { packageToRows } from '../electron/skills/index.js';
 import { openStore } from '../electron/store/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { TraceStore } from '../electron/traces/index.js';
-import { findChromium, launch, startApp } from './browser.js';
+import { findChromium, launch, openPage, startApp } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/workspaces');
@@ -92,16 +92,7 @@ describe.skipIf(skip)('workspaces and traces in Chromium', () => {
     wsB = makeWorkspace(parent, 'beta-research', 'Beta Digest', 1, 0);
     app = await startApp();
     browser = await launch(chromiumPath!);
-    page = await browser.newPage({
-      viewport: { width: 1440, height: 900 },
-      colorScheme: 'light',
-      acceptDownloads: true,
-    });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
+    page = await openPage(browser, problems, { acceptDownloads: true });
     await page.goto(app.server.url);
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
   });
