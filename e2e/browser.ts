@@ -157,3 +157,12 @@ export async function connectProvider(
   await page.getByRole('button', { name: 'Test connection' }).click();
   await page.getByText(model).waitFor();
 }
+
+/** Screenshot `page` as `<dir>/<name>-light.png` and `-dark.png`, leaving it light. */
+export async function shootSchemes(page: Page, dir: string, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(dir, `${name}-${scheme}.png`), animations: 'disabled' });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}

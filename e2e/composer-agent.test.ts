@@ -11,7 +11,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { connectProvider, findChromium, launch, openPage } from './browser.js';
+import { connectProvider, findChromium, launch, openPage, shootSchemes } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -118,13 +118,7 @@ describe.skipIf(skip)('Composer agent and evals', () => {
     const problems: string[] = [];
     const page = await openPage(browser, problems, { timeoutMs: 20_000, consoleErrors: false });
     const shots = testArtifactsDir('composer-agent');
-    const shoot = async (name: string, p: Page = page) => {
-      for (const scheme of ['light', 'dark'] as const) {
-        await p.emulateMedia({ colorScheme: scheme });
-        await p.screenshot({ path: join(shots, `${name}-${scheme}.png`), animations: 'disabled' });
-      }
-      await p.emulateMedia({ colorScheme: 'light' });
-    };
+    const shoot = (name: string, p: Page = page) => shootSchemes(p, shots, name);
 
     await page.goto(url);
     await connectProvider(page, provider.url, 'sk-e2e-agent');

@@ -9,7 +9,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { connectProvider, findChromium, launch, openPage } from './browser.js';
+import { connectProvider, findChromium, launch, openPage, shootSchemes } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -89,13 +89,7 @@ describe.skipIf(skip)('Skill Composer: model test-runs, forks, drag-and-drop imp
     const problems: string[] = [];
     const page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
     const shots = testArtifactsDir('composer');
-    const shoot = async (name: string) => {
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `${name}-${scheme}.png`), animations: 'disabled' });
-      }
-      await page.emulateMedia({ colorScheme: 'light' });
-    };
+    const shoot = (name: string) => shootSchemes(page, shots, name);
 
     // The scripted model as the configured provider.
     await page.goto(url);

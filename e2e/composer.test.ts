@@ -4,7 +4,15 @@ import { expect as pw } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
-import { type E2eApp, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
+import {
+  type E2eApp,
+  type E2eSuite,
+  findChromium,
+  gotoChat,
+  openPage,
+  shootSchemes,
+  startSuite,
+} from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -28,13 +36,7 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     // Typing into CodeMirror key by key is slow on a loaded machine (two cores, many test runs).
     const page = await openPage(browser, problems, { timeoutMs: 30_000 });
     const shots = testArtifactsDir('composer');
-    const shoot = async (name: string) => {
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `${name}-${scheme}.png`), animations: 'disabled' });
-      }
-      await page.emulateMedia({ colorScheme: 'light' });
-    };
+    const shoot = (name: string) => shootSchemes(page, shots, name);
 
     await page.goto(app.server.url);
     await page.getByRole('textbox', { name: 'Message' }).waitFor();

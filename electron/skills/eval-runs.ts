@@ -59,39 +59,12 @@ export function recordEvalRun(db: Db, run: NewEvalRun): number {
   return Number(info.lastInsertRowid);
 }
 
-interface Row {
-  id: number;
-  name: string;
-  version: string;
-  model: string;
-  only: 'all' | 'trigger' | 'output';
-  total: number;
-  passed: number;
-  pass_rate: number;
-  threshold: number;
-  input_tokens: number;
-  output_tokens: number;
-  estimated_cost: number | null;
-  duration_ms: number;
-  origin: EvalRunOrigin;
-  created_at: string;
-}
+/** A stored row: the summary's fields, with the skill's name and '' for no model. */
+type Row = Omit<EvalRunSummary, 'model'> & { name: string; model: string };
 
-const toSummary = (r: Row): EvalRunSummary => ({
-  id: r.id,
-  version: r.version,
-  model: r.model || null,
-  only: r.only,
-  total: r.total,
-  passed: r.passed,
-  pass_rate: r.pass_rate,
-  threshold: r.threshold,
-  input_tokens: r.input_tokens,
-  output_tokens: r.output_tokens,
-  estimated_cost: r.estimated_cost,
-  duration_ms: r.duration_ms,
-  origin: r.origin,
-  created_at: r.created_at,
+const toSummary = ({ name: _name, model, ...rest }: Row): EvalRunSummary => ({
+  ...rest,
+  model: model || null,
 });
 
 /** A skill's runs, newest first (at most `limit`), and the latest run per model. */
