@@ -171,10 +171,58 @@ const RAW: Array<[string, string, RequestKind]> = [
   ['make a slack gif that says ship it', 'slack-gif-creator', 'own_words'],
 ];
 
+// Harder paraphrases (issue 14, second round), written before the hybrid recall stage was measured
+// and held out whole: the user's own words with little or no vocabulary shared with the skill.
+// Never tune on these.
+const HARD_HELDOUT: Array<[string, string]> = [
+  ['I have a talk on Thursday, turn this outline into something I can click through on a projector', 'pptx'],
+  ['what does the presenter say on each page of this lecture file', 'pptx'],
+  ['tidy up my cover letter so it looks professional and send it back editable in Microsoft Office', 'docx'],
+  ['show me who changed what in the redlined agreement and keep the revisions', 'docx'],
+  ['tally the expenses per quarter in this ledger and keep the cells live', 'xlsx'],
+  ['the numbers in my accounting grid do not add up, the sums are broken', 'xlsx'],
+  ['combine the scans of my passport and visa into a single printable file', 'pdf'],
+  ['the government paperwork has boxes I need to type into before printing', 'pdf'],
+  ['how do I get Sonnet to reply token by token in my Python backend', 'claude-api'],
+  ['our bill from Anthropic is too high, reuse the long instructions between calls', 'claude-api'],
+  ['connect the chatbot to our inventory database so it can look things up on its own', 'mcp-builder'],
+  ['expose our billing system to the assistant as a set of callable actions', 'mcp-builder'],
+  ['click around my site running on port 8080 and tell me what breaks', 'webapp-testing'],
+  ['make sure the checkout page on my laptop still renders after the refactor, grab an image of it', 'webapp-testing'],
+  ['the homepage feels cookie-cutter, give it personality and a memorable look', 'frontend-design'],
+  ['choose a striking visual style for the signup screen of my product', 'frontend-design'],
+  ['a single self-contained page with several tabs and shared state, built with React', 'web-artifacts-builder'],
+  ['prototype a small dashboard app with routing that ships as one html file', 'web-artifacts-builder'],
+  ['produce a wall-worthy print for the lobby, abstract and calm', 'canvas-design'],
+  ['make a flyer image for the bake sale', 'canvas-design'],
+  ['write code that paints swirling lines that change every time you reload', 'algorithmic-art'],
+  ['a mesmerising animation of dots drifting through a vector field in the browser', 'algorithmic-art'],
+  ['make the quarterly chart use our house colours and logo fonts', 'brand-guidelines'],
+  ['does this flyer respect the corporate visual rules', 'brand-guidelines'],
+  ['give my deck a forest-green mood with matching fonts', 'theme-factory'],
+  ['offer me a few ready-made looks for this handout and apply the one I like', 'theme-factory'],
+  ['let everyone in the office know the parking garage closes next week', 'internal-comms'],
+  ['summarise what my team shipped, what is next and what is blocking us for the execs', 'internal-comms'],
+  ['help me think through and draft the architecture writeup for our new queue', 'doc-coauthoring'],
+  ['I am writing a pitch for budget to my VP, work on it with me section by section', 'doc-coauthoring'],
+  ['teach the assistant a reusable procedure for reviewing our pull requests', 'skill-creator'],
+  ['my custom capability fires at the wrong times, tune its trigger wording', 'skill-creator'],
+  ['a tiny moving picture of a taco for our team chat reactions', 'slack-gif-creator'],
+  ['looping celebration clip small enough to upload as a custom emoji', 'slack-gif-creator'],
+];
+
 /** The labelled requests, with their split. */
-export const REQUESTS: LabelledRequest[] = RAW.map(([text, target, kind], i) => ({
-  text,
-  target,
-  kind,
-  split: i % 3 === 2 ? 'heldout' : 'tune',
-}));
+export const REQUESTS: LabelledRequest[] = [
+  ...RAW.map(([text, target, kind], i) => ({
+    text,
+    target,
+    kind,
+    split: i % 3 === 2 ? ('heldout' as const) : ('tune' as const),
+  })),
+  ...HARD_HELDOUT.map(([text, target]) => ({
+    text,
+    target,
+    kind: 'paraphrase' as const,
+    split: 'heldout' as const,
+  })),
+];
