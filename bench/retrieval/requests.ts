@@ -171,6 +171,48 @@ const RAW: Array<[string, string, RequestKind]> = [
   ['make a slack gif that says ship it', 'slack-gif-creator', 'own_words'],
 ];
 
+// More requests in the user's own words for the tuning split (issue 14, second round): the first
+// tuning split had too few that words alone miss to choose how meaning is fused with them.
+const TUNE_PARAPHRASE: Array<[string, string]> = [
+  ['I need something to show the board on a big screen tomorrow, ten pages or so', 'pptx'],
+  ['shrink my forty page lecture into a handful of visual pages for class', 'pptx'],
+  ['format my thesis chapter properly with a contents page, for Microsoft Word', 'docx'],
+  ['my lawyer sent edits back, I want to approve some of their changes', 'docx'],
+  ['work out the average order value per month from this export of orders', 'xlsx'],
+  ['build me a loan repayment calculator with cells I can change', 'xlsx'],
+  ['stitch the signed pages back into one document I can email', 'pdf'],
+  ['make the scanned book searchable so I can find words in it', 'pdf'],
+  ['call Haiku from node and get the answer back piece by piece as it is generated', 'claude-api'],
+  ['which of the Anthropic models is cheapest for summarising support tickets', 'claude-api'],
+  ['give the assistant hands on our Jira so it can open and close tickets itself', 'mcp-builder'],
+  ['wrap our weather service so an agent can query it as actions', 'mcp-builder'],
+  ['open my site on my machine and check that the menu opens when tapped', 'webapp-testing'],
+  ['something on localhost throws errors in devtools, find out what', 'webapp-testing'],
+  ['my product page looks like every other startup, make it memorable', 'frontend-design'],
+  ['help me choose a look and feel for the settings screen, not the default style', 'frontend-design'],
+  ['a small app in one html file with a sidebar, several views and a shared store', 'web-artifacts-builder'],
+  [
+    'prototype a React todo app with pages and components that I can paste as one artifact',
+    'web-artifacts-builder',
+  ],
+  ['make a striking image for the concert, something I can print and hang', 'canvas-design'],
+  ['design the cover art for my podcast', 'canvas-design'],
+  ['write a program that draws a different abstract pattern each time with a random seed', 'algorithmic-art'],
+  ['an animated field of drifting particles made with code for my portfolio background', 'algorithmic-art'],
+  ['make this chart look like it came from our marketing department, same colours', 'brand-guidelines'],
+  ['check the slides use the approved company fonts and colours', 'brand-guidelines'],
+  ['give the report a warm autumn look, coordinated colours and fonts', 'theme-factory'],
+  ['show me some ready-made styles for this deck so I can pick one', 'theme-factory'],
+  ['tell the whole company the office is closed on Friday', 'internal-comms'],
+  ["summarise for leadership what went wrong in last night's outage", 'internal-comms'],
+  ['I want to write up how our new caching layer should work, help me shape it', 'doc-coauthoring'],
+  ['plan and draft a proposal with me, asking questions as we go', 'doc-coauthoring'],
+  ['turn my code review checklist into something the assistant can reuse every time', 'skill-creator'],
+  ['my custom instructions package does not kick in when it should', 'skill-creator'],
+  ['a small looping picture of a dog waving for our chat', 'slack-gif-creator'],
+  ['make a reaction animation of a thumbs up that fits the emoji size limit', 'slack-gif-creator'],
+];
+
 // Harder paraphrases (issue 14, second round), written before the hybrid recall stage was measured
 // and held out whole: the user's own words with little or no vocabulary shared with the skill.
 // Never tune on these.
@@ -188,10 +230,16 @@ const HARD_HELDOUT: Array<[string, string]> = [
   ['connect the chatbot to our inventory database so it can look things up on its own', 'mcp-builder'],
   ['expose our billing system to the assistant as a set of callable actions', 'mcp-builder'],
   ['click around my site running on port 8080 and tell me what breaks', 'webapp-testing'],
-  ['make sure the checkout page on my laptop still renders after the refactor, grab an image of it', 'webapp-testing'],
+  [
+    'make sure the checkout page on my laptop still renders after the refactor, grab an image of it',
+    'webapp-testing',
+  ],
   ['the homepage feels cookie-cutter, give it personality and a memorable look', 'frontend-design'],
   ['choose a striking visual style for the signup screen of my product', 'frontend-design'],
-  ['a single self-contained page with several tabs and shared state, built with React', 'web-artifacts-builder'],
+  [
+    'a single self-contained page with several tabs and shared state, built with React',
+    'web-artifacts-builder',
+  ],
   ['prototype a small dashboard app with routing that ships as one html file', 'web-artifacts-builder'],
   ['produce a wall-worthy print for the lobby, abstract and calm', 'canvas-design'],
   ['make a flyer image for the bake sale', 'canvas-design'],
@@ -218,6 +266,12 @@ export const REQUESTS: LabelledRequest[] = [
     target,
     kind,
     split: i % 3 === 2 ? ('heldout' as const) : ('tune' as const),
+  })),
+  ...TUNE_PARAPHRASE.map(([text, target]) => ({
+    text,
+    target,
+    kind: 'paraphrase' as const,
+    split: 'tune' as const,
   })),
   ...HARD_HELDOUT.map(([text, target]) => ({
     text,
