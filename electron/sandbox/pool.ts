@@ -5,10 +5,19 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { z } from 'zod';
-import { AppError, isAppError } from '../contract/errors.js';
+import { AppError, assertNever, isAppError } from '../contract/errors.js';
+import { createPeer, type IncomingCall, type Peer } from '../rpc/index.js';
 import { FairQueue } from './fair-queue.js';
 import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
+import {
+  type AppMessage,
+  type RunResult,
+  rpcToWire,
+  SANDBOX_ERROR_CODES,
+  SANDBOX_ID_PREFIX,
+  SandboxMessageSchema,
+  wireToRpc,
+} from './protocol.js';
 import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
@@ -99,7 +108,6 @@ interface Pending {
   reject: (e: unknown) => void;
   checkpoints: unknown[];
   checkpointBytes: number;
-  backstop?: NodeJS.Timeout;
 }
 
 /**
@@ -119,93 +127,27 @@ interface Proc {
   /** The snapshot came from the cache (a boot failure then invalidates the cache). */
   usedCache: boolean;
   snapshotMeta: { ms: number; size: number } | null;
-  /** The host call the app is answering (seq), if any. */
-  pendingHostSeq: number | null;
-  lastHostSeq: number;
+  /** The RPC peer on the process's pipe: the app's `run` calls, the process's `host` calls. */
+  peer: Peer;
+  /** The id of the open `run` call, if any. */
+  runId: string | null;
+  /** The host call the app is answering, if any (one at a time). */
+  hostCall: string | null;
+  /** The number in the last host call's id: they must increase. */
+  lastHostCall: number;
 }
 
 /** At most this many checkpoints and this many bytes of them per run (the process enforces it too). */
 const MAX_CHECKPOINTS = 100;
 const CHECKPOINT_BUDGET = 1024 * 1024;
-/** Largest host request the app parses (submit never reaches the app). */
-const MAX_HOST_REQUEST = 1024 * 1024;
 const MAX_DEPTH = 64;
 /** Largest JSON message the app reads from the process: a result at the hard maxima. */
 const MAX_JSON_FRAME = 2 * MAX_LIMITS.output_bytes + MAX_LIMITS.result_bytes + 1024 * 1024;
-/** Largest snapshot accepted (Pyodide's is ~30 MB plus its heap). */
-const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 const BACKSTOP_MS = 3_000;
 const SNAPSHOT_FORMAT = 'skilldesk-pyodide-snapshot/1';
 /** Pyodide's snapshot header: magic, offset of the heap, JSON length, 0, 256-bit build id. */
 const SNAPSHOT_MAGIC = 1886286592;
 const SNAPSHOT_HEADER = 48;
-
-// --- message schemas (everything from the process is untrusted) --------------------------------------
-
-const SelfCheckSchema = z.object({ tcp: z.string().max(40), unix: z.string().max(40) }).strict();
-const HelloSchema = z
-  .object({ type: z.literal('hello'), pid: z.number().int(), self_check: SelfCheckSchema })
-  .strict();
-const SnapshotSchema = z
-  .object({
-    type: z.literal('snapshot'),
-    ms: z.number().finite().nonnegative(),
-    size: z.number().int().positive().max(MAX_SNAPSHOT_BYTES),
-  })
-  .strict();
-const WorkerReadySchema = z
-  .object({
-    type: z.literal('worker-ready'),
-    ms: z.number().finite().nonnegative(),
-    reused: z.literal(true).optional(),
-  })
-  .strict();
-const HostSchema = z
-  .object({
-    type: z.literal('host'),
-    id: z.number().int(),
-    seq: z.number().int(),
-    request: z.string().max(MAX_HOST_REQUEST),
-  })
-  .strict();
-const text = (max: number) => z.string().max(max);
-const ResultSchema = z
-  .object({
-    type: z.literal('result'),
-    id: z.number().int(),
-    result: z
-      .object({
-        ok: z.boolean(),
-        submitted: z.boolean(),
-        result: z
-          .string()
-          .max(MAX_LIMITS.result_bytes * 2)
-          .nullable(),
-        stdout: text(MAX_LIMITS.output_bytes * 2),
-        stderr: text(MAX_LIMITS.output_bytes * 2),
-        truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).strict(),
-        error: z
-          .object({
-            type: text(200),
-            message: text(8000),
-            traceback: text(16_000).optional(),
-            code: z
-              .string()
-              .regex(/^[A-Z_]{1,40}$/)
-              .nullable()
-              .optional(),
-          })
-          .strict()
-          .nullable(),
-        host_calls: z.number().int().nonnegative(),
-        wait_ms: z.number().finite(),
-        run_ms: z.number().finite(),
-        worker_boot_ms: z.number().finite(),
-      })
-      .strict(),
-  })
-  .strict();
-const FatalSchema = z.object({ type: z.literal('fatal'), message: text(4000) }).strict();
 
 /** The Pyodide build id of the installed package (snapshots carry it). */
 let buildIdCache: string | null = null;
@@ -450,8 +392,27 @@ export class SandboxPool {
       ranJob: false,
       usedCache: false,
       snapshotMeta: null,
-      pendingHostSeq: null,
-      lastHostSeq: 0,
+      // Calls cross as `run`/`result` and `host`/`host-reply` frames (see protocol.ts); what
+      // arrives was checked against the protocol and the phase before the peer sees it.
+      peer: createPeer(
+        { send: (m) => this.sendTo(proc, rpcToWire(m, 'app') as AppMessage), onMessage: () => {} },
+        {
+          idPrefix: SANDBOX_ID_PREFIX.app,
+          handle: (params, call) => this.onHostCall(proc, params, call),
+          foreignCode: 'SANDBOX_FAILED',
+          timeoutError: (_method, ms) =>
+            new AppError('SANDBOX_TIMEOUT', `the sandbox process gave no result within ${ms} ms`, {
+              backstop: true,
+            }),
+          // Host function errors reach Python as code and message only.
+          sendDetails: false,
+          answerProtocolErrors: false,
+          onProtocolError: (why) => violation(why),
+        },
+      ),
+      runId: null,
+      hostCall: null,
+      lastHostCall: 0,
     };
     this.proc = proc;
     let sawReady = false;
@@ -490,18 +451,25 @@ export class SandboxPool {
           this.writeSnapshot(bytes);
           proc.phase = 'booting';
         },
-        onJson: (m) => {
+        onJson: (raw) => {
           if (this.proc !== proc || !proc.alive) return;
-          const type = m && typeof m === 'object' ? (m as { type?: unknown }).type : undefined;
-          switch (type) {
+          const parsed = SandboxMessageSchema.safeParse(raw);
+          if (!parsed.success) {
+            const type = raw && typeof raw === 'object' ? (raw as { type?: unknown }).type : undefined;
+            const issue = parsed.error.issues[0];
+            return violation(
+              `a malformed or unknown message ${JSON.stringify(type)?.slice(0, 40)} (${issue?.path.join('.')}: ${issue?.message})`,
+            );
+          }
+          const m = parsed.data;
+          switch (m.type) {
             case 'hello': {
-              const msg = HelloSchema.safeParse(m);
-              if (proc.phase !== 'hello' || !msg.success) return violation('bad hello');
-              this.statsData.selfCheck = msg.data.self_check;
+              if (proc.phase !== 'hello') return violation('a second hello');
+              this.statsData.selfCheck = m.self_check;
               const reached = probes.hits > hitsBefore;
               const iso = handle.isolation;
-              const tcpOpen = msg.data.self_check.tcp === 'connected' || (reached && iso.blocks_tcp);
-              const unixOpen = msg.data.self_check.unix === 'connected';
+              const tcpOpen = m.self_check.tcp === 'connected' || (reached && iso.blocks_tcp);
+              const unixOpen = m.self_check.unix === 'connected';
               if (iso.blocks_tcp && tcpOpen) {
                 return refuseToRun(
                   `The Python sandbox is not isolated from the network: the ${iso.method} sandbox should block it, but a connection reached the app. Code will not run.`,
@@ -551,26 +519,23 @@ export class SandboxPool {
             }
             case 'snapshot': {
               // Only from a process that builds one and has run no job (no attacker code yet).
-              const msg = SnapshotSchema.safeParse(m);
-              if (proc.phase !== 'snapshot' || proc.ranJob || !msg.success)
-                return violation('unexpected snapshot');
-              proc.snapshotMeta = { ms: msg.data.ms, size: msg.data.size };
+              if (proc.phase !== 'snapshot' || proc.ranJob) return violation('unexpected snapshot');
+              proc.snapshotMeta = { ms: m.ms, size: m.size };
               proc.phase = 'snapshot-bytes';
               return;
             }
             case 'worker-ready': {
-              const msg = WorkerReadySchema.safeParse(m);
-              if ((proc.phase !== 'booting' && proc.phase !== 'ready') || !msg.success) {
+              if (proc.phase !== 'booting' && proc.phase !== 'ready') {
                 return violation('unexpected worker-ready');
               }
-              if (msg.data.reused) {
+              if (m.reused) {
                 if (!sawReady) return violation('a reused worker before the first one was ready');
                 this.statsData.workerResets++;
-                this.statsData.workerResetMs = [...this.statsData.workerResetMs.slice(-199), msg.data.ms];
+                this.statsData.workerResetMs = [...this.statsData.workerResetMs.slice(-199), m.ms];
                 return;
               }
               this.statsData.workersBooted++;
-              this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), msg.data.ms];
+              this.statsData.workerBootMs = [...this.statsData.workerBootMs.slice(-49), m.ms];
               if (!sawReady) {
                 sawReady = true;
                 proc.phase = 'ready';
@@ -580,35 +545,33 @@ export class SandboxPool {
               return;
             }
             case 'host': {
-              const msg = HostSchema.safeParse(m);
-              const job = this.current;
-              if (!msg.success || proc.phase !== 'ready' || !job || !proc.ranJob || msg.data.id !== job.id) {
+              // A host call only inside the open run, one at a time, with ever larger ids.
+              if (proc.phase !== 'ready' || !proc.ranJob || proc.runId === null || m.parent !== proc.runId) {
                 return violation('unexpected host call');
               }
-              if (proc.pendingHostSeq !== null || msg.data.seq !== proc.lastHostSeq + 1) {
+              const n = m.id.startsWith(SANDBOX_ID_PREFIX.process)
+                ? Number(m.id.slice(SANDBOX_ID_PREFIX.process.length))
+                : Number.NaN;
+              if (proc.hostCall !== null || !Number.isSafeInteger(n) || n <= proc.lastHostCall) {
                 return violation('host call out of sequence');
               }
-              proc.pendingHostSeq = msg.data.seq;
-              proc.lastHostSeq = msg.data.seq;
-              void this.onHostCall(proc, job, msg.data.seq, msg.data.request);
+              proc.hostCall = m.id;
+              proc.lastHostCall = n;
+              proc.peer.receive(wireToRpc(m));
               return;
             }
             case 'result': {
-              const msg = ResultSchema.safeParse(m);
-              const job = this.current;
-              if (!msg.success || !job || !proc.ranJob || msg.data.id !== job.id)
+              if (!proc.ranJob || proc.runId !== m.id || !proc.peer.isOpen(m.id))
                 return violation('unexpected result');
-              proc.pendingHostSeq = null;
-              proc.lastHostSeq = 0;
-              this.onResult(job, msg.data.result);
+              proc.runId = null;
+              proc.hostCall = null;
+              proc.peer.receive(wireToRpc(m));
               return;
             }
             case 'fatal': {
-              const msg = FatalSchema.safeParse(m);
-              const text = msg.success ? msg.data.message : 'unreadable';
-              const err = new AppError('SANDBOX_FAILED', `The Python sandbox cannot start: ${text}`);
+              const err = new AppError('SANDBOX_FAILED', `The Python sandbox cannot start: ${m.message}`);
               // A lockdown failure will not fix itself: refuse every later run too.
-              if (/not locked down/.test(text)) this.fatal = err;
+              if (/not locked down/.test(m.message)) this.fatal = err;
               this.opts.log?.(err.message);
               markFailed(err);
               if (this.current && proc.ranJob)
@@ -617,7 +580,7 @@ export class SandboxPool {
               return;
             }
             default:
-              return violation(`unknown message type ${JSON.stringify(type)?.slice(0, 40)}`);
+              return assertNever(m);
           }
         },
       },
@@ -641,12 +604,13 @@ export class SandboxPool {
       if (this.current && proc.ranJob) {
         this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', why));
       }
+      proc.peer.close(new AppError('SANDBOX_FAILED', why));
       this.pump();
     });
     return proc;
   }
 
-  private sendTo(proc: Proc, message: unknown, binary?: Uint8Array): void {
+  private sendTo(proc: Proc, message: AppMessage, binary?: Uint8Array): void {
     if (!proc.alive) return;
     for (const chunk of encodeFrames(message, binary)) proc.handle.write(chunk);
   }
@@ -654,6 +618,7 @@ export class SandboxPool {
   private killProc(proc: Proc): void {
     proc.alive = false;
     if (this.proc === proc) this.proc = null;
+    proc.peer.close(new AppError('SANDBOX_FAILED', 'the sandbox process was stopped'));
     proc.handle.kill();
   }
 
@@ -775,20 +740,21 @@ export class SandboxPool {
           return;
         }
         proc.ranJob = true;
-        proc.pendingHostSeq = null;
-        proc.lastHostSeq = 0;
-        this.sendTo(proc, { type: 'run', id: job.id, code: job.code, limits: job.limits });
-        // Backstop on the app's own clock: the process should answer by the deadline plus grace.
-        job.backstop = setTimeout(
-          () => {
-            if (this.current !== job) return;
-            this.opts.log?.('sandbox process did not answer in time: killing it');
-            this.finishCurrent(
-              this.failure('SANDBOX_TIMEOUT', 'Timeout', `timed out after ${job.limits.timeout_ms} ms`),
-            );
-            this.killProc(proc);
+        proc.hostCall = null;
+        // The peer's timeout is the app's own backstop: the process should answer by the deadline
+        // plus grace; one that does not is killed.
+        const call = proc.peer.request(
+          'run',
+          { code: job.code, limits: job.limits },
+          { timeoutMs: job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS, context: job },
+        );
+        proc.runId = call.id;
+        call.result.then(
+          (r) => {
+            // Checked against RunResultSchema on arrival (protocol.ts).
+            if (this.current === job) this.onResult(job, r as RunResult);
           },
-          job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS,
+          (e) => this.onRunFailed(proc, job, e),
         );
       },
       (e) => {
@@ -800,16 +766,41 @@ export class SandboxPool {
     );
   }
 
-  private async onHostCall(proc: Proc, job: Pending, seq: number, request: string): Promise<void> {
-    const reply = (value: unknown) => {
-      if (this.current !== job || this.proc !== proc || proc.pendingHostSeq !== seq) return;
-      proc.pendingHostSeq = null;
-      this.sendTo(proc, { type: 'host-reply', id: job.id, seq, reply: value });
-    };
-    const refuse = (code: string, message: string) => reply({ ok: false, error: { code, message } });
+  /** A `run` call that ended without a result: the backstop fired, or the process refused it. */
+  private onRunFailed(proc: Proc, job: Pending, e: unknown): void {
+    if (this.current !== job) return; // already settled (the process died or broke the protocol)
+    if (isAppError(e, 'SANDBOX_TIMEOUT') && e.details?.backstop === true) {
+      this.opts.log?.('sandbox process did not answer in time: killing it');
+      this.finishCurrent(
+        this.failure('SANDBOX_TIMEOUT', 'Timeout', `timed out after ${job.limits.timeout_ms} ms`),
+      );
+      this.killProc(proc);
+      return;
+    }
+    const err = isAppError(e) ? e : new AppError('SANDBOX_FAILED', String(e));
+    const code = (SANDBOX_ERROR_CODES as readonly string[]).includes(err.code) ? err.code : 'SANDBOX_FAILED';
+    this.finishCurrent(this.failure(code as SandboxError['code'], 'SandboxFault', err.message));
+  }
+
+  /**
+   * Answer a host call of the open run (the peer sends the value, or the AppError as an error
+   * Python raises as `SkillDeskError`).
+   */
+  private async onHostCall(proc: Proc, params: unknown, call: IncomingCall): Promise<unknown> {
+    try {
+      const job = call.parent as Pending | undefined;
+      if (!job || this.current !== job) throw new AppError('CANCELLED', 'the run is over');
+      // Checked against HostParamsSchema on arrival (protocol.ts).
+      return await this.hostCall(job, (params as { request: string }).request);
+    } finally {
+      if (proc.hostCall === call.id) proc.hostCall = null;
+    }
+  }
+
+  private async hostCall(job: Pending, request: string): Promise<unknown> {
     // Sizes and depth are checked on the text before it is parsed (the process checked them too).
     if (jsonDepth(request, MAX_DEPTH) > MAX_DEPTH) {
-      return refuse('INVALID_INPUT', `a host call is nested deeper than ${MAX_DEPTH} levels`);
+      throw new AppError('INVALID_INPUT', `a host call is nested deeper than ${MAX_DEPTH} levels`);
     }
     let fn = '';
     let args: unknown[] = [];
@@ -819,7 +810,7 @@ export class SandboxPool {
       fn = parsed.fn.slice(0, 100);
       args = parsed.args;
     } catch {
-      return refuse('INVALID_INPUT', 'malformed host call');
+      throw new AppError('INVALID_INPUT', 'malformed host call');
     }
     try {
       let value: unknown;
@@ -845,15 +836,15 @@ export class SandboxPool {
           `${fn} is not available: no host functions were given to this run`,
         );
       }
-      reply(JSON.stringify({ ok: true, value: value ?? null }));
+      return value ?? null;
     } catch (e) {
-      const err = isAppError(e) ? e : new AppError('INTERNAL', 'host function failed');
-      if (!isAppError(e)) this.opts.log?.(`sandbox host function ${fn} failed: ${(e as Error)?.stack ?? e}`);
-      reply({ ok: false, error: { code: err.code, message: err.message } });
+      if (isAppError(e)) throw e;
+      this.opts.log?.(`sandbox host function ${fn} failed: ${(e as Error)?.stack ?? e}`);
+      throw new AppError('INTERNAL', 'host function failed');
     }
   }
 
-  private onResult(job: Pending, r: z.infer<typeof ResultSchema>['result']): void {
+  private onResult(job: Pending, r: RunResult): void {
     let result: unknown = null;
     if (
       typeof r.result === 'string' &&
@@ -912,7 +903,6 @@ export class SandboxPool {
     const job = this.current;
     if (!job) return;
     this.current = null;
-    if (job.backstop) clearTimeout(job.backstop);
     result.duration_ms = performance.now() - job.enqueuedAt;
     result.llm = job.opts.host?.usage?.() ?? result.llm;
     job.resolve(result);

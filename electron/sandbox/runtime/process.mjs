@@ -7,9 +7,11 @@
 // that hit a limit, broke the protocol or left state the restore does not cover ends the worker.
 //
 // It speaks to the app through length-prefixed frames on stdin/stdout (frames.mjs) and to nothing
-// else. Workers are untrusted: their messages are checked by type, size and state, their host
-// requests are size- and depth-checked before parsing, and their stdout/stderr never reach the
-// app's pipe. Deadlines and memory watchdogs run on this thread, which only ever does bounded work.
+// else: lifecycle messages handled here, and calls (the app's `run`, this process's `host` calls)
+// carried by the app's RPC peer, with the protocol's schemas, from peer.bundle.mjs (generated from
+// electron/sandbox/protocol.ts; every message from the app is checked against them). Workers are
+// untrusted: their messages are checked by type, size and state, their host requests are size- and
+// depth-checked before parsing, and their stdout/stderr never reach the app's pipe. Deadlines and memory watchdogs run on this thread, which only ever does bounded work.
 //
 // Plain JavaScript: this process has no TypeScript loader (see worker.mjs).
 
@@ -17,6 +19,15 @@ import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
 import { networkSelfCheck } from './guard.mjs';
+import {
+  AppError,
+  AppMessageSchema,
+  createPeer,
+  MAX_SNAPSHOT_BYTES,
+  rpcToWire,
+  SANDBOX_ID_PREFIX,
+  wireToRpc,
+} from './peer.bundle.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
@@ -34,8 +45,6 @@ const MAX_CHECKPOINTS = 100;
 const MAX_IN_JSON = 64 * 1024 * 1024;
 /** How long a reused worker may take to restore its state before it is ended. */
 const RESET_MS = 2000;
-/** Largest snapshot the app may hand over at init. */
-const MAX_IN_SNAPSHOT = 512 * 1024 * 1024;
 
 // --- the channel to the app -------------------------------------------------------------------------
 
@@ -45,7 +54,7 @@ function send(msg, binary) {
 
 let expectSnapshotBytes = false;
 const reader = new FrameReader(
-  { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_IN_SNAPSHOT : 0) },
+  { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0) },
   {
     onJson: (m) => handleParent(m),
     onBinary: (bytes) => {
@@ -55,6 +64,20 @@ const reader = new FrameReader(
       start();
     },
     onViolation: (why) => die(`bad frame from the app: ${why}`),
+  },
+);
+
+// Calls cross on the peer: the app's `run` is answered when the job finishes (`result`), and a job's
+// host calls are calls back to the app made while that run is open (`host` / `host-reply`).
+const peer = createPeer(
+  { send: (m) => send(rpcToWire(m, 'process')), onMessage: () => {} },
+  {
+    idPrefix: SANDBOX_ID_PREFIX.process,
+    handle: (params, call) => runJob(params, call),
+    sendDetails: false,
+    answerProtocolErrors: false,
+    onProtocolError: (why) => die(`bad message from the app: ${why}`),
+    onHandlerBug: (e) => die(`sandbox process error: ${e?.message ?? e}`, 7),
   },
 );
 
@@ -122,8 +145,13 @@ let bootFailures = 0;
 let waitingForWorker = null; // a job waiting for a worker
 let active = null; // the running job
 
-function handleParent(msg) {
-  if (!msg || typeof msg !== 'object') return die('malformed message from the app');
+function handleParent(raw) {
+  const parsed = AppMessageSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return die(`malformed message from the app (${issue?.path.join('.')}: ${issue?.message})`);
+  }
+  const msg = parsed.data;
   switch (msg.type) {
     case 'init':
       if (config) return die('init sent twice');
@@ -133,18 +161,14 @@ function handleParent(msg) {
       if (msg.snapshot_bytes) expectSnapshotBytes = true;
       else start();
       break;
-    case 'run':
-      runJob(msg);
-      break;
-    case 'host-reply':
-      hostReply(msg);
-      break;
     case 'shutdown':
       for (const w of ready) w.worker.terminate();
       process.exit(0);
       break;
     default:
-      die(`unknown message from the app: ${String(msg.type).slice(0, 40)}`);
+      // `run` and `host-reply`: calls, only once the process is configured and has its snapshot.
+      if (!config || expectSnapshotBytes) return die(`${msg.type} before init`);
+      peer.receive(wireToRpc(msg));
   }
 }
 
@@ -333,18 +357,20 @@ function kill(entry, why) {
 }
 
 // --- jobs -------------------------------------------------------------------------------------------
-function runJob(msg) {
-  if (typeof msg.id !== 'number' || typeof msg.code !== 'string' || !msg.limits) {
-    return die('malformed run message');
-  }
-  if (active || waitingForWorker) {
-    send({ type: 'result', id: msg.id, result: internalError('the sandbox is busy') });
-    return;
-  }
+/** Answer a `run` call (params checked by the protocol): resolves with the result when the job ends. */
+function runJob(params, call) {
+  if (active || waitingForWorker) throw new AppError('SANDBOX_FAILED', 'the sandbox is busy');
+  let resolve;
+  const result = new Promise((r) => {
+    resolve = r;
+  });
   const job = {
-    id: msg.id,
-    code: msg.code,
-    limits: msg.limits,
+    call,
+    resolve,
+    /** Aborted when the job ends: drops a host call still waiting for the app. */
+    ended: new AbortController(),
+    code: params.code,
+    limits: params.limits,
     queuedAt: performance.now(),
     submitted: false,
     submitValue: null,
@@ -361,6 +387,7 @@ function runJob(msg) {
     waitingForWorker = job;
     fill();
   }
+  return result;
 }
 
 function assign(job, entry) {
@@ -489,16 +516,22 @@ function handleHostRequest(job, request) {
     job.checkpoints++;
     job.checkpointBytes += request.length;
   }
-  job.hostSeq = (job.hostSeq ?? 0) + 1;
-  job.pendingHost = job.hostSeq;
-  send({ type: 'host', id: job.id, seq: job.hostSeq, request });
-}
-
-function hostReply(msg) {
-  const job = active;
-  if (!job || job.done || msg.id !== job.id || msg.seq !== job.pendingHost) return;
-  job.pendingHost = undefined;
-  answerWorker(job, typeof msg.reply === 'string' ? msg.reply : JSON.stringify(msg.reply));
+  job.pendingHost = true;
+  // A call back to the app inside the open run; dropped (and its late answer ignored) if the job
+  // ends first. The app's errors reach Python as code and message.
+  job.call.call('host', { request }, { signal: job.ended.signal }).then(
+    (value) => {
+      job.pendingHost = undefined;
+      answerWorker(job, { ok: true, value: value ?? null });
+    },
+    (e) => {
+      job.pendingHost = undefined;
+      answerWorker(job, {
+        ok: false,
+        error: { code: String(e?.code ?? 'INTERNAL'), message: String(e?.message ?? e).slice(0, 8000) },
+      });
+    },
+  );
 }
 
 function internalError(message) {
@@ -568,6 +601,7 @@ function finish(job, how) {
       };
     }
   } else if (outcome) result.ok = true;
-  send({ type: 'result', id: job.id, result });
+  job.ended.abort();
+  job.resolve(result);
   fill();
 }
