@@ -97,7 +97,6 @@ export interface SandboxPoolStats {
 }
 
 interface Pending {
-  id: number;
   /** The fair-queue key (a chat); '' for runs without one. */
   key: string;
   code: string;
@@ -248,7 +247,6 @@ export class SandboxPool {
   private proc: Proc | null = null;
   private readonly queue = new FairQueue<Pending>();
   private current: Pending | null = null;
-  private nextId = 1;
   private closed = false;
   private fatal: AppError | null = null;
   private probes: Promise<Probes> | null = null;
@@ -305,7 +303,6 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       this.queue.push(key, {
         key,
-        id: this.nextId++,
         code,
         limits,
         opts,
