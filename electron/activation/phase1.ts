@@ -1,6 +1,7 @@
 import type { SkillCatalog } from '../skills/index.js';
 import type { Scope } from '../store/index.js';
 import { normalizePhrase, skillNameKey } from '../store/index.js';
+import { SemanticSpace } from './semantic.js';
 import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
 import { corrections } from './spelling.js';
 import { expandSynonyms } from './synonyms.js';
@@ -9,6 +10,7 @@ import { contentWords, GENERIC_WEIGHT, GENERIC_WORDS, MAX_MESSAGE_CHARS, stem, w
 /**
  * Which field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim.
  * (`when` counts as `description`; matches in the instructions show in {@link explainMatch}.)
+ * `meaning`: no field shares a word with the message; the semantic recall stage found the skill.
  */
 export type MatchField =
   | 'exact_trigger'
@@ -16,7 +18,8 @@ export type MatchField =
   | 'description'
   | 'tags'
   | 'intent_patterns'
-  | 'trigger_phrases';
+  | 'trigger_phrases'
+  | 'meaning';
 
 /** One ranked skill for a message. */
 export interface SkillMatch {
@@ -89,6 +92,23 @@ export interface MatchOptions {
   limit?: number;
   /** false: rank lexically alone, as where no embedding ships (to measure what fusion adds). */
   semantic?: boolean;
+  /** Fusion parameters other than the shipped ones (for the retrieval harness's tuning runs). */
+  fusion?: Partial<Fusion>;
+}
+
+/** How the lexical and semantic rankings are fused (see {@link FUSION}). */
+export interface Fusion {
+  /** The lexical candidates fused: the best `max(limit, lexicalPool)`. */
+  lexicalPool: number;
+  /** The semantic candidates fused: the `semanticK` nearest skills of the whole catalog. */
+  semanticK: number;
+  weight: number;
+  floor: number;
+  /**
+   * The least cosine at which a skill sharing no word with the message is a match at all: below
+   * it, messages that ask for no skill ("thanks, that is great") would match something by meaning.
+   */
+  meaningMin: number;
 }
 
 const MAX_NGRAM = 12;
@@ -98,16 +118,21 @@ const SPELLING_WEIGHT = 0.8;
 /** How much a skill gains when the message names all of it (scaled by the share squared). */
 const NAME_BOOST = 0.5;
 /**
- * The semantic half re-ranks the best `RERANK_POOL` lexical candidates (further ones keep their
- * lexical order) by the fused score `lexical + SEMANTIC_WEIGHT · max(0, cosine − SEMANTIC_FLOOR)`
- * (lexical: BM25F squashed into [0, 1)). It orders what words found and never brings in a skill
- * from further down, so the lexical top 5 is always the top 5: on the harness's tuning split,
- * larger pools (up to 60) added nothing, cost MaxScore its pruning, and at 100,000 skills pushed a
- * lexical top-5 match out. Weight and floor were chosen on the tuning split only.
+ * Hybrid ranking: the best lexical candidates and the skills nearest the message by meaning over
+ * the whole catalog (the semantic recall stage, {@link SemanticSpace}) are ranked together by
+ * `(lexical + weight · max(0, cosine − floor)) / (1 + weight · (1 − floor))`, lexical being
+ * BM25F squashed into [0, 1) (computed exactly for a skill meaning alone brought in, zero when it
+ * shares no word with the message) and cosine that of the catalog-centred embeddings. A trigger
+ * phrase found verbatim still ranks first. Chosen on the harness's tuning split only, at 1,000
+ * and 10,000 skills (weight 0.01–0.25, floor 0–0.3, lexical pool 5–30; reciprocal-rank fusion
+ * with k 1–10 did no better): the largest MRR with no lexical top-5 match lost at either size
+ * (MRR 0.768 → 0.777 at 1k, 0.769 → 0.780 at 10k, recall@5 unchanged; weight 0.04 gained more
+ * at 10k but lost two lexical matches at 1k). The static embedding alone puts the target in its
+ * top 5 for only a third of requests, so meaning decides between close lexical calls (a lexical
+ * top-5 skill gives way only to one whose lexical score is within `weight · (1 − floor)`, 0.014,
+ * of its own) and fills the places words leave empty; it does not outvote a clear lexical match.
  */
-const RERANK_POOL = 5;
-const SEMANTIC_WEIGHT = 0.06;
-const SEMANTIC_FLOOR = 0.3;
+const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.3, meaningMin: 0.45 };
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -229,6 +254,14 @@ interface PartScores {
   touched: number[];
   /** Slot → the longest trigger phrase of that skill found verbatim in the message. */
   exact: Map<number, string>;
+  /** The query's terms with their idf, as scored. */
+  weighted: WeightedTerm[];
+}
+
+interface WeightedTerm {
+  t: QueryTerm;
+  idf: number;
+  ub: number;
 }
 
 const buffers = new WeakMap<SkillIndex, { acc: Float64Array; pt: Float64Array; named: Float64Array }>();
@@ -337,8 +370,34 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
       acc[slot]! *= 1 + NAME_BOOST * c * c;
       named[slot] = 0;
     }
-    return { part, acc, touched, exact };
+    return { part, acc, touched, exact, weighted };
   });
+}
+
+/**
+ * One skill's BM25F for the query, the name boost included, from the postings alone (what
+ * {@link scoreAll} gives a skill it scores fully; for a skill the semantic stage brought in).
+ */
+function exactLexical(s: PartScores, slot: number): number {
+  const { index } = s.part;
+  let acc = 0;
+  let named = 0;
+  for (const w of s.weighted) {
+    const post = index.postings.get(w.t.term);
+    if (!post) continue;
+    const xs = termCache(index, w.t.term)!.xs;
+    let x = 0;
+    for (let i = lowerBound(post, slot) * 3; i < post.length && post[i] === slot; i += 3) {
+      x += xs[i / 3]!;
+      if (post[i + 1] === 0) named += w.t.weight;
+    }
+    if (x > 0) acc += (w.idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
+  }
+  if (named > 0) {
+    const c = Math.min(1, named / index.nameLengths[slot]!);
+    acc *= 1 + NAME_BOOST * c * c;
+  }
+  return acc;
 }
 
 interface TermData {
@@ -515,29 +574,42 @@ function scoredOf(s: PartScores, slot: number): Scored {
 }
 
 /**
- * Fuse the semantic half into the best lexical candidates (sorted lexically): each gets the
- * cosine of its stored embedding with the message's, and they are sorted again by the fused
- * score (a trigger phrase found verbatim still ranks first). Without an embedding (none shipped,
- * or no word of the message known to it) the lexical order stands.
+ * The hybrid ranking: the best lexical candidates (sorted lexically) and the skills nearest the
+ * message by meaning over the whole catalog, each scored by the fused score of {@link FUSION} and
+ * sorted by it (a trigger phrase found verbatim still ranks first). Without an embedding (none
+ * shipped, or no word of the message known to it) the lexical order stands.
  */
-function rerank(message: string, top: Scored[], semantic = true): Scored[] {
+function fuse(message: string, top: Scored[], scores: PartScores[], semantic: boolean, f: Fusion): Scored[] {
   for (const s of top) s.fused = s.bm25 / (1 + s.bm25);
-  const e = semantic ? top[0]?.part.index.embedding : null;
-  const q = e ? e.embed(message) : null;
-  if (!e || !q) return top;
-  const dims = e.dims;
-  top.forEach((s, i) => {
-    s.part.index.ensureVector(s.slot);
-    const v = s.part.index.vectors;
-    let dot = 0;
-    for (let d = 0, o = s.slot * dims; d < dims; d++) dot += q[d]! * v[o + d]!;
-    const cos = dot / 127;
-    s.semantic = cos;
-    // Below the pool the lexical order stands (and no score there exceeds one above it).
-    const bonus = i < RERANK_POOL ? SEMANTIC_WEIGHT * Math.max(0, cos - SEMANTIC_FLOOR) : 0;
-    s.fused = (s.fused + bonus) / (1 + SEMANTIC_WEIGHT);
-  });
-  return [...top.slice(0, RERANK_POOL).sort(compareFused), ...top.slice(RERANK_POOL)];
+  // A message of stopwords alone asks for nothing, by words or by meaning.
+  const space =
+    semantic && contentWords(message).length > 0 ? SemanticSpace.of(scores.map((s) => s.part.index)) : null;
+  const q = space ? space.query(message) : null;
+  if (!space || !q) return top;
+  const partOf = new Map(scores.map((s) => [s.part.index, s]));
+  const near = space.nearest(q, f.semanticK, (index, slot) => partOf.get(index)!.part.hidden(slot));
+  const all = [...top];
+  const seen = new Set(top.map((s) => `${s.part.scope}:${s.slot}`));
+  for (const n of near) {
+    const ps = partOf.get(n.index)!;
+    if (seen.has(`${ps.part.scope}:${n.slot}`)) continue;
+    const x = scoredOf(ps, n.slot);
+    x.bm25 = exactLexical(ps, n.slot);
+    x.bm25 = x.bm25 > Number.MIN_VALUE ? x.bm25 : 0;
+    x.semantic = n.cos;
+    all.push(x);
+  }
+  const norm = 1 + f.weight * (1 - f.floor);
+  const out: Scored[] = [];
+  for (const s of all) {
+    s.semantic ??= space.cosine(q, s.part.index, s.slot);
+    const bonus = f.weight * Math.max(0, s.semantic - f.floor);
+    // Meaning alone, below its threshold, is no match.
+    if (s.bm25 === 0 && s.exactWords === 0 && s.semantic < f.meaningMin && !top.includes(s)) continue;
+    s.fused = (s.bm25 / (1 + s.bm25) + bonus) / norm;
+    out.push(s);
+  }
+  return out.sort(compareFused);
 }
 
 function compareFused(a: Scored, b: Scored): number {
@@ -571,6 +643,7 @@ function toMatch(s: Scored, terms: QueryTerm[]): SkillMatch {
   const fields = matchedFields(s, terms);
   const matched: MatchField[] = s.exactWords > 0 ? ['exact_trigger'] : [];
   for (const f of INDEX_FIELDS) if (f !== 'instructions' && fields[f]) matched.push(f);
+  if (s.exactWords === 0 && s.bm25 === 0 && Object.keys(fields).length === 0) matched.push('meaning');
   return {
     name: s.name,
     scope: s.scope,
@@ -595,15 +668,17 @@ function matchedFields(s: Scored, terms: QueryTerm[]): Partial<Record<IndexField
 }
 
 /**
- * Rank for a message; `k` > 0 lets scoring skip skills that cannot reach the top k (the top
- * `RERANK_POOL` when the semantic half will re-rank them).
+ * Rank for a message; `k` > 0 lets scoring skip skills that cannot reach the lexical top k (the
+ * top `lexicalPool` when the semantic stage joins in).
  */
-function run(catalog: SkillCatalog, message: string, k: number, semantic = true) {
+function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptions) {
   const ps = parts(catalog);
-  const reranks = semantic && ps.some((p) => p.index.embedding !== null);
+  const semantic = opts.semantic !== false && ps.some((p) => p.index.embedding !== null);
+  const f: Fusion = { ...FUSION, ...opts.fusion };
+  const pool = (limit: number) => (semantic ? Math.max(limit, f.lexicalPool) : limit);
   const terms = buildQuery(message, ps);
-  const scores = scoreAll(ps, terms, ngrams(message), k > 0 && reranks ? Math.max(k, RERANK_POOL) : k);
-  return { ps, terms, scores, pool: (limit: number) => (reranks ? Math.max(limit, RERANK_POOL) : limit) };
+  const scores = scoreAll(ps, terms, ngrams(message), k > 0 ? pool(k) : 0);
+  return { ps, terms, scores, pool, rank: (top: Scored[]) => fuse(message, top, scores, semantic, f) };
 }
 
 /** The `k` best candidates, sorted; objects are made only for those that may enter the top. */
@@ -645,9 +720,9 @@ function topK(scores: PartScores[], k: number): Scored[] {
  */
 export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { terms, scores, pool } = run(catalog, message, limit, opts.semantic);
+  const { terms, scores, pool, rank } = run(catalog, message, limit, opts);
   try {
-    return rerank(message, topK(scores, pool(limit)), opts.semantic)
+    return rank(topK(scores, pool(limit)))
       .slice(0, limit)
       .map((s) => toMatch(s, terms));
   } finally {
@@ -667,9 +742,9 @@ export function explainMatch(
 ): MatchExplanation {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
   // Every skill is scored, so a named skill's rank is exact however low.
-  const run1 = run(catalog, message, 0, opts.semantic);
+  const run1 = run(catalog, message, 0, opts);
   const { ps, terms, scores } = run1;
-  const pool = rerank(message, topK(scores, run1.pool(limit)), opts.semantic);
+  const pool = run1.rank(topK(scores, run1.pool(limit)));
   const top = pool.slice(0, limit);
   const out: MatchExplanation = {
     matches: top.map((s) => toMatch(s, terms)),
@@ -707,16 +782,17 @@ function verdict(
     return { name: real, scope: part.scope, rank: null, score: null, reason: 'overridden', above: null };
   }
   const mine = scores.find((s) => s.part === part)!;
-  if (mine.acc[slot] === 0 && !mine.exact.has(slot)) {
+  // Within the fused pool (words or meaning found it), its fused rank.
+  const at = pool.findIndex((s) => s.part === part && s.slot === slot);
+  if (at < 0 && mine.acc[slot] === 0 && !mine.exact.has(slot)) {
     return { name: real, scope: part.scope, rank: null, score: null, reason: 'no_term_overlap', above: null };
   }
-  // Within the re-ranked pool, its fused rank; below it, its lexical rank (the whole pool is above).
-  const at = pool.findIndex((s) => s.part === part && s.slot === slot);
+  // Below the pool, its lexical rank, under the whole pool (what meaning alone brought in too).
   let me = at >= 0 ? pool[at]! : scoredOf(mine, slot);
   let above = at;
   if (at < 0) {
     me = { ...me, fused: me.bm25 / (1 + me.bm25) };
-    above = 0;
+    above = pool.filter((s) => s.bm25 === 0 && s.exactWords === 0).length;
     for (const [s, other] of candidates(scores)) {
       if ((s !== mine || other !== slot) && compare(scoredOf(s, other), me) < 0) above++;
     }

@@ -6,7 +6,9 @@ import { openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { quantize, staticEmbedding } from './embedding.js';
 import { explainMatch, matchSkills } from './phase1.js';
-import { SkillIndex } from './skill-index.js';
+import { SemanticSpace } from './semantic.js';
+import { SkillIndex, skillIndex } from './skill-index.js';
+import { createVectorScanner } from './vector-scan.js';
 
 function add(store: SkillStore, raw: Record<string, unknown>): void {
   const r = validatePackage({ artifacts: [{ kind: 'description', name: 'd', content: 'x' }], ...raw });
@@ -44,7 +46,7 @@ describe('static embedding (the semantic half of phase 1)', () => {
     expect(ix.live).toBe(1);
   });
 
-  it('breaks lexical near-ties by meaning, deterministically, and never adds a skill with no overlap', () => {
+  it('breaks lexical near-ties by meaning, deterministically', () => {
     const store = openStore('account', tempDir())!;
     // Lexically the two tie on "report" (same lengths, same fields); meaning decides.
     add(store, {
@@ -82,7 +84,7 @@ describe('static embedding (the semantic half of phase 1)', () => {
     const e = staticEmbedding()!;
     const first = new SkillIndex(store.db, e);
     first.sync();
-    for (const slot of first.byKey.values()) expect(first.ensureVector(slot)).toBe(true);
+    for (const slot of first.byKey.values()) expect(first.hasVector(slot)).toBe(true);
     const rows = store.db
       .prepare(
         'SELECT s.name, e.model, e.vector FROM skill_embeddings e JOIN skills s ON s.id = e.skill_id ORDER BY s.name',
@@ -102,7 +104,6 @@ describe('static embedding (the semantic half of phase 1)', () => {
     const ix = new SkillIndex(store.db, e);
     ix.sync();
     const slot = ix.byKey.get('pdf')!;
-    ix.ensureVector(slot);
     expect([...ix.vectors.subarray(slot * e.dims, (slot + 1) * e.dims)]).toEqual([
       ...new Int8Array(e.dims).fill(7),
     ]);
@@ -111,11 +112,150 @@ describe('static embedding (the semantic half of phase 1)', () => {
       .prepare("UPDATE skills SET description = 'Merge, split and rotate PDF files' WHERE name = 'pdf'")
       .run();
     ix.sync();
-    ix.ensureVector(ix.byKey.get('pdf')!);
+    expect(ix.byKey.get('pdf')).toBe(slot);
     expect([...ix.vectors.subarray(slot * e.dims, (slot + 1) * e.dims)]).not.toEqual([
       ...new Int8Array(e.dims).fill(7),
     ]);
     store.db.prepare("DELETE FROM skills WHERE name = 'pptx'").run();
     expect(store.db.prepare('SELECT count(*) FROM skill_embeddings').pluck().get()).toBe(1);
+  });
+});
+
+// A small catalog of unrelated jobs: what the recall stage must tell apart by meaning alone.
+const CATALOG: Array<[string, string]> = [
+  [
+    'slack-gif',
+    'Create animated GIFs for Slack: emoji reactions and looping animations within the size limits',
+  ],
+  ['pdf', 'Merge, split, rotate and watermark PDF files, fill PDF forms, extract text and tables'],
+  ['xlsx', 'Spreadsheet formulas, pivot tables and charts in Excel workbooks'],
+  ['pptx', 'Build slide decks and presentations, speaker notes and layouts'],
+  [
+    'internal-comms',
+    'Write internal communications: status reports, leadership updates, company newsletters',
+  ],
+  [
+    'webapp-testing',
+    'Test local web applications with Playwright: screenshots, console logs, clicking through forms',
+  ],
+  ['tax-calc', 'Compute sales tax and VAT on invoices for accounting'],
+  ['poem', 'Write poems, sonnets and haiku on any theme'],
+];
+
+function catalogStore(order: Array<[string, string]> = CATALOG): SkillStore {
+  const store = openStore('account', tempDir())!;
+  for (const [name, description] of order) add(store, { name, description });
+  return store;
+}
+
+// No word of it (nor a synonym or spelling fix) is in any skill: only meaning can find slack-gif.
+const TACO = 'a tiny moving picture of a taco for our team chat';
+
+describe('semantic recall stage (issue 14)', () => {
+  it('finds a skill that shares no word with the message, over the whole catalog, and says why', () => {
+    const c = new SkillCatalog(catalogStore(), null);
+    expect(matchSkills(c, TACO, { semantic: false })).toEqual([]);
+    const m = matchSkills(c, TACO);
+    expect(m[0]).toMatchObject({ name: 'slack-gif', matched_on: ['meaning'] });
+    expect(m[0]!.score).toBeGreaterThan(0);
+    expect(m[0]!.score).toBeLessThan(1);
+    const e = explainMatch(c, TACO, { skill: 'slack-gif' });
+    expect(e.candidates[0]).toMatchObject({ name: 'slack-gif', bm25: 0, fields: {} });
+    expect(e.candidates[0]!.semantic!).toBeGreaterThan(0.45);
+    expect(e.skill).toMatchObject({ rank: 1, reason: 'matched' });
+    // A message that asks for no skill matches none by meaning either.
+    for (const msg of ['thanks, that is great', 'what time is it in Tokyo', 'the and of']) {
+      expect(matchSkills(c, msg)).toEqual([]);
+    }
+  });
+
+  it('ranks the same whatever order the catalog was built in, and on every call', () => {
+    const a = new SkillCatalog(catalogStore(), null);
+    const b = new SkillCatalog(catalogStore([...CATALOG].reverse()), null);
+    for (const msg of [
+      TACO,
+      'my lecture needs visual pages for the projector',
+      'numbers for the accountant',
+    ]) {
+      const first = matchSkills(a, msg, { limit: 8 });
+      expect(matchSkills(a, msg, { limit: 8 })).toEqual(first);
+      expect(matchSkills(b, msg, { limit: 8 })).toEqual(first);
+    }
+  });
+
+  it('ranks lexically alone where the embedding table is absent', () => {
+    const store = catalogStore();
+    skillIndex(store.db, (db) => new SkillIndex(db, null));
+    const c = new SkillCatalog(store, null);
+    expect(matchSkills(c, TACO)).toEqual([]);
+    const e = explainMatch(c, 'merge these PDF files');
+    expect(e.matches[0]!.name).toBe('pdf');
+    for (const x of e.candidates) expect(x.semantic).toBeNull();
+  });
+
+  it('lets a lexical top-5 skill give way only to one within 0.014 of its lexical score', () => {
+    const store = catalogStore();
+    // Near neighbours sharing words, so the lexical top 5 is full and meaning has calls to make.
+    for (const [name, description] of [
+      ['pdf-forms', 'Fill in PDF forms and flatten them'],
+      ['invoice-pdf', 'Read invoices from PDF files: totals, tax and vendors'],
+      ['deck-review', 'Review slide decks for clarity and speaker notes'],
+      ['report-writer', 'Write reports with tables and charts for the company'],
+      ['chart-maker', 'Make charts from tables in spreadsheets'],
+    ]) {
+      add(store, { name, description });
+    }
+    const c = new SkillCatalog(store, null);
+    const messages = [
+      'put the tables of this PDF in a spreadsheet with charts',
+      'a report for the company with charts and speaker notes',
+      'fill the tax form in the PDF and compute the totals',
+      'slides for the leadership update with a chart',
+      TACO,
+    ];
+    let reordered = 0;
+    for (const msg of messages) {
+      const lexical = new Map(
+        matchSkills(c, msg, { semantic: false, limit: 50 }).map((m) => [m.name, m.score]),
+      );
+      const lexTop = [...lexical.keys()].slice(0, 5);
+      const hybrid = matchSkills(c, msg).map((m) => m.name);
+      if (hybrid.join() !== lexTop.join()) reordered++;
+      for (const gone of lexTop.filter((n) => !hybrid.includes(n))) {
+        for (const n of hybrid)
+          expect(lexical.get(n) ?? 0).toBeGreaterThanOrEqual(lexical.get(gone)! - 0.014);
+      }
+    }
+    expect(reordered).toBeGreaterThan(0);
+  });
+
+  it('scans with integer arithmetic that WebAssembly SIMD and JavaScript agree on exactly', () => {
+    const simd = createVectorScanner(32);
+    const js = createVectorScanner(32, false);
+    expect(js.simd).toBe(false);
+    const n = 1000;
+    simd.reserve(n);
+    js.reserve(n);
+    for (let i = 0; i < n * 32; i++) {
+      const x = (Math.imul(i + 1, 2654435761) >>> 25) - 64;
+      simd.vectors[i] = x * 2 - 1;
+      js.vectors[i] = x * 2 - 1;
+    }
+    const q = new Int16Array(32).map((_, i) => (i % 2 ? 1 : -1) * (16384 - i * 500));
+    expect([...simd.scan(n, q)]).toEqual([...js.scan(n, q)]);
+    expect(js.scan(1, q)[0]).toBe([...js.vectors.subarray(0, 32)].reduce((a, v, i) => a + v * q[i]!, 0));
+    expect(() => createVectorScanner(20)).toThrow(/multiple of 16/);
+  });
+
+  it('centres vectors on the catalog mean, recomputed when the catalog changes', () => {
+    const store = catalogStore();
+    const ix = skillIndex(store.db);
+    const before = SemanticSpace.of([ix])!;
+    expect(SemanticSpace.of([ix])).toBe(before);
+    add(store, { name: 'sql-style', description: 'Format SQL queries in our house style' });
+    skillIndex(store.db);
+    const after = SemanticSpace.of([ix])!;
+    expect(after).not.toBe(before);
+    expect([...after.mean]).not.toEqual([...before.mean]);
   });
 });

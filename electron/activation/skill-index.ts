@@ -158,9 +158,10 @@ export class SkillIndex {
   /** The shipped static embedding, or null (phase 1 then ranks lexically). */
   readonly embedding: StaticEmbedding | null;
   /**
-   * Per slot: the skill's embedding, `embedding.dims` int8 components (all zero when none), filled
-   * on first need by {@link ensureVector}: a match re-ranks only its top few, so a fresh process
-   * embeds only the skills it ranks, not the whole catalog.
+   * Per slot: the skill's embedding, `embedding.dims` int8 components (all zero when none), kept
+   * contiguous for the semantic recall stage's scan. Set whenever a skill is indexed: its saved
+   * vector (`skill_embeddings`) when its text is unchanged, else embedded then and saved, so each
+   * skill is embedded once, when it is imported or saved (or on the first index build after).
    */
   vectors = new Int8Array(0);
   private embedded = new Uint8Array(0);
@@ -207,6 +208,7 @@ export class SkillIndex {
     else {
       for (const id of [...changed].sort()) this.reload(id);
     }
+    this.vectorStore?.flush();
     this.lastSeq = head;
     this.renorm();
     this.generation++;
@@ -235,7 +237,13 @@ export class SkillIndex {
     }
     // Insert in a fixed order, so the same catalog always gives the same slots.
     const rows = (this.s.all.all() as SkillRow[]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const r of rows) this.add(r, arts.get(r.id) ?? []);
+    // Saved vectors in one read, not one query per skill.
+    this.vectorStore?.preload();
+    try {
+      for (const r of rows) this.add(r, arts.get(r.id) ?? []);
+    } finally {
+      this.vectorStore?.release();
+    }
   }
 
   private reload(id: string): void {
@@ -245,21 +253,9 @@ export class SkillIndex {
     if (row) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
   }
 
-  /**
-   * Make sure a skill's embedding is in {@link vectors} (its saved vector when its text is
-   * unchanged, else embedded now and saved). False when no embedding ships.
-   */
-  ensureVector(slot: number): boolean {
-    const e = this.embedding;
-    const doc = this.docs[slot];
-    if (!e || !doc) return false;
-    if (this.embedded[slot]) return true;
-    const row = this.s.one.get(doc.id) as SkillRow | undefined;
-    if (!row) return false;
-    this.setVector(slot, row, this.s.artifactsOf.all(doc.id) as ArtifactRow[], e);
-    this.vectorStore?.flush();
-    this.embedded[slot] = 1;
-    return true;
+  /** Whether a skill has an embedding in {@link vectors} (false when none ships or none of its words is known). */
+  hasVector(slot: number): boolean {
+    return this.embedded[slot] === 1;
   }
 
   private add(row: SkillRow, artifacts: ArtifactRow[]): void {
@@ -344,6 +340,7 @@ export class SkillIndex {
       triggers,
     };
     this.docs[slot] = doc;
+    if (this.embedding) this.embedded[slot] = this.setVector(slot, row, artifacts, this.embedding) ? 1 : 0;
     this.byKey.set(doc.key, slot);
     this.bySkillId.set(row.id, slot);
     this.live++;
@@ -351,7 +348,8 @@ export class SkillIndex {
     surfaceOf.set(doc, [...seenSurface]);
   }
 
-  private setVector(slot: number, row: SkillRow, artifacts: ArtifactRow[], e: StaticEmbedding): void {
+  /** Put a skill's vector in its slot; false when it has none (no word the embedding knows). */
+  private setVector(slot: number, row: SkillRow, artifacts: ArtifactRow[], e: StaticEmbedding): boolean {
     const dims = e.dims;
     if (this.vectors.length < (slot + 1) * dims) {
       const grown = new Int8Array(Math.max((slot + 1) * dims, this.vectors.length * 2, 64 * dims));
@@ -367,6 +365,7 @@ export class SkillIndex {
       this.vectorStore?.put(row.id, hash, v);
     }
     this.vectors.set(v, slot * dims);
+    return v.some((x) => x !== 0);
   }
 
   private remove(slot: number): void {
@@ -437,13 +436,14 @@ const surfaceOf = new WeakMap<IndexedSkill, string[]>();
 
 /**
  * Skills' embeddings saved in the store (`skill_embeddings`, migration 0012), keyed by the
- * table's id and a hash of the text embedded: an index reads a skill's saved vector the first
- * time it ranks the skill instead of embedding it again, and a skill whose text changed is
- * embedded anew. Without the table (an older schema) or on a read-only connection, vectors are
+ * table's id and a hash of the text embedded: an index build reads every saved vector at once
+ * instead of embedding the catalog again, and a skill whose text changed is embedded anew. Without the table (an older schema) or on a read-only connection, vectors are
  * computed and kept in memory.
  */
 class VectorStore {
   private pending: Array<[string, string, Int8Array]> = [];
+  /** Every saved vector of this model, while an index is being built. */
+  private all: Map<string, { hash: string; vector: Int8Array }> | null = null;
   private constructor(
     private readonly db: Db,
     private readonly model: string,
@@ -458,7 +458,29 @@ class VectorStore {
     return has ? new VectorStore(db, e.id, e.dims) : null;
   }
 
+  /** Read every saved vector of this model at once (an index build asks for all of them). */
+  preload(): void {
+    this.all = new Map();
+    const rows = this.db
+      .prepare('SELECT skill_id, text_hash, vector FROM skill_embeddings WHERE model = ?')
+      .raw()
+      .iterate(this.model) as IterableIterator<[string, string, Buffer]>;
+    for (const [id, hash, v] of rows) {
+      if (v.length === this.dims)
+        this.all.set(id, { hash, vector: new Int8Array(v.buffer, v.byteOffset, this.dims) });
+    }
+  }
+
+  /** Forget the preloaded vectors. */
+  release(): void {
+    this.all = null;
+  }
+
   get(skillId: string, hash: string): Int8Array | null {
+    if (this.all) {
+      const r = this.all.get(skillId);
+      return r && r.hash === hash ? r.vector : null;
+    }
     const r = this.db
       .prepare('SELECT text_hash, vector FROM skill_embeddings WHERE skill_id = ? AND model = ?')
       .get(skillId, this.model) as { text_hash: string; vector: Buffer } | undefined;
@@ -523,11 +545,14 @@ function artifactSql(where: string): string {
 
 const perDb = new WeakMap<Db, SkillIndex>();
 
-/** The index of a store's database, built on first use and kept in sync on every later use. */
-export function skillIndex(db: Db): SkillIndex {
+/**
+ * The index of a store's database, built on first use (by `make`, default the shipped embedding)
+ * and kept in sync on every later use.
+ */
+export function skillIndex(db: Db, make: (db: Db) => SkillIndex = (d) => new SkillIndex(d)): SkillIndex {
   let ix = perDb.get(db);
   if (!ix) {
-    ix = new SkillIndex(db);
+    ix = make(db);
     perDb.set(db, ix);
   }
   ix.sync();

@@ -38,8 +38,10 @@ export const MATCH_FIELDS = [
   'tags',
   'intent_patterns',
   'trigger_phrases',
+  // Issue 14: no field shares a word with the message; the semantic recall stage found the skill.
+  'meaning',
 ] as const;
-/** Which indexed field of a skill a message matched. */
+/** Which indexed field of a skill a message matched (`meaning`: found by embedding alone). */
 export type MatchFieldName = (typeof MATCH_FIELDS)[number];
 
 /** Largest package text the API accepts (the import size cap applies on top). */
@@ -126,7 +128,7 @@ export const MatchSkillsReqSchema = z
   .strict();
 /** Request of `skills/match` (`limit` defaults to 5). */
 export type MatchSkillsReq = z.infer<typeof MatchSkillsReqSchema>;
-/** One ranked skill: `score` in [0, 1) from BM25, [1, 2) for a verbatim trigger phrase. */
+/** One ranked skill: `score` in [0, 1) from BM25 fused with meaning, [1, 2) for a verbatim trigger phrase. */
 export interface SkillMatchView {
   name: string;
   scope: SkillScope;
