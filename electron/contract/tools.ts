@@ -6,12 +6,29 @@
  */
 import { z } from 'zod';
 
+/**
+ * The server name approvals of skills go under (`tools/revoke-approval` takes it too). No MCP server
+ * may have it (in any case), or its tools would share the skills' remembered approvals.
+ */
+export const SKILL_SERVER = 'skill';
+
+/** Why a server name is refused, or null when it may be used. */
+export function reservedServerName(name: string): string | null {
+  return name.trim().toLowerCase() === SKILL_SERVER
+    ? `the name "${SKILL_SERVER}" is reserved for SkillDesk's skills (their approvals are kept under it); rename the server`
+    : null;
+}
+
 const serverName = z
   .string()
   .trim()
   .min(1, 'must not be empty')
   .max(100)
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'use letters, digits, spaces, dots, dashes and underscores');
+/** A name a server may be saved under. */
+const newServerName = serverName.refine((n) => reservedServerName(n) === null, {
+  message: `"${SKILL_SERVER}" is reserved for SkillDesk's skills; choose another name`,
+});
 const scope = z.enum(['workspace', 'account']);
 
 /** One server's configuration, as in `mcp.json` (stdio: command; HTTP: url). */
@@ -100,7 +117,7 @@ export interface ListServersRes {
 export const SaveServerReqSchema = z
   .object({
     scope,
-    name: serverName,
+    name: newServerName,
     previous_name: serverName.optional(),
     config: McpServerConfigSchema,
   })

@@ -2,7 +2,7 @@
  * MCP tools in a chat turn: the hub's tools as model tool specs (annotations in words), each call
  * approved first (see approvals.ts), its progress published, and cancelled with the turn.
  */
-import type { ToolCallProgressedEvent } from '../contract/tools.js';
+import { SKILL_SERVER, type ToolCallProgressedEvent } from '../contract/tools.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { ApprovalBroker, ApprovalVerdict } from './approvals.js';
 import type { HubTool, McpHub } from './hub.js';
@@ -13,8 +13,8 @@ export interface McpToolOutcome {
   result: unknown;
 }
 
-/** The server name approvals of skills go under (`tools/revoke-approval` takes it too). */
-export const SKILL_SERVER = 'skill';
+/** The server name approvals of skills go under (no MCP server may have it). */
+export { SKILL_SERVER };
 
 /** What a turn's MCP tools need. */
 export interface McpTurnToolsDeps {

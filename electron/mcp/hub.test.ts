@@ -9,10 +9,11 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  ApprovalRequestedEvent,
-  ApprovalSettledEvent,
-  ToolCallProgressedEvent,
+import {
+  type ApprovalRequestedEvent,
+  type ApprovalSettledEvent,
+  SaveServerReqSchema,
+  type ToolCallProgressedEvent,
 } from '../contract/tools.js';
 import { openDatabase } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
@@ -86,6 +87,25 @@ describe('MCP hub (tools for chat)', () => {
     const b = exposedToolName('s'.repeat(40), `${'t'.repeat(40)}b`);
     for (const n of [a, b]) expect(n).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     expect(a).not.toBe(b);
+  });
+
+  it('refuses to start a server named like the skills\' approvals ("Skill"): its tools would share their remembered approvals', async () => {
+    const { hub } = hubOf([
+      stdio('Skill', [everything, 'stdio']),
+      stdio('everything', [everything, 'stdio']),
+    ]);
+    const tools = await hub.tools();
+    expect(tools.some((t) => t.server === 'Skill')).toBe(false);
+    expect(tools.some((t) => t.server === 'everything')).toBe(true);
+    const skill = hub.status().find((s) => s.name === 'Skill');
+    expect(skill).toMatchObject({ state: 'failed' });
+    expect(skill?.error).toMatch(/reserved for SkillDesk's skills.*rename the server/);
+    expect(
+      SaveServerReqSchema.safeParse({ scope: 'account', name: ' SKILL ', config: { command: 'x' } }).success,
+    ).toBe(false);
+    expect(
+      SaveServerReqSchema.safeParse({ scope: 'account', name: 'skills', config: { command: 'x' } }).success,
+    ).toBe(true);
   });
 
   it('offers server-everything tools over stdio with annotations, reports progress, and keeps a canary key out of its environment', async () => {

@@ -16,6 +16,7 @@ import type {
   McpToolAnnotations,
   McpToolView,
 } from '../contract/tools.js';
+import { reservedServerName } from '../contract/tools.js';
 import { type ConfiguredServer, serverEnvironment } from './client.js';
 
 /** Providers accept tool names of at most 64 characters from this set. */
@@ -158,6 +159,8 @@ class Connection {
   }
 
   private async open(): Promise<Client> {
+    const reserved = reservedServerName(this.server.name);
+    if (reserved) throw new Error(`${reserved} in its mcp.json`);
     const cfg = this.server.config as {
       command?: string;
       args?: string[];

@@ -1,5 +1,9 @@
 import { useEffect, useRef } from 'react';
-import type { ApprovalDecision, ApprovalRequestedEvent } from '../../../electron/contract/tools.js';
+import {
+  type ApprovalDecision,
+  type ApprovalRequestedEvent,
+  SKILL_SERVER,
+} from '../../../electron/contract/tools.js';
 import { Icon } from '../../ui/Icon.js';
 
 const HINTS: Array<[keyof NonNullable<ApprovalRequestedEvent['annotations']>, string, string]> = [
@@ -51,7 +55,7 @@ export function ApprovalCard(props: {
         </span>
         <div className="approval__what">
           <h3 id={titleId} className="approval__title">
-            {r.server === 'skill' ? (
+            {r.server === SKILL_SERVER ? (
               <>
                 Run skill <strong>{r.server_tool}</strong>?
               </>
@@ -93,7 +97,7 @@ export function ApprovalCard(props: {
           Allow in this chat <kbd>C</kbd>
         </button>
         <button type="button" className="btn btn--small" disabled={busy} onClick={() => onAnswer('always')}>
-          Always allow this {r.server === 'skill' ? 'skill' : 'tool'} <kbd>A</kbd>
+          Always allow this {r.server === SKILL_SERVER ? 'skill' : 'tool'} <kbd>A</kbd>
         </button>
         <button
           type="button"
