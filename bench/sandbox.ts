@@ -1,7 +1,7 @@
 // Sandbox benchmarks: cold start, warm run latency, fresh-state throughput, memory, CPU ratio.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCodeTemplate, SandboxPool } from '../electron/sandbox/index.js';
 import { type BenchOptions, type BenchResult, percentile, r3 } from './lib.js';
@@ -41,12 +41,73 @@ function rssMb(pid: number | undefined): number {
   return total || Number.NaN;
 }
 
+/** Pids of a process and all its descendants. */
+function processTree(pid: number): number[] {
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    out.push(p);
+    try {
+      stack.push(
+        ...readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number),
+      );
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** CPU time (user + system, ms) a process tree has used: a start-up figure the load of other processes barely moves. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+/**
+ * Largest virtual size (GB) in the sandbox's process tree. V8 reserves 8 GB or more of address
+ * space per wasm memory for its guard regions; without them (an address-space rlimit, no trap
+ * handler) every memory access is bounds-checked and the CPU ratio suffers.
+ */
+function maxVmSizeGb(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  let max = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const m = /VmSize:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) max = Math.max(max, Number(m[1]) / 2 ** 20);
+    } catch {
+      // gone
+    }
+  }
+  return max;
+}
+
+/** The 1-minute load average: figures measured on a loaded machine are noisy, and say so. */
+const load1 = () => r3(loadavg()[0]!);
+
 type Design = 'memory' | 'worker';
 
 /** The figures of one design (how a run gets a fresh interpreter; see SandboxPoolOptions.reuse). */
 interface DesignFigures {
   cold_start_ms: number;
   first_run_ms: number;
+  /** CPU time of the sandbox process tree from spawn to the first result. */
+  first_run_cpu_ms: number;
   warm_p50: number;
   warm_p95: number;
   worker_boot_p50: number;
@@ -68,6 +129,7 @@ async function measureDesign(
   const first = await runCodeTemplate(pool, TRIVIAL, { n: -1 });
   if (!first.ok) throw new Error(`first run failed: ${first.error?.message}`);
   const firstRunMs = performance.now() - t;
+  const firstRunCpuMs = cpuMs(pool.pid);
 
   // Warm latency: a worker is ready before each run (as in the app, between chat turns).
   const nWarm = opts.quick ? 5 : 30;
@@ -93,6 +155,7 @@ async function measureDesign(
   const figures: DesignFigures = {
     cold_start_ms: coldMs,
     first_run_ms: firstRunMs,
+    first_run_cpu_ms: firstRunCpuMs,
     warm_p50: percentile(warm, 50),
     warm_p95: percentile(warm, 95),
     worker_boot_p50: percentile(stats.workerBootMs, 50),
@@ -110,9 +173,13 @@ async function measureDesign(
 async function queueBurst(pool: SandboxPool, quick: boolean): Promise<BenchResult> {
   const perChat = quick ? 10 : 50;
   const chats = ['chat-a', 'chat-b', 'chat-c', 'chat-d'];
+  // Chat d breaks limits on purpose (its loops and allocations must fail typed); every other run
+  // must finish.
+  const breaker = (chat: number, i: number): 'SANDBOX_TIMEOUT' | 'SANDBOX_LIMIT' | null =>
+    chat !== 3 ? null : i % 10 === 9 ? 'SANDBOX_TIMEOUT' : i % 10 === 4 ? 'SANDBOX_LIMIT' : null;
   const code = (chat: number, i: number): [string, Record<string, number>] => {
-    if (chat === 3 && i % 10 === 9) return ['while True:\n    pass', { timeout_ms: 300 }];
-    if (chat === 3 && i % 10 === 4) return ['x = bytearray(400 * 1024 * 1024)', { memory_mb: 128 }];
+    if (breaker(chat, i) === 'SANDBOX_TIMEOUT') return ['while True:\n    pass', { timeout_ms: 300 }];
+    if (breaker(chat, i) === 'SANDBOX_LIMIT') return ['x = bytearray(400 * 1024 * 1024)', { memory_mb: 128 }];
     if (chat === 2 && i % 5 === 0) return ['open("/tmp/f", "w").write("x")\nprint(1)', {}];
     if (chat === 1) return ['s = 0\nfor k in range(200000):\n    s += k\nprint(s)', {}];
     return [`import skilldesk\nskilldesk.submit(${i})`, {}];
@@ -126,11 +193,15 @@ async function queueBurst(pool: SandboxPool, quick: boolean): Promise<BenchResul
   let maxGap = 0;
   let typedFailures = 0;
   let untyped = 0;
+  let expectedFailures = 0;
+  let unexpected = 0;
+  const unexpectedErrors = new Set<string>();
   const waits: number[] = [];
   const runs: Promise<void>[] = [];
   for (let i = 0; i < perChat; i++) {
     chats.forEach((chat, c) => {
       const [src, limits] = code(c, i);
+      const expect = breaker(c, i);
       runs.push(
         pool.run(src, { limits, queue: chat }).then((r) => {
           const now = performance.now();
@@ -140,6 +211,11 @@ async function queueBurst(pool: SandboxPool, quick: boolean): Promise<BenchResul
           if (!r.ok) {
             if (r.error?.code) typedFailures++;
             else untyped++;
+          }
+          if (expect && !r.ok && r.error?.code === expect) expectedFailures++;
+          else if (expect || !r.ok) {
+            unexpected++;
+            unexpectedErrors.add(`${r.error?.code ?? 'ok'}: ${r.error?.message ?? ''}`.slice(0, 200));
           }
         }),
       );
@@ -158,9 +234,13 @@ async function queueBurst(pool: SandboxPool, quick: boolean): Promise<BenchResul
     max_gap_per_chat_ms: r3(maxGap),
     failed_typed: typedFailures,
     failed_untyped: untyped,
+    failed_as_meant: expectedFailures,
+    unexpected_outcomes: unexpected,
+    ...(unexpectedErrors.size > 0 ? { unexpected_errors: [...unexpectedErrors].slice(0, 5) } : {}),
     max_rss_mb: r3(maxRss),
     total_s: r3(totalS),
-    note: 'wait = queueing + worker; gap = longest time a chat saw no run finish',
+    load_1m: load1(),
+    note: `wait = queueing + worker; gap = longest time a chat saw no run finish; the ${quick ? 2 : 10} typed failures meant are chat d's endless loops (timeout 300 ms) and 400 MB allocations (memory_mb 128): no run fails for the queue`,
   };
 }
 
@@ -206,12 +286,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const a = cur.figures;
     const b = prev.figures;
     const row = (bench: string, unit: string, now: number, before: number, extra = {}) =>
-      out.push({ bench, unit, p50: r3(now), n: 1, previous: r3(before), ...extra });
+      out.push({ bench, unit, p50: r3(now), n: 1, previous: r3(before), load_1m: load1(), ...extra });
     row('sandbox.cold_start', 'ms', a.cold_start_ms, b.cold_start_ms, {
       note: 'process + first warm worker from the cached snapshot',
     });
     row('sandbox.first_run', 'ms', a.first_run_ms, b.first_run_ms, {
-      note: 'pool created to first result, snapshot cached',
+      cpu_ms: r3(a.first_run_cpu_ms),
+      previous_cpu_ms: r3(b.first_run_cpu_ms),
+      note: 'pool created to first result, snapshot cached, nothing started before (cold); cpu_ms: CPU time of the sandbox process tree meanwhile',
     });
     out.push({
       bench: 'sandbox.warm_run',
@@ -221,6 +303,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       n: opts.quick ? 5 : 30,
       previous_p50: r3(b.warm_p50),
       previous_p95: r3(b.warm_p95),
+      load_1m: load1(),
     });
     out.push({
       bench: 'sandbox.fresh_state_ms',
@@ -259,6 +342,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       sandbox_s: r3(sandboxS),
       native_s: r3(nativeS),
       iterations: iters,
+      wasm_guard_regions: maxVmSizeGb(pool.pid) >= 8,
+      sandbox_vm_gb: r3(maxVmSizeGb(pool.pid)),
+      load_1m: load1(),
+      note: 'wasm_guard_regions: V8 reserved its guard regions (no explicit bounds checks on memory access)',
     });
     opts.log(`CPU loop: sandbox ${sandboxS.toFixed(3)} s, python3 ${nativeS.toFixed(3)} s`);
 

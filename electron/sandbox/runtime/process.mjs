@@ -28,6 +28,7 @@ import {
   SANDBOX_ID_PREFIX,
   wireToRpc,
 } from './peer.bundle.mjs';
+import { sparseCopy } from './sparse.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
@@ -199,6 +200,8 @@ async function start() {
     }
     send({ type: 'snapshot', ms: performance.now() - t0, size: snapshot.length }, snapshot);
   }
+  // Kept (and handed to each new worker) without its zero pages: half the memory (issue 15).
+  snapshot = sparseCopy(snapshot);
   fill();
 }
 

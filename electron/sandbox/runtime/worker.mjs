@@ -18,6 +18,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { dropNetworkGlobals, sealThread } from './guard.mjs';
+import { expandSparse, isSparseCopy, sparseCopy, writeSparse } from './sparse.mjs';
 
 dropNetworkGlobals();
 
@@ -301,8 +302,10 @@ function runJob({ code, limits }) {
 // in and, after each job, writes it back:
 // - the WebAssembly linear memory: CPython's heap, its modules, sys.modules, builtins, globals,
 //   the recursion limit, signal and time state, os.environ, the frame stack, the allocator's
-//   bookkeeping, and the hiwire table's slot bookkeeping; memory grown during the job is zeroed
-//   (a larger job may `calloc` it later) and a worker that grew more than RETIRE_GROWTH ends;
+//   bookkeeping, and the hiwire table's slot bookkeeping; the copy keeps only the pages that hold
+//   data (about half: sparse.mjs), everything else is zeroed on restore, memory grown during the
+//   job included (a larger job may `calloc` it later); a worker that grew more than RETIRE_GROWTH
+//   ends;
 // - the hiwire table (an externref table inside the module: the JS objects C code refers to); a
 //   job in which Python reached any JS object ends the worker instead (see reachedJs);
 // - the stack pointer (a wasm global; it must be back at its base after a job that returned);
@@ -335,7 +338,7 @@ function capturePristine() {
   }
   const streams = FS.streams.slice();
   pristine = {
-    memory: memory.slice(),
+    memory: sparseCopy(memory),
     stack: Module.stackSave(),
     hiwire,
     hiwireSlots: hiwire.map((_, i) => Module.__hiwire_slot_info(i)),
@@ -417,7 +420,9 @@ function restoreBlocker(broke) {
   if (dirty) return dirty;
   if (reachedJs()) return 'Python reached a JavaScript object';
   if (Module.stackSave() !== pristine.stack) return 'the stack is not at its base';
-  if (Module.HEAP8.buffer.byteLength - pristine.memory.length > RETIRE_GROWTH) return 'memory grew too much';
+  if (Module.HEAP8.buffer.byteLength - pristine.memory.byteLength > RETIRE_GROWTH) {
+    return 'memory grew too much';
+  }
   if (FS.cwd() !== pristine.cwd) return 'the working directory changed';
   for (let fd = 0; fd < FS.streams.length; fd++) {
     if ((FS.streams[fd] ?? null) !== (pristine.streams[fd] ?? null)) return 'a stream was left open';
@@ -446,9 +451,7 @@ function reachedJs() {
 }
 
 function restore() {
-  const memory = new Uint8Array(Module.HEAP8.buffer);
-  memory.set(pristine.memory);
-  if (memory.length > pristine.memory.length) memory.fill(0, pristine.memory.length);
+  writeSparse(new Uint8Array(Module.HEAP8.buffer), pristine.memory);
   let n = 0;
   for (; ; n++) {
     try {
@@ -542,6 +545,8 @@ const loadOptions = {
   stdin: () => null,
   checkAPIVersion: true,
 };
+// The process keeps the snapshot sparse (sparse.mjs): the whole bytes exist only while Pyodide loads.
+if (isSparseCopy(snapshot)) snapshot = expandSparse(snapshot);
 if (snapshot) loadOptions._loadSnapshot = snapshot;
 if (makeSnapshot) loadOptions._makeSnapshot = true;
 py = await loadPyodide(loadOptions);
