@@ -247,6 +247,30 @@ describe('semantic recall stage (issue 14)', () => {
     expect(() => createVectorScanner(20)).toThrow(/multiple of 16/);
   });
 
+  it('finds exactly the nearest skills, as comparing the message with every skill would', () => {
+    const store = catalogStore();
+    const topics = ['invoices', 'slides', 'poems', 'emails', 'charts', 'tests', 'gifs', 'forms'];
+    const verbs = ['summarise', 'translate', 'check', 'draft', 'merge', 'clean'];
+    for (const t of topics)
+      for (const v of verbs) add(store, { name: `${v}-${t}`, description: `${v} ${t} for the team` });
+    const ix = skillIndex(store.db);
+    const space = SemanticSpace.of([ix])!;
+    for (const msg of [
+      TACO,
+      'numbers for the accountant',
+      'a sonnet about autumn',
+      'clean up these slides',
+    ]) {
+      const q = space.query(msg)!;
+      const all = [...ix.byKey.values()]
+        .map((slot) => ({ slot, cos: space.cosine(q, ix, slot), name: ix.docs[slot]!.name }))
+        .sort((a, b) => b.cos - a.cos || (a.name < b.name ? -1 : 1));
+      expect(space.nearest(q, 7, () => false).map((n) => [ix.docs[n.slot]!.name, n.cos])).toEqual(
+        all.slice(0, 7).map((x) => [x.name, x.cos]),
+      );
+    }
+  });
+
   it('centres vectors on the catalog mean, recomputed when the catalog changes', () => {
     const store = catalogStore();
     const ix = skillIndex(store.db);

@@ -128,6 +128,7 @@ export class SemanticSpace {
    * every skill of every store; `skip` leaves out hidden ones.
    */
   nearest(qi: Int16Array, k: number, skip: (index: SkillIndex, slot: number) => boolean): Nearest[] {
+    if (k <= 0) return [];
     const top: Array<{ part: number; slot: number; dot: number }> = [];
     const name = (t: { part: number; slot: number }) => this.parts[t.part]!.index.docs[t.slot]!.name;
     const before = (a: { part: number; slot: number; dot: number }, b: typeof a) =>
