@@ -373,6 +373,9 @@ export class SandboxPool {
     this.statsData.processStarts++;
     this.statsData.pid = handle.pid;
     this.statsData.isolation = handle.isolation;
+    // Read and verify the cached snapshot while the process starts (issue 15): off the first run's
+    // critical path. Held only until `init` hands it over.
+    let early: Uint8Array | null | undefined = this.readSnapshot();
     let markReady: () => void = () => {};
     let markFailed: (e: unknown) => void = () => {};
     const ready = new Promise<void>((res, rej) => {
@@ -492,7 +495,8 @@ export class SandboxPool {
                 this.killProc(proc);
                 return;
               }
-              const cached = this.readSnapshot();
+              const cached = early === undefined ? this.readSnapshot() : early;
+              early = undefined;
               proc.usedCache = cached !== null;
               proc.phase = cached ? 'booting' : 'snapshot';
               this.sendTo(
