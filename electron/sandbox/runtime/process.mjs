@@ -159,8 +159,12 @@ function handleParent(raw) {
       config = msg;
       // Compile while the snapshot bytes are still arriving on the pipe.
       compiling = compileWasm();
-      if (msg.snapshot_bytes) expectSnapshotBytes = true;
-      else start();
+      if (msg.snapshot_bytes) {
+        expectSnapshotBytes = true;
+        // The first worker starts now and loads Pyodide's JavaScript while the snapshot arrives
+        // (issue 15); it gets the snapshot and the compiled module once both are here.
+        fill();
+      } else start();
       break;
     case 'shutdown':
       for (const w of ready) w.worker.terminate();
@@ -174,6 +178,11 @@ function handleParent(raw) {
 }
 
 let wasmModule;
+/** Resolves once the snapshot and the compiled module are here: workers can boot from them. */
+let markBootable;
+const bootable = new Promise((resolve) => {
+  markBootable = resolve;
+});
 
 let compiling = null;
 
@@ -202,6 +211,7 @@ async function start() {
   }
   // Kept (and handed to each new worker) without its zero pages: half the memory (issue 15).
   snapshot = sparseCopy(snapshot);
+  markBootable();
   fill();
 }
 
@@ -268,10 +278,13 @@ function boot() {
   const interruptBuffer = new SharedArrayBuffer(4);
   const worker = new Worker(
     WORKER_URL,
-    workerOptions({ snapshot, hostBuffer, interruptBuffer, bootMemoryMb: config.bootMemoryMb ?? 512 }),
+    workerOptions({ hostBuffer, interruptBuffer, bootMemoryMb: config.bootMemoryMb ?? 512 }),
   );
   drain(worker);
   const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false, runs: 0, resetting: null };
+  bootable.then(() => {
+    if (!entry.dead) worker.postMessage({ type: 'boot', snapshot, wasmModule });
+  });
   let isReady = false;
   worker.on('message', (m) => {
     if (entry.dead) return;

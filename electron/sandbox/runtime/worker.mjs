@@ -23,18 +23,11 @@ import { expandSparse, isSparseCopy, sparseCopy, writeSparse } from './sparse.mj
 dropNetworkGlobals();
 
 const port = parentPort;
-const {
-  pyodideUrl,
-  indexURL,
-  makeSnapshot,
-  prelude,
-  hostBuffer,
-  interruptBuffer,
-  bootMemoryMb,
-  wasmModule,
-  reuse,
-} = workerData;
+const { pyodideUrl, indexURL, makeSnapshot, prelude, hostBuffer, interruptBuffer, bootMemoryMb, reuse } =
+  workerData;
+// A worker gets both in its `boot` message (the snapshot maker: in its workerData).
 let snapshot = workerData.snapshot;
+let wasmModule = workerData.wasmModule;
 
 // Captured before the globals are stripped.
 const AtomicsRef = Atomics;
@@ -67,7 +60,8 @@ Object.defineProperty(WebAssembly.Memory.prototype, 'grow', {
 
 // The supervisor compiles pyodide.asm.wasm once and hands every worker the same Module: compiled
 // (and tiered-up) code is shared across the process's isolates instead of recompiled per worker.
-if (wasmModule instanceof WebAssembly.Module) {
+function useCompiledModule() {
+  if (!(wasmModule instanceof WebAssembly.Module)) return;
   const instantiate = WebAssembly.instantiate;
   WebAssembly.instantiate = async (source, imports) => {
     if (source instanceof WebAssembly.Module) return instantiate(source, imports);
@@ -536,6 +530,16 @@ function removeBuiltinModules(Module, names) {
 
 // --- main ------------------------------------------------------------------------------------------
 const { loadPyodide } = await import(pyodideUrl);
+// Parsing Pyodide's 1.2 MB of JavaScript needs no snapshot: the first worker does it while the
+// process still receives the snapshot (loadPyodide then finds the module in the cache).
+await import(new URL('pyodide.asm.mjs', pyodideUrl).href);
+if (!makeSnapshot) {
+  const boot = await new Promise((resolve) => port.once('message', resolve));
+  if (boot?.type !== 'boot') throw new Error('a worker expects its boot message first');
+  snapshot = boot.snapshot;
+  wasmModule = boot.wasmModule;
+}
+useCompiledModule();
 const loadOptions = {
   indexURL,
   env: { HOME: '/home/pyodide' },
