@@ -133,12 +133,15 @@ export class SemanticSpace {
     const name = (t: { part: number; slot: number }) => this.parts[t.part]!.index.docs[t.slot]!.name;
     const before = (a: { part: number; slot: number; dot: number }, b: typeof a) =>
       a.dot > b.dot || (a.dot === b.dot && (name(a) < name(b) || (name(a) === name(b) && a.part < b.part)));
+    // The k-th dot product so far (once there are k): anything below it is out, at one compare.
+    let least = Number.NEGATIVE_INFINITY;
     this.parts.forEach((p, pi) => {
       const dots = p.scanner.scan(p.slots, qi);
       const docs = p.index.docs;
-      for (let slot = 0; slot < dots.length; slot++) {
+      const n = dots.length;
+      for (let slot = 0; slot < n; slot++) {
         const dot = dots[slot]!;
-        if (top.length === k && dot < top[k - 1]!.dot) continue;
+        if (dot < least) continue;
         if (!docs[slot] || !p.index.hasVector(slot) || skip(p.index, slot)) continue;
         const x = { part: pi, slot, dot };
         if (top.length === k && !before(x, top[k - 1]!)) continue;
@@ -149,6 +152,7 @@ export class SemanticSpace {
           i--;
         }
         top[i] = x;
+        if (top.length === k) least = top[k - 1]!.dot;
       }
     });
     return top.map((t) => ({
