@@ -77,6 +77,11 @@ export interface HostDeps {
   llm?: () => Llm | null;
   /** Open (or focus) another window; the desktop's only (issue 11). Without it, `opened: false`. */
   openWindow?: (window: 'composer') => boolean;
+  /**
+   * Start the Python sandbox this long after the host is created and after each workspace switch
+   * (null: on the first run only). Default: 1500 ms on the desktop, null elsewhere (issue 15).
+   */
+  warmSandboxAfterMs?: number | null;
   /** The native folder dialog (the desktop's, from electron/shell); absent in web mode and the CLI. */
   pickFolder?: () => Promise<string | null>;
 }
@@ -226,6 +231,30 @@ export function createHost(deps: HostDeps): Host {
   };
   if (faceIsApp && session.workspace) recent.touch(session.workspace);
   watchPages();
+  // Issue 15: the desktop app starts the Python sandbox a moment after it opens (the window drawn
+  // first), so the first code run finds a warm worker instead of paying the ~1.5 s cold start.
+  const warmAfterMs =
+    deps.warmSandboxAfterMs === undefined
+      ? deps.mode === 'electron'
+        ? 1500
+        : null
+      : deps.warmSandboxAfterMs;
+  let warmTimer: NodeJS.Timeout | null = null;
+  const warmSandbox = () => {
+    if (warmAfterMs === null) return;
+    if (warmTimer) clearTimeout(warmTimer);
+    warmTimer = setTimeout(() => {
+      warmTimer = null;
+      if (disposed) return;
+      try {
+        session.runtime(session.writeStore()).warmSandbox();
+      } catch (e) {
+        logger.info(`the Python sandbox did not start in the background: ${(e as Error)?.message ?? e}`);
+      }
+    }, warmAfterMs);
+    warmTimer.unref?.();
+  };
+  warmSandbox();
   const workspaceHandlers = createWorkspaceHandlers({
     current: workspaceState,
     recent,
@@ -243,6 +272,7 @@ export function createHost(deps: HostDeps): Host {
         await switcher.switchTo(path ?? undefined);
       } finally {
         watchPages();
+        warmSandbox();
       }
       const state = workspaceState();
       events.emit('workspace/changed', { ...state, reason: 'opened' });
@@ -324,6 +354,7 @@ export function createHost(deps: HostDeps): Host {
     logger,
     dispose() {
       if (disposed) return disposed;
+      if (warmTimer) clearTimeout(warmTimer);
       events.clear();
       pages?.close();
       disposed = chat

@@ -60,6 +60,12 @@ export interface SkillRuntime {
   setLlm(llm: Llm | null): void;
   /** Run one Python program in this runtime's sandbox pool (no template, no trace). */
   runCode(code: string, opts?: RunCodeOptions): Promise<SandboxRunResult>;
+  /**
+   * Start the sandbox pool now, in the background, so the first run finds a warm worker (the app
+   * does this once it has opened; issue 15). A start that fails is retried, and reported, by the
+   * first run.
+   */
+  warmSandbox(): void;
   /** Stop the sandbox pool and the sidecar. */
   dispose(): Promise<void>;
 }
@@ -121,6 +127,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   const engine = new PromptEngine();
   const prompt = promptTemplateHandler(engine);
   let pool: SandboxPool | null = null;
+  let disposed = false;
   let sidecar: SidecarClient | null = deps.sidecarClient ?? null;
   const sharedSidecar = typeof deps.sidecar === 'function' ? deps.sidecar : null;
   const sandboxPool = () =>
@@ -252,7 +259,14 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
         { host, limits: opts.timeout_ms ? { timeout_ms: opts.timeout_ms } : undefined },
       );
     },
+    warmSandbox() {
+      if (deps.sandbox === false || disposed) return;
+      sandboxPool()
+        .warmup()
+        .catch(() => {});
+    },
     async dispose() {
+      disposed = true;
       // A shared sidecar belongs to whoever shares it.
       const own = sharedSidecar ? null : sidecar;
       await Promise.allSettled([pool?.close(), own?.dispose()]);

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../host.js';
+import type { SandboxProcessHandle, SandboxSpawnSpec, SpawnSandboxProcess } from '../sandbox/index.js';
+import { quietLogger, tempDir } from '../test-support/index.js';
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.dispose();
+});
+
+/** A spawner that records each start and hands back a process that stays silent until killed. */
+function recordingSpawner() {
+  const specs: SandboxSpawnSpec[] = [];
+  let killed = 0;
+  const spawn: SpawnSandboxProcess = (spec) => {
+    specs.push(spec);
+    const exits: Array<(code: number | null, signal: string | null) => void> = [];
+    const handle: SandboxProcessHandle = {
+      pid: undefined,
+      isolation: { method: 'none', blocks_tcp: false, blocks_unix: false, detail: 'test' },
+      write: () => {},
+      onData: () => {},
+      onExit: (cb) => exits.push(cb),
+      kill: () => {
+        killed++;
+        for (const cb of exits.splice(0)) cb(null, 'SIGKILL');
+      },
+      stderrTail: () => '',
+    };
+    return handle;
+  };
+  return { spawn, specs, killed: () => killed };
+}
+
+describe('the sandbox started in the background (issue 15)', () => {
+  it('starts one sandbox process after the delay, without any run asking for it, and stops it on dispose', async () => {
+    const rec = recordingSpawner();
+    const host = createHost({
+      home: tempDir(),
+      env: {},
+      mode: 'test',
+      logger: quietLogger,
+      spawnSandbox: rec.spawn,
+      warmSandboxAfterMs: 0,
+    });
+    hosts.push(host);
+    await expect.poll(() => rec.specs.length).toBe(1);
+    expect(rec.specs[0]!.entry).toMatch(/runtime[\\/]process\.mjs$/);
+    await hosts.pop()!.dispose();
+    expect(rec.killed()).toBe(1);
+  });
+
+  it('a host disposed before the delay starts nothing', async () => {
+    const rec = recordingSpawner();
+    const host = createHost({
+      home: tempDir(),
+      env: {},
+      mode: 'test',
+      logger: quietLogger,
+      spawnSandbox: rec.spawn,
+      warmSandboxAfterMs: 20,
+    });
+    await host.dispose();
+    // A second host with the same delay does start one: the first one's timer had its chance.
+    const other = recordingSpawner();
+    hosts.push(
+      createHost({
+        home: tempDir(),
+        env: {},
+        mode: 'test',
+        logger: quietLogger,
+        spawnSandbox: other.spawn,
+        warmSandboxAfterMs: 20,
+      }),
+    );
+    await expect.poll(() => other.specs.length).toBe(1);
+    expect(rec.specs).toHaveLength(0);
+  });
+});
