@@ -10,15 +10,21 @@ import { createVectorScanner, type VectorScanner } from './vector-scan.js';
  * "files", "the user"): the catalog's mean vector dominates raw cosines. So vectors are centred on
  * the catalog's mean (shrunk towards zero for a small catalog, where a mean says little) and
  * normalised again; on the harness's tuning split this put the target in the semantic top 5
- * about a third more often. The centred vectors are re-quantised to int8 and scanned with integer
- * dot products against the message's centred vector as int16: exact arithmetic, so the ranking is
- * a function of the catalog and the message alone, whichever machine or code path computes it.
+ * about a third more often. The skills' int8 vectors are scanned with integer dot products
+ * against the message's centred vector as int16, and centred through per-skill integers (see
+ * {@link SemanticSpace}): exact arithmetic, so the ranking is a function of the catalog and the
+ * message alone, whichever machine, code path or history of changes computes it.
  */
 
 /** How many skills' worth of zero vector the mean is shrunk with (a prior for small catalogs). */
 const MEAN_PRIOR = 20;
 /** The query's fixed-point scale: int8 vector × int16 query sums stay far inside int32. */
 const QUERY_SCALE = 16384;
+/**
+ * At most this many changed skills are folded in incrementally (their summed change to the
+ * catalog's vector sum then fits the scanner's int16 query); more, and the space is rebuilt.
+ */
+const MAX_CHANGES = 128;
 
 /** One skill the recall stage found. */
 export interface Nearest {
@@ -30,54 +36,62 @@ export interface Nearest {
 
 interface PartSpace {
   index: SkillIndex;
+  /** The skills' own int8 vectors (zero where none), scanned against the centred query. */
   scanner: VectorScanner;
   slots: number;
+  /** The index generation these vectors are of. */
+  generation: number;
+  /** Per slot: whether the skill has a vector (and counts in the mean). */
+  has: Uint8Array;
+  /** Per slot: |v|², an exact integer. */
+  sq: Float64Array;
+  /** Per slot: S·v with S the catalog's integer vector sum, exact. */
+  sv: Float64Array;
+  /** Per slot: 1 / |v − m|, the centred vector's inverse norm (0 when none). */
+  inv: Float64Array;
 }
 
-/** The centred vectors of a set of stores, valid while none of them changes. */
+/**
+ * The catalog-centred vectors of a set of stores, kept in step with them at the cost of each
+ * change.
+ *
+ * The cosine of the centred query c_q with a centred skill v − m (m the shrunk catalog mean, in
+ * int8 units) is (c_q·v − c_q·m) / |c_q| |v − m|, and |v − m|² = |v|² − 2 S·v / (n + prior) + |m|²
+ * with S the integer sum of the catalog's vectors. So the scan runs over the skills' own vectors,
+ * and per skill only |v|² and S·v are kept, both exact integers: a change of a few skills moves S
+ * by ΔS, and every S·v by ΔS·v, which is one more integer scan, not a rebuild. Whatever the
+ * history (built at once or changed skill by skill), the same catalog holds the same integers, so
+ * the same message gets the same ranking.
+ */
 export class SemanticSpace {
+  /** The catalog's (shrunk) mean vector, in the embedding's units. */
   readonly mean: Float64Array;
+  /** How many times the vectors were rebuilt whole, and how many changes were folded in. */
+  readonly stats = { builds: 0, updates: 0 };
+  private readonly sum: Float64Array;
+  private count = 0;
+  /** |m|² in int8 units. */
+  private meanSq = 0;
   private readonly parts: PartSpace[];
 
   private constructor(
     readonly embedding: StaticEmbedding,
     indexes: SkillIndex[],
-    readonly generations: number[],
   ) {
     const dims = embedding.dims;
-    // Integer sums: exact, so the mean does not depend on the order skills were added in.
-    const sum = new Float64Array(dims);
-    let n = 0;
-    for (const ix of indexes) {
-      ix.docs.forEach((d, slot) => {
-        if (!d || !ix.hasVector(slot)) return;
-        n++;
-        const o = slot * dims;
-        for (let k = 0; k < dims; k++) sum[k] = sum[k]! + ix.vectors[o + k]!;
-      });
-    }
-    this.mean = sum.map((x) => x / 127 / (n + MEAN_PRIOR));
-    this.parts = indexes.map((index) => {
-      const slots = index.docs.length;
-      const scanner = createVectorScanner(dims);
-      scanner.reserve(Math.max(1, slots));
-      const out = scanner.vectors;
-      const c = new Float64Array(dims);
-      index.docs.forEach((d, slot) => {
-        if (!d || !index.hasVector(slot)) return; // stays zero: never near anything
-        const o = slot * dims;
-        let norm = 0;
-        for (let k = 0; k < dims; k++) {
-          c[k] = index.vectors[o + k]! / 127 - this.mean[k]!;
-          norm += c[k]! * c[k]!;
-        }
-        norm = Math.sqrt(norm);
-        if (norm === 0) return;
-        for (let k = 0; k < dims; k++)
-          out[o + k] = Math.max(-127, Math.min(127, Math.round((c[k]! / norm) * 127)));
-      });
-      return { index, scanner, slots };
-    });
+    this.mean = new Float64Array(dims);
+    this.sum = new Float64Array(dims);
+    this.parts = indexes.map((index) => ({
+      index,
+      scanner: createVectorScanner(dims),
+      slots: 0,
+      generation: -1,
+      has: new Uint8Array(0),
+      sq: new Float64Array(0),
+      sv: new Float64Array(0),
+      inv: new Float64Array(0),
+    }));
+    this.build();
   }
 
   /** Whether the scan runs in WebAssembly SIMD (false: the same integer arithmetic in JavaScript). */
@@ -85,30 +99,163 @@ export class SemanticSpace {
     return this.parts.every((p) => p.scanner.simd);
   }
 
-  /** The space of these stores, rebuilt only when one of them changed since the last call. */
+  /** The space of these stores, brought up to date with their changes since the last call. */
   static of(indexes: SkillIndex[]): SemanticSpace | null {
     const e = indexes[0]?.embedding;
     if (!e || indexes.some((ix) => ix.embedding?.id !== e.id)) return null;
     const key = indexes[indexes.length - 1]!;
     const had = spaces.get(key);
-    const gens = indexes.map((ix) => ix.generation);
-    if (
-      had &&
-      had.parts.length === indexes.length &&
-      had.parts.every((p, i) => p.index === indexes[i] && had.generations[i] === gens[i])
-    ) {
+    if (had && had.parts.length === indexes.length && had.parts.every((p, i) => p.index === indexes[i])) {
+      had.catchUp();
       return had;
     }
-    const s = new SemanticSpace(e, indexes, gens);
+    const s = new SemanticSpace(e, indexes);
     spaces.set(key, s);
     return s;
+  }
+
+  /** Make room for a part's slots (keeping what it has). */
+  private grow(p: PartSpace, slots: number): void {
+    p.scanner.reserve(Math.max(1, slots));
+    if (p.has.length >= slots) return;
+    const cap = Math.max(slots, p.has.length * 2, 64);
+    const has = new Uint8Array(cap);
+    has.set(p.has);
+    p.has = has;
+    for (const k of ['sq', 'sv', 'inv'] as const) {
+      const a = new Float64Array(cap);
+      a.set(p[k]);
+      p[k] = a;
+    }
+  }
+
+  /** Everything from the indexes: the vectors, their sum and every S·v. */
+  private build(): void {
+    const dims = this.embedding.dims;
+    const sum = this.sum;
+    sum.fill(0);
+    this.count = 0;
+    for (const p of this.parts) {
+      const ix = p.index;
+      const slots = ix.docs.length;
+      this.grow(p, slots);
+      const out = p.scanner.vectors;
+      const src = ix.vectors;
+      out.fill(0, 0, Math.max(p.slots, slots) * dims);
+      for (let slot = 0; slot < slots; slot++) {
+        const on = ix.docs[slot] !== null && ix.hasVector(slot);
+        p.has[slot] = on ? 1 : 0;
+        p.sq[slot] = 0;
+        if (!on) continue;
+        this.count++;
+        const o = slot * dims;
+        let sq = 0;
+        for (let k = 0; k < dims; k++) {
+          const x = src[o + k]!;
+          out[o + k] = x;
+          sum[k] = sum[k]! + x;
+          sq += x * x;
+        }
+        p.sq[slot] = sq;
+      }
+      p.has.fill(0, slots);
+      p.slots = slots;
+      p.generation = ix.generation;
+    }
+    for (const p of this.parts) {
+      const v = p.scanner.vectors;
+      for (let slot = 0; slot < p.slots; slot++) p.sv[slot] = p.has[slot] ? dot(sum, v, slot * dims) : 0;
+    }
+    this.stats.builds++;
+    this.renorm();
+  }
+
+  /** Fold in the indexes' changes since this space last saw them (a rebuild when too many). */
+  private catchUp(): void {
+    if (this.parts.every((p) => p.generation === p.index.generation)) return;
+    const changed = this.parts.map((p) => p.index.slotsChangedSince(p.generation));
+    let n = 0;
+    for (const c of changed) n = c === null ? Number.POSITIVE_INFINITY : n + c.length;
+    if (n > MAX_CHANGES) {
+      this.build();
+      return;
+    }
+    const dims = this.embedding.dims;
+    const delta = new Int16Array(dims);
+    this.parts.forEach((p, pi) => {
+      const ix = p.index;
+      const slots = Math.max(p.slots, ix.docs.length);
+      this.grow(p, slots);
+      const v = p.scanner.vectors;
+      // Slots new to this space start empty (the scanner's memory there may hold anything).
+      v.fill(0, p.slots * dims, slots * dims);
+      p.has.fill(0, p.slots, slots);
+      for (const slot of changed[pi]!) {
+        const o = slot * dims;
+        if (p.has[slot]) {
+          this.count--;
+          for (let k = 0; k < dims; k++) delta[k] = delta[k]! - v[o + k]!;
+        }
+        const on = slot < ix.docs.length && ix.docs[slot] !== null && ix.hasVector(slot);
+        p.has[slot] = on ? 1 : 0;
+        let sq = 0;
+        for (let k = 0; k < dims; k++) {
+          const x = on ? ix.vectors[o + k]! : 0;
+          v[o + k] = x;
+          delta[k] = delta[k]! + x;
+          sq += x * x;
+        }
+        p.sq[slot] = sq;
+        if (on) this.count++;
+      }
+      p.slots = slots;
+      p.generation = ix.generation;
+    });
+    for (let k = 0; k < dims; k++) this.sum[k] = this.sum[k]! + delta[k]!;
+    if (delta.some((x) => x !== 0)) {
+      // Every S·v moves by ΔS·v: one integer scan per store.
+      for (const p of this.parts) {
+        const d = p.scanner.scan(p.slots, delta);
+        for (let slot = 0; slot < p.slots; slot++) if (p.has[slot]) p.sv[slot] = p.sv[slot]! + d[slot]!;
+      }
+    }
+    // A changed skill's own S·v is computed afresh (it held the old vector's).
+    this.parts.forEach((p, pi) => {
+      const v = p.scanner.vectors;
+      for (const slot of changed[pi]!) p.sv[slot] = p.has[slot] ? dot(this.sum, v, slot * dims) : 0;
+    });
+    this.stats.updates++;
+    this.renorm();
+  }
+
+  /** The mean and every skill's centred norm, from the exact integers. */
+  private renorm(): void {
+    const dims = this.embedding.dims;
+    const d = this.count + MEAN_PRIOR;
+    let meanSq = 0;
+    for (let k = 0; k < dims; k++) {
+      const m = this.sum[k]! / d;
+      this.mean[k] = m / 127;
+      meanSq += m * m;
+    }
+    this.meanSq = meanSq;
+    for (const p of this.parts) {
+      for (let slot = 0; slot < p.slots; slot++) {
+        if (!p.has[slot]) {
+          p.inv[slot] = 0;
+          continue;
+        }
+        const n2 = p.sq[slot]! - (2 * p.sv[slot]!) / d + meanSq;
+        p.inv[slot] = n2 > 0 ? 1 / Math.sqrt(n2) : 0;
+      }
+    }
   }
 
   /**
    * The message's centred unit vector in fixed point (what {@link nearest} and {@link cosine}
    * take); null when the embedding knows none of its words.
    */
-  query(message: string): Int16Array | null {
+  query(message: string): Query | null {
     const q = this.embedding.embed(message);
     if (!q) return null;
     const c = new Float64Array(q.length);
@@ -119,31 +266,41 @@ export class SemanticSpace {
     }
     norm = Math.sqrt(norm);
     if (norm === 0) return null;
-    for (let k = 0; k < q.length; k++) c[k] = c[k]! / norm;
-    return fixedPoint(c);
+    const fixed = new Int16Array(q.length);
+    // c_q·m in int8 units: Σ Q_k S_k (an exact integer) over n + prior.
+    let qs = 0;
+    for (let k = 0; k < q.length; k++) {
+      fixed[k] = Math.round((c[k]! / norm) * QUERY_SCALE);
+      qs += fixed[k]! * this.sum[k]!;
+    }
+    return { fixed, offset: qs / (this.count + MEAN_PRIOR) };
   }
 
   /**
    * The `k` skills nearest the query (highest cosine first; ties by name, then store order), over
    * every skill of every store; `skip` leaves out hidden ones.
    */
-  nearest(qi: Int16Array, k: number, skip: (index: SkillIndex, slot: number) => boolean): Nearest[] {
+  nearest(q: Query, k: number, skip: (index: SkillIndex, slot: number) => boolean): Nearest[] {
     if (k <= 0) return [];
-    const top: Array<{ part: number; slot: number; dot: number }> = [];
+    const top: Array<{ part: number; slot: number; score: number }> = [];
     const name = (t: { part: number; slot: number }) => this.parts[t.part]!.index.docs[t.slot]!.name;
-    const before = (a: { part: number; slot: number; dot: number }, b: typeof a) =>
-      a.dot > b.dot || (a.dot === b.dot && (name(a) < name(b) || (name(a) === name(b) && a.part < b.part)));
-    // The k-th dot product so far (once there are k): anything below it is out, at one compare.
+    const before = (a: { part: number; slot: number; score: number }, b: typeof a) =>
+      a.score > b.score ||
+      (a.score === b.score && (name(a) < name(b) || (name(a) === name(b) && a.part < b.part)));
+    // The k-th score so far (once there are k): anything below it is out, at one compare.
     let least = Number.NEGATIVE_INFINITY;
+    const offset = q.offset;
     this.parts.forEach((p, pi) => {
-      const dots = p.scanner.scan(p.slots, qi);
+      const dots = p.scanner.scan(p.slots, q.fixed);
       const docs = p.index.docs;
+      const inv = p.inv;
+      const has = p.has;
       const n = dots.length;
       for (let slot = 0; slot < n; slot++) {
-        const dot = dots[slot]!;
-        if (dot < least) continue;
-        if (!docs[slot] || !p.index.hasVector(slot) || skip(p.index, slot)) continue;
-        const x = { part: pi, slot, dot };
+        const score = (dots[slot]! - offset) * inv[slot]!;
+        if (score < least || !has[slot]) continue;
+        if (!docs[slot] || skip(p.index, slot)) continue;
+        const x = { part: pi, slot, score };
         if (top.length === k && !before(x, top[k - 1]!)) continue;
         let i = Math.min(top.length, k - 1);
         if (top.length < k) top.push(x);
@@ -152,32 +309,39 @@ export class SemanticSpace {
           i--;
         }
         top[i] = x;
-        if (top.length === k) least = top[k - 1]!.dot;
+        if (top.length === k) least = top[k - 1]!.score;
       }
     });
     return top.map((t) => ({
       index: this.parts[t.part]!.index,
       slot: t.slot,
-      cos: t.dot / (127 * QUERY_SCALE),
+      cos: t.score / QUERY_SCALE,
     }));
   }
 
   /** The cosine of one skill with the query, as {@link nearest} computes it. */
-  cosine(qi: Int16Array, index: SkillIndex, slot: number): number {
+  cosine(q: Query, index: SkillIndex, slot: number): number {
     const p = this.parts.find((x) => x.index === index);
-    if (!p || slot >= p.slots) return 0;
+    if (!p || slot >= p.slots || !p.has[slot]) return 0;
     const v = p.scanner.vectors;
     const dims = this.embedding.dims;
-    let dot = 0;
-    for (let k = 0, o = slot * dims; k < dims; k++) dot = (dot + v[o + k]! * qi[k]!) | 0;
-    return dot / (127 * QUERY_SCALE);
+    let d = 0;
+    for (let k = 0, o = slot * dims; k < dims; k++) d = (d + v[o + k]! * q.fixed[k]!) | 0;
+    return ((d - q.offset) * p.inv[slot]!) / QUERY_SCALE;
   }
 }
 
-const spaces = new WeakMap<SkillIndex, SemanticSpace>();
-
-function fixedPoint(q: Float64Array): Int16Array {
-  const out = new Int16Array(q.length);
-  for (let k = 0; k < q.length; k++) out[k] = Math.round(q[k]! * QUERY_SCALE);
-  return out;
+/** A message's centred unit vector in fixed point, and its dot product with the catalog mean. */
+export interface Query {
+  fixed: Int16Array;
+  offset: number;
 }
+
+/** S·v for the int8 vector at `o` (an exact integer). */
+function dot(sum: Float64Array, v: Int8Array, o: number): number {
+  let d = 0;
+  for (let k = 0; k < sum.length; k++) d += sum[k]! * v[o + k]!;
+  return d;
+}
+
+const spaces = new WeakMap<SkillIndex, SemanticSpace>();

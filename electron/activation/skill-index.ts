@@ -167,6 +167,13 @@ export class SkillIndex {
   private embedded = new Uint8Array(0);
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
+  /**
+   * The slots each of the last generations changed (null: all of them, a rebuild), so a cache
+   * derived from the index can catch up with a change at the cost of the change.
+   */
+  private journal: Array<{ generation: number; slots: number[] | null }> = [];
+  /** The slots the current sync touched (null: a rebuild). */
+  private touched: Set<number> | null = null;
   private readonly free: number[] = [];
   private readonly bySkillId = new Map<string, number>();
   private lastSeq = -1;
@@ -204,15 +211,38 @@ export class SkillIndex {
       this.lastSeq < 0 || oldest > this.lastSeq + 1
         ? null
         : new Set((this.s.since.all(this.lastSeq) as Array<{ skill_id: string }>).map((r) => r.skill_id));
+    let slots: number[] | null = null;
     if (changed === null || changed.size > Math.max(200, this.live / 10)) this.rebuild();
     else {
+      this.touched = new Set();
       for (const id of [...changed].sort()) this.reload(id);
+      slots = [...this.touched];
+      this.touched = null;
     }
     this.vectorStore?.flush();
     this.lastSeq = head;
     this.renorm();
     this.generation++;
+    this.journal.push({ generation: this.generation, slots });
+    if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
     return true;
+  }
+
+  /**
+   * The slots changed (added, replaced or freed) after generation `since`, in no set order; null
+   * when that is not known any more (a rebuild since, or too long ago): then everything may have.
+   */
+  slotsChangedSince(since: number): number[] | null {
+    if (since === this.generation) return [];
+    const first = this.journal[0];
+    if (!first || since < first.generation - 1 || since > this.generation) return null;
+    const out = new Set<number>();
+    for (const j of this.journal) {
+      if (j.generation <= since) continue;
+      if (j.slots === null) return null;
+      for (const s of j.slots) out.add(s);
+    }
+    return [...out];
   }
 
   private rebuild(): void {
@@ -260,6 +290,7 @@ export class SkillIndex {
 
   private add(row: SkillRow, artifacts: ArtifactRow[]): void {
     const slot = this.free.length ? this.free.pop()! : this.docs.length;
+    this.touched?.add(slot);
     const texts = fieldTexts(row, artifacts);
     const lengths: number[] = [];
     // Counts per (distinct stem, field), flat: the build touches ~40 stems per skill.
@@ -371,6 +402,7 @@ export class SkillIndex {
   private remove(slot: number): void {
     const doc = this.docs[slot];
     if (!doc) return;
+    this.touched?.add(slot);
     for (const s of doc.terms) {
       const p = this.postings.get(s);
       if (!p) continue;
@@ -433,6 +465,8 @@ export class SkillIndex {
 }
 
 const surfaceOf = new WeakMap<IndexedSkill, string[]>();
+/** How many generations' changed slots an index remembers. */
+const JOURNAL_LENGTH = 16;
 
 /**
  * Skills' embeddings saved in the store (`skill_embeddings`, migration 0012), keyed by the
