@@ -287,3 +287,96 @@ describe('semantic recall stage (issue 14)', () => {
     expect([...after.mean]).not.toEqual(mean);
   });
 });
+
+describe('semantic recall stage after a change (issue 14)', () => {
+  it('folds a save into a 10k-skill index without rebuilding its vectors, ranking as a fresh index does', () => {
+    const dir = tempDir();
+    const store = openStore('account', dir)!;
+    const verbs = [
+      'summarise',
+      'translate',
+      'check',
+      'draft',
+      'merge',
+      'clean',
+      'review',
+      'plan',
+      'chart',
+      'file',
+    ];
+    const things = [
+      'invoices',
+      'slides',
+      'poems',
+      'emails',
+      'charts',
+      'tests',
+      'gifs',
+      'forms',
+      'contracts',
+      'recipes',
+    ];
+    const whos = [
+      'the team',
+      'a client',
+      'the board',
+      'students',
+      'support',
+      'finance',
+      'a landlord',
+      'the lab',
+    ];
+    store.repo.transaction(() => {
+      for (let i = 0; i < 10_000; i++) {
+        const v = verbs[i % verbs.length]!;
+        const t = things[Math.floor(i / verbs.length) % things.length]!;
+        const w = whos[Math.floor(i / 100) % whos.length]!;
+        const r = validatePackage({
+          name: `${v}-${t}-${i}`,
+          description: `${v} ${t} for ${w}, batch ${i % 37}`,
+          artifacts: [{ kind: 'description', name: 'd', content: `${t} ${w}` }],
+        });
+        if (!r.ok) throw new Error(JSON.stringify(r.issues));
+        const rows = packageToRows(r.value as SkillPackage);
+        store.repo.createSkill(rows.skill);
+        for (const a of rows.artifacts) store.repo.addArtifact(a);
+      }
+    });
+    const c = new SkillCatalog(store, null);
+    const messages = ['pick a colour palette for our brand', 'merge the invoices for finance', TACO];
+    for (const m of messages) matchSkills(c, m);
+    const ix = skillIndex(store.db);
+    const space = SemanticSpace.of([ix])!;
+    expect(space.stats.builds).toBe(1);
+
+    // A save in the Composer (a new skill), an edit and a delete, each followed by a match.
+    add(store, { name: 'palette-picker', description: 'Choose brand colours: hues, contrast and swatches' });
+    expect(matchSkills(c, messages[0]!).map((m) => m.name)).toContain('palette-picker');
+    const edited = store.repo.getSummaryByName('merge-invoices-4')!;
+    store.repo.updateSkill({ ...edited, description: 'Merge invoice PDFs into one file for finance' });
+    matchSkills(c, messages[1]!);
+    store.repo.deleteSkill(store.repo.getSkillByName('draft-invoices-3')!.id);
+    matchSkills(c, messages[2]!);
+    expect(SemanticSpace.of([ix])).toBe(space);
+    expect(space.stats).toEqual({ builds: 1, updates: 3 });
+
+    // A fresh index over the same catalog (another connection) ranks exactly the same.
+    const fresh = new SkillCatalog(openStore('account', dir)!, null);
+    for (const m of [
+      ...messages,
+      'a spreadsheet of recipes for students',
+      'review contracts for a landlord',
+    ]) {
+      expect(matchSkills(c, m, { limit: 10 })).toEqual(matchSkills(fresh, m, { limit: 10 }));
+    }
+    const other = new SkillIndex(store.db);
+    other.sync();
+    const again = SemanticSpace.of([other])!;
+    expect(again).not.toBe(space);
+    for (const m of messages) {
+      const near = (s: SemanticSpace, x: SkillIndex) =>
+        s.nearest(s.query(m)!, 20, () => false).map((n) => [x.docs[n.slot]!.name, n.cos]);
+      expect(near(space, ix)).toEqual(near(again, other));
+    }
+  }, 120_000);
+});

@@ -174,6 +174,9 @@ export class SkillIndex {
   private journal: Array<{ generation: number; slots: number[] | null }> = [];
   /** The slots the current sync touched (null: a rebuild). */
   private touched: Set<number> | null = null;
+  /** Per slot and field: the field's length in words (zero for a free slot), and their sums. */
+  private lengthBySlot = new Float64Array(0);
+  private readonly lengthTotals = new Float64Array(F);
   private readonly free: number[] = [];
   private readonly bySkillId = new Map<string, number>();
   private lastSeq = -1;
@@ -256,6 +259,8 @@ export class SkillIndex {
     this.free.length = 0;
     this.bySkillId.clear();
     this.live = 0;
+    this.lengthBySlot.fill(0);
+    this.lengthTotals.fill(0);
     const arts = new Map<string, ArtifactRow[]>();
     for (const a of this.s.allArtifacts.all() as ArtifactRow[]) {
       let l = arts.get(a.skill_id);
@@ -362,6 +367,15 @@ export class SkillIndex {
       grown.set(this.embedded);
       this.embedded = grown;
     }
+    if (this.lengthBySlot.length < (slot + 1) * F) {
+      const grown = new Float64Array(Math.max((slot + 1) * F, this.lengthBySlot.length * 2, 64 * F));
+      grown.set(this.lengthBySlot);
+      this.lengthBySlot = grown;
+    }
+    for (let f = 0; f < F; f++) {
+      this.lengthBySlot[slot * F + f] = lengths[f]!;
+      this.lengthTotals[f] = this.lengthTotals[f]! + lengths[f]!;
+    }
     const doc: IndexedSkill = {
       id: row.id,
       name: row.name,
@@ -436,6 +450,10 @@ export class SkillIndex {
     if (this.byKey.get(doc.key) === slot) this.byKey.delete(doc.key);
     this.bySkillId.delete(doc.id);
     this.docs[slot] = null;
+    for (let f = 0; f < F; f++) {
+      this.lengthTotals[f] = this.lengthTotals[f]! - this.lengthBySlot[slot * F + f]!;
+      this.lengthBySlot[slot * F + f] = 0;
+    }
     if (this.embedding) {
       this.embedded[slot] = 0;
       this.vectors.fill(0, slot * this.embedding.dims, (slot + 1) * this.embedding.dims);
@@ -447,18 +465,20 @@ export class SkillIndex {
   // Field length normalisation against the store's average lengths: a function of the catalog
   // alone (not of the order of changes), so the same catalog always scores the same.
   private renorm(): void {
-    const avg = new Array<number>(F).fill(0);
-    for (const d of this.docs) if (d) for (let f = 0; f < F; f++) avg[f]! += d.lengths[f]!;
-    for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, avg[f]! / this.live) : 1;
-    const norms = new Float64Array(this.docs.length * F);
-    const nameLengths = new Float64Array(this.docs.length);
-    this.docs.forEach((d, slot) => {
-      if (!d) return;
-      nameLengths[slot] = Math.max(1, d.lengths[0]!);
-      for (let f = 0; f < F; f++) {
-        norms[slot * F + f] = WEIGHTS[f]! / (1 - BS[f]! + (BS[f]! * d.lengths[f]!) / avg[f]!);
-      }
-    });
+    // Integer totals kept as skills come and go (exact, so order-free); one pass over typed arrays.
+    const avg = new Float64Array(F);
+    for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, this.lengthTotals[f]! / this.live) : 1;
+    const n = this.docs.length;
+    const norms = new Float64Array(n * F);
+    const nameLengths = new Float64Array(n);
+    const len = this.lengthBySlot;
+    for (let slot = 0; slot < n; slot++) {
+      if (!this.docs[slot]) continue;
+      const o = slot * F;
+      nameLengths[slot] = Math.max(1, len[o]!);
+      for (let f = 0; f < F; f++)
+        norms[o + f] = WEIGHTS[f]! / (1 - BS[f]! + (BS[f]! * len[o + f]!) / avg[f]!);
+    }
     this.norms = norms;
     this.nameLengths = nameLengths;
   }
