@@ -24,7 +24,7 @@ export function describeVerdict(v: SkillVerdictView, shown = SHOWN): string {
     case 'lower_score':
       return `${v.name} ranked ${v.rank}: ${v.above} ${v.above === 1 ? 'skill' : 'skills'} scored higher, so it was not in the top ${shown}. Add words from your request to its description or trigger phrases, or name it.`;
     case 'no_term_overlap':
-      return `${v.name} shares no word (nor synonym) with this message, so phase 1 never considered it. A trigger phrase or an intent pattern with these words would make it match.`;
+      return `${v.name} shares no word (nor synonym) with this message and is not close enough to it in meaning, so phase 1 never considered it. In the Composer (Ctrl 3), add a trigger phrase or an intent pattern in the words you used.`;
     case 'overridden':
       return `${v.name} in your account is hidden by the workspace skill of the same name.`;
     case 'not_found':
@@ -107,9 +107,10 @@ export function TurnCandidates(props: { message: string }) {
         )}
         {list.state === 'done' &&
           (list.value.candidates.length === 0 ? (
-            <p className="muted">
-              No skill shares a word with this message. Skills activate when a request uses words from their
-              name, description, tags, intents or trigger phrases.
+            <p className="muted p1__empty">
+              No skill matched: none shares a word with this message, and none is close enough to it in
+              meaning. To have a skill fire on requests like this one, add their words as trigger phrases or
+              intent patterns in the Composer (Ctrl 3).
             </p>
           ) : (
             <ol className="p1__list" aria-label="Phase-1 candidates">

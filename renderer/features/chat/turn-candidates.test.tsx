@@ -80,4 +80,33 @@ describe('TurnCandidates (skills considered under a message)', () => {
     await act(async () => root.unmount());
     el.remove();
   });
+
+  it('says, when nothing matched by words or meaning, what to do in the Composer', async () => {
+    const { client } = inProcessClient();
+    expect(
+      (await client.call('skills/import-package', { package: samplePackage(), scope: 'account' })).ok,
+    ).toBe(true);
+    const el = document.createElement('div');
+    document.body.append(el);
+    const root = createRoot(el);
+    await act(async () => {
+      root.render(
+        <StoresProvider stores={createStores(client)}>
+          <TurnCandidates message="zxqv plork" />
+        </StoresProvider>,
+      );
+    });
+    await act(async () => {
+      const details = el.querySelector('details')!;
+      details.open = true;
+      details.dispatchEvent(new Event('toggle'));
+    });
+    await until(() => el.querySelector('.p1__empty') !== null, 'the empty state');
+    expect(el.querySelectorAll('.p1__row')).toHaveLength(0);
+    expect(el.querySelector('.p1__empty')!.textContent).toMatch(
+      /none shares a word.*close enough to it in\s+meaning.*trigger phrases\s+or intent patterns in the Composer \(Ctrl 3\)/s,
+    );
+    await act(async () => root.unmount());
+    el.remove();
+  });
 });
