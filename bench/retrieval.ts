@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFtsQuery, matchSkills } from '../electron/activation/phase1.js';
-import { APPROXIMATE_FROM, SemanticSpace } from '../electron/activation/semantic.js';
+import { SemanticSpace } from '../electron/activation/semantic.js';
 import { SkillIndex, skillIndex } from '../electron/activation/skill-index.js';
 import { SkillCatalog } from '../electron/skills/catalog.js';
 import { packageToRows } from '../electron/skills/convert.js';
@@ -138,24 +138,6 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       };
       const samples = timed(true);
       const lexicalSamples = timed(false);
-      // Where the semantic first pass is approximate (100k), how often the final top 5 is the one
-      // the exact scan gives: same five in the same order, and the share of the five in common.
-      let sameTop5: number | undefined;
-      let top5Overlap: number | undefined;
-      let exactSamples: number[] | undefined;
-      if (space && size >= space.approximateFrom) {
-        const top5 = (text: string) => matchSkills(catalog, text, { limit: 5 }).map((m) => m.name);
-        const approx = REQUESTS.map((q) => top5(q.text));
-        space.approximateFrom = Number.POSITIVE_INFINITY;
-        const exact = REQUESTS.map((q) => top5(q.text));
-        exactSamples = timed(true);
-        space.approximateFrom = APPROXIMATE_FROM;
-        sameTop5 = r3(approx.filter((a, i) => a.join() === exact[i]!.join()).length / REQUESTS.length);
-        top5Overlap = r3(
-          approx.reduce((n, a, i) => n + a.filter((x) => exact[i]!.includes(x)).length / 5, 0) /
-            REQUESTS.length,
-        );
-      }
       // One skill imported, then a match: the index catches up with the change alone. Five times:
       // the first runs the catch-up code cold, the median is what a user saving skills sees.
       const updates: number[] = [];
@@ -178,9 +160,6 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         n,
         skills: size,
         lexical_p95: r3(percentile(lexicalSamples, 95)),
-        exact_scan_p95: exactSamples ? r3(percentile(exactSamples, 95)) : undefined,
-        approx_same_top5_as_exact: sameTop5,
-        approx_top5_overlap_with_exact: top5Overlap,
         load_avg_1m: r3(loadavg()[0]!),
         simd: space?.simd,
         index_build_ms: r3(buildMs),

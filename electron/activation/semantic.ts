@@ -25,14 +25,6 @@ const QUERY_SCALE = 16384;
  * catalog's vector sum then fits the scanner's int16 query); more, and the space is rebuilt.
  */
 const MAX_CHANGES = 128;
-/**
- * From this many skills with vectors (and only there: below it the stage stays exact), the scan
- * reads first the leading {@link HEAD_DIMS} components of every vector — the table's PCA puts most
- * of the variance there — and rescores exactly the {@link HEAD_POOL} best of that pass.
- */
-export const APPROXIMATE_FROM = 100_000;
-const HEAD_DIMS = 64;
-const HEAD_POOL = 200;
 
 /** One skill the recall stage found. */
 export interface Nearest {
@@ -57,8 +49,6 @@ interface PartSpace {
   sv: Float64Array;
   /** Per slot: 1 / |v − m|, the centred vector's inverse norm (0 when none). */
   inv: Float64Array;
-  /** The leading {@link HEAD_DIMS} components of each vector, for the approximate first pass. */
-  head: VectorScanner;
 }
 
 /**
@@ -83,8 +73,6 @@ export class SemanticSpace {
   /** |m|² in int8 units. */
   private meanSq = 0;
   private readonly parts: PartSpace[];
-  /** From how many skills the first pass is approximate (the bench sets Infinity to compare). */
-  approximateFrom = APPROXIMATE_FROM;
 
   private constructor(
     readonly embedding: StaticEmbedding,
@@ -102,7 +90,6 @@ export class SemanticSpace {
       sq: new Float64Array(0),
       sv: new Float64Array(0),
       inv: new Float64Array(0),
-      head: createVectorScanner(Math.min(HEAD_DIMS, dims)),
     }));
     this.build();
   }
@@ -130,7 +117,6 @@ export class SemanticSpace {
   /** Make room for a part's slots (keeping what it has). */
   private grow(p: PartSpace, slots: number): void {
     p.scanner.reserve(Math.max(1, slots));
-    p.head.reserve(Math.max(1, slots));
     if (p.has.length >= slots) return;
     const cap = Math.max(slots, p.has.length * 2, 64);
     const has = new Uint8Array(cap);
@@ -178,10 +164,7 @@ export class SemanticSpace {
     }
     for (const p of this.parts) {
       const v = p.scanner.vectors;
-      for (let slot = 0; slot < p.slots; slot++) {
-        p.sv[slot] = p.has[slot] ? dot(sum, v, slot * dims) : 0;
-        this.copyHead(p, slot);
-      }
+      for (let slot = 0; slot < p.slots; slot++) p.sv[slot] = p.has[slot] ? dot(sum, v, slot * dims) : 0;
     }
     this.stats.builds++;
     this.renorm();
@@ -239,20 +222,10 @@ export class SemanticSpace {
     // A changed skill's own S·v is computed afresh (it held the old vector's).
     this.parts.forEach((p, pi) => {
       const v = p.scanner.vectors;
-      for (const slot of changed[pi]!) {
-        p.sv[slot] = p.has[slot] ? dot(this.sum, v, slot * dims) : 0;
-        this.copyHead(p, slot);
-      }
+      for (const slot of changed[pi]!) p.sv[slot] = p.has[slot] ? dot(this.sum, v, slot * dims) : 0;
     });
     this.stats.updates++;
     this.renorm();
-  }
-
-  /** Copy a slot's leading components into the first pass's table. */
-  private copyHead(p: PartSpace, slot: number): void {
-    const h = p.head.dims;
-    const dims = this.embedding.dims;
-    p.head.vectors.set(p.scanner.vectors.subarray(slot * dims, slot * dims + h), slot * h);
   }
 
   /** The mean and every skill's centred norm, from the exact integers. */
@@ -309,46 +282,16 @@ export class SemanticSpace {
    */
   nearest(q: Query, k: number, skip: (index: SkillIndex, slot: number) => boolean): Nearest[] {
     if (k <= 0) return [];
-    const dims = this.embedding.dims;
-    if (this.count >= this.approximateFrom && dims > HEAD_DIMS && k < HEAD_POOL) {
-      // First pass on the leading components, then the pool rescored exactly.
-      let qs = 0;
-      for (let j = 0; j < HEAD_DIMS; j++) qs += q.fixed[j]! * this.sum[j]!;
-      const head: Query = { fixed: q.fixed.subarray(0, HEAD_DIMS), offset: qs / (this.count + MEAN_PRIOR) };
-      const pool = this.select(head, HEAD_POOL, skip, (p) => p.head);
-      const exact = pool.map((t) => ({ ...t, score: this.cosine(q, this.parts[t.part]!.index, t.slot) }));
-      exact.sort((a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0));
-      return exact.slice(0, k).map((t) => ({ index: this.parts[t.part]!.index, slot: t.slot, cos: t.score }));
-    }
-    return this.select(q, k, skip, (p) => p.scanner).map((t) => ({
-      index: this.parts[t.part]!.index,
-      slot: t.slot,
-      cos: t.score / QUERY_SCALE,
-    }));
-  }
-
-  /** Whether a ranks before b: higher score, then name, then store order. */
-  private before(a: { part: number; slot: number; score: number }, b: typeof a): boolean {
-    if (a.score !== b.score) return a.score > b.score;
-    const na = this.parts[a.part]!.index.docs[a.slot]!.name;
-    const nb = this.parts[b.part]!.index.docs[b.slot]!.name;
-    return na < nb || (na === nb && a.part < b.part);
-  }
-
-  /** The `k` best by the scan of `table` (scores unscaled). */
-  private select(
-    q: Query,
-    k: number,
-    skip: (index: SkillIndex, slot: number) => boolean,
-    table: (p: PartSpace) => VectorScanner,
-  ): Array<{ part: number; slot: number; score: number }> {
     const top: Array<{ part: number; slot: number; score: number }> = [];
-    const before = (a: { part: number; slot: number; score: number }, b: typeof a) => this.before(a, b);
+    const name = (t: { part: number; slot: number }) => this.parts[t.part]!.index.docs[t.slot]!.name;
+    const before = (a: { part: number; slot: number; score: number }, b: typeof a) =>
+      a.score > b.score ||
+      (a.score === b.score && (name(a) < name(b) || (name(a) === name(b) && a.part < b.part)));
     // The k-th score so far (once there are k): anything below it is out, at one compare.
     let least = Number.NEGATIVE_INFINITY;
     const offset = q.offset;
     this.parts.forEach((p, pi) => {
-      const dots = table(p).scan(p.slots, q.fixed);
+      const dots = p.scanner.scan(p.slots, q.fixed);
       const docs = p.index.docs;
       const inv = p.inv;
       const has = p.has;
@@ -369,7 +312,11 @@ export class SemanticSpace {
         if (top.length === k) least = top[k - 1]!.score;
       }
     });
-    return top;
+    return top.map((t) => ({
+      index: this.parts[t.part]!.index,
+      slot: t.slot,
+      cos: t.score / QUERY_SCALE,
+    }));
   }
 
   /** The cosine of one skill with the query, as {@link nearest} computes it. */
