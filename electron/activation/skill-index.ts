@@ -469,12 +469,17 @@ export class SkillIndex {
     const avg = new Float64Array(F);
     for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, this.lengthTotals[f]! / this.live) : 1;
     const n = this.docs.length;
-    const norms = new Float64Array(n * F);
-    const nameLengths = new Float64Array(n);
+    // Same size: rewritten in place (matches read them, nothing keeps them across generations).
+    const norms = this.norms.length === n * F ? this.norms : new Float64Array(n * F);
+    const nameLengths = this.nameLengths.length === n ? this.nameLengths : new Float64Array(n);
     const len = this.lengthBySlot;
     for (let slot = 0; slot < n; slot++) {
-      if (!this.docs[slot]) continue;
       const o = slot * F;
+      if (!this.docs[slot]) {
+        nameLengths[slot] = 0;
+        norms.fill(0, o, o + F);
+        continue;
+      }
       nameLengths[slot] = Math.max(1, len[o]!);
       for (let f = 0; f < F; f++)
         norms[o + f] = WEIGHTS[f]! / (1 - BS[f]! + (BS[f]! * len[o + f]!) / avg[f]!);
