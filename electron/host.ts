@@ -28,7 +28,7 @@ import { createFileSecretStore, createProviderSettings, type SecretStore } from 
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
-import { createTracesHandlers } from './traces/index.js';
+import { createTracesHandlers, TraceStore } from './traces/index.js';
 import {
   createWorkspaceHandlers,
   type LivePages,
@@ -232,7 +232,9 @@ export function createHost(deps: HostDeps): Host {
   if (faceIsApp && session.workspace) recent.touch(session.workspace);
   watchPages();
   // Issue 15: the desktop app starts the Python sandbox a moment after it opens (the window drawn
-  // first), so the first code run finds a warm worker instead of paying the ~1.5 s cold start.
+  // first), so the first code run finds a warm worker instead of paying the ~1.5 s cold start —
+  // only for someone who runs Python skills (a `code_template` trace in an open store in the last
+  // 30 days): the warm sandbox holds about 240 MB that nobody else should pay for.
   const warmAfterMs =
     deps.warmSandboxAfterMs === undefined
       ? deps.mode === 'electron'
@@ -240,6 +242,13 @@ export function createHost(deps: HostDeps): Host {
         : null
       : deps.warmSandboxAfterMs;
   let warmTimer: NodeJS.Timeout | null = null;
+  const ranPythonRecently = () => {
+    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    return session.catalog
+      .get()
+      .stores()
+      .some((s) => new TraceStore(s.db).list({ artifact_kind: 'code_template', since, limit: 1 }).length > 0);
+  };
   const warmSandbox = () => {
     if (warmAfterMs === null) return;
     if (warmTimer) clearTimeout(warmTimer);
@@ -247,6 +256,7 @@ export function createHost(deps: HostDeps): Host {
       warmTimer = null;
       if (disposed) return;
       try {
+        if (!ranPythonRecently()) return;
         session.runtime(session.writeStore()).warmSandbox();
       } catch (e) {
         logger.info(`the Python sandbox did not start in the background: ${(e as Error)?.message ?? e}`);

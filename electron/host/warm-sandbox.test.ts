@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../host.js';
 import type { SandboxProcessHandle, SandboxSpawnSpec, SpawnSandboxProcess } from '../sandbox/index.js';
+import { openStore } from '../store/index.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
+import { TraceStore } from '../traces/index.js';
 
 const hosts: Host[] = [];
 afterEach(async () => {
@@ -32,11 +34,55 @@ function recordingSpawner() {
   return { spawn, specs, killed: () => killed };
 }
 
+/** A home whose account store saw a Python run `daysAgo` days ago (the background start is for them). */
+function homeThatRanPython(daysAgo = 1): string {
+  const home = tempDir();
+  const store = openStore('account', home)!;
+  const when = new Date(Date.now() - daysAgo * 86_400_000);
+  new TraceStore(store.db, () => when).start({
+    session_id: 's',
+    skill_id: 'k',
+    artifact_id: 'a',
+    artifact_kind: 'code_template',
+  });
+  store.db.close();
+  return home;
+}
+
 describe('the sandbox started in the background (issue 15)', () => {
+  it('starts nothing for someone who has not run Python in the last 30 days (no 240 MB for nothing)', async () => {
+    for (const home of [tempDir(), homeThatRanPython(31)]) {
+      const rec = recordingSpawner();
+      const host = createHost({
+        home,
+        env: {},
+        mode: 'test',
+        logger: quietLogger,
+        spawnSandbox: rec.spawn,
+        warmSandboxAfterMs: 0,
+      });
+      hosts.push(host);
+      // The same timer that would start it has run: the control host below shows it would have.
+      const control = recordingSpawner();
+      hosts.push(
+        createHost({
+          home: homeThatRanPython(),
+          env: {},
+          mode: 'test',
+          logger: quietLogger,
+          spawnSandbox: control.spawn,
+          warmSandboxAfterMs: 0,
+        }),
+      );
+      await expect.poll(() => control.specs.length).toBe(1);
+      expect(rec.specs).toHaveLength(0);
+    }
+  });
+
   it('starts one sandbox process after the delay, without any run asking for it, and stops it on dispose', async () => {
     const rec = recordingSpawner();
     const host = createHost({
-      home: tempDir(),
+      home: homeThatRanPython(),
       env: {},
       mode: 'test',
       logger: quietLogger,
@@ -53,7 +99,7 @@ describe('the sandbox started in the background (issue 15)', () => {
   it('a host disposed before the delay starts nothing', async () => {
     const rec = recordingSpawner();
     const host = createHost({
-      home: tempDir(),
+      home: homeThatRanPython(),
       env: {},
       mode: 'test',
       logger: quietLogger,
@@ -65,7 +111,7 @@ describe('the sandbox started in the background (issue 15)', () => {
     const other = recordingSpawner();
     hosts.push(
       createHost({
-        home: tempDir(),
+        home: homeThatRanPython(),
         env: {},
         mode: 'test',
         logger: quietLogger,
