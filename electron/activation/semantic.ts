@@ -70,8 +70,6 @@ export class SemanticSpace {
   readonly stats = { builds: 0, updates: 0 };
   private readonly sum: Float64Array;
   private count = 0;
-  /** |m|² in int8 units. */
-  private meanSq = 0;
   private readonly parts: PartSpace[];
 
   private constructor(
@@ -238,7 +236,6 @@ export class SemanticSpace {
       this.mean[k] = m / 127;
       meanSq += m * m;
     }
-    this.meanSq = meanSq;
     for (const p of this.parts) {
       for (let slot = 0; slot < p.slots; slot++) {
         if (!p.has[slot]) {

@@ -60,7 +60,7 @@ Object.defineProperty(WebAssembly.Memory.prototype, 'grow', {
 
 // The supervisor compiles pyodide.asm.wasm once and hands every worker the same Module: compiled
 // (and tiered-up) code is shared across the process's isolates instead of recompiled per worker.
-function useCompiledModule() {
+function instantiateWithCompiledModule() {
   if (!(wasmModule instanceof WebAssembly.Module)) return;
   const instantiate = WebAssembly.instantiate;
   WebAssembly.instantiate = async (source, imports) => {
@@ -539,7 +539,7 @@ if (!makeSnapshot) {
   snapshot = boot.snapshot;
   wasmModule = boot.wasmModule;
 }
-useCompiledModule();
+instantiateWithCompiledModule();
 const loadOptions = {
   indexURL,
   env: { HOME: '/home/pyodide' },
