@@ -2,7 +2,8 @@
 // (answered here, elsewhere, or timed out), progress by call, and live server status.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequestedEvent, ListServersRes } from '../../../electron/contract/tools.js';
-import { initialToolsState, toolsReducer } from './tools-store.js';
+import type { Client } from '../../bridge/client.js';
+import { createToolsStore, initialToolsState, toolsReducer } from './tools-store.js';
 
 const ask = (id: string, session = 's1'): ApprovalRequestedEvent => ({
   approval_id: id,
@@ -63,5 +64,66 @@ describe('tools store transitions', () => {
       e: { session_id: 's1', call_id: 'c1', progress: 2, total: 5, message: null },
     });
     expect(s.progress.c1?.progress).toBe(2);
+  });
+});
+
+describe('enabling and disabling a server', () => {
+  const list = (disabled: boolean): ListServersRes => ({
+    servers: [
+      {
+        name: 'files',
+        scope: 'account',
+        config: disabled ? { command: 'x', disabled: true } : { command: 'x' },
+        overridden: false,
+        status: null,
+      },
+    ],
+    files: { account: '/h/mcp.json', workspace: null },
+    error: null,
+  });
+  /** A client whose save answers when `release` is called, with success or a refusal. */
+  function slowClient(ok: boolean) {
+    let release: () => void = () => {};
+    const client = {
+      subscribe: () => () => {},
+      call: (channel: string) => {
+        if (channel === 'tools/list-servers') return Promise.resolve({ ok: true, value: list(false) });
+        if (channel === 'tools/list-approvals')
+          return Promise.resolve({ ok: true, value: { remembered: [], auto_read_only: false, pending: [] } });
+        return new Promise((resolve) => {
+          release = () =>
+            resolve(
+              ok
+                ? { ok: true, value: list(true) }
+                : { ok: false, error: { code: 'INVALID_INPUT', message: 'mcp.json is not a JSON object' } },
+            );
+        });
+      },
+    } as unknown as Client;
+    return { client, release: () => release() };
+  }
+
+  it('moves the switch at once and keeps it when the save succeeds', async () => {
+    const c = slowClient(true);
+    const store = createToolsStore(c.client);
+    await store.getState().load();
+    const done = store.getState().setEnabled('account', 'files', false);
+    expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
+    c.release();
+    await done;
+    expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
+    expect(store.getState().saveError).toBeNull();
+  });
+
+  it('puts the switch back and says why when the save fails', async () => {
+    const c = slowClient(false);
+    const store = createToolsStore(c.client);
+    await store.getState().load();
+    const done = store.getState().setEnabled('account', 'files', false);
+    expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
+    c.release();
+    await done;
+    expect(store.getState().servers?.servers[0]?.config.disabled).toBeUndefined();
+    expect(store.getState().saveError?.message).toMatch(/not a JSON object/);
   });
 });

@@ -176,7 +176,15 @@ export function createToolsStore(client: Client): StoreApi<ToolsStore> {
         const server = get().servers?.servers.find((x) => x.name === name && x.scope === scope);
         if (!server) return;
         const { disabled: _, ...rest } = server.config;
-        await get().save({ scope, name, config: enabled ? rest : { ...rest, disabled: true } });
+        const config = enabled ? rest : { ...rest, disabled: true };
+        // The switch moves at once; a save that fails puts it back (and says why).
+        const before = get().servers!;
+        const toggled = (list: ListServersRes) => ({
+          ...list,
+          servers: list.servers.map((x) => (x === server ? { ...x, config } : x)),
+        });
+        apply({ type: 'servers/loaded', value: toggled(before) });
+        if (!(await get().save({ scope, name, config }))) apply({ type: 'servers/loaded', value: before });
       },
       async test(name, config) {
         // A draft's result is kept apart from the saved server's of the same name.
