@@ -49,31 +49,32 @@ function homeThatRanPython(daysAgo = 1): string {
   return home;
 }
 
+/** A host on `home` whose sandbox starts go to `spawner`, kept for disposal after the test. */
+function hostWith(
+  home: string,
+  spawner: ReturnType<typeof recordingSpawner>,
+  warmSandboxAfterMs: number,
+): Host {
+  const host = createHost({
+    home,
+    env: {},
+    mode: 'test',
+    logger: quietLogger,
+    spawnSandbox: spawner.spawn,
+    warmSandboxAfterMs,
+  });
+  hosts.push(host);
+  return host;
+}
+
 describe('the sandbox started in the background (issue 15)', () => {
   it('starts nothing for someone who has not run Python in the last 30 days (no 240 MB for nothing)', async () => {
     for (const home of [tempDir(), homeThatRanPython(31)]) {
       const rec = recordingSpawner();
-      const host = createHost({
-        home,
-        env: {},
-        mode: 'test',
-        logger: quietLogger,
-        spawnSandbox: rec.spawn,
-        warmSandboxAfterMs: 0,
-      });
-      hosts.push(host);
+      hostWith(home, rec, 0);
       // The same timer that would start it has run: the control host below shows it would have.
       const control = recordingSpawner();
-      hosts.push(
-        createHost({
-          home: homeThatRanPython(),
-          env: {},
-          mode: 'test',
-          logger: quietLogger,
-          spawnSandbox: control.spawn,
-          warmSandboxAfterMs: 0,
-        }),
-      );
+      hostWith(homeThatRanPython(), control, 0);
       await expect.poll(() => control.specs.length).toBe(1);
       expect(rec.specs).toHaveLength(0);
     }
@@ -81,15 +82,7 @@ describe('the sandbox started in the background (issue 15)', () => {
 
   it('starts one sandbox process after the delay, without any run asking for it, and stops it on dispose', async () => {
     const rec = recordingSpawner();
-    const host = createHost({
-      home: homeThatRanPython(),
-      env: {},
-      mode: 'test',
-      logger: quietLogger,
-      spawnSandbox: rec.spawn,
-      warmSandboxAfterMs: 0,
-    });
-    hosts.push(host);
+    hostWith(homeThatRanPython(), rec, 0);
     await expect.poll(() => rec.specs.length).toBe(1);
     expect(rec.specs[0]!.entry).toMatch(/runtime[\\/]process\.mjs$/);
     await hosts.pop()!.dispose();
@@ -98,27 +91,10 @@ describe('the sandbox started in the background (issue 15)', () => {
 
   it('a host disposed before the delay starts nothing', async () => {
     const rec = recordingSpawner();
-    const host = createHost({
-      home: homeThatRanPython(),
-      env: {},
-      mode: 'test',
-      logger: quietLogger,
-      spawnSandbox: rec.spawn,
-      warmSandboxAfterMs: 20,
-    });
-    await host.dispose();
+    await hostWith(homeThatRanPython(), rec, 20).dispose();
     // A second host with the same delay does start one: the first one's timer had its chance.
     const other = recordingSpawner();
-    hosts.push(
-      createHost({
-        home: homeThatRanPython(),
-        env: {},
-        mode: 'test',
-        logger: quietLogger,
-        spawnSandbox: other.spawn,
-        warmSandboxAfterMs: 20,
-      }),
-    );
+    hostWith(homeThatRanPython(), other, 20);
     await expect.poll(() => other.specs.length).toBe(1);
     expect(rec.specs).toHaveLength(0);
   });

@@ -103,27 +103,30 @@ describe('enabling and disabling a server', () => {
     return { client, release: () => release() };
   }
 
-  it('moves the switch at once and keeps it when the save succeeds', async () => {
-    const c = slowClient(true);
+  /**
+   * Disable the server through a save that answers `ok` (or refuses); the switch must have moved
+   * before the answer. Returns the store once the save has settled.
+   */
+  async function disableWith(ok: boolean) {
+    const c = slowClient(ok);
     const store = createToolsStore(c.client);
     await store.getState().load();
     const done = store.getState().setEnabled('account', 'files', false);
     expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
     c.release();
     await done;
-    expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
-    expect(store.getState().saveError).toBeNull();
+    return store.getState();
+  }
+
+  it('moves the switch at once and keeps it when the save succeeds', async () => {
+    const s = await disableWith(true);
+    expect(s.servers?.servers[0]?.config.disabled).toBe(true);
+    expect(s.saveError).toBeNull();
   });
 
   it('puts the switch back and says why when the save fails', async () => {
-    const c = slowClient(false);
-    const store = createToolsStore(c.client);
-    await store.getState().load();
-    const done = store.getState().setEnabled('account', 'files', false);
-    expect(store.getState().servers?.servers[0]?.config.disabled).toBe(true);
-    c.release();
-    await done;
-    expect(store.getState().servers?.servers[0]?.config.disabled).toBeUndefined();
-    expect(store.getState().saveError?.message).toMatch(/not a JSON object/);
+    const s = await disableWith(false);
+    expect(s.servers?.servers[0]?.config.disabled).toBeUndefined();
+    expect(s.saveError?.message).toMatch(/not a JSON object/);
   });
 });
