@@ -312,6 +312,27 @@ export function createHost(deps: HostDeps): Host {
       runCode: createCodeDryRunner(session),
     }),
   };
+  // Issue 15: a draft whose best matches include a Python skill starts the sandbox while its author
+  // is still typing (the composer matches on every edit), so the run the message leads to finds a
+  // warm worker — also for someone whose first Python skill this is. Desktop app only, as above.
+  if (warmAfterMs !== null) {
+    const match = handlers['skills/match'];
+    const runsPython = (m: { name: string; scope: 'account' | 'workspace' }) => {
+      const store = catalog.get().store(m.scope);
+      const skill = store?.repo.getSkillByName(m.name);
+      return !!skill && store!.repo.getArtifacts(skill.id, ['code_template']).length > 0;
+    };
+    handlers['skills/match'] = async (req, ctx) => {
+      const res = await match(req, ctx);
+      try {
+        if (!disposed && res.matches.slice(0, 3).some(runsPython))
+          session.runtime(session.writeStore()).warmSandbox();
+      } catch (e) {
+        logger.info(`the Python sandbox did not start ahead of a run: ${(e as Error)?.message ?? e}`);
+      }
+      return res;
+    };
+  }
   // Imports can take a while (many files, zips): each is a task in the progress area (issue 13).
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   handlers['skills/import-packages'] = withProgress(

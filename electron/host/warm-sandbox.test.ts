@@ -98,4 +98,59 @@ describe('the sandbox started in the background (issue 15)', () => {
     await expect.poll(() => other.specs.length).toBe(1);
     expect(rec.specs).toHaveLength(0);
   });
+
+  it('starts the sandbox while a draft is typed that would activate a Python skill, for anyone, and not for other drafts', async () => {
+    const ctx = { transport: 'in-process' as const };
+    const pkg = (
+      name: string,
+      description: string,
+      kind: 'prompt_template' | 'code_template',
+      content: string,
+    ) => ({
+      name,
+      description,
+      version: '1.0.0',
+      artifacts: [{ kind, name: 'Main', content }],
+    });
+    // No Python run on record and a timer that would not fire during the test: only a draft can start it.
+    const withSkills = async (rec: ReturnType<typeof recordingSpawner>) => {
+      const h = hostWith(tempDir(), rec, 60_000).handlers;
+      await h['skills/import-package'](
+        {
+          package: pkg(
+            'Invoice Totals',
+            'Add up the amounts of an invoice table.',
+            'code_template',
+            'submit(1)',
+          ),
+        },
+        ctx,
+      );
+      await h['skills/import-package'](
+        {
+          package: pkg(
+            'Haiku Writer',
+            'Write a haiku about a topic.',
+            'prompt_template',
+            'A haiku on {{ t }}',
+          ),
+        },
+        ctx,
+      );
+      return h;
+    };
+    const poet = recordingSpawner();
+    const accountant = recordingSpawner();
+    const [p, a] = [await withSkills(poet), await withSkills(accountant)];
+    const haiku = await p['skills/match']({ message: 'write a haiku about autumn' }, ctx);
+    expect(haiku.matches[0]?.name).toBe('Haiku Writer');
+    const invoice = await a['skills/match']({ message: 'add up the invoice amounts' }, ctx);
+    expect(invoice.matches[0]?.name).toBe('Invoice Totals');
+    await expect.poll(() => accountant.specs.length).toBe(1);
+    // The same start had its chance for the poet's draft, which activates no Python skill.
+    expect(poet.specs).toHaveLength(0);
+    // Every later keystroke finds it started: still one process.
+    await a['skills/match']({ message: 'add up the invoice amounts please' }, ctx);
+    expect(accountant.specs).toHaveLength(1);
+  });
 });
