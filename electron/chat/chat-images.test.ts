@@ -31,10 +31,9 @@ async function setup(model: string, replies: string[]) {
     script: replies.map((text) => ({ text })),
   });
   cleanups.push(() => provider.close());
-  const llm = createLlm(
-    { provider: 'openai', model, baseUrl: provider.url },
-    { keys: { get: () => 'sk-test' } },
-  );
+  const llmFor = (m: string) =>
+    createLlm({ provider: 'openai', model: m, baseUrl: provider.url }, { keys: { get: () => 'sk-test' } });
+  let llm = llmFor(model);
   const host: Host = testHost({ llm: () => llm });
   const call = async <C extends keyof typeof requestSchemas>(channel: C, req: Req<C>): Promise<Res<C>> =>
     (await host.handlers[channel](requestSchemas[channel].parse(req) as never, {
@@ -47,7 +46,11 @@ async function setup(model: string, replies: string[]) {
         resolve(p);
       });
     });
-  return { provider, call, next };
+  /** Switch the chat to another model, as the model picker does. */
+  const useModel = (m: string) => {
+    llm = llmFor(m);
+  };
+  return { provider, call, next, useModel };
 }
 
 const parse = (attachments: unknown) =>
@@ -154,6 +157,29 @@ describe('image attachments (issue 13)', () => {
     );
     expect(provider.requests).toHaveLength(0);
     expect((await call('chat/list-sessions', {})).sessions).toHaveLength(0);
+  });
+
+  it('tells a text-only model chosen later that an earlier message had an image it is not sent', async () => {
+    const { provider, call, next, useModel } = await setup('gpt-4.1-mini', ['A pixel.', 'I cannot see it.']);
+    const data = PNG.toString('base64');
+    const first = next('chat/turn-finished');
+    const r = await call('chat/send-message', {
+      message: 'What is in this image?',
+      attachments: [{ name: 'pi"xel.png', media_type: 'image/png', data }],
+    });
+    await first;
+    useModel('deepseek-like-text-model');
+    const second = next('chat/turn-finished');
+    await call('chat/send-message', { session_id: r.session_id, message: 'Describe it again.' });
+    expect((await second).status).toBe('complete');
+    const body = provider.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
+    const sent = JSON.stringify(body.messages);
+    expect(sent).not.toContain(data);
+    const earlier = body.messages.find((m) => m.role === 'user')!;
+    expect(earlier.content).toBe(
+      `What is in this image?\n\n<attachment name="pi'xel.png" type="image/png">[an image; not sent, because deepseek-like-text-model does not read images]</attachment>`,
+    );
+    expect(body.messages.filter((m) => m.role === 'user').at(-1)!.content).toBe('Describe it again.');
   });
 
   it('gives skills the text files only', () => {

@@ -161,6 +161,21 @@ export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): st
   return m.content + files;
 }
 
+/**
+ * A note in place of each image of a message a model that does not read images is sent (an
+ * earlier turn's, from before a switch of model), so the model knows there was one and can say
+ * it cannot see it instead of answering as if nothing had been attached.
+ */
+function unsentImages(m: Pick<ChatMessage, 'attachments'>, model: string): string {
+  return (m.attachments ?? [])
+    .filter((a) => !a.text && a.media_type.startsWith('image/'))
+    .map(
+      (a) =>
+        `\n\n<attachment name="${a.name.replace(/"/g, "'")}" type="${a.media_type}">[an image; not sent, because ${model} does not read images]</attachment>`,
+    )
+    .join('');
+}
+
 /** The images a user message carries, as the model is sent them. */
 function imagesOf(m: Pick<ChatMessage, 'attachments'>): Array<{ media_type: string; data: string }> {
   return (m.attachments ?? []).flatMap((a) =>
@@ -318,7 +333,8 @@ export async function streamWithTools(
   const images = !!deps.llm && modelReadsImages(deps.llm.provider, deps.llm.model);
   const asUser = (m: ChatMessage): LlmMessage => {
     const pics = images ? imagesOf(m) : [];
-    return { role: 'user', content: userContent(m), ...(pics.length ? { images: pics } : {}) };
+    const content = userContent(m) + (images || !deps.llm ? '' : unsentImages(m, deps.llm.model));
+    return { role: 'user', content, ...(pics.length ? { images: pics } : {}) };
   };
   const messages: LlmMessage[] = [
     ...turn.user.history.map(
