@@ -19,6 +19,7 @@ import {
   wireToRpc,
 } from './protocol.js';
 import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
+import { packSparse } from './runtime/sparse.mjs';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
   SandboxError,
@@ -375,7 +376,13 @@ export class SandboxPool {
     this.statsData.isolation = handle.isolation;
     // Read and verify the cached snapshot while the process starts (issue 15): off the first run's
     // critical path. Held only until `init` hands it over.
-    let early: Uint8Array | null | undefined = this.readSnapshot();
+    // Packed sparse (issue 15): half the bytes cross the pipe, and the process keeps the snapshot as
+    // it arrives instead of scanning it again on the first run's path.
+    const readPacked = () => {
+      const dense = this.readSnapshot();
+      return dense && packSparse(dense);
+    };
+    let early: Uint8Array | null | undefined = readPacked();
     let markReady: () => void = () => {};
     let markFailed: (e: unknown) => void = () => {};
     const ready = new Promise<void>((res, rej) => {
@@ -495,7 +502,7 @@ export class SandboxPool {
                 this.killProc(proc);
                 return;
               }
-              const cached = early === undefined ? this.readSnapshot() : early;
+              const cached = early === undefined ? readPacked() : early;
               early = undefined;
               proc.usedCache = cached !== null;
               proc.phase = cached ? 'booting' : 'snapshot';
@@ -511,6 +518,7 @@ export class SandboxPool {
                   rssLimitMb: this.opts.rssLimitMb ?? 1536,
                   maxResultBytes: MAX_LIMITS.result_bytes,
                   snapshot_bytes: cached ? cached.length : 0,
+                  snapshot_sparse: cached !== null,
                 },
                 cached ?? undefined,
               );

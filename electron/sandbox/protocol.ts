@@ -105,7 +105,10 @@ function answer<T extends string>(type: T, result: z.ZodType, codes: readonly [s
 
 // --- app → process -----------------------------------------------------------------------------------
 
-/** The process's configuration; `snapshot_bytes` > 0 means a binary frame with the snapshot follows. */
+/**
+ * The process's configuration; `snapshot_bytes` > 0 means a binary frame with the snapshot (the app's
+ * verified cache) follows.
+ */
 export const InitMessageSchema = z.strictObject({
   type: z.literal('init'),
   pyodideDir: text(4096),
@@ -118,6 +121,8 @@ export const InitMessageSchema = z.strictObject({
   workerHeapMb: z.number().int().positive().optional(),
   bootMemoryMb: z.number().int().positive().optional(),
   snapshot_bytes: count,
+  /** The snapshot's binary frame is packed sparse (runtime/sparse.mjs: only the pages holding data). */
+  snapshot_sparse: z.boolean().optional(),
 });
 
 /** Every message the app may send; the process dies on anything else. */

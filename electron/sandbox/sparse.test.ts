@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { expandSparse, isSparseCopy, sparseCopy, writeSparse } from './runtime/sparse.mjs';
+import {
+  expandSparse,
+  isSparseCopy,
+  packSparse,
+  sparseCopy,
+  unpackSparse,
+  writeSparse,
+} from './runtime/sparse.mjs';
 
 const PAGE = 4096;
 
@@ -69,5 +76,35 @@ describe('sparse copies (the pristine interpreter memory, the kept snapshot)', (
     expect(isSparseCopy({ byteLength: 8 * PAGE, runs: overlapping, data: new Uint8Array(4 * PAGE) })).toBe(
       false,
     );
+  });
+
+  it('packs a copy into one buffer for the pipe and unpacks it to the same bytes', () => {
+    for (const length of [0, 5, 16 * PAGE + 13, 40 * PAGE]) {
+      const bytes = patchy(length, length + 1);
+      const packed = packSparse(bytes);
+      expect(packed.length).toBeLessThanOrEqual(
+        12 + sparseCopy(bytes).runs.length * 4 + sparseCopy(bytes).data.length,
+      );
+      const copy = unpackSparse(packed);
+      expect(copy).not.toBeNull();
+      expect(Buffer.from(expandSparse(copy!)).equals(Buffer.from(bytes))).toBe(true);
+    }
+  });
+
+  it('refuses a packed buffer that is cut, mislabelled or whose runs lie', () => {
+    const packed = packSparse(patchy(16 * PAGE, 5));
+    expect(unpackSparse(packed.subarray(0, 8))).toBeNull();
+    expect(unpackSparse(packed.slice(0, packed.length - 1))).toBeNull();
+    const tag = packed.slice();
+    tag[0] = (tag[0] ?? 0) ^ 1;
+    expect(unpackSparse(tag)).toBeNull();
+    const runs = packed.slice();
+    const words = new Int32Array(runs.buffer);
+    words[4] = (words[4] ?? 0) + PAGE; // the first run's end
+    expect(unpackSparse(runs)).toBeNull();
+    const count = packed.slice();
+    new Int32Array(count.buffer)[2] = 1 << 29; // more runs than bytes
+    expect(unpackSparse(count)).toBeNull();
+    expect(unpackSparse(packed.slice())).not.toBeNull();
   });
 });

@@ -28,7 +28,7 @@ import {
   SANDBOX_ID_PREFIX,
   wireToRpc,
 } from './peer.bundle.mjs';
-import { sparseCopy } from './sparse.mjs';
+import { sparseCopy, unpackSparse } from './sparse.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
@@ -61,7 +61,10 @@ const reader = new FrameReader(
     onBinary: (bytes) => {
       if (!expectSnapshotBytes) return die('unexpected binary frame');
       expectSnapshotBytes = false;
-      snapshot = bytes;
+      if (config.snapshot_sparse) {
+        snapshot = unpackSparse(bytes);
+        if (!snapshot) return die('the snapshot is not a well-formed sparse copy');
+      } else snapshot = bytes;
       start();
     },
     onViolation: (why) => die(`bad frame from the app: ${why}`),
@@ -209,8 +212,9 @@ async function start() {
     }
     send({ type: 'snapshot', ms: performance.now() - t0, size: snapshot.length }, snapshot);
   }
-  // Kept (and handed to each new worker) without its zero pages: half the memory (issue 15).
-  snapshot = sparseCopy(snapshot);
+  // Kept (and handed to each new worker) without its zero pages: half the memory (issue 15). The
+  // app sends its cached snapshot in that form already.
+  if (snapshot instanceof Uint8Array) snapshot = sparseCopy(snapshot);
   markBootable();
   fill();
 }

@@ -16,3 +16,7 @@ export function writeSparse(target: Uint8Array, copy: SparseCopy, zeroed?: boole
 export function expandSparse(copy: SparseCopy): Uint8Array;
 /** Whether `value` is a well-formed sparse copy (runs in order, inside the array and the data). */
 export function isSparseCopy(value: unknown): value is SparseCopy;
+/** `bytes` as a packed sparse copy in one buffer (its wire form). */
+export function packSparse(bytes: Uint8Array): Uint8Array;
+/** The sparse copy a packed buffer holds (data viewed, not copied), or null when malformed. */
+export function unpackSparse(packed: Uint8Array): SparseCopy | null;

@@ -288,6 +288,8 @@ function runJob({ code, limits }) {
     const t0 = now();
     restore();
     port.postMessage({ type: 'ready', resetMs: now() - t0 });
+    // After the first job only (a no-op later); a job sent meanwhile waits in the port's queue.
+    compactPristine();
   }
 }
 
@@ -332,7 +334,9 @@ function capturePristine() {
   }
   const streams = FS.streams.slice();
   pristine = {
-    memory: sparseCopy(memory),
+    // A plain copy first (a memcpy): the first job need not wait for the page scan, which
+    // compactPristine does once that job's result is out (issue 15).
+    memory: memory.slice(),
     stack: Module.stackSave(),
     hiwire,
     hiwireSlots: hiwire.map((_, i) => Module.__hiwire_slot_info(i)),
@@ -444,8 +448,17 @@ function reachedJs() {
   }
 }
 
+/** The pristine memory without its zero pages (half the memory held; restores write the same bytes). */
+function compactPristine() {
+  if (pristine && pristine.memory instanceof Uint8Array) pristine.memory = sparseCopy(pristine.memory);
+}
+
 function restore() {
-  writeSparse(new Uint8Array(Module.HEAP8.buffer), pristine.memory);
+  const heap = new Uint8Array(Module.HEAP8.buffer);
+  if (pristine.memory instanceof Uint8Array) {
+    heap.set(pristine.memory);
+    heap.fill(0, pristine.memory.length);
+  } else writeSparse(heap, pristine.memory);
   let n = 0;
   for (; ; n++) {
     try {
