@@ -258,7 +258,8 @@ interface PartScores {
   part: Part;
   /** BM25F per slot (valid for `touched` slots). */
   acc: Float64Array;
-  touched: number[];
+  /** The slots scored, in the order first scored (a view into a reused buffer). */
+  touched: Int32Array;
   /** Slot → the longest trigger phrase of that skill found verbatim in the message. */
   exact: Map<number, string>;
   /** The query's terms with their idf, as scored. */
@@ -271,15 +272,46 @@ interface WeightedTerm {
   ub: number;
 }
 
-const buffers = new WeakMap<SkillIndex, { acc: Float64Array; pt: Float64Array; named: Float64Array }>();
+/** A list of slots in a reused typed buffer (a match at 100k touches tens of thousands). */
+class SlotList {
+  a = new Int32Array(256);
+  n = 0;
+  push(slot: number): void {
+    if (this.n === this.a.length) {
+      const grown = new Int32Array(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    this.a[this.n++] = slot;
+  }
+  view(): Int32Array {
+    return this.a.subarray(0, this.n);
+  }
+}
 
-function buffersOf(index: SkillIndex) {
+interface Buffers {
+  acc: Float64Array;
+  named: Float64Array;
+  touched: SlotList;
+  namedSlots: SlotList;
+}
+
+const buffers = new WeakMap<SkillIndex, Buffers>();
+
+function buffersOf(index: SkillIndex): Buffers {
   let b = buffers.get(index);
   if (!b || b.acc.length < index.docs.length) {
     const n = Math.max(16, index.docs.length * 2);
-    b = { acc: new Float64Array(n), pt: new Float64Array(n), named: new Float64Array(n) };
+    b = {
+      acc: new Float64Array(n),
+      named: new Float64Array(n),
+      touched: new SlotList(),
+      namedSlots: new SlotList(),
+    };
     buffers.set(index, b);
   }
+  b.touched.n = 0;
+  b.namedSlots.n = 0;
   return b;
 }
 
@@ -298,11 +330,8 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
     })
     .sort((a, b) => b.ub - a.ub || (a.t.term < b.t.term ? -1 : 1));
   return ps.map((part) => {
-    const { nameLengths, postings } = part.index;
-    const { acc, pt, named } = buffersOf(part.index);
-    const touched: number[] = [];
-    // Skills whose name holds a query term (few): the name boost looks at these only.
-    const namedSlots: number[] = [];
+    const { nameLengths } = part.index;
+    const { acc, named, touched, namedSlots } = buffersOf(part.index);
     const exact = new Map<number, string>();
     for (const g of grams) {
       for (const slot of part.index.triggers.get(g) ?? []) {
@@ -310,74 +339,73 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
         if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
       }
     }
+    const data = weighted.map((w) => termCache(part.index, w.t.term));
     // This store's bound per term: with the term's largest weighted frequency in any skill.
-    const ubs = weighted.map((w) => {
-      const m = termCache(part.index, w.t.term)?.maxPt ?? 0;
+    const ubs = weighted.map((w, j) => {
+      const m = data[j]?.maxPt ?? 0;
       return ((w.idf * (K1 + 1) * m) / (K1 + m)) * (1 + NAME_BOOST);
     });
     let rest = ubs.reduce((a, x) => a + x, 0);
     let pruned = false;
     // After pruning: the scored skills that could still reach the top k.
-    let live: number[] = touched;
+    let live: ArrayLike<number> = [];
     // The best score so far bounds the k-th: while the rest is above it, no need to find the k-th.
     let maxAcc = 0;
     for (let j = 0; j < weighted.length; j++) {
       const w = weighted[j]!;
       rest -= ubs[j]!;
-      const post = postings.get(w.t.term);
-      if (post) {
-        const xs = termCache(part.index, w.t.term)!.xs;
+      const d = data[j];
+      if (d) {
         if (!pruned)
-          maxAcc = Math.max(
-            maxAcc,
-            fullPass(post, xs, w.idf, w.t.weight, acc, pt, named, touched, namedSlots),
-          );
-        else partialPass(post, xs, w.idf, w.t.weight, acc, named, live, namedSlots);
+          maxAcc = Math.max(maxAcc, fullPass(d, w.idf, w.t.weight, acc, named, touched, namedSlots));
+        else partialPass(d, w.idf, w.t.weight, acc, named, live, namedSlots);
       }
       // MaxScore: once the terms left could not lift a skill that has none of the terms so far
       // above the k-th score reached, only skills already scored can still enter the top k.
       // They still get every term, so the top k is exactly what scoring everything would give.
-      if (k > 0 && !pruned && j + 1 < weighted.length && touched.length >= k) {
-        const kth = rest < maxAcc ? kthScore(acc, touched, k, part) : 0;
+      if (k > 0 && !pruned && j + 1 < weighted.length && touched.n >= k) {
+        const kth = rest < maxAcc ? kthScore(acc, touched.view(), k, part) : 0;
         if (rest < kth) {
           pruned = true;
           // A skill whose score so far, with every remaining term and the name boost, stays
           // below the k-th cannot enter the top k either: it gets no more terms.
-          live = touched.filter((slot) => (1 + NAME_BOOST) * acc[slot]! + rest >= kth);
+          const keep: number[] = [];
+          const ts = touched.a;
+          for (let i = 0; i < touched.n; i++) {
+            const slot = ts[i]!;
+            if ((1 + NAME_BOOST) * acc[slot]! + rest >= kth) keep.push(slot);
+          }
+          // A skill whose trigger phrase the message holds ranks first whatever its score, so it
+          // gets every term (its score orders it among such skills and is shown).
           for (const slot of exact.keys()) {
-            if (acc[slot] !== 0) continue;
+            if (acc[slot] !== 0) {
+              if (!keep.includes(slot)) keep.push(slot);
+              continue;
+            }
             for (let i = 0; i <= j; i++) {
               const x = weighted[i]!;
-              const p = postings.get(x.t.term);
-              if (p)
-                partialPass(
-                  p,
-                  termCache(part.index, x.t.term)!.xs,
-                  x.idf,
-                  x.t.weight,
-                  acc,
-                  named,
-                  [slot],
-                  namedSlots,
-                  true,
-                );
+              const di = data[i];
+              if (di) partialPass(di, x.idf, x.t.weight, acc, named, [slot], namedSlots, true);
             }
             if (acc[slot] !== 0) {
               touched.push(slot);
-              live.push(slot);
-            } else if (!live.includes(slot)) live.push(slot);
+              keep.push(slot);
+            } else if (!keep.includes(slot)) keep.push(slot);
           }
+          live = keep;
         }
       }
     }
     // A skill whose whole name the message says ("merge these PDFs" → pdf) is what it asks for,
     // more than one that repeats the message's words in a longer name and description.
-    for (const slot of namedSlots) {
+    const ns = namedSlots.a;
+    for (let i = 0; i < namedSlots.n; i++) {
+      const slot = ns[i]!;
       const c = Math.min(1, named[slot]! / nameLengths[slot]!);
       acc[slot]! *= 1 + NAME_BOOST * c * c;
       named[slot] = 0;
     }
-    return { part, acc, touched, exact, weighted };
+    return { part, acc, touched: touched.view(), exact, weighted };
   });
 }
 
@@ -390,14 +418,12 @@ function exactLexical(s: PartScores, slot: number): number {
   let acc = 0;
   let named = 0;
   for (const w of s.weighted) {
-    const post = index.postings.get(w.t.term);
-    if (!post) continue;
-    const xs = termCache(index, w.t.term)!.xs;
-    let x = 0;
-    for (let i = lowerBound(post, slot) * 3; i < post.length && post[i] === slot; i += 3) {
-      x += xs[i / 3]!;
-      if (post[i + 1] === 0) named += w.t.weight;
-    }
+    const d = termCache(index, w.t.term);
+    if (!d) continue;
+    const e = lowerBoundSlot(d.slots, slot);
+    if (e === d.slots.length || d.slots[e] !== slot) continue;
+    const x = d.xs[e]!;
+    if (d.inName[e]) named += w.t.weight;
     if (x > 0) acc += (w.idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
   }
   if (named > 0) {
@@ -407,10 +433,20 @@ function exactLexical(s: PartScores, slot: number): number {
   return acc;
 }
 
+/**
+ * A term's posting list folded per skill for scoring (one entry per skill, in slot order), computed
+ * once per index state: the hot loops read three typed arrays front to back.
+ */
 interface TermData {
-  /** Per posting entry: tf × the field's weight and length normalisation for that skill. */
+  /** The skills holding the term, ascending. */
+  slots: Int32Array;
+  /** Per skill: Σ over its fields of tf × the field's weight and length normalisation. */
   xs: Float64Array;
-  /** The largest per-skill sum of `xs` (bounds the term's BM25 contribution). */
+  /** Per skill: 1 when its name holds the term. */
+  inName: Uint8Array;
+  /** Posting entries (skill × field) the term has: what a scan of it costs. */
+  entries: number;
+  /** The largest of `xs` (bounds the term's BM25 contribution). */
   maxPt: number;
 }
 
@@ -428,49 +464,71 @@ function termCache(index: SkillIndex, term: string): TermData | undefined {
     const post = index.postings.get(term);
     if (!post) return undefined;
     const norms = index.norms;
-    const xs = new Float64Array(post.length / 3);
+    let skills = 0;
+    for (let i = 0; i < post.length; i += 3) if (i === 0 || post[i - 3] !== post[i]) skills++;
+    const slots = new Int32Array(skills);
+    const xs = new Float64Array(skills);
+    const inName = new Uint8Array(skills);
     let maxPt = 0;
-    let sum = 0;
-    for (let i = 0, e = 0; i < post.length; i += 3, e++) {
-      xs[e] = post[i + 2]! * norms[post[i]! * INDEX_FIELDS.length + post[i + 1]!]!;
-      sum = i > 0 && post[i - 3] === post[i] ? sum + xs[e]! : xs[e]!;
-      if (sum > maxPt) maxPt = sum;
+    // Summed field by field in posting order, as a skill's frequencies always were.
+    for (let i = 0, e = -1; i < post.length; i += 3) {
+      const slot = post[i]!;
+      const x = post[i + 2]! * norms[slot * INDEX_FIELDS.length + post[i + 1]!]!;
+      if (e < 0 || slots[e] !== slot) {
+        e++;
+        slots[e] = slot;
+        xs[e] = x;
+      } else xs[e]! += x;
+      if (post[i + 1] === 0) inName[e] = 1;
+      if (xs[e]! > maxPt) maxPt = xs[e]!;
     }
-    d = { xs, maxPt };
+    d = { slots, xs, inName, entries: post.length / 3, maxPt };
     if (c.terms.size > 5000) c.terms.clear();
     c.terms.set(term, d);
   }
   return d;
 }
 
-/** Add one term's contribution to every skill of its (slot-ordered) posting list; the best score. */
+/** The first index of an ascending slot array whose slot is ≥ `slot`. */
+function lowerBoundSlot(a: Int32Array, slot: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Add one term's contribution to every skill holding it; the best score. */
 function fullPass(
-  post: number[],
-  xs: Float64Array,
+  d: TermData,
   idf: number,
   weight: number,
   acc: Float64Array,
-  pt: Float64Array,
   named: Float64Array,
-  touched: number[],
-  namedSlots: number[],
+  touched: SlotList,
+  namedSlots: SlotList,
 ): number {
-  let last = -1;
+  const { slots, xs, inName } = d;
+  // (idf · (k1 + 1)) · x / (k1 + x), evaluated in the same order as everywhere else.
+  const c = idf * (K1 + 1);
   let max = 0;
-  for (let i = 0, e = 0; i < post.length; i += 3, e++) {
-    const slot = post[i]!;
+  for (let e = 0; e < slots.length; e++) {
+    const slot = slots[e]!;
     const x = xs[e]!;
-    if (post[i + 1] === 0) {
+    if (inName[e]) {
       if (named[slot] === 0) namedSlots.push(slot);
       named[slot]! += weight;
     }
-    if (slot !== last) {
-      if (last >= 0) max = Math.max(max, addTerm(acc, touched, last, pt[last]!, idf));
-      last = slot;
-      pt[slot] = x;
-    } else pt[slot]! += x;
+    const had = acc[slot]!;
+    if (had === 0) touched.push(slot);
+    // A tiny positive floor keeps a zero-weight match distinguishable from no match.
+    const now = had + ((c * x) / (K1 + x) || Number.MIN_VALUE);
+    acc[slot] = now;
+    if (now > max) max = now;
   }
-  if (last >= 0) max = Math.max(max, addTerm(acc, touched, last, pt[last]!, idf));
   return max;
 }
 
@@ -479,40 +537,38 @@ function fullPass(
  * any): by bisection when they are few next to the posting list, else by one scan.
  */
 function partialPass(
-  post: number[],
-  xs: Float64Array,
+  d: TermData,
   idf: number,
   weight: number,
   acc: Float64Array,
   named: Float64Array,
-  slots: number[],
-  namedSlots: number[],
+  slots: ArrayLike<number>,
+  namedSlots: SlotList,
   force = false,
 ): void {
-  const one = (slot: number, from: number) => {
-    let x = 0;
-    for (let i = from; i < post.length && post[i] === slot; i += 3) {
-      x += xs[i / 3]!;
-      if (post[i + 1] === 0) {
-        if (named[slot] === 0) namedSlots.push(slot);
-        named[slot]! += weight;
-      }
+  const { slots: ss, xs, inName } = d;
+  const c = idf * (K1 + 1);
+  const one = (e: number) => {
+    const slot = ss[e]!;
+    const x = xs[e]!;
+    if (inName[e]) {
+      if (named[slot] === 0) namedSlots.push(slot);
+      named[slot]! += weight;
     }
-    if (x > 0) acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
+    if (x > 0) acc[slot]! += (c * x) / (K1 + x) || Number.MIN_VALUE;
   };
-  if (force || slots.length * 16 < post.length / 3) {
-    for (const slot of slots) one(slot, lowerBound(post, slot) * 3);
+  if (force || slots.length * 16 < d.entries) {
+    for (let i = 0; i < slots.length; i++) {
+      const e = lowerBoundSlot(ss, slots[i]!);
+      if (e < ss.length && ss[e] === slots[i]) one(e);
+    }
     return;
   }
-  for (let i = 0; i < post.length; ) {
-    const slot = post[i]!;
-    if (acc[slot] !== 0) one(slot, i);
-    while (i < post.length && post[i] === slot) i += 3;
-  }
+  for (let e = 0; e < ss.length; e++) if (acc[ss[e]!] !== 0) one(e);
 }
 
 /** The k-th highest score so far among the part's visible scored skills. */
-function kthScore(acc: Float64Array, touched: number[], k: number, part: Part): number {
+function kthScore(acc: Float64Array, touched: Int32Array, k: number, part: Part): number {
   const heap: number[] = [];
   for (const slot of touched) {
     const v = acc[slot]!;
@@ -541,13 +597,6 @@ function kthScore(acc: Float64Array, touched: number[], k: number, part: Part): 
     }
   }
   return heap.length === k ? heap[0]! : 0;
-}
-
-function addTerm(acc: Float64Array, touched: number[], slot: number, x: number, idf: number): number {
-  if (acc[slot] === 0) touched.push(slot);
-  // A tiny positive floor keeps a zero-weight match distinguishable from no match.
-  acc[slot]! += (idf * (K1 + 1) * x) / (K1 + x) || Number.MIN_VALUE;
-  return acc[slot]!;
 }
 
 /** Zero the buffers a scoring pass touched. */
@@ -691,15 +740,15 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
 /** The `k` best candidates, sorted; objects are made only for those that may enter the top. */
 function topK(scores: PartScores[], k: number): Scored[] {
   const top: Scored[] = [];
+  // Once k are held, a candidate without a verbatim trigger whose rounded score is under the
+  // worst one's is out at one compare, before any object is made (every one, when the worst
+  // holds a verbatim trigger).
+  let bar = Number.NEGATIVE_INFINITY;
   for (const s of scores) {
+    const { acc, exact, touched } = s;
+    const hidden = s.part.hidden;
     const consider = (slot: number) => {
-      if (s.part.hidden(slot)) return;
-      if (top.length === k) {
-        const worst = top[k - 1]!;
-        const exact = s.exact.has(slot);
-        // Cheap rejection on the score before a candidate object is made.
-        if (!exact && (worst.exactWords > 0 || tieRound(s.acc[slot]!) < tieRound(worst.bm25))) return;
-      }
+      if (hidden(slot)) return;
       const x = scoredOf(s, slot);
       if (top.length === k && compare(x, top[k - 1]!) >= 0) return;
       let i = Math.min(top.length, k - 1);
@@ -709,9 +758,18 @@ function topK(scores: PartScores[], k: number): Scored[] {
         i--;
       }
       top[i] = x;
+      if (top.length === k) {
+        const worst = top[k - 1]!;
+        bar = worst.exactWords > 0 ? Number.POSITIVE_INFINITY : tieRound(worst.bm25);
+      }
     };
-    for (const slot of s.touched) consider(slot);
-    for (const slot of s.exact.keys()) if (s.acc[slot] === 0) consider(slot);
+    const anyExact = exact.size > 0;
+    for (let i = 0; i < touched.length; i++) {
+      const slot = touched[i]!;
+      if (tieRound(acc[slot]!) < bar && !(anyExact && exact.has(slot))) continue;
+      consider(slot);
+    }
+    for (const slot of exact.keys()) if (acc[slot] === 0) consider(slot);
   }
   return top;
 }
