@@ -16,9 +16,12 @@ export interface VectorScanner {
   readonly simd: boolean;
 }
 
-// The scan function, hand-assembled (no toolchain at build time):
-// scan(v, n, dims, q, out): for i < n: out[i] = Σ_j v[i·dims + j] · q[j], 16 components a step
-// (i16x8.extend_{low,high}_i8x16_s, i32x4.dot_i16x8_s, i32x4.add), lanes summed at the end.
+// The scan function, hand-assembled (no toolchain at build time) for one vector length:
+// scan(v, n, q, out): for i < n: out[i] = Σ_j v[i·dims + j] · q[j]. The query sits in v128 locals
+// for the whole scan and each row is unrolled, 16 components a step (one load,
+// i16x8.extend_{low,high}_i8x16_s, i32x4.dot_i16x8_s, i32x4.add) into two accumulators (so
+// consecutive steps do not wait on each other), whose lanes are summed at the end of the row.
+// Sums wrap modulo 2³² exactly as the JavaScript path's `| 0` does, so the two always agree.
 const simd = (op: number) => [0xfd, ...leb(op)];
 const leb = (n: number): number[] => {
   const out: number[] = [];
@@ -33,7 +36,6 @@ const leb = (n: number): number[] => {
 const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
 const str = (s: string) => [s.length, ...[...s].map((c) => c.charCodeAt(0))];
 
-// Locals: 0 v, 1 n, 2 dims, 3 q, 4 out (params); 5 i, 6 j (i32); 7 acc, 8 x (v128).
 const GET = 0x20;
 const SET = 0x21;
 const TEE = 0x22;
@@ -51,148 +53,73 @@ function sleb(n: number): number[] {
   }
 }
 const V128_LOAD = (offset: number) => [...simd(0x00), 0x00, ...leb(offset)];
-const qAddr = [GET, 3, GET, 6, ...I32(1), 0x74 /* i32.shl */, 0x6a /* i32.add */];
-const body = [
-  // locals: 2 × i32, 2 × v128
-  0x02,
-  0x02,
-  0x7f,
-  0x02,
-  0x7b,
-  0x02,
-  0x40, // block
-  0x03,
-  0x40, // loop (slots)
-  GET,
-  5,
-  GET,
-  1,
-  0x4f, // i32.ge_u
-  0x0d,
-  1, // br_if 1 (out of the block)
-  ...simd(0x0c),
-  ...new Array<number>(16).fill(0), // v128.const 0
-  SET,
-  7,
-  ...I32(0),
-  SET,
-  6,
-  0x03,
-  0x40, // loop (components, 16 a step)
-  GET,
-  0,
-  GET,
-  6,
-  0x6a,
-  ...V128_LOAD(0),
-  SET,
-  8,
-  GET,
-  7,
-  GET,
-  8,
-  ...simd(0x87), // i16x8.extend_low_i8x16_s
-  ...qAddr,
-  ...V128_LOAD(0),
-  ...simd(0xba), // i32x4.dot_i16x8_s
-  ...simd(0xae), // i32x4.add
-  GET,
-  8,
-  ...simd(0x88), // i16x8.extend_high_i8x16_s
-  ...qAddr,
-  ...V128_LOAD(16),
-  ...simd(0xba),
-  ...simd(0xae),
-  SET,
-  7,
-  GET,
-  6,
-  ...I32(16),
-  0x6a,
-  TEE,
-  6,
-  GET,
-  2,
-  0x49, // i32.lt_u
-  0x0d,
-  0, // br_if 0 (next components)
-  0x0b, // end loop
-  GET,
-  4,
-  GET,
-  5,
-  ...I32(2),
-  0x74,
-  0x6a, // out + 4i
-  GET,
-  7,
-  ...simd(0x1b),
-  0, // i32x4.extract_lane 0
-  GET,
-  7,
-  ...simd(0x1b),
-  1,
-  0x6a,
-  GET,
-  7,
-  ...simd(0x1b),
-  2,
-  0x6a,
-  GET,
-  7,
-  ...simd(0x1b),
-  3,
-  0x6a,
-  0x36,
-  0x02,
-  0x00, // i32.store align=4
-  GET,
-  0,
-  GET,
-  2,
-  0x6a,
-  SET,
-  0, // v += dims
-  GET,
-  5,
-  ...I32(1),
-  0x6a,
-  SET,
-  5, // i++
-  0x0c,
-  0, // br 0 (next slot)
-  0x0b, // end loop
-  0x0b, // end block
-  0x0b, // end function
-];
-const WASM = new Uint8Array([
-  0x00,
-  0x61,
-  0x73,
-  0x6d,
-  0x01,
-  0x00,
-  0x00,
-  0x00,
-  ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
-  ...section(2, [1, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
-  ...section(3, [1, 0]),
-  ...section(7, [1, ...str('scan'), 0x00, 0]),
-  ...section(10, [1, ...leb(body.length), ...body]),
-]);
+const EXTEND_LOW = simd(0x87); // i16x8.extend_low_i8x16_s
+const EXTEND_HIGH = simd(0x88); // i16x8.extend_high_i8x16_s
+const DOT = simd(0xba); // i32x4.dot_i16x8_s
+const ADD = simd(0xae); // i32x4.add
+const LANE = (i: number) => [...simd(0x1b), i]; // i32x4.extract_lane
 
-let compiled: WebAssembly.Module | null | undefined;
-
-function wasmModule(): WebAssembly.Module | null {
-  if (compiled === undefined) {
-    try {
-      compiled =
-        typeof WebAssembly === 'object' && WebAssembly.validate(WASM) ? new WebAssembly.Module(WASM) : null;
-    } catch {
-      compiled = null;
-    }
+/** The module scanning vectors of `dims` components (a multiple of 16). */
+function scanModule(dims: number): Uint8Array<ArrayBuffer> {
+  const steps = dims / 16;
+  // Params: 0 v, 1 n, 2 q, 3 out. Locals: 4 i (i32); the query's first halves (up to 16: more
+  // would spill out of the registers; the rest is read from memory), then two accumulators and
+  // the loaded row part (v128).
+  const held = Math.min(2 * steps, 16);
+  const qGet = (h: number) => (h < held ? [GET, ...leb(5 + h)] : [GET, 2, ...V128_LOAD(h * 16)]);
+  const acc = [5 + held, 6 + held];
+  const x = 7 + held;
+  const body: number[] = [0x02, 0x01, 0x7f, ...leb(held + 3), 0x7b];
+  for (let h = 0; h < held; h++) body.push(GET, 2, ...V128_LOAD(h * 16), SET, ...leb(5 + h));
+  body.push(0x02, 0x40, 0x03, 0x40); // block, loop (rows)
+  body.push(GET, 4, GET, 1, 0x4f /* i32.ge_u */, 0x0d, 1 /* br_if 1: done */);
+  for (let b = 0; b < steps; b++) {
+    const a = acc[b % 2]!;
+    body.push(GET, 0, ...V128_LOAD(b * 16), TEE, ...leb(x));
+    body.push(...EXTEND_LOW, ...qGet(2 * b), ...DOT);
+    if (b >= 2) body.push(GET, ...leb(a), ...ADD);
+    body.push(GET, ...leb(x), ...EXTEND_HIGH, ...qGet(2 * b + 1), ...DOT, ...ADD, SET, ...leb(a));
   }
-  return compiled;
+  if (steps > 1) body.push(GET, ...leb(acc[0]!), GET, ...leb(acc[1]!), ...ADD, SET, ...leb(acc[0]!));
+  const a0 = leb(acc[0]!);
+  body.push(GET, 3, GET, ...a0, ...LANE(0), GET, ...a0, ...LANE(1), 0x6a, GET, ...a0, ...LANE(2), 0x6a);
+  body.push(GET, ...a0, ...LANE(3), 0x6a, 0x36, 0x02, 0x00 /* i32.store align=4 */);
+  body.push(GET, 0, ...I32(dims), 0x6a, SET, 0); // v += dims
+  body.push(GET, 3, ...I32(4), 0x6a, SET, 3); // out += 4
+  body.push(GET, 4, ...I32(1), 0x6a, SET, 4); // i++
+  body.push(0x0c, 0, 0x0b, 0x0b, 0x0b); // br 0 (next row), end loop, end block, end function
+  return new Uint8Array([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    ...section(1, [1, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
+    ...section(2, [1, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...str('scan'), 0x00, 0]),
+    ...section(10, [1, ...leb(body.length), ...body]),
+  ]);
+}
+
+const compiled = new Map<number, WebAssembly.Module | null>();
+
+function wasmModule(dims: number): WebAssembly.Module | null {
+  let mod = compiled.get(dims);
+  if (mod === undefined) {
+    try {
+      const bytes = scanModule(dims);
+      mod =
+        typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
+    } catch {
+      mod = null;
+    }
+    compiled.set(dims, mod);
+  }
+  return mod;
 }
 
 const PAGE = 65536;
@@ -201,17 +128,11 @@ const PAGE = 65536;
 export function createVectorScanner(dims: number, useSimd = true): VectorScanner {
   if (dims % 16 !== 0 || dims <= 0)
     throw new Error(`vector dimensions must be a multiple of 16, not ${dims}`);
-  const mod = useSimd ? wasmModule() : null;
+  const mod = useSimd ? wasmModule(dims) : null;
   if (!mod) return jsScanner(dims);
   const memory = new WebAssembly.Memory({ initial: 1 });
   const instance = new WebAssembly.Instance(mod, { env: { mem: memory } });
-  const scanFn = instance.exports.scan as (
-    v: number,
-    n: number,
-    dims: number,
-    q: number,
-    out: number,
-  ) => void;
+  const scanFn = instance.exports.scan as (v: number, n: number, q: number, out: number) => void;
   let capacity = 0;
   // Layout: vectors (capacity × dims), then the query (dims int16), then the results (capacity i32).
   const layout = (cap: number) => {
@@ -235,7 +156,7 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
       if (n > capacity) throw new Error('scan beyond the reserved vectors');
       const { q, out } = layout(capacity);
       new Int16Array(memory.buffer, q, dims).set(query);
-      scanFn(0, n, dims, q, out);
+      scanFn(0, n, q, out);
       return new Int32Array(memory.buffer, out, n);
     },
   };
