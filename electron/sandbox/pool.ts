@@ -370,6 +370,7 @@ export class SandboxPool {
       readPaths: [`${RUNTIME_DIR}/`, `${pyodideDir()}/`],
       maxOldSpaceMb: 512,
       probe: { tcpPort: probes.tcpPort, unixPath: probes.unixPath },
+      pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
     });
     this.statsData.processStarts++;
     this.statsData.pid = handle.pid;

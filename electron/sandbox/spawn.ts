@@ -224,6 +224,7 @@ function startSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): Sandbox
     spec.entry,
     `--probe-tcp=${spec.probe?.tcpPort ?? 0}`,
     `--probe-unix=${spec.probe?.unixPath ?? ''}`,
+    ...(spec.pyodideUrl ? [`--pyodide-url=${spec.pyodideUrl}`] : []),
   ];
   const [cmd, ...args] =
     wrapper.prefix.length > 0 ? [...wrapper.prefix, execPath, ...nodeArgs] : [execPath, ...nodeArgs];

@@ -78,6 +78,12 @@ export interface SandboxSpawnSpec {
   maxOldSpaceMb: number;
   /** The app's listeners the process tries to reach on start (it must not). */
   probe?: { tcpPort: number; unixPath: string | null };
+  /**
+   * Pyodide's folder as a `file:` URL ending in `/` (inside `readPaths`): given, the process starts
+   * its first worker and the wasm compile before it installs its own module hooks and hears from
+   * the app, so those start-ups overlap (issue 15).
+   */
+  pyodideUrl?: string;
 }
 
 /** How the operating system confines the sandbox process. */

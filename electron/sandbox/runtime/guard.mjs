@@ -109,18 +109,30 @@ export const networkSelfCheck = Object.freeze({ ...selfCheck });
 // Node 20 runs `register`ed hooks on a loader thread of each worker's own (workers do not inherit
 // the main thread's).
 const registerHooks = /** @type {any} */ (nodeModule).registerHooks;
-if (typeof registerHooks === 'function') {
-  registerHooks({
-    resolve(/** @type {string} */ specifier, /** @type {object} */ context, /** @type {Function} */ next) {
-      const builtin = checkSpecifier(specifier);
-      const resolved = next(builtin ?? specifier, context);
-      checkResolved(specifier, resolved?.url);
-      return resolved;
-    },
-  });
-} else {
-  register(new URL('./hooks.mjs', import.meta.url));
+let hooksInstalled = false;
+
+/** Install the resolution hooks in this thread (once; later calls do nothing). */
+export function installModuleHooks() {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  if (typeof registerHooks === 'function') {
+    registerHooks({
+      resolve(/** @type {string} */ specifier, /** @type {object} */ context, /** @type {Function} */ next) {
+        const builtin = checkSpecifier(specifier);
+        const resolved = next(builtin ?? specifier, context);
+        checkResolved(specifier, resolved?.url);
+        return resolved;
+      },
+    });
+  } else {
+    register(new URL('./hooks.mjs', import.meta.url));
+  }
 }
+
+// The sandbox process's main thread (started with `--pyodide-url=`) installs them itself once it has
+// started its first worker, so the two threads' start-ups overlap (issue 15); it checks they are
+// active (node:net refused) before it reads a byte from the app. Every other thread: now.
+if (!(isMainThread && process.argv.some((a) => a.startsWith('--pyodide-url=')))) installModuleHooks();
 
 const CJS_ALLOWED = new Set(['fs', 'path', 'url', 'crypto']);
 // Emscripten asks node:tty whether stdio is a terminal; it never is here.

@@ -16,9 +16,10 @@
 // Plain JavaScript: this process has no TypeScript loader (see worker.mjs).
 
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
-import { networkSelfCheck } from './guard.mjs';
+import { installModuleHooks, networkSelfCheck } from './guard.mjs';
 import {
   AppError,
   AppMessageSchema,
@@ -46,6 +47,19 @@ const MAX_CHECKPOINTS = 100;
 const MAX_IN_JSON = 64 * 1024 * 1024;
 /** How long a reused worker may take to restore its state before it is ended. */
 const RESET_MS = 2000;
+/**
+ * Pyodide's folder as a `file:` URL ending in `/`, from the command line (`--pyodide-url=`): with it
+ * the first worker and the wasm compile start before `init`, while this thread installs its module
+ * hooks and waits for the app (issue 15). Null without it (they start at `init`).
+ */
+const EARLY_PYODIDE_URL = (() => {
+  const a = process.argv.find((x) => x.startsWith('--pyodide-url='))?.slice('--pyodide-url='.length);
+  try {
+    return a && new URL(a).protocol === 'file:' && a.endsWith('/') ? a : null;
+  } catch {
+    return null;
+  }
+})();
 
 // --- the channel to the app -------------------------------------------------------------------------
 
@@ -129,16 +143,6 @@ async function guardProblems() {
   }
 }
 
-const problems = [...lockdownProblems(), ...(await guardProblems())];
-if (problems.length > 0) {
-  send({ type: 'fatal', message: `sandbox process is not locked down: ${problems.join('; ')}` });
-  setTimeout(() => process.exit(3), 50);
-} else {
-  process.stdin.on('data', (chunk) => reader.push(chunk));
-  process.stdin.on('end', () => process.exit(0));
-  send({ type: 'hello', pid: process.pid, self_check: networkSelfCheck });
-}
-
 // --- state ------------------------------------------------------------------------------------------
 let config;
 let snapshot;
@@ -160,8 +164,15 @@ function handleParent(raw) {
     case 'init':
       if (config) return die('init sent twice');
       config = msg;
-      // Compile while the snapshot bytes are still arriving on the pipe.
-      compiling = compileWasm();
+      // The first worker started early loaded Pyodide from the command line's folder with the
+      // default heap: when the app asks for another, it goes and a new one boots.
+      if (early && (msg.pyodideUrl !== EARLY_PYODIDE_URL || msg.workerHeapMb !== undefined)) {
+        early.retire();
+        compiling = null;
+      }
+      early = null;
+      // Compile while the snapshot bytes are still arriving on the pipe (if not started already).
+      compiling ??= compileWasm(config.pyodideUrl);
       if (msg.snapshot_bytes) {
         expectSnapshotBytes = true;
         // The first worker starts now and loads Pyodide's JavaScript while the snapshot arrives
@@ -189,9 +200,9 @@ const bootable = new Promise((resolve) => {
 
 let compiling = null;
 
-async function compileWasm() {
+async function compileWasm(pyodideUrl) {
   try {
-    return await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', config.pyodideUrl)));
+    return await WebAssembly.compile(readFileSync(new URL('pyodide.asm.wasm', pyodideUrl)));
   } catch {
     return undefined; // each worker compiles its own: slower, still correct
   }
@@ -200,7 +211,7 @@ async function compileWasm() {
 async function start() {
   if (started) return;
   started = true;
-  wasmModule = await (compiling ?? compileWasm());
+  wasmModule = await (compiling ?? compileWasm(config.pyodideUrl));
   if (!snapshot) {
     const t0 = performance.now();
     try {
@@ -219,21 +230,32 @@ async function start() {
   fill();
 }
 
-function workerOptions(extra) {
+/** Where Pyodide is and the worker heap, as `init` says. */
+function configuredPlace() {
+  return { url: config.pyodideUrl, dir: config.pyodideDir, heapMb: config.workerHeapMb };
+}
+
+/** What a worker learns from the configuration: in its boot message (the snapshot maker: its workerData). */
+function workerSettings() {
+  return {
+    reuse: config.reuse === true,
+    bootMemoryMb: config.bootMemoryMb ?? 512,
+    maxRequestBytes: MAX_REQUEST_BYTES + 16 * 1024 + (config.maxResultBytes ?? 8 * 1024 * 1024),
+  };
+}
+
+function workerOptions(extra, place = configuredPlace()) {
   return {
     workerData: {
-      reuse: config.reuse === true,
-      pyodideUrl: new URL('pyodide.mjs', config.pyodideUrl).href,
-      indexURL: config.pyodideDir,
+      pyodideUrl: new URL('pyodide.mjs', place.url).href,
+      indexURL: place.dir,
       prelude: PRELUDE,
-      wasmModule,
-      maxRequestBytes: MAX_REQUEST_BYTES + 16 * 1024 + (config.maxResultBytes ?? 8 * 1024 * 1024),
       ...extra,
     },
     // A worker's console and process.stdout must never reach the app's pipe: keep them here.
     stdout: true,
     stderr: true,
-    resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 32 },
+    resourceLimits: { maxOldGenerationSizeMb: place.heapMb ?? 256, maxYoungGenerationSizeMb: 32 },
   };
 }
 
@@ -247,6 +269,9 @@ function makeSnapshot() {
     const w = new Worker(
       WORKER_URL,
       workerOptions({
+        ...workerSettings(),
+        bootMemoryMb: undefined,
+        wasmModule,
         makeSnapshot: true,
         hostBuffer: new SharedArrayBuffer(32),
         interruptBuffer: new SharedArrayBuffer(4),
@@ -268,6 +293,7 @@ function makeSnapshot() {
 let resetting = 0;
 
 function fill() {
+  if (!config) return; // the first worker is booting already; the rest come with `init`
   const want = Math.max(1, Math.min(4, config.spares ?? 1));
   // A reusing worker that is running a job will most likely be back in milliseconds: booting
   // another beside it would cost a worker's memory and CPU for nothing.
@@ -275,19 +301,16 @@ function fill() {
   while (ready.length + booting + resetting + running < want) boot();
 }
 
-function boot() {
+function boot(place = configuredPlace()) {
   booting++;
   const t0 = performance.now();
   const hostBuffer = new SharedArrayBuffer(HOST_BUFFER_BYTES);
   const interruptBuffer = new SharedArrayBuffer(4);
-  const worker = new Worker(
-    WORKER_URL,
-    workerOptions({ hostBuffer, interruptBuffer, bootMemoryMb: config.bootMemoryMb ?? 512 }),
-  );
+  const worker = new Worker(WORKER_URL, workerOptions({ hostBuffer, interruptBuffer }, place));
   drain(worker);
   const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false, runs: 0, resetting: null };
   bootable.then(() => {
-    if (!entry.dead) worker.postMessage({ type: 'boot', snapshot, wasmModule });
+    if (!entry.dead) worker.postMessage({ type: 'boot', snapshot, wasmModule, settings: workerSettings() });
   });
   let isReady = false;
   worker.on('message', (m) => {
@@ -351,10 +374,19 @@ function boot() {
     if (!wasDead && active && active.entry === entry) finish(active, { crashed: why });
   };
   entry.fail = failed;
+  /** End a worker that is still starting, without counting it as a failure. */
+  entry.retire = () => {
+    if (entry.dead || isReady) return;
+    entry.dead = true;
+    isReady = true;
+    booting--;
+    worker.terminate();
+  };
   worker.on('error', (e) => failed(String(e?.message ?? e).slice(0, 500)));
   worker.on('exit', (code) => {
     if (!entry.dead) failed(`worker exited with code ${code}`);
   });
+  return entry;
 }
 
 /** A worker broke the protocol: it is treated as compromised and terminated. */
@@ -624,4 +656,27 @@ function finish(job, how) {
   job.ended.abort();
   job.resolve(result);
   fill();
+}
+
+// --- start ------------------------------------------------------------------------------------------
+// The first worker (a thread of its own, with its own module hooks) and the wasm compile start
+// before this thread installs its module hooks, so their start-ups overlap (issue 15). Nothing
+// untrusted has run yet: the worker runs no job before `init`, its snapshot and its lock-down, and
+// no byte from the app or a worker is read before the hooks are in and checked below.
+let early = null;
+if (EARLY_PYODIDE_URL) {
+  compiling = compileWasm(EARLY_PYODIDE_URL);
+  early = boot({ url: EARLY_PYODIDE_URL, dir: fileURLToPath(EARLY_PYODIDE_URL), heapMb: undefined });
+}
+installModuleHooks();
+
+// Then fail closed if the outer boundary is not in place, or greet the app.
+const problems = [...lockdownProblems(), ...(await guardProblems())];
+if (problems.length > 0) {
+  send({ type: 'fatal', message: `sandbox process is not locked down: ${problems.join('; ')}` });
+  setTimeout(() => process.exit(3), 50);
+} else {
+  process.stdin.on('data', (chunk) => reader.push(chunk));
+  process.stdin.on('end', () => process.exit(0));
+  send({ type: 'hello', pid: process.pid, self_check: networkSelfCheck });
 }

@@ -23,11 +23,12 @@ import { expandSparse, isSparseCopy, sparseCopy, writeSparse } from './sparse.mj
 dropNetworkGlobals();
 
 const port = parentPort;
-const { pyodideUrl, indexURL, makeSnapshot, prelude, hostBuffer, interruptBuffer, bootMemoryMb, reuse } =
-  workerData;
-// A worker gets both in its `boot` message (the snapshot maker: in its workerData).
+const { pyodideUrl, indexURL, makeSnapshot, prelude, hostBuffer, interruptBuffer } = workerData;
+// A worker gets these in its `boot` message (the snapshot maker: in its workerData): the first
+// worker starts before the process knows its configuration (issue 15).
 let snapshot = workerData.snapshot;
 let wasmModule = workerData.wasmModule;
+let { bootMemoryMb, reuse, maxRequestBytes } = workerData;
 
 // Captured before the globals are stripped.
 const AtomicsRef = Atomics;
@@ -181,7 +182,7 @@ const HOST_HEADER = 16;
 const hostState = new Int32Array(hostBuffer, 0, 4);
 const hostData = new Uint8Array(hostBuffer, HOST_HEADER);
 // The supervisor refuses larger requests before parsing them; refusing here saves the copy.
-const MAX_REQUEST = Math.min(hostData.length, workerData.maxRequestBytes ?? hostData.length);
+let maxRequest = hostData.length;
 
 function hostCall(requestBytes) {
   AtomicsRef.store(hostState, 0, 0);
@@ -227,7 +228,7 @@ function installHostDevice() {
     },
     write(stream, buffer, offset, length) {
       const s = stream.skilldesk;
-      if (s.response !== null || s.size + length > MAX_REQUEST)
+      if (s.response !== null || s.size + length > maxRequest)
         throw new FS.ErrnoError(
           22 /* EFBIG in Emscripten numbering (27 is EINTR: Python would retry forever) */,
         );
@@ -551,7 +552,10 @@ if (!makeSnapshot) {
   if (boot?.type !== 'boot') throw new Error('a worker expects its boot message first');
   snapshot = boot.snapshot;
   wasmModule = boot.wasmModule;
+  ({ bootMemoryMb, reuse, maxRequestBytes } = boot.settings ?? {});
 }
+memoryCapBytes = (bootMemoryMb ?? 1024) * 1024 * 1024;
+maxRequest = Math.min(hostData.length, maxRequestBytes ?? hostData.length);
 instantiateWithCompiledModule();
 const loadOptions = {
   indexURL,
