@@ -246,6 +246,25 @@ describe('semantic recall stage (issue 14)', () => {
     const q = new Int16Array(32).map((_, i) => (i % 2 ? 1 : -1) * (16384 - i * 500));
     expect([...simd.scan(n, q)]).toEqual([...js.scan(n, q)]);
     expect(js.scan(1, q)[0]).toBe([...js.vectors.subarray(0, 32)].reduce((a, v, i) => a + v * q[i]!, 0));
+    // Keeping only the vectors whose weighted score reaches a bar: the same rows on both paths,
+    // and the ones a full scan says.
+    for (let i = 0; i < n; i++) simd.weights[i] = js.weights[i] = ((i * 7919) % 1000) / 1000;
+    const dots = [...js.scan(n, q)];
+    const want = dots
+      .map((_, i) => i)
+      .filter((i) => i >= 100 && (dots[i]! - 37.5) * js.weights[i]! >= 40_000);
+    expect(want.length).toBeGreaterThan(10);
+    expect(want.length).toBeLessThan(n / 2);
+    for (const s of [simd, js]) {
+      const kept = s.scanAbove(100, n, q, 37.5, 40_000);
+      expect([...kept.rows]).toEqual(want);
+      expect([...kept.dots]).toEqual(want.map((i) => dots[i]));
+    }
+    // Growing keeps the vectors and the weights.
+    const w = [...simd.weights.subarray(0, n)];
+    simd.reserve(n * 5);
+    expect([...simd.weights.subarray(0, n)]).toEqual(w);
+    expect([...simd.scan(n, q)]).toEqual(dots);
     expect(() => createVectorScanner(20)).toThrow(/multiple of 16/);
   });
 
@@ -377,6 +396,19 @@ describe('semantic recall stage after a change (issue 14)', () => {
       const near = (s: SemanticSpace, x: SkillIndex) =>
         s.nearest(s.query(m)!, 20, () => false).map((n) => [x.docs[n.slot]!.name, n.cos]);
       expect(near(space, ix)).toEqual(near(again, other));
+    }
+    // Past 8,192 slots the scan keeps only what can still reach the top k: still exactly the
+    // nearest that comparing the message with every visible skill gives.
+    const hidden = (slot: number) => slot % 3 === 0;
+    for (const m of [...messages, 'a spreadsheet of recipes for students']) {
+      const q = space.query(m)!;
+      const all = [...ix.byKey.values()]
+        .filter((slot) => !hidden(slot) && ix.hasVector(slot))
+        .map((slot) => ({ name: ix.docs[slot]!.name, cos: space.cosine(q, ix, slot) }))
+        .sort((a, b) => b.cos - a.cos || (a.name < b.name ? -1 : 1));
+      expect(
+        space.nearest(q, 20, (_, slot) => hidden(slot)).map((n) => [ix.docs[n.slot]!.name, n.cos]),
+      ).toEqual(all.slice(0, 20).map((x) => [x.name, x.cos]));
     }
   }, 120_000);
 });

@@ -25,6 +25,15 @@ const QUERY_SCALE = 16384;
  * catalog's vector sum then fits the scanner's int16 query); more, and the space is rebuilt.
  */
 const MAX_CHANGES = 128;
+/**
+ * A store with more than this many slots is scanned in two steps: its first {@link SAMPLE} vectors,
+ * whose k-th best score so far bounds the k-th of the whole catalog from below, then the rest in
+ * WebAssembly keeping only the vectors at or above that score (a few hundred of 100k), so the
+ * choosing in JavaScript reads a few hundred results instead of every one. Exact: no skill that
+ * could be among the k best is left out.
+ */
+const FILTER_FROM = 8192;
+const SAMPLE = 2048;
 
 /** One skill the recall stage found. */
 export interface Nearest {
@@ -47,8 +56,6 @@ interface PartSpace {
   sq: Float64Array;
   /** Per slot: S·v with S the catalog's integer vector sum, exact. */
   sv: Float64Array;
-  /** Per slot: 1 / |v − m|, the centred vector's inverse norm (0 when none). */
-  inv: Float64Array;
 }
 
 /**
@@ -87,7 +94,6 @@ export class SemanticSpace {
       has: new Uint8Array(0),
       sq: new Float64Array(0),
       sv: new Float64Array(0),
-      inv: new Float64Array(0),
     }));
     this.build();
   }
@@ -120,7 +126,7 @@ export class SemanticSpace {
     const has = new Uint8Array(cap);
     has.set(p.has);
     p.has = has;
-    for (const k of ['sq', 'sv', 'inv'] as const) {
+    for (const k of ['sq', 'sv'] as const) {
       const a = new Float64Array(cap);
       a.set(p[k]);
       p[k] = a;
@@ -237,13 +243,15 @@ export class SemanticSpace {
       meanSq += m * m;
     }
     for (const p of this.parts) {
+      // The scanner holds each vector's 1 / |v − m| (0 when none), read where it scans.
+      const inv = p.scanner.weights;
       for (let slot = 0; slot < p.slots; slot++) {
         if (!p.has[slot]) {
-          p.inv[slot] = 0;
+          inv[slot] = 0;
           continue;
         }
         const n2 = p.sq[slot]! - (2 * p.sv[slot]!) / d + meanSq;
-        p.inv[slot] = n2 > 0 ? 1 / Math.sqrt(n2) : 0;
+        inv[slot] = n2 > 0 ? 1 / Math.sqrt(n2) : 0;
       }
     }
   }
@@ -287,26 +295,34 @@ export class SemanticSpace {
     // The k-th score so far (once there are k): anything below it is out, at one compare.
     let least = Number.NEGATIVE_INFINITY;
     const offset = q.offset;
+    const offer = (pi: number, p: PartSpace, slot: number, score: number) => {
+      if (!p.has[slot] || !p.index.docs[slot] || skip(p.index, slot)) return;
+      const x = { part: pi, slot, score };
+      if (top.length === k && !before(x, top[k - 1]!)) return;
+      let i = Math.min(top.length, k - 1);
+      if (top.length < k) top.push(x);
+      while (i > 0 && before(x, top[i - 1]!)) {
+        top[i] = top[i - 1]!;
+        i--;
+      }
+      top[i] = x;
+      if (top.length === k) least = top[k - 1]!.score;
+    };
     this.parts.forEach((p, pi) => {
-      const dots = p.scanner.scan(p.slots, q.fixed);
-      const docs = p.index.docs;
-      const inv = p.inv;
-      const has = p.has;
-      const n = dots.length;
-      for (let slot = 0; slot < n; slot++) {
+      const n = p.slots;
+      const inv = p.scanner.weights;
+      const first = n > FILTER_FROM ? SAMPLE : n;
+      const dots = p.scanner.scan(first, q.fixed);
+      for (let slot = 0; slot < first; slot++) {
         const score = (dots[slot]! - offset) * inv[slot]!;
-        if (score < least || !has[slot]) continue;
-        if (!docs[slot] || skip(p.index, slot)) continue;
-        const x = { part: pi, slot, score };
-        if (top.length === k && !before(x, top[k - 1]!)) continue;
-        let i = Math.min(top.length, k - 1);
-        if (top.length < k) top.push(x);
-        while (i > 0 && before(x, top[i - 1]!)) {
-          top[i] = top[i - 1]!;
-          i--;
-        }
-        top[i] = x;
-        if (top.length === k) least = top[k - 1]!.score;
+        if (score >= least) offer(pi, p, slot, score);
+      }
+      if (first === n) return;
+      const rest = p.scanner.scanAbove(first, n, q.fixed, offset, least);
+      for (let i = 0; i < rest.rows.length; i++) {
+        const slot = rest.rows[i]!;
+        const score = (rest.dots[i]! - offset) * inv[slot]!;
+        if (score >= least) offer(pi, p, slot, score);
       }
     });
     return top.map((t) => ({
@@ -324,7 +340,7 @@ export class SemanticSpace {
     const dims = this.embedding.dims;
     let d = 0;
     for (let k = 0, o = slot * dims; k < dims; k++) d = (d + v[o + k]! * q.fixed[k]!) | 0;
-    return ((d - q.offset) * p.inv[slot]!) / QUERY_SCALE;
+    return ((d - q.offset) * p.scanner.weights[slot]!) / QUERY_SCALE;
   }
 }
 

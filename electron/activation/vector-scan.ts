@@ -12,6 +12,20 @@ export interface VectorScanner {
   reserve(n: number): void;
   /** Dot products of the first `n` vectors with `query` (int16 components), into a fresh view. */
   scan(n: number, query: Int16Array): Int32Array;
+  /** A weight per vector, `capacity` of them (a view: re-read it after {@link reserve}). */
+  weights: Float64Array;
+  /**
+   * The vectors `from` ≤ i < `to` whose `(dot − offset) · weights[i]` (in float64, as JavaScript
+   * computes it) is at least `least`: their indexes and dot products, in index order, into fresh
+   * views. A scan that leaves the choosing of a few to the caller without reading every result.
+   */
+  scanAbove(
+    from: number,
+    to: number,
+    query: Int16Array,
+    offset: number,
+    least: number,
+  ): { rows: Int32Array; dots: Int32Array };
   /** Whether the SIMD path runs (false: JavaScript). */
   readonly simd: boolean;
 }
@@ -59,35 +73,67 @@ const DOT = simd(0xba); // i32x4.dot_i16x8_s
 const ADD = simd(0xae); // i32x4.add
 const LANE = (i: number) => [...simd(0x1b), i]; // i32x4.extract_lane
 
-/** The module scanning vectors of `dims` components (a multiple of 16). */
+/** The module scanning vectors of `dims` components (a multiple of 16): `scan` and `above`. */
 function scanModule(dims: number): Uint8Array<ArrayBuffer> {
   const steps = dims / 16;
-  // Params: 0 v, 1 n, 2 q, 3 out. Locals: 4 i (i32); the query's first halves (up to 16: more
-  // would spill out of the registers; the rest is read from memory), then two accumulators and
-  // the loaded row part (v128).
+  // The query's first halves sit in v128 locals (up to 16: more would spill out of the registers;
+  // the rest is read from memory), then two accumulators and the loaded row part.
   const held = Math.min(2 * steps, 16);
-  const qGet = (h: number) => (h < held ? [GET, ...leb(5 + h)] : [GET, 2, ...V128_LOAD(h * 16)]);
-  const acc = [5 + held, 6 + held];
-  const x = 7 + held;
-  const body: number[] = [0x02, 0x01, 0x7f, ...leb(held + 3), 0x7b];
-  for (let h = 0; h < held; h++) body.push(GET, 2, ...V128_LOAD(h * 16), SET, ...leb(5 + h));
-  body.push(0x02, 0x40, 0x03, 0x40); // block, loop (rows)
-  body.push(GET, 4, GET, 1, 0x4f /* i32.ge_u */, 0x0d, 1 /* br_if 1: done */);
-  for (let b = 0; b < steps; b++) {
-    const a = acc[b % 2]!;
-    body.push(GET, 0, ...V128_LOAD(b * 16), TEE, ...leb(x));
-    body.push(...EXTEND_LOW, ...qGet(2 * b), ...DOT);
-    if (b >= 2) body.push(GET, ...leb(a), ...ADD);
-    body.push(GET, ...leb(x), ...EXTEND_HIGH, ...qGet(2 * b + 1), ...DOT, ...ADD, SET, ...leb(a));
-  }
-  if (steps > 1) body.push(GET, ...leb(acc[0]!), GET, ...leb(acc[1]!), ...ADD, SET, ...leb(acc[0]!));
-  const a0 = leb(acc[0]!);
-  body.push(GET, 3, GET, ...a0, ...LANE(0), GET, ...a0, ...LANE(1), 0x6a, GET, ...a0, ...LANE(2), 0x6a);
-  body.push(GET, ...a0, ...LANE(3), 0x6a, 0x36, 0x02, 0x00 /* i32.store align=4 */);
-  body.push(GET, 0, ...I32(dims), 0x6a, SET, 0); // v += dims
-  body.push(GET, 3, ...I32(4), 0x6a, SET, 3); // out += 4
-  body.push(GET, 4, ...I32(1), 0x6a, SET, 4); // i++
-  body.push(0x0c, 0, 0x0b, 0x0b, 0x0b); // br 0 (next row), end loop, end block, end function
+  /** The body of a function whose params are `params` and whose i32 locals are `ints`, with `q` its query param. */
+  const frame = (params: number, ints: number, q: number) => {
+    const base = params + ints;
+    const qGet = (h: number) => (h < held ? [GET, ...leb(base + h)] : [GET, q, ...V128_LOAD(h * 16)]);
+    const acc = [base + held, base + held + 1];
+    const x = base + held + 2;
+    const decl = [0x02, ...leb(ints), 0x7f, ...leb(held + 3), 0x7b];
+    const load: number[] = [];
+    for (let h = 0; h < held; h++) load.push(GET, q, ...V128_LOAD(h * 16), SET, ...leb(base + h));
+    // One row's dot product (the row at local `v`), left on the stack as an i32.
+    const row = (v: number) => {
+      const out: number[] = [];
+      for (let b = 0; b < steps; b++) {
+        const a = acc[b % 2]!;
+        out.push(GET, v, ...V128_LOAD(b * 16), TEE, ...leb(x));
+        out.push(...EXTEND_LOW, ...qGet(2 * b), ...DOT);
+        if (b >= 2) out.push(GET, ...leb(a), ...ADD);
+        out.push(GET, ...leb(x), ...EXTEND_HIGH, ...qGet(2 * b + 1), ...DOT, ...ADD, SET, ...leb(a));
+      }
+      if (steps > 1) out.push(GET, ...leb(acc[0]!), GET, ...leb(acc[1]!), ...ADD, SET, ...leb(acc[0]!));
+      const a0 = leb(acc[0]!);
+      out.push(GET, ...a0, ...LANE(0), GET, ...a0, ...LANE(1), 0x6a, GET, ...a0, ...LANE(2), 0x6a);
+      out.push(GET, ...a0, ...LANE(3), 0x6a);
+      return out;
+    };
+    return { decl, load, row };
+  };
+  // scan(v 0, n 1, q 2, out 3); i 4.
+  const f1 = frame(4, 1, 2);
+  const scan: number[] = [...f1.decl, ...f1.load, 0x02, 0x40, 0x03, 0x40];
+  scan.push(GET, 4, GET, 1, 0x4f /* i32.ge_u */, 0x0d, 1 /* br_if 1: done */);
+  scan.push(GET, 3, ...f1.row(0), 0x36, 0x02, 0x00 /* i32.store align=4 */);
+  scan.push(GET, 0, ...I32(dims), 0x6a, SET, 0); // v += dims
+  scan.push(GET, 3, ...I32(4), 0x6a, SET, 3); // out += 4
+  scan.push(GET, 4, ...I32(1), 0x6a, SET, 4); // i++
+  scan.push(0x0c, 0, 0x0b, 0x0b, 0x0b); // br 0 (next row), end loop, end block, end function
+  // above(v 0, n 1, q 2, w 3, offset 4 f64, least 5 f64, rows 6, dots 7, first 8) → count;
+  // i 9, count 10, d 11.
+  const f2 = frame(9, 3, 2);
+  const above: number[] = [...f2.decl, ...f2.load, 0x02, 0x40, 0x03, 0x40];
+  above.push(GET, 9, GET, 1, 0x4f, 0x0d, 1);
+  above.push(...f2.row(0), SET, 11);
+  // (f64(d) − offset) · w[i] ≥ least
+  above.push(GET, 11, 0xb7 /* f64.convert_i32_s */, GET, 4, 0xa1 /* f64.sub */);
+  above.push(GET, 3, 0x2b, 0x03, 0x00 /* f64.load align=8 */, 0xa2 /* f64.mul */, GET, 5, 0x66 /* f64.ge */);
+  above.push(0x04, 0x40); // if
+  above.push(GET, 6, GET, 10, ...I32(2), 0x74, 0x6a, GET, 9, GET, 8, 0x6a, 0x36, 0x02, 0x00); // rows[count] = first + i
+  above.push(GET, 7, GET, 10, ...I32(2), 0x74, 0x6a, GET, 11, 0x36, 0x02, 0x00); // dots[count] = d
+  above.push(GET, 10, ...I32(1), 0x6a, SET, 10, 0x0b); // count++, end if
+  above.push(GET, 0, ...I32(dims), 0x6a, SET, 0); // v += dims
+  above.push(GET, 3, ...I32(8), 0x6a, SET, 3); // w += 8
+  above.push(GET, 9, ...I32(1), 0x6a, SET, 9); // i++
+  above.push(0x0c, 0, 0x0b, 0x0b, GET, 10, 0x0b); // br 0, end loop, end block, count, end
+  const I = 0x7f;
+  const F = 0x7c;
   return new Uint8Array([
     0x00,
     0x61,
@@ -97,11 +143,11 @@ function scanModule(dims: number): Uint8Array<ArrayBuffer> {
     0x00,
     0x00,
     0x00,
-    ...section(1, [1, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
+    ...section(1, [2, 0x60, 4, I, I, I, I, 0, 0x60, 9, I, I, I, I, F, F, I, I, I, 1, I]),
     ...section(2, [1, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...str('scan'), 0x00, 0]),
-    ...section(10, [1, ...leb(body.length), ...body]),
+    ...section(3, [2, 0, 1]),
+    ...section(7, [2, ...str('scan'), 0x00, 0, ...str('above'), 0x00, 1]),
+    ...section(10, [2, ...leb(scan.length), ...scan, ...leb(above.length), ...above]),
   ]);
 }
 
@@ -133,24 +179,44 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
   const memory = new WebAssembly.Memory({ initial: 1 });
   const instance = new WebAssembly.Instance(mod, { env: { mem: memory } });
   const scanFn = instance.exports.scan as (v: number, n: number, q: number, out: number) => void;
+  const aboveFn = instance.exports.above as (
+    v: number,
+    n: number,
+    q: number,
+    w: number,
+    offset: number,
+    least: number,
+    rows: number,
+    dots: number,
+    first: number,
+  ) => number;
   let capacity = 0;
-  // Layout: vectors (capacity × dims), then the query (dims int16), then the results (capacity i32).
+  // Layout: vectors (capacity × dims), weights (capacity f64), the query (dims int16), then the
+  // results (capacity i32, twice: dot products, and the rows `above` keeps).
   const layout = (cap: number) => {
-    const q = cap * dims;
+    const w = Math.ceil((cap * dims) / 8) * 8;
+    const q = w + cap * 8;
     const out = q + dims * 2;
-    return { q, out, end: out + cap * 4 };
+    const rows = out + cap * 4;
+    return { w, q, out, rows, end: rows + cap * 4 };
   };
   const s: VectorScanner = {
     dims,
     simd: true,
     vectors: new Int8Array(0),
+    weights: new Float64Array(0),
     reserve(n: number) {
       if (n <= capacity) return;
       const cap = Math.max(n, capacity * 2, 64);
+      // The weights move (the vectors grow over them): kept aside while the memory grows.
+      const kept = s.weights.slice();
       const need = layout(cap).end;
       if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
       capacity = cap;
       s.vectors = new Int8Array(memory.buffer, 0, cap * dims);
+      s.weights = new Float64Array(memory.buffer, layout(cap).w, cap);
+      s.weights.fill(0);
+      s.weights.set(kept);
     },
     scan(n: number, query: Int16Array): Int32Array {
       if (n > capacity) throw new Error('scan beyond the reserved vectors');
@@ -158,6 +224,13 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
       new Int16Array(memory.buffer, q, dims).set(query);
       scanFn(0, n, q, out);
       return new Int32Array(memory.buffer, out, n);
+    },
+    scanAbove(from: number, to: number, query: Int16Array, offset: number, least: number) {
+      if (to > capacity || from < 0 || from > to) throw new Error('scan beyond the reserved vectors');
+      const { w, q, out, rows } = layout(capacity);
+      new Int16Array(memory.buffer, q, dims).set(query);
+      const n = aboveFn(from * dims, to - from, q, w + from * 8, offset, least, rows, out, from);
+      return { rows: new Int32Array(memory.buffer, rows, n), dots: new Int32Array(memory.buffer, out, n) };
     },
   };
   return s;
@@ -169,11 +242,16 @@ function jsScanner(dims: number): VectorScanner {
     dims,
     simd: false,
     vectors: new Int8Array(0),
+    weights: new Float64Array(0),
     reserve(n: number) {
       if (n * dims <= s.vectors.length) return;
-      const grown = new Int8Array(Math.max(n, (s.vectors.length / dims) * 2, 64) * dims);
+      const cap = Math.max(n, (s.vectors.length / dims) * 2, 64);
+      const grown = new Int8Array(cap * dims);
       grown.set(s.vectors);
       s.vectors = grown;
+      const weights = new Float64Array(cap);
+      weights.set(s.weights);
+      s.weights = weights;
     },
     scan(n: number, query: Int16Array): Int32Array {
       if (out.length < n) out = new Int32Array(Math.max(n, out.length * 2));
@@ -184,6 +262,18 @@ function jsScanner(dims: number): VectorScanner {
         out[i] = d;
       }
       return out.subarray(0, n);
+    },
+    scanAbove(from: number, to: number, query: Int16Array, offset: number, least: number) {
+      const all = s.scan(to, query);
+      const rows: number[] = [];
+      const dots: number[] = [];
+      for (let i = from; i < to; i++) {
+        if ((all[i]! - offset) * s.weights[i]! >= least) {
+          rows.push(i);
+          dots.push(all[i]!);
+        }
+      }
+      return { rows: Int32Array.from(rows), dots: Int32Array.from(dots) };
     },
   };
   return s;
