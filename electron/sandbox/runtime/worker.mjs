@@ -337,7 +337,7 @@ function capturePristine() {
   pristine = {
     // A plain copy first (a memcpy): the first job need not wait for the page scan, which
     // compactPristine does once that job's result is out (issue 15).
-    memory: memory.slice(),
+    memory: copyInto(spareBuffer, memory),
     stack: Module.stackSave(),
     hiwire,
     hiwireSlots: hiwire.map((_, i) => Module.__hiwire_slot_info(i)),
@@ -447,6 +447,15 @@ function reachedJs() {
   } catch {
     return false;
   }
+}
+
+/** A copy of `bytes` in `buffer` when it is large enough (the buffer is used up), else a new one. */
+function copyInto(buffer, bytes) {
+  spareBuffer = null;
+  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength < bytes.length) return bytes.slice();
+  const copy = new Uint8Array(buffer, 0, bytes.length);
+  copy.set(bytes);
+  return copy;
 }
 
 /** The pristine memory without its zero pages (half the memory held; restores write the same bytes). */
@@ -567,7 +576,12 @@ const loadOptions = {
   checkAPIVersion: true,
 };
 // The process keeps the snapshot sparse (sparse.mjs): the whole bytes exist only while Pyodide loads.
-if (isSparseCopy(snapshot)) snapshot = expandSparse(snapshot);
+/** The buffer the snapshot was expanded into: this worker's own, and free once Pyodide has loaded. */
+let expandedBuffer = null;
+if (isSparseCopy(snapshot)) {
+  snapshot = expandSparse(snapshot);
+  expandedBuffer = snapshot.buffer;
+}
 if (snapshot) loadOptions._loadSnapshot = snapshot;
 if (makeSnapshot) loadOptions._makeSnapshot = true;
 py = await loadPyodide(loadOptions);
@@ -575,6 +589,10 @@ py = await loadPyodide(loadOptions);
 loadOptions._loadSnapshot = undefined;
 workerData.snapshot = null;
 snapshot = null;
+// Pyodide copied the snapshot into linear memory and keeps no view of it: the pristine copy
+// (reuse) is written into its pages, already touched, instead of a new 30 MB allocation.
+let spareBuffer = reuse ? expandedBuffer : null;
+expandedBuffer = null;
 try {
   if (py._module?.API?.config) py._module.API.config._loadSnapshot = undefined;
 } catch {
