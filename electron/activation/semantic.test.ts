@@ -268,6 +268,32 @@ describe('semantic recall stage (issue 14)', () => {
     expect(() => createVectorScanner(20)).toThrow(/multiple of 16/);
   });
 
+  it('assembles a scan for any vector length the table may have, equal to JavaScript', () => {
+    // 16 (one step), 48 (an odd number of steps), 256 (more query than the registers hold).
+    for (const dims of [16, 48, 256]) {
+      const simd = createVectorScanner(dims);
+      const js = createVectorScanner(dims, false);
+      expect(simd.simd).toBe(true);
+      const n = 300;
+      simd.reserve(n);
+      js.reserve(n);
+      for (let i = 0; i < n * dims; i++)
+        simd.vectors[i] = js.vectors[i] = (Math.imul(i + 7, 2654435761) >>> 24) - 128;
+      for (let i = 0; i < n; i++) simd.weights[i] = js.weights[i] = 1 + (i % 5);
+      const q = new Int16Array(dims).map((_, i) => (Math.imul(i + 3, 40503) % 32768) - 16384);
+      const dots = [...js.scan(n, q)];
+      expect([...simd.scan(n, q)], `${dims}`).toEqual(dots);
+      const brute = (i: number) =>
+        [...js.vectors.subarray(i * dims, (i + 1) * dims)].reduce((a, v, j) => a + v * q[j]!, 0);
+      expect(dots[n - 1]).toBe(brute(n - 1));
+      const least = [...dots].sort((a, b) => b - a)[40]!;
+      const a = simd.scanAbove(0, n, q, 0, least);
+      const b = js.scanAbove(0, n, q, 0, least);
+      expect([...a.rows], `${dims}`).toEqual([...b.rows]);
+      expect(a.rows.length).toBeGreaterThanOrEqual(41);
+    }
+  });
+
   it('finds exactly the nearest skills, as comparing the message with every skill would', () => {
     const store = catalogStore();
     const topics = ['invoices', 'slides', 'poems', 'emails', 'charts', 'tests', 'gifs', 'forms'];
