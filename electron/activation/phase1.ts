@@ -124,15 +124,15 @@ const NAME_BOOST = 0.5;
  * BM25F squashed into [0, 1) (computed exactly for a skill meaning alone brought in, zero when it
  * shares no word with the message) and cosine that of the catalog-centred embeddings. A trigger
  * phrase found verbatim still ranks first. Chosen on the harness's tuning split only, at 1,000
- * and 10,000 skills (weight 0.01–0.25, floor 0–0.3, lexical pool 5–30; reciprocal-rank fusion
- * with k 1–10 did no better): the largest MRR with no lexical top-5 match lost at either size
- * (MRR 0.768 → 0.777 at 1k, 0.769 → 0.780 at 10k, recall@5 unchanged; weight 0.04 gained more
- * at 10k but lost two lexical matches at 1k). The static embedding alone puts the target in its
- * top 5 for only a third of requests, so meaning decides between close lexical calls (a lexical
- * top-5 skill gives way only to one whose lexical score is within `weight · (1 − floor)`, 0.014,
- * of its own) and fills the places words leave empty; it does not outvote a clear lexical match.
+ * and 10,000 skills, with the table of models/static-embedding/meta.json (weight 0.02–0.2, floor
+ * 0–0.3; lexical pool 5–30 and reciprocal-rank fusion with k 1–10 did no better with the older
+ * table): the largest MRR with no lexical top-5 match lost at either size (MRR 0.768 → 0.784 at
+ * 1k, 0.769 → 0.790 at 10k; floor 0.1 tied; weights from 0.07 up lost lexical matches). Meaning
+ * decides between close lexical calls (a lexical top-5 skill gives way only to one whose lexical
+ * score is within `weight · (1 − floor)`, 0.016, of its own) and fills the places words leave
+ * empty; it does not outvote a clear lexical match.
  */
-const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.3, meaningMin: 0.45 };
+const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.2, meaningMin: 0.45 };
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
