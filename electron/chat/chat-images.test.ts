@@ -47,10 +47,10 @@ async function setup(model: string, replies: string[]) {
       });
     });
   /** Switch the chat to another model, as the model picker does. */
-  const useModel = (m: string) => {
+  const switchModel = (m: string) => {
     llm = llmFor(m);
   };
-  return { provider, call, next, useModel };
+  return { provider, call, next, switchModel };
 }
 
 const parse = (attachments: unknown) =>
@@ -160,7 +160,10 @@ describe('image attachments (issue 13)', () => {
   });
 
   it('tells a text-only model chosen later that an earlier message had an image it is not sent', async () => {
-    const { provider, call, next, useModel } = await setup('gpt-4.1-mini', ['A pixel.', 'I cannot see it.']);
+    const { provider, call, next, switchModel } = await setup('gpt-4.1-mini', [
+      'A pixel.',
+      'I cannot see it.',
+    ]);
     const data = PNG.toString('base64');
     const first = next('chat/turn-finished');
     const r = await call('chat/send-message', {
@@ -168,7 +171,7 @@ describe('image attachments (issue 13)', () => {
       attachments: [{ name: 'pi"xel.png', media_type: 'image/png', data }],
     });
     await first;
-    useModel('deepseek-like-text-model');
+    switchModel('deepseek-like-text-model');
     const second = next('chat/turn-finished');
     await call('chat/send-message', { session_id: r.session_id, message: 'Describe it again.' });
     expect((await second).status).toBe('complete');
