@@ -150,7 +150,10 @@ export class SkillIndex {
    * words one insertion, deletion, substitution or transposition apart share an entry.
    */
   readonly deletes = new Map<string, string[]>();
-  /** Per slot and field: weight / length normalisation, recomputed whenever the index changes. */
+  /**
+   * Per slot and field: weight / length normalisation, recomputed whenever the index changes
+   * (with room for more slots past the last).
+   */
   norms = new Float64Array(0);
   /** Per slot: how many words its name has (a typed copy, read on every match). */
   nameLengths = new Float64Array(0);
@@ -469,9 +472,14 @@ export class SkillIndex {
     const avg = new Float64Array(F);
     for (let f = 0; f < F; f++) avg[f] = this.live ? Math.max(1, this.lengthTotals[f]! / this.live) : 1;
     const n = this.docs.length;
-    // Same size: rewritten in place (matches read them, nothing keeps them across generations).
-    const norms = this.norms.length === n * F ? this.norms : new Float64Array(n * F);
-    const nameLengths = this.nameLengths.length === n ? this.nameLengths : new Float64Array(n);
+    // Rewritten in place (matches read them, nothing keeps them across generations), grown by
+    // doubling: an import at 100k adds a slot, and must not allocate 5.6 MB for it each time.
+    const norms =
+      this.norms.length >= n * F ? this.norms : new Float64Array(Math.max(n * F, this.norms.length * 2));
+    const nameLengths =
+      this.nameLengths.length >= n
+        ? this.nameLengths
+        : new Float64Array(Math.max(n, this.nameLengths.length * 2));
     const len = this.lengthBySlot;
     for (let slot = 0; slot < n; slot++) {
       const o = slot * F;
