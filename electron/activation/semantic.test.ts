@@ -2,21 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { packageToRows } from '../skills/convert.js';
 import { SkillCatalog } from '../skills/index.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
-import { openStore, type SkillStore } from '../store/index.js';
+import { openStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { quantize, staticEmbedding } from './embedding.js';
 import { explainMatch, matchSkills } from './phase1.js';
 import { SemanticSpace } from './semantic.js';
 import { SkillIndex, skillIndex } from './skill-index.js';
+import { addSkill, PLAIN_CATALOG, plainCatalogStore } from './test-catalog.js';
 import { createVectorScanner } from './vector-scan.js';
-
-function add(store: SkillStore, raw: Record<string, unknown>): void {
-  const r = validatePackage({ artifacts: [{ kind: 'description', name: 'd', content: 'x' }], ...raw });
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  const rows = packageToRows(r.value as SkillPackage);
-  store.repo.createSkill(rows.skill);
-  for (const a of rows.artifacts) store.repo.addArtifact(a);
-}
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -38,7 +31,7 @@ describe('static embedding (the semantic half of phase 1)', () => {
   it('is absent, not an error, where the table is missing', () => {
     expect(staticEmbedding(tempDir())).toBeNull();
     const store = openStore('account', tempDir())!;
-    add(store, { name: 'pdf', description: 'Merge and split PDF files' });
+    addSkill(store, { name: 'pdf', description: 'Merge and split PDF files' });
     const ix = new SkillIndex(store.db, null);
     ix.sync();
     expect(ix.embedding).toBeNull();
@@ -49,15 +42,15 @@ describe('static embedding (the semantic half of phase 1)', () => {
   it('breaks lexical near-ties by meaning, deterministically', () => {
     const store = openStore('account', tempDir())!;
     // Lexically the two tie on "report" (same lengths, same fields); meaning decides.
-    add(store, {
+    addSkill(store, {
       name: 'expense-report',
       description: 'Expense report: receipts, amounts, cost centres and totals',
     });
-    add(store, {
+    addSkill(store, {
       name: 'status-report',
       description: 'Status report: progress, plans, problems and next steps',
     });
-    add(store, { name: 'unrelated', description: 'Rotate and watermark PDF pages' });
+    addSkill(store, { name: 'unrelated', description: 'Rotate and watermark PDF pages' });
     const c = new SkillCatalog(store, null);
     const names = (msg: string, semantic?: boolean) => matchSkills(c, msg, { semantic }).map((m) => m.name);
     const launch = 'a report for my manager on how the launch is going';
@@ -79,8 +72,8 @@ describe('static embedding (the semantic half of phase 1)', () => {
 
   it('saves each skill vector in the store and reads it back instead of embedding again', () => {
     const store = openStore('account', tempDir())!;
-    add(store, { name: 'pdf', description: 'Merge and split PDF files' });
-    add(store, { name: 'pptx', description: 'Build slide decks' });
+    addSkill(store, { name: 'pdf', description: 'Merge and split PDF files' });
+    addSkill(store, { name: 'pptx', description: 'Build slide decks' });
     const e = staticEmbedding()!;
     const first = new SkillIndex(store.db, e);
     first.sync();
@@ -121,39 +114,12 @@ describe('static embedding (the semantic half of phase 1)', () => {
   });
 });
 
-// A small catalog of unrelated jobs: what the recall stage must tell apart by meaning alone.
-const CATALOG: Array<[string, string]> = [
-  [
-    'slack-gif',
-    'Create animated GIFs for Slack: emoji reactions and looping animations within the size limits',
-  ],
-  ['pdf', 'Merge, split, rotate and watermark PDF files, fill PDF forms, extract text and tables'],
-  ['xlsx', 'Spreadsheet formulas, pivot tables and charts in Excel workbooks'],
-  ['pptx', 'Build slide decks and presentations, speaker notes and layouts'],
-  [
-    'internal-comms',
-    'Write internal communications: status reports, leadership updates, company newsletters',
-  ],
-  [
-    'webapp-testing',
-    'Test local web applications with Playwright: screenshots, console logs, clicking through forms',
-  ],
-  ['tax-calc', 'Compute sales tax and VAT on invoices for accounting'],
-  ['poem', 'Write poems, sonnets and haiku on any theme'],
-];
-
-function catalogStore(order: Array<[string, string]> = CATALOG): SkillStore {
-  const store = openStore('account', tempDir())!;
-  for (const [name, description] of order) add(store, { name, description });
-  return store;
-}
-
 // No word of it (nor a synonym or spelling fix) is in any skill: only meaning can find slack-gif.
 const TACO = 'a tiny moving picture of a taco for our team chat';
 
 describe('semantic recall stage (issue 14)', () => {
   it('finds a skill that shares no word with the message, over the whole catalog, and says why', () => {
-    const c = new SkillCatalog(catalogStore(), null);
+    const c = new SkillCatalog(plainCatalogStore(), null);
     expect(matchSkills(c, TACO, { semantic: false })).toEqual([]);
     const m = matchSkills(c, TACO);
     expect(m[0]).toMatchObject({ name: 'slack-gif', matched_on: ['meaning'] });
@@ -170,8 +136,8 @@ describe('semantic recall stage (issue 14)', () => {
   });
 
   it('ranks the same whatever order the catalog was built in, and on every call', () => {
-    const a = new SkillCatalog(catalogStore(), null);
-    const b = new SkillCatalog(catalogStore([...CATALOG].reverse()), null);
+    const a = new SkillCatalog(plainCatalogStore(), null);
+    const b = new SkillCatalog(plainCatalogStore([...PLAIN_CATALOG].reverse()), null);
     for (const msg of [
       TACO,
       'my lecture needs visual pages for the projector',
@@ -184,7 +150,7 @@ describe('semantic recall stage (issue 14)', () => {
   });
 
   it('ranks lexically alone where the embedding table is absent', () => {
-    const store = catalogStore();
+    const store = plainCatalogStore();
     skillIndex(store.db, (db) => new SkillIndex(db, null));
     const c = new SkillCatalog(store, null);
     expect(matchSkills(c, TACO)).toEqual([]);
@@ -194,7 +160,7 @@ describe('semantic recall stage (issue 14)', () => {
   });
 
   it('lets a lexical top-5 skill give way only to one within 0.014 of its lexical score', () => {
-    const store = catalogStore();
+    const store = plainCatalogStore();
     // Near neighbours sharing words, so the lexical top 5 is full and meaning has calls to make.
     for (const [name, description] of [
       ['pdf-forms', 'Fill in PDF forms and flatten them'],
@@ -203,7 +169,7 @@ describe('semantic recall stage (issue 14)', () => {
       ['report-writer', 'Write reports with tables and charts for the company'],
       ['chart-maker', 'Make charts from tables in spreadsheets'],
     ]) {
-      add(store, { name, description });
+      addSkill(store, { name, description });
     }
     const c = new SkillCatalog(store, null);
     const messages = [
@@ -295,11 +261,11 @@ describe('semantic recall stage (issue 14)', () => {
   });
 
   it('finds exactly the nearest skills, as comparing the message with every skill would', () => {
-    const store = catalogStore();
+    const store = plainCatalogStore();
     const topics = ['invoices', 'slides', 'poems', 'emails', 'charts', 'tests', 'gifs', 'forms'];
     const verbs = ['summarise', 'translate', 'check', 'draft', 'merge', 'clean'];
     for (const t of topics)
-      for (const v of verbs) add(store, { name: `${v}-${t}`, description: `${v} ${t} for the team` });
+      for (const v of verbs) addSkill(store, { name: `${v}-${t}`, description: `${v} ${t} for the team` });
     const ix = skillIndex(store.db);
     const space = SemanticSpace.of([ix])!;
     for (const msg of [
@@ -319,11 +285,11 @@ describe('semantic recall stage (issue 14)', () => {
   });
 
   it('centres vectors on the catalog mean, recomputed when the catalog changes', () => {
-    const store = catalogStore();
+    const store = plainCatalogStore();
     const ix = skillIndex(store.db);
     const before = SemanticSpace.of([ix])!;
     expect(SemanticSpace.of([ix])).toBe(before);
-    add(store, { name: 'sql-style', description: 'Format SQL queries in our house style' });
+    addSkill(store, { name: 'sql-style', description: 'Format SQL queries in our house style' });
     skillIndex(store.db);
     const mean = [...before.mean];
     const after = SemanticSpace.of([ix])!;
@@ -395,7 +361,10 @@ describe('semantic recall stage after a change (issue 14)', () => {
     expect(space.stats.builds).toBe(1);
 
     // A save in the Composer (a new skill), an edit and a delete, each followed by a match.
-    add(store, { name: 'palette-picker', description: 'Choose brand colours: hues, contrast and swatches' });
+    addSkill(store, {
+      name: 'palette-picker',
+      description: 'Choose brand colours: hues, contrast and swatches',
+    });
     expect(matchSkills(c, messages[0]!).map((m) => m.name)).toContain('palette-picker');
     const edited = store.repo.getSummaryByName('merge-invoices-4')!;
     store.repo.updateSkill({ ...edited, description: 'Merge invoice PDFs into one file for finance' });
