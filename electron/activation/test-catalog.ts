@@ -1,7 +1,6 @@
 // Test support for the activation tests: skills added straight to a store, and a small catalog of
 // unrelated jobs the recall stage must tell apart by meaning alone. Not used by the app.
-import { packageToRows } from '../skills/convert.js';
-import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
+import { packageToRows, type SkillPackage, validatePackage } from '../skills/index.js';
 import { openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 
