@@ -150,8 +150,14 @@ describe('the in-memory index', () => {
     });
     add(account, { name: 'notes', description: 'Speaker notes for talks' });
     const c = new SkillCatalog(account, null);
-    expect(matchSkills(c, 'run markitdown on it')[0]!.name).toBe('slides');
-    expect(matchSkills(c, 'make a thumbnail grid')[0]!.name).toBe('slides');
+    expect(matchSkills(c, 'run markitdown on it')[0]).toMatchObject({
+      name: 'slides',
+      matched_on: ['instructions'],
+    });
+    expect(matchSkills(c, 'make a thumbnail grid')[0]).toMatchObject({
+      name: 'slides',
+      matched_on: ['instructions'],
+    });
     // The body counts less than a description that says the same.
     expect(matchSkills(c, 'speaker notes')[0]!.name).toBe('notes');
   });

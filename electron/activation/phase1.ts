@@ -9,7 +9,7 @@ import { contentWords, GENERIC_WEIGHT, GENERIC_WORDS, MAX_MESSAGE_CHARS, stem, w
 
 /**
  * Which field of a skill a message matched. `exact_trigger`: a trigger phrase occurs verbatim.
- * (`when` counts as `description`; matches in the instructions show in {@link explainMatch}.)
+ * (`when` counts as `description`; `instructions`: the start of the skill's body and its file names.)
  * `meaning`: no field shares a word with the message; the semantic recall stage found the skill.
  */
 export type MatchField =
@@ -19,6 +19,7 @@ export type MatchField =
   | 'tags'
   | 'intent_patterns'
   | 'trigger_phrases'
+  | 'instructions'
   | 'meaning';
 
 /** One ranked skill for a message. */
@@ -698,7 +699,7 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
 function toMatch(s: Scored, terms: QueryTerm[]): SkillMatch {
   const fields = matchedFields(s, terms);
   const matched: MatchField[] = s.exactWords > 0 ? ['exact_trigger'] : [];
-  for (const f of INDEX_FIELDS) if (f !== 'instructions' && fields[f]) matched.push(f);
+  for (const f of INDEX_FIELDS) if (fields[f]) matched.push(f);
   if (s.exactWords === 0 && s.bm25 === 0 && Object.keys(fields).length === 0) matched.push('meaning');
   return {
     name: s.name,

@@ -38,6 +38,8 @@ export const MATCH_FIELDS = [
   'tags',
   'intent_patterns',
   'trigger_phrases',
+  // The start of the skill's body and its file names (a low-weight field), so a match always says why.
+  'instructions',
   // Issue 14: no field shares a word with the message; the semantic recall stage found the skill.
   'meaning',
 ] as const;
