@@ -156,9 +156,15 @@ export interface UserTurn {
 export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): string {
   const files = (m.attachments ?? [])
     .filter((a) => a.text)
-    .map((a) => `\n\n<attachment name="${a.name.replace(/"/g, "'")}">\n${a.text}\n</attachment>`)
+    .map((a) => attachmentBlock(a.name, `\n${a.text}\n`))
     .join('');
   return m.content + files;
+}
+
+/** An `<attachment>` block of the text the model reads (quotes in the name made single). */
+function attachmentBlock(name: string, body: string, type?: string): string {
+  const typed = type ? ` type="${type}"` : '';
+  return `\n\n<attachment name="${name.replace(/"/g, "'")}"${typed}>${body}</attachment>`;
 }
 
 /**
@@ -169,9 +175,8 @@ export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): st
 function unsentImages(m: Pick<ChatMessage, 'attachments'>, model: string): string {
   return (m.attachments ?? [])
     .filter((a) => !a.text && a.media_type.startsWith('image/'))
-    .map(
-      (a) =>
-        `\n\n<attachment name="${a.name.replace(/"/g, "'")}" type="${a.media_type}">[an image; not sent, because ${model} does not read images]</attachment>`,
+    .map((a) =>
+      attachmentBlock(a.name, `[an image; not sent, because ${model} does not read images]`, a.media_type),
     )
     .join('');
 }
