@@ -190,6 +190,10 @@ export function createHost(deps: HostDeps): Host {
     events,
     approvalStore: () => sqliteApprovalStore(session.writeStore().db),
   });
+  // A deleted chat's "allow for this chat" approvals go with it (not at the next restart).
+  events.subscribe('chat/sessions-changed', (e) => {
+    if (e.reason === 'deleted') mcp.approvals.forgetChat(e.session_id);
+  });
   const chat = createChatHandlers({
     session,
     events,

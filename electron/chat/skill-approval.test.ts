@@ -3,11 +3,12 @@
 // chat slice with the loopback provider: deny reaches the model as a tool error and runs nothing,
 // "this chat" sticks in the chat, "always" is remembered across a restart; a skill without effects
 // never asks. The effects model itself: metadata, artifact metadata, allowed-tools, host functions.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import type { ApprovalRequestedEvent } from '../contract/tools.js';
 import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
+import { ApprovalBroker } from '../mcp/index.js';
 import { quietLogger, smallPackage, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { HOST_FUNCTION_EFFECTS, type SkillForEffects, skillEffects } from './skill-effects.js';
@@ -129,6 +130,11 @@ describe('approval before a skill with side effects runs', () => {
     const t3 = await app.turn('Look up Cy', t1.session_id);
     expect(await t3.finished).toMatchObject({ status: 'complete', text: 'Done for Cy.' });
     expect(app.requested).toHaveLength(2);
+    // Deleting the chat drops its "this chat" approvals at once.
+    const forget = vi.spyOn(ApprovalBroker.prototype, 'forgetChat');
+    cleanups.push(() => forget.mockRestore());
+    await app.ok('chat/delete-session', { session_id: t1.session_id });
+    expect(forget).toHaveBeenCalledWith(t1.session_id);
 
     // 4: another chat asks; always
     const t4 = await app.turn('Look up Di');
