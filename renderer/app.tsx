@@ -24,6 +24,7 @@ import {
 } from './stores.js';
 import { Kbd } from './ui/badges.js';
 import { Icon, type IconName } from './ui/Icon.js';
+import { ShortcutsDialog } from './ui/ShortcutsDialog.js';
 
 const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
   { view: 'chat', label: 'Chat', icon: 'chat', key: '1' },
@@ -34,6 +35,12 @@ const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
 ];
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+
+/** Whether a key press is going into something the user types in (so `?` is text there). */
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
+}
 
 /**
  * Said where the user is looking (above every view) while the window cannot reach SkillDesk:
@@ -69,6 +76,7 @@ function Shell() {
   const stores = useStores();
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
+  const [help, setHelp] = useState(false);
 
   useEffect(() => applyTheme(theme, document.documentElement), [theme]);
   useEffect(() => watchSystemTheme(document.documentElement), []);
@@ -83,7 +91,17 @@ function Shell() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = isMac ? e.metaKey : e.ctrlKey;
+      if (e.key === '?' && !mod && !e.altKey && !e.defaultPrevented && !isTyping(e.target)) {
+        e.preventDefault();
+        setHelp(true);
+        return;
+      }
       if (!mod || e.altKey || e.shiftKey) return;
+      if (e.key === '/') {
+        e.preventDefault();
+        setHelp(true);
+        return;
+      }
       if (e.key.toLowerCase() === 'k') {
         e.preventDefault();
         focusSearch();
@@ -149,6 +167,15 @@ function Shell() {
             <span className="status__dot" aria-hidden="true" />
             {status === 'open' ? 'Connected' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
           </span>
+          <button
+            type="button"
+            className="sidebar__help"
+            onClick={() => setHelp(true)}
+            title={`Keyboard shortcuts (? or ${modKey} /)`}
+          >
+            <Kbd>?</Kbd>
+            <span>Shortcuts</span>
+          </button>
         </div>
       </nav>
       <main className="main">
@@ -163,6 +190,7 @@ function Shell() {
       </main>
       <WorkspaceDialog />
       <ProgressArea />
+      {help && <ShortcutsDialog modKey={modKey} onClose={() => setHelp(false)} />}
     </div>
   );
 }

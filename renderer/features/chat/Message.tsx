@@ -388,7 +388,8 @@ export function Message(props: {
           <div className="msg__actions msg__actions--reply">
             <BranchSwitcher m={m} a={actions} />
             {m.content && <CopyButton text={m.content} />}
-            {!m.id.startsWith('streaming:') && (
+            {/* A failed reply has Retry in its error card; a second, unlabeled retry would only confuse. */}
+            {!m.id.startsWith('streaming:') && !(m.status === 'error' && !m.content) && (
               <button
                 type="button"
                 className="btn btn--icon btn--small msg__act"

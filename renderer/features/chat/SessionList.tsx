@@ -150,7 +150,9 @@ export function SessionList({ modKey }: { modKey: string }) {
         </p>
       ) : c.sessions.items.length === 0 ? (
         <p className="sessions__empty">
-          {c.sessions.status === 'ready' ? 'Your chats will appear here.' : ''}
+          {c.sessions.status === 'ready'
+            ? `No chats yet. Send a message to start one; ${modKey} N starts a new one.`
+            : ''}
         </p>
       ) : (
         <ul className="sessions__list">

@@ -438,7 +438,7 @@ export function ComposerView() {
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: dropping files anywhere imports them; the Import button does the same
     <div
-      className={`sc${narrow ? ' sc--narrow' : ''}`}
+      className={`sc${narrow ? ' sc--narrow' : ''}${s.doc ? '' : ' sc--blank'}`}
       onDragEnter={(e) => {
         if (!hasFiles(e)) return;
         depth.current++;
@@ -540,8 +540,8 @@ export function ComposerView() {
           </div>
         )}
       </main>
-      {!narrow &&
-        (s.doc ? <TestPanel doc={s.doc} /> : <aside className="sc-test sc-test--empty" aria-label="Test" />)}
+      {/* With nothing open the editor's empty state takes the test column too. */}
+      {!narrow && s.doc && <TestPanel doc={s.doc} />}
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div className="drop-overlay__box">

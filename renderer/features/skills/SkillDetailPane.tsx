@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SkillArtifactView, SkillDetail } from '../../../electron/contract/skills.js';
-import { useSkillsStore } from '../../stores.js';
+import { useSkillsStore, useStores } from '../../stores.js';
 import { Kbd, KIND_HELP, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { downloadText } from '../../ui/download.js';
 import { langFor } from '../../ui/highlight.js';
 import { Icon } from '../../ui/Icon.js';
+import { docKey } from '../composer/index.js';
 import { skillKey } from './skills-store.js';
 
 function formatDate(iso: string): string {
@@ -60,6 +61,7 @@ export function SkillDetailPane() {
   const requestDelete = useSkillsStore((s) => s.requestDelete);
   const exportSkill = useSkillsStore((s) => s.exportSkill);
   const openSkill = useSkillsStore((s) => s.openSkill);
+  const stores = useStores();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [exportError, setExportError] = useState<string | null>(null);
   const skill: SkillDetail | null = detail.skill;
@@ -148,6 +150,17 @@ export function SkillDetailPane() {
           </div>
         </div>
         <div className="detail__actions">
+          <button
+            type="button"
+            className="btn btn--primary"
+            onClick={() => {
+              // The Composer asks first if it holds unsaved edits to another skill.
+              void stores.composer.getState().openSkill(docKey(skill));
+              stores.app.getState().navigate('composer');
+            }}
+          >
+            <Icon name="pencil" /> Edit in Composer
+          </button>
           <button type="button" className="btn" onClick={() => void onExport()}>
             <Icon name="download" /> Export
           </button>

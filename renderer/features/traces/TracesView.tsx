@@ -282,7 +282,7 @@ export function TracesView() {
         ) : s.traces.length === 0 && s.status === 'ready' ? (
           <div className="empty empty--compact traces__empty">
             <span className="empty__icon">
-              <Icon name="activity" />
+              <Icon name="activity" size={26} />
             </span>
             {filtered ? (
               <>

@@ -41,7 +41,7 @@ function Task({ t, cancel, dismiss }: { t: ProgressTask; cancel: () => void; dis
   );
 }
 
-/** Long work in the main process (sandbox start, page indexing, …), bottom right, with cancel. */
+/** Long work in the main process (sandbox start, page indexing, …), top right, with cancel. */
 export function ProgressArea() {
   const s = useWorkspaceStore(
     useShallow((x) => ({ tasks: x.tasks, cancelTask: x.cancelTask, dismissTask: x.dismissTask })),

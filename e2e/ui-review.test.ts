@@ -1,0 +1,290 @@
+/**
+ * A demanding new user's tour of the whole UI in Chromium against web mode (fresh home, the
+ * loopback provider): every stop screenshotted at 1440×900 and 1024×700, light and dark, into
+ * test-artifacts/review/, with checks for the rough edges the review found and fixed.
+ */
+import { join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import {
+  connectProvider,
+  type E2eApp,
+  type E2eSuite,
+  findChromium,
+  openPage,
+  startSuite,
+} from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/ui-review');
+
+const LONG_REPLY = [
+  '## Plan\n\nHere is a **plan** with `inline code`, a [link](https://example.com) and a list:\n\n',
+  '1. Read the file\n2. Parse it\n3. Report\n\n',
+  '```typescript\nexport function parse(text: string): string[] {\n  return text.split(/\\n/).filter((line) => line.trim().length > 0).map((line) => line.replace(/\\s+/g, " ").trim());\n}\n```\n\n',
+  '> A quote that says something wise about parsing.\n\n',
+  '| Step | Cost | Notes |\n|---|---|---|\n| read | 1 ms | from disk |\n| parse | 3 ms | one pass |\n\n',
+  '```bash\nnpm run build && npm test\n```\n',
+];
+
+const SCRIPT = [
+  // Settings → Test connection.
+  { text: 'ok' },
+  { text: 'Hello! I can help with that. What would you like to start with?' },
+  {
+    tool_calls: [
+      {
+        name: 'apply_skill',
+        arguments: {
+          name: 'Summarize',
+          ctx: { text: 'The team agreed to ship on Friday after the security review.' },
+        },
+      },
+    ],
+  },
+  // The Summarize prompt template, rendered and sent to the model.
+  { text: 'Ships Friday, after the security review.' },
+  { text: 'In short: the team ships on Friday, after the security review.' },
+  {
+    tool_calls: [
+      {
+        name: 'apply_skill',
+        arguments: { name: 'CSV Statistics', ctx: { csv_text: 'a,b\n1,x\n2,y\n3,x\n' } },
+      },
+    ],
+  },
+  { text: 'Column **a** averages 2; column **b** has 2 distinct values.' },
+  { text: LONG_REPLY },
+  { text: 'Sure — the parser above skips blank lines.' },
+  { text: LONG_REPLY },
+];
+
+describe.skipIf(skip)('UI review tour in Chromium', () => {
+  let suite: E2eSuite;
+  let browser: Browser;
+  let app: E2eApp;
+  let provider: LoopbackProvider;
+  let page: Page;
+  const problems: string[] = [];
+  const dir = () => testArtifactsDir('review');
+
+  /** Screenshot the page at 1440×900 and 1024×700, light and dark; leave it at 1440 light. */
+  async function shoot(name: string) {
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: join(dir(), `${name}-${w}-${scheme}.png`), animations: 'disabled' });
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  beforeAll(async () => {
+    suite = await startSuite(chromiumPath!, { script: { turns: SCRIPT, api_key: 'sk-review' } });
+    ({ app, browser } = suite);
+    provider = suite.provider!;
+    page = await openPage(browser, problems, { timeoutMs: 15_000 });
+    await page.goto(app.server.url);
+    await composer().waitFor();
+  });
+  afterAll(() => suite?.close());
+
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const replies = () => page.locator('.msg--assistant');
+  const send = async (text: string) => {
+    await composer().fill(text);
+    await composer().press('Enter');
+  };
+
+  it('first launch: the empty states', async () => {
+    await shoot('01-first-launch');
+    await page.keyboard.press('Control+2');
+    await page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();
+    await shoot('02-skills-empty-detail');
+    await page.keyboard.press('Control+3');
+    // With nothing open, the editor's empty state has the test column's room too (no blank column).
+    const blank = page.getByRole('main', { name: 'Editor' });
+    await pw(blank.getByText('Open a skill to edit it')).toBeVisible();
+    await pw(page.getByRole('complementary', { name: 'Test' })).toHaveCount(0);
+    const mainBox = (await blank.boundingBox())!;
+    const ctas = (await blank.getByRole('button', { name: 'Import a folder' }).boundingBox())!;
+    expect(ctas.x + ctas.width).toBeLessThan(mainBox.x + mainBox.width - 40);
+    await shoot('03-composer-first');
+    await page.keyboard.press('Control+5');
+    await shoot('04-traces-empty');
+    await page.keyboard.press('Control+4');
+    await shoot('05-settings-first');
+    await page.keyboard.press('Control+1');
+  }, 120_000);
+
+  it('keeps the sidebar search label whole at 1024 px', async () => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const label = page.locator('.sidebar__search span').first();
+    await pw(label).toHaveText('Search skills');
+    await expect.poll(() => label.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it('lists the keyboard shortcuts from the keyboard and from the sidebar', async () => {
+    const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await page.keyboard.press('Control+/');
+    await pw(dialog).toBeVisible();
+    await pw(dialog.getByRole('region', { name: 'Anywhere' })).toContainText('Search skills');
+    await shoot('06a-shortcuts');
+    await page.keyboard.press('Escape');
+    await pw(dialog).toBeHidden();
+    // `?` is text in the message box, and opens the list anywhere else.
+    await composer().focus();
+    await page.keyboard.press('?');
+    await expect.poll(() => composer().inputValue()).toBe('?');
+    await pw(dialog).toBeHidden();
+    await composer().fill('');
+    await page.getByRole('heading', { name: 'Welcome to SkillDesk' }).click();
+    await page.keyboard.press('?');
+    await pw(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await pw(dialog).toBeHidden();
+    await page.getByRole('button', { name: /Shortcuts/ }).click();
+    await pw(dialog).toBeVisible();
+    await page.keyboard.press('Escape');
+    await pw(dialog).toBeHidden();
+  });
+
+  it('connects the loopback provider and has a first chat', async () => {
+    await connectProvider(page, provider.url, 'sk-review');
+    await shoot('06-settings-connected');
+    await page.keyboard.press('Control+1');
+    await shoot('07-chat-ready');
+    await send('Hi there');
+    await replies().last().getByText('What would you like to start with?').waitFor();
+    await shoot('08-first-chat');
+  }, 120_000);
+
+  it('a chat using a prompt skill and a Python skill', async () => {
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await send('Summarize this: the team agreed to ship on Friday after the security review.');
+    await replies()
+      .last()
+      .getByText(/ships on Friday/)
+      .waitFor();
+    await shoot('09-chat-prompt-skill');
+    await send('Compute statistics for the columns of this CSV: a,b 1,x 2,y 3,x');
+    await replies()
+      .last()
+      .getByText(/averages 2/)
+      .waitFor({ timeout: 60_000 });
+    // The sandbox's start shows in the progress area, which must not cover the Send button.
+    const progress = page.getByRole('region', { name: 'Background work' });
+    await pw(progress).toContainText('Starting the Python sandbox');
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      const a = (await progress.boundingBox())!;
+      const b = (await page.getByRole('button', { name: 'Send' }).boundingBox())!;
+      const overlap =
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      expect(overlap).toBe(false);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await shoot('10-chat-python-skill');
+  }, 120_000);
+
+  it('a long conversation with code and Markdown', async () => {
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await send('Write me a parser plan with code');
+    await replies().last().locator('table').waitFor();
+    await send('Does it skip blank lines?');
+    await replies()
+      .last()
+      .getByText(/skips blank lines/)
+      .waitFor();
+    await send('Show the plan again');
+    await replies().nth(2).locator('table').waitFor();
+    const first = replies().first();
+    const quote = (await first.locator('blockquote').boundingBox())!;
+    const para = (await first.locator('.md > p').first().boundingBox())!;
+    expect(Math.abs(quote.x - para.x)).toBeLessThan(1);
+    await shoot('11-long-chat-bottom');
+    await page.locator('.msg').first().scrollIntoViewIfNeeded();
+    await shoot('12-long-chat-top');
+  }, 120_000);
+
+  it('skills list, search and keyboard', async () => {
+    await page.keyboard.press('Control+K');
+    await page.getByRole('combobox', { name: 'Search skills' }).fill('csv');
+    await shoot('13-skills-search');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'CSV Statistics' }).waitFor();
+    await shoot('14-skill-detail');
+    await page.getByRole('combobox', { name: 'Search skills' }).fill('zzzzqqq');
+    await shoot('15-skills-search-empty');
+    await page.getByRole('combobox', { name: 'Search skills' }).fill('');
+    // The detail is no dead end: one click opens the skill in the Composer.
+    await page
+      .getByRole('listbox', { name: 'Skills' })
+      .getByRole('option', { name: /CSV Statistics/ })
+      .click();
+    await page.getByRole('button', { name: 'Edit in Composer' }).click();
+    await pw(page.getByRole('heading', { level: 1, name: 'Composer' })).toBeVisible();
+    await pw(
+      page.getByRole('main', { name: 'Editor' }).getByRole('heading', { level: 2, name: 'CSV Statistics' }),
+    ).toBeVisible();
+  }, 120_000);
+
+  it('the Skill Composer: create, edit, test, errors', async () => {
+    await page.keyboard.press('Control+3');
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await shoot('16-composer-new');
+    await page.getByRole('button', { name: /Prompt skill/ }).click();
+    const editor = page.getByRole('textbox', { name: 'Content of Prompt' });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await editor.pressSequentially('Dear {{ name }},\n{% if topic %}Write about {{ topic }}.');
+    await pw(page.locator('.sc-code .cm-lint-marker-error')).toHaveCount(1);
+    await shoot('17-composer-error');
+    await page.keyboard.press('Control+End');
+    await editor.pressSequentially('{% endif %}');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText(/^Saved My prompt skill/)).toBeVisible();
+    await page.getByRole('button', { name: 'Render only' }).click();
+    await shoot('18-composer-test');
+  }, 120_000);
+
+  it('workspaces and settings', async () => {
+    await page.keyboard.press('Control+O');
+    await page.getByRole('dialog').first().waitFor();
+    await shoot('19-workspace-dialog');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+4');
+    await shoot('20-settings');
+  }, 120_000);
+
+  it('an unreachable provider', async () => {
+    await page.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await page.getByText('Provider saved.').waitFor();
+    await page.keyboard.press('Control+1');
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await send('Anyone there?');
+    await replies()
+      .last()
+      .getByText(/Couldn’t reach/)
+      .waitFor({ timeout: 60_000 });
+    const failed = replies().last();
+    await pw(failed.getByRole('button', { name: 'Retry' })).toBeVisible();
+    await pw(failed.getByRole('button', { name: 'Regenerate reply' })).toHaveCount(0);
+    await shoot('21-provider-unreachable');
+    expect(problems.filter((p) => !/ERR_CONNECTION|Failed to load/.test(p))).toEqual([]);
+  }, 120_000);
+});
