@@ -87,6 +87,33 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   }
 
+  /** WCAG contrast of an element's text against the first opaque background behind it. */
+  function contrastOf(selector: string): Promise<number> {
+    return page
+      .locator(selector)
+      .first()
+      .evaluate((el) => {
+        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+        const lum = ([r, g, b]: number[]) => {
+          const f = (v: number) => {
+            const x = v / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          };
+          return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+        };
+        let bg: number[] = [255, 255, 255];
+        for (let n: Element | null = el; n; n = n.parentElement) {
+          const c = rgb(getComputedStyle(n).backgroundColor);
+          if (c.length === 3 || (c.length === 4 && c[3] === 1)) {
+            bg = c.slice(0, 3);
+            break;
+          }
+        }
+        const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)].sort((x, y) => y - x);
+        return (a! + 0.05) / (b! + 0.05);
+      });
+  }
+
   beforeAll(async () => {
     suite = await startSuite(chromiumPath!, { script: { turns: SCRIPT, api_key: 'sk-review' } });
     ({ app, browser } = suite);
@@ -105,6 +132,13 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
   };
 
   it('first launch: the empty states', async () => {
+    // Muted text (the sidebar's empty chats note, the composer's key hints) is readable in both schemes.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await contrastOf('.sessions__empty')).toBeGreaterThanOrEqual(4.5);
+      expect(await contrastOf('.composer__hint')).toBeGreaterThanOrEqual(4.5);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await shoot('01-first-launch');
     await page.keyboard.press('Control+2');
     await page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();
@@ -121,6 +155,10 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await page.keyboard.press('Control+5');
     await shoot('04-traces-empty');
     await page.keyboard.press('Control+4');
+    // With no model yet, Settings says the steps to get one, and that a local model needs no account.
+    const start = page.locator('.providers__start');
+    await pw(start).toContainText('No model yet.');
+    await pw(start).toContainText('OpenAI-compatible');
     await shoot('05-settings-first');
     await page.keyboard.press('Control+1');
   }, 120_000);
@@ -160,6 +198,7 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
 
   it('connects the loopback provider and has a first chat', async () => {
     await connectProvider(page, provider.url, 'sk-review');
+    await pw(page.locator('.providers__start')).toHaveCount(0);
     await shoot('06-settings-connected');
     await page.keyboard.press('Control+1');
     await shoot('07-chat-ready');
@@ -222,6 +261,12 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
   it('skills list, search and keyboard', async () => {
     await page.keyboard.press('Control+K');
     await page.getByRole('combobox', { name: 'Search skills' }).fill('csv');
+    // At 1024 px the kind filter ends where the search box ends, inside the list pane.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const search = (await page.locator('.list-pane .search').boundingBox())!;
+    const kind = (await page.getByLabel('Artifact kind').boundingBox())!;
+    expect(kind.x + kind.width).toBeLessThanOrEqual(search.x + search.width + 0.5);
+    await page.setViewportSize({ width: 1440, height: 900 });
     await shoot('13-skills-search');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'CSV Statistics' }).waitFor();

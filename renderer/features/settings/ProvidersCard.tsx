@@ -193,6 +193,16 @@ export function ProvidersCard() {
         The model chat replies with. Keys stay in SkillDesk’s main process: they are never shown again, and
         skills and this window never see them.
       </p>
+      {p.value && p.value.chat === null && (
+        <div className="callout callout--info providers__start">
+          <Icon name="key" />
+          <p>
+            <strong>No model yet.</strong> Pick a provider and press <em>Use this provider</em>, paste its API
+            key, then <em>Test connection</em>. For a model on this machine (Ollama, LM Studio, llama.cpp),
+            choose OpenAI-compatible and give its base URL (a key is optional there).
+          </p>
+        </div>
+      )}
       {p.value?.warning && (
         <div className="callout callout--warn" role="alert">
           <Icon name="alert" />
