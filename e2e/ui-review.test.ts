@@ -196,6 +196,21 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await pw(dialog).toBeHidden();
   });
 
+  it('starts the next Tab inside a view opened from the keyboard', async () => {
+    await composer().focus();
+    await page.keyboard.press('Control+4');
+    await page.getByRole('heading', { level: 2, name: 'Providers' }).waitFor();
+    await page.keyboard.press('Tab');
+    const inMain = () => page.evaluate(() => Boolean(document.activeElement?.closest('.main__view')));
+    await expect.poll(inMain).toBe(true);
+    await page.keyboard.press('Control+5');
+    await page.getByRole('heading', { level: 1, name: 'Traces' }).waitFor();
+    await page.keyboard.press('Tab');
+    await expect.poll(inMain).toBe(true);
+    await page.keyboard.press('Control+1');
+    await composer().waitFor();
+  });
+
   it('connects the loopback provider and has a first chat', async () => {
     await connectProvider(page, provider.url, 'sk-review');
     await pw(page.locator('.providers__start')).toHaveCount(0);
@@ -236,6 +251,19 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     }
     await page.setViewportSize({ width: 1440, height: 900 });
     await shoot('10-chat-python-skill');
+    await replies()
+      .last()
+      .getByRole('region', { name: 'Skill activity' })
+      .getByRole('button')
+      .first()
+      .click();
+    await shoot('10b-skill-activity-open');
+    await page.getByText('Skills considered').last().click();
+    await shoot('10c-skills-considered');
+    await page.keyboard.press('Control+5');
+    await page.locator('.traces__list').first().waitFor();
+    await shoot('10d-traces');
+    await page.keyboard.press('Control+1');
   }, 120_000);
 
   it('a long conversation with code and Markdown', async () => {
@@ -307,6 +335,9 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
   }, 120_000);
 
   it('workspaces and settings', async () => {
+    await page.getByRole('searchbox', { name: 'Search chats' }).fill('friday');
+    await shoot('18b-chat-search');
+    await page.getByRole('searchbox', { name: 'Search chats' }).fill('');
     await page.keyboard.press('Control+O');
     await page.getByRole('dialog').first().waitFor();
     await shoot('19-workspace-dialog');

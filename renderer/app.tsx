@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { View } from './app-store.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { ChatView } from './features/chat/ChatView.js';
@@ -77,6 +77,17 @@ function Shell() {
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
   const [help, setHelp] = useState(false);
+  const viewRef = useRef<HTMLDivElement>(null);
+  // A view switch unmounts whatever had focus: start the next Tab inside the new view, not at the
+  // top of the window (views that focus something of their own, like chat's message box, keep it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per view switch
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => {
+      const active = document.activeElement;
+      if (!active || active === document.body) viewRef.current?.focus({ preventScroll: true });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [view]);
 
   useEffect(() => applyTheme(theme, document.documentElement), [theme]);
   useEffect(() => watchSystemTheme(document.documentElement), []);
@@ -180,7 +191,7 @@ function Shell() {
       </nav>
       <main className="main">
         <OfflineBanner status={status} />
-        <div className="main__view">
+        <div className="main__view" ref={viewRef} tabIndex={-1}>
           {view === 'chat' && <ChatView />}
           {view === 'skills' && <SkillsView />}
           {view === 'composer' && <ComposerView />}
