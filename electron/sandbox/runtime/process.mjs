@@ -20,15 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
 import { installModuleHooks, networkSelfCheck } from './guard.mjs';
-import {
-  AppError,
-  AppMessageSchema,
-  createPeer,
-  MAX_SNAPSHOT_BYTES,
-  rpcToWire,
-  SANDBOX_ID_PREFIX,
-  wireToRpc,
-} from './peer.bundle.mjs';
 import { sparseCopy, unpackSparse } from './sparse.mjs';
 
 const HERE = new URL('./', import.meta.url);
@@ -68,36 +59,51 @@ function send(msg, binary) {
 }
 
 let expectSnapshotBytes = false;
-const reader = new FrameReader(
-  { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0) },
-  {
-    onJson: (m) => handleParent(m),
-    onBinary: (bytes) => {
-      if (!expectSnapshotBytes) return die('unexpected binary frame');
-      expectSnapshotBytes = false;
-      if (config.snapshot_sparse) {
-        snapshot = unpackSparse(bytes);
-        if (!snapshot) return die('the snapshot is not a well-formed sparse copy');
-      } else snapshot = bytes;
-      start();
-    },
-    onViolation: (why) => die(`bad frame from the app: ${why}`),
-  },
-);
+// The protocol's schemas and the RPC peer (peer.bundle.mjs, 300 KB with zod) load once the first
+// worker has started (see "start"), not before it as a static import: parsing and evaluating them
+// took 57-124 ms on the loaded 2-core machine, and the worker's start-up now overlaps them (issue
+// 15). Nothing from the app is read before they are here.
+/** @type {any} */ let AppError;
+/** @type {any} */ let AppMessageSchema;
+/** @type {any} */ let wireToRpc;
+/** @type {any} */ let reader;
+/** @type {any} */ let peer;
 
-// Calls cross on the peer: the app's `run` is answered when the job finishes (`result`), and a job's
-// host calls are calls back to the app made while that run is open (`host` / `host-reply`).
-const peer = createPeer(
-  { send: (m) => send(rpcToWire(m, 'process')), onMessage: () => {} },
-  {
-    idPrefix: SANDBOX_ID_PREFIX.process,
-    handle: (params, call) => runJob(params, call),
-    sendDetails: false,
-    answerProtocolErrors: false,
-    onProtocolError: (why) => die(`bad message from the app: ${why}`),
-    onHandlerBug: (e) => die(`sandbox process error: ${e?.message ?? e}`, 7),
-  },
-);
+async function loadProtocol() {
+  const bundle = await import('./peer.bundle.mjs');
+  const { createPeer, MAX_SNAPSHOT_BYTES, rpcToWire, SANDBOX_ID_PREFIX } = bundle;
+  ({ AppError, AppMessageSchema, wireToRpc } = bundle);
+  reader = new FrameReader(
+    { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0) },
+    {
+      onJson: (m) => handleParent(m),
+      onBinary: (bytes) => {
+        if (!expectSnapshotBytes) return die('unexpected binary frame');
+        expectSnapshotBytes = false;
+        if (config.snapshot_sparse) {
+          snapshot = unpackSparse(bytes);
+          if (!snapshot) return die('the snapshot is not a well-formed sparse copy');
+        } else snapshot = bytes;
+        start();
+      },
+      onViolation: (why) => die(`bad frame from the app: ${why}`),
+    },
+  );
+
+  // Calls cross on the peer: the app's `run` is answered when the job finishes (`result`), and a job's
+  // host calls are calls back to the app made while that run is open (`host` / `host-reply`).
+  peer = createPeer(
+    { send: (m) => send(rpcToWire(m, 'process')), onMessage: () => {} },
+    {
+      idPrefix: SANDBOX_ID_PREFIX.process,
+      handle: (params, call) => runJob(params, call),
+      sendDetails: false,
+      answerProtocolErrors: false,
+      onProtocolError: (why) => die(`bad message from the app: ${why}`),
+      onHandlerBug: (e) => die(`sandbox process error: ${e?.message ?? e}`, 7),
+    },
+  );
+}
 
 function die(message, code = 6) {
   try {
@@ -668,6 +674,8 @@ if (EARLY_PYODIDE_URL) {
   compiling = compileWasm(EARLY_PYODIDE_URL);
   early = boot({ url: EARLY_PYODIDE_URL, dir: fileURLToPath(EARLY_PYODIDE_URL), heapMb: undefined });
 }
+// The protocol loads while that worker starts (see loadProtocol).
+await loadProtocol();
 installModuleHooks();
 
 // Then fail closed if the outer boundary is not in place, or greet the app.
