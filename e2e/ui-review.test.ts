@@ -331,7 +331,13 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await pw(page.getByText(/^Saved My prompt skill/)).toBeVisible();
     await page.getByRole('button', { name: 'Render only' }).click();
+    // The template now reads "name", which the context lacks: said before and after the run fails.
+    const missing = page.locator('.sc-test__missing');
+    await pw(missing).toContainText('“name”');
     await shoot('18-composer-test');
+    await missing.getByRole('button', { name: 'Add it' }).click();
+    await pw(missing).toHaveCount(0);
+    await pw(page.getByRole('textbox', { name: 'Test context' })).toContainText('"name"');
   }, 120_000);
 
   it('workspaces and settings', async () => {

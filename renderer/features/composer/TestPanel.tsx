@@ -4,6 +4,17 @@ import { KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor } from './CodeEditor.js';
 import { type EditorDoc, isDirty, type RunResult } from './composer-state.js';
+import { isTemplate, templateVariables } from './draft.js';
+
+/** The context's top-level keys, or null while it is not a JSON object (the editor flags that). */
+function contextKeys(text: string): Set<string> | null {
+  try {
+    const v = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? new Set(Object.keys(v)) : null;
+  } catch {
+    return null;
+  }
+}
 
 function fmtMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
@@ -100,12 +111,19 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
       renderOnly: st.renderOnly,
       run: st.run,
       cancelRun: st.cancelRun,
+      variables: st.validation.variables,
     })),
   );
   const art = doc.draft.artifacts.find((a) => a.key === s.selected) ?? null;
   const busy = s.test.status === 'running' || s.test.status === 'rendering';
   const saved = doc.origin !== null;
   const savedArt = art && saved && doc.base?.artifacts.some((b) => b.name === art.name);
+  // Variables the selected template reads that the context does not give yet (say so before a run fails).
+  const keys = contextKeys(doc.context);
+  const missing =
+    art && keys && isTemplate(art)
+      ? (s.variables[art.key] ?? templateVariables(art.content)).filter((v) => !keys.has(v))
+      : [];
 
   return (
     <aside className="sc-test" aria-label="Test">
@@ -137,6 +155,14 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
           placeholder='{ "topic": "tea" }'
         />
       </div>
+      {missing.length > 0 && (
+        <p className="sc-field__help sc-test__missing" role="status">
+          Not in the context yet: {missing.map((v) => `“${v}”`).join(', ')}.{' '}
+          <button type="button" className="linkish" onClick={s.fillContext}>
+            Add {missing.length === 1 ? 'it' : 'them'}
+          </button>
+        </p>
+      )}
       <div className="sc-test__actions">
         <button
           type="button"
