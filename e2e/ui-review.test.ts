@@ -176,6 +176,8 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await page.keyboard.press('Control+/');
     await pw(dialog).toBeVisible();
     await pw(dialog.getByRole('region', { name: 'Anywhere' })).toContainText('Search skills');
+    // In a browser Ctrl N opens a window (the page never sees it): the list says what to use instead.
+    await pw(dialog).toContainText('New chat, in the desktop app (here: the + beside Chats)');
     await shoot('06a-shortcuts');
     await page.keyboard.press('Escape');
     await pw(dialog).toBeHidden();

@@ -18,6 +18,7 @@ import {
   type Stores,
   StoresProvider,
   useAppStore,
+  useComposerStore,
   useConnectionStatus,
   useSettingsStore,
   useStores,
@@ -77,6 +78,7 @@ function Shell() {
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
   const [help, setHelp] = useState(false);
+  const desktop = useComposerStore((s) => s.desktop);
   const viewRef = useRef<HTMLDivElement>(null);
   // A view switch unmounts whatever had focus: start the next Tab inside the new view, not at the
   // top of the window (views that focus something of their own, like chat's message box, keep it).
@@ -201,7 +203,7 @@ function Shell() {
       </main>
       <WorkspaceDialog />
       <ProgressArea />
-      {help && <ShortcutsDialog modKey={modKey} onClose={() => setHelp(false)} />}
+      {help && <ShortcutsDialog modKey={modKey} browser={!desktop} onClose={() => setHelp(false)} />}
     </div>
   );
 }

@@ -7,13 +7,17 @@ interface ShortcutGroup {
   items: Array<{ keys: string[]; what: string }>;
 }
 
-function groups(mod: string): ShortcutGroup[] {
+function groups(mod: string, browser: boolean): ShortcutGroup[] {
   return [
     {
       title: 'Anywhere',
       items: [
         { keys: [`${mod} K`], what: 'Search skills' },
-        { keys: [`${mod} N`], what: 'New chat' },
+        {
+          keys: [`${mod} N`],
+          // A browser keeps Ctrl N (a new window) for itself; only the desktop app gets it.
+          what: browser ? 'New chat, in the desktop app (here: the + beside Chats)' : 'New chat',
+        },
         { keys: [`${mod} O`], what: 'Open a workspace' },
         { keys: [`${mod} 1`, '…', `${mod} 5`], what: 'Chat, Skills, Composer, Settings, Traces' },
         { keys: ['?'], what: 'This list (outside a text box)' },
@@ -41,7 +45,7 @@ function groups(mod: string): ShortcutGroup[] {
 }
 
 /** The keyboard shortcuts, grouped; Esc, the Close button or a click outside closes it. */
-export function ShortcutsDialog(props: { modKey: string; onClose: () => void }) {
+export function ShortcutsDialog(props: { modKey: string; browser: boolean; onClose: () => void }) {
   const closeRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -75,7 +79,7 @@ export function ShortcutsDialog(props: { modKey: string; onClose: () => void }) 
           Keyboard shortcuts
         </h2>
         <div className="shortcuts__groups">
-          {groups(props.modKey).map((g) => (
+          {groups(props.modKey, props.browser).map((g) => (
             <section key={g.title} className="shortcuts__group" aria-label={g.title}>
               <h3 className="shortcuts__title">{g.title}</h3>
               <dl className="shortcuts__list">
