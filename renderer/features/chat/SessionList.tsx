@@ -151,7 +151,7 @@ export function SessionList({ modKey }: { modKey: string }) {
       ) : c.sessions.items.length === 0 ? (
         <p className="sessions__empty">
           {c.sessions.status === 'ready'
-            ? `No chats yet. Send a message to start one; ${modKey} N starts a new one.`
+            ? 'No chats yet. Send a message and the chat is kept here to come back to.'
             : ''}
         </p>
       ) : (
