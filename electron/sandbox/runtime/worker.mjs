@@ -287,12 +287,6 @@ function runJob({ code, limits }) {
   });
   if (unrestorable === null) {
     const t0 = now();
-    if (tierUpPending) {
-      // Once, after the first job's result is out (off the cold first run's path), and before the
-      // restore that drops whatever it left: see TIER_UP.
-      tierUpPending = false;
-      runRunner(TIER_UP, 1000);
-    }
     restore();
     port.postMessage({ type: 'ready', resetMs: now() - t0 });
     // After the first job only (a no-op later); a job sent meanwhile waits in the port's queue.
@@ -556,33 +550,6 @@ function removeBuiltinModules(Module, names) {
   }
   if (rewritten === 0) throw new Error('the built-in module table was not found');
 }
-
-// V8 runs a wasm function in its baseline code (Liftoff) until the function has run enough, then
-// compiles it with TurboFan in the background; a call already running keeps its code (wasm has no
-// on-stack replacement). CPython runs a whole program, Python-to-Python calls included, inside one
-// call of its evaluation loop (`_PyEval_EvalFrameDefault`), so a CPU-bound job that started
-// before that function was tiered up ran in baseline code to its end: about twice as slow (issue 15,
-// measured: 2.5 s instead of 1.3 s for the benchmark's loop in a fresh process). A few thousand
-// iterations of common operations use up the tiering budget of the loop and of the helpers it calls
-// (about 15 ms); TurboFan compiles them in the background, once per process (the compiled module is
-// shared by every worker). A reusing worker runs them after its first job rather than at boot, where
-// the compile would compete with the cold first run for the CPU.
-/** Whether this worker has yet to run TIER_UP (a reusing worker runs it once). */
-let tierUpPending = true;
-const TIER_UP = `
-def _f(a, b=1):
-    return a * b + 1
-s = 0
-d = {}
-xs = []
-for i in range(4000):
-    s += i * i - _f(i) // 3
-    d[i & 63] = s & 0xFFFF
-    xs.append(str(i & 7))
-    if len(xs) > 32:
-        xs.clear()
-s = sum(d.values()) + len("".join(xs))
-`;
 
 // --- main ------------------------------------------------------------------------------------------
 const { loadPyodide } = await import(pyodideUrl);
