@@ -139,6 +139,12 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       expect(await contrastOf('.composer__hint')).toBeGreaterThanOrEqual(4.5);
     }
     await page.emulateMedia({ colorScheme: 'light' });
+    // The CSV suggestion brings its data, so it works as picked: CSV Statistics would activate.
+    await page.getByRole('button', { name: /Crunch a CSV/ }).click();
+    await expect.poll(() => composer().inputValue()).toContain('Oslo,4');
+    const hint = page.getByRole('region', { name: 'Skills that would activate' });
+    await pw(hint.locator('.hint__skill').first()).toContainText('CSV Statistics');
+    await composer().fill('');
     await shoot('01-first-launch');
     await page.keyboard.press('Control+2');
     await page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();

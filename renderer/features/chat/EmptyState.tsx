@@ -10,7 +10,12 @@ const SUGGESTIONS = [
     title: 'Find contradictions',
     text: 'Are there any contradictions in my notes about the northern kingdom?',
   },
-  { title: 'Crunch a CSV', text: 'Compute statistics for the columns of this CSV file' },
+  {
+    // The data comes along, so the suggestion works as it is (CSV Statistics runs on it in the sandbox).
+    title: 'Crunch a CSV',
+    text: 'Compute statistics for the columns of this CSV:\ncity,temp\nOslo,4\nLima,19\nCairo,27',
+    shown: 'Compute statistics for the columns of this CSV: city,temp · Oslo,4 · Lima,19 · Cairo,27',
+  },
 ];
 
 /** The new-chat screen: what SkillDesk does, a first step when no model is set, and suggestions. */
@@ -48,7 +53,7 @@ export function EmptyState(props: {
         {SUGGESTIONS.map((sug) => (
           <button key={sug.title} type="button" className="suggestion" onClick={() => props.onPick(sug.text)}>
             <span className="suggestion__title">{sug.title}</span>
-            <span className="suggestion__text">{sug.text}</span>
+            <span className="suggestion__text">{'shown' in sug ? sug.shown : sug.text}</span>
           </button>
         ))}
       </div>
