@@ -228,6 +228,13 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await send('Hi there');
     await replies().last().getByText('What would you like to start with?').waitFor();
     await shoot('08-first-chat');
+    await page.locator('.chat__model-menu button').first().click();
+    // Only providers a chat can reach: no OpenAI-compatible group when no server URL is set.
+    const models = page.getByRole('menu', { name: 'Model for this chat' });
+    await pw(models.getByRole('menuitemradio', { name: 'loopback-gpt' })).toBeVisible();
+    await pw(models).not.toContainText('OpenAI-compatible');
+    await shoot('08b-model-picker');
+    await page.keyboard.press('Escape');
   }, 120_000);
 
   it('a chat using a prompt skill and a Python skill', async () => {
@@ -266,6 +273,10 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       .first()
       .click();
     await shoot('10b-skill-activity-open');
+    await replies().last().locator('.trace-link').first().click();
+    await page.getByRole('dialog', { name: 'Trace' }).waitFor();
+    await shoot('10b2-trace-drawer');
+    await page.keyboard.press('Escape');
     await page.getByText('Skills considered').last().click();
     await shoot('10c-skills-considered');
     await page.keyboard.press('Control+5');

@@ -5,9 +5,15 @@ import { toErrorData } from '../../bridge/client.js';
 import { useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 
-/** Providers a chat can use now: a key is stored (or none is needed), or it is the one in Settings. */
+/**
+ * Providers a chat can use now: the one in Settings, or one with a key stored (or needing none)
+ * that has a base URL of its own — an OpenAI-compatible server's URL lives only in Settings' choice,
+ * so listing it otherwise offered a group with nothing in it but an error.
+ */
 export function usableProviders(providers: ProviderView[], current: string | null): ProviderView[] {
-  return providers.filter((p) => p.has_key || !p.requires_key || p.id === current);
+  return providers.filter(
+    (p) => p.id === current || ((p.has_key || !p.requires_key) && p.default_base_url !== null),
+  );
 }
 
 /**
