@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The skilldesk CLI. Runs the TypeScript sources directly through tsx so a clone works after
-// `npm install` with no build step.
-import { register } from 'tsx/esm/api';
+// The skilldesk CLI. A clone works after `npm install` with no build step: it runs a bundle of the
+// TypeScript sources that is rebuilt whenever a source is newer (scripts/cli-bundle.mjs), or the
+// sources themselves through tsx when the bundle cannot be built.
+import { loadCli } from '../scripts/cli-bundle.mjs';
 
-register();
-const { main } = await import('../electron/cli/main.ts');
+const main = await loadCli();
 process.exitCode = await main(process.argv.slice(2));

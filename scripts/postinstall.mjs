@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// After `npm install`: (1) the DSPy sidecar's Python environment, (2) on a machine where the
-// Electron binary was downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the Node
-// build stays in place for the CLI, web mode and tests). Neither step can fail the install.
+// After `npm install`: (1) the DSPy sidecar's Python environment, (2) the CLI's bundle (the CLI
+// rebuilds it itself when a source is newer), (3) on a machine where the Electron binary was
+// downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the Node build stays in place
+// for the CLI, web mode and tests). No step can fail the install.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,6 +16,13 @@ if (existsSync(sidecar) && !process.env.SKILLDESK_SKIP_SIDECAR) {
   const r = spawnSync(process.execPath, [sidecar], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0)
     warn('the sidecar environment was not set up; dspy_module skills will use their prompt fallback');
+}
+
+try {
+  const { buildCliBundle } = await import('./cli-bundle.mjs');
+  await buildCliBundle();
+} catch (e) {
+  warn(`the CLI's bundle was not built (${e.message}); the CLI will run its sources through tsx`);
 }
 
 const electronPathFile = join(root, 'node_modules', 'electron', 'path.txt');

@@ -167,4 +167,15 @@ describe('skilldesk skills', () => {
     const names = (JSON.parse(out).skills as Array<{ name: string }>).map((s) => s.name);
     expect(names).toContain('Summarize');
   });
+
+  it('runs the bundle of the sources, fresh, with each module finding files beside its source', async () => {
+    execFileSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    const { CLI_BUNDLE, bundleFresh } = await import('../../scripts/cli-bundle.mjs');
+    expect(bundleFresh()).toBe(true);
+    const text = readFileSync(CLI_BUNDLE, 'utf8');
+    // The sandbox runtime, migrations and models are found from the source files' places.
+    expect(text).toContain('new URL("../../electron/sandbox/pool.ts", import.meta.url)');
+    expect(text).toContain('new URL("../../electron/store/db.ts", import.meta.url)');
+    expect(text).not.toMatch(/fileURLToPath\(import\.meta\.url\)/);
+  });
 });

@@ -1,0 +1,92 @@
+// The CLI's bundle: electron/cli/main.ts and everything it imports from electron/, compiled by
+// esbuild into one file (out/cli/skilldesk.mjs; npm packages stay external). Starting it skips
+// tsx's per-file transform and hundreds of module resolutions: about half the CLI's start-up.
+//
+// The bundle behaves as the sources do: each source file's `import.meta.url` is replaced by that
+// file's own URL, so every path a module finds beside itself (the sandbox runtime, migrations,
+// the embedding model, seed skills, `createRequire`) is the same file as under tsx. It is rebuilt
+// whenever a source under electron/ (or this script) is newer than it, and written atomically, so
+// CLI processes started at the same time never read half a file.
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI_BUNDLE = join(root, 'out', 'cli', 'skilldesk.mjs');
+const SOURCES = join(root, 'electron');
+
+/** The newest modification time among the bundle's inputs (sources and this script), in ms. */
+function newestSource() {
+  let newest = statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  walk(SOURCES);
+  return newest;
+}
+
+/** Whether the bundle exists and no input is newer than it. */
+export function bundleFresh() {
+  try {
+    return statSync(CLI_BUNDLE).mtimeMs >= newestSource();
+  } catch {
+    return false;
+  }
+}
+
+/** Build the bundle (esbuild), replacing the old one atomically. */
+export async function buildCliBundle() {
+  const { build } = await import('esbuild');
+  const outDir = dirname(CLI_BUNDLE);
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ['electron/cli/main.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: CLI_BUNDLE,
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'source-import-meta-url',
+        setup(b) {
+          b.onLoad({ filter: /\.ts$/ }, (args) => {
+            const rel = relative(outDir, args.path).split(sep).join('/');
+            const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
+            const text = readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, url);
+            return { contents: text, loader: 'ts' };
+          });
+        },
+      },
+    ],
+  });
+  mkdirSync(outDir, { recursive: true });
+  const tmp = `${CLI_BUNDLE}.${process.pid}.tmp`;
+  writeFileSync(tmp, result.outputFiles[0].contents);
+  renameSync(tmp, CLI_BUNDLE);
+}
+
+/**
+ * The CLI's `main`: from the bundle (rebuilt first when stale), else from the sources through tsx
+ * (no esbuild, or out/ not writable, as in a read-only install).
+ */
+export async function loadCli() {
+  if (!process.env.SKILLDESK_CLI_FROM_SOURCES) {
+    try {
+      if (!bundleFresh()) await buildCliBundle();
+      return (await import(pathToFileURL(CLI_BUNDLE).href)).main;
+    } catch {
+      // Fall through to the sources.
+    }
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  return (await import(pathToFileURL(join(SOURCES, 'cli', 'main.ts')).href)).main;
+}
