@@ -320,6 +320,12 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await shoot('14-skill-detail');
     await page.getByRole('combobox', { name: 'Search skills' }).fill('zzzzqqq');
     await shoot('15-skills-search-empty');
+    // A search that finds nothing leads on: write the skill in the Composer.
+    await page.getByRole('button', { name: 'Write one in the Composer' }).click();
+    const chooser = page.getByRole('dialog', { name: 'New skill' });
+    await pw(chooser).toBeVisible();
+    await chooser.getByRole('button', { name: 'Cancel' }).click();
+    await page.keyboard.press('Control+2');
     await page.getByRole('combobox', { name: 'Search skills' }).fill('');
     // The detail is no dead end: one click opens the skill in the Composer.
     await page

@@ -1,7 +1,7 @@
 import type { RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
-import { useConnectionStatus, useSkillsStore } from '../../stores.js';
+import { useConnectionStatus, useSkillsStore, useStores } from '../../stores.js';
 import { KIND_LABELS } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { SkillList } from './SkillList.js';
@@ -23,6 +23,7 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
     })),
   );
   const connection = useConnectionStatus();
+  const stores = useStores();
   const { rows } = props;
   if (s.list.status === 'error' && s.list.error) {
     return (
@@ -81,6 +82,22 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
         >
           Clear filters
         </button>
+        {s.query.trim() && (
+          <p className="empty__text">
+            No skill for this yet?{' '}
+            <button
+              type="button"
+              className="linkish"
+              onClick={() => {
+                // The Composer asks first if it holds unsaved edits.
+                stores.app.getState().navigate('composer');
+                stores.composer.getState().askNew();
+              }}
+            >
+              Write one in the Composer
+            </button>
+          </p>
+        )}
       </div>
     );
   }
