@@ -1,6 +1,6 @@
 // The CLI's bundle: electron/cli/main.ts and everything it imports from electron/, compiled by
-// esbuild into one file (out/cli/skilldesk.mjs; npm packages stay external). Starting it skips
-// tsx's per-file transform and hundreds of module resolutions: about half the CLI's start-up.
+// esbuild into one file (out/cli/skilldesk.mjs) with the npm packages it uses. Starting it skips
+// tsx's per-file transform and hundreds of module resolutions: most of the CLI's start-up.
 //
 // The bundle behaves as the sources do: each source file's `import.meta.url` is replaced by that
 // file's own URL, so every path a module finds beside itself (the sandbox runtime, migrations,
@@ -14,6 +14,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(root, 'out', 'cli', 'skilldesk.mjs');
 const SOURCES = join(root, 'electron');
+// Packages left outside the bundle: native addons, packages that read their own wasm or data
+// files, and build tools.
+const EXTERNAL = [
+  'better-sqlite3',
+  'pyodide',
+  'minijinja-js',
+  'electron',
+  'esbuild',
+  'tsx',
+  'vite',
+  'playwright-core',
+];
 
 /** The newest modification time among the bundle's inputs (sources and this script), in ms. */
 function newestSource() {
@@ -49,7 +61,13 @@ export async function buildCliBundle() {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // npm packages are bundled too (module resolution was most of the start-up), except those
+    // that load files or native code beside themselves, and tools the CLI never runs.
+    external: [...EXTERNAL],
+    // CommonJS packages in an ES module bundle call `require` for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __skilldeskRequire } from 'node:module';\nconst require = __skilldeskRequire(import.meta.url);",
+    },
     outfile: CLI_BUNDLE,
     write: false,
     logLevel: 'silent',
