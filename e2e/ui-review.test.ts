@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
@@ -88,30 +88,55 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
   }
 
   /** WCAG contrast of an element's text against the first opaque background behind it. */
-  function contrastOf(selector: string): Promise<number> {
-    return page
-      .locator(selector)
-      .first()
-      .evaluate((el) => {
-        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-        const lum = ([r, g, b]: number[]) => {
-          const f = (v: number) => {
-            const x = v / 255;
-            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-          };
-          return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+  function contrastOf(target: string | Locator): Promise<number> {
+    return (typeof target === 'string' ? page.locator(target) : target).first().evaluate((el) => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => {
+          const x = v / 255;
+          return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
         };
-        let bg: number[] = [255, 255, 255];
-        for (let n: Element | null = el; n; n = n.parentElement) {
-          const c = rgb(getComputedStyle(n).backgroundColor);
-          if (c.length === 3 || (c.length === 4 && c[3] === 1)) {
-            bg = c.slice(0, 3);
-            break;
-          }
+        return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+      };
+      let bg: number[] = [255, 255, 255];
+      for (let n: Element | null = el; n; n = n.parentElement) {
+        const c = rgb(getComputedStyle(n).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3] === 1)) {
+          bg = c.slice(0, 3);
+          break;
         }
-        const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)].sort((x, y) => y - x);
-        return (a! + 0.05) / (b! + 0.05);
-      });
+      }
+      const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)].sort((x, y) => y - x);
+      return (a! + 0.05) / (b! + 0.05);
+    });
+  }
+
+  /** Whether an element's computed colours are those of CSS values (custom properties resolved). */
+  function looksLike(target: Locator, want: { background: string; color: string }): Promise<boolean> {
+    return target.evaluate((el, w) => {
+      const probe = document.createElement('div');
+      probe.style.background = w.background;
+      probe.style.color = w.color;
+      document.body.append(probe);
+      const p = getComputedStyle(probe);
+      const [bg, color] = [p.backgroundColor, p.color];
+      probe.remove();
+      const got = getComputedStyle(el);
+      return got.backgroundColor === bg && got.color === color;
+    }, want);
+  }
+
+  /** A disabled button has the one disabled look in both schemes, its label still legible. */
+  async function expectDisabledLook(button: Locator) {
+    await pw(button).toBeDisabled();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expect
+        .poll(() => looksLike(button, { background: 'var(--surface-3)', color: 'var(--text-3)' }))
+        .toBe(true);
+      expect(await contrastOf(button)).toBeGreaterThanOrEqual(4);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   }
 
   beforeAll(async () => {
@@ -139,11 +164,19 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       expect(await contrastOf('.composer__hint')).toBeGreaterThanOrEqual(4.5);
     }
     await page.emulateMedia({ colorScheme: 'light' });
-    // The CSV suggestion brings its data, so it works as picked: CSV Statistics would activate.
-    await page.getByRole('button', { name: /Crunch a CSV/ }).click();
-    await expect.poll(() => composer().inputValue()).toContain('Oslo,4');
+    // Each suggestion brings what its skill needs (no workspace notes), so it works as picked: a
+    // built-in skill activates first. The CSV one carries its data.
     const hint = page.getByRole('region', { name: 'Skills that would activate' });
-    await pw(hint.locator('.hint__skill').first()).toContainText('CSV Statistics');
+    for (const [title, skill] of [
+      ['Summarize', 'Summarize'],
+      ['Translate', 'Translate'],
+      ['Action items', 'Meeting Action Items'],
+      ['Crunch a CSV', 'CSV Statistics'],
+    ] as const) {
+      await page.getByRole('button', { name: new RegExp(`^${title}`) }).click();
+      await pw(hint.locator('.hint__skill').first()).toContainText(skill);
+    }
+    await expect.poll(() => composer().inputValue()).toContain('Oslo,4');
     await composer().fill('');
     await shoot('01-first-launch');
     await page.keyboard.press('Control+2');
@@ -159,12 +192,22 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     expect(ctas.x + ctas.width).toBeLessThan(mainBox.x + mainBox.width - 40);
     await shoot('03-composer-first');
     await page.keyboard.press('Control+5');
+    // Nothing to export yet: the button looks disabled in both schemes.
+    await expectDisabledLook(page.getByRole('button', { name: 'Export JSONL' }));
     await shoot('04-traces-empty');
     await page.keyboard.press('Control+4');
     // With no model yet, Settings says the steps to get one, and that a local model needs no account.
     const start = page.locator('.providers__start');
     await pw(start).toContainText('No model yet.');
     await pw(start).toContainText('OpenAI-compatible');
+    // An info callout has the accent's colours, not a warning's.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expect
+        .poll(() => looksLike(start, { background: 'var(--accent-soft)', color: 'var(--text)' }))
+        .toBe(true);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await shoot('05-settings-first');
     await page.keyboard.press('Control+1');
   }, 120_000);
@@ -244,6 +287,12 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       .last()
       .getByText(/ships on Friday/)
       .waitFor();
+    // Under a question, its hover-only actions share one line with "Skills considered": no extra air.
+    const asked = page.locator('.msg--user').last();
+    await pw(asked.getByText('Skills considered')).toBeVisible();
+    const col = (await asked.locator('.msg__user-col').boundingBox())!;
+    const bubble = (await asked.locator('.msg__bubble').boundingBox())!;
+    expect(col.height - bubble.height).toBeLessThanOrEqual(30);
     await shoot('09-chat-prompt-skill');
     await send('Compute statistics for the columns of this CSV: a,b 1,x 2,y 3,x');
     await replies()
@@ -263,6 +312,9 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       const overlap =
         a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
       expect(overlap).toBe(false);
+      // Nor anything else in the view (bubbles, a trace's facts): it sits in the sidebar.
+      const main = (await page.locator('main.main').boundingBox())!;
+      expect(a.x + a.width).toBeLessThanOrEqual(main.x);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
     await shoot('10-chat-python-skill');
@@ -300,6 +352,9 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     const quote = (await first.locator('blockquote').boundingBox())!;
     const para = (await first.locator('.md > p').first().boundingBox())!;
     expect(Math.abs(quote.x - para.x)).toBeLessThan(1);
+    // An older reply's usage line starts where its text does (the hover-only icons come after it).
+    const usage = (await first.locator('.msg__usage').boundingBox())!;
+    expect(Math.abs(usage.x - para.x)).toBeLessThan(1);
     await shoot('11-long-chat-bottom');
     await page.locator('.msg').first().scrollIntoViewIfNeeded();
     await shoot('12-long-chat-top');
@@ -363,6 +418,22 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     await missing.getByRole('button', { name: 'Add it' }).click();
     await pw(missing).toHaveCount(0);
     await pw(page.getByRole('textbox', { name: 'Test context' })).toContainText('"name"');
+    // Saved and unchanged: Save is disabled, and looks it in both schemes.
+    await expectDisabledLook(page.getByRole('button', { name: 'Save', exact: true }));
+    // A second version, then a restore of the first: the restore is saved, and the header says so.
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await editor.pressSequentially(' Thanks.');
+    await pw(page.getByText('Unsaved changes')).toBeVisible();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await pw(page.getByText(/^Saved · /)).toBeVisible();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('button', { name: 'Restore' }).last().click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
+    await pw(page.getByText(/^Restored My prompt skill/)).toBeVisible();
+    await pw(page.getByText(/^Saved · /)).toBeVisible();
+    await pw(page.getByText('Unsaved changes')).toHaveCount(0);
+    await shoot('18c-composer-restored');
   }, 120_000);
 
   it('workspaces and settings', async () => {

@@ -175,6 +175,8 @@ function Shell() {
           <Kbd>{`${modKey} K`}</Kbd>
         </button>
         <SessionList modKey={modKey} />
+        {/* In the sidebar, above its foot: over the view it covered bubbles and a trace's facts. */}
+        <ProgressArea />
         <div className="sidebar__foot">
           <span className={`status status--${status}`}>
             <span className="status__dot" aria-hidden="true" />
@@ -202,7 +204,6 @@ function Shell() {
         </div>
       </main>
       <WorkspaceDialog />
-      <ProgressArea />
       {help && <ShortcutsDialog modKey={modKey} browser={!desktop} onClose={() => setHelp(false)} />}
     </div>
   );

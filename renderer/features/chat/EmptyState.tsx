@@ -5,10 +5,12 @@ const SUGGESTIONS = [
     title: 'Summarize',
     text: 'Summarize this: the team agreed to ship on Friday, pending the security review.',
   },
-  { title: 'Translate', text: 'Please translate “good morning, see you at the meeting” into French' },
+  { title: 'Translate', text: 'Translate to French: good morning, see you at the meeting.' },
   {
-    title: 'Find contradictions',
-    text: 'Are there any contradictions in my notes about the northern kingdom?',
+    // The notes come along, so Meeting Action Items has something to work on (no workspace needed).
+    title: 'Action items',
+    text: 'List the action items from these meeting notes:\nPriya sends the budget by Thursday. Leo books the venue. We should revisit pricing next quarter.',
+    shown: 'List the action items from these meeting notes: Priya sends the budget by Thursday…',
   },
   {
     // The data comes along, so the suggestion works as it is (CSV Statistics runs on it in the sandbox).
@@ -35,9 +37,8 @@ export function EmptyState(props: {
       {props.configured === false ? (
         <>
           <p className="hero__text">
-            Pick a provider in Settings, or try the built-in skills: Summarize, Translate, Consistency
-            Checker, CSV Statistics… Without a model, SkillDesk still shows which skills your message
-            activates.
+            Pick a provider in Settings, or try the built-in skills: Summarize, Translate, Meeting Action
+            Items, CSV Statistics… Without a model, SkillDesk still shows which skills your message activates.
           </p>
           <button type="button" className="btn btn--primary hero__cta" onClick={props.onSettings}>
             <Icon name="key" /> Pick a provider

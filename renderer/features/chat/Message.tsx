@@ -387,6 +387,8 @@ export function Message(props: {
         {!streaming && (
           <div className="msg__actions msg__actions--reply">
             <BranchSwitcher m={m} a={actions} />
+            {/* Before the hover-only icons, so it lines up with the reply's text whether they show or not. */}
+            {usage && <span className="msg__usage">{usage}</span>}
             {m.content && <CopyButton text={m.content} />}
             {/* A failed reply has Retry in its error card; a second, unlabeled retry would only confuse. */}
             {!m.id.startsWith('streaming:') && !(m.status === 'error' && !m.content) && (
@@ -401,7 +403,6 @@ export function Message(props: {
                 <Icon name="refresh" />
               </button>
             )}
-            {usage && <span className="msg__usage">{usage}</span>}
           </div>
         )}
       </div>

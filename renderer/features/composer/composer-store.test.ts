@@ -450,6 +450,32 @@ describe('composer store over a real host', () => {
     expect(store.getState().test.rendered).toBe('Hello Ada');
   });
 
+  it('saves a restore as the current version; unsaved edits stay over it, and the notice says so', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('prompt');
+    store.getState().setField('description', 'First.');
+    await store.getState().save();
+    store.getState().setField('description', 'Second.');
+    await store.getState().save();
+    // Clean editor: the restored version is what the editor shows, saved.
+    await store.getState().restore('1');
+    let s = store.getState();
+    expect(openDoc(s)!.draft.description).toBe('First.');
+    expect(isDirty(openDoc(s)!)).toBe(false);
+    expect(s.notice?.text).toMatch(/^Restored My prompt skill .* and saved it\.$/);
+    // Edited editor: the edits are kept, not lost, and the notice says how to see the restored one.
+    store.getState().setField('description', 'Mine, unsaved.');
+    await store.getState().restore('2');
+    s = store.getState();
+    expect(openDoc(s)!.draft.description).toBe('Mine, unsaved.');
+    expect(openDoc(s)!.base?.description).toBe('Second.');
+    expect(s.notice?.text).toMatch(/unsaved edits are still in the editor/);
+    store.getState().revert();
+    expect(openDoc(store.getState())!.draft.description).toBe('Second.');
+  });
+
   it('keeps unsaved edits across a reload and switching skills', async () => {
     const { client } = inProcessClient();
     const mem = new Map<string, string>();

@@ -622,6 +622,8 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       async restore(version) {
         const doc = openDoc(get());
         if (!doc?.origin) return;
+        // A restore is saved as the new current version; unsaved edits stay in the editor, over it.
+        const keptEdits = isDirty(doc);
         dispatch({ type: 'restore/started' });
         const r = await client.call('skills/restore-version', {
           name: doc.origin.name,
@@ -629,9 +631,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           version,
         });
         if (!r.ok) return dispatch({ type: 'restore/failed', error: r.error });
+        const done = `Restored ${r.value.restored.name} ${r.value.restored.version} (from version #${r.value.restored.from_number}) and saved it.`;
         dispatch({
           type: 'restore/finished',
-          text: `Restored ${r.value.restored.name} ${r.value.restored.version} (from version #${r.value.restored.from_number}).`,
+          text: keptEdits
+            ? `${done} Your unsaved edits are still in the editor, over it: Revert to see the restored version.`
+            : done,
         });
         await reloadOpenBase();
         void get().loadCatalog();
