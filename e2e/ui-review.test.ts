@@ -294,6 +294,14 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
     const bubble = (await asked.locator('.msg__bubble').boundingBox())!;
     expect(col.height - bubble.height).toBeLessThanOrEqual(30);
     await shoot('09-chat-prompt-skill');
+    // Still keyboard-reachable: focused, the hidden actions show, on that same line.
+    const edit = asked.getByRole('button', { name: 'Edit message' });
+    await edit.focus();
+    await expect.poll(() => edit.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+    expect((await asked.locator('.msg__user-col').boundingBox())!.height).toBe(col.height);
+    await asked.locator('.msg__bubble').hover();
+    await shoot('09a-question-actions');
+    await page.mouse.move(0, 0);
     await send('Compute statistics for the columns of this CSV: a,b 1,x 2,y 3,x');
     await replies()
       .last()
