@@ -8,12 +8,17 @@ import { describeVerdict, fieldsLine, TurnCandidates } from './TurnCandidates.js
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
+/**
+ * Wait for the DOM to show something, up to 15 s of wall clock: a budget of 200 ticks (~2 s) was
+ * too tight for a first ranking on a loaded machine (two cores, several suites at once).
+ */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
     if (check()) return;
     await act(() => new Promise((r) => setTimeout(r, 10)));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('TurnCandidates (skills considered under a message)', () => {
