@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFtsQuery, matchSkills } from '../electron/activation/phase1.js';
+import { scanThreadReady, scanThreadStats, threadedScanOptions } from '../electron/activation/scan-thread.js';
 import { SemanticSpace } from '../electron/activation/semantic.js';
 import { SkillIndex, skillIndex } from '../electron/activation/skill-index.js';
 import { SkillCatalog } from '../electron/skills/catalog.js';
@@ -123,29 +124,47 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         for (const m of lost) opts.log(`lost by fusion (${size}, ${split}): ${m}`);
       }
 
-      // Warm latency: every request in turn, after a warm-up pass; hybrid, then lexical alone.
+      // Warm latency: every request in turn, after a warm-up pass; the hybrid as the app runs it
+      // (from 32,768 skills its vector scan shared with the scan thread) and on one thread alone,
+      // interleaved match by match so both see the same machine; then lexical alone.
       const n = opts.quick ? 300 : 2000;
-      // Beside wall time, each match's CPU time (user + system): on a machine shared with other
-      // jobs it leaves out the waits for a core, which otherwise make the p95.
-      const cpuSamples: number[] = [];
-      const timed = (semantic: boolean) => {
-        for (const q of REQUESTS) matchSkills(catalog, q.text, { limit: 5, semantic });
-        const samples: number[] = [];
+      // Beside wall time, each match's CPU time (user + system, every thread of the process): on
+      // a machine shared with other jobs it leaves out the waits for a core, which otherwise make
+      // the p95.
+      const large = size >= threadedScanOptions().from;
+      for (const q of REQUESTS) matchSkills(catalog, q.text, { limit: 5 });
+      const threadUp = large ? await scanThreadReady() : false;
+      const timed = (o: { semantic: boolean; thread: boolean }[]) => {
+        for (const x of o) for (const q of REQUESTS) matchSkills(catalog, q.text, { limit: 5, ...x });
+        const { jobs, workerChunks } = scanThreadStats;
+        const wall = o.map(() => [] as number[]);
+        const cpu = o.map(() => [] as number[]);
         for (let i = 0; i < n; i++) {
           const text = REQUESTS[i % REQUESTS.length]!.text;
-          const c = process.cpuUsage();
-          const t = performance.now();
-          matchSkills(catalog, text, { limit: 5, semantic });
-          samples.push(performance.now() - t);
-          if (semantic) {
+          for (let j = 0; j < o.length; j++) {
+            const at = (i + j) % o.length;
+            const c = process.cpuUsage();
+            const t = performance.now();
+            matchSkills(catalog, text, { limit: 5, ...o[at]! });
+            wall[at]!.push(performance.now() - t);
             const u = process.cpuUsage(c);
-            cpuSamples.push((u.user + u.system) / 1000);
+            cpu[at]!.push((u.user + u.system) / 1000);
           }
         }
-        return samples;
+        return {
+          wall,
+          cpu,
+          jobs: scanThreadStats.jobs - jobs,
+          chunks: scanThreadStats.workerChunks - workerChunks,
+        };
       };
-      const samples = timed(true);
-      const lexicalSamples = timed(false);
+      const hybrid = timed([
+        { semantic: true, thread: true },
+        { semantic: true, thread: false },
+      ]);
+      const [samples, singleSamples] = hybrid.wall as [number[], number[]];
+      const [cpuSamples, singleCpu] = hybrid.cpu as [number[], number[]];
+      const lexicalSamples = timed([{ semantic: false, thread: false }]).wall[0]!;
       // The semantic recall stage alone (the message's embedding and the nearest 20 of the whole
       // catalog, exactly, at every size): the other half of the hybrid's time.
       const nearestSamples: number[] = [];
@@ -179,6 +198,15 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         p99: r3(percentile(samples, 99)),
         cpu_p50: r3(percentile(cpuSamples, 50)),
         cpu_p95: r3(percentile(cpuSamples, 95)),
+        // The same matches with the vector scan on the calling thread alone (no scan thread).
+        p50_single_thread_ms: r3(percentile(singleSamples, 50)),
+        p95_single_thread_ms: r3(percentile(singleSamples, 95)),
+        cpu_p50_single_thread: r3(percentile(singleCpu, 50)),
+        cpu_p95_single_thread: r3(percentile(singleCpu, 95)),
+        // Matches whose scan the scan thread shared, and the chunks it scanned of them.
+        scan_thread: threadUp,
+        threaded_matches: hybrid.jobs,
+        scan_thread_chunks: hybrid.chunks,
         n,
         skills: size,
         lexical_p50: r3(percentile(lexicalSamples, 50)),

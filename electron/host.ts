@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createActivationHandlers } from './activation/index.js';
+import { createActivationHandlers, stopScanThread } from './activation/index.js';
 import { createChatHandlers } from './chat/index.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js'; // issue 12
 import type { AppInfoRes, AppMode } from './contract/app.js';
@@ -390,6 +390,7 @@ export function createHost(deps: HostDeps): Host {
     dispose() {
       if (disposed) return disposed;
       if (warmTimer) clearTimeout(warmTimer);
+      stopScanThread();
       events.clear();
       pages?.close();
       disposed = chat

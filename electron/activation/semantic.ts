@@ -1,4 +1,5 @@
 import type { StaticEmbedding } from './embedding.js';
+import { type ScanPart, scanThread, type ThreadedScanOptions, threadedScanOptions } from './scan-thread.js';
 import type { SkillIndex } from './skill-index.js';
 import { createVectorScanner, type VectorScanner } from './vector-scan.js';
 
@@ -286,7 +287,27 @@ export class SemanticSpace {
    * every skill of every store; `skip` leaves out hidden ones.
    */
   nearest(q: Query, k: number, skip: (index: SkillIndex, slot: number) => boolean): Nearest[] {
-    if (k <= 0) return [];
+    return this.search(q, k, skip, false).finish();
+  }
+
+  /**
+   * {@link nearest} in two halves, so the caller can work meanwhile: a store of
+   * {@link ThreadedScanOptions.from} skills or more is scanned on the scan thread (when it is up;
+   * `threaded: false` never), its first vectors here; `finish` then waits for it and gives exactly
+   * what {@link nearest} gives. Nothing may change the indexes in between.
+   *
+   * Exact because the choosing below does not depend on the order skills are offered in (ties
+   * are broken by name, then store), and every skill that can be among the k best is offered:
+   * the other thread keeps the vectors whose score reaches the k-th best found here before it
+   * started, a bar no higher than the final k-th best.
+   */
+  search(
+    q: Query,
+    k: number,
+    skip: (index: SkillIndex, slot: number) => boolean,
+    threaded = true,
+  ): NearestSearch {
+    if (k <= 0) return { threaded: false, finish: () => [] };
     const top: Array<{ part: number; slot: number; score: number }> = [];
     const name = (t: { part: number; slot: number }) => this.parts[t.part]!.index.docs[t.slot]!.name;
     const before = (a: { part: number; slot: number; score: number }, b: typeof a) =>
@@ -308,28 +329,67 @@ export class SemanticSpace {
       top[i] = x;
       if (top.length === k) least = top[k - 1]!.score;
     };
+    const offerAll = (pi: number, p: PartSpace, rows: Int32Array, dots: Int32Array) => {
+      const inv = p.scanner.weights;
+      for (let i = 0; i < rows.length; i++) {
+        const slot = rows[i]!;
+        const score = (dots[i]! - offset) * inv[slot]!;
+        if (score >= least) offer(pi, p, slot, score);
+      }
+    };
+    const opts = threadedScanOptions();
+    const thread =
+      threaded && this.parts.some((p) => p.slots >= opts.from && p.scanner.shared) ? scanThread() : null;
+    // The stores whose rest is scanned on both threads: which, and their share.
+    const away: Array<{ pi: number; p: PartSpace; job: ScanPart }> = [];
     this.parts.forEach((p, pi) => {
       const n = p.slots;
       const inv = p.scanner.weights;
-      const first = n > FILTER_FROM ? SAMPLE : n;
+      const shared = thread && n >= opts.from ? p.scanner.shared : null;
+      const first = shared ? Math.min(opts.sample, n) : n > FILTER_FROM ? SAMPLE : n;
       const dots = p.scanner.scan(first, q.fixed);
       for (let slot = 0; slot < first; slot++) {
         const score = (dots[slot]! - offset) * inv[slot]!;
         if (score >= least) offer(pi, p, slot, score);
       }
       if (first === n) return;
-      const rest = p.scanner.scanAbove(first, n, q.fixed, offset, least);
-      for (let i = 0; i < rest.rows.length; i++) {
-        const slot = rest.rows[i]!;
-        const score = (rest.dots[i]! - offset) * inv[slot]!;
-        if (score >= least) offer(pi, p, slot, score);
+      if (shared) {
+        away.push({ pi, p, job: { scan: shared, from: first, to: n, query: q.fixed, offset, least } });
+        return;
       }
+      const rest = p.scanner.scanAbove(first, n, q.fixed, offset, least);
+      offerAll(pi, p, rest.rows, rest.dots);
     });
-    return top.map((t) => ({
-      index: this.parts[t.part]!.index,
-      slot: t.slot,
-      cos: t.score / QUERY_SCALE,
-    }));
+    const sent = away.length > 0 && thread !== null && thread.submit(away.map((a) => a.job));
+    const result = () =>
+      top.map((t) => ({
+        index: this.parts[t.part]!.index,
+        slot: t.slot,
+        cos: t.score / QUERY_SCALE,
+      }));
+    let done: Nearest[] | null = null;
+    return {
+      threaded: sent,
+      finish: () => {
+        if (done) return done;
+        if (sent) {
+          for (const r of thread!.collect()) {
+            const { pi, p } = away[r.part]!;
+            // A chunk the thread could not scan is scanned here, at the bar reached by now
+            // (still no higher than the final one).
+            const kept = r.kept ?? p.scanner.scanAbove(r.from, r.to, q.fixed, offset, least);
+            offerAll(pi, p, kept.rows, kept.dots);
+          }
+        } else {
+          for (const { pi, p, job } of away) {
+            const rest = p.scanner.scanAbove(job.from, job.to, q.fixed, offset, least);
+            offerAll(pi, p, rest.rows, rest.dots);
+          }
+        }
+        done = result();
+        return done;
+      },
+    };
   }
 
   /** The cosine of one skill with the query, as {@link nearest} computes it. */
@@ -342,6 +402,14 @@ export class SemanticSpace {
     for (let k = 0, o = slot * dims; k < dims; k++) d = (d + v[o + k]! * q.fixed[k]!) | 0;
     return ((d - q.offset) * p.scanner.weights[slot]!) / QUERY_SCALE;
   }
+}
+
+/** A nearest search under way ({@link SemanticSpace.search}). */
+export interface NearestSearch {
+  /** Whether the scan thread took part of it. */
+  readonly threaded: boolean;
+  /** The nearest skills, as {@link SemanticSpace.nearest} gives them (waits for the scan thread). */
+  finish(): Nearest[];
 }
 
 /** A message's centred unit vector in fixed point, and its dot product with the catalog mean. */

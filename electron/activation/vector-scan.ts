@@ -28,6 +28,40 @@ export interface VectorScanner {
   ): { rows: Int32Array; dots: Int32Array };
   /** Whether the SIMD path runs (false: JavaScript). */
   readonly simd: boolean;
+  /**
+   * The scanner's memory for another thread (the scan thread), or null where it cannot be shared
+   * (no SIMD, or no shared WebAssembly memory).
+   */
+  readonly shared: SharedScan | null;
+}
+
+/**
+ * A scanner's memory as another thread (the scan thread) scans it: the compiled module and the
+ * shared memory, so that thread instantiates the same kernel over the same vectors, and the
+ * kernel's `above` in chunks, on either thread. The shared query and result areas are apart from
+ * the ones {@link VectorScanner.scan} and {@link VectorScanner.scanAbove} use, and a chunk
+ * `from`..`to` writes its kept rows at its own place (from `from` on), so chunks never overlap.
+ */
+export interface SharedScan {
+  readonly memory: WebAssembly.Memory;
+  readonly module: WebAssembly.Module;
+  /** Copy the query into the shared query area (read by every chunk's `above`). */
+  setQuery(query: Int16Array): void;
+  /** `above`'s pointer arguments for the vectors `from` ≤ i < `to`. */
+  chunk(from: number, to: number): AboveArgs;
+  /** Run `above` over a chunk on this thread: how many rows it kept (at `args.rows`, `args.dots`). */
+  above(args: AboveArgs, offset: number, least: number): number;
+}
+
+/** The integer arguments of the kernel's `above` function (its two f64 ones travel apart). */
+export interface AboveArgs {
+  v: number;
+  n: number;
+  q: number;
+  w: number;
+  rows: number;
+  dots: number;
+  first: number;
 }
 
 // The scan function, hand-assembled (no toolchain at build time) for one vector length:
@@ -73,8 +107,14 @@ const DOT = simd(0xba); // i32x4.dot_i16x8_s
 const ADD = simd(0xae); // i32x4.add
 const LANE = (i: number) => [...simd(0x1b), i]; // i32x4.extract_lane
 
-/** The module scanning vectors of `dims` components (a multiple of 16): `scan` and `above`. */
-function scanModule(dims: number): Uint8Array<ArrayBuffer> {
+/** The largest memory a scanner may grow to, in pages (a shared memory must declare one): 4 GiB. */
+const MAX_PAGES = 65536;
+
+/**
+ * The module scanning vectors of `dims` components (a multiple of 16): `scan` and `above`, over
+ * an imported memory, shared (so another thread can scan it too) or not.
+ */
+function scanModule(dims: number, shared: boolean): Uint8Array<ArrayBuffer> {
   const steps = dims / 16;
   // The query's first halves sit in v128 locals (up to 16: more would spill out of the registers;
   // the rest is read from memory), then two accumulators and the loaded row part.
@@ -144,28 +184,49 @@ function scanModule(dims: number): Uint8Array<ArrayBuffer> {
     0x00,
     0x00,
     ...section(1, [2, 0x60, 4, I, I, I, I, 0, 0x60, 9, I, I, I, I, F, F, I, I, I, 1, I]),
-    ...section(2, [1, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
+    ...section(2, [
+      1,
+      ...str('env'),
+      ...str('mem'),
+      0x02,
+      ...(shared ? [0x03, 0x01, ...leb(MAX_PAGES)] : [0x00, 0x01]),
+    ]),
     ...section(3, [2, 0, 1]),
     ...section(7, [2, ...str('scan'), 0x00, 0, ...str('above'), 0x00, 1]),
     ...section(10, [2, ...leb(scan.length), ...scan, ...leb(above.length), ...above]),
   ]);
 }
 
-const compiled = new Map<number, WebAssembly.Module | null>();
+const compiled = new Map<string, WebAssembly.Module | null>();
 
-function wasmModule(dims: number): WebAssembly.Module | null {
-  let mod = compiled.get(dims);
+function wasmModule(dims: number, shared: boolean): WebAssembly.Module | null {
+  const key = `${dims}:${shared}`;
+  let mod = compiled.get(key);
   if (mod === undefined) {
     try {
-      const bytes = scanModule(dims);
+      const bytes = scanModule(dims, shared);
       mod =
         typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
     } catch {
       mod = null;
     }
-    compiled.set(dims, mod);
+    compiled.set(key, mod);
   }
   return mod;
+}
+
+/** A shared memory of `pages` (never grown) and the module for it; null where the runtime has none. */
+function sharedMemory(
+  dims: number,
+  pages: number,
+): { memory: WebAssembly.Memory; mod: WebAssembly.Module } | null {
+  const mod = wasmModule(dims, true);
+  if (!mod || typeof SharedArrayBuffer !== 'function') return null;
+  try {
+    return { memory: new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true }), mod };
+  } catch {
+    return null;
+  }
 }
 
 const PAGE = 65536;
@@ -174,12 +235,11 @@ const PAGE = 65536;
 export function createVectorScanner(dims: number, useSimd = true): VectorScanner {
   if (dims % 16 !== 0 || dims <= 0)
     throw new Error(`vector dimensions must be a multiple of 16, not ${dims}`);
-  const mod = useSimd ? wasmModule(dims) : null;
+  const sharing = useSimd ? sharedMemory(dims, 1) : null;
+  const mod = sharing?.mod ?? (useSimd ? wasmModule(dims, false) : null);
   if (!mod) return jsScanner(dims);
-  const memory = new WebAssembly.Memory({ initial: 1 });
-  const instance = new WebAssembly.Instance(mod, { env: { mem: memory } });
-  const scanFn = instance.exports.scan as (v: number, n: number, q: number, out: number) => void;
-  const aboveFn = instance.exports.above as (
+  let memory = sharing?.memory ?? new WebAssembly.Memory({ initial: 1 });
+  type Above = (
     v: number,
     n: number,
     q: number,
@@ -190,15 +250,27 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
     dots: number,
     first: number,
   ) => number;
+  let scanFn: (v: number, n: number, q: number, out: number) => void;
+  let aboveFn: Above;
+  const instantiate = () => {
+    const instance = new WebAssembly.Instance(mod, { env: { mem: memory } });
+    scanFn = instance.exports.scan as typeof scanFn;
+    aboveFn = instance.exports.above as Above;
+  };
+  instantiate();
   let capacity = 0;
   // Layout: vectors (capacity × dims), weights (capacity f64), the query (dims int16), then the
-  // results (capacity i32, twice: dot products, and the rows `above` keeps).
+  // results (capacity i32, twice: dot products, and the rows `above` keeps); where shared, the
+  // scan thread's own query and results after them.
   const layout = (cap: number) => {
     const w = Math.ceil((cap * dims) / 8) * 8;
     const q = w + cap * 8;
     const out = q + dims * 2;
     const rows = out + cap * 4;
-    return { w, q, out, rows, end: rows + cap * 4 };
+    const tq = rows + cap * 4;
+    const tout = tq + dims * 2;
+    const trows = tout + cap * 4;
+    return { w, q, out, rows, tq, tout, trows, end: sharing ? trows + cap * 4 : tq };
   };
   const s: VectorScanner = {
     dims,
@@ -211,7 +283,18 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
       // The weights move (the vectors grow over them): kept aside while the memory grows.
       const kept = s.weights.slice();
       const need = layout(cap).end;
-      if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
+      if (memory.buffer.byteLength < need) {
+        const pages = Math.ceil(need / PAGE);
+        if (sharing) {
+          // A shared memory is not grown but replaced (its vectors copied over): a scan thread
+          // still writing into the old one, stopped but not yet gone, can never touch the new one.
+          const grown = sharedMemory(dims, pages);
+          if (!grown) throw new Error('no shared memory for the vectors');
+          new Int8Array(grown.memory.buffer).set(new Int8Array(memory.buffer, 0, capacity * dims));
+          memory = grown.memory;
+          instantiate();
+        } else memory.grow(pages - memory.buffer.byteLength / PAGE);
+      }
       capacity = cap;
       s.vectors = new Int8Array(memory.buffer, 0, cap * dims);
       s.weights = new Float64Array(memory.buffer, layout(cap).w, cap);
@@ -232,6 +315,33 @@ export function createVectorScanner(dims: number, useSimd = true): VectorScanner
       const n = aboveFn(from * dims, to - from, q, w + from * 8, offset, least, rows, out, from);
       return { rows: new Int32Array(memory.buffer, rows, n), dots: new Int32Array(memory.buffer, out, n) };
     },
+    shared: sharing
+      ? {
+          get memory() {
+            return memory;
+          },
+          module: mod,
+          setQuery(query: Int16Array) {
+            new Int16Array(memory.buffer, layout(capacity).tq, dims).set(query);
+          },
+          chunk(from: number, to: number): AboveArgs {
+            if (to > capacity || from < 0 || from > to) throw new Error('scan beyond the reserved vectors');
+            const { w, tq, tout, trows } = layout(capacity);
+            return {
+              v: from * dims,
+              n: to - from,
+              q: tq,
+              w: w + from * 8,
+              rows: trows + from * 4,
+              dots: tout + from * 4,
+              first: from,
+            };
+          },
+          above(a: AboveArgs, offset: number, least: number): number {
+            return aboveFn(a.v, a.n, a.q, a.w, offset, least, a.rows, a.dots, a.first);
+          },
+        }
+      : null,
   };
   return s;
 }
@@ -241,6 +351,7 @@ function jsScanner(dims: number): VectorScanner {
   const s: VectorScanner = {
     dims,
     simd: false,
+    shared: null,
     vectors: new Int8Array(0),
     weights: new Float64Array(0),
     reserve(n: number) {
