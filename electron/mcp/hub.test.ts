@@ -171,12 +171,16 @@ describe('MCP hub (tools for chat)', () => {
     expect(hub.status()[0]?.error).toMatch(/closed/);
     const during = await hub.call(echo, { message: 'x' });
     expect(during.ok).toBe(false);
-    await expect.poll(() => hub.status()[0]?.state, { timeout: 15_000 }).toBe('ready');
+    // A restart can itself fail on a loaded machine (then it is retried after the back-off): wait
+    // for the server to be back, however many attempts that took, and say why if it never is.
+    await expect
+      .poll(() => `${hub.status()[0]?.state} ${hub.status()[0]?.error ?? ''}`.trim(), { timeout: 45_000 })
+      .toBe('ready');
     expect(hub.pid('everything')).not.toBe(pid);
-    expect(hub.status()[0]?.restarts).toBe(1);
+    expect(hub.status()[0]?.restarts).toBeGreaterThanOrEqual(1);
     expect((await hub.call(echo, { message: 'back' })).result).toEqual({ text: 'Echo: back' });
     expect(statuses).toEqual(expect.arrayContaining(['everything:failed', 'everything:ready']));
-  });
+  }, 90_000);
 
   it('a command that cannot start is a failed server, not an exception', async () => {
     const { hub } = hubOf([stdio('ghost', ['/nonexistent/server.js'])], process.env, 60_000);
