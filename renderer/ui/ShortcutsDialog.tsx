@@ -33,6 +33,14 @@ function groups(mod: string, browser: boolean): ShortcutGroup[] {
       ],
     },
     {
+      title: 'A tool call waiting for approval',
+      items: [
+        { keys: [`${mod} Enter`], what: 'Allow it once' },
+        { keys: [`${mod} .`], what: 'Deny it' },
+        { keys: ['Tab'], what: 'Reach its buttons; “Always allow” has no shortcut' },
+      ],
+    },
+    {
       title: 'Skills and Composer',
       items: [
         { keys: ['↑', '↓'], what: 'Move through the list' },

@@ -160,7 +160,7 @@ export function ChatView() {
           inputRef.current?.focus();
         }}
       />
-      <ChatApprovals sessionId={activeId} />
+      <ChatApprovals sessionId={activeId} composerRef={inputRef} />
       <Composer
         inputRef={inputRef}
         configured={configured}

@@ -484,8 +484,7 @@ export function ToolsCard({ store }: { store: ToolsStore }) {
         </label>
         {store.approvals && store.approvals.remembered.length === 0 ? (
           <p className="field__help tools-remembered-empty">
-            No tool is always allowed. Choose “Always allow this tool” on an approval to skip asking next
-            time.
+            No tool is always allowed. Choose “Always allow” on an approval to skip asking next time.
           </p>
         ) : (
           <ul className="tool-approvals" aria-label="Always allowed tools">
