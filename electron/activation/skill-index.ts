@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../store/index.js';
-import { normalizePhrase, skillNameKey } from '../store/index.js';
+import { normalizePhrase, skillNameKey, writeTransaction } from '../store/index.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { STOPWORDS, stem, words } from './text.js';
 
@@ -570,10 +570,15 @@ class VectorStore {
          ON CONFLICT (skill_id) DO UPDATE SET model = excluded.model, text_hash = excluded.text_hash,
          vector = excluded.vector`,
       );
-      this.db.transaction(() => {
-        for (const [id, hash, v] of rows)
-          put.run(id, this.model, hash, Buffer.from(v.buffer, v.byteOffset, v.length));
-      })();
+      writeTransaction(
+        this.db,
+        () => {
+          for (const [id, hash, v] of rows)
+            put.run(id, this.model, hash, Buffer.from(v.buffer, v.byteOffset, v.length));
+          // A cache: never make a match wait for another writer (SQLite's busy timeout still applies).
+        },
+        { waitMs: 0 },
+      );
     } catch {
       // A read-only connection, or the skill went away meanwhile: the vectors stay in memory.
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { contentWords, stem, stemsOf, termStats } from '../activation/index.js';
 import type { ChatMessageView, ChatModelChoice, ChatSessionView, ToolCallView } from '../contract/chat.js';
 import type { ErrorCode } from '../contract/errors.js';
-import type { Db } from '../store/index.js';
+import { type Db, writeTransaction } from '../store/index.js';
 
 /** A chat session as stored: the contract's view without what only the host knows. */
 export type ChatSession = Omit<ChatSessionView, 'running' | 'message_count' | 'model'> & {
@@ -244,10 +244,10 @@ export class ChatStore {
 
   /** Delete a session and its messages (explicitly, so the FTS triggers see each row). False when absent. */
   deleteSession(id: string): boolean {
-    return this.db.transaction(() => {
+    return writeTransaction(this.db, () => {
       this.s.deleteMessages.run(id);
       return this.s.deleteSession.run(id).changes > 0;
-    })();
+    });
   }
 
   /** Set a session's title; null when there is no such session. */
@@ -288,12 +288,12 @@ export class ChatStore {
       error_message: m.error?.message ?? null,
       created_at: this.now().toISOString(),
     };
-    const seq = this.db.transaction(() => {
+    const seq = writeTransaction(this.db, () => {
       const info = this.s.insert.run(row);
       this.s.touch.run(row.created_at, row.id, m.session_id);
       if (m.role === 'user') this.s.title.run(titleOf(m.content), m.session_id);
       return Number(info.lastInsertRowid);
-    })();
+    });
     const { error_code: _c, error_message: _m, attachments: _a, ...stored } = row;
     return {
       ...m,

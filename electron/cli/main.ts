@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, type ErrorCode, isAppError } from '../contract/errors.js';
 import { appVersion } from '../host.js';
+import { namedStorageError } from '../store/index.js';
 import { COMMAND_GROUPS } from './commands.js';
 import { type CliContext, type CliIo, EXIT, type GlobalOptions } from './context.js';
 
@@ -99,7 +100,9 @@ function reportError(e: unknown, ctx: CliContext): number {
     // Commander already printed its message to stderr.
     return EXIT.USAGE;
   }
-  const err = isAppError(e) ? e : new AppError('INTERNAL', e instanceof Error ? e.message : String(e));
+  const err = isAppError(e)
+    ? e
+    : (namedStorageError(e) ?? new AppError('INTERNAL', e instanceof Error ? e.message : String(e)));
   if (ctx.globals().json) {
     ctx.io.stderr(`${JSON.stringify({ error: err.toData() })}\n`);
   } else {

@@ -15,6 +15,10 @@ export const ERROR_CODES = [
   'STORE_NOT_SQLITE',
   'STORE_TOO_NEW',
   'STORE_FAILED',
+  /** Another SkillDesk (window or command) held the store's write lock for longer than we wait. */
+  'STORE_BUSY',
+  /** The disk (or quota) holding a file is full; nothing was half-written. */
+  'DISK_FULL',
   'TEMPLATE_SYNTAX',
   'TEMPLATE_RENDER',
   'HANDLER_NOT_AVAILABLE',

@@ -229,11 +229,11 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       const skill = store.repo.getSummaryByName(req.name);
       if (!skill) throw notFound(req.name, req.scope);
       // The deleted skill stays in its history, so it can be restored.
-      store.db.transaction(() => {
+      store.repo.transaction(() => {
         const full = store.repo.getSkill(skill.id);
         if (full) recordVersion(store.db, full, 'delete');
         store.repo.deleteSkill(skill.id);
-      })();
+      });
       const revealed = req.scope === 'workspace' ? c.account.repo.getSummaryByName(skill.name) : null;
       events.emit('skills/catalog-changed', { reason: 'deleted', names: [skill.name] });
       return {

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import { openStore, resolveHome } from '../store/index.js';
+import { openStore, resolveHome, storeWaitFromEnv } from '../store/index.js';
 import { SkillCatalog } from './catalog.js';
 import { seedAccountStore } from './seed.js';
 
@@ -26,10 +26,13 @@ export function openCatalog(loc: CatalogLocation, opts: { createWorkspace?: bool
       throw new AppError('USAGE', `--workspace ${loc.workspace}: no such folder`, { dir: wsDir });
     }
   }
-  const account = openStore('account', home)!;
+  const waitMs = storeWaitFromEnv(loc.env);
+  const account = openStore('account', home, { waitMs })!;
   try {
     seedAccountStore(account);
-    const workspace = wsDir ? openStore('workspace', wsDir, { create: opts.createWorkspace ?? false }) : null;
+    const workspace = wsDir
+      ? openStore('workspace', wsDir, { create: opts.createWorkspace ?? false, waitMs })
+      : null;
     return new SkillCatalog(account, workspace);
   } catch (e) {
     account.close();

@@ -229,7 +229,7 @@ export function restoreVersion(
     );
   }
   const pkg = checked.value;
-  return store.db.transaction(() => {
+  return store.repo.transaction(() => {
     const current = store.repo.getSkillByName(name);
     if (current) recordVersion(store.db, current, 'restore', note ?? `restored version ${entry.number}`);
     const rows = packageToRows(
@@ -244,7 +244,7 @@ export function restoreVersion(
       for (const a of rows.artifacts) store.repo.addArtifact(a);
     }
     return { name: pkg.name, version: pkg.version, from_number: entry.number };
-  })();
+  });
 }
 
 /**
@@ -261,12 +261,12 @@ export function forkSkill(skill: Skill, target: SkillStore): WrittenSkill {
   }
   const { id: _id, ...pkg } = skillToPackage(skill);
   const copy = { ...pkg, source: pkg.source === 'system' ? 'user' : pkg.source } as SkillPackage;
-  return target.db.transaction(() => {
+  return target.repo.transaction(() => {
     const rows = packageToRows(copy);
     target.repo.createSkill(rows.skill);
     for (const a of rows.artifacts) target.repo.addArtifact(a);
     return { name: copy.name, version: copy.version };
-  })();
+  });
 }
 
 /** Options of {@link savePackage}. */

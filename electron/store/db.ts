@@ -12,8 +12,15 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { AppError } from '../contract/errors.js';
+import { AppError, isAppError } from '../contract/errors.js';
 import { skillNameKey } from './skill-name.js';
+import { isDiskFullError, toStorageError } from './storage-errors.js';
+import {
+  DEFAULT_STORE_WAIT_MS,
+  setStoreWait,
+  withWriteRetry,
+  writeTransaction,
+} from './write-transaction.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -56,6 +63,8 @@ export interface OpenOptions {
   /** Apply migrations only up to this version (tests of upgrades). */
   targetVersion?: number;
   migrations?: Migration[];
+  /** How long a writer waits for another SkillDesk to finish writing before `STORE_BUSY`. */
+  waitMs?: number;
 }
 
 /**
@@ -73,6 +82,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
     // Read the version through a read-only handle first so a newer or foreign file is never touched.
     const probe = openRaw(file, true);
     try {
+      // Another process may be creating the schema right now; its lock is waited for.
+      setStoreWait(probe, opts.waitMs ?? DEFAULT_STORE_WAIT_MS);
       const version = readUserVersion(probe, file);
       if (version > migrations.length) {
         throw new AppError(
@@ -94,12 +105,13 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   if (!opts.readonly) restrictToOwner(file);
   const db = openRaw(file, opts.readonly ?? false);
   try {
+    // Before anything else: several processes may be opening (and creating) this store at once.
+    setStoreWait(db, opts.waitMs ?? DEFAULT_STORE_WAIT_MS);
     if (!opts.readonly) {
-      db.pragma('journal_mode = WAL');
+      withWriteRetry(db, () => db.pragma('journal_mode = WAL'));
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     if (!opts.readonly) {
       migrate(db, migrations, target, file);
       // Files an older build (or another umask) left readable by others are tightened.
@@ -112,22 +124,33 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   }
 }
 
-/** Apply migrations after the current `user_version` up to `target`, one transaction each. */
+/**
+ * Apply migrations after the current `user_version` up to `target`, one transaction each. Each
+ * step takes the write lock and then reads the version, so several processes opening a new store
+ * at once apply every migration exactly once; a store already at `target` is never locked.
+ */
 export function migrate(db: Db, migrations: Migration[], target: number, file = db.name): void {
-  const current = readUserVersion(db, file);
+  if (readUserVersion(db, file) >= target) return;
   // Migrations that backfill folded names call the app's key function (SQLite has no NFKC).
   db.function('skilldesk_name_key', { deterministic: true }, (name: unknown) =>
     typeof name === 'string' ? skillNameKey(name) : name,
   );
-  for (const m of migrations) {
-    if (m.version <= current || m.version > target) continue;
-    const step = db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    });
+  for (;;) {
+    const step: { m?: Migration } = {};
     try {
-      step();
+      const applied = writeTransaction(db, () => {
+        const current = readUserVersion(db, file);
+        const next = migrations.find((x) => x.version === current + 1);
+        if (!next || next.version > target) return false;
+        step.m = next;
+        db.exec(next.sql);
+        db.pragma(`user_version = ${next.version}`);
+        return true;
+      });
+      if (!applied) return;
     } catch (e) {
+      const m = step.m;
+      if (!m || isAppError(e)) throw e;
       throw new AppError(
         'STORE_FAILED',
         `Could not upgrade ${file} to schema ${m.version} (${m.name}): ${(e as Error).message}. The file is unchanged.`,
@@ -146,6 +169,7 @@ function createPrivateFile(file: string): void {
     writeFileSync(file, '', { mode: STORE_FILE_MODE, flag: 'wx' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+      if (isDiskFullError(e, file)) throw toStorageError(e, file);
       throw new AppError('STORE_FAILED', `Cannot create ${file}: ${(e as Error).message}`, { file });
     }
   }
@@ -171,15 +195,26 @@ function openRaw(file: string, readonly: boolean): Db {
   try {
     return new Database(file, { readonly, fileMustExist: readonly });
   } catch (e) {
+    const named = toStorageError(e, file);
+    if (named !== e) throw named;
     throw new AppError('STORE_FAILED', `Cannot open ${file}: ${(e as Error).message}`, { file });
   }
 }
+
+/** SQLite's verdicts on a file that is not a database it can read; anything else is not the file's fault. */
+const NOT_A_DATABASE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 function readUserVersion(db: Db, file: string): number {
   try {
     return db.pragma('user_version', { simple: true }) as number;
   } catch (e) {
-    throw notSqlite(file, (e as Error).message);
+    // A full disk, a lock or an I/O error says nothing about whose file this is: only SQLite's
+    // own "not a database" is reported as such.
+    const named = toStorageError(e, file);
+    if (named !== e) throw named;
+    if (NOT_A_DATABASE.has(String((e as { code?: unknown }).code)))
+      throw notSqlite(file, (e as Error).message);
+    throw new AppError('STORE_FAILED', `Cannot read ${file}: ${(e as Error).message}`, { file });
   }
 }
 

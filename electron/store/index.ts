@@ -2,4 +2,6 @@ export * from './db.js';
 export * from './paths.js';
 export * from './skill-name.js';
 export * from './skill-repository.js';
+export * from './storage-errors.js';
 export * from './stores.js';
+export * from './write-transaction.js';

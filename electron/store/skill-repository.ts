@@ -3,6 +3,7 @@ import { AppError } from '../contract/errors.js';
 import type { ArtifactKindName as ArtifactKind, SkillSource } from '../contract/skills.js';
 import type { Db } from './db.js';
 import { skillNameKey } from './skill-name.js';
+import { writeTransaction } from './write-transaction.js';
 
 /** Catalog metadata of a skill (no artifact content). */
 export interface SkillSummary {
@@ -272,9 +273,12 @@ export class SkillRepository {
     for (const a of artifacts) this.addArtifact(a);
   }
 
-  /** Run `fn` in one transaction (nested calls become savepoints). */
+  /**
+   * Run `fn` in one write transaction holding the write lock from the start (nested calls become
+   * savepoints); see {@link writeTransaction}.
+   */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return writeTransaction(this.db, fn);
   }
 
   private writeName(name: string, write: () => unknown): void {

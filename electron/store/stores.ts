@@ -23,6 +23,8 @@ export interface SkillStore {
 export interface OpenStoreOptions {
   /** Create the folder and the file if missing (default true). */
   create?: boolean;
+  /** How long a writer waits for another SkillDesk writing this store (see `writeTransaction`). */
+  waitMs?: number;
 }
 
 /**
@@ -39,7 +41,7 @@ export function openStore(scope: Scope, dir: string, opts: OpenStoreOptions = {}
     if (!create) return null;
     mkdirSync(dir, { recursive: true });
   }
-  const db = openDatabase(file);
+  const db = openDatabase(file, { waitMs: opts.waitMs });
   const repo = new SkillRepository(db);
   return { scope, dir, file, db, repo, close: () => db.close() };
 }

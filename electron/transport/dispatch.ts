@@ -15,6 +15,7 @@ import {
 } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import type { Logger } from '../host.js';
+import { namedStorageError } from '../store/index.js';
 
 /** True when `name` is a channel of the contract (own keys only: no `__proto__` tricks). */
 export function isChannel(name: unknown): name is Channel {
@@ -45,6 +46,10 @@ function invalidRequest(channel: Channel, error: z.ZodError): AppError {
 /** The safe, serialisable form of any thrown value; logs what is not an AppError. */
 export function toErrorData(e: unknown, logger: Logger, where: string): AppErrorData {
   if (isAppError(e)) return e.toData();
+  // A full disk or a lock held elsewhere is the machine's state, not a bug: say so, whichever
+  // write met it (the store layer names the file where it can).
+  const storage = namedStorageError(e);
+  if (storage) return storage.toData();
   logger.error(`${where} failed`, e);
   return {
     code: 'INTERNAL',

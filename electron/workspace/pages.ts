@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Db } from '../store/index.js';
+import { type Db, writeTransaction } from '../store/index.js';
 
 /** A page as returned to callers (and to Python through the host functions). */
 export interface WorkspacePage {
@@ -217,7 +217,7 @@ export function indexWorkspacePages(db: Db, dir: string, opts: IndexOptions = {}
   const remove = db.prepare('DELETE FROM workspace_pages WHERE id = ?');
   const setSlug = db.prepare('UPDATE workspace_pages SET slug = ? WHERE id = ?');
 
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const seen = new Set(parsed.map((p) => p.path));
     for (const [path, row] of existing) {
       if (!seen.has(path)) {
@@ -263,7 +263,7 @@ export function indexWorkspacePages(db: Db, dir: string, opts: IndexOptions = {}
       if (row) report.updated++;
       else report.added++;
     }
-  })();
+  });
   return report;
 }
 
