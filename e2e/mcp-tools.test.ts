@@ -101,7 +101,7 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
       ),
     );
   };
-  const card = () => page.getByRole('alertdialog');
+  const card = () => page.locator('section.approval');
 
   const configureProvider = async () => {
     await page.getByRole('button', { name: /^Settings/ }).click();
@@ -129,7 +129,8 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
     await pw(card()).toContainText('echo');
     await pw(card()).toContainText('everything');
     await pw(card().locator('.approval__args')).toContainText('"message": "hello from chat"');
-    await pw(card().getByRole('button', { name: /Allow once/ })).toBeFocused();
+    // The card leaves focus in the message box (typing there never answers it).
+    await pw(composer()).toBeFocused();
     for (const [w, h] of [
       [1440, 900],
       [1024, 700],
@@ -143,7 +144,7 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1440, height: 900 });
     await card()
-      .getByRole('button', { name: /Always allow this tool/ })
+      .getByRole('button', { name: /Always allow/ })
       .click();
     await pw(card()).toHaveCount(0);
     await pw(page.locator('.msg--assistant').last()).toContainText('The server echoed it back.', {
@@ -154,8 +155,8 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
     await composer().press('Enter');
     await pw(card()).toBeVisible({ timeout: 20_000 });
     await pw(card()).toContainText('get-sum');
-    // Keyboard: D denies.
-    await page.keyboard.press('d');
+    // Keyboard: Ctrl . denies.
+    await page.keyboard.press('Control+.');
     await pw(card()).toHaveCount(0);
     await pw(page.locator('.msg--assistant').last()).toContainText('Understood, I will not add them.', {
       timeout: 20_000,

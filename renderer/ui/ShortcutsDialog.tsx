@@ -37,7 +37,7 @@ function groups(mod: string, browser: boolean): ShortcutGroup[] {
       items: [
         { keys: [`${mod} Enter`], what: 'Allow it once' },
         { keys: [`${mod} .`], what: 'Deny it' },
-        { keys: ['Tab'], what: 'Reach its buttons; “Always allow” has no shortcut' },
+        { keys: ['Shift Tab'], what: 'From the message box to its buttons (“Always allow” has no key)' },
       ],
     },
     {

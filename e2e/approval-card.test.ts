@@ -1,0 +1,207 @@
+// The tool-approval card while the user types, in Chromium with the loopback provider: the model's
+// call to server-everything's echo arrives two seconds after the message is sent, while a sentence
+// full of the old one-letter answers ("also", "a", "c", "d", spaces) is being typed. The whole
+// sentence ends in the message box, nothing is answered, and Ctrl+Enter then allows the call once
+// (nothing is remembered). A second call is reached with Shift+Tab (focus ring shown), text typed
+// there goes on to the message box, and Enter on the tabbed-to Deny denies.
+// Screenshots of the card over a half-written message, light and dark, at 1440×900 and 1024×700.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebMode } from '../electron/cli/serve-commands.js';
+import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { ensureRenderer } from '../electron/transport/renderer-build.js';
+import { findChromium, gotoChat, launch, openPage } from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/approval-card');
+const shots = () => testArtifactsDir('e2e');
+const everything = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+const BEFORE = 'I also want a summary, ';
+const AFTER = 'and a c d: deny nothing, Always allow nothing; yes!';
+const SENTENCE = BEFORE + AFTER;
+
+const SCRIPT = [
+  // The call arrives while the user is still typing the next message.
+  { tool_calls: [{ name: 'everything__echo', arguments: { message: 'typed over' } }], delay_ms: 2000 },
+  { text: 'Echoed once.', expect: { tool_result_contains: 'Echo: typed over' } },
+  { tool_calls: [{ name: 'everything__get-sum', arguments: { a: 1, b: 2 } }] },
+  { text: 'Not adding them.', expect: { tool_result_contains: 'user denied' } },
+];
+
+describe.skipIf(skip)('Approval card while typing (Chromium)', () => {
+  let browser: Browser;
+  let provider: LoopbackProvider;
+  let home: string;
+  let app: Awaited<ReturnType<typeof startWebMode>> | null = null;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    await ensureRenderer();
+    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-approval-'));
+    writeFileSync(
+      join(home, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      }),
+    );
+    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-approval' } });
+    browser = await launch(chromiumPath!);
+    app = await startWebMode({
+      home,
+      env: {},
+      build: false,
+      logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+    });
+    page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
+    await gotoChat(page, app.server.url);
+  });
+  afterAll(async () => {
+    await page?.close();
+    await app?.stop();
+    await browser?.close();
+    await provider?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const card = () => page.locator('section.approval');
+  const settle = async (scheme: 'light' | 'dark') => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a instanceof CSSTransition)
+          .map((a) => a.finished.catch(() => {})),
+      ),
+    );
+  };
+  const shoot = async (name: string) => {
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await settle(scheme);
+        await page.screenshot({
+          path: join(shots(), `${name}-${w}x${h}-${scheme}.png`),
+          animations: 'disabled',
+        });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  };
+
+  it('keeps every typed key in the message box while a card appears; Ctrl+Enter then allows once', async () => {
+    await page.getByRole('button', { name: /^Settings/ }).click();
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Base URL').fill(provider.url);
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await page.getByText('Provider saved.').waitFor();
+    await page.getByLabel('OpenAI API key').fill('sk-e2e-approval');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText('Key saved.').waitFor();
+    await page.keyboard.press('Control+1');
+
+    // Note what the message box held when the card first showed up.
+    await page.evaluate(() => {
+      const w = window as unknown as { cardAppearedAt?: string };
+      new MutationObserver((_, obs) => {
+        if (!document.querySelector('section.approval')) return;
+        w.cardAppearedAt = (document.querySelector('#composer-input') as HTMLTextAreaElement).value;
+        obs.disconnect();
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await composer().fill('Echo something for me');
+    await composer().press('Enter');
+    await pw(page.locator('.msg--user')).toContainText('Echo something for me');
+    await pw(composer()).toBeFocused();
+    await pw(composer()).toHaveValue('');
+
+    // The user starts the next message; the card arrives while they type, and they go on.
+    await page.keyboard.type(BEFORE, { delay: 25 });
+    await pw(card()).toBeVisible({ timeout: 30_000 });
+    await page.keyboard.type(AFTER, { delay: 25 });
+
+    await pw(composer()).toHaveValue(SENTENCE);
+    await pw(composer()).toBeFocused();
+    const appearedAt = await page.evaluate(
+      () => (window as unknown as { cardAppearedAt?: string }).cardAppearedAt,
+    );
+    expect(
+      appearedAt && appearedAt.length > 0 && SENTENCE.startsWith(appearedAt),
+      `typed when the card came: ${appearedAt}`,
+    ).toBe(true);
+    // Nothing was answered: the card still waits with every button live, the model was not called back.
+    await pw(card()).toHaveCount(1);
+    for (const name of [/Allow once/, /Allow in this chat/, /Always allow/, /Deny/])
+      await pw(card().getByRole('button', { name })).toBeEnabled();
+    expect(provider.requests).toHaveLength(1);
+    await pw(card().getByRole('button', { name: /Allow once/ })).toContainText('Ctrl Enter');
+    await pw(card().getByRole('button', { name: /Always allow/ })).toHaveText(
+      /^Always allow in your account$/,
+    );
+    await pw(card()).toContainText('revoke it in Settings → Tool approvals');
+    await shoot('ui-approval-typing');
+
+    await page.keyboard.press('Control+Enter');
+    await pw(card()).toHaveCount(0);
+    await pw(page.locator('.msg--assistant').last()).toContainText('Echoed once.', { timeout: 20_000 });
+    // Ctrl+Enter answered the card and did not send the draft.
+    await pw(composer()).toHaveValue(SENTENCE);
+    expect(provider.requests.length).toBe(2);
+  }, 120_000);
+
+  it('is reachable with Shift+Tab, passes typed text on to the message box, and Enter on Deny denies', async () => {
+    await composer().fill('Add one and two');
+    await composer().press('Enter');
+    await pw(card()).toBeVisible({ timeout: 30_000 });
+    await pw(card()).toContainText('get-sum');
+    await pw(composer()).toBeFocused();
+
+    const deny = card().getByRole('button', { name: /Deny/ });
+    const toDeny = async () => {
+      // Back from the message box past the composer's attach buttons to the card's last button.
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('Shift+Tab');
+        if (await deny.evaluate((b) => b === document.activeElement)) return;
+      }
+      throw new Error('Shift+Tab from the message box never reached the card');
+    };
+    await toDeny();
+    await pw(deny).toBeFocused();
+    expect(await deny.evaluate((b) => getComputedStyle(b).outlineStyle)).toBe('solid');
+    await shoot('ui-approval-focus');
+
+    // Typing with focus on a card button goes on into the message box.
+    await page.keyboard.type('ok');
+    await pw(composer()).toBeFocused();
+    await pw(composer()).toHaveValue('ok');
+    await pw(card()).toHaveCount(1);
+
+    await toDeny();
+    await page.keyboard.press('Enter');
+    await pw(card()).toHaveCount(0);
+    await pw(page.locator('.msg--assistant').last()).toContainText('Not adding them.', { timeout: 20_000 });
+
+    // Nothing was stored as always allowed.
+    await page.getByRole('button', { name: /^Settings/ }).click();
+    const approvals = page.locator('section', { has: page.getByRole('heading', { name: 'Tool approvals' }) });
+    await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
