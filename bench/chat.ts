@@ -91,7 +91,6 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const runtime = createSkillRuntime({
     traces: new TraceStore(store.db),
     home: dir,
-    llm: stub,
     sandbox: false,
     sidecar: false,
   });

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSkillRuntime } from '../electron/dispatch/index.js';
+import { createRunScope, createSkillRuntime } from '../electron/dispatch/index.js';
 import type { Llm } from '../electron/llm/index.js';
 import { loadSeedPackages, packageToRows } from '../electron/skills/index.js';
 import { openStore } from '../electron/store/stores.js';
@@ -38,19 +38,16 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const runtime = createSkillRuntime({
     traces: new TraceStore(store.db),
     home,
-    llm: instant,
     sandbox: false,
     sidecar: false,
   });
   const n = opts.quick ? 300 : 3000;
   const text = 'We will ship on Friday. '.repeat(40);
   const samples = await sample(n, () =>
-    runtime.dispatcher.runSkill({
-      session_id: 'bench',
+    runtime.dispatcher.runSkill(createRunScope({ session_id: 'bench', llm: instant }), {
       skill: { id: skill.id, name: skill.name, scope: 'account', version: skill.version },
       artifacts: skill.artifacts,
       variables: { text },
-      llm: instant,
       artifact: 'Summary Prompt',
     }),
   );

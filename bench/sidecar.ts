@@ -1,7 +1,7 @@
 // The DSPy sidecar: cold start (spawn + DSPy import + handshake) and per-request overhead of
 // execute with an instant LM handler (so LM time is excluded), plus a bare protocol round trip.
 import { createSidecarClient } from '../electron/sidecar-client/index.js';
-import { fakeLm, NO_VENV } from '../electron/sidecar-client/test-lm.js';
+import { fakeLm, NO_VENV, withLm } from '../electron/sidecar-client/test-lm.js';
 import { type BenchOptions, type BenchResult, percentile, r3, sample } from './lib.js';
 
 function stats(bench: string, samples: number[], extra: Record<string, unknown> = {}): BenchResult {
@@ -26,14 +26,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 
   const cold: number[] = [];
   for (let i = 0; i < colds; i++) {
-    const client = createSidecarClient({ lm: fakeLm, idleTimeoutMs: 0 });
+    const client = createSidecarClient({ idleTimeoutMs: 0 });
     const t = performance.now();
     await client.start();
     cold.push(performance.now() - t);
     await client.dispose();
   }
 
-  const client = createSidecarClient({ lm: fakeLm, idleTimeoutMs: 0 });
+  const client = withLm(createSidecarClient({ idleTimeoutMs: 0 }), fakeLm);
   try {
     await client.start();
     const ping = await sample(requests, () => client.ping());

@@ -148,7 +148,6 @@ export function createHost(deps: HostDeps): Host {
       openWorkspaceSession(
         { home, workspace, env: deps.env },
         {
-          llm,
           log: (line) => logger.info(line),
           spawnSandbox,
           spawnSidecar,

@@ -34,7 +34,7 @@ async function setup(format: 'openai' | 'anthropic', script: LoopbackScriptInput
     },
     { keys: { get: () => 'sk-test' } },
   );
-  const runtime: SkillRuntime = createSkillRuntime({ traces: new TraceStore(db), home, llm, sidecar: false });
+  const runtime: SkillRuntime = createSkillRuntime({ traces: new TraceStore(db), home, sidecar: false });
   cleanups.push(() => runtime.dispose());
   const chats = new ChatStore(db);
   const deps = { catalog, chats, dispatcher: runtime.dispatcher, llm, workspace };

@@ -1,5 +1,6 @@
 import { matchSkills, type SkillMatch } from '../activation/index.js';
 import type {
+  ChatModelChoice,
   DeltaReceivedEvent,
   ToolCallFinishedEvent,
   ToolCallStartedEvent,
@@ -7,8 +8,8 @@ import type {
   TurnStartedEvent,
 } from '../contract/chat.js';
 import { base64Bytes } from '../contract/chat.js';
-import { AppError, type AppErrorData } from '../contract/errors.js';
-import type { ArtifactDispatcher } from '../dispatch/index.js';
+import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
+import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import {
   imageModelsOf,
   type Llm,
@@ -17,6 +18,7 @@ import {
   modelReadsImages,
 } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
+import { namedStorageError } from '../store/index.js';
 import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
 import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
@@ -61,6 +63,8 @@ export interface TurnInput {
   regenerate_of?: string;
   /** A skill run by name before the model answers (the `/` menu). */
   skill?: { name: string; variables?: Record<string, unknown> };
+  /** The chat's own model, kept on the session this turn creates or continues. */
+  model?: ChatModelChoice;
   signal?: AbortSignal;
   settings?: TurnSettings;
 }
@@ -77,7 +81,7 @@ export interface ChatDeps {
   face?: 'app' | 'cli';
   /** Called just before the first provider request (benchmarks measure up to here). */
   onBeforeModel?: () => void;
-  /** MCP tools for a session's turn (issue 16), offered beside the skill tools. */
+  /** MCP tools for a session's turn, offered beside the skill tools. */
   external?: (session_id: string, signal?: AbortSignal) => ExternalTools | undefined;
 }
 
@@ -238,6 +242,7 @@ export function persistUserTurn(
 ): UserTurn {
   const newSession = !input.session_id;
   const sessionId = input.session_id ?? deps.chats.createSession().id;
+  if (input.model) deps.chats.setModel(sessionId, input.model);
   const n = input.settings?.history ?? 20;
   if (branch.regenerate) {
     const message = branch.regenerate;
@@ -289,18 +294,17 @@ export function skillAttachments(
  * win over anything the model passes.
  */
 export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: string): TurnTools {
-  const harness: Record<string, unknown> = {
+  const scope = createRunScope({
     session_id: sessionId,
-    attachments: skillAttachments(input.attachments),
-    ...(deps.workspace ? { workspace: deps.workspace } : {}),
-  };
+    workspace: deps.workspace,
+    llm: deps.llm,
+    harness: { attachments: skillAttachments(input.attachments) },
+    signal: input.signal,
+  });
   return new TurnTools({
+    scope,
     catalog: deps.catalog,
     dispatcher: deps.dispatcher,
-    llm: deps.llm,
-    session_id: sessionId,
-    harness,
-    signal: input.signal,
     external: deps.external?.(sessionId, input.signal),
   });
 }
@@ -413,6 +417,20 @@ export async function streamWithTools(
   return reply;
 }
 
+/**
+ * Why a streamed reply could not be stored, as the error the turn ends with (the reply's text is
+ * still returned). Only storage failures are kept this way; anything else is a bug and thrown.
+ */
+function unsavedReplyError(e: unknown): AppErrorData {
+  const named = isAppError(e, 'DISK_FULL', 'STORE_BUSY', 'STORE_FAILED') ? e : namedStorageError(e);
+  if (!named) throw e;
+  return {
+    code: named.code,
+    message: `The reply above could not be saved, so it is not in the chat's history: copy it now. ${named.message}`,
+    ...(named.details ? { details: named.details } : {}),
+  };
+}
+
 /** The end of a turn, as emitted and returned. */
 export type TurnFinished = Extract<ChatEvent, { type: 'turn-finished' }>;
 
@@ -423,26 +441,37 @@ export function persistReply(
   reply: StreamedReply,
   parentId?: string,
 ): TurnFinished {
-  const status: 'complete' | 'partial' | 'error' = !reply.error
+  let status: 'complete' | 'partial' | 'error' = !reply.error
     ? 'complete'
     : reply.error.code === 'CANCELLED'
       ? 'partial'
       : 'error';
-  const stored = deps.chats.addMessage({
-    session_id: sessionId,
-    ...(parentId ? { parent_id: parentId } : {}),
-    role: 'assistant',
-    content: reply.text,
-    status,
-    tool_calls: reply.calls.length ? reply.calls : null,
-    trace_ids: reply.trace_ids,
-    skills: null,
-    model_id: deps.llm ? `${deps.llm.provider}:${deps.llm.model}` : null,
-    input_tokens: deps.llm ? reply.input_tokens : null,
-    output_tokens: deps.llm ? reply.output_tokens : null,
-    estimated_cost: reply.estimated_cost,
-    error: reply.error,
-  });
+  let error = reply.error;
+  let stored: { id: string };
+  try {
+    stored = deps.chats.addMessage({
+      session_id: sessionId,
+      ...(parentId ? { parent_id: parentId } : {}),
+      role: 'assistant',
+      content: reply.text,
+      status,
+      tool_calls: reply.calls.length ? reply.calls : null,
+      trace_ids: reply.trace_ids,
+      skills: null,
+      model_id: deps.llm ? `${deps.llm.provider}:${deps.llm.model}` : null,
+      input_tokens: deps.llm ? reply.input_tokens : null,
+      output_tokens: deps.llm ? reply.output_tokens : null,
+      estimated_cost: reply.estimated_cost,
+      error: reply.error,
+    });
+  } catch (e) {
+    // The reply streamed but cannot be stored (a full disk, another writer): hand it back whole
+    // with the reason, so the window and the CLI still show it to copy instead of losing it.
+    const unsaved = unsavedReplyError(e);
+    stored = { id: '' };
+    error = unsaved;
+    status = 'error';
+  }
   return {
     type: 'turn-finished',
     session_id: sessionId,
@@ -456,7 +485,7 @@ export function persistReply(
     skills_used: [
       ...new Set(reply.calls.filter((c) => c.name === 'apply_skill' && c.skill).map((c) => c.skill!)),
     ],
-    error: reply.error,
+    error,
   };
 }
 

@@ -25,7 +25,7 @@ export interface ChatWorkspace {
   /** The store sessions write to. */
   writeStore(): SkillStore;
   /** The skill runtime whose traces go to `store`. */
-  runtime(store: SkillStore): { dispatcher: ArtifactDispatcher; setLlm(llm: Llm | null): void };
+  runtime(store: SkillStore): { dispatcher: ArtifactDispatcher };
 }
 
 /** What the chat slice needs. */
@@ -42,7 +42,7 @@ export interface ChatHandlerDeps {
   llm: (choice?: ChatModelChoice) => Llm | null;
   /** Who shows the replies (the no-model reply names Settings in the app, flags in the CLI). */
   face?: 'app' | 'cli';
-  /** MCP tools of a session's turn (issue 16), offered beside the skill tools. */
+  /** MCP tools of a session's turn, offered beside the skill tools. */
   external?: ChatDeps['external'];
 }
 
@@ -246,9 +246,10 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const chats = ws.chats.write();
       const existing = req.session_id ? chats.getSession(req.session_id) : null;
       if (req.session_id && !existing) throw notFound(req.session_id);
-      const llm = deps.llm(existing?.model ?? undefined);
+      // The turn's model is fixed here and travels with it: a change of Settings or of another
+      // chat's model mid-turn reaches none of its calls.
+      const llm = deps.llm(req.model ?? existing?.model ?? undefined);
       const rt = ws.runtime(store);
-      rt.setLlm(llm);
       const flight: InFlight = { abort: new AbortController(), text: '', tool_calls: new Map() };
       const abort = flight.abort;
       if (req.session_id) running.set(req.session_id, flight);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ArtifactDispatcher, RunSkillOptions } from '../dispatch/index.js';
+import {
+  type ArtifactDispatcher,
+  createRunScope,
+  type RunScope,
+  type RunSkillOptions,
+} from '../dispatch/index.js';
 import { importPackages } from '../skills/import.js';
 import { SkillCatalog } from '../skills/index.js';
 import { validatePackage } from '../skills/package-schema.js';
@@ -15,12 +20,12 @@ function setup() {
   const catalog = new SkillCatalog(store, null);
   const runs: RunSkillOptions[] = [];
   const dispatcher = {
-    runSkill: async (o: RunSkillOptions) => {
+    runSkill: async (_scope: RunScope, o: RunSkillOptions) => {
       runs.push(o);
       return [];
     },
   } as unknown as ArtifactDispatcher;
-  const tools = new TurnTools({ catalog, dispatcher, llm: null, session_id: 's', harness: {} });
+  const tools = new TurnTools({ scope: createRunScope({ session_id: 's', llm: null }), catalog, dispatcher });
   return { catalog, tools, runs };
 }
 

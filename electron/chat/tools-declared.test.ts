@@ -1,7 +1,7 @@
 // Issue 16: reading a skill offers the external (MCP) tools it declares in allowed-tools, and only
 // then; reading one artifact, or a skill that declares none, offers nothing new.
 import { describe, expect, it } from 'vitest';
-import type { ArtifactDispatcher } from '../dispatch/index.js';
+import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import { importPackages } from '../skills/import.js';
 import { SkillCatalog } from '../skills/index.js';
@@ -43,9 +43,7 @@ describe('tools a skill declares', () => {
     const tools = new TurnTools({
       catalog,
       dispatcher: {} as ArtifactDispatcher,
-      llm: null,
-      session_id: 's',
-      harness: {},
+      scope: createRunScope({ session_id: 's', llm: null }),
       external,
     });
     expect(tools.specs().map((s) => s.name)).not.toContain('files__read_file');

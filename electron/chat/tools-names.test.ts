@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ArtifactDispatcher } from '../dispatch/index.js';
+import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import { importPackages } from '../skills/import.js';
 import { SkillCatalog } from '../skills/index.js';
 import { validatePackage } from '../skills/package-schema.js';
@@ -23,12 +23,16 @@ describe('skill tools look names up as the catalog lists them', () => {
     );
     const ran: string[] = [];
     const dispatcher = {
-      runSkill: async (req: { skill: { name: string; scope: string } }) => {
+      runSkill: async (_scope: unknown, req: { skill: { name: string; scope: string } }) => {
         ran.push(`${req.skill.scope}:${req.skill.name}`);
         return [];
       },
     } as unknown as ArtifactDispatcher;
-    const tools = new TurnTools({ catalog, dispatcher, llm: null, session_id: 's', harness: {} });
+    const tools = new TurnTools({
+      scope: createRunScope({ session_id: 's', llm: null }),
+      catalog,
+      dispatcher,
+    });
     for (const spelling of ['étude', 'Étude', 'E\u0301TUDE']) {
       const read = await tools.call('read_skill', { name: spelling });
       expect(read).toMatchObject({ ok: true, skill: 'ÉTUDE' });

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { matchSkills } from '../activation/index.js';
 import { AppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, type DispatchResult, EXECUTABLE_KINDS } from '../dispatch/index.js';
-import type { Llm, LlmToolSpec } from '../llm/index.js';
+import {
+  type ArtifactDispatcher,
+  type DispatchResult,
+  EXECUTABLE_KINDS,
+  type RunScope,
+} from '../dispatch/index.js';
+import type { LlmToolSpec } from '../llm/index.js';
 import { type SkillCatalog, skillSlug } from '../skills/index.js';
 import { describeEffects, type SkillEffects, skillEffects } from './skill-effects.js';
 
@@ -18,13 +23,10 @@ export interface ToolOutcome {
 
 /** Per-turn state the built-in tools share. */
 export interface ToolDeps {
+  /** The turn's scope: session, model, harness keys (which win over the model's ctx), signal. */
+  scope: RunScope;
   catalog: SkillCatalog;
   dispatcher: ArtifactDispatcher;
-  llm: Llm | null;
-  session_id: string;
-  /** Harness-owned keys every skill receives; they win over the model's ctx. */
-  harness: Record<string, unknown>;
-  signal?: AbortSignal;
   /** Tools from outside the catalog (MCP servers), offered beside the skill tools. */
   external?: ExternalTools;
 }
@@ -402,17 +404,13 @@ export class TurnTools {
       if (!verdict.allowed)
         return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
     }
-    const results = await this.deps.dispatcher.runSkill({
-      session_id: this.deps.session_id,
+    const results = await this.deps.dispatcher.runSkill(this.deps.scope, {
       skill: { id: skill.id, name: skill.name, scope, version: skill.version },
       // Only executable artifacts run here: instructions come through read_skill.
       artifacts: artifact
         ? skill.artifacts
         : skill.artifacts.filter((a) => EXECUTABLE_KINDS.includes(a.kind)),
       variables: ctx,
-      harness: this.deps.harness,
-      llm: this.deps.llm,
-      signal: this.deps.signal,
       artifact,
     });
     return {

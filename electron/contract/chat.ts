@@ -199,6 +199,11 @@ export const SendMessageReqSchema = z
     client_turn_id: z.string().max(100).optional(),
     /** Knobs of this turn (defaults: 10 tool rounds, workspace memory, 5 memories, min score 0.3). */
     settings: TurnSettingsSchema.optional(),
+    /**
+     * The chat's own model from this message on (as `chat/set-model`): how a new chat gets its
+     * model before its first message. Absent: the chat's model, else Settings'.
+     */
+    model: modelChoice.optional(),
   })
   .strict();
 /** Request of `chat/send-message`. */

@@ -20,6 +20,7 @@ import {
   unavailableHandler,
 } from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
+import { createRunScope } from './run-scope.js';
 import { createSkillRuntime } from './runtime.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 import { modelFamily, resolveVariants } from './variants.js';
@@ -169,12 +170,10 @@ describe('ArtifactDispatcher', () => {
   it('runs a skill: injects text kinds, renders and calls the model, checks assertions, writes one trace per artifact', async () => {
     const { store, traces, dispatcher } = setup();
     const { skill, ref } = install(store, SKILL);
-    const results = await dispatcher.runSkill({
-      session_id: 's1',
+    const results = await dispatcher.runSkill(createRunScope({ session_id: 's1', llm: openai }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { who: 'Ann' },
-      llm: openai,
     });
     expect(results.map((r) => [r.artifact.kind, r.ok])).toEqual([
       ['description', true],
@@ -214,12 +213,10 @@ describe('ArtifactDispatcher', () => {
   it('selects the model family variant (Anthropic wire format)', async () => {
     const { store, dispatcher } = setup();
     const { skill, ref } = install(store, SKILL);
-    const results = await dispatcher.runSkill({
-      session_id: 's2',
+    const results = await dispatcher.runSkill(createRunScope({ session_id: 's2', llm: anthropic }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { who: 'Bo' },
-      llm: anthropic,
       artifact: 'Greet',
     });
     expect(results).toHaveLength(1);
@@ -230,12 +227,10 @@ describe('ArtifactDispatcher', () => {
   it('aborts on a failed hard assertion and records it', async () => {
     const { store, traces, dispatcher } = setup();
     const { skill, ref } = install(store, SKILL);
-    const results = await dispatcher.runSkill({
-      session_id: 's3',
+    const results = await dispatcher.runSkill(createRunScope({ session_id: 's3', llm: openai }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { who: 'X' },
-      llm: openai,
     });
     const p = results.at(-1)!;
     expect(p.artifact.name).toBe('Greet');
@@ -251,12 +246,10 @@ describe('ArtifactDispatcher', () => {
   it('without a model, records a failed trace with the rendered input and a clear error', async () => {
     const { store, traces, dispatcher } = setup();
     const { skill, ref } = install(store, SKILL);
-    const [r] = await dispatcher.runSkill({
-      session_id: 's4',
+    const [r] = await dispatcher.runSkill(createRunScope({ session_id: 's4', llm: null }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { who: 'Z' },
-      llm: null,
       artifact: 'Greet',
     });
     expect(r!.error).toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
@@ -271,15 +264,10 @@ describe('ArtifactDispatcher', () => {
     const { skill, ref } = install(store, SKILL);
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 100);
-    const [r] = await dispatcher.runSkill({
-      session_id: 's5',
-      skill: ref,
-      artifacts: skill.artifacts,
-      variables: { who: 'C' },
-      llm: openai,
-      artifact: 'Greet',
-      signal: abort.signal,
-    });
+    const [r] = await dispatcher.runSkill(
+      createRunScope({ session_id: 's5', llm: openai, signal: abort.signal }),
+      { skill: ref, artifacts: skill.artifacts, variables: { who: 'C' }, artifact: 'Greet' },
+    );
     expect(r!.error?.code).toBe('CANCELLED');
     const row = traces.get(r!.trace_id)!;
     expect(row).toMatchObject({ error_code: 'CANCELLED' });
@@ -293,11 +281,9 @@ describe('ArtifactDispatcher', () => {
       description: 'd',
       artifacts: [{ kind: 'code_template', name: 'C', content: 'print(1)' }],
     });
-    const [r] = await dispatcher.runSkill({
-      session_id: 's6',
+    const [r] = await dispatcher.runSkill(createRunScope({ session_id: 's6', llm: null }), {
       skill: ref,
       artifacts: skill.artifacts,
-      llm: null,
     });
     expect(r!.error?.code).toBe('HANDLER_NOT_AVAILABLE');
     expect(traces.get(r!.trace_id)).toMatchObject({ error_code: 'HANDLER_NOT_AVAILABLE' });
@@ -344,12 +330,10 @@ describe('ArtifactDispatcher', () => {
       }),
       stream: async function* () {},
     };
-    const results = await d.runSkill({
-      session_id: 's7',
+    const results = await d.runSkill(createRunScope({ session_id: 's7', llm: fake }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { claims: 'a, b' },
-      llm: fake,
     });
     // The fallback prompt runs only as the fallback.
     expect(results).toHaveLength(1);
@@ -366,7 +350,7 @@ describe('ArtifactDispatcher', () => {
     const home = tempDir();
     const store = openStore('account', home)!;
     const traces = new TraceStore(store.db);
-    const runtime = createSkillRuntime({ traces, home, llm: null, sidecar: false });
+    const runtime = createSkillRuntime({ traces, home, sidecar: false });
     try {
       const { skill, ref } = install(store, {
         name: 'Pipeline',
@@ -381,14 +365,10 @@ describe('ArtifactDispatcher', () => {
           { kind: 'description', name: 'After', ordinal: 1, content: 'done' },
         ],
       });
-      const results = await runtime.dispatcher.runSkill({
-        session_id: 's8',
-        skill: ref,
-        artifacts: skill.artifacts,
-        variables: { words: ['a', "b'); import os; ('"] },
-        harness: { who: 'harness' },
-        llm: null,
-      });
+      const results = await runtime.dispatcher.runSkill(
+        createRunScope({ session_id: 's8', harness: { who: 'harness' }, llm: null }),
+        { skill: ref, artifacts: skill.artifacts, variables: { words: ['a', "b'); import os; ('"] } },
+      );
       expect(results[0]).toMatchObject({ ok: true, output: { data: { n: 2, who: 'model' } } });
       expect(traces.get(results[0]!.trace_id)!.raw_output).toBe('{"n":2,"who":"model"}');
       expect(results[1]!.ok).toBe(true);
@@ -400,11 +380,9 @@ describe('ArtifactDispatcher', () => {
           { kind: 'code_template', name: 'Boom', content: "print('before')\nraise ValueError('boom')" },
         ],
       });
-      const [failed] = await runtime.dispatcher.runSkill({
-        session_id: 's9',
+      const [failed] = await runtime.dispatcher.runSkill(createRunScope({ session_id: 's9', llm: null }), {
         skill: raising.ref,
         artifacts: raising.skill.artifacts,
-        llm: null,
       });
       expect(failed).toMatchObject({
         ok: false,
@@ -434,7 +412,12 @@ describe('handlers return outcomes as data', () => {
     const handler = promptTemplateHandler(new PromptEngine());
     const r = await handler.execute(
       { name: 'P', kind: 'prompt_template', content: 'Hi {{ who }}', metadata: null } as SkillArtifact,
-      { session_id: 's', skill: {} as never, artifacts: [], variables: {}, llm: null },
+      {
+        scope: createRunScope({ session_id: 's', llm: null }),
+        skill: {} as never,
+        artifacts: [],
+        variables: {},
+      },
     );
     expect(r).toMatchObject({ ok: false, error: { code: 'TEMPLATE_RENDER' }, partial: {} });
   });
@@ -450,12 +433,10 @@ describe('handlers return outcomes as data', () => {
         { provider: 'openai', model: 'gpt-4.1-mini', baseUrl: refusing.url },
         { keys: NO_KEYS_WITH_TEST },
       );
-      const [r] = await dispatcher.runSkill({
-        session_id: 'refused',
+      const [r] = await dispatcher.runSkill(createRunScope({ session_id: 'refused', llm }), {
         skill: ref,
         artifacts: skill.artifacts,
         variables: { who: 'Ann' },
-        llm,
         artifact: 'Greet',
       });
       expect(r).toMatchObject({ ok: false, output: null, error: { code: 'LLM_REFUSED' } });
@@ -480,12 +461,10 @@ describe('handlers return outcomes as data', () => {
     };
     const d = new ArtifactDispatcher(handlersWith(broken), traces);
     const { skill, ref } = install(store, SKILL);
-    const [r] = await d.runSkill({
-      session_id: 'bug',
+    const [r] = await d.runSkill(createRunScope({ session_id: 'bug', llm: null }), {
       skill: ref,
       artifacts: skill.artifacts,
       variables: { who: 'A' },
-      llm: null,
       artifact: 'Greet',
     });
     expect(r!.error).toEqual({ code: 'INTERNAL', message: 'oops' });
@@ -516,7 +495,10 @@ describe('handlers return outcomes as data', () => {
         },
       ],
     });
-    const [r] = await d.runSkill({ session_id: 'sf', skill: ref, artifacts: skill.artifacts, llm: null });
+    const [r] = await d.runSkill(createRunScope({ session_id: 'sf', llm: null }), {
+      skill: ref,
+      artifacts: skill.artifacts,
+    });
     expect(r).toMatchObject({ ok: false, error: { code: 'SIDECAR_FAILED', message: 'bad signature' } });
     expect(traces.get(r!.trace_id)!.rendered_input).toMatch(/"template_id":"predict"/);
   });

@@ -1,9 +1,9 @@
 import { AppError, type AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
-import type { Llm } from '../llm/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
+import { modelId, type RunScope } from './run-scope.js';
 import type {
   ArtifactHandlers,
   DispatchResult,
@@ -33,19 +33,12 @@ export function mergeContext(
 
 /** Options for running a whole skill. */
 export interface RunSkillOptions {
-  session_id: string;
   skill: SkillRef;
   artifacts: SkillArtifact[];
-  /** Variables from the model or the user. */
+  /** Variables from the model or the user; the scope's harness keys win over them. */
   variables?: Record<string, unknown>;
-  /** Harness-owned keys (session, workspace, attachments …); these win over `variables`. */
-  harness?: Record<string, unknown>;
-  llm: Llm | null;
-  signal?: AbortSignal;
   /** Run only this artifact (by name). */
   artifact?: string;
-  /** Called after each artifact, e.g. to print progress. */
-  onResult?: (r: DispatchResult) => void;
 }
 
 /**
@@ -60,12 +53,13 @@ export class ArtifactDispatcher {
 
   /** Execute one artifact. Never throws: the result carries the error. */
   async dispatch(artifact: SkillArtifact, ctx: ExecutionContext): Promise<DispatchResult> {
+    const { scope } = ctx;
     const trace = this.traces.start({
-      session_id: ctx.session_id,
+      session_id: scope.session_id,
       skill_id: ctx.skill.id,
       artifact_id: artifact.id,
       artifact_kind: artifact.kind,
-      model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+      model_id: modelId(scope.llm),
     });
     const t0 = performance.now();
     const ref = {
@@ -76,7 +70,7 @@ export class ArtifactDispatcher {
     };
     const failed = (error: AppErrorData, partial: TraceDraft): DispatchResult => {
       const err: AppErrorData =
-        ctx.signal?.aborted && error.code !== 'CANCELLED'
+        scope.signal?.aborted && error.code !== 'CANCELLED'
           ? { code: 'CANCELLED', message: 'cancelled' }
           : error;
       this.traces.finish(trace, { ...pickTrace(partial), error: err.message, error_code: err.code });
@@ -91,7 +85,8 @@ export class ArtifactDispatcher {
         duration_ms: Math.round(performance.now() - t0),
       };
     };
-    if (ctx.signal?.aborted) return failed({ code: 'CANCELLED', message: 'cancelled before it started' }, {});
+    if (scope.signal?.aborted)
+      return failed({ code: 'CANCELLED', message: 'cancelled before it started' }, {});
     let result: HandlerResult;
     try {
       result = await this.handlers[artifact.kind].execute(artifact, ctx);
@@ -108,7 +103,7 @@ export class ArtifactDispatcher {
     const assertions = await runAssertions(
       assertionsOf(artifact.metadata),
       { text: output.text, data: output.data },
-      { llm: ctx.llm, signal: ctx.signal },
+      { llm: scope.llm, signal: scope.signal },
     );
     const run = assertions.filter((a) => !a.skipped);
     const failedHard = run.find((a) => !a.passed && a.severity === 'hard');
@@ -143,8 +138,8 @@ export class ArtifactDispatcher {
    * output of an artifact (e.g. what a code_template submitted) becomes variables for the next
    * ones; harness keys still win. Stops at the first failure or hard assertion.
    */
-  async runSkill(o: RunSkillOptions): Promise<DispatchResult[]> {
-    const family = modelFamily(o.llm?.provider, o.llm?.model);
+  async runSkill(scope: RunScope, o: RunSkillOptions): Promise<DispatchResult[]> {
+    const family = modelFamily(scope.llm?.provider, scope.llm?.model);
     let chosen = resolveVariants(o.artifacts, family);
     if (o.artifact) {
       chosen = chosen.filter((a) => a.name === o.artifact);
@@ -162,20 +157,13 @@ export class ArtifactDispatcher {
       );
       chosen = chosen.filter((a) => !(a.kind === 'prompt_template' && fallbacks.has(a.name)));
     }
-    const harness = o.harness ?? {};
+    const harness = scope.harness;
     let variables = mergeContext(o.variables ?? {}, harness);
     const results: DispatchResult[] = [];
     for (const artifact of chosen) {
-      const r = await this.dispatch(artifact, {
-        session_id: o.session_id,
-        skill: o.skill,
-        artifacts: o.artifacts,
-        variables,
-        llm: o.llm,
-        signal: o.signal,
-      });
+      const r = await this.dispatch(artifact, { scope, skill: o.skill, artifacts: o.artifacts, variables });
       results.push(r);
-      o.onResult?.(r);
+      scope.trace(r);
       if (!r.ok) break;
       const data = r.output?.data;
       if (data && typeof data === 'object' && !Array.isArray(data)) {

@@ -108,8 +108,9 @@ export function promptTemplateHandler(engine: PromptEngine): ArtifactHandler<'pr
       );
       if (!rendered.ok) return { ok: false, error: rendered.error, partial: {} };
       const partial: TraceDraft = { rendered_input: rendered.value };
-      if (!ctx.llm) return { ok: false, error: NO_LLM, partial };
-      return generateOnce(ctx.llm, rendered.value, ctx.signal, partial);
+      const { llm, signal } = ctx.scope;
+      if (!llm) return { ok: false, error: NO_LLM, partial };
+      return generateOnce(llm, rendered.value, signal, partial);
     },
   };
 }
@@ -203,7 +204,7 @@ export function dspyModuleHandler(
       }
       const fallbackName = artifact.metadata?.fallback_artifact;
       const candidates = ctx.artifacts.filter((a) => a.kind === 'prompt_template' && a.name === fallbackName);
-      const fallback = selectVariant(candidates, modelFamily(ctx.llm?.provider, ctx.llm?.model));
+      const fallback = selectVariant(candidates, modelFamily(ctx.scope.llm?.provider, ctx.scope.llm?.model));
       if (!fallback) {
         return fail(
           'SIDECAR_UNAVAILABLE',

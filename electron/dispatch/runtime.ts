@@ -24,6 +24,7 @@ import {
   textHandler,
 } from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
+import { modelId } from './run-scope.js';
 import type { ArtifactHandler, ArtifactHandlers, TraceDraft } from './types.js';
 
 /** What the skill runtime is built from. */
@@ -31,8 +32,6 @@ export interface SkillRuntimeDeps {
   traces: TraceStore;
   /** The account data folder (sandbox cache, sidecar cache). */
   home: string;
-  /** The model for this runtime, or null; may be swapped with `setLlm`. */
-  llm: Llm | null;
   /** Workspace pages for the sandbox's host functions. */
   workspace?: SandboxWorkspace;
   /** `false` disables the sandbox (its artifacts then fail). */
@@ -57,7 +56,6 @@ export interface SkillRuntimeDeps {
 export interface SkillRuntime {
   dispatcher: ArtifactDispatcher;
   engine: PromptEngine;
-  setLlm(llm: Llm | null): void;
   /** Run one Python program in this runtime's sandbox pool (no template, no trace). */
   runCode(code: string, opts?: RunCodeOptions): Promise<SandboxRunResult>;
   /**
@@ -77,12 +75,10 @@ export interface RunCodeOptions {
   noModelMessage?: string;
 }
 
-/** The provider layer as the sandbox sees it. */
-export function sandboxLlm(get: () => Llm | null): SandboxLlm {
+/** The provider layer as the sandbox sees it: the run's own model. */
+export function sandboxLlm(llm: Llm): SandboxLlm {
   return {
     async complete(prompt) {
-      const llm = get();
-      if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for llm_query');
       const r = await llm.generate({ messages: [{ role: 'user', content: prompt }] });
       return {
         text: r.text,
@@ -94,10 +90,12 @@ export function sandboxLlm(get: () => Llm | null): SandboxLlm {
   };
 }
 
-/** Answer the sidecar's completion requests through the provider layer. */
-export function sidecarLm(get: () => Llm | null): LmHandler {
+/**
+ * Answer the completions one sidecar call asks for with the model of the run that made it (null:
+ * each fails with LLM_NOT_CONFIGURED, which `labeled_few_shot` optimizing never hits).
+ */
+export function sidecarLm(llm: Llm | null): LmHandler {
   return async (req, ctx) => {
-    const llm = get();
     if (!llm) throw new AppError('LLM_NOT_CONFIGURED', 'no model is configured for the DSPy sidecar');
     const system = req.messages
       .filter((m) => m.role === 'system')
@@ -123,7 +121,6 @@ export function sidecarLm(get: () => Llm | null): LmHandler {
  * the sidecar (started on first use) and falls back to its prompt template when that is unavailable.
  */
 export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
-  let llm = deps.llm;
   const engine = new PromptEngine();
   const prompt = promptTemplateHandler(engine);
   let pool: SandboxPool | null = null;
@@ -144,13 +141,13 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       if (deps.sandbox === false) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
       const host = createSandboxHost({
         workspace: deps.workspace,
-        llm: ctx.llm ? sandboxLlm(() => ctx.llm) : undefined,
+        llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
         noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
       });
       // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
       // Runs queue fairly per chat: one chat's burst never starves another's run.
       const ran = await settle(() =>
-        runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host, queue: ctx.session_id }),
+        runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host, queue: ctx.scope.session_id }),
       );
       if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
       const r = ran.value;
@@ -188,7 +185,8 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       ? null
       : {
           async execute(req, ctx) {
-            if (!ctx.llm) return { ok: false, error: NO_LLM };
+            const { llm, signal } = ctx.scope;
+            if (!llm) return { ok: false, error: NO_LLM };
             if (!req.signature)
               return {
                 ok: false,
@@ -200,7 +198,6 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
             sidecar ??=
               sharedSidecar?.() ??
               createSidecarClient({
-                lm: sidecarLm(() => llm),
                 dataDir: join(deps.home, 'sidecar'),
                 resourcesPath: deps.resourcesPath,
               });
@@ -212,7 +209,10 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
                 signature,
                 state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
                 params: req.params,
-                signal: ctx.signal,
+                // Informative only (the sidecar echoes it): the completions are answered by `lm`.
+                ...(modelId(llm)!.length <= 200 ? { model: modelId(llm)! } : {}),
+                lm: sidecarLm(llm),
+                signal,
               }),
             );
             if (!r.ok) return r;
@@ -222,7 +222,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
                 output: r.value.outputs,
                 input_tokens: r.value.usage.input_tokens,
                 output_tokens: r.value.usage.output_tokens,
-                model_id: ctx.llm ? `${ctx.llm.provider}:${ctx.llm.model}` : null,
+                model_id: modelId(llm),
               },
             };
           },
@@ -244,9 +244,6 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   return {
     dispatcher,
     engine,
-    setLlm(next) {
-      llm = next;
-    },
     runCode(code, opts = {}) {
       const host = createSandboxHost({
         workspace: deps.workspace,

@@ -23,7 +23,8 @@ import type { SkillStore } from '../store/index.js';
 import { createSkillEvals } from './eval-handlers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
 import { PromptEngine } from './prompt-engine.js';
-import type { SkillRuntime } from './runtime.js';
+import { createRunScope } from './run-scope.js';
+import { type SkillRuntime, sidecarLm } from './runtime.js';
 import type { DispatchResult } from './types.js';
 
 /** The part of an open workspace session that runs skills. */
@@ -105,7 +106,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     run: async (req, ctx) => handlers['skills/run'](req, ctx),
     llm: deps.llm,
     now: deps.now,
-    events, // issue 12: eval progress
+    events,
   });
   const handlers = {
     'skills/render': (req) => ({
@@ -129,7 +130,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
       try {
         const pkg = parsePackageInput(req.package, req.file_name ?? 'package.json', deps.limits);
-        // Issue 11: what does not block a save is still said.
+        // What does not block a save is still said.
         const warnings = packageWarnings(pkg);
         return warnings.length > 0 ? { ok: true, warnings } : { ok: true };
       } catch (e) {
@@ -143,25 +144,25 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       const catalog = session.catalog.get();
       const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
       const store = catalog.store(scope)!;
-      const llm = deps.llm();
       const runtime = session.runtime(store);
-      runtime.setLlm(llm);
       const sessionId = req.session_id ?? `cli-${randomUUID()}`;
       const run = track(req.run_id, ctx.signal);
+      const runId = req.run_id;
+      const runScope = createRunScope({
+        session_id: sessionId,
+        workspace: session.workspace,
+        llm: deps.llm(),
+        signal: run.signal,
+        trace: runId
+          ? (r) => events.emit('skills/artifact-ran', { run_id: runId, result: toArtifactRunView(r) })
+          : undefined,
+      });
       try {
-        const results = await runtime.dispatcher.runSkill({
-          session_id: sessionId,
+        const results = await runtime.dispatcher.runSkill(runScope, {
           skill: { id: skill.id, name: skill.name, scope, version: skill.version },
           artifacts: skill.artifacts,
           variables: req.context ?? {},
-          harness: { session_id: sessionId, ...(session.workspace ? { workspace: session.workspace } : {}) },
-          llm,
-          signal: run.signal,
           artifact: req.artifact,
-          onResult: (r) => {
-            if (req.run_id)
-              events.emit('skills/artifact-ran', { run_id: req.run_id, result: toArtifactRunView(r) });
-          },
         });
         return {
           skill: skill.name,
@@ -205,7 +206,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         );
       }
       const content = parseDspyModuleContent(artifact.content, `${found.skill.name} / ${artifact.name}`);
-      // Issue 12: with `evals`, the skill's output evals are the train/validation split.
+      // With `evals`, the skill's output evals are the train/validation split.
       const split = req.evals ? evalsSplit(readSkillEvals(found.skill), content.signature) : null;
       const trainingData = split ? split.train : (req.training_data ?? []);
       const started = deps.now();
@@ -229,6 +230,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
           state_blob: artifact.state_blob
             ? JSON.parse(Buffer.from(artifact.state_blob).toString('utf8'))
             : null,
+          lm: sidecarLm(llm),
           signal: run.signal,
           onProgress: (p) => {
             if (req.run_id) events.emit('skills/optimize-progressed', { run_id: req.run_id, ...p });

@@ -1,8 +1,8 @@
 import type { AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
-import type { Llm } from '../llm/index.js';
 import type { Scope, SkillArtifact } from '../store/index.js';
 import type { AssertionResult } from './assertions.js';
+import type { RunScope } from './run-scope.js';
 
 /** The skill an execution belongs to. */
 export interface SkillRef {
@@ -14,15 +14,13 @@ export interface SkillRef {
 
 /** Everything a handler may use for one artifact execution. */
 export interface ExecutionContext {
-  session_id: string;
+  /** The call this execution belongs to (session, model, harness keys, signal), unchanged. */
+  scope: RunScope;
   skill: SkillRef;
   /** Every artifact of the skill (for fallbacks and variants); loaded lazily by the caller. */
   artifacts: SkillArtifact[];
   /** Template variables: the model's arguments merged with harness keys, the harness winning. */
   variables: Record<string, unknown>;
-  /** The configured model, or null when none is (handlers that need one fail with LLM_NOT_CONFIGURED). */
-  llm: Llm | null;
-  signal?: AbortSignal;
 }
 
 /** What a handler produced. */

@@ -6,8 +6,7 @@
 import { join, resolve } from 'node:path';
 import { ChatStore } from '../chat/index.js';
 import { AppError } from '../contract/errors.js';
-import { createSkillRuntime, type SkillRuntime, sidecarLm } from '../dispatch/index.js';
-import type { Llm } from '../llm/index.js';
+import { createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
 import type { SpawnSandboxProcess } from '../sandbox/index.js';
 import {
   createSidecarClient,
@@ -34,8 +33,6 @@ export interface WorkspaceLocation {
 
 /** What a session needs besides its location. */
 export interface WorkspaceSessionDeps {
-  /** The model of the next call, or null when none is configured. */
-  llm: () => Llm | null;
   /** Runtime diagnostics (sandbox and sidecar stderr). */
   log: (line: string) => void;
   spawnSandbox?: SpawnSandboxProcess;
@@ -122,7 +119,6 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
         rt = (deps.createRuntime ?? createSkillRuntime)({
           traces: new TraceStore(store.db),
           home,
-          llm: deps.llm(),
           workspace: pages(),
           spawnSandbox: deps.spawnSandbox,
           allowInProcessIsolation: () => allowsInProcessIsolation(home, loc.env),
@@ -144,7 +140,6 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
     },
     sidecar() {
       sidecar ??= createSidecarClient({
-        lm: sidecarLm(deps.llm),
         dataDir: join(home, 'sidecar'),
         env: loc.env,
         resourcesPath: deps.resourcesPath,
@@ -166,7 +161,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
   return session;
 }
 
-/** A session whose workspace can be switched at run time (issue 13). */
+/** A session whose workspace can be switched at run time. */
 export interface SwitchableSession {
   /** The one session object every handler slice holds; it delegates to the open workspace. */
   session: WorkspaceSession;

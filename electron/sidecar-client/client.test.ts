@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, isAppError } from '../contract/errors.js';
 import { skipWithout } from '../test-support/index.js';
-import { createSidecarClient, type LmHandler, type SidecarClient } from './client.js';
+import { createSidecarClient, type LmHandler } from './client.js';
 import type { OptimizeProgress } from './protocol.js';
-import { APP_ROOT, fakeLm, NO_VENV } from './test-lm.js';
+import { APP_ROOT, fakeLm, type LmBoundClient, NO_VENV, withLm } from './test-lm.js';
 
 const noSidecar = skipWithout(NO_VENV, 'sidecar client with the real sidecar');
 
@@ -60,10 +60,10 @@ const untilAborted = (signal: AbortSignal) =>
 
 describe.skipIf(noSidecar)('sidecar client with the real sidecar', () => {
   const lm = switchableLm();
-  let client: SidecarClient;
+  let client: LmBoundClient;
 
   beforeAll(() => {
-    client = createSidecarClient({ lm: lm.lm, appRoot: APP_ROOT, env: HOST_ENV, idleTimeoutMs: 0 });
+    client = withLm(createSidecarClient({ appRoot: APP_ROOT, env: HOST_ENV, idleTimeoutMs: 0 }), lm.lm);
   });
   afterAll(async () => {
     await client.dispose();
@@ -219,7 +219,7 @@ describe.skipIf(noSidecar)('sidecar client with the real sidecar', () => {
 
 describe('sidecar client without a usable sidecar', () => {
   it('is unavailable when nothing is installed', async () => {
-    const client = createSidecarClient({ lm: fakeLm, command: null });
+    const client = withLm(createSidecarClient({ command: null }), fakeLm);
     const err = await rejection(
       client.execute({ template_id: 'predict', signature: 'a -> b', params: { a: 1 } }),
     );
@@ -229,15 +229,17 @@ describe('sidecar client without a usable sidecar', () => {
   });
 
   it('is unavailable when the Python interpreter is absent, and backs off after repeated failures', async () => {
-    const client = createSidecarClient({
-      lm: fakeLm,
-      command: {
-        command: join(APP_ROOT, 'no-such-python'),
-        args: ['-m', 'skilldesk_sidecar'],
-        kind: 'custom',
-      },
-      backoffInitialMs: 60_000,
-    });
+    const client = withLm(
+      createSidecarClient({
+        command: {
+          command: join(APP_ROOT, 'no-such-python'),
+          args: ['-m', 'skilldesk_sidecar'],
+          kind: 'custom',
+        },
+        backoffInitialMs: 60_000,
+      }),
+      fakeLm,
+    );
     const first = await rejection(
       client.execute({ template_id: 'predict', signature: 'a -> b', params: { a: 1 } }),
     );
@@ -258,7 +260,6 @@ describe('sidecar client without a usable sidecar', () => {
 
   it.skipIf(!hasPythonWithoutDspy)('is unavailable when Python has no DSPy, and says so', async () => {
     const client = createSidecarClient({
-      lm: fakeLm,
       command: {
         command: systemPython,
         args: ['-m', 'skilldesk_sidecar'],
@@ -275,7 +276,6 @@ describe('sidecar client without a usable sidecar', () => {
 
   it.skipIf(process.platform === 'win32')('is unavailable when the process exits at once', async () => {
     const client = createSidecarClient({
-      lm: fakeLm,
       command: { command: 'false', args: [], kind: 'custom' },
     });
     const err = await rejection(client.manifest());

@@ -43,6 +43,16 @@ export interface LmCallContext {
  */
 export type LmHandler = (req: LmRequest, ctx: LmCallContext) => Promise<LmResponse>;
 
+/**
+ * Options of a call that may make the sidecar ask for completions (`execute`, `optimize`). Each
+ * such call brings the handler that answers them, bound to that run's model: the one sidecar
+ * process serves every chat at once, and the `model` the sidecar echoes back is not trusted to
+ * pick one.
+ */
+export interface ModelCallOptions extends CallOptions {
+  lm: LmHandler;
+}
+
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -52,8 +62,6 @@ export interface CallOptions {
 
 /** Options of {@link createSidecarClient}. */
 export interface SidecarClientOptions extends ResolveSidecarOptions {
-  /** Answers every LM completion the sidecar asks for. */
-  lm: LmHandler;
   /** How to start the sidecar; `null` means none is installed. Default: {@link resolveSidecarCommand}. */
   command?: SidecarCommand | null;
   /** Folder for the sidecar's caches (DSPY_CACHEDIR). */
@@ -105,10 +113,10 @@ export interface SidecarStatus {
 /** The main-process client of the DSPy sidecar. */
 export interface SidecarClient {
   /** Run a shipped template. SIDECAR_UNAVAILABLE means: run the fallback prompt template. */
-  execute(req: ExecuteReq & CallOptions): Promise<ExecuteRes>;
+  execute(req: ExecuteReq & ModelCallOptions): Promise<ExecuteRes>;
   /** Compile a template on a training set; returns the new state blob. */
   optimize(
-    req: OptimizeReq & CallOptions & { onProgress?: (p: OptimizeProgress) => void },
+    req: OptimizeReq & ModelCallOptions & { onProgress?: (p: OptimizeProgress) => void },
   ): Promise<OptimizeRes>;
   /** The shipped templates, metrics and optimizers. */
   manifest(opts?: CallOptions): Promise<ManifestRes>;
@@ -128,6 +136,8 @@ export interface SidecarClient {
 interface OpenCall {
   method: SidecarMethod;
   usage: SidecarUsage;
+  /** Answers the completions this call's run asks for (absent for calls that make none). */
+  lm?: LmHandler;
 }
 
 const unavailable = (message: string, details?: Record<string, unknown>): AppError =>
@@ -158,7 +168,6 @@ class Connection {
       maxLineBytes: number;
       cancelGraceMs: number;
       log: (line: string) => void;
-      lm: LmHandler;
       onExit: (conn: Connection, reason: AppError) => void;
     },
   ) {
@@ -220,10 +229,19 @@ class Connection {
   async request<M extends SidecarMethod>(
     method: M,
     params: SidecarMethodMap[M]['params'],
-    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (p: OptimizeProgress) => void },
+    opts: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      lm?: LmHandler;
+      onProgress?: (p: OptimizeProgress) => void;
+    },
   ): Promise<SidecarMethodMap[M]['result']> {
     if (this.exited) throw unavailable('the sidecar is not running', { reason: 'exited' });
-    const open: OpenCall = { method, usage: { lm_calls: 0, input_tokens: 0, output_tokens: 0 } };
+    const open: OpenCall = {
+      method,
+      usage: { lm_calls: 0, input_tokens: 0, output_tokens: 0 },
+      lm: opts.lm,
+    };
     const onProgress = opts.onProgress;
     const result = (await this.peer.call(method, params, {
       timeoutMs: opts.timeoutMs,
@@ -360,15 +378,13 @@ class Connection {
   /** `lm.complete`: the sidecar asks for a completion while one of our requests is open. */
   private async onLmRequest(params: unknown, call: IncomingCall): Promise<LmResponse> {
     const open = call.parent as OpenCall | undefined;
-    if (!open || (open.method !== 'execute' && open.method !== 'optimize'))
+    if (!open?.lm || (open.method !== 'execute' && open.method !== 'optimize'))
       throw new AppError('CANCELLED', 'no such open request');
     const req = LmRequestSchema.safeParse(params);
     if (!req.success) throw new AppError('INVALID_INPUT', 'malformed lm.complete params');
     let answer: LmResponse;
     try {
-      answer = LmResponseSchema.parse(
-        await this.opts.lm(req.data, { signal: call.signal, method: open.method }),
-      );
+      answer = LmResponseSchema.parse(await open.lm(req.data, { signal: call.signal, method: open.method }));
     } catch (e) {
       if (isAppError(e)) throw e;
       throw new AppError('LLM_FAILED', e instanceof Error ? e.message : String(e), { from: 'lm handler' });
@@ -462,7 +478,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
-    const c = new Connection(child, { maxLineBytes, cancelGraceMs, log, lm: opts.lm, onExit });
+    const c = new Connection(child, { maxLineBytes, cancelGraceMs, log, onExit });
     conn = c;
     started += 1;
     if (started > 1) restarts += 1;
@@ -526,7 +542,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
   async function call<M extends SidecarMethod>(
     method: M,
     params: SidecarMethodMap[M]['params'],
-    callOpts: CallOptions & { onProgress?: (p: OptimizeProgress) => void },
+    callOpts: CallOptions & { lm?: LmHandler; onProgress?: (p: OptimizeProgress) => void },
     defaultTimeout: number,
   ): Promise<SidecarMethodMap[M]['result']> {
     if (callOpts.signal?.aborted) throw new AppError('CANCELLED', 'the sidecar request was cancelled');
@@ -534,6 +550,7 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
     const promise = c.request(method, params, {
       timeoutMs: callOpts.timeoutMs ?? defaultTimeout,
       signal: callOpts.signal,
+      lm: callOpts.lm,
       onProgress: callOpts.onProgress,
     });
     try {
@@ -553,9 +570,11 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
     await c.shutdown(shutdownTimeoutMs);
   }
 
-  const split = <T extends CallOptions>(req: T): [Omit<T, keyof CallOptions | 'onProgress'>, CallOptions] => {
-    const { signal, timeoutMs, onProgress: _ignored, ...rest } = req as T & { onProgress?: unknown };
-    return [rest, { signal, timeoutMs }];
+  const split = <T extends ModelCallOptions>(
+    req: T,
+  ): [Omit<T, keyof ModelCallOptions | 'onProgress'>, ModelCallOptions] => {
+    const { signal, timeoutMs, lm, onProgress: _ignored, ...rest } = req as T & { onProgress?: unknown };
+    return [rest, { signal, timeoutMs, lm }];
   };
 
   return {

@@ -6,6 +6,7 @@ export {
   createSidecarClient,
   type LmCallContext,
   type LmHandler,
+  type ModelCallOptions,
   type SidecarClient,
   type SidecarClientOptions,
   type SidecarState,

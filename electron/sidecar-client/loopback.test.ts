@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
 import { skipWithout } from '../test-support/index.js';
-import { createSidecarClient, type LmHandler, type SidecarClient } from './client.js';
-import { APP_ROOT, NO_VENV } from './test-lm.js';
+import { createSidecarClient, type LmHandler } from './client.js';
+import { APP_ROOT, type LmBoundClient, NO_VENV, withLm } from './test-lm.js';
 
 const REPLY =
   '[[ ## reasoning ## ]]\nTwo claims disagree.\n\n[[ ## contradictions ## ]]\nClaim 1 vs claim 2\n\n[[ ## completed ## ]]';
@@ -13,7 +13,7 @@ describe.skipIf(skipWithout(NO_VENV, 'sidecar with the loopback provider'))(
   'sidecar with the loopback provider',
   () => {
     let provider: LoopbackProvider;
-    let client: SidecarClient;
+    let client: LmBoundClient;
 
     beforeAll(async () => {
       provider = await startLoopbackProvider({
@@ -47,7 +47,7 @@ describe.skipIf(skipWithout(NO_VENV, 'sidecar with the loopback provider'))(
         });
         return { text: r.text, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens };
       };
-      client = createSidecarClient({ lm, appRoot: APP_ROOT, idleTimeoutMs: 0 });
+      client = withLm(createSidecarClient({ appRoot: APP_ROOT, idleTimeoutMs: 0 }), lm);
     });
     afterAll(async () => {
       await client?.dispose();

@@ -1,7 +1,16 @@
 // Test-only helpers: a deterministic LM that answers DSPy's chat format, and venv detection.
 import { existsSync } from 'node:fs';
+import type { CallOptions, LmHandler, SidecarClient } from './client.js';
 import { findAppRoot, venvPython } from './command.js';
-import type { LmRequest, LmResponse } from './protocol.js';
+import type {
+  ExecuteReq,
+  ExecuteRes,
+  LmRequest,
+  LmResponse,
+  OptimizeProgress,
+  OptimizeReq,
+  OptimizeRes,
+} from './protocol.js';
 
 /** The repo root and sidecar/.venv's Python, when it exists. */
 export const APP_ROOT = findAppRoot();
@@ -30,4 +39,21 @@ export function dspyAnswerText(req: LmRequest): string {
 export async function fakeLm(req: LmRequest): Promise<LmResponse> {
   const text = dspyAnswerText(req);
   return { text, input_tokens: 10, output_tokens: 5 };
+}
+
+/** A client whose `execute` and `optimize` answer completions with `lm` unless a call brings its own. */
+export type LmBoundClient = Omit<SidecarClient, 'execute' | 'optimize'> & {
+  execute(req: ExecuteReq & CallOptions & { lm?: LmHandler }): Promise<ExecuteRes>;
+  optimize(
+    req: OptimizeReq & CallOptions & { lm?: LmHandler; onProgress?: (p: OptimizeProgress) => void },
+  ): Promise<OptimizeRes>;
+};
+
+/** Tests and benchmarks that drive one client with one LM bind it once here. */
+export function withLm(client: SidecarClient, lm: LmHandler): LmBoundClient {
+  return {
+    ...client,
+    execute: (req) => client.execute({ lm, ...req }),
+    optimize: (req) => client.optimize({ lm, ...req }),
+  };
 }

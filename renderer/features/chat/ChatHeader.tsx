@@ -73,7 +73,9 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
   const usage = useChatStore((s) =>
     chatUsageLine(s.activeId ? (s.threads[s.activeId]?.usage ?? null) : null),
   );
-  const own = useChatStore((s) => s.sessions.items.find((i) => i.id === s.activeId)?.model ?? null);
+  const own = useChatStore((s) =>
+    s.activeId === null ? s.newChatModel : (s.sessions.items.find((i) => i.id === s.activeId)?.model ?? null),
+  );
   const chat = v.value?.chat ?? null;
   const pick = own ?? (chat ? { provider: chat.provider, model: chat.model } : null);
   const info = pick ? v.value?.providers.find((p) => p.id === pick.provider) : undefined;
@@ -90,7 +92,7 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
       )}
       {activeId && <ExportMenu />}
       {v.value &&
-        (modelLabel && activeId ? (
+        (modelLabel ? (
           <ModelPicker
             label={modelLabel}
             own={own}
@@ -98,15 +100,6 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
             defaultProvider={chat?.provider ?? null}
             onSettings={onSettings}
           />
-        ) : modelLabel ? (
-          <button
-            type="button"
-            className="pill pill--button chat__model"
-            onClick={onSettings}
-            title={`${modelLabel} — change in Settings`}
-          >
-            <Icon name="sparkle" /> <span className="chat__model-name">{modelLabel}</span>
-          </button>
         ) : (
           <button type="button" className="pill pill--warn pill--button" onClick={onSettings}>
             <Icon name="alert" /> No model — set one up

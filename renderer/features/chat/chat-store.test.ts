@@ -270,4 +270,22 @@ describe('chat store over the host', () => {
     expect(store.getState().activeId).toBeNull();
     expect(fresh.getState().threads[id]).toBeUndefined();
   });
+
+  it('gives a new chat the model picked before its first message', async () => {
+    const { client, host } = inProcessClient();
+    cleanups.push(() => host.dispose());
+    const store = createChatStore(client);
+    cleanups.push(() => store.getState().dispose());
+    const model = { provider: 'openai' as const, model: 'gpt-4.1' };
+    expect(await store.getState().setModel(model)).toBe(true);
+    expect(store.getState().newChatModel).toEqual(model);
+    expect(await store.getState().send('hello')).toBe(true);
+    const id = store.getState().activeId!;
+    expect(store.getState().newChatModel).toBeNull();
+    const r = await client.invoke('chat/get-session', { session_id: id });
+    expect(r.session.model).toEqual(model);
+    // Another new chat starts from Settings' model again.
+    store.getState().newChat();
+    expect(store.getState().newChatModel).toBeNull();
+  });
 });

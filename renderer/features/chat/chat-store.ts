@@ -73,6 +73,8 @@ export interface ChatState {
   pending: { client_turn_id: string; session_id: string | null; message: string } | null;
   /** Why the last send, stop, rename or delete failed: shown above the composer until dismissed. */
   sendError: AppErrorData | null;
+  /** The model picked on the new-chat screen, sent with the first message (null: Settings'). */
+  newChatModel: ChatModelChoice | null;
 }
 
 /** Everything that changes the chat state: user intents, replies and the host's stream events. */
@@ -82,6 +84,7 @@ export type ChatAction =
   | { type: 'sessions/failed'; error: AppErrorData }
   | { type: 'session/opened'; id: string }
   | { type: 'session/new' }
+  | { type: 'new-chat/model-picked'; model: ChatModelChoice | null }
   | { type: 'session/deleted'; id: string }
   | { type: 'session/renamed'; session: ChatSessionView }
   | { type: 'thread/requested'; id: string }
@@ -114,6 +117,7 @@ export function initialChatState(): ChatState {
     streaming: {},
     pending: null,
     sendError: null,
+    newChatModel: null,
   };
 }
 
@@ -263,7 +267,9 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
     case 'session/opened':
       return { ...s, activeId: a.id, sendError: null };
     case 'session/new':
-      return { ...s, activeId: null, sendError: null };
+      return { ...s, activeId: null, sendError: null, newChatModel: null };
+    case 'new-chat/model-picked':
+      return { ...s, newChatModel: a.model };
     case 'session/deleted':
       return {
         ...s,
@@ -332,7 +338,8 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         pending: { client_turn_id: a.client_turn_id, session_id: a.session_id, message: a.message },
       };
     case 'send/accepted':
-      return adopt(s, a.client_turn_id, a.session_id);
+      // The new chat now keeps the model it was sent with.
+      return { ...adopt(s, a.client_turn_id, a.session_id), newChatModel: null };
     case 'send/failed':
       if (s.pending?.client_turn_id !== a.client_turn_id) return s;
       return { ...s, pending: null, sendError: a.error };
@@ -614,6 +621,7 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
             message,
             client_turn_id,
             ...(sessionId ? { session_id: sessionId } : {}),
+            ...(!sessionId && s.newChatModel ? { model: s.newChatModel } : {}),
             ...(extra.attachments?.length ? { attachments: extra.attachments } : {}),
             ...(extra.skill ? { skill: extra.skill } : {}),
           });
@@ -687,7 +695,10 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
       },
       async setModel(model) {
         const id = get().activeId;
-        if (!id) return false;
+        if (!id) {
+          dispatch({ type: 'new-chat/model-picked', model });
+          return true;
+        }
         const r = await client.call('chat/set-model', { session_id: id, model });
         if (!r.ok) {
           dispatch({ type: 'action/failed', error: r.error });

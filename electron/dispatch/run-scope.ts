@@ -1,0 +1,56 @@
+import type { Llm } from '../llm/index.js';
+import type { DispatchResult } from './types.js';
+
+/**
+ * Everything one call runs with: built once where the call enters the core (a chat turn,
+ * `skills/run` — which evals, MCP calls and Composer test runs go through) and passed down
+ * unchanged to every handler and executor. Nothing below an entry point looks the model up or
+ * swaps anything on a shared runtime: two chats on two models running at once each see only
+ * their own scope, down to the DSPy sidecar's model calls.
+ */
+export interface RunScope {
+  /** The chat (or one-off run) this call belongs to: traces and sandbox queues are keyed by it. */
+  readonly session_id: string;
+  /** The open workspace folder, if any. */
+  readonly workspace: string | undefined;
+  /** The model of this call, fixed when it began (a chat's own choice, else Settings'); null: none. */
+  readonly llm: Llm | null;
+  /** Harness-owned variables every skill of this call receives; they win over the model's `ctx`. */
+  readonly harness: Readonly<Record<string, unknown>>;
+  /** Aborted when the call is cancelled or its caller goes away. */
+  readonly signal: AbortSignal | undefined;
+  /** Told of each artifact execution as its trace row is written (progress events, activity). */
+  readonly trace: (result: DispatchResult) => void;
+}
+
+/** What an entry point knows when it builds a {@link RunScope}. */
+export interface RunScopeInit {
+  session_id: string;
+  workspace?: string;
+  llm: Llm | null;
+  /** Harness keys besides `session_id` and `workspace`, which are always set from the scope. */
+  harness?: Record<string, unknown>;
+  signal?: AbortSignal;
+  trace?: (result: DispatchResult) => void;
+}
+
+/** Build the scope of one call; the harness always carries its session and workspace. */
+export function createRunScope(init: RunScopeInit): RunScope {
+  return Object.freeze({
+    session_id: init.session_id,
+    workspace: init.workspace,
+    llm: init.llm,
+    harness: Object.freeze({
+      ...init.harness,
+      session_id: init.session_id,
+      ...(init.workspace ? { workspace: init.workspace } : {}),
+    }),
+    signal: init.signal,
+    trace: init.trace ?? (() => {}),
+  });
+}
+
+/** The id a trace row and a reply record for a model (`provider:model`), or null. */
+export function modelId(llm: Llm | null): string | null {
+  return llm ? `${llm.provider}:${llm.model}` : null;
+}
