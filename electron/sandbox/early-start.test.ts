@@ -1,5 +1,5 @@
 // The sandbox process starts its first worker before `init` from the Pyodide folder on its command
-// line (issue 15). `init` stays the app's word: a first worker started from another folder, or one
+// line. `init` stays the app's word: a first worker started from another folder, or one
 // that failed to start, gives way to one booted from init's, and runs still work. The snapshot those
 // workers boot from is the app's (sent packed sparse) either way.
 import { mkdtempSync, rmSync } from 'node:fs';

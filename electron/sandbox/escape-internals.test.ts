@@ -1,5 +1,5 @@
-// The escape suite for attackers who know Pyodide's and Emscripten's internals (issue: "the sandbox
-// must hold"). One class of attack per describe block, each layer tested on its own as if the one
+// The escape suite for attackers who know Pyodide's and Emscripten's internals. One class of
+// attack per describe block, each layer tested on its own as if the one
 // before it had already fallen:
 //   1. JavaScript reachable from Python (object graph, import system, built-ins, FFI);
 //   2. the network (from Python; from JavaScript inside the process; from the OS alone);
@@ -135,6 +135,33 @@ def frame(msg):
     return struct.pack('>IB', len(b), 1) + b
 `;
 
+/**
+ * One program per route: `reached` when the route answered, `blocked` when Python refused it;
+ * a route stopped by the gate (gate.mjs) ends its run with a SandboxViolation instead.
+ */
+function probes(routes: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, code] of Object.entries(routes)) {
+    const body = code
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n');
+    out[name] =
+      `import skilldesk\ntry:\n${body}\n    skilldesk.submit('reached')\nexcept BaseException as e:\n    skilldesk.submit('blocked: ' + type(e).__name__)\n`;
+  }
+  return out;
+}
+
+function expectRoutesClosed(reports: Record<string, { ok: boolean; result: unknown; error: unknown }>) {
+  for (const [k, r] of Object.entries(reports)) {
+    if (k.endsWith('__canary')) continue;
+    const e = r.error as { type?: string } | null;
+    const closed =
+      (typeof r.result === 'string' && r.result.startsWith('blocked')) || e?.type === 'SandboxViolation';
+    expect({ k, closed, result: r.result, error: r.error }).toMatchObject({ k, closed: true });
+  }
+}
+
 describe('1. JavaScript is unreachable from Python', () => {
   it('walks the whole object graph and the import system: no JsProxy, no JS module, no way back', async () => {
     const before = cacheHashes();
@@ -155,32 +182,6 @@ while stack:
     except BaseException: pass
 skilldesk.submit({'walked': len(seen), 'found': found})
 `,
-        imports: `
-import sys, importlib, skilldesk
-reached = []
-for name in ['js', 'pyodide_js', 'js.process']:
-    try:
-        importlib.import_module(name); reached.append(name)
-    except BaseException: pass
-try:
-    from _pyodide._importhook import register_js_module
-    import _pyodide._importhook as h
-    for k in dir(h):
-        v = getattr(h, k)
-        if type(type(v)).__name__ == '_JsProxyMetaClass': reached.append('importhook.' + k)
-except BaseException: pass
-for f in sys.meta_path:
-    if type(f).__name__ == 'JsFinder': reached.append('JsFinder in meta_path')
-try:
-    import pyodide.code
-    pyodide.code.run_js('globalThis'); reached.append('run_js')
-except BaseException: pass
-try:
-    import pyodide.webloop as w
-    if hasattr(w, 'scheduleCallback'): reached.append('webloop.scheduleCallback')
-except BaseException: pass
-skilldesk.submit(reached)
-`,
         builtins: `
 import sys, skilldesk
 from importlib.machinery import ModuleSpec, BuiltinImporter
@@ -199,30 +200,41 @@ for name in ['ctypes', 'subprocess']:
     except BaseException: pass
 skilldesk.submit({'created': created, 'listed': [n for n in sys.builtin_module_names if n in ('_ctypes', '_socket')]})
 `,
-        ffi: `
-import skilldesk
-from pyodide.ffi import to_js
-got = []
-o = to_js({})
-for src in ['return globalThis', 'return process', 'return import("node:net")']:
-    try:
-        o.constructor.constructor(src)(); got.append(src)
-    except BaseException: pass
-try:
-    E = o.constructor.getPrototypeOf(o.constructor).constructor
-    E('return 1')(); got.append('Function via prototype')
-except BaseException: pass
-skilldesk.submit(got)
-`,
       }),
     );
     expect(reports.graph!.error).toBeNull();
     expect(reports.graph!.result).toMatchObject({ found: [] });
     expect((reports.graph!.result as { walked: number }).walked).toBeGreaterThan(10_000);
-    expect(reports.imports!.result).toEqual([]);
     expect(reports.builtins!.result).toEqual({ created: [], listed: [] });
-    expect(reports.ffi!.result).toEqual([]);
     expectCanaries(reports);
+    // Every route from Python to a JS object, one per run (a route that reaches the gate ends its
+    // run): each fails in Python or is stopped by the gate, never answers.
+    const routes = await runCode(
+      withCanaries(
+        probes({
+          import_js: 'import js',
+          import_pyodide_js: 'import pyodide_js',
+          import_js_process: 'import js.process',
+          register_js_module:
+            'from _pyodide._importhook import register_js_module\nregister_js_module("js2", {})\nimport js2',
+          jsfinder: 'import sys\nassert any(type(f).__name__ == "JsFinder" for f in sys.meta_path)',
+          run_js: 'import pyodide.code\npyodide.code.run_js("globalThis")',
+          to_js: 'from pyodide.ffi import to_js\nto_js({})',
+          create_proxy: 'from pyodide.ffi import create_proxy\ncreate_proxy(len)',
+          core_to_js: 'import _pyodide_core\n_pyodide_core.to_js([1])',
+          core_create_once_callable: 'import _pyodide_core\n_pyodide_core.create_once_callable(len)',
+          function_ctor:
+            'from pyodide.ffi import to_js\nto_js({}).constructor.constructor("return process")()',
+          js_eval_via_webloop:
+            'import pyodide.webloop as w\nw.WebLoop().call_soon(print, 1)\nw.WebLoop()._run_once()',
+          asyncio_sleep: 'import asyncio\nasyncio.run(asyncio.sleep(0.01))',
+          gc_core_functions:
+            'import gc\nfs = [o for o in gc.get_objects() if getattr(o, "__module__", "") == "_pyodide_core" and callable(o)]\nfor f in fs:\n    try:\n        f([1])\n    except TypeError:\n        pass',
+        }),
+      ),
+    );
+    expectRoutesClosed(routes);
+    expectCanaries(routes);
     expect(connections).toBe(0);
     expect(cacheHashes()).toEqual(Object.keys(before).length ? before : cacheHashes());
   }, 120_000);
@@ -232,27 +244,6 @@ describe('2. The network is closed', () => {
   it('from Python: no socket, no fetch, no forged JS path, and no listener on loopback or a UNIX socket sees a connection', async () => {
     const reports = await runCode(
       withCanaries({
-        sockets: `
-import skilldesk
-opened = []
-try:
-    import socket
-    s = socket.create_connection(('127.0.0.1', ${tcpPort}), timeout=1); opened.append('tcp')
-except BaseException: pass
-try:
-    import socket
-    s = socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(unixPath)}); opened.append('unix')
-except BaseException: pass
-try:
-    import urllib.request
-    urllib.request.urlopen('http://127.0.0.1:${tcpPort}/', timeout=1); opened.append('urllib')
-except BaseException: pass
-try:
-    import pyodide.http
-    pyodide.http.open_url('http://127.0.0.1:${tcpPort}/'); opened.append('open_url')
-except BaseException: pass
-skilldesk.submit(opened)
-`,
         sockfs: `
 import os, skilldesk
 # Emscripten's socket FS: a descriptor under /dev or a socket syscall without _socket.
@@ -265,9 +256,23 @@ skilldesk.submit(opened)
 `,
       }),
     );
-    expect(reports.sockets!.result).toEqual([]);
     expect(reports.sockfs!.result).toEqual([]);
     expectCanaries(reports);
+    const routes = await runCode(
+      withCanaries(
+        probes({
+          tcp: `import socket\nsocket.create_connection(('127.0.0.1', ${tcpPort}), timeout=1)`,
+          unix: `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(unixPath)})`,
+          urllib: `import urllib.request\nurllib.request.urlopen('http://127.0.0.1:${tcpPort}/', timeout=1)`,
+          open_url: `import pyodide.http\npyodide.http.open_url('http://127.0.0.1:${tcpPort}/')`,
+          resolver: `import socket\nsocket.getaddrinfo('localhost', ${tcpPort})`,
+          protocols: `import socket\nsocket.getprotobyname('tcp')`,
+          services: `import socket\nsocket.getservbyname('http')`,
+        }),
+      ),
+    );
+    expectRoutesClosed(routes);
+    expectCanaries(routes);
     expect(connections).toBe(0);
   }, 120_000);
 

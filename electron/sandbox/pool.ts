@@ -108,6 +108,10 @@ interface Pending {
   reject: (e: unknown) => void;
   checkpoints: unknown[];
   checkpointBytes: number;
+  /** The process serving it, the id of its `run` call and when it was sent (once sent). */
+  proc?: Proc;
+  runId?: string;
+  sentAt?: number;
 }
 
 /**
@@ -129,10 +133,8 @@ interface Proc {
   snapshotMeta: { ms: number; size: number } | null;
   /** The RPC peer on the process's pipe: the app's `run` calls, the process's `host` calls. */
   peer: Peer;
-  /** The id of the open `run` call, if any. */
-  runId: string | null;
-  /** The host call the app is answering, if any (one at a time). */
-  hostCall: string | null;
+  /** The open `run` calls, each with the host call the app is answering for it (one at a time). */
+  runs: Map<string, { hostCall: string | null }>;
   /** The number in the last host call's id: they must increase. */
   lastHostCall: number;
 }
@@ -144,6 +146,10 @@ const MAX_DEPTH = 64;
 /** Largest JSON message the app reads from the process: a result at the hard maxima. */
 const MAX_JSON_FRAME = 2 * MAX_LIMITS.output_bytes + MAX_LIMITS.result_bytes + 1024 * 1024;
 const BACKSTOP_MS = 3_000;
+/** Runs served at once at most (each beyond the first in a worker of its own). */
+const MAX_RUNNING = 3;
+/** How long a run holds the queue before a waiting run starts beside it. */
+const SIDE_BY_SIDE_MS = 500;
 const SNAPSHOT_FORMAT = 'skilldesk-pyodide-snapshot/1';
 /** Pyodide's snapshot header: magic, offset of the heap, JSON length, 0, 256-bit build id. */
 const SNAPSHOT_MAGIC = 1886286592;
@@ -237,8 +243,9 @@ async function openProbes(): Promise<Probes> {
 
 /**
  * A pool of pre-warmed Pyodide workers inside one locked-down sandbox process. Runs execute one at
- * a time, each in a fresh worker that is terminated afterwards; a run that breaks a limit (or kills
- * the process) ends with a typed error in its result and the pool keeps serving. Every message from
+ * a time in a fresh interpreter (a restored or a new worker), with a second and third beside a run
+ * that holds the queue; waiting runs are served round-robin across chats. A run that breaks a limit
+ * (or kills the process) ends with a typed error in its result and the pool keeps serving. Every message from
  * the process is checked against its schema, its size and the process's phase: a process that
  * breaks the protocol is killed, the run it was serving fails, and the app carries on.
  */
@@ -247,7 +254,10 @@ export class SandboxPool {
   private readonly defaults: SandboxLimits;
   private proc: Proc | null = null;
   private readonly queue = new FairQueue<Pending>();
-  private current: Pending | null = null;
+  /** Runs sent to the process and not finished yet (several only when one holds the queue). */
+  private readonly running = new Set<Pending>();
+  /** Re-checks the queue when the oldest run has held it long enough for a run beside it. */
+  private sideTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   private fatal: AppError | null = null;
   private probes: Promise<Probes> | null = null;
@@ -320,9 +330,11 @@ export class SandboxPool {
   /** Stop the sandbox process; pending runs are rejected. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.sideTimer) clearTimeout(this.sideTimer);
+    this.sideTimer = null;
     for (const p of this.queue.drain()) p.reject(new AppError('CANCELLED', 'The sandbox pool was closed'));
-    if (this.current)
-      this.finishCurrent(this.failure('CANCELLED', 'SandboxFault', 'The sandbox pool was closed'));
+    for (const job of [...this.running])
+      this.finish(job, this.failure(job, 'CANCELLED', 'SandboxFault', 'The sandbox pool was closed'));
     const proc = this.proc;
     this.proc = null;
     if (proc?.alive) {
@@ -375,9 +387,9 @@ export class SandboxPool {
     this.statsData.processStarts++;
     this.statsData.pid = handle.pid;
     this.statsData.isolation = handle.isolation;
-    // Read and verify the cached snapshot while the process starts (issue 15): off the first run's
+    // Read and verify the cached snapshot while the process starts: off the first run's
     // critical path. Held only until `init` hands it over.
-    // Packed sparse (issue 15): half the bytes cross the pipe, and the process keeps the snapshot as
+    // Packed sparse: half the bytes cross the pipe, and the process keeps the snapshot as
     // it arrives instead of scanning it again on the first run's path.
     const readPacked = () => {
       const dense = this.readSnapshot();
@@ -418,8 +430,7 @@ export class SandboxPool {
           onProtocolError: (why) => violation(why),
         },
       ),
-      runId: null,
-      hostCall: null,
+      runs: new Map(),
       lastHostCall: 0,
     };
     this.proc = proc;
@@ -431,8 +442,7 @@ export class SandboxPool {
       this.opts.log?.(`sandbox process ${handle.pid} broke the protocol (${why}): killing it`);
       const err = new AppError('SANDBOX_FAILED', `The sandbox process broke the protocol: ${why}`);
       markFailed(err);
-      if (this.current && proc.ranJob)
-        this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+      if (proc.ranJob) this.failRunsOf(proc, 'SANDBOX_FAILED', err.message);
       this.killProc(proc);
     };
     const refuseToRun = (message: string) => {
@@ -556,25 +566,25 @@ export class SandboxPool {
             }
             case 'host': {
               // A host call only inside the open run, one at a time, with ever larger ids.
-              if (proc.phase !== 'ready' || !proc.ranJob || proc.runId === null || m.parent !== proc.runId) {
+              const run = proc.runs.get(m.parent);
+              if (proc.phase !== 'ready' || !proc.ranJob || !run) {
                 return violation('unexpected host call');
               }
               const n = m.id.startsWith(SANDBOX_ID_PREFIX.process)
                 ? Number(m.id.slice(SANDBOX_ID_PREFIX.process.length))
                 : Number.NaN;
-              if (proc.hostCall !== null || !Number.isSafeInteger(n) || n <= proc.lastHostCall) {
+              if (run.hostCall !== null || !Number.isSafeInteger(n) || n <= proc.lastHostCall) {
                 return violation('host call out of sequence');
               }
-              proc.hostCall = m.id;
+              run.hostCall = m.id;
               proc.lastHostCall = n;
               proc.peer.receive(wireToRpc(m));
               return;
             }
             case 'result': {
-              if (!proc.ranJob || proc.runId !== m.id || !proc.peer.isOpen(m.id))
+              if (!proc.ranJob || !proc.runs.has(m.id) || !proc.peer.isOpen(m.id))
                 return violation('unexpected result');
-              proc.runId = null;
-              proc.hostCall = null;
+              proc.runs.delete(m.id);
               proc.peer.receive(wireToRpc(m));
               return;
             }
@@ -584,8 +594,7 @@ export class SandboxPool {
               if (/not locked down/.test(m.message)) this.fatal = err;
               this.opts.log?.(err.message);
               markFailed(err);
-              if (this.current && proc.ranJob)
-                this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', err.message));
+              if (proc.ranJob) this.failRunsOf(proc, 'SANDBOX_FAILED', err.message);
               this.killProc(proc);
               return;
             }
@@ -611,9 +620,7 @@ export class SandboxPool {
       // snapshot must not boot from it again: rebuild it next time.
       if (!sawReady && proc.usedCache) this.dropSnapshot();
       markFailed(this.fatal ?? new AppError('SANDBOX_FAILED', `${why}: ${handle.stderrTail().slice(-500)}`));
-      if (this.current && proc.ranJob) {
-        this.finishCurrent(this.failure('SANDBOX_FAILED', 'SandboxFault', why));
-      }
+      if (proc.ranJob) this.failRunsOf(proc, 'SANDBOX_FAILED', why);
       proc.peer.close(new AppError('SANDBOX_FAILED', why));
       this.pump();
     });
@@ -647,7 +654,8 @@ export class SandboxPool {
       return null;
     }
     const h = createHash('sha256');
-    for (const f of ['worker.mjs', 'prelude.py', 'guard.mjs']) h.update(readFileSync(join(RUNTIME_DIR, f)));
+    for (const f of ['worker.mjs', 'prelude.py', 'guard.mjs', 'gate.mjs', 'harden.mjs'])
+      h.update(readFileSync(join(RUNTIME_DIR, f)));
     const version = JSON.parse(readFileSync(join(pyodideDir(), 'package.json'), 'utf8')).version as string;
     h.update(version).update(process.versions.v8);
     const runtimeHash = h.digest('hex').slice(0, 16);
@@ -728,29 +736,74 @@ export class SandboxPool {
   // --- jobs -----------------------------------------------------------------------------------------
 
   private pump(): void {
-    if (this.current || this.queue.size === 0 || this.closed) return;
-    let starting: { ready: Promise<void> };
-    try {
-      starting = this.ensureProcess();
-    } catch (e) {
-      for (const p of this.queue.drain()) p.reject(e);
-      return;
+    if (this.closed) return;
+    while (this.queue.size > 0 && this.canStartAnother()) {
+      let starting: { ready: Promise<void> };
+      try {
+        starting = this.ensureProcess();
+      } catch (e) {
+        for (const p of this.queue.drain()) p.reject(e);
+        return;
+      }
+      const job = this.queue.shift()!;
+      this.running.add(job);
+      this.dispatch(job, starting);
     }
-    const job = this.queue.shift()!;
-    this.current = job;
+    this.scheduleSideCheck();
+  }
+
+  /**
+   * Whether another queued run may start now. Runs go one at a time (one warm worker serves them in
+   * milliseconds); only when every running run has held the queue for SIDE_BY_SIDE_MS does another
+   * start beside it in a worker of its own, up to MAX_RUNNING, so a long run in one chat never
+   * holds every other chat's Python.
+   */
+  private canStartAnother(): boolean {
+    if (this.running.size === 0) return true;
+    if (this.running.size >= MAX_RUNNING) return false;
+    const now = performance.now();
+    for (const j of this.running) {
+      if (j.sentAt === undefined || now - j.sentAt < SIDE_BY_SIDE_MS) return false;
+    }
+    return true;
+  }
+
+  /** Look at the queue again when the running runs will have held it long enough. */
+  private scheduleSideCheck(): void {
+    if (this.sideTimer) clearTimeout(this.sideTimer);
+    this.sideTimer = null;
+    if (this.closed || this.queue.size === 0 || this.running.size === 0) return;
+    if (this.running.size >= MAX_RUNNING) return;
+    let latest = 0;
+    for (const j of this.running) {
+      if (j.sentAt === undefined) return; // re-checked when it is sent
+      latest = Math.max(latest, j.sentAt + SIDE_BY_SIDE_MS);
+    }
+    this.sideTimer = setTimeout(
+      () => {
+        this.sideTimer = null;
+        this.pump();
+      },
+      Math.max(0, latest - performance.now()) + 1,
+    );
+    this.sideTimer.unref?.();
+  }
+
+  private dispatch(job: Pending, starting: { ready: Promise<void> }): void {
     starting.ready.then(
       () => {
-        if (this.current !== job) return;
+        if (!this.running.has(job)) return;
         const proc = this.proc;
         if (!proc?.alive || proc.phase !== 'ready') {
           // The process died between ready and now: start over with this job first.
-          this.current = null;
+          this.running.delete(job);
           this.queue.unshift(job.key, job);
           queueMicrotask(() => this.pump());
           return;
         }
         proc.ranJob = true;
-        proc.hostCall = null;
+        job.proc = proc;
+        job.sentAt = performance.now();
         // The peer's timeout is the app's own backstop: the process should answer by the deadline
         // plus grace; one that does not is killed.
         const call = proc.peer.request(
@@ -758,38 +811,49 @@ export class SandboxPool {
           { code: job.code, limits: job.limits },
           { timeoutMs: job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS, context: job },
         );
-        proc.runId = call.id;
+        proc.runs.set(call.id, { hostCall: null });
+        job.runId = call.id;
         call.result.then(
           (r) => {
             // Checked against RunResultSchema on arrival (protocol.ts).
-            if (this.current === job) this.onResult(job, r as RunResult);
+            if (this.running.has(job)) this.onResult(job, r as RunResult);
           },
           (e) => this.onRunFailed(proc, job, e),
         );
+        this.scheduleSideCheck();
       },
       (e) => {
-        if (this.current !== job) return;
-        this.current = null;
+        if (!this.running.has(job)) return;
+        this.running.delete(job);
         job.reject(isAppError(e) ? e : new AppError('SANDBOX_FAILED', String(e)));
         this.pump();
       },
     );
   }
 
+  /** End every run the process `proc` was serving with a typed failure. */
+  private failRunsOf(proc: Proc, code: SandboxError['code'], message: string): void {
+    for (const job of [...this.running]) {
+      if (job.proc === proc) this.finish(job, this.failure(job, code, 'SandboxFault', message));
+    }
+  }
+
   /** A `run` call that ended without a result: the backstop fired, or the process refused it. */
   private onRunFailed(proc: Proc, job: Pending, e: unknown): void {
-    if (this.current !== job) return; // already settled (the process died or broke the protocol)
+    if (!this.running.has(job)) return; // already settled (the process died or broke the protocol)
+    if (job.runId) proc.runs.delete(job.runId);
     if (isAppError(e, 'SANDBOX_TIMEOUT') && e.details?.backstop === true) {
       this.opts.log?.('sandbox process did not answer in time: killing it');
-      this.finishCurrent(
-        this.failure('SANDBOX_TIMEOUT', 'Timeout', `timed out after ${job.limits.timeout_ms} ms`),
+      this.finish(
+        job,
+        this.failure(job, 'SANDBOX_TIMEOUT', 'Timeout', `timed out after ${job.limits.timeout_ms} ms`),
       );
       this.killProc(proc);
       return;
     }
     const err = isAppError(e) ? e : new AppError('SANDBOX_FAILED', String(e));
     const code = (SANDBOX_ERROR_CODES as readonly string[]).includes(err.code) ? err.code : 'SANDBOX_FAILED';
-    this.finishCurrent(this.failure(code as SandboxError['code'], 'SandboxFault', err.message));
+    this.finish(job, this.failure(job, code as SandboxError['code'], 'SandboxFault', err.message));
   }
 
   /**
@@ -799,11 +863,13 @@ export class SandboxPool {
   private async onHostCall(proc: Proc, params: unknown, call: IncomingCall): Promise<unknown> {
     try {
       const job = call.parent as Pending | undefined;
-      if (!job || this.current !== job) throw new AppError('CANCELLED', 'the run is over');
+      if (!job || !this.running.has(job)) throw new AppError('CANCELLED', 'the run is over');
       // Checked against HostParamsSchema on arrival (protocol.ts).
       return await this.hostCall(job, (params as { request: string }).request);
     } finally {
-      if (proc.hostCall === call.id) proc.hostCall = null;
+      const job = call.parent as Pending | undefined;
+      const run = job?.runId ? proc.runs.get(job.runId) : undefined;
+      if (run?.hostCall === call.id) run.hostCall = null;
     }
   }
 
@@ -871,7 +937,7 @@ export class SandboxPool {
     const marker = (text: string, cut: boolean) =>
       `${text.slice(0, cap)}${cut ? `\n[output truncated at ${cap} bytes]\n` : ''}`;
     this.statsData.runs++;
-    this.finishCurrent({
+    this.finish(job, {
       ok: r.ok,
       result,
       submitted: r.submitted,
@@ -889,8 +955,12 @@ export class SandboxPool {
     });
   }
 
-  private failure(code: SandboxError['code'], type: string, message: string): SandboxRunResult {
-    const job = this.current;
+  private failure(
+    job: Pending | null,
+    code: SandboxError['code'],
+    type: string,
+    message: string,
+  ): SandboxRunResult {
     return {
       ok: false,
       result: null,
@@ -909,10 +979,8 @@ export class SandboxPool {
     };
   }
 
-  private finishCurrent(result: SandboxRunResult): void {
-    const job = this.current;
-    if (!job) return;
-    this.current = null;
+  private finish(job: Pending, result: SandboxRunResult): void {
+    if (!this.running.delete(job)) return;
     result.duration_ms = performance.now() - job.enqueuedAt;
     result.llm = job.opts.host?.usage?.() ?? result.llm;
     job.resolve(result);

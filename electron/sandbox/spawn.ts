@@ -24,7 +24,7 @@ export function permissionFlags(
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${spec.maxOldSpaceMb}`,
     // V8's platform threads (background compilation, GC helpers): Node starts 4; two keep wasm
-    // tier-up and GC in the background and measured 10-15 MB less RSS for the process (issue 15).
+    // tier-up and GC in the background and measured 10-15 MB less RSS for the process.
     '--v8-pool-size=2',
     `--import=${spec.guard}`,
     '--no-warnings',

@@ -1,4 +1,4 @@
-// The state-leak suite (issue 15): workers are reused by restoring their pristine interpreter state
+// The state-leak suite: workers are reused by restoring their pristine interpreter state
 // (pool option `reuse: 'memory'`), so every kind of state a run can leave must be gone for the next
 // one. 500 runs alternate writers (each changes one kind of state, or breaks a limit) and readers
 // (each takes a fingerprint of all of it); every reader must see exactly the fingerprint of a
@@ -113,10 +113,18 @@ const WRITERS: Record<string, string> = {
   chdir: `import os\nos.makedirs("/tmp/cd", exist_ok=True)\nos.chdir("/tmp/cd")`,
   open_fd: `import os\nfd = os.open("/dev/skilldesk", os.O_RDWR)\nglobal keep\nkeep = os.fdopen(os.dup(0))`,
   ffi: `import pyodide.ffi as ffi\ntry:\n    p = ffi.create_proxy(lambda: 1)\n    j = ffi.to_js([1, 2, 3])\n    import sys\n    sys.LEAKED_PROXY = (p, j)\nexcept Exception as e:\n    print(type(e).__name__)`,
+  // Emscripten's JS libraries that keep state between calls: the resolver's table of names, the
+  // dynamic-library registry, the protocol database.
+  resolver: `import socket\nsocket.gethostbyname("leak.example")\nsocket.getaddrinfo("leak2.example", 80)`,
+  dlopen: `import _imp, importlib.machinery as m\n_imp.create_dynamic(m.ModuleSpec("leak", None, origin="/tmp/leak.so"))`,
+  protocols: `import socket\nsocket.getprotobyname("tcp")`,
   big_memory: `x = bytearray(b"S") * (24 * 1024 * 1024)\nimport sys\nsys.KEEP = x`,
   huge_memory: `x = bytearray(b"H") * (100 * 1024 * 1024)\nimport sys\nsys.KEEP = x`,
   interned: `import sys\nfor i in range(20000):\n    sys.intern("leak%d" % i)\nclass Meta(type): pass\nimport abc\nabc.ABCMeta.LEAK = 1`,
 };
+
+/** Writers the gate refuses (they reach JavaScript): the run fails typed and ends its worker. */
+const REFUSED = new Set(['ffi', 'resolver', 'dlopen', 'protocols']);
 
 /** Writers that break a limit: the run must fail typed, and the reader after it must be clean. */
 const BREAKERS: Record<string, { code: string; limits: Record<string, number>; code_is: string }> = {
@@ -147,6 +155,9 @@ const RETIRING = new Set([
   'chdir',
   'open_fd',
   'ffi',
+  'resolver',
+  'dlopen',
+  'protocols',
   'huge_memory',
   'limit:timeout',
   'limit:memory',
@@ -159,6 +170,7 @@ describe('state left by a run is invisible to the next when a worker is restored
     baseline = await read();
     for (const [kind, code] of Object.entries(WRITERS)) {
       if (kind === 'streams' || kind === 'builtins') continue; // they break the reader itself
+      if (REFUSED.has(kind)) continue; // they end their run
       const r = await pool.run(`${code}\n${READER}`);
       expect({ kind, ok: r.ok, error: r.error }).toEqual({ kind, ok: true, error: null });
       expect({ kind, same: JSON.stringify(r.result) === JSON.stringify(baseline) }).toEqual({
@@ -190,6 +202,9 @@ describe('state left by a run is invisible to the next when a worker is restored
           const name = kind.slice(6);
           const b = BREAKERS[name]!;
           checkBreaker(name, await pool.run(b.code, { limits: b.limits }));
+        } else if (REFUSED.has(kind)) {
+          const w = await pool.run(WRITERS[kind]!);
+          expect({ kind, type: w.error?.type }).toEqual({ kind, type: 'SandboxViolation' });
         } else {
           const w = await pool.run(WRITERS[kind]!);
           expect({ kind, ok: w.ok, error: w.error }).toEqual({ kind, ok: true, error: null });

@@ -60,7 +60,7 @@ export interface SandboxRunOptions {
   /** Called for each `checkpoint(data)`. */
   onCheckpoint?: (data: unknown) => void;
   /**
-   * Fair-queue key (issue 15): runs waiting for the sandbox are served round-robin across keys, so
+   * Fair-queue key: runs waiting for the sandbox are served round-robin across keys, so
    * one chat's burst never starves another chat. Runs without one share the key ''.
    */
   queue?: string;
@@ -81,7 +81,7 @@ export interface SandboxSpawnSpec {
   /**
    * Pyodide's folder as a `file:` URL ending in `/` (inside `readPaths`): given, the process starts
    * its first worker and the wasm compile before it installs its own module hooks and hears from
-   * the app, so those start-ups overlap (issue 15).
+   * the app, so those start-ups overlap.
    */
   pyodideUrl?: string;
 }

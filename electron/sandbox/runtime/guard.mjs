@@ -130,7 +130,7 @@ export function installModuleHooks() {
 }
 
 // The sandbox process's main thread (started with `--pyodide-url=`) installs them itself once it has
-// started its first worker, so the two threads' start-ups overlap (issue 15); it checks they are
+// started its first worker, so the two threads' start-ups overlap; it checks they are
 // active (node:net refused) before it reads a byte from the app. Every other thread: now.
 if (!(isMainThread && process.argv.some((a) => a.startsWith('--pyodide-url=')))) installModuleHooks();
 

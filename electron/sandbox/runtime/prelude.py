@@ -3,6 +3,7 @@
 # and the runner that executes one program in fresh globals and reports the outcome as JSON.
 import json
 import os
+import random
 import sys
 import traceback
 import types
@@ -12,6 +13,30 @@ _dumps = json.dumps
 _loads = json.loads
 _os_open, _os_read, _os_write, _os_close, _O_RDWR = os.open, os.read, os.write, os.close, os.O_RDWR
 _format_exception = traceback.format_exception
+_reseed = random.seed
+_JOB_DEVICE = "/dev/skilldesk-job"
+
+# Nothing of the host reaches the sandbox: the environment, the executable and the argument list
+# are synthetic (Emscripten fills them from the Node process that built this snapshot: its script
+# path, for one). Done before the snapshot, so every worker starts with them.
+os.environ.clear()
+os.environ.update(
+    {
+        "HOME": "/home/pyodide",
+        "LANG": "C.UTF-8",
+        "LOGNAME": "sandbox",
+        "PATH": "/usr/bin:/bin",
+        "PWD": "/home/pyodide",
+        "USER": "sandbox",
+    }
+)
+sys.executable = ""
+sys._base_executable = ""
+sys.argv = [""]
+try:
+    sys.orig_argv = [""]
+except (AttributeError, TypeError):
+    pass
 
 
 class SkillDeskError(Exception):
@@ -123,14 +148,61 @@ sys.modules["skilldesk"] = _mod
 sys.modules["inklings"] = _mod
 
 
+def _device_read(path):
+    fd = _os_open(path, _O_RDWR)
+    try:
+        chunks = []
+        while True:
+            chunk = _os_read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        _os_close(fd)
+    return b"".join(chunks)
+
+
+def _device_write(path, data):
+    fd = _os_open(path, _O_RDWR)
+    try:
+        view = memoryview(data)
+        while view:
+            n = _os_write(fd, view)
+            view = view[n:]
+    finally:
+        _os_close(fd)
+
+
+def _flush_streams():
+    # Output without a final newline sits in the text layer's buffer until flushed.
+    for stream in (getattr(sys, "stdout", None), getattr(sys, "stderr", None), sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a replaced or closed stream is the program's business
+            pass
+
+
 class _Runner:
+    @staticmethod
+    def run_job():
+        """Entry point of every job (worker.mjs calls it through PyRun_SimpleString): read the job from
+        the job device, run it, write the report back to the device."""
+        job = _loads(_device_read(_JOB_DEVICE).decode("utf-8"))
+        report = _Runner.run(job["code"], job["recursion_limit"])
+        _device_write(_JOB_DEVICE, report.encode("utf-8"))
+
     @staticmethod
     def run(code, recursion_limit):
         sys.setrecursionlimit(int(recursion_limit))
+        # The snapshot froze the generator's state: each run draws fresh entropy from the OS.
+        _reseed()
         scope = {"__name__": "__main__", "__builtins__": __builtins__}
         try:
-            compiled = compile(code, "<code_template>", "exec")
-            exec(compiled, scope)
+            try:
+                compiled = compile(code, "<code_template>", "exec")
+                exec(compiled, scope)
+            finally:
+                _flush_streams()
         except SystemExit as e:
             if e.code in (None, 0):
                 return _dumps({"ok": True})

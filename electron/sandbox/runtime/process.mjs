@@ -41,7 +41,7 @@ const RESET_MS = 2000;
 /**
  * Pyodide's folder as a `file:` URL ending in `/`, from the command line (`--pyodide-url=`): with it
  * the first worker and the wasm compile start before `init`, while this thread installs its module
- * hooks and waits for the app (issue 15). Null without it (they start at `init`).
+ * hooks and waits for the app. Null without it (they start at `init`).
  */
 const EARLY_PYODIDE_URL = (() => {
   const a = process.argv.find((x) => x.startsWith('--pyodide-url='))?.slice('--pyodide-url='.length);
@@ -61,8 +61,8 @@ function send(msg, binary) {
 let expectSnapshotBytes = false;
 // The protocol's schemas and the RPC peer (peer.bundle.mjs, 300 KB with zod) load once the first
 // worker has started (see "start"), not before it as a static import: parsing and evaluating them
-// took 57-124 ms on the loaded 2-core machine, and the worker's start-up now overlaps them (issue
-// 15). Nothing from the app is read before they are here.
+// took 57-124 ms on the loaded 2-core machine, and the worker's start-up now overlaps them.
+// Nothing from the app is read before they are here.
 /** @type {any} */ let AppError;
 /** @type {any} */ let AppMessageSchema;
 /** @type {any} */ let wireToRpc;
@@ -156,8 +156,10 @@ let started = false;
 const ready = []; // booted workers waiting for a job
 let booting = 0;
 let bootFailures = 0;
-let waitingForWorker = null; // a job waiting for a worker
-let active = null; // the running job
+const waiting = []; // jobs waiting for a worker
+const actives = new Set(); // running jobs (several only when the app starts one beside a long run)
+/** Jobs the app may have running or waiting at once (the pool sends a second and third beside a long run). */
+const MAX_ACTIVE = 3;
 
 function handleParent(raw) {
   const parsed = AppMessageSchema.safeParse(raw);
@@ -181,8 +183,8 @@ function handleParent(raw) {
       compiling ??= compileWasm(config.pyodideUrl);
       if (msg.snapshot_bytes) {
         expectSnapshotBytes = true;
-        // The first worker starts now and loads Pyodide's JavaScript while the snapshot arrives
-        // (issue 15); it gets the snapshot and the compiled module once both are here.
+        // The first worker starts now and loads Pyodide's JavaScript while the snapshot arrives;
+        // it gets the snapshot and the compiled module once both are here.
         fill();
       } else start();
       break;
@@ -229,7 +231,7 @@ async function start() {
     }
     send({ type: 'snapshot', ms: performance.now() - t0, size: snapshot.length }, snapshot);
   }
-  // Kept (and handed to each new worker) without its zero pages: half the memory (issue 15). The
+  // Kept (and handed to each new worker) without its zero pages: half the memory. The
   // app sends its cached snapshot in that form already.
   if (snapshot instanceof Uint8Array) snapshot = sparseCopy(snapshot);
   markBootable();
@@ -297,14 +299,40 @@ function makeSnapshot() {
 
 /** Reused workers restoring their state (they count as spares: they are ready in milliseconds). */
 let resetting = 0;
+/** A job younger than this most likely gives its (reused) worker back before a new one could boot. */
+const SOON_BACK_MS = 400;
 
 function fill() {
   if (!config) return; // the first worker is booting already; the rest come with `init`
-  const want = Math.max(1, Math.min(4, config.spares ?? 1));
-  // A reusing worker that is running a job will most likely be back in milliseconds: booting
-  // another beside it would cost a worker's memory and CPU for nothing.
-  const running = config.reuse && active && !active.done ? 1 : 0;
+  const want = spareTarget() + waiting.length;
+  // A reusing worker whose job started moments ago will most likely be back in milliseconds:
+  // booting another beside it would cost a worker's memory and CPU for nothing. One whose job runs
+  // longer gets a spare behind it (assign schedules this check), for the run the app may start
+  // beside it.
+  let running = 0;
+  if (config.reuse) {
+    const t = performance.now();
+    for (const j of actives) if (!j.done && t - j.startedAt < SOON_BACK_MS) running++;
+  }
   while (ready.length + booting + resetting + running < want) boot();
+}
+
+/** Warm workers kept waiting when nothing is queued. */
+function spareTarget() {
+  return Math.max(1, Math.min(4, config.spares ?? 1));
+}
+
+/** A worker that is ready: it takes the oldest waiting job, waits as a spare, or ends if spares are full. */
+function offer(entry, reused) {
+  if (waiting.length > 0) return assign(waiting.shift(), entry);
+  if (ready.length >= spareTarget()) {
+    // Extra workers started for runs beside a long one: not kept idle (each holds its memory).
+    entry.dead = true;
+    entry.worker.terminate();
+    return;
+  }
+  if (reused) ready.unshift(entry);
+  else ready.push(entry);
 }
 
 function boot(place = configuredPlace()) {
@@ -329,11 +357,7 @@ function boot(place = configuredPlace()) {
       const ms = typeof m.resetMs === 'number' && Number.isFinite(m.resetMs) ? Math.max(0, m.resetMs) : 0;
       entry.bootMs = ms;
       send({ type: 'worker-ready', ms, reused: true });
-      if (waitingForWorker) {
-        const job = waitingForWorker;
-        waitingForWorker = null;
-        assign(job, entry);
-      } else ready.unshift(entry);
+      offer(entry, true);
       return;
     }
     if (!isReady) {
@@ -343,12 +367,8 @@ function boot(place = configuredPlace()) {
       bootFailures = 0;
       entry.bootMs = performance.now() - t0;
       send({ type: 'worker-ready', ms: entry.bootMs });
-      if (waitingForWorker) {
-        const job = waitingForWorker;
-        waitingForWorker = null;
-        assign(job, entry);
-      } else ready.push(entry);
-    } else if (active && active.entry === entry) onWorkerMessage(active, m);
+      offer(entry, false);
+    } else if (entry.job && !entry.job.done) onWorkerMessage(entry.job, m);
     else kill(entry, 'an idle worker sent a message');
   });
   const failed = (why) => {
@@ -377,7 +397,7 @@ function boot(place = configuredPlace()) {
       resetting--;
       fill();
     }
-    if (!wasDead && active && active.entry === entry) finish(active, { crashed: why });
+    if (!wasDead && entry.job && !entry.job.done) finish(entry.job, { crashed: why });
   };
   entry.fail = failed;
   /** End a worker that is still starting, without counting it as a failure. */
@@ -397,9 +417,9 @@ function boot(place = configuredPlace()) {
 
 /** A worker broke the protocol: it is treated as compromised and terminated. */
 function kill(entry, why) {
-  if (active && active.entry === entry) {
-    active.limitHit ??= { code: 'SANDBOX_FAILED', type: 'SandboxFault', message: why };
-    finish(active, { killed: true });
+  if (entry.job && !entry.job.done) {
+    entry.job.limitHit ??= { code: 'SANDBOX_FAILED', type: 'SandboxFault', message: why };
+    finish(entry.job, { killed: true });
   } else {
     entry.dead = true;
     entry.worker.terminate();
@@ -417,7 +437,8 @@ function kill(entry, why) {
 // --- jobs -------------------------------------------------------------------------------------------
 /** Answer a `run` call (params checked by the protocol): resolves with the result when the job ends. */
 function runJob(params, call) {
-  if (active || waitingForWorker) throw new AppError('SANDBOX_FAILED', 'the sandbox is busy');
+  if (actives.size + waiting.length >= MAX_ACTIVE)
+    throw new AppError('SANDBOX_FAILED', 'the sandbox is busy');
   let resolve;
   const result = new Promise((r) => {
     resolve = r;
@@ -442,18 +463,21 @@ function runJob(params, call) {
   const entry = ready.shift();
   if (entry) assign(job, entry);
   else {
-    waitingForWorker = job;
+    waiting.push(job);
     fill();
   }
   return result;
 }
 
 function assign(job, entry) {
-  active = job;
+  actives.add(job);
   job.entry = entry;
+  entry.job = job;
   entry.runs++;
   job.startedAt = performance.now();
   fill(); // warm the next one while this job runs
+  // A job that runs on gets a spare behind it (see fill).
+  job.timers.push(setTimeout(fill, SOON_BACK_MS + 10));
   const interrupt = new Int32Array(entry.interruptBuffer);
   const hostState = new Int32Array(entry.hostBuffer, 0, 4);
   // A reused worker's flags were clear when its last job ended cleanly; make sure of it.
@@ -602,7 +626,7 @@ function finish(job, how) {
   if (job.done) return;
   job.done = true;
   for (const t of job.timers) clearTimeout(t);
-  active = null;
+  actives.delete(job);
   const entry = job.entry;
   const report = how.report && typeof how.report === 'object' ? how.report : null;
   // Reuse only a worker whose job ended by itself, within every limit, and which says it can
@@ -614,7 +638,10 @@ function finish(job, how) {
     !how.killed &&
     !how.crashed &&
     job.pendingHost === undefined &&
-    entry.runs < (config.maxReuses ?? 100);
+    entry.runs < (config.maxReuses ?? 100) &&
+    // JS-side memory (strings, buffers) is outside the wasm cap: a process that holds much of it
+    // gets fresh workers until it is back down, so no sequence of clean runs starves a later one.
+    process.memoryUsage.rss() < ((config.rssLimitMb ?? 1536) * 1024 * 1024) / 2;
   if (reuse) {
     resetting++;
     entry.resetting = setTimeout(() => kill(entry, 'a worker took too long to restore its state'), RESET_MS);
@@ -666,7 +693,7 @@ function finish(job, how) {
 
 // --- start ------------------------------------------------------------------------------------------
 // The first worker (a thread of its own, with its own module hooks) and the wasm compile start
-// before this thread installs its module hooks, so their start-ups overlap (issue 15). Nothing
+// before this thread installs its module hooks, so their start-ups overlap. Nothing
 // untrusted has run yet: the worker runs no job before `init`, its snapshot and its lock-down, and
 // no byte from the app or a worker is read before the hooks are in and checked below.
 let early = null;

@@ -17,7 +17,9 @@
 // on a shared buffer until the supervisor answers.
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { createGate, GateError, gateImports } from './gate.mjs';
 import { dropNetworkGlobals, sealThread } from './guard.mjs';
+import { hardenIntrinsics } from './harden.mjs';
 import { expandSparse, isSparseCopy, sparseCopy, writeSparse } from './sparse.mjs';
 
 dropNetworkGlobals();
@@ -25,7 +27,7 @@ dropNetworkGlobals();
 const port = parentPort;
 const { pyodideUrl, indexURL, makeSnapshot, prelude, hostBuffer, interruptBuffer } = workerData;
 // A worker gets these in its `boot` message (the snapshot maker: in its workerData): the first
-// worker starts before the process knows its configuration (issue 15).
+// worker starts before the process knows its configuration.
 let snapshot = workerData.snapshot;
 let wasmModule = workerData.wasmModule;
 let { bootMemoryMb, reuse, maxRequestBytes } = workerData;
@@ -59,14 +61,25 @@ Object.defineProperty(WebAssembly.Memory.prototype, 'grow', {
   configurable: false,
 });
 
-// The supervisor compiles pyodide.asm.wasm once and hands every worker the same Module: compiled
-// (and tiered-up) code is shared across the process's isolates instead of recompiled per worker.
-function instantiateWithCompiledModule() {
-  if (!(wasmModule instanceof WebAssembly.Module)) return;
+// Every import of the interpreter goes through the gate (gate.mjs): once the worker has locked
+// itself down, Python can no longer make the module call into JavaScript beyond the file system,
+// clocks and entropy. The supervisor compiles pyodide.asm.wasm once and hands every worker the same
+// Module: compiled (and tiered-up) code is shared across the process's isolates instead of
+// recompiled per worker.
+const gate = createGate();
+function instantiateThroughGate() {
   const instantiate = WebAssembly.instantiate;
   WebAssembly.instantiate = async (source, imports) => {
-    if (source instanceof WebAssembly.Module) return instantiate(source, imports);
-    return { instance: await instantiate(wasmModule, imports), module: wasmModule };
+    const env = imports?.env;
+    let gatedImports = imports;
+    if (env && typeof env === 'object') {
+      const gated = gateImports(env, gate);
+      gatedImports = { ...imports, env: gated };
+      if (imports.wasi_snapshot_preview1 === env) gatedImports.wasi_snapshot_preview1 = gated;
+    }
+    if (source instanceof WebAssembly.Module) return instantiate(source, gatedImports);
+    if (!(wasmModule instanceof WebAssembly.Module)) return instantiate(source, gatedImports);
+    return { instance: await instantiate(wasmModule, gatedImports), module: wasmModule };
   };
 }
 
@@ -96,14 +109,18 @@ let py;
 
 // --- after loading --------------------------------------------------------------------------------
 
-// What the worker keeps of the Pyodide API before taking the public object apart.
-let runPython;
-let pyGlobals;
 /** The Emscripten module and its file system (kept for the restore between jobs). */
 let Module;
 let FS;
-/** The runner's `run` as a callable kept from before the pristine copy (see "Reuse"). */
-let runRunner;
+/**
+ * Where the runner's entry statement lives in linear memory (written once, before the pristine
+ * copy). A job is run by handing it to `PyRun_SimpleString`, a C call: no JS value crosses into
+ * Python, so nothing on the job's path needs the interpreter's JS-object imports, and the gate can
+ * stay closed from the first job on.
+ */
+let runnerEntry = 0;
+/** The job in progress: its input for the runner and the report the runner writes back. */
+const job = { input: new Uint8Array(0), report: null };
 
 function lockDown() {
   py.setStdin({ stdin: () => null });
@@ -111,6 +128,7 @@ function lockDown() {
   py.setStderr(capture('stderr'));
   py.setInterruptBuffer(new Int32Array(interruptBuffer));
   installHostDevice();
+  installJobDevice();
   // The snapshot was taken with `js` and `pyodide_js` unregistered and every Python-side path to
   // JavaScript scrubbed; loading re-registers the two modules: take them away again.
   for (const name of ['js', 'pyodide_js']) {
@@ -120,12 +138,13 @@ function lockDown() {
       // not registered: fine
     }
   }
-  runPython = py.runPython.bind(py);
-  pyGlobals = py.globals;
   Module = py._module;
   FS = py.FS;
   // A JSON array of strings is a Python list literal.
-  runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
+  py.runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
+  const entry = encoder.encode("__import__('_skilldesk_runner').run_job()\0");
+  runnerEntry = Module._malloc(entry.length);
+  Module.HEAPU8.set(entry, runnerEntry);
   // The public API object is what `pyodide_js` was: nothing of it stays usable.
   for (const key of Reflect.ownKeys(py)) {
     try {
@@ -138,6 +157,8 @@ function lockDown() {
   py = null;
   stripGlobals();
   sealThread();
+  hardenIntrinsics(globalThis);
+  gate.closed = true;
 }
 
 const KEEP_GLOBALS = new Set(
@@ -240,34 +261,78 @@ function installHostDevice() {
   FS.mkdev('/dev/skilldesk', 0o666, dev);
 }
 
+/**
+ * `/dev/skilldesk-job`: the runner reads the job (code and recursion limit, JSON) from it and writes
+ * its report (JSON) to it. A run may write there too; it can only misreport its own outcome, which
+ * its code decides anyway. Reports are capped like host requests.
+ */
+function installJobDevice() {
+  const FS = py.FS;
+  const dev = FS.makedev(64, 1);
+  FS.registerDevice(dev, {
+    open(stream) {
+      stream.skilldeskJob = { pos: 0, parts: [], size: 0 };
+    },
+    close(stream) {
+      const s = stream.skilldeskJob;
+      if (!s || s.parts.length === 0) return;
+      const report = new Uint8Array(s.size);
+      let at = 0;
+      for (const p of s.parts) {
+        report.set(p, at);
+        at += p.length;
+      }
+      job.report = report;
+    },
+    read(stream, buffer, offset, length) {
+      const s = stream.skilldeskJob;
+      const n = Math.min(length, job.input.length - s.pos);
+      if (n <= 0) return 0;
+      buffer.set(job.input.subarray(s.pos, s.pos + n), offset);
+      s.pos += n;
+      return n;
+    },
+    write(stream, buffer, offset, length) {
+      const s = stream.skilldeskJob;
+      if (s.size + length > maxRequest) throw new FS.ErrnoError(22);
+      s.parts.push(buffer.slice(offset, offset + length));
+      s.size += length;
+      return length;
+    },
+  });
+  FS.mkdev('/dev/skilldesk-job', 0o666, dev);
+}
+
 function runJob({ code, limits }) {
   const started = now();
   out.cap = limits.output_bytes;
   memoryCapBytes = limits.memory_mb * 1024 * 1024;
   let outcome;
   let broke = false;
+  job.input = encoder.encode(JSON.stringify({ code, recursion_limit: limits.recursion_limit }));
+  job.report = null;
   if (pristine) armed = true;
   try {
-    let json;
-    if (runRunner) {
-      // No PyProxy is created on this path (see "Reuse"): a JS string in, a JS string out.
-      json = runRunner(code, limits.recursion_limit);
-    } else {
-      pyGlobals.set('_skilldesk_code', code);
-      pyGlobals.set('_skilldesk_recursion', limits.recursion_limit);
-      json = runPython('_skilldesk_runner.run(_skilldesk_code, _skilldesk_recursion)');
-    }
-    outcome = JSON.parse(String(json));
+    const rc = Module._PyRun_SimpleString(runnerEntry);
+    if (job.report === null) throw new Error(`the runner gave no report (${rc})`);
+    outcome = JSON.parse(decoder.decode(job.report));
+    if (!outcome || typeof outcome !== 'object') throw new Error('the runner gave a malformed report');
   } catch (e) {
     broke = true;
     // The runner catches every Python exception; landing here means the interpreter itself broke
-    // (a wasm trap, a stack overflow, memory exhausted inside the runtime).
+    // (a wasm trap, a stack overflow, memory exhausted inside the runtime) or the gate stopped it.
     outcome = {
       ok: false,
-      error: {
-        type: memoryCapHit ? 'MemoryError' : 'SandboxFault',
-        message: String(e?.message ?? e).slice(0, 2000),
-      },
+      error: gate.denied
+        ? {
+            type: 'SandboxViolation',
+            code: 'SANDBOX_FAILED',
+            message: `The program tried to reach JavaScript (the interpreter's "${gate.denied}" import), which the sandbox does not allow.`,
+          }
+        : {
+            type: memoryCapHit ? 'MemoryError' : 'SandboxFault',
+            message: String(e instanceof GateError ? e.message : (e?.message ?? e)).slice(0, 2000),
+          },
     };
   }
   armed = false;
@@ -303,18 +368,19 @@ function runJob({ code, limits }) {
 //   data (about half: sparse.mjs), everything else is zeroed on restore, memory grown during the
 //   job included (a larger job may `calloc` it later); a worker that grew more than RETIRE_GROWTH
 //   ends;
-// - the hiwire table (an externref table inside the module: the JS objects C code refers to); a
-//   job in which Python reached any JS object ends the worker instead (see reachedJs);
 // - the stack pointer (a wasm global; it must be back at its base after a job that returned);
-// - the in-memory file system is JS objects, too large to copy per job: every call that changes
-//   it (writes to files, creating, renaming, removing, chmod, chdir, mmap, dup, pipes, sockets,
-//   tty settings) marks the worker dirty, and a dirty worker is not reused; streams a job left
-//   open are likewise a reason to end it, and the standard streams' flags are written back.
-// - JS timers (signal.setitimer and friends) set during a job mark it dirty;
-// - PyProxies: one created during a job would, when V8 collects it after the restore, decrement a
-//   reference count in restored memory that its creation never incremented. The job path creates
-//   none (runRunner takes and returns JS strings); a registration during a job taints the worker.
-// Anything the job broke (a wasm trap, the memory cap, the interrupt) ends the worker too.
+// - the standard streams' flags.
+// Everything else the interpreter could change lives in JavaScript, which Python reaches only
+// through the module's imports, all behind the gate (gate.mjs): JS objects, Emscripten's libraries
+// that keep state (resolver, dlopen, protocol and service databases, sockets) and inline JS are
+// refused outright, and a run that used a timer ends its worker. What stays callable is the
+// in-memory file system: every call that changes it (writes to files, creating, renaming, removing,
+// chmod, chdir, mmap, dup, pipes, tty settings) marks the worker dirty, and a dirty worker is not
+// reused; streams a job left open are likewise a reason to end it. As a last check the worker
+// compares a fingerprint of its JavaScript side (globals, the Module's and FS's keys, streams, the
+// function and reference tables) with the pristine one: any difference ends it. Anything the job
+// broke (a wasm trap, the memory cap, the interrupt, the gate) ends the worker too, and the
+// supervisor bounds the runs per worker and the process's memory.
 const RETIRE_GROWTH = 64 * 1024 * 1024;
 let pristine = null;
 let armed = false;
@@ -322,8 +388,32 @@ let dirty = null;
 
 const TTY_READ_IOCTLS = new Set([0x5401, 0x5413, 0x540f, 0x541b]);
 
+/** The length of the hiwire table of JS references (the first index that is out of range). */
+function hiwireLength() {
+  let n = 0;
+  for (; ; n++) {
+    try {
+      Module.__hiwire_get(n);
+    } catch {
+      return n;
+    }
+  }
+}
+
+/** A summary of the worker's JavaScript-side state that no clean run changes. */
+function jsFingerprint() {
+  return JSON.stringify([
+    Reflect.ownKeys(globalThis).map(String),
+    Object.keys(Module).length,
+    Object.keys(FS).length,
+    FS.streams.length,
+    Module.wasmTable?.length ?? null,
+    hiwireLength(),
+    Object.keys(FS.root?.contents ?? {}).length,
+  ]);
+}
+
 function capturePristine() {
-  runRunner = runPython('_skilldesk_runner.run');
   const memory = new Uint8Array(Module.HEAP8.buffer);
   const hiwire = [];
   for (let i = 0; ; i++) {
@@ -336,7 +426,7 @@ function capturePristine() {
   const streams = FS.streams.slice();
   pristine = {
     // A plain copy first (a memcpy): the first job need not wait for the page scan, which
-    // compactPristine does once that job's result is out (issue 15).
+    // compactPristine does once that job's result is out.
     memory: copyInto(spareBuffer, memory),
     stack: Module.stackSave(),
     hiwire,
@@ -344,6 +434,7 @@ function capturePristine() {
     streams,
     streamFlags: streams.map((s) => (s ? { flags: s.flags, position: s.position } : null)),
     cwd: FS.cwd(),
+    fingerprint: '',
   };
   const mark = (why) => {
     if (armed) dirty ??= why;
@@ -391,30 +482,15 @@ function capturePristine() {
     if (!TTY_READ_IOCTLS.has(cmd)) mark('terminal settings changed');
     return ioctl.call(this, stream, cmd, ...rest);
   };
-  // Emscripten's timers (setitimer, emscripten_set_timeout …) are JS timers that call back into
-  // the interpreter later: one set during a job would fire into the next job's state.
-  const setTimeoutRef = globalThis.setTimeout;
-  globalThis.setTimeout = function hookedSetTimeout(...args) {
-    mark('a timer was set');
-    return setTimeoutRef.apply(this, args);
-  };
-  const registry = Module.finalizationRegistry;
-  if (registry) {
-    Module.finalizationRegistry = {
-      register(...args) {
-        mark('a PyProxy was created');
-        return registry.register(...args);
-      },
-      unregister(...args) {
-        return registry.unregister(...args);
-      },
-    };
-  }
+  // Taken once the hooks are in: they are part of the pristine state.
+  pristine.fingerprint = jsFingerprint();
 }
 
 /** Why this worker cannot be restored after the job that just ended (null: it can). */
 function restoreBlocker(broke) {
   if (broke) return 'the interpreter broke';
+  if (gate.denied) return 'Python tried to reach JavaScript';
+  if (gate.tainted) return `the run left JavaScript state (${gate.tainted})`;
   if (memoryCapHit) return 'the memory cap was hit';
   if (dirty) return dirty;
   if (reachedJs()) return 'Python reached a JavaScript object';
@@ -426,15 +502,15 @@ function restoreBlocker(broke) {
   for (let fd = 0; fd < FS.streams.length; fd++) {
     if ((FS.streams[fd] ?? null) !== (pristine.streams[fd] ?? null)) return 'a stream was left open';
   }
+  if (jsFingerprint() !== pristine.fingerprint) return 'the JavaScript side changed';
   return null;
 }
 
 /**
- * Whether the job made Python touch a JS object (`pyodide.ffi.to_js`, a JsProxy …): every such
- * reference takes a hiwire slot, whose bookkeeping (a version counted up on each reuse) stays
- * changed after it is freed, and a slot past the pristine ones keeps its last object. JS objects are
- * shared by the whole worker (a polluted `Object.prototype` is not in linear memory), so such a
- * worker is ended rather than restored.
+ * Whether the job made the reference table change: every JS reference takes a hiwire slot, whose
+ * bookkeeping (a version counted up on each reuse) stays changed after it is freed, and a slot past
+ * the pristine ones keeps its last object. The gate makes this unreachable from Python; the check
+ * stays as the layer behind it.
  */
 function reachedJs() {
   const n = pristine.hiwire.length;
@@ -565,7 +641,7 @@ if (!makeSnapshot) {
 }
 memoryCapBytes = (bootMemoryMb ?? 1024) * 1024 * 1024;
 maxRequest = Math.min(hostData.length, maxRequestBytes ?? hostData.length);
-instantiateWithCompiledModule();
+instantiateThroughGate();
 const loadOptions = {
   indexURL,
   env: { HOME: '/home/pyodide' },
@@ -607,15 +683,22 @@ if (makeSnapshot) {
   // The snapshot maker never runs a job.
 } else {
   lockDown();
-  // Exercise the run path once so the first job does not pay for lazy compilation and caches.
-  runPython('_skilldesk_runner.run("import json\\njson.dumps([1])", 1000)');
+  // Exercise the run path once (through the closed gate, as every job) so the first job does not
+  // pay for lazy compilation and caches.
+  job.input = encoder.encode(JSON.stringify({ code: 'import json\njson.dumps([1])', recursion_limit: 1000 }));
+  job.report = null;
+  Module._PyRun_SimpleString(runnerEntry);
+  if (gate.denied || job.report === null) {
+    throw new Error(`the sandbox's run path does not work (${gate.denied ?? 'no report'})`);
+  }
+  job.report = null;
   out.stdout.length = 0;
   out.stderr.length = 0;
   out.bytes.stdout = 0;
   out.bytes.stderr = 0;
   // `ready` goes out before the pristine copy is made (20-100 ms of copying, measured): the job the
   // app sends meanwhile waits in this thread's message queue until the copy is done, so the round
-  // trip to the app overlaps it (issue 15). The supervisor sends a job only to a ready worker; a
+  // trip to the app overlaps it. The supervisor sends a job only to a ready worker; a
   // restored worker says `ready` again.
   port.postMessage({ type: 'ready' });
   if (reuse) capturePristine();
