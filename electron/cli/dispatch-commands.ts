@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
-import { createLlm, envKeySource, type Llm, llmConfigFromFlags, loadPriceTable } from '../llm/index.js';
-import { resolveHome } from '../store/index.js';
+import { createLlm, envKeySource, type Llm, llmConfigFromFlags, readPriceTable } from '../llm/index.js';
+import { resolveHome, writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
@@ -46,13 +46,12 @@ export function llmFromFlags(ctx: CliContext, flags: Record<string, unknown>): L
   );
   if (!config) return null;
   const home = resolveHome(ctx.globals().home, ctx.env);
-  return createLlm(config, {
-    keys: envKeySource(ctx.env),
-    prices: loadPriceTable(home),
-    onWarning: (m) => {
-      if (!ctx.globals().json) ctx.io.stderr(`warning: ${m}\n`);
-    },
-  });
+  const warn = (m: string) => {
+    if (!ctx.globals().json) ctx.io.stderr(`warning: ${m}\n`);
+  };
+  const prices = readPriceTable(home);
+  if (prices.warning) warn(prices.warning);
+  return createLlm(config, { keys: envKeySource(ctx.env), prices: prices.table, onWarning: warn });
 }
 
 function humanResult(r: ArtifactRunView): string {
@@ -235,7 +234,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
         return;
       }
       const file = resolve(o.out);
-      writeFileSync(file, r.jsonl);
+      writeFileAtomic(file, r.jsonl);
       ctx.print(
         { file, count: r.count },
         () => `Wrote ${r.count} trace${r.count === 1 ? '' : 's'} to ${file}`,

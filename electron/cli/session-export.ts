@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../contract/chat.js';
+import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -24,7 +24,7 @@ export function registerSessionExport(sessions: Command, ctx: CliContext): void 
         return;
       }
       const file = resolve(o.out);
-      writeFileSync(file, r.content);
+      writeFileAtomic(file, r.content);
       ctx.print({ file, format: o.format, bytes: Buffer.byteLength(r.content) }, () => `Wrote ${file}`);
     });
 }

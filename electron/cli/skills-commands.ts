@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
 import { type LoadedPackage, limitsFrom, loadPackages, writeAgentSkillFolder } from '../skills/index.js';
+import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -216,7 +216,7 @@ function registerExport(skills: Command, ctx: CliContext): void {
             ctx.io.stdout(r.text);
             return;
           }
-          writeFileSync(resolve(o.output), r.text);
+          writeFileAtomic(resolve(o.output), r.text);
           ctx.print(
             { exported: { name: r.name, scope: r.scope, format: 'json', path: resolve(o.output) } },
             () => `Wrote ${resolve(o.output!)}`,

@@ -28,6 +28,7 @@ export {
   PRICES_FILE,
   type PriceTable,
   PriceTableSchema,
+  readPriceTable,
 } from './prices.js';
 export {
   envKeySource,

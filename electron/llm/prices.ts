@@ -102,6 +102,22 @@ export function loadPriceTable(homeDir: string): PriceTable {
   return mergePrices(BUILTIN_PRICES, r.data);
 }
 
+/**
+ * {@link loadPriceTable} for callers that only estimate costs: a broken `prices.json` gives the
+ * built-in table and a warning saying what is wrong and what to do, never a refused call.
+ */
+export function readPriceTable(homeDir: string): { table: PriceTable; warning: string | null } {
+  try {
+    return { table: loadPriceTable(homeDir), warning: null };
+  } catch (e) {
+    const why = e instanceof AppError ? e.message : `${join(homeDir, PRICES_FILE)}: ${(e as Error).message}`;
+    return {
+      table: BUILTIN_PRICES,
+      warning: `${why.slice(0, 300)} — costs are estimated from the built-in prices until it is fixed or removed.`,
+    };
+  }
+}
+
 /** A model's price: exact id first, then the id without a date suffix (`-20250929`, `-2025-04-14`). */
 export function findPrice(table: PriceTable, provider: ProviderId, model: string): ModelPrice | undefined {
   const models = table[provider];

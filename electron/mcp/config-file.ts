@@ -2,10 +2,11 @@
  * Writing `mcp.json` (Settings → Tools): one server added, replaced, renamed or removed, every
  * other key of the file kept as the user wrote it, the file replaced atomically.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { McpServerConfigView } from '../contract/tools.js';
+import { writeFileAtomic } from '../store/index.js';
 import { MCP_CONFIG_FILE } from './client.js';
 
 function readRaw(file: string): Record<string, unknown> {
@@ -24,9 +25,7 @@ function readRaw(file: string): Record<string, unknown> {
 }
 
 function write(file: string, data: Record<string, unknown>): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, file);
+  writeFileAtomic(file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** Add or replace server `name` in `<dir>/mcp.json`; `previousName` renames it. Returns the file. */

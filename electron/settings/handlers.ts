@@ -12,12 +12,13 @@ import {
   type LlmConfig,
   LlmConfigSchema,
   listModels,
-  loadPriceTable,
   PROVIDER_IDS,
   PROVIDERS,
   type ProviderId,
+  readPriceTable,
 } from '../llm/index.js';
 import { sandboxIsolation } from '../sandbox/index.js';
+import { cleanStaleTemps } from '../store/index.js';
 import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
 import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
 
@@ -58,9 +59,15 @@ function configOf(choice: { provider: ProviderId; model?: string; base_url?: str
 
 /** Build the `settings/*` slice. */
 export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSettings {
+  // Files of the account folder are written atomically; temps a killed process left go now.
+  cleanStaleTemps(deps.home);
   const keys = appKeySource(deps.secrets, deps.env);
-  const build = (config: LlmConfig): Llm =>
-    createLlm(config, { keys, prices: loadPriceTable(deps.home), onWarning: deps.onWarning });
+  const build = (config: LlmConfig): Llm => {
+    // Prices only feed cost estimates: a broken prices.json is a warning, never a refused call.
+    const prices = readPriceTable(deps.home);
+    if (prices.warning) deps.onWarning?.(prices.warning);
+    return createLlm(config, { keys, prices: prices.table, onWarning: deps.onWarning });
+  };
 
   const providerView = (id: ProviderId): ProviderView => {
     const info = PROVIDERS[id];
@@ -76,7 +83,11 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
   };
 
   const view = (): GetSettingsRes => {
-    const { settings, warning, file } = readSettings(deps.home);
+    const read = readSettings(deps.home);
+    const { settings, file } = read;
+    // Every optional file that could not be read is said here, so Settings opens to fix it.
+    const warnings = [read.warning, deps.secrets.problem?.() ?? null, readPriceTable(deps.home).warning];
+    const warning = warnings.filter((w): w is string => Boolean(w)).join('\n') || null;
     const chat: ProviderChoice | null = settings.chat
       ? {
           provider: settings.chat.provider,

@@ -3,11 +3,12 @@
  * the OS keychain (Electron `safeStorage`); web mode and tests use a JSON file only the user can
  * read. Keys go in through `settings/set-key` and out only to the provider layer, never to a client.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { KeySourceName } from '../contract/settings.js';
 import { envKeySource, isProviderId, type KeySource, PROVIDERS } from '../llm/index.js';
+import { writeFileAtomic } from '../store/index.js';
 
 /** A small keyed store of secrets, owned by the main process. */
 export interface SecretStore {
@@ -16,6 +17,8 @@ export interface SecretStore {
   get(name: string): string | undefined;
   /** Store a secret; an empty value removes it. */
   set(name: string, value: string): void;
+  /** Why stored secrets cannot be read (a broken file), with what to do; null when they can. */
+  problem?(): string | null;
 }
 
 /** The file of {@link createFileSecretStore}. */
@@ -33,7 +36,7 @@ function parseSecrets(text: string, file: string): Record<string, string> {
   } catch {
     throw new AppError(
       'STORE_FAILED',
-      `${file} is not valid JSON; fix or delete it, then enter your keys again.`,
+      `${file} is not valid JSON, so the keys stored there cannot be read; fix or delete it, or enter the keys again in Settings → Providers (the broken file is kept beside it).`,
       {
         file,
       },
@@ -47,14 +50,12 @@ function parseSecrets(text: string, file: string): Record<string, string> {
   >;
 }
 
-/** Write `text` to `file` with mode 0600, atomically (a crash never leaves half a file). */
+/**
+ * Write `text` to `file` with mode 0600, atomically (a crash or a full disk never leaves half a
+ * file, nor a temp file behind).
+ */
 export function writePrivateFile(file: string, text: string | Buffer): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  // The mode of an existing temp file is not changed by writeFileSync.
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  writeFileAtomic(file, text, { mode: 0o600 });
 }
 
 /**
@@ -64,8 +65,18 @@ export function writePrivateFile(file: string, text: string | Buffer): void {
 export function createFileSecretStore(home: string): SecretStore {
   const file = join(home, SECRETS_FILE);
   let cache: Record<string, string> | null = null;
+  let problem: string | null = null;
+  // A file that cannot be read is a problem only for the providers that need a key from it:
+  // Settings still opens (to fix it) and a provider needing no key still works.
   const load = () => {
-    cache ??= existsSync(file) ? parseSecrets(readFileSync(file, 'utf8'), file) : {};
+    if (cache) return cache;
+    try {
+      cache = existsSync(file) ? parseSecrets(readFileSync(file, 'utf8'), file) : {};
+      problem = null;
+    } catch (e) {
+      problem = e instanceof AppError ? e.message : `${file} cannot be read: ${(e as Error).message}`;
+      return {};
+    }
     return cache;
   };
   return {
@@ -73,10 +84,20 @@ export function createFileSecretStore(home: string): SecretStore {
     get: (name) => load()[name] || undefined,
     set(name, value) {
       const keys = { ...load() };
+      if (problem && existsSync(file)) {
+        // Saving a key replaces a file that could not be read: keep that one beside it, in case
+        // it holds keys the user wants back by hand.
+        renameSync(file, `${file}.unreadable-${Date.now()}`);
+      }
       if (value) keys[name] = value;
       else delete keys[name];
       writePrivateFile(file, `${JSON.stringify({ version: 1, keys } satisfies SecretsJson, null, 2)}\n`);
       cache = keys;
+      problem = null;
+    },
+    problem: () => {
+      load();
+      return problem;
     },
   };
 }
@@ -99,10 +120,13 @@ export function appKeySource(secrets: SecretStore, env: NodeJS.ProcessEnv): KeyS
   const fromEnv = envKeySource(env);
   return {
     get: (name) => secrets.get(name) ?? fromEnv.get(name),
-    hint: (name) =>
-      isProviderId(name)
+    hint: (name) => {
+      const where = isProviderId(name)
         ? `add it in Settings → Providers, or set ${PROVIDERS[name].envVar}`
-        : 'add it in Settings → Providers',
+        : 'add it in Settings → Providers';
+      const problem = secrets.problem?.();
+      return problem ? `${where} (${problem})` : where;
+    },
   };
 }
 

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import type { Skill } from '../store/index.js';
+import { type Skill, writeFolderAtomic } from '../store/index.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
 import { assertPortablePaths, safeRelativePath } from './safe-path.js';
@@ -59,10 +59,7 @@ export function writeAgentSkillFolder(
       },
     );
   }
-  for (const [rel, bytes] of files) {
-    const abs = join(dir, rel);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, bytes);
-  }
+  // Whole or not at all: a full disk or a crash never leaves half a skill folder.
+  writeFolderAtomic(dir, files, { replace: opts.force });
   return { dir, files: rels };
 }

@@ -1,8 +1,9 @@
 /** Recently opened workspaces, remembered in `<home>/recent-workspaces.json`. */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { RecentWorkspace } from '../contract/workspace.js';
+import { writeFileAtomic } from '../store/index.js';
 
 const MAX_RECENT = 10;
 
@@ -46,10 +47,7 @@ export function openRecentWorkspaces(
     }
   };
   const write = (items: Array<{ path: string; opened_at: string }>) => {
-    mkdirSync(home, { recursive: true });
-    const tmp = `${file}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ items }, null, 2)}\n`);
-    renameSync(tmp, file);
+    writeFileAtomic(file, `${JSON.stringify({ items }, null, 2)}\n`);
   };
   const view = (items: Array<{ path: string; opened_at: string }>): RecentWorkspace[] =>
     items.map((i) => ({
