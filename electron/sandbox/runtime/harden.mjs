@@ -23,6 +23,24 @@ function isMemoryView(/** @type {object} */ o) {
  * @returns {number}
  */
 export function hardenIntrinsics(root) {
+  // Node defines some globals (DOMException, performance, crypto …) as accessors: getters that
+  // replace themselves on first use, setters that replace the value. Each becomes a plain read-only
+  // value (what its getter gives now), so freezing the global object also fixes what they hold.
+  for (const key of Reflect.ownKeys(root)) {
+    const d = Reflect.getOwnPropertyDescriptor(root, key);
+    if (!d || 'value' in d || !d.configurable) continue;
+    try {
+      const value = /** @type {any} */ (root)[key];
+      Object.defineProperty(root, key, {
+        value,
+        writable: false,
+        enumerable: d.enumerable,
+        configurable: false,
+      });
+    } catch {
+      // a getter that throws stays as it is
+    }
+  }
   const seen = new Set();
   /** @type {unknown[]} */
   const stack = [root];

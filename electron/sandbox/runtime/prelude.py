@@ -19,17 +19,16 @@ _JOB_DEVICE = "/dev/skilldesk-job"
 # Nothing of the host reaches the sandbox: the environment, the executable and the argument list
 # are synthetic (Emscripten fills them from the Node process that built this snapshot: its script
 # path, for one). Done before the snapshot, so every worker starts with them.
+_SYNTHETIC_ENV = {
+    "HOME": "/home/pyodide",
+    "LANG": "C.UTF-8",
+    "LOGNAME": "sandbox",
+    "PATH": "/usr/bin:/bin",
+    "PWD": "/home/pyodide",
+    "USER": "sandbox",
+}
 os.environ.clear()
-os.environ.update(
-    {
-        "HOME": "/home/pyodide",
-        "LANG": "C.UTF-8",
-        "LOGNAME": "sandbox",
-        "PATH": "/usr/bin:/bin",
-        "PWD": "/home/pyodide",
-        "USER": "sandbox",
-    }
-)
+os.environ.update(_SYNTHETIC_ENV)
 sys.executable = ""
 sys._base_executable = ""
 sys.argv = [""]
@@ -264,6 +263,11 @@ def _skilldesk_lockdown(removed_builtins):
         if isinstance(d, dict):
             for k in [k for k, v in d.items() if _is_jsproxy(v)]:
                 del d[k]
+    # Pyodide's boot from the snapshot sets variables of its own (LD_LIBRARY_PATH): back to the
+    # synthetic environment.
+    for key in [k for k in os.environ if _SYNTHETIC_ENV.get(k) != os.environ[k]]:
+        del os.environ[key]
+    os.environ.update(_SYNTHETIC_ENV)
     # The names worker.mjs took out of CPython's table of built-ins before the snapshot.
     for name in removed_builtins:
         sys.modules.pop(name, None)
