@@ -28,6 +28,7 @@ import { createFileSecretStore, createProviderSettings, type SecretStore } from 
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
+import { createToolHandlers } from './tools/index.js';
 import { createTracesHandlers, TraceStore } from './traces/index.js';
 import {
   createWorkspaceHandlers,
@@ -302,6 +303,7 @@ export function createHost(deps: HostDeps): Host {
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,
     ...createCodeHandlers({ session }),
+    ...createToolHandlers({ session, llm: () => llm() }),
     ...createSidecarHandlers({ session }),
     ...workspaceHandlers,
     ...progress.handlers,

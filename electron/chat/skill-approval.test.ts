@@ -10,8 +10,8 @@ import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
 import { ApprovalBroker } from '../mcp/index.js';
 import { quietLogger, smallPackage, tempDir } from '../test-support/index.js';
+import { HOST_FUNCTION_EFFECTS, type SkillForEffects, skillEffects } from '../tools/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
-import { HOST_FUNCTION_EFFECTS, type SkillForEffects, skillEffects } from './skill-effects.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -10,7 +10,8 @@ import { SkillCatalog } from '../skills/index.js';
 import { validatePackage } from '../skills/package-schema.js';
 import { openStore } from '../store/stores.js';
 import { smallPackage, tempDir } from '../test-support/index.js';
-import { BUILTIN_TOOLS, TurnTools } from './tools.js';
+import { BUILTIN_TOOL_SPECS } from '../tools/index.js';
+import { TurnTools } from './tools.js';
 
 function setup() {
   const store = openStore('account', tempDir())!;
@@ -31,7 +32,7 @@ function setup() {
 
 describe('built-in tool arguments are parsed with zod', () => {
   it('sends the model JSON Schema generated from the zod schemas', () => {
-    const byName = Object.fromEntries(BUILTIN_TOOLS.map((t) => [t.name, t.parameters]));
+    const byName = Object.fromEntries(BUILTIN_TOOL_SPECS.map((t) => [t.name, t.parameters]));
     expect(Object.keys(byName)).toEqual(['list_skills', 'search_skills', 'read_skill', 'apply_skill']);
     expect(byName.search_skills).toMatchObject({
       type: 'object',
@@ -56,7 +57,17 @@ describe('built-in tool arguments are parsed with zod', () => {
     ['read_skill', { name: 7 }, /name: .*expected string/],
     ['read_skill', 'Greeter', /arguments: .*expected object/],
     ['apply_skill', { name: 'Greeter', ctx: [1, 2] }, /ctx: .*expected record/],
-    ['apply_skill', { name: 'Greeter', extra: true }, /Unrecognized key: "extra"/],
+    [
+      'apply_skill',
+      { name: 'Greeter', extra: true },
+      /unknown argument "extra"; accepted: name, ctx, artifact/,
+    ],
+    [
+      'apply_skill',
+      { name: 'Greeter', context: {} },
+      /unknown argument "context"; accepted: name, ctx, artifact/,
+    ],
+    ['list_skills', { all: true }, /unknown argument "all"; this tool takes no arguments/],
   ])('%s(%j) comes back as a clear tool error', async (name, args, message) => {
     const { tools, runs, catalog } = setup();
     const out = await tools.call(name, args);

@@ -11,47 +11,46 @@
 import type { z } from 'zod';
 import {
   type AppChannels,
-  type AppWindowChannels, // issue 11
+  type AppWindowChannels,
   appRequestSchemas,
-  appWindowRequestSchemas, // issue 11
+  appWindowRequestSchemas,
 } from './app.js';
+import { type BuiltinToolChannels, builtinToolRequestSchemas } from './builtin-tools.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
 import { type CodeChannels, codeRequestSchemas } from './code.js';
-// Issue 12: the Composer agent.
 import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } from './composer.js';
 import type { AppErrorData } from './errors.js';
 import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
-// Issue 13: workspaces in the app, and progress of long work.
 import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import {
-  type SkillFilesChannels, // issue 11
+  type SkillFilesChannels,
   type SkillsChannels,
   type SkillsEvents,
-  skillFilesRequestSchemas, // issue 11
+  skillFilesRequestSchemas,
   skillsRequestSchemas,
 } from './skills.js';
-// Issue 16: MCP servers and tool approvals.
 import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 import { type WorkspaceChannels, type WorkspaceEvents, workspaceRequestSchemas } from './workspace.js';
 
 /** Every request/response channel: `'capability/verb-noun': { req; res }`. */
 export type Channels = SkillsChannels &
-  SkillFilesChannels & // issue 11
+  SkillFilesChannels &
+  BuiltinToolChannels &
   AppChannels &
-  AppWindowChannels & // issue 11
+  AppWindowChannels &
   ChatChannels &
   TracesChannels &
   SettingsChannels &
   CodeChannels &
   SidecarChannels &
-  ComposerChannels & // issue 12
-  EvalChannels & // issue 12
-  ToolsChannels & // issue 16
-  WorkspaceChannels & // issue 13
-  ProgressChannels; // issue 13
+  ComposerChannels &
+  EvalChannels &
+  ToolsChannels &
+  WorkspaceChannels &
+  ProgressChannels;
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -65,9 +64,9 @@ export type Events = SkillsEvents &
   SettingsEvents &
   ComposerEvents &
   EvalEvents &
-  ToolsEvents & // ComposerEvents, EvalEvents: issue 12; ToolsEvents: issue 16
+  ToolsEvents &
   WorkspaceEvents &
-  ProgressEvents; // issue 13
+  ProgressEvents;
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
@@ -85,14 +84,14 @@ export const EVENT_NAMES = [
   'chat/turn-finished',
   'chat/sessions-changed',
   'settings/changed',
-  'composer/round-finished', // issue 12
-  'skills/eval-progressed', // issue 12
-  // issue 16
+  'composer/round-finished',
+  'skills/eval-progressed',
+
   'tools/approval-requested',
   'tools/approval-settled',
   'tools/call-progressed',
   'tools/server-status-changed',
-  // issue 13
+
   'workspace/changed',
   'progress/task-updated',
 ] as const satisfies readonly EventName[];
@@ -109,19 +108,20 @@ export type RequestSchemas = { [C in Channel]: z.ZodType<Req<C>> };
 /** The request schemas of every channel. */
 export const requestSchemas = {
   ...skillsRequestSchemas,
-  ...skillFilesRequestSchemas, // issue 11
+  ...skillFilesRequestSchemas,
+  ...builtinToolRequestSchemas,
   ...appRequestSchemas,
-  ...appWindowRequestSchemas, // issue 11
+  ...appWindowRequestSchemas,
   ...chatRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,
   ...codeRequestSchemas,
   ...sidecarRequestSchemas,
-  ...composerRequestSchemas, // issue 12
-  ...evalRequestSchemas, // issue 12
-  ...toolsRequestSchemas, // issue 16
-  ...workspaceRequestSchemas, // issue 13
-  ...progressRequestSchemas, // issue 13
+  ...composerRequestSchemas,
+  ...evalRequestSchemas,
+  ...toolsRequestSchemas,
+  ...workspaceRequestSchemas,
+  ...progressRequestSchemas,
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */

@@ -1,4 +1,5 @@
 export * from './app.js';
+export * from './builtin-tools.js';
 export * from './channels.js';
 export * from './chat.js';
 export * from './code.js';
@@ -8,5 +9,5 @@ export * from './evals.js';
 export * from './settings.js';
 export * from './sidecar.js';
 export * from './skills.js';
-export * from './tools.js'; // issue 16
+export * from './tools.js';
 export * from './traces.js';

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PROJECT_ROOT, tempDir } from '../test-support/index.js';
+import { BUILTIN_TOOL_SPECS } from '../tools/index.js';
 
 let client: Client | null = null;
 
@@ -45,8 +46,24 @@ describe('skilldesk mcp serve', () => {
     ]);
     expect(tools.tools.find((t) => t.name === 'search_skills')?.annotations?.readOnlyHint).toBe(true);
 
+    // The same names and argument schemas as the chat's model is offered.
+    for (const spec of BUILTIN_TOOL_SPECS) {
+      const served = tools.tools.find((t) => t.name === spec.name)!;
+      expect(served.description).toBe(spec.description);
+      expect(served.inputSchema).toMatchObject({
+        type: 'object',
+        properties: Object.fromEntries(
+          Object.keys((spec.parameters.properties as object) ?? {}).map((k) => [k, expect.anything()]),
+        ),
+        additionalProperties: false,
+      });
+      expect(Object.keys(served.inputSchema.properties ?? {})).toEqual(
+        Object.keys((spec.parameters.properties as object) ?? {}),
+      );
+    }
+
     const listed = JSON.parse(textOf(await c.callTool({ name: 'list_skills', arguments: {} })));
-    expect(listed.map((s: { name: string }) => s.name)).toContain('CSV Statistics');
+    expect(listed.skills.map((s: { name: string }) => s.name)).toContain('CSV Statistics');
 
     const found = JSON.parse(
       textOf(
@@ -56,20 +73,29 @@ describe('skilldesk mcp serve', () => {
         }),
       ),
     );
-    expect(found[0].name).toBe('CSV Statistics');
+    expect(found.matches[0].name).toBe('CSV Statistics');
 
     const read = JSON.parse(
       textOf(await c.callTool({ name: 'read_skill', arguments: { name: 'csv statistics' } })),
     );
     expect(read.artifacts.map((a: { kind: string }) => a.kind)).toContain('code_template');
 
+    // `context` was this tool's name for the variables over MCP; it is `ctx`, as in the chat, and
+    // an argument the tool does not take is refused, naming those it does.
+    const misnamed = await c.callTool({
+      name: 'apply_skill',
+      arguments: { name: 'CSV Statistics', context: { csv_text: 'a,b\n1,x\n' } },
+    });
+    expect(misnamed.isError).toBe(true);
+    expect(textOf(misnamed)).toMatch(/unknown argument "context"; accepted: name, ctx, artifact/);
+
     const applied = await c.callTool({
       name: 'apply_skill',
-      arguments: { name: 'CSV Statistics', context: { csv_text: 'a,b\n1,x\n3,y\n' } },
+      arguments: { name: 'CSV Statistics', ctx: { csv_text: 'a,b\n1,x\n3,y\n' } },
     });
     expect(applied.isError).toBe(false);
     const run = JSON.parse(textOf(applied));
-    const code = run.results.find((r: { kind: string }) => r.kind === 'code_template');
+    const code = run.outputs.find((r: { kind: string }) => r.kind === 'code_template');
     expect(code.ok).toBe(true);
     expect(code.data).toMatchObject({ rows: 2 });
 

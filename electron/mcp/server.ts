@@ -14,6 +14,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
 import type { SkillDetail } from '../contract/skills.js';
 import { skillSlug, skillToAgentFiles } from '../skills/index.js';
 import type { Skill } from '../store/index.js';
@@ -144,100 +145,27 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     },
   );
 
-  server.registerTool(
-    'list_skills',
-    {
-      description: 'List the skills of this SkillDesk catalog (workspace skills override account skills).',
-      inputSchema: {},
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async () => {
-      const { skills } = await client.invoke('skills/list', {});
-      return text(
-        skills
-          .filter((s) => !s.overridden)
-          .map((s) => ({
-            name: s.name,
-            scope: s.scope,
-            description: s.description,
-            tags: s.tags,
-            artifact_kinds: s.artifact_kinds,
-          })),
-      );
-    },
-  );
-
-  server.registerTool(
-    'search_skills',
-    {
-      description:
-        'Find the skills that fit a request, best first (deterministic ranking over names, descriptions, tags and triggers).',
-      inputSchema: {
-        query: z.string().min(1).max(10_000),
-        limit: z.number().int().min(1).max(50).optional(),
+  // The chat's own tools: one name, schema and implementation each (electron/tools), run in the
+  // core through `skills/call-tool`. The SDK checks arguments against the same strict schema, so an
+  // unknown one comes back as an error naming the accepted ones.
+  for (const name of Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]) {
+    const tool = BUILTIN_TOOLS[name];
+    server.registerTool(
+      name,
+      {
+        description: tool.description,
+        inputSchema: tool.args,
+        annotations: tool.read_only
+          ? { readOnlyHint: true, openWorldHint: false }
+          : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ query, limit }) => {
-      const r = await client.invoke('skills/match', { message: query, limit: limit ?? 5 });
-      return text(
-        r.matches.map((m) => ({ name: m.name, scope: m.scope, score: m.score, matched_on: m.matched_on })),
-      );
-    },
-  );
-
-  server.registerTool(
-    'read_skill',
-    {
-      description:
-        "Read a skill: its description, when to use it, its instructions and its artifacts' contents.",
-      inputSchema: { name: z.string().min(1).max(200), artifact: z.string().max(200).optional() },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ name, artifact }) => {
-      const r = await client.call('skills/get', { name });
-      if (!r.ok) return failure(r.error.message);
-      const s = r.value.skill;
-      const artifacts = s.artifacts
-        .filter((a) => !artifact || a.name.toLowerCase() === artifact.toLowerCase())
-        .map((a) => ({ name: a.name, kind: a.kind, model_variant: a.model_variant, content: a.content }));
-      if (artifact && artifacts.length === 0) return failure(`${s.name} has no artifact named ${artifact}`);
-      return text({ name: s.name, description: s.description, when: s.when, version: s.version, artifacts });
-    },
-  );
-
-  server.registerTool(
-    'apply_skill',
-    {
-      description:
-        "Run a skill's artifacts with the given variables: prompt templates are rendered (and sent to SkillDesk's configured model), Python runs in SkillDesk's sandbox. Returns each artifact's output.",
-      inputSchema: {
-        name: z.string().min(1).max(200),
-        context: z.record(z.string(), z.unknown()).optional(),
-        artifact: z.string().max(200).optional(),
+      async (args: Record<string, unknown>) => {
+        const r = await client.call('skills/call-tool', { name, args });
+        if (!r.ok) return failure(r.error.message);
+        return { ...text(r.value.result), isError: !r.value.ok };
       },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async ({ name, context, artifact }) => {
-      const r = await client.call('skills/run', {
-        name,
-        ...(artifact ? { artifact } : {}),
-        ...(context ? { context: context as Record<string, unknown> } : {}),
-      });
-      if (!r.ok) return failure(r.error.message);
-      const results = r.value.results.map((a) => ({
-        artifact: a.artifact,
-        kind: a.kind,
-        ok: a.ok,
-        text: a.text,
-        data: a.data,
-        stdout: a.stdout,
-        error: a.error,
-        assertions: a.assertions,
-      }));
-      return { ...text({ skill: r.value.skill, ok: r.value.ok, results }), isError: !r.value.ok };
-    },
-  );
+    );
+  }
 
   server.registerResource(
     'skill-file',

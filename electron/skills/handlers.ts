@@ -243,7 +243,10 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
           : {}),
       };
     },
-  } satisfies Omit<HandlersFor<'skills'>, SkillRunChannel | SkillVersionChannel | 'skills/match'> &
+  } satisfies Omit<
+    HandlersFor<'skills'>,
+    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/call-tool'
+  > &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
 
@@ -255,5 +258,5 @@ type SkillRunChannel =
   | 'skills/cancel-run'
   | 'skills/optimize'
   | 'skills/eval'
-  | 'skills/cancel-eval' // issue 12
-  | 'skills/eval-history'; // issue 12
+  | 'skills/cancel-eval'
+  | 'skills/eval-history';

@@ -1,4 +1,11 @@
 import { useEffect, useState } from 'react';
+import {
+  BUILTIN_TOOLS,
+  describeRun,
+  isBuiltinTool,
+  type RunFacts,
+  type ToolCallFacts,
+} from '../../../electron/contract/builtin-tools.js';
 import type { TraceView } from '../../../electron/contract/traces.js';
 import { useStores } from '../../stores.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
@@ -8,6 +15,8 @@ import type { UiToolCall } from './chat-store.js';
 type Rec = Record<string, unknown>;
 const asRec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+export type { RunFacts };
 
 /** Why a call failed, from the `{error}` its tool returned. */
 export function failureReason(call: UiToolCall): string | null {
@@ -23,13 +32,6 @@ export function failureReason(call: UiToolCall): string | null {
   );
 }
 
-/** What the timing and checks of a run add up to, from its traces. */
-export interface RunFacts {
-  ms: number;
-  passed: number;
-  run: number;
-}
-
 function sumTraces(traces: TraceView[]): RunFacts {
   return traces.reduce(
     (acc, t) => ({
@@ -41,54 +43,21 @@ function sumTraces(traces: TraceView[]): RunFacts {
   );
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /**
  * One step of skill activity in words: "Searched skills for 'summarize' — 3 found", "Read
- * Summarize", "Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed".
+ * Summarize", "Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed". A built-in tool words
+ * itself (its entry in the contract's tool table); a skill's own tool or an MCP tool is a run.
  */
 export function describeStep(call: UiToolCall, facts: RunFacts | null = null): string {
-  const a = asRec(call.args);
-  const r = asRec(call.result);
-  const running = call.status === 'running';
-  const failed = call.status === 'failed';
-  const skill = call.skill ?? str(a.name) ?? 'a skill';
-  switch (call.name) {
-    case 'search_skills': {
-      const q = str(a.query) ?? '';
-      if (running) return `Searching skills for ‘${q}’…`;
-      if (failed) return `Couldn’t search skills for ‘${q}’`;
-      const n = Array.isArray(r.matches) ? r.matches.length : 0;
-      return `Searched skills for ‘${q}’ — ${n === 0 ? 'none' : n} found`;
-    }
-    case 'list_skills': {
-      if (running) return 'Listing skills…';
-      if (failed) return 'Couldn’t list skills';
-      const n = Array.isArray(r.skills) ? r.skills.length : 0;
-      return `Listed skills — ${n} available`;
-    }
-    case 'read_skill': {
-      const part = str(a.artifact);
-      const what = part ? `${skill} · ${part}` : skill;
-      if (running) return `Reading ${what}…`;
-      return failed ? `Couldn’t read ${what}` : `Read ${what}`;
-    }
-    default: {
-      const artifacts = call.artifacts?.length ? call.artifacts : str(a.artifact) ? [str(a.artifact)!] : [];
-      const isSkill = call.name === 'apply_skill' || call.skill !== undefined;
-      const name = isSkill ? skill : call.name;
-      if (running) return `Running ${name}…`;
-      const bits = [`${failed ? 'Couldn’t run' : 'Ran'} ${name}`];
-      if (artifacts.length) bits.push(artifacts.join(', '));
-      if (facts) {
-        bits.push(seconds(facts.ms));
-        if (facts.run > 0) bits.push(`${facts.passed}/${facts.run} checks passed`);
-      }
-      return bits.join(' · ');
-    }
-  }
+  const c: ToolCallFacts = {
+    status: call.status === 'ok' ? 'done' : call.status,
+    args: asRec(call.args),
+    result: asRec(call.result),
+    skill: call.skill,
+    artifacts: call.artifacts,
+  };
+  if (isBuiltinTool(call.name)) return BUILTIN_TOOLS[call.name].activity(c, facts);
+  return describeRun(call.skill !== undefined ? call.skill : call.name, c, facts);
 }
 
 /** The traces of a finished call, loaded once (for its time and checks). */

@@ -1,0 +1,210 @@
+/**
+ * The built-in skill tools as every face sees them: one name, one description, one argument schema
+ * and one activity text per tool. The chat offers these to its model, `skilldesk mcp serve` lists
+ * them to MCP clients, and the renderer words a call from them; each tool's implementation is one
+ * module in `electron/tools/`, registered against this table (a missing one fails `tsc`).
+ */
+import { z } from 'zod';
+
+/** A JSON object argument; models often send nested objects as a JSON string, which is accepted too. */
+const JsonObjectArg = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+const SkillName = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('The skill name, as list_skills or search_skills report it.');
+const ArtifactName = z.string().min(1).max(200).describe('One artifact of the skill, by name.');
+
+/**
+ * A tool's arguments: exactly these keys. An unknown one is refused, naming the accepted ones, so a
+ * caller that misspells an argument learns it instead of running with the argument dropped.
+ */
+function toolArgs<S extends z.ZodRawShape>(shape: S) {
+  const accepted = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `"${k}"`).join(', ')}; ${accepted.length ? `accepted: ${accepted.join(', ')}` : 'this tool takes no arguments'}`
+        : undefined,
+  });
+}
+
+/** A finished or running tool call, as its activity text reads it. */
+export interface ToolCallFacts {
+  status: 'running' | 'done' | 'failed';
+  args: Record<string, unknown>;
+  result: Record<string, unknown>;
+  /** The skill the call was about, when the tool said. */
+  skill?: string;
+  artifacts?: string[];
+}
+
+/** Timing and checks of a finished run, from its traces (absent until loaded). */
+export interface RunFacts {
+  ms: number;
+  passed: number;
+  run: number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * "Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed": a run of a skill (`apply_skill`, a
+ * skill's own tool) or of any other tool, named `name`.
+ */
+export function describeRun(name: string, call: ToolCallFacts, facts: RunFacts | null = null): string {
+  if (call.status === 'running') return `Running ${name}…`;
+  const artifacts = call.artifacts?.length
+    ? call.artifacts
+    : str(call.args.artifact)
+      ? [str(call.args.artifact)!]
+      : [];
+  const bits = [`${call.status === 'failed' ? 'Couldn’t run' : 'Ran'} ${name}`];
+  if (artifacts.length) bits.push(artifacts.join(', '));
+  if (facts) {
+    bits.push(seconds(facts.ms));
+    if (facts.run > 0) bits.push(`${facts.passed}/${facts.run} checks passed`);
+  }
+  return bits.join(' · ');
+}
+
+/** What every face knows about one built-in tool. */
+export interface BuiltinToolFacts {
+  description: string;
+  args: z.ZodType<Record<string, unknown>>;
+  /** Only reads the catalog (MCP's `readOnlyHint`). */
+  read_only: boolean;
+  /** One step of skill activity in words. */
+  activity(call: ToolCallFacts, facts: RunFacts | null): string;
+}
+
+const skillOf = (call: ToolCallFacts) => call.skill ?? str(call.args.name) ?? 'a skill';
+
+/** Every built-in tool, keyed by the name models and MCP clients call it by. */
+export const BUILTIN_TOOLS = {
+  list_skills: {
+    description: 'List every available skill with its description.',
+    args: toolArgs({}),
+    read_only: true,
+    activity(call) {
+      if (call.status === 'running') return 'Listing skills…';
+      if (call.status === 'failed') return 'Couldn’t list skills';
+      const n = Array.isArray(call.result.skills) ? call.result.skills.length : 0;
+      return `Listed skills — ${n} available`;
+    },
+  },
+  search_skills: {
+    description: 'Find skills relevant to a query (deterministic keyword ranking).',
+    args: toolArgs({
+      query: z.string().min(1).max(10_000).describe('What the user wants, in their words.'),
+      limit: z.int().min(1).max(20).optional().describe('How many skills to return (default 5).'),
+    }),
+    read_only: true,
+    activity(call) {
+      const q = str(call.args.query) ?? '';
+      if (call.status === 'running') return `Searching skills for ‘${q}’…`;
+      if (call.status === 'failed') return `Couldn’t search skills for ‘${q}’`;
+      const n = Array.isArray(call.result.matches) ? call.result.matches.length : 0;
+      return `Searched skills for ‘${q}’ — ${n === 0 ? 'none' : n} found`;
+    },
+  },
+  read_skill: {
+    description:
+      "Read a skill: its instructions and the list of its artifacts. Pass artifact to read one artifact's full content.",
+    args: toolArgs({ name: SkillName, artifact: ArtifactName.optional() }),
+    read_only: true,
+    activity(call) {
+      const part = str(call.args.artifact);
+      const what = part ? `${skillOf(call)} · ${part}` : skillOf(call);
+      if (call.status === 'running') return `Reading ${what}…`;
+      return call.status === 'failed' ? `Couldn’t read ${what}` : `Read ${what}`;
+    },
+  },
+  apply_skill: {
+    description:
+      "Run a skill's executable artifacts (prompt templates, sandboxed Python, DSPy programs) with the variables in ctx, and return their outputs. Pass artifact to run only one.",
+    args: toolArgs({
+      name: SkillName,
+      ctx: JsonObjectArg.optional().describe("Variables for the skill's templates and code."),
+      artifact: ArtifactName.optional(),
+    }),
+    read_only: false,
+    activity: (call, facts) => describeRun(skillOf(call), call, facts),
+  },
+} as const satisfies Record<string, BuiltinToolFacts>;
+
+/** The name of a built-in tool. */
+export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
+
+/** The parsed arguments of built-in tool `N`. */
+export type BuiltinToolArgs<N extends BuiltinToolName> = z.output<(typeof BUILTIN_TOOLS)[N]['args']>;
+
+/** Whether `name` is a built-in tool. */
+export function isBuiltinTool(name: string): name is BuiltinToolName {
+  return Object.hasOwn(BUILTIN_TOOLS, name);
+}
+
+/**
+ * The JSON Schema a model or an MCP client receives for a tool's arguments: the input side (what
+ * the caller writes), without `$schema`, and free-form objects as plain `additionalProperties:
+ * true`, which every provider accepts.
+ */
+export function toolParameters(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      const node = jsonSchema as Record<string, unknown>;
+      if (node.type === 'object' && node.propertyNames) {
+        delete node.propertyNames;
+        node.additionalProperties = true;
+      }
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** `skills/call-tool`: run one built-in tool as a model would (the MCP server's tools call this). */
+export const CallToolReqSchema = z
+  .object({
+    name: z.enum(Object.keys(BUILTIN_TOOLS) as [BuiltinToolName, ...BuiltinToolName[]]),
+    /** Checked against the tool's own schema, which names what it accepts. */
+    args: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+/** Request of `skills/call-tool`. */
+export type CallToolReq = z.infer<typeof CallToolReqSchema>;
+/** Reply of `skills/call-tool`: what the model would have been sent, and what the call touched. */
+export interface CallToolRes {
+  ok: boolean;
+  /** JSON-compatible: the tool's result, or `{error}`. */
+  result: unknown;
+  skill?: string;
+  artifacts?: string[];
+  trace_ids?: string[];
+}
+
+/** The channel of this slice. */
+export type BuiltinToolChannels = {
+  'skills/call-tool': { req: CallToolReq; res: CallToolRes };
+};
+
+/** The request schema of this slice. */
+export const builtinToolRequestSchemas = {
+  'skills/call-tool': CallToolReqSchema,
+};

@@ -1,0 +1,88 @@
+import type { DispatchResult } from '../dispatch/index.js';
+import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+import { unknownSkill } from './search-skills.js';
+import { describeEffects, skillEffects } from './skill-effects.js';
+import { clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
+
+/** `apply_skill`: run a skill's executable artifacts (or one artifact) with the variables in `ctx`. */
+export const applySkill: ToolModule<'apply_skill'> = {
+  name: 'apply_skill',
+  run: (args, ctx) => runSkillTool(ctx, args.name, args.ctx ?? {}, args.artifact, args),
+};
+
+/**
+ * Run a skill as a tool call: `apply_skill`, and a skill's own bundled tools (whose arguments are
+ * its variables). A skill that may write or reach the network runs only once the user approves it.
+ */
+export async function runSkillTool(
+  ctx: ToolContext,
+  name: string,
+  variables: Record<string, unknown>,
+  artifact: string | undefined,
+  args: Record<string, unknown>,
+): Promise<ToolOutcome> {
+  const found = ctx.catalog.resolve(name);
+  if (!found) return unknownSkill(ctx.catalog, name);
+  const { skill, scope } = found;
+  if (artifact && !skill.artifacts.some((a) => a.name === artifact)) {
+    return {
+      ok: false,
+      skill: skill.name,
+      result: {
+        error: `skill "${skill.name}" has no artifact "${artifact}"; it has: ${[...new Set(skill.artifacts.map((a) => a.name))].join(', ')}`,
+      },
+    };
+  }
+  const executable = skill.artifacts.filter((a) => EXECUTABLE_KINDS.includes(a.kind));
+  if (!artifact && executable.length === 0) {
+    return {
+      ok: true,
+      skill: skill.name,
+      result: {
+        skill: skill.name,
+        note: 'this skill has no executable artifacts; follow its instructions (read_skill) instead',
+      },
+    };
+  }
+  const effects = skillEffects(skill, artifact);
+  const approve = ctx.turn?.external?.approveSkill;
+  if (effects.effects.length > 0 && approve) {
+    const verdict = await approve.call(
+      ctx.turn!.external,
+      { skill: skill.name, args, effects, description: describeEffects(effects) },
+      { call_id: ctx.call_id },
+    );
+    if (!verdict.allowed)
+      return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
+  }
+  const results = await ctx.dispatcher.runSkill(ctx.scope, {
+    skill: { id: skill.id, name: skill.name, scope, version: skill.version },
+    // Only executable artifacts run here: instructions come through read_skill.
+    artifacts: artifact ? skill.artifacts : executable,
+    variables,
+    artifact,
+  });
+  return {
+    ok: results.every((r) => r.ok),
+    skill: skill.name,
+    artifacts: results.map((r) => r.artifact.name),
+    trace_ids: results.map((r) => r.trace_id),
+    result: { skill: skill.name, outputs: results.map(toolView) },
+  };
+}
+
+function toolView(r: DispatchResult) {
+  const failed = r.assertions.filter((a) => !a.passed && !a.skipped);
+  return {
+    artifact: r.artifact.name,
+    kind: r.artifact.kind,
+    ok: r.ok,
+    ...(r.output?.text != null ? { text: clip(r.output.text) } : {}),
+    ...(r.output?.data !== undefined ? { data: r.output.data } : {}),
+    ...(r.output?.fallback ? { fallback: r.output.fallback } : {}),
+    ...(r.error ? { error: r.error.message } : {}),
+    ...(failed.length
+      ? { failed_assertions: failed.map((a) => `${a.description}: ${a.explanation ?? ''}`) }
+      : {}),
+  };
+}

@@ -1,0 +1,101 @@
+import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+import { skillSlug } from '../skills/index.js';
+import { unknownSkill } from './search-skills.js';
+import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
+
+/**
+ * `read_skill`: a skill's instructions and the list of its artifacts, or one artifact's content
+ * (loaded alone: only the requested rows). In a chat turn, reading a whole skill offers the tools
+ * it bundles and the external tools it declares for the rest of the turn.
+ */
+export const readSkill: ToolModule<'read_skill'> = {
+  name: 'read_skill',
+  async run({ name, artifact }, ctx) {
+    const out = read(ctx, name, artifact);
+    const reveal = ctx.turn?.external?.reveal;
+    if (!out.ok || artifact || !reveal || !out.skill) return out;
+    const summary = ctx.catalog
+      .stores()
+      .map((st) => st.repo.getSummaryByName(out.skill!))
+      .find(Boolean);
+    if (!summary || (!summary.allowed_tools && !summary.metadata)) return out;
+    const revealed = await reveal.call(ctx.turn!.external, {
+      name: summary.name,
+      allowed_tools: summary.allowed_tools,
+      metadata: summary.metadata,
+    });
+    if (revealed.length === 0) return out;
+    const result = out.result as { tools?: string[] };
+    return { ...out, result: { ...result, tools: [...(result.tools ?? []), ...revealed] } };
+  },
+};
+
+function read(ctx: ToolContext, name: string, artifact?: string): ToolOutcome {
+  const store = ctx.catalog.stores().find((s) => s.repo.getSummaryByName(name));
+  const summary = store?.repo.getSummaryByName(name);
+  if (!store || !summary) return unknownSkill(ctx.catalog, name);
+  if (artifact) {
+    const rows = store.repo.getArtifactsByName(summary.id, artifact);
+    if (rows.length === 0) {
+      const names = store.repo.listArtifactHeaders(summary.id).map((h) => h.name);
+      return {
+        ok: false,
+        skill: summary.name,
+        result: {
+          error: `skill "${summary.name}" has no artifact "${artifact}"; it has: ${names.join(', ')}`,
+        },
+      };
+    }
+    const a = rows[0]!;
+    return {
+      ok: true,
+      skill: summary.name,
+      artifacts: [a.name],
+      result: {
+        skill: summary.name,
+        artifact: a.name,
+        kind: a.kind,
+        variants: rows.map((r) => r.model_variant ?? 'default'),
+        content: clip(a.content),
+      },
+    };
+  }
+  const headers = store.repo.listArtifactHeaders(summary.id);
+  const texts = store.repo.getArtifacts(summary.id, ['description', 'approach']);
+  const bundled: BundledTool[] = [];
+  for (const h of headers) {
+    const tool = h.metadata?.tool as
+      | { name?: string; description?: string; parameters?: Record<string, unknown> }
+      | undefined;
+    if (!tool || !EXECUTABLE_KINDS.includes(h.kind)) continue;
+    const slug = (s: string) => skillSlug(s).replace(/-/g, '_');
+    bundled.push({
+      skill: summary.name,
+      artifact: h.name,
+      spec: {
+        name: `${slug(summary.name)}__${slug(tool.name ?? h.name)}`.slice(0, 64),
+        description: tool.description ?? `${summary.name}: run ${h.name}`,
+        parameters: tool.parameters ?? { type: 'object', additionalProperties: true },
+      },
+    });
+  }
+  if (bundled.length) ctx.turn?.offer(bundled);
+  return {
+    ok: true,
+    skill: summary.name,
+    artifacts: texts.map((t) => t.name),
+    result: {
+      name: summary.name,
+      description: summary.description,
+      when: summary.when ?? undefined,
+      instructions: clip(texts.map((t) => t.content).join('\n\n')),
+      artifacts: headers.map((h) => ({
+        name: h.name,
+        kind: h.kind,
+        model_variant: h.model_variant ?? undefined,
+        executable: EXECUTABLE_KINDS.includes(h.kind),
+      })),
+      tools: ctx.turn ? bundled.map((b) => b.spec.name) : [],
+    },
+  };
+}

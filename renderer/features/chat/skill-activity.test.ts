@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { UiToolCall } from './chat-store.js';
+import { describeStep } from './SkillActivity.js';
+
+const call = (over: Partial<UiToolCall>): UiToolCall => ({
+  id: 'c',
+  name: 'x',
+  args: {},
+  status: 'ok',
+  ...over,
+});
+
+describe('describeStep words each tool call from the contract’s tool table', () => {
+  it('words the built-in tools, running, failed and done', () => {
+    expect(describeStep(call({ name: 'search_skills', args: { query: 'csv' }, status: 'running' }))).toBe(
+      'Searching skills for ‘csv’…',
+    );
+    expect(
+      describeStep(call({ name: 'search_skills', args: { query: 'csv' }, result: { matches: [{}, {}] } })),
+    ).toBe('Searched skills for ‘csv’ — 2 found');
+    expect(describeStep(call({ name: 'list_skills', result: { skills: [{}] } }))).toBe(
+      'Listed skills — 1 available',
+    );
+    expect(describeStep(call({ name: 'read_skill', args: { name: 'Summarize', artifact: 'P' } }))).toBe(
+      'Read Summarize · P',
+    );
+    expect(describeStep(call({ name: 'read_skill', args: { name: 'Summarize' }, status: 'failed' }))).toBe(
+      'Couldn’t read Summarize',
+    );
+  });
+
+  it('words a run with its artifacts, time and checks; a skill’s own tool or an MCP tool alike', () => {
+    const facts = { ms: 1200, passed: 2, run: 2 };
+    expect(
+      describeStep(
+        call({ name: 'apply_skill', args: { name: 'Summarize' }, artifacts: ['Summary Prompt'] }),
+        facts,
+      ),
+    ).toBe('Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed');
+    expect(describeStep(call({ name: 'csv__stats', skill: 'CSV Statistics', status: 'running' }))).toBe(
+      'Running CSV Statistics…',
+    );
+    expect(describeStep(call({ name: 'files__read_file', status: 'failed' }))).toBe(
+      'Couldn’t run files__read_file',
+    );
+  });
+});
