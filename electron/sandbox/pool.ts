@@ -1,5 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -154,6 +167,58 @@ const SNAPSHOT_FORMAT = 'skilldesk-pyodide-snapshot/1';
 /** Pyodide's snapshot header: magic, offset of the heap, JSON length, 0, 256-bit build id. */
 const SNAPSHOT_MAGIC = 1886286592;
 const SNAPSHOT_HEADER = 48;
+
+/** Free space the snapshot cache leaves on its disk beyond the snapshot itself. */
+const SNAPSHOT_FREE_MARGIN = 256 * 1024 * 1024;
+const SNAPSHOT_TEMP_SUFFIX = '.tmp';
+
+/** Bytes available to this user on the file system holding `dir` (null when unknown). */
+function freeBytes(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return Number(s.bavail) * Number(s.bsize);
+  } catch {
+    return null;
+  }
+}
+
+/** Write `bytes` to a new file (mode 0600) and flush it to the disk before returning. */
+function writeDurably(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    let at = 0;
+    while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Remove temp files of snapshot writes that can no longer finish: their writer (the pid in the
+ * name) is gone — killed, or out of disk — or they are over an hour old.
+ */
+export function removeStaleTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^pyodide-.*\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+    if (!m) continue;
+    const path = join(dir, name);
+    let stale = false;
+    try {
+      process.kill(Number(m[1]), 0);
+      stale = Date.now() - statSync(path).mtimeMs > 3_600_000;
+    } catch (e) {
+      stale = (e as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+    if (stale) rmSync(path, { force: true });
+  }
+}
 
 /** The Pyodide build id of the installed package (snapshots carry it). */
 let buildIdCache: string | null = null;
@@ -665,6 +730,7 @@ export class SandboxPool {
   }
 
   private readSnapshot(): Uint8Array | null {
+    if (this.opts.cacheDir) removeStaleTemps(this.opts.cacheDir);
     const files = (() => {
       try {
         return this.snapshotFiles();
@@ -709,10 +775,21 @@ export class SandboxPool {
   }
 
   private writeSnapshot(bytes: Uint8Array): void {
+    const temps: string[] = [];
     try {
       const files = this.snapshotFiles();
       if (!files) return;
-      mkdirSync(dirname(files.bin), { recursive: true, mode: 0o700 });
+      const dir = dirname(files.bin);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      removeStaleTemps(dir);
+      // A cache is an optimisation: never the thing that fills the disk.
+      const free = freeBytes(dir);
+      if (free !== null && free < bytes.length + SNAPSHOT_FREE_MARGIN) {
+        this.opts.log?.(
+          `not caching the sandbox snapshot: ${dir} has ${Math.floor(free / 1048576)} MB free, ${Math.ceil((bytes.length + SNAPSHOT_FREE_MARGIN) / 1048576)} MB needed`,
+        );
+        return;
+      }
       const meta = {
         format: SNAPSHOT_FORMAT,
         pyodide_version: files.version,
@@ -722,14 +799,20 @@ export class SandboxPool {
         sha256: createHash('sha256').update(bytes).digest('hex'),
         created_at: new Date().toISOString(),
       };
-      const suffix = `${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      writeFileSync(`${files.bin}.${suffix}`, bytes, { mode: 0o600 });
-      writeFileSync(`${files.meta}.${suffix}`, JSON.stringify(meta), { mode: 0o600 });
-      renameSync(`${files.bin}.${suffix}`, files.bin);
-      renameSync(`${files.meta}.${suffix}`, files.meta);
+      const suffix = `${process.pid}.${randomBytes(4).toString('hex')}${SNAPSHOT_TEMP_SUFFIX}`;
+      const binTemp = `${files.bin}.${suffix}`;
+      const metaTemp = `${files.meta}.${suffix}`;
+      temps.push(binTemp, metaTemp);
+      writeDurably(binTemp, bytes);
+      writeDurably(metaTemp, Buffer.from(JSON.stringify(meta)));
+      renameSync(binTemp, files.bin);
+      renameSync(metaTemp, files.meta);
+      temps.length = 0;
       this.opts.log?.(`sandbox snapshot cached in ${files.bin}`);
     } catch (e) {
       this.opts.log?.(`could not cache the sandbox snapshot: ${(e as Error).message}`);
+    } finally {
+      for (const t of temps) rmSync(t, { force: true });
     }
   }
 
