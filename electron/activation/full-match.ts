@@ -1,0 +1,89 @@
+import type { SkillCatalog } from '../skills/index.js';
+import { type DenseProgress, denseIndex } from './dense.js';
+import { e5Engine, e5Status } from './e5.js';
+import {
+  explainMatch,
+  type MatchExplanation,
+  type MatchOptions,
+  matchSkills,
+  type SkillMatch,
+} from './phase1.js';
+import { skillIndex } from './skill-index.js';
+import { contentWords, MAX_MESSAGE_CHARS } from './text.js';
+
+/** Whether the e5 signal ranked a match, and how much of the catalog it covers. */
+export interface E5MatchStatus {
+  used: boolean;
+  reason?: string;
+  model?: string;
+  embedded: number;
+  total: number;
+}
+
+/**
+ * Start embedding, off the main thread, every skill of the catalog that has no e5 vector yet
+ * (imported or saved since): resolves when all have one. Safe to call on every match: a store
+ * already being embedded shares its run. `onProgress` reports each batch (large imports).
+ */
+export function embedCatalog(catalog: SkillCatalog, onProgress?: (p: DenseProgress) => void): Promise<void> {
+  const engine = e5Engine();
+  if (!engine) return Promise.resolve();
+  const runs = catalog.stores().map((s) => denseIndex(skillIndex(s.db), engine)?.embedMissing(onProgress));
+  return Promise.all(runs).then(() => undefined);
+}
+
+/** How far the catalog's e5 vectors are, and why the signal is off when it is. */
+export function e5MatchStatus(catalog: SkillCatalog): E5MatchStatus {
+  const status = e5Status();
+  const engine = e5Engine();
+  if (!engine) return { used: false, reason: status.reason, embedded: 0, total: 0 };
+  let embedded = 0;
+  let total = 0;
+  for (const s of catalog.stores()) {
+    const p = denseIndex(skillIndex(s.db), engine)?.progress();
+    embedded += p?.embedded ?? 0;
+    total += p?.total ?? 0;
+  }
+  return {
+    used: embedded > 0,
+    ...(embedded === 0 && total > 0 ? { reason: 'no skill embedded yet (embedding in the background)' } : {}),
+    model: engine.id,
+    embedded,
+    total,
+  };
+}
+
+/** The message's e5 vector for phase 1, computed on the thread pool; null when not in use. */
+export async function denseQuery(message: string): Promise<MatchOptions['dense']> {
+  const engine = e5Engine();
+  // A message of stopwords alone asks for nothing, by words or by meaning.
+  if (!engine || contentWords(message).length === 0) return null;
+  return { engine, vector: await engine.query(message.slice(0, MAX_MESSAGE_CHARS)) };
+}
+
+/**
+ * The full phase 1: the fast path fused with the catalog-centred e5 cosine (when installed), the
+ * message's embedding computed off the main thread. Skills not embedded yet are queued for the
+ * background and match by the fast path's signals meanwhile.
+ */
+export async function matchSkillsFull(
+  catalog: SkillCatalog,
+  message: string,
+  opts: MatchOptions = {},
+): Promise<SkillMatch[]> {
+  const dense = opts.dense === undefined ? await denseQuery(message) : opts.dense;
+  void embedCatalog(catalog).catch(() => undefined);
+  return matchSkills(catalog, message, { ...opts, dense });
+}
+
+/** {@link explainMatch} of the full phase 1, with the e5 model's status. */
+export async function explainMatchFull(
+  catalog: SkillCatalog,
+  message: string,
+  opts: Parameters<typeof explainMatch>[2] = {},
+): Promise<MatchExplanation & { e5: E5MatchStatus }> {
+  const dense = opts.dense === undefined ? await denseQuery(message) : opts.dense;
+  void embedCatalog(catalog).catch(() => undefined);
+  const out = explainMatch(catalog, message, { ...opts, dense });
+  return { ...out, e5: e5MatchStatus(catalog) };
+}
