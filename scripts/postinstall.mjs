@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// After `npm install`: (1) the DSPy sidecar's Python environment, (2) the CLI's bundle (the CLI
-// rebuilds it itself when a source is newer), (3) on a machine where the Electron binary was
-// downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the Node build stays in place
-// for the CLI, web mode and tests). No step can fail the install.
+// After `npm install`: (1) the DSPy sidecar's Python environment, (2) the e5 sentence-embedding
+// model and its engine (scripts/setup-e5.mjs; a Node-API addon, so the same build serves Electron),
+// (3) the CLI's bundle (the CLI rebuilds it itself when a source is newer), (4) on a machine where
+// the Electron binary was downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the
+// Node build stays in place for the CLI, web mode and tests). No step can fail the install.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,12 @@ if (existsSync(sidecar) && !process.env.SKILLDESK_SKIP_SIDECAR) {
   const r = spawnSync(process.execPath, [sidecar], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0)
     warn('the sidecar environment was not set up; dspy_module skills will use their prompt fallback');
+}
+
+const e5 = join(root, 'scripts', 'setup-e5.mjs');
+if (existsSync(e5) && !process.env.SKILLDESK_SKIP_E5) {
+  const r = spawnSync(process.execPath, [e5], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) warn('the e5 model is not installed; skills match by words and the static embedding only');
 }
 
 try {
