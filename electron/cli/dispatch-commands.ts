@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
+import { checkContext } from '../dispatch/index.js';
 import { createLlm, envKeySource, type Llm, llmConfigFromFlags, readPriceTable } from '../llm/index.js';
 import { resolveHome, writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -30,6 +31,8 @@ export function parseContext(text: string | undefined): Record<string, unknown> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AppError('USAGE', '--context must be a JSON object such as {"text": "…"}');
   }
+  // Before anything copies it (copies recurse): a context nested 10,000 deep is bad input.
+  checkContext(value);
   return value as Record<string, unknown>;
 }
 

@@ -57,6 +57,13 @@ export interface TraceView {
   scope: SkillScope;
   rendered_input: string | null;
   raw_output: string | null;
+  /**
+   * The full size in UTF-8 bytes when `rendered_input` is only an excerpt (its start and end) of
+   * a huge input; null or absent when it is the whole text.
+   */
+  rendered_input_bytes?: number | null;
+  /** The same for `raw_output`. */
+  raw_output_bytes?: number | null;
   /** Why the execution failed: the message (the design's `error` column) and its code. */
   error: string | null;
   error_code: ErrorCode | null;

@@ -1,5 +1,8 @@
-import { Environment } from 'minijinja-js';
+import type { Environment } from 'minijinja-js';
 import { AppError } from '../contract/errors.js';
+import { formatBytes } from '../store/index.js';
+import { MAX_MEMORY_BYTES, minijinja, recycleMinijinja } from './minijinja-instance.js';
+import { templateVariables } from './template-variables.js';
 
 /** Where a template problem is, 1-based. */
 export interface TemplateLocation {
@@ -29,89 +32,163 @@ const MINIJINJA_MODES = {
 /** Bounds template execution so a hostile template cannot spin forever. */
 const TEMPLATE_FUEL = 2_000_000;
 
+/** What one render may cost: the size of its output and of the context it is given. */
+export interface TemplateLimits {
+  /** Largest rendered text, in UTF-8 bytes. */
+  maxOutputBytes: number;
+  /** Largest context, as JSON bytes. */
+  maxContextBytes: number;
+  /** Deepest nesting of objects and arrays in the context. */
+  maxContextDepth: number;
+}
+
+/** Defaults: a prompt over 1 MiB is a mistake, not a prompt; contexts carry files of a few MiB. */
+export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = {
+  maxOutputBytes: 1024 * 1024,
+  maxContextBytes: 16 * 1024 * 1024,
+  maxContextDepth: 64,
+};
+
+/**
+ * Refuse a context deeper or larger than the limits before it reaches the engine (whose
+ * conversion recurses, so a context nested 10,000 deep would overflow the stack). Iterative, so
+ * it cannot overflow itself; a cycle counts as too deep.
+ */
+export function checkContext(context: unknown, limits: TemplateLimits = DEFAULT_TEMPLATE_LIMITS): void {
+  let bytes = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: context, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value === 'string') bytes += value.length + 2;
+    else if (value === null || typeof value !== 'object') bytes += 8;
+    else {
+      if (depth >= limits.maxContextDepth) {
+        throw new AppError(
+          'TOO_LARGE',
+          `The template context is nested more than ${limits.maxContextDepth} levels deep (limit: context depth ${limits.maxContextDepth}); flatten it before rendering.`,
+          { limit: 'context_depth', max: limits.maxContextDepth },
+        );
+      }
+      const entries = Array.isArray(value) ? value : Object.entries(value as Record<string, unknown>);
+      bytes += 2;
+      for (const e of entries) {
+        if (Array.isArray(value)) stack.push({ value: e, depth: depth + 1 });
+        else {
+          const [k, v] = e as [string, unknown];
+          bytes += k.length + 4;
+          stack.push({ value: v, depth: depth + 1 });
+        }
+      }
+    }
+    if (bytes > limits.maxContextBytes) {
+      throw new AppError(
+        'TOO_LARGE',
+        `The template context is larger than ${formatBytes(limits.maxContextBytes)} (limit: context size); pass an excerpt or a file reference instead.`,
+        { limit: 'context_size', max: limits.maxContextBytes },
+      );
+    }
+  }
+}
+
+function outputTooLarge(limits: TemplateLimits, size: number | null): AppError {
+  const grew =
+    size === null
+      ? `grew past the renderer's ${formatBytes(MAX_MEMORY_BYTES)} of memory`
+      : `is ${formatBytes(size)}`;
+  return new AppError(
+    'TOO_LARGE',
+    `The rendered template ${grew}, over the limit of ${formatBytes(limits.maxOutputBytes)} (limit: rendered output); render less (an excerpt, fewer loop rounds).`,
+    { limit: 'rendered_output', max: limits.maxOutputBytes, ...(size === null ? {} : { size }) },
+  );
+}
+
+/** A trap inside the WebAssembly (out of memory, stack overflow): the instance must not be reused. */
+function isWasmTrap(e: unknown): boolean {
+  return e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+}
+
 /**
  * Renders MiniJinja prompt templates (the design's `render_str`). Strict about undefined variables
  * by default; syntax and render errors carry line and column. Each call uses a fresh
  * Environment, since a panic inside the WASM leaves an Environment unusable.
  */
 export class PromptEngine {
-  constructor(private readonly defaults: { undefined?: UndefinedMode } = {}) {}
+  private readonly limits: TemplateLimits;
 
-  /** Render `template` with `context`; throws TEMPLATE_SYNTAX or TEMPLATE_RENDER with the location. */
+  constructor(
+    private readonly defaults: { undefined?: UndefinedMode; limits?: Partial<TemplateLimits> } = {},
+  ) {
+    this.limits = { ...DEFAULT_TEMPLATE_LIMITS, ...defaults.limits };
+  }
+
+  /**
+   * Render `template` with `context`; throws TEMPLATE_SYNTAX or TEMPLATE_RENDER with the location,
+   * TOO_LARGE (naming the limit) for a context over the limits or an output over the byte limit.
+   */
   renderStr(
     template: string,
     context: Record<string, unknown>,
-    opts: { undefined?: UndefinedMode; name?: string } = {},
+    opts: { undefined?: UndefinedMode; name?: string; maxOutputBytes?: number } = {},
   ): string {
     const name = opts.name ?? 'template';
+    const limits = opts.maxOutputBytes
+      ? { ...this.limits, maxOutputBytes: opts.maxOutputBytes }
+      : this.limits;
+    checkContext(context, limits);
+    const plain = toPlain(context);
     const env = this.env(opts.undefined);
+    let trapped = false;
     try {
       try {
         env.addTemplate(name, template);
       } catch (e) {
+        if (isWasmTrap(e)) {
+          // Constant parts are computed while parsing (`{{ "x" * 10**9 }}`): that is output too.
+          trapped = true;
+          throw outputTooLarge(limits, null);
+        }
         throw templateError('TEMPLATE_SYNTAX', e, name);
       }
+      let out: string;
       try {
-        return env.renderTemplate(name, toPlain(context));
+        out = env.renderTemplate(name, plain);
       } catch (e) {
+        if (isWasmTrap(e)) {
+          trapped = true;
+          throw outputTooLarge(limits, null);
+        }
         throw templateError('TEMPLATE_RENDER', e, name);
       }
+      // UTF-8 is at most 3 bytes per UTF-16 unit: only a long string needs counting.
+      if (out.length * 3 > limits.maxOutputBytes) {
+        const size = Buffer.byteLength(out);
+        if (size > limits.maxOutputBytes) throw outputTooLarge(limits, size);
+      }
+      return out;
     } finally {
-      free(env);
+      if (!trapped) free(env);
+      // A large render leaves the instance's memory at its peak: start the next one afresh.
+      recycleMinijinja(trapped);
     }
   }
 
   /**
-   * The variables a template reads, found by rendering it strictly with nothing defined, naming
-   * the variable each failure reports, giving it a truthy placeholder (so `{% if x %}` branches are
-   * explored too) and rendering again. minijinja-js has no `undeclared_variables`; this finds every
-   * variable on the paths a truthy context takes, in the order the template first reads them.
+   * The variables a template reads, in the order first read, branches and filter arguments
+   * included: one pass over its tags (see `templateVariables`), linear in its length.
    */
-  variables(template: string, maxRounds = 64): string[] {
-    const local = localNames(template);
-    const found: string[] = [];
-    const ctx: Record<string, unknown> = {};
-    for (let round = 0; round < maxRounds; round++) {
-      try {
-        this.renderStr(template, ctx, { undefined: 'strict', name: 'variables' });
-        break;
-      } catch (e) {
-        const details = (e as AppError).details ?? {};
-        const variable = typeof details.variable === 'string' ? details.variable : null;
-        if (!variable) break;
-        const path = typeof details.expression === 'string' ? details.expression.split('.') : [variable];
-        if (!found.includes(variable) && !local.has(variable)) found.push(variable);
-        // A placeholder that prints, iterates, compares and supports the attribute path used.
-        let node = ctx;
-        for (let i = 0; i < path.length - 1; i++) {
-          const key = path[i]!;
-          const next = node[key];
-          node[key] = next && typeof next === 'object' ? next : {};
-          node = node[key] as Record<string, unknown>;
-        }
-        const leaf = path[path.length - 1]!;
-        if (leaf in node) break; // no progress: stop rather than loop
-        node[leaf] = 'x';
-      }
-    }
-    // Filters accept undefined values without an error (`{{ x | upper }}`): add what the
-    // expressions start with, read lexically.
-    for (const m of template.matchAll(
-      /\{\{-?\s*([A-Za-z_]\w*)|\{%-?\s*(?:if|elif)\s+(?:not\s+)?([A-Za-z_]\w*)|\{%-?\s*for\s+[\w\s,]+?\s+in\s+([A-Za-z_]\w*)/g,
-    )) {
-      const name = m[1] ?? m[2] ?? m[3];
-      if (name && !local.has(name) && !RESERVED.has(name) && !found.includes(name)) found.push(name);
-    }
-    return found;
+  variables(template: string): string[] {
+    return templateVariables(template);
   }
 
   /** Check a template's syntax without rendering it (the Composer's live validation). */
   validate(template: string, name = 'template'): TemplateCheck {
     const env = this.env();
+    let trapped = false;
     try {
       env.addTemplate(name, template);
       return { ok: true };
     } catch (e) {
+      if (isWasmTrap(e)) trapped = true;
       const err = templateError('TEMPLATE_SYNTAX', e, name);
       return {
         ok: false,
@@ -121,12 +198,13 @@ export class PromptEngine {
         column: (err.details?.column as number | null) ?? null,
       };
     } finally {
-      free(env);
+      if (!trapped) free(env);
+      recycleMinijinja(trapped);
     }
   }
 
   private env(mode?: UndefinedMode): Environment {
-    const env = new Environment();
+    const env = new (minijinja().Environment)();
     const m = mode ?? this.defaults.undefined ?? 'semi_strict';
     // An invalid value panics inside the WASM: only whitelisted modes reach it.
     env.undefinedBehavior = MINIJINJA_MODES[m] ?? 'semi_strct';
@@ -191,44 +269,6 @@ export function templateError(
       template: name,
     },
   );
-}
-
-/** Names a template reads that are not context variables. */
-const RESERVED = new Set([
-  'loop',
-  'true',
-  'false',
-  'none',
-  'True',
-  'False',
-  'None',
-  'range',
-  'namespace',
-  'dict',
-  'super',
-  'self',
-  'caller',
-  'varargs',
-  'kwargs',
-  'debug',
-  'not',
-]);
-
-/** Loop variables, `set` targets and macro names and parameters a template defines itself. */
-function localNames(template: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of template.matchAll(/\{%-?\s*for\s+([\w\s,]+?)\s+in\s/g)) {
-    for (const n of m[1]!.split(',')) if (n.trim()) out.add(n.trim());
-  }
-  for (const m of template.matchAll(/\{%-?\s*set\s+([A-Za-z_]\w*)/g)) out.add(m[1]!);
-  for (const m of template.matchAll(/\{%-?\s*macro\s+([A-Za-z_]\w*)\s*\(([^)]*)\)/g)) {
-    out.add(m[1]!);
-    for (const p of m[2]!.split(',')) {
-      const n = /^\s*([A-Za-z_]\w*)/.exec(p)?.[1];
-      if (n) out.add(n);
-    }
-  }
-  return out;
 }
 
 /** The source text the debug excerpt underlines with carets (`^^^^`), trimmed; null if none. */

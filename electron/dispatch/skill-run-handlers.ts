@@ -25,6 +25,7 @@ import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
 import { type SkillRuntime, sidecarLm } from './runtime.js';
+import { checkTemplate } from './template-check.js';
 import type { DispatchResult } from './types.js';
 
 /** The part of an open workspace session that runs skills. */
@@ -116,10 +117,11 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }),
     }),
 
-    'skills/validate': (req) => {
+    'skills/validate': async (req) => {
       if (req.kind === 'template') {
-        const r = engine.validate(req.source, req.name);
-        if (r.ok) return { ok: true, variables: engine.variables(req.source) };
+        // A large template is parsed on a worker thread: the server keeps answering meanwhile.
+        const r = await checkTemplate(engine, req.source, req.name);
+        if (r.ok) return { ok: true, variables: r.variables ?? [] };
         return {
           ok: false,
           message: r.message,

@@ -79,6 +79,8 @@ export function createTracesHandlers(deps: TracesHandlerDeps) {
     scope: store.scope,
     rendered_input: t.rendered_input,
     raw_output: t.raw_output,
+    rendered_input_bytes: t.rendered_input_bytes ?? null,
+    raw_output_bytes: t.raw_output_bytes ?? null,
     error: t.error,
     error_code: t.error_code,
     started_at: t.started_at,

@@ -28,6 +28,29 @@ export type TraceFinish = Partial<
   >
 >;
 
+/** Most of a rendered input or raw output a trace keeps, in characters (start and end kept). */
+export const TRACE_EXCERPT_CHARS = 64 * 1024;
+
+/**
+ * `text` as a trace stores it: whole when short, else its start and end around a note of what was
+ * left out, with the full size in UTF-8 bytes (a 300 MB prompt must not become a 300 MB row).
+ */
+export function traceExcerpt(
+  text: string | null | undefined,
+  max = TRACE_EXCERPT_CHARS,
+): { text: string | null; bytes: number | null } {
+  if (text == null) return { text: null, bytes: null };
+  if (text.length <= max) return { text, bytes: null };
+  const bytes = Buffer.byteLength(text);
+  const head = Math.floor(max * 0.75);
+  const tail = max - head;
+  const left = text.length - head - tail;
+  return {
+    text: `${text.slice(0, head)}\n… [excerpt: ${bytes} bytes in all; ${left} characters left out here] …\n${text.slice(-tail)}`,
+    bytes,
+  };
+}
+
 /** Filters for listing traces (resolved: skill ids, ISO instants). */
 export interface TraceQuery {
   session_id?: string;
@@ -95,10 +118,12 @@ export class TraceStore {
     this.stmts = {
       insert:
         db.prepare(`INSERT INTO skill_execution_traces (id, session_id, skill_id, artifact_id, artifact_kind,
-        rendered_input, started_at, model_id) VALUES (@id, @session_id, @skill_id, @artifact_id, @artifact_kind,
-        @rendered_input, @started_at, @model_id)`),
+        rendered_input, rendered_input_bytes, started_at, model_id) VALUES (@id, @session_id, @skill_id, @artifact_id,
+        @artifact_kind, @rendered_input, @rendered_input_bytes, @started_at, @model_id)`),
       finish: db.prepare(`UPDATE skill_execution_traces SET
-        rendered_input = coalesce(@rendered_input, rendered_input), raw_output = @raw_output, error = @error, error_code = @error_code,
+        rendered_input = coalesce(@rendered_input, rendered_input),
+        rendered_input_bytes = CASE WHEN @rendered_input IS NULL THEN rendered_input_bytes ELSE @rendered_input_bytes END,
+        raw_output = @raw_output, raw_output_bytes = @raw_output_bytes, error = @error, error_code = @error_code,
         completed_at = @completed_at, duration_ms = @duration_ms, input_tokens = @input_tokens,
         output_tokens = @output_tokens, model_id = coalesce(@model_id, model_id), estimated_cost = @estimated_cost,
         assertions_run = @assertions_run, assertions_passed = @assertions_passed WHERE id = @id`),
@@ -109,13 +134,15 @@ export class TraceStore {
   /** Record the start of an execution; returns the trace id. */
   start(t: TraceStart): { id: string; startedAt: number } {
     const id = randomUUID();
+    const input = traceExcerpt(t.rendered_input);
     this.stmts.insert.run({
       id,
       session_id: t.session_id,
       skill_id: t.skill_id,
       artifact_id: t.artifact_id,
       artifact_kind: t.artifact_kind,
-      rendered_input: t.rendered_input ?? null,
+      rendered_input: input.text,
+      rendered_input_bytes: input.bytes,
       started_at: this.now().toISOString(),
       model_id: t.model_id ?? null,
     });
@@ -124,10 +151,14 @@ export class TraceStore {
 
   /** Complete a trace row. */
   finish(trace: { id: string; startedAt: number }, f: TraceFinish): void {
+    const input = traceExcerpt(f.rendered_input);
+    const output = traceExcerpt(f.raw_output);
     this.stmts.finish.run({
       id: trace.id,
-      rendered_input: f.rendered_input ?? null,
-      raw_output: f.raw_output ?? null,
+      rendered_input: input.text,
+      rendered_input_bytes: input.bytes,
+      raw_output: output.text,
+      raw_output_bytes: output.bytes,
       error: f.error ?? null,
       error_code: f.error_code ?? null,
       completed_at: this.now().toISOString(),
