@@ -13,6 +13,7 @@ import {
   safeRelativePath,
   type TakenPaths,
 } from './safe-path.js';
+import { decodeUtf8Strict, invalidUtf8Offset, isTextPath, notUtf8Error } from './strict-utf8.js';
 import type { FileMap } from './zip.js';
 
 /** The frontmatter of an Agent Skills `SKILL.md`. Unknown keys are ignored. */
@@ -96,7 +97,7 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   const skillMd = files.get('SKILL.md');
   if (!skillMd)
     throw new AppError('INVALID_INPUT', `${file}: no SKILL.md at the top of the skill folder`, { file });
-  const { data, body } = splitFrontmatter(decodeText(skillMd) ?? '', `${file}/SKILL.md`);
+  const { data, body } = splitFrontmatter(decodeUtf8Strict(skillMd, `${file}/SKILL.md`), `${file}/SKILL.md`);
   const fm = FrontmatterSchema.safeParse(data);
   if (!fm.success) {
     const i = fm.error.issues[0]!;
@@ -118,6 +119,10 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   paths.forEach((path, i) => {
     const bytes = files.get(path)!;
     const text = decodeText(bytes);
+    // A file that must be text and is not UTF-8 is refused, not kept as binary.
+    if (text === null && isTextPath(path) && !bytes.includes(0)) {
+      throw notUtf8Error(`${file}/${path}`, bytes, Math.max(0, invalidUtf8Offset(bytes)));
+    }
     if (path.endsWith('.py') && text !== null) {
       artifacts.push({
         kind: 'code_template',

@@ -1,4 +1,4 @@
-import { AppError } from '../contract/errors.js';
+import { AppError, isAppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { agentSkillToPackage, unwrapSingleFolder } from './agent-skill.js';
 import { type ImportOptions, importPackages, type LoadedPackage } from './import.js';
@@ -6,6 +6,7 @@ import { formatBytes, type ImportLimits } from './limits.js';
 import { agentSkillNameProblem, packageWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { safeRelativePath } from './safe-path.js';
+import { decodeUtf8Strict } from './strict-utf8.js';
 import { type FileMap, readZip } from './zip.js';
 
 /** A file dropped or picked in a window: its path relative to what was dropped, and its bytes. */
@@ -126,8 +127,16 @@ function fromJson(source: string, bytes: Buffer, limits: ImportLimits): DroppedP
   if (bytes.length > limits.maxBytes) return refusal(source, null, tooLarge(source, bytes.length, limits));
   let raw: unknown;
   try {
-    raw = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    raw = JSON.parse(decodeUtf8Strict(bytes, source));
   } catch (e) {
+    if (isAppError(e))
+      return {
+        source,
+        ok: false,
+        name: null,
+        reason: e.message,
+        issues: [{ path: '(package)', message: e.message }],
+      };
     const message = `not valid JSON (${(e as Error).message})`;
     return { source, ok: false, name: null, reason: message, issues: [{ path: '(package)', message }] };
   }

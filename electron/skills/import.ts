@@ -8,6 +8,7 @@ import { packageToRows } from './convert.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { agentSkillNameProblem } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
+import { decodeUtf8Strict } from './strict-utf8.js';
 import { compareVersions } from './version.js';
 import { recordVersion } from './versions.js';
 import { type FileMap, readZip } from './zip.js';
@@ -111,9 +112,10 @@ function fromJson(bytes: Buffer, file: string, limits: ImportLimits): LoadedPack
       },
     );
   }
+  const text = decodeUtf8Strict(bytes, file);
   let raw: unknown;
   try {
-    raw = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new AppError('INVALID_INPUT', `${file}: not valid JSON (${(e as Error).message})`, { file });
   }
