@@ -6,6 +6,7 @@ export * from './code.js';
 export * from './composer.js';
 export * from './errors.js';
 export * from './evals.js';
+export * from './kinds.js';
 export * from './settings.js';
 export * from './sidecar.js';
 export * from './skills.js';

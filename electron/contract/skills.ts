@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AppErrorData } from './errors.js';
+import type { ArtifactKindName } from './kinds.js';
 
 /** Where a skill lives. */
 export const SCOPES = ['account', 'workspace'] as const;
@@ -13,18 +14,7 @@ export const ScopeSchema = z.enum(SCOPES);
 /** Where a skill lives: the account store or the open workspace's store. */
 export type SkillScope = z.infer<typeof ScopeSchema>;
 
-/** The seven artifact kinds, in the order the design lists them. */
-export const ARTIFACT_KINDS = [
-  'description',
-  'prompt_template',
-  'code_template',
-  'dspy_module',
-  'approach',
-  'example',
-  'resource',
-] as const;
-/** An artifact kind. */
-export type ArtifactKindName = (typeof ARTIFACT_KINDS)[number];
+export { ARTIFACT_KINDS, type ArtifactKindName } from './kinds.js';
 
 /** Where a skill came from. */
 export const SKILL_SOURCES = ['system', 'community', 'user'] as const;

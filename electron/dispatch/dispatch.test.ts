@@ -4,6 +4,7 @@ import { createLlm, type Llm, type LoopbackProvider, startLoopbackProvider } fro
 
 const NO_KEYS_WITH_TEST = { get: () => 'sk-test' };
 
+import { modelFamily, resolveVariants } from '../kinds/index.js';
 import { packageToRows } from '../skills/convert.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
 import type { SkillArtifact } from '../store/skill-repository.js';
@@ -23,7 +24,6 @@ import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
 import { createSkillRuntime } from './runtime.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
-import { modelFamily, resolveVariants } from './variants.js';
 
 /** Every kind's handler: text kinds and prompts real, the rest as given or unavailable here. */
 function handlersWith(

@@ -1,5 +1,5 @@
 import { AppError, type AppErrorData } from '../contract/errors.js';
-import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
+import { modelFamily, resolveVariants } from '../kinds/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
@@ -12,10 +12,8 @@ import type {
   SkillRef,
   TraceDraft,
 } from './types.js';
-import { modelFamily, resolveVariants } from './variants.js';
 
-/** Kinds that execute something (the rest inject text). */
-export const EXECUTABLE_KINDS: readonly ArtifactKind[] = ['prompt_template', 'code_template', 'dspy_module'];
+export { EXECUTABLE_KINDS } from '../contract/kinds.js';
 
 /**
  * Merge the model's variables with the harness-owned keys; the harness always wins, so a model

@@ -1,3 +1,4 @@
+export { modelFamily, resolveVariants, selectVariant } from '../kinds/index.js';
 export * from './assertions.js';
 export * from './code-handlers.js';
 export * from './dispatcher.js';
@@ -9,4 +10,3 @@ export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';
 export * from './types.js';
-export * from './variants.js';

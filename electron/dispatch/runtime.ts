@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import { KINDS, type KindServices, kindHandlers, NO_LLM, settle } from '../kinds/index.js';
 import type { Llm } from '../llm/index.js';
 import {
   createSandboxHost,
@@ -13,19 +14,8 @@ import {
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
-import {
-  type DspyRunner,
-  dspyModuleHandler,
-  fail,
-  NO_LLM,
-  promptTemplateHandler,
-  settle,
-  succeed,
-  textHandler,
-} from './handlers.js';
 import { PromptEngine } from './prompt-engine.js';
 import { modelId } from './run-scope.js';
-import type { ArtifactHandler, ArtifactHandlers, TraceDraft } from './types.js';
 
 /** What the skill runtime is built from. */
 export interface SkillRuntimeDeps {
@@ -122,7 +112,6 @@ export function sidecarLm(llm: Llm | null): LmHandler {
  */
 export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   const engine = new PromptEngine();
-  const prompt = promptTemplateHandler(engine);
   let pool: SandboxPool | null = null;
   let disposed = false;
   let sidecar: SidecarClient | null = deps.sidecarClient ?? null;
@@ -135,111 +124,74 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       allowInProcessIsolation: deps.allowInProcessIsolation,
     }));
 
-  const code: ArtifactHandler<'code_template'> = {
-    kind: 'code_template',
-    async execute(artifact, ctx) {
-      if (deps.sandbox === false) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
-      const host = createSandboxHost({
-        workspace: deps.workspace,
-        llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
-        noModelMessage: 'no model is configured: pass --provider and --model, or set one up in Settings',
-      });
-      // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
-      // Runs queue fairly per chat: one chat's burst never starves another's run.
-      const ran = await settle(() =>
-        runCodeTemplate(sandboxPool(), artifact, ctx.variables, { host, queue: ctx.scope.session_id }),
-      );
-      if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
-      const r = ran.value;
-      const partial: TraceDraft = {
-        rendered_input: r.rendered_code,
-        raw_output: r.submitted ? JSON.stringify(r.result) : r.stdout,
-        input_tokens: r.llm.input_tokens,
-        output_tokens: r.llm.output_tokens,
-        stdout: r.stdout,
-        stderr: r.stderr,
-      };
-      if (!r.ok) {
-        const e = r.error!;
-        return fail(e.code ?? 'SANDBOX_FAILED', `${e.type}: ${e.message}`, partial, {
-          traceback: e.traceback,
-          stdout: r.stdout,
-        });
-      }
-      return succeed({
-        text: r.submitted ? null : r.stdout,
-        data: r.submitted ? r.result : undefined,
-        rendered_input: r.rendered_code,
-        raw_output: partial.raw_output,
-        input_tokens: r.llm.calls ? r.llm.input_tokens : null,
-        output_tokens: r.llm.calls ? r.llm.output_tokens : null,
-        model_id: r.llm.models[0] ?? null,
-        stdout: r.stdout,
-        stderr: r.stderr,
-      });
-    },
-  };
-
-  const runner: DspyRunner | null =
+  const runner: KindServices['dspy'] =
     deps.sidecar === false
       ? null
-      : {
-          async execute(req, ctx) {
-            const { llm, signal } = ctx.scope;
-            if (!llm) return { ok: false, error: NO_LLM };
-            if (!req.signature)
-              return {
-                ok: false,
-                error: {
-                  code: 'INVALID_INPUT',
-                  message: 'dspy_module content needs a "signature" such as "claims -> contradictions"',
-                },
-              };
-            sidecar ??=
-              sharedSidecar?.() ??
-              createSidecarClient({
-                dataDir: join(deps.home, 'sidecar'),
-                resourcesPath: deps.resourcesPath,
-              });
-            const client = sidecar;
-            const signature = req.signature;
-            const r = await settle(() =>
-              client.execute({
-                template_id: req.template_id,
-                signature,
-                state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
-                params: req.params,
-                // Informative only (the sidecar echoes it): the completions are answered by `lm`.
-                ...(modelId(llm)!.length <= 200 ? { model: modelId(llm)! } : {}),
-                lm: sidecarLm(llm),
-                signal,
-              }),
-            );
-            if (!r.ok) return r;
+      : async (req, ctx) => {
+          const { llm, signal } = ctx.scope;
+          if (!llm) return { ok: false, error: NO_LLM };
+          if (!req.signature)
             return {
-              ok: true,
-              value: {
-                output: r.value.outputs,
-                input_tokens: r.value.usage.input_tokens,
-                output_tokens: r.value.usage.output_tokens,
-                model_id: modelId(llm),
+              ok: false,
+              error: {
+                code: 'INVALID_INPUT',
+                message: 'dspy_module content needs a "signature" such as "claims -> contradictions"',
               },
             };
-          },
+          sidecar ??=
+            sharedSidecar?.() ??
+            createSidecarClient({
+              dataDir: join(deps.home, 'sidecar'),
+              resourcesPath: deps.resourcesPath,
+            });
+          const client = sidecar;
+          const signature = req.signature;
+          const r = await settle(() =>
+            client.execute({
+              template_id: req.template_id,
+              signature,
+              state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
+              params: req.params,
+              // Informative only (the sidecar echoes it): the completions are answered by `lm`.
+              ...(modelId(llm)!.length <= 200 ? { model: modelId(llm)! } : {}),
+              lm: sidecarLm(llm),
+              signal,
+            }),
+          );
+          if (!r.ok) return r;
+          return {
+            ok: true,
+            value: {
+              output: r.value.outputs,
+              input_tokens: r.value.usage.input_tokens,
+              output_tokens: r.value.usage.output_tokens,
+              model_id: modelId(llm),
+            },
+          };
         };
 
-  const dispatcher = new ArtifactDispatcher(
-    {
-      description: textHandler('description'),
-      approach: textHandler('approach'),
-      example: textHandler('example'),
-      resource: textHandler('resource'),
-      prompt_template: prompt,
-      code_template: code,
-      dspy_module: dspyModuleHandler(runner, prompt),
-    } satisfies ArtifactHandlers,
-    deps.traces,
-  );
+  const services: KindServices = {
+    render: (source, variables, name) => engine.renderStr(source, variables, { name }),
+    sandbox:
+      deps.sandbox === false
+        ? null
+        : (artifact, ctx) => {
+            const host = createSandboxHost({
+              workspace: deps.workspace,
+              llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
+              noModelMessage:
+                'no model is configured: pass --provider and --model, or set one up in Settings',
+            });
+            // Runs queue fairly per chat: one chat's burst never starves another's run.
+            return runCodeTemplate(sandboxPool(), artifact, ctx.variables, {
+              host,
+              queue: ctx.scope.session_id,
+            });
+          },
+    dspy: runner,
+    fallback: (artifact, ctx) => KINDS.prompt_template.execute(artifact, ctx, services),
+  };
+  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces);
 
   return {
     dispatcher,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { KINDS } from '../kinds/index.js';
 import type { Skill } from '../store/index.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
@@ -217,14 +218,9 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
   files.set('SKILL.md', Buffer.from(`---\n${YAML.stringify(fm, { lineWidth: 0 })}---\n${body}`, 'utf8'));
   for (const a of skill.artifacts) {
     if (a === approach) continue;
-    const meta = a.metadata ?? {};
-    const path =
-      typeof meta.path === 'string'
-        ? meta.path
-        : a.kind === 'code_template'
-          ? `scripts/${skillSlug(a.name)}.py`
-          : null;
-    if ((a.kind === 'resource' || a.kind === 'code_template') && path) {
+    // Each kind says whether (and where) its artifact is a file of the folder.
+    const path = KINDS[a.kind].agentSkillsPath(a, skillSlug);
+    if (path) {
       const where = `${skill.name}: artifact "${a.name}"`;
       const rel = safeRelativePath(path, where);
       const problem = portablePathProblem(rel);
@@ -243,7 +239,7 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
       }
       files.set(
         rel,
-        meta.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'),
+        a.metadata?.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'),
       );
     } else if (!(a.kind === 'description' && !approach && a.content === body)) {
       skipped.push(`${a.name} (${a.kind})`);

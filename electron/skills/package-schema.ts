@@ -5,6 +5,7 @@ import {
   SKILL_SOURCES,
   type SkillSource,
 } from '../contract/skills.js';
+import { KINDS } from '../kinds/index.js';
 import { skillNameProblem } from '../store/index.js';
 import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
 
@@ -124,16 +125,6 @@ const ArtifactMetadataSchema = z.record(z.string(), jsonValue).superRefine((m, c
   }
 });
 
-/** The `content` of a dspy_module artifact: which shipped template, and its parameters. */
-export const DspyContentSchema = z
-  .object({
-    template_id: z
-      .string()
-      .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a shipped template id such as chain_of_thought'),
-    signature: z.string().min(1).max(2000).optional(),
-  })
-  .passthrough();
-
 /** One artifact as it appears in a JSON package. */
 export const ArtifactSchema = z
   .object({
@@ -170,23 +161,6 @@ export const ArtifactSchema = z
       });
     }
     if (a.kind === 'dspy_module') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(a.content);
-      } catch {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be JSON such as {"template_id": "chain_of_thought"}',
-          path: ['content'],
-        });
-        return;
-      }
-      const r = DspyContentSchema.safeParse(parsed);
-      if (!r.success) {
-        for (const issue of r.error.issues) {
-          ctx.addIssue({ code: 'custom', message: issue.message, path: ['content', ...issue.path] });
-        }
-      }
       if (a.state_blob != null && BASE64.test(a.state_blob)) {
         try {
           const state = JSON.parse(Buffer.from(a.state_blob, 'base64').toString('utf8'));
@@ -272,25 +246,10 @@ export const SkillPackageSchema = z
         });
       }
     });
+    // Each kind's own checks (a dspy_module's content and fallback, …), at paths under the artifact.
     p.artifacts.forEach((a, i) => {
-      if (a.kind !== 'dspy_module') return;
-      const fallback = a.metadata?.fallback_artifact;
-      if (typeof fallback !== 'string') {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'a dspy_module needs metadata.fallback_artifact naming a prompt_template of the same skill',
-          path: ['artifacts', i, 'metadata', 'fallback_artifact'],
-        });
-        return;
-      }
-      if (!p.artifacts.some((b) => b.kind === 'prompt_template' && b.name === fallback)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `names "${fallback}", but the skill has no prompt_template of that name`,
-          path: ['artifacts', i, 'metadata', 'fallback_artifact'],
-        });
-      }
+      for (const issue of KINDS[a.kind].validate(a, p))
+        ctx.addIssue({ code: 'custom', message: issue.message, path: ['artifacts', i, ...issue.path] });
     });
   });
 

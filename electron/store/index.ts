@@ -1,3 +1,4 @@
+export * from './artifact-kinds.js';
 export * from './atomic-file.js';
 export * from './db.js';
 export * from './paths.js';

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { AppError } from '../contract/errors.js';
 import { SCOPES, type SkillScope } from '../contract/skills.js';
+import { registerArtifactKinds } from './artifact-kinds.js';
 import { type Db, openDatabase } from './db.js';
 import { storeFile } from './paths.js';
 import { SkillRepository } from './skill-repository.js';
@@ -42,6 +43,12 @@ export function openStore(scope: Scope, dir: string, opts: OpenStoreOptions = {}
     mkdirSync(dir, { recursive: true });
   }
   const db = openDatabase(file, { waitMs: opts.waitMs });
+  try {
+    registerArtifactKinds(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   const repo = new SkillRepository(db);
   return { scope, dir, file, db, repo, close: () => db.close() };
 }

@@ -1,5 +1,5 @@
 /**
- * What running a skill may do beyond computing an answer (issue 16): its declared effects. A skill
+ * What running a skill may do beyond computing an answer: its declared effects. A skill
  * whose run may write or reach the network is approved by the user before `apply_skill` runs it,
  * through the same flow as MCP tools (server `skill`, tool = the skill's name).
  *
@@ -10,11 +10,13 @@
  *   and `WebSearch` reach the network, `Bash` does both (`mcp__…` entries are MCP tools, approved
  *   on their own call);
  * - the `skilldesk` host functions a `code_template`'s source calls, classified in
- *   `HOST_FUNCTION_EFFECTS`. Today none writes or reaches the network: the workspace functions
+ *   `HOST_FUNCTION_EFFECTS` (each kind says what its artifacts may do: `electron/kinds/`). Today none writes or reaches the network: the workspace functions
  *   only read, and `llm_query`/`llm_query_batched` go to the chat's own configured provider, like
  *   the turn itself (and a `dspy_module` or `prompt_template` calls the same model), so they are
  *   not counted as side effects.
  */
+import { isArtifactKind } from '../contract/kinds.js';
+import { KINDS } from '../kinds/index.js';
 import type { HostFunctionName } from '../sandbox/index.js';
 
 /** A side effect a skill's run may have. */
@@ -110,11 +112,9 @@ export function skillEffects(
   const runs = artifact ? skill.artifacts.filter((a) => a.name === artifact) : skill.artifacts;
   for (const a of runs) {
     declared(a.metadata?.effects, `artifact ${a.name} effects`);
-    if (a.kind !== 'code_template') continue;
-    for (const [fn, effects] of Object.entries(hostEffects)) {
-      if (effects.length > 0 && new RegExp(`\\b${fn}\\s*\\(`).test(a.content))
-        add(effects, `artifact ${a.name} calls skilldesk.${fn}`);
-    }
+    // What the kind itself says its artifact may do (a code_template: the host functions it calls).
+    const kind = isArtifactKind(a.kind) ? KINDS[a.kind] : null;
+    for (const e of kind?.effects(a, hostEffects) ?? []) add(e.effects, e.why);
   }
   const order: SkillEffect[] = ['network', 'write'];
   return { effects: order.filter((e) => found.has(e)), reasons: [...new Set(reasons)] };

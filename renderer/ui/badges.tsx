@@ -1,31 +1,34 @@
-import type { ArtifactKindName, SkillScope } from '../../electron/contract/skills.js';
+import type { CSSProperties } from 'react';
+import {
+  ARTIFACT_KINDS,
+  type ArtifactKindName,
+  isArtifactKind,
+  KIND_FACTS,
+  kindColour,
+} from '../../electron/contract/kinds.js';
+import type { SkillScope } from '../../electron/contract/skills.js';
 
-/** Human names of the artifact kinds. */
-export const KIND_LABELS: Record<ArtifactKindName, string> = {
-  description: 'Description',
-  prompt_template: 'Prompt',
-  code_template: 'Python',
-  dspy_module: 'DSPy',
-  approach: 'Approach',
-  example: 'Example',
-  resource: 'Resource',
-};
+/** Human names of the artifact kinds (the contract's kind table). */
+export const KIND_LABELS = Object.fromEntries(ARTIFACT_KINDS.map((k) => [k, KIND_FACTS[k].label])) as Record<
+  ArtifactKindName,
+  string
+>;
 
 /** What each kind does, for tooltips and screen readers. */
-export const KIND_HELP: Record<ArtifactKindName, string> = {
-  description: 'Describes the skill',
-  prompt_template: 'MiniJinja prompt template',
-  code_template: 'Python run in the sandbox',
-  dspy_module: 'DSPy program run by the sidecar',
-  approach: 'Instructions injected when the skill is active',
-  example: 'Worked example',
-  resource: 'Bundled file read on demand',
-};
+export const KIND_HELP = Object.fromEntries(ARTIFACT_KINDS.map((k) => [k, KIND_FACTS[k].help])) as Record<
+  ArtifactKindName,
+  string
+>;
+
+/** The style giving a chip its kind's colour (set through the CSSOM, which the CSP allows). */
+export function kindChipStyle(kind: string): CSSProperties | undefined {
+  return isArtifactKind(kind) ? ({ '--chip': kindColour(kind) } as CSSProperties) : undefined;
+}
 
 /** A small coloured chip naming an artifact kind. */
 export function KindChip({ kind }: { kind: ArtifactKindName }) {
   return (
-    <span className={`chip chip--${kind}`} title={KIND_HELP[kind]}>
+    <span className={`chip chip--${kind}`} style={kindChipStyle(kind)} title={KIND_HELP[kind]}>
       {KIND_LABELS[kind]}
     </span>
   );

@@ -9,6 +9,7 @@ import json from 'highlight.js/lib/languages/json';
 import python from 'highlight.js/lib/languages/python';
 import xml from 'highlight.js/lib/languages/xml';
 import { createLowlight } from 'lowlight';
+import { isArtifactKind, KIND_FACTS, languageOfKind } from '../../electron/contract/kinds.js';
 
 /** The languages artifact content is shown in. */
 export type Lang = 'python' | 'json' | 'template' | 'plain';
@@ -34,13 +35,10 @@ export function highlightTree(text: string, lang: Lang): Root {
 
 /** The language an artifact's content is shown in, from its kind and name. */
 export function langFor(kind: string, name: string): Lang {
-  if (kind === 'code_template') return 'python';
-  if (kind === 'dspy_module') return 'json';
-  if (kind === 'resource') {
-    if (/\.py$/i.test(name)) return 'python';
-    if (/\.json$/i.test(name)) return 'json';
-    if (/\.(md|txt|j2|jinja)$/i.test(name)) return 'template';
-    return 'plain';
-  }
+  if (!isArtifactKind(kind)) return 'template';
+  const lang = languageOfKind(kind, name);
+  if (lang === 'python' || lang === 'json') return lang;
+  // A file whose name says neither code nor text is shown as it is.
+  if (KIND_FACTS[kind].language === 'by-name' && !/\.(md|txt|j2|jinja)$/i.test(name)) return 'plain';
   return 'template';
 }

@@ -1,5 +1,6 @@
 import { useId, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { languageOfKind } from '../../../electron/contract/kinds.js';
 import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
 import { useComposerStore } from '../../stores.js';
 import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
@@ -22,18 +23,7 @@ const SHOWN_AT_FIELD = new Set(['name', 'model_variant', 'content', 'metadata'])
 
 /** The language each kind's content is written in. */
 export function languageOf(kind: ArtifactKindName, name: string): CodeLanguage {
-  switch (kind) {
-    case 'prompt_template':
-      return 'jinja';
-    case 'code_template':
-      return 'python';
-    case 'dspy_module':
-      return 'json';
-    case 'resource':
-      return /\.json$/i.test(name) ? 'json' : /\.py$/i.test(name) ? 'python' : 'markdown';
-    default:
-      return 'markdown';
-  }
+  return languageOfKind(kind, name);
 }
 
 /** A resource's metadata as far as the editor needs it. */

@@ -2,7 +2,9 @@
  * The Composer's state and its pure transitions `(state, event) → state`, tested without React
  * or a server. The store (`composer-store.ts`) does the calls and dispatches these events.
  */
+
 import type { AppErrorData } from '../../../electron/contract/errors.js';
+import { ARTIFACT_KINDS, KIND_FACTS } from '../../../electron/contract/kinds.js';
 import type {
   ArtifactKindName,
   ArtifactRunView,
@@ -571,12 +573,6 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
 }
 
 /** The name a new artifact of each kind starts with. */
-export const KIND_DEFAULT_NAME: Record<ArtifactKindName, string> = {
-  description: 'Overview',
-  prompt_template: 'Prompt',
-  code_template: 'Code',
-  dspy_module: 'Program',
-  approach: 'Instructions',
-  example: 'Example',
-  resource: 'notes.md',
-};
+export const KIND_DEFAULT_NAME = Object.fromEntries(
+  ARTIFACT_KINDS.map((k) => [k, KIND_FACTS[k].default_name]),
+) as Record<ArtifactKindName, string>;

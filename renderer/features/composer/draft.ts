@@ -3,6 +3,7 @@
  * artifact metadata as JSON text, a stable key per artifact. Pure functions only: converting to
  * and from the JSON package, the starting templates, and where a validation issue belongs.
  */
+import { isTemplated } from '../../../electron/contract/kinds.js';
 import type { ArtifactKindName, SkillDetail, ValidationIssue } from '../../../electron/contract/skills.js';
 
 /** Where a package says it came from. */
@@ -360,13 +361,13 @@ export function templateVariables(source: string): string[] {
 
 /** Whether an artifact's content is a MiniJinja template (a code_template unless `template: false`). */
 export function isTemplate(a: DraftArtifact): boolean {
-  if (a.kind === 'prompt_template') return true;
-  if (a.kind !== 'code_template') return false;
+  let metadata: { template?: unknown } | null = null;
   try {
-    return (JSON.parse(a.metadata || '{}') as { template?: unknown }).template !== false;
+    metadata = JSON.parse(a.metadata || '{}') as { template?: unknown };
   } catch {
-    return true;
+    // Metadata being edited into shape: take the kind's default.
   }
+  return isTemplated(a.kind, metadata);
 }
 
 /** A test context with an empty string for each variable, keeping values already given. */

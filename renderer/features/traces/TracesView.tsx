@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { TraceFilter, TraceStatus, TraceView } from '../../../electron/contract/traces.js';
 import { useChatStore, useStores } from '../../stores.js';
+import { kindChipStyle } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { formatCost, TraceDetail } from './TraceDetail.js';
 import { TRACE_PAGE, type TraceListStore } from './trace-list-store.js';
@@ -346,7 +347,10 @@ export function TracesView() {
                           <span className="trow__artifact"> · {tr.artifact_name ?? tr.artifact_kind}</span>
                         </span>
                         <span className="trow__meta">
-                          <span className={`chip chip--${tr.artifact_kind}`}>
+                          <span
+                            className={`chip chip--${tr.artifact_kind}`}
+                            style={kindChipStyle(tr.artifact_kind)}
+                          >
                             {tr.artifact_kind.replace('_', ' ')}
                           </span>
                           <span className="trow__session">{sessionTitle(tr.session_id)}</span>

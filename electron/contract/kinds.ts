@@ -1,0 +1,135 @@
+/**
+ * What every face may know about an artifact kind, in one table: its label and help text, the
+ * language its content is written in, whether it runs, whether its content is a MiniJinja template,
+ * its colours, and what a new one starts as in the Composer. Every list and map of kinds (the
+ * executable kinds, kind → language, chips, CSS colours, the database's lookup table) is derived
+ * from it. A kind's schemas, effects, Agent Skills mapping, validation and executor live in
+ * `electron/kinds/<kind>/`, registered against this table (a kind missing there fails `tsc`).
+ */
+
+/** The language a kind's content is edited and highlighted in (`by-name`: a resource's file name says). */
+export type KindLanguage = 'markdown' | 'jinja' | 'python' | 'json' | 'by-name';
+
+/** The renderer-visible facts of one kind. */
+export interface KindFacts {
+  /** Short name on chips and menus. */
+  label: string;
+  /** What the kind does, for tooltips and screen readers. */
+  help: string;
+  language: KindLanguage;
+  /** Runs (through the dispatcher) rather than being injected as text. */
+  executable: boolean;
+  /**
+   * Whether the content is a MiniJinja template: `always`, `never`, or `unless-opted-out` (a
+   * `code_template` whose metadata says `template: false`).
+   */
+  templated: 'always' | 'never' | 'unless-opted-out';
+  /** The kind's colour on light and dark themes (chips, trace rows). */
+  colour: { light: string; dark: string };
+  /** The name a new artifact of this kind starts with in the Composer. */
+  default_name: string;
+}
+
+/** Every artifact kind, in the order the design lists them. */
+export const KIND_FACTS = {
+  description: {
+    label: 'Description',
+    help: 'Describes the skill',
+    language: 'markdown',
+    executable: false,
+    templated: 'never',
+    colour: { light: '#6b7280', dark: '#9ca3af' },
+    default_name: 'Overview',
+  },
+  prompt_template: {
+    label: 'Prompt',
+    help: 'MiniJinja prompt template',
+    language: 'jinja',
+    executable: true,
+    templated: 'always',
+    colour: { light: '#5650e0', dark: '#9d99ff' },
+    default_name: 'Prompt',
+  },
+  code_template: {
+    label: 'Python',
+    help: 'Python run in the sandbox',
+    language: 'python',
+    executable: true,
+    templated: 'unless-opted-out',
+    colour: { light: '#15803d', dark: '#4ade80' },
+    default_name: 'Code',
+  },
+  dspy_module: {
+    label: 'DSPy',
+    help: 'DSPy program run by the sidecar',
+    language: 'json',
+    executable: true,
+    templated: 'never',
+    colour: { light: '#c2410c', dark: '#fb923c' },
+    default_name: 'Program',
+  },
+  approach: {
+    label: 'Approach',
+    help: 'Instructions injected when the skill is active',
+    language: 'markdown',
+    executable: false,
+    templated: 'never',
+    colour: { light: '#0e7490', dark: '#22d3ee' },
+    default_name: 'Instructions',
+  },
+  example: {
+    label: 'Example',
+    help: 'Worked example',
+    language: 'markdown',
+    executable: false,
+    templated: 'never',
+    colour: { light: '#be185d', dark: '#f472b6' },
+    default_name: 'Example',
+  },
+  resource: {
+    label: 'Resource',
+    help: 'Bundled file read on demand',
+    language: 'by-name',
+    executable: false,
+    templated: 'never',
+    colour: { light: '#475569', dark: '#94a3b8' },
+    default_name: 'notes.md',
+  },
+} as const satisfies Record<string, KindFacts>;
+
+/** An artifact kind. */
+export type ArtifactKindName = keyof typeof KIND_FACTS;
+
+/** Every artifact kind, in the table's order. */
+export const ARTIFACT_KINDS = Object.keys(KIND_FACTS) as [ArtifactKindName, ...ArtifactKindName[]];
+
+/** Whether `kind` is an artifact kind this build knows. */
+export function isArtifactKind(kind: string): kind is ArtifactKindName {
+  return Object.hasOwn(KIND_FACTS, kind);
+}
+
+/** Kinds that execute something (the rest inject text). */
+export const EXECUTABLE_KINDS: readonly ArtifactKindName[] = ARTIFACT_KINDS.filter(
+  (k) => KIND_FACTS[k].executable,
+);
+
+/** Whether an artifact's content is a MiniJinja template, from its kind and metadata. */
+export function isTemplated(kind: ArtifactKindName, metadata: { template?: unknown } | null): boolean {
+  const t = KIND_FACTS[kind].templated;
+  return t === 'always' || (t === 'unless-opted-out' && metadata?.template !== false);
+}
+
+/** The language of an artifact's content, from its kind and (for `by-name` kinds) its file name. */
+export function languageOfKind(kind: ArtifactKindName, name: string): Exclude<KindLanguage, 'by-name'> {
+  const lang = KIND_FACTS[kind].language;
+  if (lang !== 'by-name') return lang;
+  if (/\.py$/i.test(name)) return 'python';
+  if (/\.json$/i.test(name)) return 'json';
+  return 'markdown';
+}
+
+/** A kind's colour as one CSS value that follows the theme (`light-dark()` reads `color-scheme`). */
+export function kindColour(kind: ArtifactKindName): string {
+  const c = KIND_FACTS[kind].colour;
+  return `light-dark(${c.light}, ${c.dark})`;
+}

@@ -1,0 +1,55 @@
+import type { TraceDraft } from '../../dispatch/index.js';
+import { fail, settle, succeed } from '../result.js';
+import type { KindModule } from '../types.js';
+
+/**
+ * `code_template`: Python (a MiniJinja template unless `template: false`) run in the sandbox. Its
+ * effects are those of the `skilldesk` host functions its source calls.
+ */
+export const codeTemplateKind: KindModule<'code_template'> = {
+  kind: 'code_template',
+  validate: () => [],
+  effects(artifact, hostEffects) {
+    return Object.entries(hostEffects).flatMap(([fn, effects]) =>
+      effects.length > 0 && new RegExp(`\\b${fn}\\s*\\(`).test(artifact.content)
+        ? [{ effects, why: `artifact ${artifact.name} calls skilldesk.${fn}` }]
+        : [],
+    );
+  },
+  agentSkillsPath: (a, slug) =>
+    typeof a.metadata?.path === 'string' ? a.metadata.path : `scripts/${slug(a.name)}.py`,
+  async execute(artifact, ctx, services) {
+    if (!services.sandbox) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
+    const run = services.sandbox;
+    // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
+    const ran = await settle(() => run(artifact, ctx));
+    if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
+    const r = ran.value;
+    const partial: TraceDraft = {
+      rendered_input: r.rendered_code,
+      raw_output: r.submitted ? JSON.stringify(r.result) : r.stdout,
+      input_tokens: r.llm.input_tokens,
+      output_tokens: r.llm.output_tokens,
+      stdout: r.stdout,
+      stderr: r.stderr,
+    };
+    if (!r.ok) {
+      const e = r.error!;
+      return fail(e.code ?? 'SANDBOX_FAILED', `${e.type}: ${e.message}`, partial, {
+        traceback: e.traceback,
+        stdout: r.stdout,
+      });
+    }
+    return succeed({
+      text: r.submitted ? null : r.stdout,
+      data: r.submitted ? r.result : undefined,
+      rendered_input: r.rendered_code,
+      raw_output: partial.raw_output,
+      input_tokens: r.llm.calls ? r.llm.input_tokens : null,
+      output_tokens: r.llm.calls ? r.llm.output_tokens : null,
+      model_id: r.llm.models[0] ?? null,
+      stdout: r.stdout,
+      stderr: r.stderr,
+    });
+  },
+};

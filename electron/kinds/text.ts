@@ -1,0 +1,23 @@
+import type { ArtifactKindName } from '../contract/kinds.js';
+import { succeed } from './result.js';
+import type { KindModule } from './types.js';
+
+/** A kind whose text is injected into the model's context (description, approach, example, resource). */
+export function textKind<K extends ArtifactKindName>(
+  kind: K,
+  agentSkillsPath: KindModule<K>['agentSkillsPath'] = () => null,
+): KindModule<K> {
+  return {
+    kind,
+    validate: () => [],
+    effects: () => [],
+    agentSkillsPath,
+    async execute(artifact) {
+      const binary = artifact.metadata?.encoding === 'base64';
+      const text = binary
+        ? `[binary file ${artifact.name}, ${Buffer.from(artifact.content, 'base64').length} bytes]`
+        : artifact.content;
+      return succeed({ text, injected: true, raw_output: text });
+    },
+  };
+}
