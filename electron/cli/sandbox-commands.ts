@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { RunCodeRes } from '../contract/code.js';
-import { AppError } from '../contract/errors.js';
+import { AppError, isAppError } from '../contract/errors.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -44,6 +44,36 @@ function fileReport(file: string, r: RunCodeRes) {
   };
 }
 
+/**
+ * Run one program; a sandbox that could not run it at all (it died while starting, its process
+ * could not be spawned) is that file's failure, reported like one, so later files still run.
+ */
+export async function runOne(
+  run: () => Promise<RunCodeRes>,
+  now: () => number = Date.now,
+): Promise<RunCodeRes> {
+  const started = now();
+  try {
+    return await run();
+  } catch (e) {
+    const err = isAppError(e) ? e : null;
+    return {
+      ok: false,
+      result: null,
+      submitted: false,
+      stdout: '',
+      stderr: '',
+      error: {
+        type: 'SandboxFault',
+        message: err ? err.message : `the sandbox failed: ${e instanceof Error ? e.message : String(e)}`,
+        code: err?.code ?? 'SANDBOX_FAILED',
+      },
+      duration_ms: now() - started,
+      llm: { calls: 0, input_tokens: 0, output_tokens: 0, models: [] },
+    };
+  }
+}
+
 /** `run-code`. */
 export function registerSandboxCommands(program: Command, ctx: CliContext): void {
   program
@@ -76,7 +106,7 @@ export function registerSandboxCommands(program: Command, ctx: CliContext): void
 
       await withClient(ctx, async (c) => {
         for (const p of programs) {
-          const r = await c.invoke('code/run', { code: p.code, timeout_ms: opts.timeoutMs });
+          const r = await runOne(() => c.invoke('code/run', { code: p.code, timeout_ms: opts.timeoutMs }));
           const line = fileReport(p.file, r);
           if (!r.ok) ctx.setExitCode(1);
           if (g.json) {
