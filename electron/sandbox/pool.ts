@@ -108,6 +108,8 @@ export interface SandboxPoolStats {
   selfCheck: { tcp: string; unix: string } | null;
   /** Messages from the sandbox process refused as malformed or out of place. */
   protocolViolations: number;
+  /** Processes stopped while idle because they had grown past half their memory cap. */
+  recycles: number;
 }
 
 interface Pending {
@@ -150,6 +152,8 @@ interface Proc {
   runs: Map<string, { hostCall: string | null }>;
   /** The number in the last host call's id: they must increase. */
   lastHostCall: number;
+  /** The process's resident memory as its last result reported it (MB). */
+  rssMb: number;
 }
 
 /** At most this many checkpoints and this many bytes of them per run (the process enforces it too). */
@@ -340,6 +344,7 @@ export class SandboxPool {
     isolation: null,
     selfCheck: null,
     protocolViolations: 0,
+    recycles: 0,
   };
 
   constructor(private readonly opts: SandboxPoolOptions = {}) {
@@ -497,6 +502,7 @@ export class SandboxPool {
       ),
       runs: new Map(),
       lastHostCall: 0,
+      rssMb: 0,
     };
     this.proc = proc;
     let sawReady = false;
@@ -1020,6 +1026,7 @@ export class SandboxPool {
     const marker = (text: string, cut: boolean) =>
       `${text.slice(0, cap)}${cut ? `\n[output truncated at ${cap} bytes]\n` : ''}`;
     this.statsData.runs++;
+    if (job.proc && typeof r.process_rss_mb === 'number') job.proc.rssMb = r.process_rss_mb;
     this.finish(job, {
       ok: r.ok,
       result,
@@ -1034,8 +1041,29 @@ export class SandboxPool {
       host_calls: r.host_calls,
       llm: emptyUsage(),
       limits: job.limits,
-      timing: { wait_ms: r.wait_ms, run_ms: r.run_ms, worker_boot_ms: r.worker_boot_ms },
+      timing: {
+        wait_ms: r.wait_ms,
+        run_ms: r.run_ms,
+        worker_boot_ms: r.worker_boot_ms,
+        worker_id: r.worker_id,
+        worker_run: r.worker_run,
+      },
     });
+  }
+
+  /**
+   * Threads that ended leave memory with the allocator that the process never gives back, so a
+   * process that started many workers only grows. Once it holds more than half its memory cap it is
+   * stopped while idle (nothing running or queued, so no run is lost) and the next run starts a new
+   * one: no sequence of runs can push a later one into the cap.
+   */
+  private recycleIfBloated(proc: Proc | undefined): void {
+    if (!proc?.alive || this.proc !== proc) return;
+    const capMb = this.opts.rssLimitMb ?? 1536;
+    if (proc.rssMb < capMb / 2 || this.running.size > 0 || this.queue.size > 0) return;
+    this.opts.log?.(`sandbox process ${proc.handle.pid} holds ${proc.rssMb} MB: restarting it while idle`);
+    this.statsData.recycles++;
+    this.killProc(proc);
   }
 
   private failure(
@@ -1067,6 +1095,7 @@ export class SandboxPool {
     result.duration_ms = performance.now() - job.enqueuedAt;
     result.llm = job.opts.host?.usage?.() ?? result.llm;
     job.resolve(result);
+    this.recycleIfBloated(job.proc);
     queueMicrotask(() => this.pump());
   }
 }

@@ -81,6 +81,11 @@ export const RunResultSchema = z.strictObject({
   wait_ms: z.number().finite(),
   run_ms: z.number().finite(),
   worker_boot_ms: z.number().finite(),
+  /** Which worker served the run (numbered per process) and which of its runs this was (1: first). */
+  worker_id: count.optional(),
+  worker_run: count.optional(),
+  /** The sandbox process's resident memory when the run ended (MB): the app recycles a bloated one. */
+  process_rss_mb: z.number().finite().nonnegative().optional(),
 });
 
 /** The outcome of one run, as the process reports it. */

@@ -217,7 +217,9 @@ export function sandboxIsolation(execPath = process.execPath): SandboxIsolation 
 
 function startSandbox(spec: SandboxSpawnSpec, opts: ForkSandboxOptions): SandboxProcessHandle {
   const execPath = opts.execPath ?? process.execPath;
-  const env = opts.env ?? {};
+  // glibc gives every thread its own malloc arena and keeps what a finished worker freed: with a
+  // worker thread per fresh interpreter the process's RSS then only grows. Two arenas keep it flat.
+  const env = { MALLOC_ARENA_MAX: '2', ...(opts.env ?? {}) };
   const wrapper = opts.isolation === 'none' ? NO_ISOLATION : detectIsolation(execPath, spec.readPaths, env);
   const nodeArgs = [
     ...permissionFlags(spec, opts.nodeMajor),

@@ -4,10 +4,11 @@
 // (each takes a fingerprint of all of it); every reader must see exactly the fingerprint of a
 // fresh interpreter, and most runs must have been served by a restored worker (or the suite would
 // prove nothing about reuse).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../test-support/index.js';
 import { SandboxPool } from './pool.js';
 import type { SandboxRunResult } from './types.js';
 
@@ -134,10 +135,14 @@ const BREAKERS: Record<string, { code: string; limits: Record<string, number>; c
   recursion: { code: 'def f(n):\n    return f(n + 1)\nf(0)', limits: {}, code_is: 'RecursionError' },
 };
 
-async function read(): Promise<unknown> {
+async function readRun(): Promise<SandboxRunResult> {
   const r = await pool.run(READER);
   expect({ ok: r.ok, error: r.error }).toEqual({ ok: true, error: null });
-  return r.result;
+  return r;
+}
+
+async function read(): Promise<unknown> {
+  return (await readRun()).result;
 }
 
 function checkBreaker(name: string, r: SandboxRunResult): void {
@@ -197,21 +202,26 @@ describe('state left by a run is invisible to the next when a worker is restored
       ];
       for (const kind of round) {
         if (runs >= 500) break;
-        const booted = pool.stats().workersBooted;
+        let w: SandboxRunResult;
         if (kind.startsWith('limit:')) {
           const name = kind.slice(6);
           const b = BREAKERS[name]!;
-          checkBreaker(name, await pool.run(b.code, { limits: b.limits }));
+          w = await pool.run(b.code, { limits: b.limits });
+          checkBreaker(name, w);
         } else if (REFUSED.has(kind)) {
-          const w = await pool.run(WRITERS[kind]!);
+          w = await pool.run(WRITERS[kind]!);
           expect({ kind, type: w.error?.type }).toEqual({ kind, type: 'SandboxViolation' });
         } else {
-          const w = await pool.run(WRITERS[kind]!);
+          w = await pool.run(WRITERS[kind]!);
           expect({ kind, ok: w.ok, error: w.error }).toEqual({ kind, ok: true, error: null });
         }
-        const seen = await read();
-        // No worker was booted for the reader: the writer's worker was restored and served it.
-        if (pool.stats().workersBooted === booted) restored.set(kind, (restored.get(kind) ?? 0) + 1);
+        const { result: seen, timing } = await readRun();
+        // The writer's worker was restored and served the reader.
+        const sameWorker =
+          w.timing.worker_id !== undefined &&
+          timing.worker_id === w.timing.worker_id &&
+          timing.worker_run === (w.timing.worker_run ?? 0) + 1;
+        if (sameWorker) restored.set(kind, (restored.get(kind) ?? 0) + 1);
         if (JSON.stringify(seen) !== JSON.stringify(baseline)) {
           // The diff names the kind of state that leaked.
           expect({ after: kind, fingerprint: seen }).toEqual({ after: kind, fingerprint: baseline });
@@ -224,6 +234,52 @@ describe('state left by a run is invisible to the next when a worker is restored
     expect(restorable.filter((k) => !restored.has(k))).toEqual([]);
     expect(retiring.filter((k) => restored.has(k))).toEqual([]);
   }, 600_000);
+
+  it('through `skilldesk run-code`, one pool as a user runs it: writers of JS-side state and readers alternate', async () => {
+    baseline ??= await read();
+    const files: string[] = [];
+    const kinds = [
+      'ffi',
+      'resolver',
+      'dlopen',
+      'protocols',
+      'patch_module',
+      'environ',
+      'file_tmp',
+      'signals',
+    ];
+    for (const [i, kind] of [...kinds, ...kinds].entries()) {
+      const w = join(dir, `w${i}-${kind}.py`);
+      writeFileSync(w, WRITERS[kind]!);
+      const r = join(dir, `r${i}.py`);
+      writeFileSync(r, READER);
+      files.push(w, r);
+    }
+    const out = await runCli(['--home', join(dir, 'cli-home'), '--json', 'run-code', ...files]);
+    const reports = out.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { file: string; ok: boolean; result: unknown; error: { type: string } | null },
+      );
+    expect(reports).toHaveLength(files.length);
+    for (const r of reports) {
+      const kind = /w\d+-(\w+)\.py$/.exec(r.file)?.[1];
+      if (kind) {
+        expect({ kind, type: r.error?.type ?? 'ok' }).toEqual({
+          kind,
+          type: REFUSED.has(kind) ? 'SandboxViolation' : 'ok',
+        });
+      } else {
+        expect({ file: r.file, ok: r.ok, fingerprint: r.result }).toEqual({
+          file: r.file,
+          ok: true,
+          fingerprint: baseline,
+        });
+      }
+    }
+  }, 300_000);
 
   it('the first run after a restore is served in milliseconds by the same process', async () => {
     await pool.run('x = 1');

@@ -37,7 +37,17 @@ export interface SandboxRunResult {
   host_calls: number;
   llm: SandboxLlmUsage;
   limits: SandboxLimits;
-  timing: { wait_ms: number; run_ms: number; worker_boot_ms: number };
+  /**
+   * Where the time went; `worker_id` (per sandbox process) and `worker_run` (1 for a worker's first
+   * run) say which worker served the run, so a restored worker can be told from a new one.
+   */
+  timing: {
+    wait_ms: number;
+    run_ms: number;
+    worker_boot_ms: number;
+    worker_id?: number;
+    worker_run?: number;
+  };
 }
 
 /** The main-process side of the host functions for one run. */

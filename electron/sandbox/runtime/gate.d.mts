@@ -1,5 +1,5 @@
 /** What the gate does with an import of the interpreter once it is closed. */
-export function classifyImport(name: string): 'allow' | 'taint' | 'deny';
+export function classifyImport(name: string): 'allow' | 'taint' | 'stub' | 'deny';
 export class GateError extends Error {
   importName: string;
   constructor(name: string);

@@ -9,6 +9,7 @@
 // - allow: the file system, clocks, entropy, signals, maths, heap growth and the trampolines CPython
 //   calls through. Passed through untouched (some run millions of times per second). File system
 //   changes are tracked by the worker, which ends a worker whose run changed anything.
+// - stub: Pyodide's socket hooks consulted for every descriptor: answer "not a socket".
 // - taint: timers and the runtime's keep-alive counter. Allowed during a run, but they leave
 //   JavaScript state (a callback that fires later), so the worker ends after that run.
 // - deny (everything else, including every import added by a later Pyodide): JS objects (JsProxy,
@@ -48,6 +49,17 @@ const TAINT = new Set(
     .split(' '),
 );
 
+/**
+ * Pyodide's socket hooks that the file system consults for every descriptor (fcntl, shutdown,
+ * poll): with the gate closed they answer "not a socket" without looking (no socket can exist).
+ * @type {Map<string, unknown>}
+ */
+const NOT_A_SOCKET = new Map([
+  ['_try_fcntl64', 0],
+  ['_try_shutdown', 0],
+  ['_maybe_poll_async', null],
+]);
+
 /** Syscalls of Emscripten's socket layer (SOCKFS and Node's socket FS): never after the gate closes. */
 const SOCKET_SYSCALLS = new Set(
   [
@@ -62,10 +74,11 @@ const SOCKET_SYSCALLS = new Set(
 /**
  * What the gate does with the import `name` once it is closed.
  * @param {string} name
- * @returns {'allow' | 'taint' | 'deny'}
+ * @returns {'allow' | 'taint' | 'stub' | 'deny'}
  */
 export function classifyImport(name) {
   if (ALLOW.has(name)) return 'allow';
+  if (NOT_A_SOCKET.has(name)) return 'stub';
   if (name.startsWith('__syscall_')) return SOCKET_SYSCALLS.has(name) ? 'deny' : 'allow';
   if (TAINT.has(name)) return 'taint';
   return 'deny';
@@ -108,6 +121,11 @@ export function gateImports(env, gate) {
     const kind = classifyImport(name);
     if (kind === 'allow') {
       out[name] = f;
+    } else if (kind === 'stub') {
+      const answer = NOT_A_SOCKET.get(name);
+      out[name] = function notASocket(/** @type {unknown[]} */ ...args) {
+        return gate.closed ? answer : Reflect.apply(f, this, args);
+      };
     } else if (kind === 'taint') {
       out[name] = function tainted(/** @type {unknown[]} */ ...args) {
         if (gate.closed) gate.tainted ??= name;

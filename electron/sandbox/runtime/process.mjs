@@ -134,6 +134,7 @@ function lockdownProblems() {
   const envKeys = Object.keys(process.env).filter(
     (k) =>
       !/^(ELECTRON_RUN_AS_NODE|SYSTEMROOT|NODE_OPTIONS)$/.test(k) &&
+      !(k === 'MALLOC_ARENA_MAX' && process.env.MALLOC_ARENA_MAX === '2') &&
       !(k === 'PWD' && process.env.PWD === '/'),
   );
   if (envKeys.length > 0) problems.push(`the environment is not empty (${envKeys.slice(0, 5).join(', ')})`);
@@ -297,6 +298,9 @@ function makeSnapshot() {
   });
 }
 
+/** Numbers the workers of this process (reported with each result). */
+let workerSeq = 0;
+
 /** Reused workers restoring their state (they count as spares: they are ready in milliseconds). */
 let resetting = 0;
 /** A job younger than this most likely gives its (reused) worker back before a new one could boot. */
@@ -342,7 +346,16 @@ function boot(place = configuredPlace()) {
   const interruptBuffer = new SharedArrayBuffer(4);
   const worker = new Worker(WORKER_URL, workerOptions({ hostBuffer, interruptBuffer }, place));
   drain(worker);
-  const entry = { worker, hostBuffer, interruptBuffer, bootMs: 0, dead: false, runs: 0, resetting: null };
+  const entry = {
+    id: ++workerSeq,
+    worker,
+    hostBuffer,
+    interruptBuffer,
+    bootMs: 0,
+    dead: false,
+    runs: 0,
+    resetting: null,
+  };
   bootable.then(() => {
     if (!entry.dead) worker.postMessage({ type: 'boot', snapshot, wasmModule, settings: workerSettings() });
   });
@@ -638,10 +651,7 @@ function finish(job, how) {
     !how.killed &&
     !how.crashed &&
     job.pendingHost === undefined &&
-    entry.runs < (config.maxReuses ?? 100) &&
-    // JS-side memory (strings, buffers) is outside the wasm cap: a process that holds much of it
-    // gets fresh workers until it is back down, so no sequence of clean runs starves a later one.
-    process.memoryUsage.rss() < ((config.rssLimitMb ?? 1536) * 1024 * 1024) / 2;
+    entry.runs < (config.maxReuses ?? 100);
   if (reuse) {
     resetting++;
     entry.resetting = setTimeout(() => kill(entry, 'a worker took too long to restore its state'), RESET_MS);
@@ -666,6 +676,9 @@ function finish(job, how) {
     wait_ms: job.startedAt - job.queuedAt,
     run_ms: performance.now() - job.startedAt,
     worker_boot_ms: entry.bootMs,
+    worker_id: entry.id,
+    worker_run: entry.runs,
+    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };

@@ -327,7 +327,7 @@ function runJob({ code, limits }) {
         ? {
             type: 'SandboxViolation',
             code: 'SANDBOX_FAILED',
-            message: `The program tried to reach JavaScript (the interpreter's "${gate.denied}" import), which the sandbox does not allow.`,
+            message: `The program tried to reach JavaScript (through the interpreter's "${gate.denied}" import), which the sandbox does not allow: pyodide.ffi, pyodide.code, asyncio's event loop, sockets and name lookups are unavailable here.`,
           }
         : {
             type: memoryCapHit ? 'MemoryError' : 'SandboxFault',
