@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { Db } from '../store/index.js';
 import { writeTransaction } from '../store/index.js';
 import { type E5Engine, e5Engine } from './e5.js';
@@ -47,7 +48,9 @@ export function denseText(row: Omit<DenseRow, 'id'>): string {
     .join('\n');
 }
 
-const hashOf = (text: string) => createHash('sha1').update(text).digest('hex');
+/** The hash a skill's saved vector is keyed by (with the model's id). */
+export const denseTextHash = (text: string) => createHash('sha1').update(text).digest('hex');
+const hashOf = denseTextHash;
 
 const SELECT =
   'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills';
@@ -161,18 +164,24 @@ export class DenseIndex {
   }
 
   private async runMissing(onProgress?: (p: DenseProgress) => void): Promise<void> {
-    const BATCH = 32;
+    // Two batches at a time on the thread pool: a large import uses both cores of a small
+    // machine, and the main thread stays free.
+    const BATCH = 16;
+    const LANES = Math.max(1, Math.min(2, availableParallelism()));
     for (;;) {
       this.sync();
       const todo: number[] = [];
-      for (let slot = 0; slot < this.index.docs.length && todo.length < BATCH; slot++) {
+      for (let slot = 0; slot < this.index.docs.length && todo.length < BATCH * LANES; slot++) {
         if (this.index.docs[slot] && !this.has[slot] && this.texts[slot]) todo.push(slot);
       }
       if (todo.length === 0) return;
       const texts = todo.map((s) => this.texts[s]!);
       const hashes = todo.map((s) => this.hashes[s]!);
       const ids = todo.map((s) => this.index.docs[s]!.id);
-      const vs = await this.engine.passages(texts);
+      const lanes: Array<Promise<Float32Array[]>> = [];
+      for (let i = 0; i < texts.length; i += BATCH)
+        lanes.push(this.engine.passages(texts.slice(i, i + BATCH)));
+      const vs = (await Promise.all(lanes)).flat();
       // The catalog may have moved on while the batch ran: keep only vectors still current.
       this.sync();
       const put: Array<[string, string, Float32Array]> = [];
