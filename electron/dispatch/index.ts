@@ -9,4 +9,5 @@ export * from './prompt-engine.js';
 export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';
+export * from './template-check.js';
 export * from './types.js';
