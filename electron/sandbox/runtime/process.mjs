@@ -304,7 +304,7 @@ let workerSeq = 0;
 /** Reused workers restoring their state (they count as spares: they are ready in milliseconds). */
 let resetting = 0;
 /** A job younger than this most likely gives its (reused) worker back before a new one could boot. */
-const SOON_BACK_MS = 400;
+const SOON_BACK_MS = 150;
 
 function fill() {
   if (!config) return; // the first worker is booting already; the rest come with `init`
