@@ -1,12 +1,17 @@
 // `skilldesk mcp serve`: the skill catalog as an MCP server on stdio, for Claude Desktop, an IDE or
-// another agent. A face of the same core as the other commands (see electron/mcp/).
+// another agent. A face of the same core as the other commands (see electron/mcp-serve/).
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
 import { appVersion } from '../host.js';
 import type { Llm } from '../llm/index.js';
-import { clientOffersSampling, createSkillsMcpServer, samplingLlm, serveMcpHttp } from '../mcp/index.js';
+import {
+  clientOffersSampling,
+  createSkillsMcpServer,
+  samplingLlm,
+  serveMcpHttp,
+} from '../mcp-serve/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';

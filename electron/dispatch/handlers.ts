@@ -8,6 +8,7 @@ import {
   type DspyRunRequest,
   fail,
   KINDS,
+  type KindContext,
   type KindServices,
   type Settled,
 } from '../kinds/index.js';
@@ -69,7 +70,7 @@ export function unavailableHandler<K extends 'code_template' | 'dspy_module'>(
  * means: run the fallback prompt template instead.
  */
 export interface DspyRunner {
-  execute(req: DspyRunRequest, ctx: ExecutionContext): Promise<Settled<DspyRunOutput>>;
+  execute(req: DspyRunRequest, ctx: KindContext): Promise<Settled<DspyRunOutput>>;
 }
 
 /**
@@ -83,7 +84,8 @@ export function dspyModuleHandler(
   const services: KindServices = {
     ...NO_RUNTIMES,
     dspy: runner ? (req, ctx) => runner.execute(req, ctx) : null,
-    fallback: (a, ctx) => prompt.execute(a, ctx),
+    // The kind passes on the dispatcher's own context, which the prompt handler takes.
+    fallback: (a, ctx) => prompt.execute(a, ctx as ExecutionContext),
   };
   return { kind: 'dspy_module', execute: (a, ctx) => KINDS.dspy_module.execute(a, ctx, services) };
 }

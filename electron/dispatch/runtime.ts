@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
-import { KINDS, type KindServices, kindHandlers, NO_LLM, settle } from '../kinds/index.js';
+import { ARTIFACT_KINDS } from '../contract/kinds.js';
+import { KINDS, type KindServices, NO_LLM, settle } from '../kinds/index.js';
 import type { Llm } from '../llm/index.js';
 import {
   createSandboxHost,
@@ -16,6 +17,17 @@ import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
 import { modelId } from './run-scope.js';
+import type { ArtifactHandler, ArtifactHandlers } from './types.js';
+
+/** The dispatcher's handler table: each kind's executor over the runtime's services. */
+export function kindHandlers(services: KindServices): ArtifactHandlers {
+  return Object.fromEntries(
+    ARTIFACT_KINDS.map((kind) => [
+      kind,
+      { kind, execute: (a, ctx) => KINDS[kind].execute(a, ctx, services) } satisfies ArtifactHandler,
+    ]),
+  ) as ArtifactHandlers;
+}
 
 /** What the skill runtime is built from. */
 export interface SkillRuntimeDeps {

@@ -1,7 +1,6 @@
 // Artifact kinds: one folder each, one registry. The renderer-visible facts of each kind are the
 // contract's KIND_FACTS table; everything else about it is its module here.
-import { ARTIFACT_KINDS, type ArtifactKindName } from '../contract/kinds.js';
-import type { ArtifactHandler, ArtifactHandlers } from '../dispatch/index.js';
+import type { ArtifactKindName } from '../contract/kinds.js';
 import { approachKind } from './approach/index.js';
 import { codeTemplateKind } from './code_template/index.js';
 import { descriptionKind } from './description/index.js';
@@ -9,7 +8,7 @@ import { dspyModuleKind } from './dspy_module/index.js';
 import { exampleKind } from './example/index.js';
 import { promptTemplateKind } from './prompt_template/index.js';
 import { resourceKind } from './resource/index.js';
-import type { KindModule, KindServices } from './types.js';
+import type { KindModule } from './types.js';
 
 /**
  * Every kind's module, keyed like the contract's `KIND_FACTS`: a kind in the table without a
@@ -30,26 +29,20 @@ export function kindOf<K extends ArtifactKindName>(kind: K): KindModule<K> {
   return KINDS[kind];
 }
 
-/** The dispatcher's handler table: each kind's executor over the runtime's services. */
-export function kindHandlers(services: KindServices): ArtifactHandlers {
-  return Object.fromEntries(
-    ARTIFACT_KINDS.map((kind) => [
-      kind,
-      { kind, execute: (a, ctx) => KINDS[kind].execute(a, ctx, services) } satisfies ArtifactHandler,
-    ]),
-  ) as ArtifactHandlers;
-}
-
 export { type DspyContent, DspyContentSchema, parseDspyContent } from './dspy_module/index.js';
 export { generateOnce } from './prompt_template/index.js';
 export { fail, NO_LLM, type Settled, settle, succeed } from './result.js';
 export type {
+  ArtifactOutput,
   DspyRunOutput,
   DspyRunRequest,
+  HandlerResult,
   KindArtifact,
+  KindContext,
   KindEffect,
   KindIssue,
   KindModule,
   KindServices,
+  TraceDraft,
 } from './types.js';
 export { modelFamily, resolveVariants, selectVariant } from './variants.js';

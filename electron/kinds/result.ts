@@ -1,5 +1,5 @@
 import { type AppErrorData, type ErrorCode, isAppError } from '../contract/errors.js';
-import type { ArtifactOutput, HandlerResult, TraceDraft } from '../dispatch/index.js';
+import type { ArtifactOutput, HandlerResult, TraceDraft } from './types.js';
 
 /** A successful handler result. */
 export function succeed(output: ArtifactOutput): HandlerResult {

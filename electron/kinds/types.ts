@@ -1,8 +1,57 @@
+import type { AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName } from '../contract/kinds.js';
-import type { ExecutionContext, HandlerResult } from '../dispatch/index.js';
+import type { Llm } from '../llm/index.js';
 import type { CodeTemplateResult } from '../sandbox/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { Settled } from './result.js';
+
+/** What a handler produced. */
+export interface ArtifactOutput {
+  /** Text for the user or the model (LLM reply, injected instructions …), or null. */
+  text: string | null;
+  /** Structured output (what `submit()` received, a DSPy prediction), when there is one. */
+  data?: unknown;
+  /** True for kinds whose text is context to inject, not something that ran. */
+  injected?: boolean;
+  rendered_input?: string | null;
+  raw_output?: string | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  model_id?: string | null;
+  estimated_cost?: number | null;
+  stdout?: string;
+  stderr?: string;
+  /** Set when a dspy_module ran its fallback prompt_template instead. */
+  fallback?: { artifact: string; reason: string };
+}
+
+/** Trace fields a handler fills in as it goes, so a failure still records what was known. */
+export type TraceDraft = Partial<ArtifactOutput>;
+
+/**
+ * What a handler returns: its output, or the error with whatever it learnt before failing (the
+ * rendered input, tokens, stdout …) so the trace still records it. A Python exception, a template
+ * error, a model refusal or an unavailable runtime is an outcome, returned here; only a bug throws.
+ */
+export type HandlerResult =
+  | { ok: true; output: ArtifactOutput }
+  | { ok: false; error: AppErrorData; partial: TraceDraft };
+
+/**
+ * What an executor may read of the execution it runs in: the part of the call's scope it needs,
+ * the skill's artifacts and the template variables (the dispatcher's `KindContext` is one).
+ */
+export interface KindContext {
+  scope: {
+    readonly session_id: string;
+    readonly llm: Llm | null;
+    readonly signal: AbortSignal | undefined;
+  };
+  /** Every artifact of the skill (for fallbacks and variants). */
+  artifacts: SkillArtifact[];
+  /** Template variables: the model's arguments merged with harness keys, the harness winning. */
+  variables: Record<string, unknown>;
+}
 
 /** A side effect a skill's run may have (what the approval check asks about). */
 export type KindEffect = 'network' | 'write';
@@ -46,11 +95,11 @@ export interface KindServices {
   /** Render a MiniJinja template; throws an AppError on a template error. */
   render(source: string, variables: Record<string, unknown>, name: string): string;
   /** Run a `code_template` in the sandbox; null when this process has no sandbox. */
-  sandbox: ((artifact: SkillArtifact, ctx: ExecutionContext) => Promise<CodeTemplateResult>) | null;
+  sandbox: ((artifact: SkillArtifact, ctx: KindContext) => Promise<CodeTemplateResult>) | null;
   /** Run a DSPy program in the sidecar; null when this process has none (the fallback runs). */
-  dspy: ((req: DspyRunRequest, ctx: ExecutionContext) => Promise<Settled<DspyRunOutput>>) | null;
+  dspy: ((req: DspyRunRequest, ctx: KindContext) => Promise<Settled<DspyRunOutput>>) | null;
   /** Run a `dspy_module`'s fallback prompt template (the runtime's prompt_template handler). */
-  fallback(artifact: SkillArtifact, ctx: ExecutionContext): Promise<HandlerResult>;
+  fallback(artifact: SkillArtifact, ctx: KindContext): Promise<HandlerResult>;
 }
 
 /**
@@ -76,5 +125,5 @@ export interface KindModule<K extends ArtifactKindName> {
   /** Where an Agent Skills export writes the artifact as a file (null: it is not a file). */
   agentSkillsPath(artifact: KindArtifact, slug: (name: string) => string): string | null;
   /** Run (or inject) the artifact. Outcomes are data; only a bug throws. */
-  execute(artifact: SkillArtifact, ctx: ExecutionContext, services: KindServices): Promise<HandlerResult>;
+  execute(artifact: SkillArtifact, ctx: KindContext, services: KindServices): Promise<HandlerResult>;
 }

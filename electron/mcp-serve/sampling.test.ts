@@ -39,7 +39,7 @@ describe('skilldesk mcp serve with a sampling client', () => {
       name: 'apply_skill',
       arguments: {
         name: 'Summarize',
-        context: { text: 'The team agreed to ship on Friday after the review.' },
+        ctx: { text: 'The team agreed to ship on Friday after the review.' },
       },
     });
     const text = ((r.content as Array<{ text?: string }>) ?? []).map((p) => p.text ?? '').join('');

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findLayeringViolations } from './import-graph.js';
+import { findImportCycles, findLayeringViolations } from './import-graph.js';
 import { PROJECT_ROOT, tempDir } from './index.js';
 
 /**
@@ -54,6 +54,35 @@ describe('the import graph of electron/', () => {
       { rule: 'capability-internals', from: 'chat/lazy.ts', to: 'dispatch/dispatcher.js' },
       { rule: 'electron-import', from: 'store/uses-electron.test.ts', to: 'electron' },
       { rule: 'electron-import', from: 'store/uses-electron.ts', to: 'electron' },
+    ]);
+  });
+
+  it('has no import cycle across capabilities (type-only imports count)', () => {
+    expect(
+      findImportCycles(join(PROJECT_ROOT, 'electron')),
+      'these files import each other in a circle',
+    ).toEqual([]);
+  });
+
+  it('finds a cycle through index files and type imports, and leaves one inside a folder alone', () => {
+    const root = join(tempDir('skilldesk-cycles-'), 'electron');
+    const files: Record<string, string> = {
+      'host.ts':
+        "import { serve } from './mcp/index.js';\nexport const h = serve;\nexport type Logger = {};\n",
+      'mcp/index.ts': "export * from './server.js';\n",
+      'mcp/server.ts':
+        "import type { Client } from '../transport/index.js';\nexport const serve = (c: Client) => c;\n",
+      'transport/index.ts':
+        "import type { Logger } from '../host.js';\nexport type Client = { log: Logger };\n",
+      'store/a.ts': "import type { B } from './b.js';\nexport type A = B;\n",
+      'store/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+    };
+    for (const [path, source] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), source);
+    }
+    expect(findImportCycles(root)).toEqual([
+      ['host.ts', 'mcp/index.ts', 'mcp/server.ts', 'transport/index.ts'],
     ]);
   });
 });

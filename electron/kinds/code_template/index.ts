@@ -1,6 +1,5 @@
-import type { TraceDraft } from '../../dispatch/index.js';
 import { fail, settle, succeed } from '../result.js';
-import type { KindModule } from '../types.js';
+import type { KindModule, TraceDraft } from '../types.js';
 
 /**
  * `code_template`: Python (a MiniJinja template unless `template: false`) run in the sandbox. Its

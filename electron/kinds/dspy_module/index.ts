@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { TraceDraft } from '../../dispatch/index.js';
 import type { SkillArtifact } from '../../store/index.js';
 import { fail, succeed } from '../result.js';
-import type { KindIssue, KindModule } from '../types.js';
+import type { KindIssue, KindModule, TraceDraft } from '../types.js';
 import { modelFamily, selectVariant } from '../variants.js';
 
 /**

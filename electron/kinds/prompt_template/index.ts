@@ -1,7 +1,6 @@
-import type { ArtifactOutput, HandlerResult, TraceDraft } from '../../dispatch/index.js';
 import type { Llm } from '../../llm/index.js';
 import { fail, NO_LLM, settle, succeed } from '../result.js';
-import type { KindModule } from '../types.js';
+import type { ArtifactOutput, HandlerResult, KindModule, TraceDraft } from '../types.js';
 
 /**
  * Send one rendered prompt to the model. A refusal (the provider's content filter) is an
