@@ -410,7 +410,21 @@ function jsFingerprint() {
     Module.wasmTable?.length ?? null,
     hiwireLength(),
     Object.keys(FS.root?.contents ?? {}).length,
+    // Emscripten's libraries that keep state in JavaScript (refused by the gate; checked anyway).
+    sizeOf(Module.DNS?.address_map?.addrs),
+    sizeOf(Module.DNS?.address_map?.names),
+    sizeOf(Module.LDSO?.loadedLibsByName),
+    sizeOf(Module.LDSO?.loadedLibsByHandle),
+    sizeOf(Module.Protocols?.map),
+    Module.Protocols?.list?.length ?? null,
+    sizeOf(Module.preloadedWasm),
+    sizeOf(Module.ENV),
   ]);
+}
+
+/** How many own keys an object has (null when there is none). */
+function sizeOf(o) {
+  return o && typeof o === 'object' ? Object.keys(o).length : null;
 }
 
 function capturePristine() {
