@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
@@ -34,6 +34,13 @@ export function parseContext(text: string | undefined): Record<string, unknown> 
   // Before anything copies it (copies recurse): a context nested 10,000 deep is bad input.
   checkContext(value);
   return value as Record<string, unknown>;
+}
+
+function maxOutputBytes(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0 || n > 64 * 1024 * 1024)
+    throw new InvalidArgumentError('--max-output must be a whole number of bytes, at most 67108864 (64 MiB)');
+  return n;
 }
 
 /** The model from `--provider/--model/--base-url` (or SKILLDESK_* variables), or null. */
@@ -94,8 +101,12 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
     .option('--lenient', 'render undefined variables as empty instead of failing', false)
     .option('--strict', 'fail on any use of an undefined variable, even in {% if %}', false)
     .option('--check', 'only check the syntax, do not render', false)
+    .option('--max-output <bytes>', 'largest rendered output in bytes (default 1 MiB)', maxOutputBytes)
     .action(
-      async (file: string, o: { context?: string; lenient: boolean; strict: boolean; check: boolean }) => {
+      async (
+        file: string,
+        o: { context?: string; lenient: boolean; strict: boolean; check: boolean; maxOutput?: number },
+      ) => {
         const path = resolve(file);
         if (!existsSync(path)) throw new AppError('USAGE', `${file}: no such file`);
         const source = readFileSync(path, 'utf8');
@@ -118,6 +129,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
             context,
             name: file,
             undefined: o.lenient ? 'lenient' : o.strict ? 'strict' : 'semi_strict',
+            ...(o.maxOutput ? { max_output_bytes: o.maxOutput } : {}),
           }),
         );
         if (ctx.globals().json) ctx.io.stdout(`${JSON.stringify({ rendered })}\n`);

@@ -271,6 +271,13 @@ export const RenderTemplateReqSchema = z
     name: fileName.optional(),
     context: variables.optional(),
     undefined: UndefinedModeSchema.optional(),
+    /** Largest rendered output in UTF-8 bytes (default 1 MiB); more is TOO_LARGE. */
+    max_output_bytes: z
+      .number()
+      .int()
+      .positive()
+      .max(64 * 1024 * 1024)
+      .optional(),
   })
   .strict();
 /** Request of `skills/render`. */

@@ -114,6 +114,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       rendered: engine.renderStr(req.source, req.context ?? {}, {
         name: req.name,
         undefined: req.undefined ?? 'semi_strict',
+        maxOutputBytes: req.max_output_bytes,
       }),
     }),
 

@@ -154,6 +154,21 @@ describe('template limits', () => {
   });
 });
 
+describe('render --max-output', () => {
+  it('refuses an output over the limit given (exit 2) and renders within it', async () => {
+    const dir = tempDir();
+    const tpl = join(dir, 't.j2');
+    writeFileSync(tpl, '{% for i in range(100) %}{{ s }}{% endfor %}');
+    const ctx = JSON.stringify({ s: 'abcdefghij' });
+    const over = await runCli(['--home', dir, 'render', tpl, '--context', ctx, '--max-output', '500']);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/1000 bytes, over the limit of 500 bytes \(limit: rendered output\)/);
+    const within = await runCli(['--home', dir, 'render', tpl, '--context', ctx, '--max-output', '1000']);
+    expect(within.code, within.stderr).toBe(0);
+    expect((await runCli(['--home', dir, 'render', tpl, '--max-output', 'lots'])).code).toBe(2);
+  });
+});
+
 describe('checkTemplate', () => {
   it('checks a large template on a worker thread with the same answers as in place', async () => {
     const engine = new PromptEngine();
