@@ -302,7 +302,8 @@ function registerMatch(skills: Command, ctx: CliContext): void {
             const fields = Object.entries(why.fields).map(([f, terms]) => `${f}: ${terms.join(' ')}`);
             if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
             const sem = why.semantic === null ? '' : `, semantic ${why.semantic.toFixed(3)}`;
-            lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}; ${fields.join('; ')}`);
+            const e5 = why.dense == null ? '' : `, e5 ${why.dense.toFixed(3)}`;
+            lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}${e5}; ${fields.join('; ')}`);
           }
         });
         if (explain) {
@@ -310,6 +311,15 @@ function registerMatch(skills: Command, ctx: CliContext): void {
             t.source === 'message' ? `${t.term}` : `${t.term} (${t.source} of ${t.from}, ×${t.weight})`,
           );
           lines.push(`Query terms: ${terms.join(', ') || 'none'}`);
+          const e5 = explain.e5;
+          if (e5) {
+            const cover = e5.total > 0 ? ` (${e5.embedded} of ${e5.total} skills embedded)` : '';
+            lines.push(
+              e5.used
+                ? `e5 model: fused${cover}`
+                : `e5 model: not used, ${e5.reason ?? 'unavailable'}; ranked by words and the static embedding${cover}`,
+            );
+          }
           const v = explain.skill;
           if (v) {
             const why = {
