@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, smallPackage, tempDir } from '../test-support/index.js';
+import { PROJECT_ROOT, runCli, smallPackage, tempDir } from '../test-support/index.js';
 import { loadMigrations } from './db.js';
 
 const BIN = resolve(PROJECT_ROOT, 'bin/skilldesk.mjs');
@@ -111,6 +111,22 @@ describe('writers in several processes', () => {
     expect(rb.code, rb.stderr).toBe(0);
     expect(skillCount(home, 'Gamma')).toBe(40);
     expect(skillCount(home, 'Delta')).toBe(40);
+  }, 120_000);
+
+  it('the app (a host in this process) and a CLI process importing at once both succeed', async () => {
+    const home = tempDir();
+    expect((await cli(['--home', home, 'skills', 'list'])).code).toBe(0);
+    const holder = await holdWriteLock(join(home, 'agents.db'), 1_500);
+    const other = cli(['--home', home, '--json', 'skills', 'import', packages('Cli', 60)]);
+    // Give the process time to start and queue behind the holder; this host then waits too.
+    await new Promise((r) => setTimeout(r, 800));
+    const here = await runCli(['--home', home, '--json', 'skills', 'import', packages('App', 60)]);
+    const there = await other;
+    await exited(holder);
+    expect(here.code, here.stderr).toBe(0);
+    expect(there.code, there.stderr).toBe(0);
+    expect(skillCount(home, 'App')).toBe(60);
+    expect(skillCount(home, 'Cli')).toBe(60);
   }, 120_000);
 
   it('a lock held past the wait is STORE_BUSY (exit 1), naming the file and what to do', async () => {
