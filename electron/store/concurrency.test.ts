@@ -129,6 +129,28 @@ describe('writers in several processes', () => {
     expect(skillCount(home, 'Cli')).toBe(60);
   }, 120_000);
 
+  it('an import killed with SIGKILL at a random point leaves the store whole: all of the batch or none', async () => {
+    const home = tempDir();
+    expect((await cli(['--home', home, 'skills', 'list'])).code).toBe(0);
+    const dir = packages('Killed', 300);
+    for (const delay of [300 + Math.random() * 400, 900 + Math.random() * 900, 1800 + Math.random() * 1500]) {
+      const child = spawn(process.execPath, [BIN, '--home', home, 'skills', 'import', dir, '--force'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        stdio: 'ignore',
+      });
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill('SIGKILL');
+      await exited(child);
+      const db = new Database(join(home, 'agents.db'));
+      try {
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        expect([0, 300]).toContain(skillCount(home, 'Killed'));
+      } finally {
+        db.close();
+      }
+    }
+  }, 120_000);
+
   it('a lock held past the wait is STORE_BUSY (exit 1), naming the file and what to do', async () => {
     const home = tempDir();
     expect((await cli(['--home', home, 'skills', 'list'])).code).toBe(0);
