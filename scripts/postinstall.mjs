@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // After `npm install`: (1) the DSPy sidecar's Python environment, (2) the e5 sentence-embedding
 // model and its engine (scripts/setup-e5.mjs; a Node-API addon, so the same build serves Electron),
-// (3) the CLI's bundle (the CLI rebuilds it itself when a source is newer), (4) on a machine where
+// (3) the CLI's bundle (the CLI rebuilds it itself when a source is newer), (4) the Python sandbox's
+// interpreter snapshot (`skilldesk sandbox prepare`), (5) on a machine where
 // the Electron binary was downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the
 // Node build stays in place for the CLI, web mode and tests). No step can fail the install.
 import { spawnSync } from 'node:child_process';
@@ -22,7 +23,8 @@ if (existsSync(sidecar) && !process.env.SKILLDESK_SKIP_SIDECAR) {
 const e5 = join(root, 'scripts', 'setup-e5.mjs');
 if (existsSync(e5) && !process.env.SKILLDESK_SKIP_E5) {
   const r = spawnSync(process.execPath, [e5], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) warn('the e5 model is not installed; skills match by words and the static embedding only');
+  if (r.status !== 0)
+    warn('the e5 model is not installed; skills match by words and the static embedding only');
 }
 
 try {
@@ -30,6 +32,17 @@ try {
   await buildCliBundle();
 } catch (e) {
   warn(`the CLI's bundle was not built (${e.message}); the CLI will run its sources through tsx`);
+}
+
+// Build the Python sandbox's interpreter snapshot now (about 10 s of CPU), so a user's first Python
+// run starts from the cache instead of building it. Skipped where the sandbox cannot run.
+if (!process.env.SKILLDESK_SKIP_SANDBOX_PREPARE) {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'skilldesk.mjs'), 'sandbox', 'prepare'], {
+    cwd: root,
+    stdio: 'inherit',
+    timeout: 180_000,
+  });
+  if (r.status !== 0) warn('the Python sandbox was not prepared; its first run will build the snapshot');
 }
 
 const electronPathFile = join(root, 'node_modules', 'electron', 'path.txt');

@@ -74,8 +74,35 @@ export async function runOne(
   }
 }
 
-/** `run-code`. */
+/** `run-code` and `sandbox prepare`. */
 export function registerSandboxCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('sandbox')
+    .description('the Python sandbox')
+    .command('prepare')
+    .description(
+      'start the sandbox once, so the interpreter snapshot is built and cached for later starts (npm install runs this)',
+    )
+    .action(async () => {
+      const g = ctx.globals();
+      const started = Date.now();
+      await withClient(ctx, async (c) => {
+        const r = await runOne(() => c.invoke('code/run', { code: 'pass' }));
+        const ms = Date.now() - started;
+        if (!r.ok) {
+          ctx.setExitCode(1);
+          if (g.json) ctx.io.stdout(`${JSON.stringify({ ready: false, ms, error: r.error })}\n`);
+          else ctx.io.stderr(`error: the sandbox could not start: ${r.error?.message ?? 'unknown'}\n`);
+          return;
+        }
+        if (g.json) ctx.io.stdout(`${JSON.stringify({ ready: true, ms })}\n`);
+        else
+          ctx.io.stdout(
+            `The Python sandbox is ready (${(ms / 1000).toFixed(1)} s); later starts use its cached snapshot.\n`,
+          );
+      });
+    });
+
   program
     .command('run-code')
     .description('run Python files in the sandbox, one after another in one pool (`-` reads stdin)')
