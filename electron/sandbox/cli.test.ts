@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../test-support/index.js';
@@ -52,4 +52,15 @@ describe('skilldesk run-code', () => {
     expect((await runCli(['--home', dir, 'run-code', '-', '-'])).code).toBe(2);
     expect((await runCli(['--home', dir, 'run-code', 'x.py', '--timeout-ms', 'soon'])).code).toBe(2);
   });
+});
+
+describe('skilldesk sandbox prepare', () => {
+  it('starts the sandbox once and leaves its snapshot in the home cache; --json says ready', async () => {
+    const home = join(tempDir(), 'home');
+    const r = await runCli(['--home', home, '--json', 'sandbox', 'prepare']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ready: true });
+    const cached = readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.snapshot'));
+    expect(cached).toHaveLength(1);
+  }, 120_000);
 });
