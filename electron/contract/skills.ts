@@ -621,6 +621,35 @@ export interface ForkSkillRes {
   forked: { name: string; scope: 'workspace'; version: string; from_scope: 'account' };
 }
 
+/**
+ * `skills/changes`: what changed in the catalog since a cursor, read from each store's change log
+ * (the one phase 1 follows), so a cache of the catalog (the MCP server's) stays current at the
+ * cost of the change, whoever made it (this process, the app, another CLI).
+ */
+export const CatalogChangesReqSchema = z.object({ since: z.string().max(4096).optional() }).strict();
+/** Request of `skills/changes`: without `since`, everything. */
+export type CatalogChangesReq = z.infer<typeof CatalogChangesReqSchema>;
+/** The changes of one store. */
+export interface ScopeChanges {
+  scope: SkillScope;
+  /** True: `upserted` is every skill of this scope and anything not in it is gone. */
+  reset: boolean;
+  /** Skills added or changed (every skill on a reset). */
+  upserted: SkillDetail[];
+  /** Ids of skills no longer in the store. */
+  removed: string[];
+}
+/** Reply of `skills/changes`. */
+export interface CatalogChangesRes {
+  /** Opaque; pass it back as `since`. */
+  cursor: string;
+  /** False when nothing changed since `since` (then `changes` is empty). */
+  changed: boolean;
+  /** The scopes open now; a scope that is not listed has nothing in it. */
+  scopes: SkillScope[];
+  changes: ScopeChanges[];
+}
+
 /** The `skills/*` channels. */
 export interface SkillsChannels {
   'skills/versions': { req: SkillVersionsReq; res: SkillVersionsRes };
@@ -631,6 +660,7 @@ export interface SkillsChannels {
   'skills/eval': { req: EvalSkillReq; res: EvalSkillRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
+  'skills/changes': { req: CatalogChangesReq; res: CatalogChangesRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
@@ -654,6 +684,7 @@ export const skillsRequestSchemas = {
   'skills/eval': EvalSkillReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
+  'skills/changes': CatalogChangesReqSchema,
   'skills/match': MatchSkillsReqSchema,
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,

@@ -7,119 +7,33 @@
  * process's Python sandbox, not in the caller). Resources and methods follow the MCP Skills
  * extension (SEP-2640, `io.modelcontextprotocol/skills`): each skill is an Agent Skills folder whose
  * files are `skill://<name>/<path>` resources, enumerated by `skills/list` with SHA-256 digests and
- * looked up by `skills/get`.
+ * sizes, looked up by `skills/get`, their folders read by `resources/directory/read`. The catalog
+ * is cached (see `catalog.ts`) and a change to it is announced as `resources/list_changed`.
+ * Requests of the 2026-07-28 revision (stateless, `server/discover`) are answered beside the
+ * handshake-era ones (see `modern.ts`).
  */
-import { createHash } from 'node:crypto';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import YAML from 'yaml';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
-import type { SkillDetail } from '../contract/skills.js';
-import { skillSlug, skillToAgentFiles } from '../skills/index.js';
-import type { Skill } from '../store/index.js';
 import type { CoreClient } from '../transport/index.js';
+import { isTextMime, ServedCatalog } from './catalog.js';
+import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport } from './modern.js';
 
 /** The extension identifier of SEP-2640. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
-/** One file of a served skill. */
-interface ServedFile {
-  uri: string;
-  path: string;
-  bytes: Buffer;
-  mimeType: string;
-}
-
-/** One skill as served: its SEP-2640 entry and its files. */
-interface ServedSkill {
-  name: string;
-  slug: string;
-  entry: {
-    uri: string;
-    frontmatter: Record<string, unknown>;
-    resources: Array<{ uri: string; digest: string }>;
-  };
-  files: ServedFile[];
-}
-
-const MIME: Record<string, string> = {
-  md: 'text/markdown',
-  py: 'text/x-python',
-  json: 'application/json',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
-  html: 'text/html',
-  js: 'text/javascript',
-  ts: 'text/plain',
-};
-
-function mimeOf(path: string): string {
-  return MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
-}
-
-const digest = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-
-/**
- * A skill's Agent Skills files, with the frontmatter `name` set to the folder's slug (SEP-2640:
- * the last URI segment equals the frontmatter name, which the Agent Skills spec keeps to
- * lowercase letters, digits and hyphens); the display name stays in `metadata.display-name`.
- */
-function serve(detail: SkillDetail): ServedSkill {
-  const slug = skillSlug(detail.name);
-  const asSkill = {
-    ...detail,
-    artifacts: detail.artifacts.map((a) => ({ ...a, state_blob: null })),
-  } as unknown as Skill;
-  const { files } = skillToAgentFiles(asSkill);
-  const skillMd = files.get('SKILL.md')?.toString('utf8') ?? '';
-  const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(skillMd);
-  const frontmatter = (m ? YAML.parse(m[1]!) : {}) as Record<string, unknown>;
-  if (frontmatter.name !== slug) {
-    frontmatter.metadata = { ...((frontmatter.metadata as object) ?? {}), 'display-name': detail.name };
-    frontmatter.name = slug;
-  }
-  files.set(
-    'SKILL.md',
-    Buffer.from(`---\n${YAML.stringify(frontmatter, { lineWidth: 0 })}---\n${m?.[2] ?? ''}`),
-  );
-  const served: ServedFile[] = [...files].map(([path, bytes]) => ({
-    uri: `skill://${slug}/${path}`,
-    path,
-    bytes,
-    mimeType: mimeOf(path),
-  }));
-  return {
-    name: detail.name,
-    slug,
-    entry: {
-      uri: `skill://${slug}/SKILL.md`,
-      frontmatter,
-      resources: served.map((f) => ({ uri: f.uri, digest: digest(f.bytes) })),
-    },
-    files: served,
-  };
-}
-
-/** The skills served now (the merged catalog; an overridden account skill is not served). */
-async function catalog(client: CoreClient): Promise<ServedSkill[]> {
-  const { skills } = await client.invoke('skills/list', {});
-  const out: ServedSkill[] = [];
-  const seen = new Set<string>();
-  for (const s of skills) {
-    if (s.overridden) continue;
-    const { skill } = await client.invoke('skills/get', { name: s.name, scope: s.scope });
-    const served = serve(skill);
-    // Two names that fold to the same slug: the second is served under a suffixed folder.
-    let slug = served.slug;
-    for (let i = 2; seen.has(slug); i++) slug = `${served.slug}-${i}`;
-    seen.add(slug);
-    out.push(slug === served.slug ? served : serve({ ...skill, name: slug }));
-  }
-  return out;
-}
+/** Entries per page of `skills/list` (an entry is never split across pages). */
+export const SKILLS_PAGE_SIZE = 200;
+/** Resources per page of `resources/list` and `resources/directory/read`. */
+export const RESOURCES_PAGE_SIZE = 500;
 
 const text = (value: unknown) => ({
   content: [
@@ -129,21 +43,76 @@ const text = (value: unknown) => ({
 
 const failure = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
 
+const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
+
+/** A page of `items` from an opaque cursor (the offset, as the pagination utility allows). */
+function page<T>(items: readonly T[], cursor: unknown, size: number): { items: T[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const n = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) : NaN;
+    if (!Number.isInteger(n) || n < 0 || n > items.length) throw invalid(`invalid cursor: ${String(cursor)}`);
+    start = n;
+  }
+  const end = start + size;
+  return {
+    items: items.slice(start, end),
+    ...(end < items.length ? { nextCursor: Buffer.from(String(end)).toString('base64url') } : {}),
+  };
+}
+
+/** The `uri` parameter of a request, or -32602 naming what is wrong. */
+function uriParam(method: string, params: unknown): string {
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  if (params === undefined || params === null || typeof params !== 'object')
+    throw invalid(`${method} needs params with a "uri" (the URI of a skill's SKILL.md)`);
+  if (typeof uri !== 'string' || !uri) throw invalid(`${method} needs a "uri" string parameter`);
+  return uri;
+}
+
 /** Options of {@link createSkillsMcpServer}. */
 export interface SkillsMcpServerOptions {
   version: string;
+  /**
+   * The served catalog to share (the HTTP face shares one across its per-request servers). Without
+   * it the server keeps its own and watches the change log every `pollMs` (default 1000), sending
+   * `notifications/resources/list_changed` to an initialized client when the catalog changed.
+   */
+  catalog?: ServedCatalog;
+  pollMs?: number;
 }
 
 /** Build the MCP server over a core client (connect it to a transport to serve). */
 export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerOptions): McpServer {
-  const server = new McpServer(
-    { name: 'skilldesk', version: opts.version },
-    {
-      capabilities: { extensions: { [SKILLS_EXTENSION]: {} }, resources: {}, tools: {} },
-      instructions:
-        'SkillDesk skills: reusable instructions, prompt templates and sandboxed Python. Use search_skills to find one for the task, read_skill to see its instructions, apply_skill to run it. Every skill is also an Agent Skills folder under skill://<name>/SKILL.md.',
-    },
-  );
+  const capabilities = {
+    extensions: { [SKILLS_EXTENSION]: { directoryRead: true } },
+    resources: { listChanged: true },
+    tools: {},
+  };
+  const instructions =
+    'SkillDesk skills: reusable instructions, prompt templates and sandboxed Python. Use search_skills to find one for the task, read_skill to see its instructions, apply_skill to run it. Every skill is also an Agent Skills folder under skill://<name>/SKILL.md (skills/list enumerates them).';
+  const server = new McpServer({ name: 'skilldesk', version: opts.version }, { capabilities, instructions });
+
+  let notify = () => {};
+  const catalog = opts.catalog ?? new ServedCatalog(client, { onChanged: () => notify() });
+  if (!opts.catalog) {
+    // Built while the client connects, then followed: a change made by anyone (the app, another
+    // CLI) is announced to a handshake-era client; a modern one learns it when its TTL runs out.
+    notify = () => {
+      if (server.isConnected() && server.server.getClientVersion()) server.sendResourceListChanged();
+    };
+    const timer = setInterval(() => void catalog.current().catch(() => {}), opts.pollMs ?? 1000);
+    timer.unref();
+    const prev = server.server.onclose;
+    server.server.onclose = () => {
+      clearInterval(timer);
+      prev?.();
+    };
+  }
+  void catalog.current().catch(() => {});
+
+  // Modern requests are recognised on the transport; every caller connects through it.
+  const connect = server.connect.bind(server);
+  server.connect = (transport: Transport) => connect(modernTransport(transport));
 
   // The chat's own tools: one name, schema and implementation each (electron/tools), run in the
   // core through `skills/call-tool`. The SDK checks arguments against the same strict schema, so an
@@ -167,49 +136,99 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     );
   }
 
-  server.registerResource(
-    'skill-file',
-    new ResourceTemplate('skill://{skill}/{+path}', {
-      list: async () => ({
-        resources: (await catalog(client)).map((s) => ({
-          uri: s.entry.uri,
-          name: s.slug,
-          description: String(s.entry.frontmatter.description ?? ''),
-          mimeType: 'text/markdown',
-        })),
-      }),
-    }),
-    { description: 'A file of a skill served as an Agent Skills folder (SKILL.md and bundled files).' },
-    async (uri) => {
-      const file = (await catalog(client)).flatMap((s) => s.files).find((f) => f.uri === uri.href);
-      if (!file) throw new McpError(ErrorCode.InvalidParams, `no such skill resource: ${uri.href}`);
-      return {
-        contents: [
-          file.mimeType.startsWith('text/') ||
-          file.mimeType.endsWith('json') ||
-          file.mimeType.endsWith('yaml')
-            ? { uri: file.uri, mimeType: file.mimeType, text: file.bytes.toString('utf8') }
-            : { uri: file.uri, mimeType: file.mimeType, blob: file.bytes.toString('base64') },
-        ],
-      };
-    },
-  );
+  const low = server.server;
 
-  // SEP-2640's methods, on the low-level server.
-  server.server.setRequestHandler(
-    z.object({
-      method: z.literal('skills/list'),
-      params: z.object({ cursor: z.string().optional() }).passthrough().optional(),
-    }),
-    async () => ({ skills: (await catalog(client)).map((s) => s.entry) }),
-  );
-  server.server.setRequestHandler(
-    z.object({ method: z.literal('skills/get'), params: z.object({ uri: z.string() }).passthrough() }),
-    async (req) => {
-      const found = (await catalog(client)).find((s) => s.entry.uri === req.params.uri);
-      if (!found) throw new McpError(ErrorCode.InvalidParams, `no skill at ${req.params.uri}`);
-      return { skill: found.entry };
-    },
-  );
+  low.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+    const view = await catalog.current();
+    const { items, nextCursor } = page(view.skills, req.params?.cursor, RESOURCES_PAGE_SIZE);
+    return {
+      resources: items.map((s) => ({
+        uri: s.entry.uri,
+        name: s.slug,
+        description: s.description,
+        mimeType: 'text/markdown',
+        size: s.files[0]!.size,
+      })),
+      ...(nextCursor ? { nextCursor } : {}),
+    };
+  });
+  low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: 'skill://{skill}/{+path}',
+        name: 'skill-file',
+        description: 'A file of a skill served as an Agent Skills folder (SKILL.md and bundled files).',
+      },
+    ],
+  }));
+  low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    const view = await catalog.current();
+    const file = view.byFileUri.get(uri);
+    if (!file) {
+      throw invalid(
+        view.byDirUri.has(uri)
+          ? `${uri} is a directory resource: read it with resources/directory/read`
+          : `No skill resource is served at ${uri}`,
+      );
+    }
+    return {
+      contents: [
+        isTextMime(file.mimeType)
+          ? { uri: file.uri, mimeType: file.mimeType, text: file.bytes.toString('utf8') }
+          : { uri: file.uri, mimeType: file.mimeType, blob: file.bytes.toString('base64') },
+      ],
+    };
+  });
+
+  // SEP-2640's methods, on the low-level server. Params are checked here, not by the schema, so
+  // a missing or malformed one is -32602 with a sentence, not an internal error.
+  const loose = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+  const skillsResult = (method: 'skills/list' | 'skills/get', body: Record<string, unknown>) => ({
+    resultType: 'complete',
+    ...body,
+    ...CACHE_HINTS[method],
+  });
+  low.setRequestHandler(loose('skills/list'), async (req) => {
+    const params = req.params as { cursor?: unknown } | undefined;
+    const view = await catalog.current();
+    const { items, nextCursor } = page(view.skills, params?.cursor, SKILLS_PAGE_SIZE);
+    return skillsResult('skills/list', {
+      skills: items.map((s) => s.entry),
+      ...(nextCursor ? { nextCursor } : {}),
+    });
+  });
+  low.setRequestHandler(loose('skills/get'), async (req) => {
+    const uri = uriParam('skills/get', req.params);
+    const found = (await catalog.current()).bySkillUri.get(uri);
+    if (!found) throw invalid(`No skill is served at ${uri}`);
+    return skillsResult('skills/get', { skill: found.entry });
+  });
+  low.setRequestHandler(loose('resources/directory/read'), async (req) => {
+    const uri = uriParam('resources/directory/read', req.params);
+    const view = await catalog.current();
+    const children = view.byDirUri.get(uri);
+    if (!children) {
+      throw invalid(
+        view.byFileUri.has(uri)
+          ? `${uri} is not a directory resource`
+          : `No directory resource is served at ${uri}`,
+      );
+    }
+    const { items, nextCursor } = page(
+      children,
+      (req.params as { cursor?: unknown }).cursor,
+      RESOURCES_PAGE_SIZE,
+    );
+    return { resultType: 'complete', resources: items, ...(nextCursor ? { nextCursor } : {}) };
+  });
+
+  // 2026-07-28 discovery: what `initialize` told, asked for without a handshake.
+  low.setRequestHandler(loose('server/discover'), async () => ({
+    supportedVersions: [MODERN_PROTOCOL_VERSION],
+    capabilities,
+    serverInfo: { name: 'skilldesk', version: opts.version },
+    instructions,
+  }));
   return server;
 }

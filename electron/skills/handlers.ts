@@ -4,6 +4,7 @@ import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/
 import type { Scope, Skill } from '../store/index.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
+import { catalogChanges } from './changes.js';
 import { exportJson } from './export.js';
 import { importPackages } from './import.js';
 import { importDropped, readDroppedFiles } from './import-files.js';
@@ -150,6 +151,8 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       if (!entry) throw notFound(req.name, req.scope);
       return { skill: toDetail(found.skill, entry) };
     },
+
+    'skills/changes': (req) => catalogChanges(catalog.get(), req.since, toDetail),
 
     'skills/import-package': (req) => {
       const file = req.file_name?.trim() || 'package.json';

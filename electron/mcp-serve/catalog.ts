@@ -1,0 +1,278 @@
+/**
+ * The skill catalog as `mcp serve` serves it (SEP-2640): every skill an Agent Skills folder of
+ * `skill://<name>/<path>` files, each with its SHA-256 digest and size, indexed by URI.
+ *
+ * Built once, then kept current from the catalog's change log (`skills/changes`, the log phase 1
+ * follows), so a request costs a map lookup and a change costs the skills it touched — not a
+ * rebuild of thousands of folders per request.
+ */
+import { createHash } from 'node:crypto';
+import YAML from 'yaml';
+import type { CatalogChangesRes, SkillDetail, SkillScope } from '../contract/skills.js';
+import { skillSlug, skillToAgentFiles } from '../skills/index.js';
+import type { Skill } from '../store/index.js';
+import { skillNameKey } from '../store/index.js';
+import type { CoreClient } from '../transport/index.js';
+
+/** One file of a served skill. */
+export interface ServedFile {
+  uri: string;
+  path: string;
+  bytes: Buffer;
+  mimeType: string;
+  digest: string;
+  size: number;
+}
+
+/** A SEP-2640 `Skill` entry. */
+export interface SkillEntry {
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: Array<{ uri: string; digest: string; size: number }>;
+}
+
+/** A child of a directory resource (`resources/directory/read`). */
+export interface DirectoryChild {
+  uri: string;
+  name: string;
+  mimeType: string;
+  size?: number;
+}
+
+/** One skill as served. */
+export interface ServedSkill {
+  /** `scope:id` of the stored skill it comes from. */
+  source: string;
+  name: string;
+  slug: string;
+  description: string;
+  entry: SkillEntry;
+  files: ServedFile[];
+  /** Directory URI (the skill root and each subfolder, no trailing slash) → its direct children. */
+  dirs: Map<string, DirectoryChild[]>;
+}
+
+export const DIRECTORY_MIME = 'inode/directory';
+
+const MIME: Record<string, string> = {
+  md: 'text/markdown',
+  py: 'text/x-python',
+  json: 'application/json',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  html: 'text/html',
+  js: 'text/javascript',
+  ts: 'text/plain',
+};
+
+function mimeOf(path: string): string {
+  return MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+}
+
+/** Whether a file goes out as `text` (else base64 `blob`). */
+export function isTextMime(mime: string): boolean {
+  return mime.startsWith('text/') || mime.endsWith('json') || mime.endsWith('yaml');
+}
+
+const digestOf = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+
+/**
+ * A skill's Agent Skills folder under `slug`, with the frontmatter `name` set to the slug (SEP-2640:
+ * the URI's last segment equals the frontmatter name, which Agent Skills keeps to lowercase
+ * letters, digits and hyphens); the display name stays in `metadata.display-name`. Null when the
+ * skill cannot be written as a folder (an unsafe file path): it is left out rather than failing
+ * the whole catalog.
+ */
+export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | null {
+  const asSkill = {
+    ...detail,
+    artifacts: detail.artifacts.map((a) => ({ ...a, state_blob: null })),
+  } as unknown as Skill;
+  let files: Map<string, Buffer>;
+  try {
+    files = skillToAgentFiles(asSkill).files;
+  } catch {
+    return null;
+  }
+  const skillMd = files.get('SKILL.md')?.toString('utf8') ?? '';
+  const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(skillMd);
+  const frontmatter = ((m ? YAML.parse(m[1]!) : null) ?? {}) as Record<string, unknown>;
+  if (frontmatter.name !== slug) {
+    frontmatter.metadata = { ...((frontmatter.metadata as object) ?? {}), 'display-name': detail.name };
+    frontmatter.name = slug;
+  }
+  if (typeof frontmatter.description !== 'string') frontmatter.description = detail.description;
+  // SKILL.md is written from the same object the entry carries, so the two are identical field by
+  // field, as hosts verify.
+  files.set(
+    'SKILL.md',
+    Buffer.from(`---\n${YAML.stringify(frontmatter, { lineWidth: 0 })}---\n${m?.[2] ?? ''}`),
+  );
+  const root = `skill://${slug}`;
+  const served: ServedFile[] = [...files]
+    .sort(([a], [b]) => (a === 'SKILL.md' ? -1 : b === 'SKILL.md' ? 1 : a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, bytes]) => ({
+      uri: `${root}/${path}`,
+      path,
+      bytes,
+      mimeType: mimeOf(path),
+      digest: digestOf(bytes),
+      size: bytes.length,
+    }));
+  const dirs = new Map<string, DirectoryChild[]>([[root, []]]);
+  const dirOf = (uri: string): DirectoryChild[] => {
+    let d = dirs.get(uri);
+    if (!d) {
+      d = [];
+      dirs.set(uri, d);
+      const parent = uri.slice(0, uri.lastIndexOf('/'));
+      dirOf(parent).push({ uri, name: uri.slice(parent.length + 1), mimeType: DIRECTORY_MIME });
+    }
+    return d;
+  };
+  for (const f of served) {
+    const parent = f.uri.slice(0, f.uri.lastIndexOf('/'));
+    dirOf(parent).push({ uri: f.uri, name: f.path.split('/').pop()!, mimeType: f.mimeType, size: f.size });
+  }
+  return {
+    source: `${detail.scope}:${detail.id}`,
+    name: detail.name,
+    slug,
+    description: String(frontmatter.description ?? ''),
+    entry: {
+      uri: `${root}/SKILL.md`,
+      frontmatter,
+      resources: served.map((f) => ({ uri: f.uri, digest: f.digest, size: f.size })),
+    },
+    files: served,
+    dirs,
+  };
+}
+
+/** The catalog served at one moment: immutable, so a request in flight keeps a consistent view. */
+export class ServedView {
+  readonly bySkillUri = new Map<string, ServedSkill>();
+  readonly byFileUri = new Map<string, ServedFile>();
+  readonly byDirUri = new Map<string, DirectoryChild[]>();
+
+  constructor(readonly skills: readonly ServedSkill[]) {
+    for (const s of skills) {
+      this.bySkillUri.set(s.entry.uri, s);
+      for (const f of s.files) this.byFileUri.set(f.uri, f);
+      for (const [uri, children] of s.dirs) this.byDirUri.set(uri, children);
+    }
+  }
+}
+
+/** Options of {@link ServedCatalog}. */
+export interface ServedCatalogOptions {
+  /** Called after a sync changed what is served (to send `list_changed`). */
+  onChanged?: () => void;
+}
+
+/**
+ * The served catalog, cached: {@link current} asks the core only whether the change log moved (two
+ * indexed lookups) and applies what changed. A skill's folder, digests and directories are built
+ * once per stored version; the merge (the workspace skill wins a name, slugs made unique) is
+ * redone only when something changed.
+ */
+export class ServedCatalog {
+  private cursor: string | undefined;
+  private readonly stored: Record<SkillScope, Map<string, SkillDetail>> = {
+    account: new Map(),
+    workspace: new Map(),
+  };
+  /** `scope:id` → the skill as last served, reused while its stored version and slug hold. */
+  private readonly built = new Map<string, { detail: SkillDetail; served: ServedSkill | null }>();
+  private view = new ServedView([]);
+  private syncing: Promise<ServedView> | null = null;
+
+  constructor(
+    private readonly client: CoreClient,
+    private readonly opts: ServedCatalogOptions = {},
+  ) {}
+
+  /** The current view, after catching up with the change log. */
+  current(): Promise<ServedView> {
+    // One sync at a time; requests arriving meanwhile share it.
+    this.syncing ??= this.sync().finally(() => {
+      this.syncing = null;
+    });
+    return this.syncing;
+  }
+
+  private async sync(): Promise<ServedView> {
+    const r = await this.client.invoke('skills/changes', this.cursor ? { since: this.cursor } : {});
+    const first = this.cursor === undefined;
+    this.cursor = r.cursor;
+    if (!r.changed) return this.view;
+    if (this.apply(r)) {
+      this.view = this.merge();
+      if (!first) this.opts.onChanged?.();
+    }
+    return this.view;
+  }
+
+  /** Apply the changes; true when any stored skill came, went or changed. */
+  private apply(r: CatalogChangesRes): boolean {
+    let touched = false;
+    for (const scope of ['account', 'workspace'] as const) {
+      if (!r.scopes.includes(scope) && this.stored[scope].size) {
+        this.stored[scope].clear();
+        touched = true;
+      }
+    }
+    for (const c of r.changes) {
+      const map = this.stored[c.scope];
+      if (c.reset) {
+        if (map.size || c.upserted.length) touched = true;
+        map.clear();
+      }
+      for (const id of c.removed) touched = map.delete(id) || touched;
+      for (const d of c.upserted) {
+        const was = map.get(d.id);
+        if (!c.reset && was && was.updated_at === d.updated_at && JSON.stringify(was) === JSON.stringify(d))
+          continue;
+        map.set(d.id, d);
+        touched = true;
+      }
+    }
+    return touched;
+  }
+
+  /** The merged catalog: a workspace skill hides the account one of the same name. */
+  private merge(): ServedView {
+    const byKey = new Map<string, SkillDetail>();
+    for (const d of this.stored.workspace.values()) byKey.set(skillNameKey(d.name), d);
+    for (const d of this.stored.account.values()) {
+      const k = skillNameKey(d.name);
+      if (!byKey.has(k)) byKey.set(k, d);
+    }
+    const ordered = [...byKey.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1,
+    );
+    const seen = new Set<string>();
+    const out: ServedSkill[] = [];
+    const live = new Set<string>();
+    for (const d of ordered) {
+      // Two names that fold to the same slug: the later one is served under a suffixed folder
+      // (kept within the 64 characters Agent Skills allows a name).
+      const base = skillSlug(d.name);
+      let slug = base;
+      for (let i = 2; seen.has(slug); i++) slug = `${base.slice(0, 63 - String(i).length)}-${i}`;
+      seen.add(slug);
+      const key = `${d.scope}:${d.id}`;
+      live.add(key);
+      let b = this.built.get(key);
+      if (!b || b.detail !== d || (b.served && b.served.slug !== slug)) {
+        b = { detail: d, served: serveSkill(d, slug) };
+        this.built.set(key, b);
+      }
+      if (b.served) out.push(b.served);
+    }
+    for (const key of this.built.keys()) if (!live.has(key)) this.built.delete(key);
+    return new ServedView(out.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)));
+  }
+}
