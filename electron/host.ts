@@ -7,12 +7,12 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createActivationHandlers, stopScanThread } from './activation/index.js';
 import { createChatHandlers } from './chat/index.js';
-import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js'; // issue 12
+import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
 import type { ChatModelChoice } from './contract/chat.js';
 import type { WorkspaceState } from './contract/workspace.js';
-import { createCodeHandlers, createSkillRunHandlers, reoptimizeForDspyVersion } from './dispatch/index.js';
+import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import type { Llm } from './llm/index.js';
@@ -29,7 +29,7 @@ import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
 import { createToolHandlers } from './tools/index.js';
-import { createTracesHandlers, TraceStore } from './traces/index.js';
+import { createTracesHandlers } from './traces/index.js';
 import {
   createWorkspaceHandlers,
   type LivePages,
@@ -76,11 +76,11 @@ export interface HostDeps {
    * saved settings, with its key from the secret store or the environment.
    */
   llm?: () => Llm | null;
-  /** Open (or focus) another window; the desktop's only (issue 11). Without it, `opened: false`. */
+  /** Open (or focus) another window; the desktop's only. Without it, `opened: false`. */
   openWindow?: (window: 'composer') => boolean;
   /**
    * Start the Python sandbox this long after the host is created and after each workspace switch
-   * (null: on the first run only). Default: 1500 ms on the desktop, null elsewhere (issue 15).
+   * (null: on the first run only). Default: 1500 ms on the desktop, null elsewhere.
    */
   warmSandboxAfterMs?: number | null;
   /** The native folder dialog (the desktop's, from electron/shell); absent in web mode and the CLI. */
@@ -128,21 +128,27 @@ export function createHost(deps: HostDeps): Host {
     onWarning: (m) => logger.info(m),
   });
   const llm: (choice?: ChatModelChoice) => Llm | null = deps.llm ?? ((choice) => settings.chatLlm(choice));
-  // Long work (sandbox start, page indexing) is reported to every window (issue 13).
+  // Long work (sandbox start, page indexing) is reported to every window.
   const progress = createProgressTracker({ emit: (t) => events.emit('progress/task-updated', t) });
   const spawnSandbox = trackSandboxStarts(deps.spawnSandbox ?? spawnNodeSandbox, progress);
-  // Issue 12: once the sidecar is up in the app (never in a CLI one-shot), modules another DSPy
-  // version optimized are optimized again in the background (see onSidecarReady below).
-  let onSidecarReady = () => {};
-  const trackedSidecar = trackSidecarStarts(progress);
-  const spawnSidecar =
-    deps.mode === 'electron' || deps.mode === 'web'
-      ? (((...args: Parameters<typeof trackedSidecar>) => {
-          const child = trackedSidecar(...args);
-          child.stdout?.once('data', () => setTimeout(() => onSidecarReady(), 0));
-          return child;
-        }) as typeof trackedSidecar)
-      : trackedSidecar;
+  const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
+  // The app (never a CLI one-shot) re-optimizes, once the sidecar is up, the modules another DSPy
+  // version optimized: a start hook of the sidecar, given to the session that builds it.
+  const dspyUpgrade = faceIsApp
+    ? createDspyUpgradePolicy({
+        catalog: () => catalog.get(),
+        optimize: (req, ctx) => Promise.resolve(handlers['skills/optimize'](req, ctx)),
+        startTask: (label, opts) => progress.start('sidecar', label, opts),
+        log: (m) => logger.info(m),
+        error: (m, e) => logger.error(m, e),
+      })
+    : undefined;
+  const warmSandboxAfterMs =
+    deps.warmSandboxAfterMs === undefined
+      ? deps.mode === 'electron'
+        ? 1500
+        : null
+      : deps.warmSandboxAfterMs;
   // One session object for every slice; switching the workspace swaps what it delegates to.
   const switcher = createSwitchableSession(
     (workspace) =>
@@ -151,7 +157,9 @@ export function createHost(deps: HostDeps): Host {
         {
           log: (line) => logger.info(line),
           spawnSandbox,
-          spawnSidecar,
+          spawnSidecar: trackSidecarStarts(progress),
+          onSidecarStarted: dspyUpgrade && ((v) => void (disposed || dspyUpgrade(v))),
+          warmSandboxAfterMs,
           resourcesPath: deps.resourcesPath,
         },
       ),
@@ -179,10 +187,10 @@ export function createHost(deps: HostDeps): Host {
       },
       platform: process.platform,
     }),
-    'app/open-window': (req) => ({ opened: deps.openWindow?.(req.window) ?? false }), // issue 11
+    'app/open-window': (req) => ({ opened: deps.openWindow?.(req.window) ?? false }),
   } satisfies HandlersFor<'app'>;
 
-  // Issue 16: MCP servers' tools in chat, asked for approval first (remembered per workspace).
+  // MCP servers' tools in chat, asked for approval first (remembered per workspace).
   const mcp = createMcpSlice({
     home: () => home,
     workspace: () => session.workspace,
@@ -204,9 +212,8 @@ export function createHost(deps: HostDeps): Host {
   });
   const limits = limitsFrom(deps.env);
 
-  // Issue 13: the open workspace, switched at run time, its pages kept indexed (app faces only:
+  // The open workspace, switched at run time, its pages kept indexed (app faces only:
   // the CLI neither watches nor indexes a folder it merely reads).
-  const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
   const recent = openRecentWorkspaces(home, { onWarning: (m) => logger.info(m) });
   let pages: LivePages | null = null;
   const workspaceState = (): WorkspaceState => ({
@@ -235,40 +242,6 @@ export function createHost(deps: HostDeps): Host {
   };
   if (faceIsApp && session.workspace) recent.touch(session.workspace);
   watchPages();
-  // Issue 15: the desktop app starts the Python sandbox a moment after it opens (the window drawn
-  // first), so the first code run finds a warm worker instead of paying the ~1.5 s cold start —
-  // only for someone who runs Python skills (a `code_template` trace in an open store in the last
-  // 30 days): the warm sandbox holds about 240 MB that nobody else should pay for.
-  const warmAfterMs =
-    deps.warmSandboxAfterMs === undefined
-      ? deps.mode === 'electron'
-        ? 1500
-        : null
-      : deps.warmSandboxAfterMs;
-  let warmTimer: NodeJS.Timeout | null = null;
-  const ranPythonRecently = () => {
-    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
-    return session.catalog
-      .get()
-      .stores()
-      .some((s) => new TraceStore(s.db).list({ artifact_kind: 'code_template', since, limit: 1 }).length > 0);
-  };
-  const warmSandbox = () => {
-    if (warmAfterMs === null) return;
-    if (warmTimer) clearTimeout(warmTimer);
-    warmTimer = setTimeout(() => {
-      warmTimer = null;
-      if (disposed) return;
-      try {
-        if (!ranPythonRecently()) return;
-        session.runtime(session.writeStore()).warmSandbox();
-      } catch (e) {
-        logger.info(`the Python sandbox did not start in the background: ${(e as Error)?.message ?? e}`);
-      }
-    }, warmAfterMs);
-    warmTimer.unref?.();
-  };
-  warmSandbox();
   const workspaceHandlers = createWorkspaceHandlers({
     current: workspaceState,
     recent,
@@ -286,7 +259,6 @@ export function createHost(deps: HostDeps): Host {
         await switcher.switchTo(path ?? undefined);
       } finally {
         watchPages();
-        warmSandbox();
       }
       const state = workspaceState();
       events.emit('workspace/changed', { ...state, reason: 'opened' });
@@ -296,7 +268,12 @@ export function createHost(deps: HostDeps): Host {
 
   const handlers: Handlers = {
     ...createSkillsHandlers({ catalog, events, limits }),
-    ...createActivationHandlers({ catalog, now, embedBeforeMatch: deps.mode === 'cli' }),
+    ...createActivationHandlers({
+      catalog,
+      now,
+      embedBeforeMatch: deps.mode === 'cli',
+      onMatched: (matches) => session.matched(matches),
+    }),
     ...createSkillRunHandlers({ session, events, limits, llm, now }),
     ...appHandlers,
     ...chat.handlers,
@@ -308,7 +285,7 @@ export function createHost(deps: HostDeps): Host {
     ...workspaceHandlers,
     ...progress.handlers,
     ...mcp.handlers,
-    // issue 12: the Composer agent (its prompts are the catalog's "Composer Agent" skill).
+    // The Composer agent (its prompts are the catalog's "Composer Agent" skill).
     ...createComposerHandlers({
       catalog: () => catalog.get(),
       llm,
@@ -317,28 +294,7 @@ export function createHost(deps: HostDeps): Host {
       runCode: createCodeDryRunner(session),
     }),
   };
-  // Issue 15: a draft whose best matches include a Python skill starts the sandbox while its author
-  // is still typing (the composer matches on every edit), so the run the message leads to finds a
-  // warm worker — also for someone whose first Python skill this is. Desktop app only, as above.
-  if (warmAfterMs !== null) {
-    const match = handlers['skills/match'];
-    const runsPython = (m: { name: string; scope: 'account' | 'workspace' }) => {
-      const store = catalog.get().store(m.scope);
-      const skill = store?.repo.getSkillByName(m.name);
-      return !!skill && store!.repo.getArtifacts(skill.id, ['code_template']).length > 0;
-    };
-    handlers['skills/match'] = async (req, ctx) => {
-      const res = await match(req, ctx);
-      try {
-        if (!disposed && res.matches.slice(0, 3).some(runsPython))
-          session.runtime(session.writeStore()).warmSandbox();
-      } catch (e) {
-        logger.info(`the Python sandbox did not start ahead of a run: ${(e as Error)?.message ?? e}`);
-      }
-      return res;
-    };
-  }
-  // Imports can take a while (many files, zips): each is a task in the progress area (issue 13).
+  // Imports can take a while (many files, zips): each is a task in the progress area.
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   handlers['skills/import-packages'] = withProgress(
     progress,
@@ -355,34 +311,6 @@ export function createHost(deps: HostDeps): Host {
     (res) => (res.written ? `${plural(res.packages.length, 'package')} read` : 'Nothing imported'),
   );
 
-  // Issue 12: the DSPy "version upgrade", at most once per DSPy version and set of open stores.
-  const upgradedFor = new Set<string>();
-  onSidecarReady = () => {
-    if (disposed) return;
-    session
-      .sidecar()
-      .start()
-      .then(async (v) => {
-        const stores = catalog
-          .get()
-          .stores()
-          .map((s) => s.file);
-        const key = [v.dspy, ...stores].join('\n');
-        if (!v.dspy || upgradedFor.has(key)) return;
-        upgradedFor.add(key);
-        const report = await reoptimizeForDspyVersion(
-          {
-            catalog: () => catalog.get(),
-            optimize: (req, ctx) => Promise.resolve(handlers['skills/optimize'](req, ctx)),
-            startTask: (label, opts) => progress.start('sidecar', label, opts),
-          },
-          v.dspy,
-        );
-        if (report) logger.info(`DSPy ${v.dspy}: ${report.reoptimized.length} module(s) re-optimized`);
-      })
-      .catch((e) => logger.error('re-optimizing DSPy modules failed', e));
-  };
-
   let disposed: Promise<void> | null = null;
   return {
     handlers,
@@ -390,7 +318,6 @@ export function createHost(deps: HostDeps): Host {
     logger,
     dispose() {
       if (disposed) return disposed;
-      if (warmTimer) clearTimeout(warmTimer);
       stopScanThread();
       events.clear();
       pages?.close();

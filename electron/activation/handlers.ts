@@ -14,6 +14,8 @@ export interface ActivationHandlerDeps {
    * in the background and match by the fast path's signals meanwhile (the app).
    */
   embedBeforeMatch?: boolean;
+  /** Told of each match's skills (the sandbox warm-up's hook); never delays the reply. */
+  onMatched?: (matches: ReadonlyArray<{ name: string; scope: 'account' | 'workspace' }>) => void;
 }
 
 /** `skills/match`: the full phase 1 over the merged catalog, with its explanation on request. */
@@ -40,10 +42,19 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
         });
         const e5 = e5MatchStatus(c);
         if (!dense && e5.used) Object.assign(e5, { used: false, reason: 'no content word in the message' });
-        return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0), explain: { ...explain, e5 } };
+        const res = {
+          matches,
+          took_ms: ms(deps.now() - t),
+          index_ms: ms(t - t0),
+          explain: { ...explain, e5 },
+        };
+        deps.onMatched?.(matches);
+        return res;
       }
       const matches = matchSkills(c, req.message, { limit: req.limit ?? 5, dense });
-      return { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
+      const res = { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
+      deps.onMatched?.(matches);
+      return res;
     },
   } satisfies Pick<HandlersFor<'skills'>, 'skills/match'>;
 }

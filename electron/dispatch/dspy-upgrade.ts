@@ -137,3 +137,37 @@ export async function reoptimizeForDspyVersion(
   task.done(parts.join(', '));
   return report;
 }
+
+/** What the app's re-optimization policy needs besides {@link DspyUpgradeDeps}. */
+export interface DspyUpgradePolicyDeps extends DspyUpgradeDeps {
+  log: (message: string) => void;
+  error: (message: string, e: unknown) => void;
+}
+
+/**
+ * The sidecar's start hook in the app: re-optimize the modules another DSPy version wrote, at most
+ * once per DSPy version and set of open stores (a restart of the same sidecar does nothing).
+ */
+export function createDspyUpgradePolicy(
+  deps: DspyUpgradePolicyDeps,
+): (version: { dspy: string | null }) => void {
+  const done = new Set<string>();
+  return (version) => {
+    const dspy = version.dspy;
+    if (!dspy) return;
+    const key = [
+      dspy,
+      ...deps
+        .catalog()
+        .stores()
+        .map((s) => s.file),
+    ].join('\n');
+    if (done.has(key)) return;
+    done.add(key);
+    reoptimizeForDspyVersion(deps, dspy)
+      .then((report) => {
+        if (report) deps.log(`DSPy ${dspy}: ${report.reoptimized.length} module(s) re-optimized`);
+      })
+      .catch((e) => deps.error('re-optimizing DSPy modules failed', e));
+  };
+}

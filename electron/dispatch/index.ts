@@ -11,3 +11,4 @@ export * from './runtime.js';
 export * from './skill-run-handlers.js';
 export * from './template-check.js';
 export * from './types.js';
+export * from './warm-up.js';

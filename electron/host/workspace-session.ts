@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { ChatStore } from '../chat/index.js';
 import { AppError } from '../contract/errors.js';
-import { createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
+import { createSandboxWarmup, createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
 import type { SpawnSandboxProcess } from '../sandbox/index.js';
 import {
   createSidecarClient,
@@ -41,6 +41,10 @@ export interface WorkspaceSessionDeps {
   createRuntime?: typeof createSkillRuntime;
   /** How the DSPy sidecar process starts (the host wraps it to report progress). */
   spawnSidecar?: SidecarClientOptions['spawn'];
+  /** The sidecar's start hook (the app re-optimizes modules another DSPy version wrote). */
+  onSidecarStarted?: SidecarClientOptions['onStarted'];
+  /** Start the Python sandbox this long after opening, for someone who runs Python (null: never). */
+  warmSandboxAfterMs?: number | null;
 }
 
 /** An open workspace. */
@@ -57,6 +61,8 @@ export interface WorkspaceSession {
   writeStore(): SkillStore;
   /** The DSPy sidecar client, started on first use and shared by every runtime. */
   sidecar(): SidecarClient;
+  /** A message matched these skills (the sandbox may start ahead of the run it leads to). */
+  matched(matches: ReadonlyArray<{ name: string; scope: 'account' | 'workspace' }>): void;
   dispose(): Promise<void>;
 }
 
@@ -145,12 +151,15 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
         resourcesPath: deps.resourcesPath,
         log: deps.log,
         spawn: deps.spawnSidecar,
+        onStarted: deps.onSidecarStarted,
       });
       return sidecar;
     },
+    matched: (matches) => warmup.matched(matches),
     async dispose() {
       if (disposed) return;
       disposed = true;
+      warmup.dispose();
       const all = [...runtimes.values()];
       runtimes.clear();
       await Promise.allSettled([...all.map((rt) => rt.dispose()), sidecar?.dispose()]);
@@ -158,6 +167,13 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
       catalog.close();
     },
   };
+  const warmup = createSandboxWarmup({
+    afterMs: deps.warmSandboxAfterMs ?? null,
+    catalog: () => catalog,
+    warm: () => session.runtime(session.writeStore()).warmSandbox(),
+    log: deps.log,
+  });
+  warmup.opened();
   return session;
 }
 
@@ -194,6 +210,7 @@ export function createSwitchableSession(
     chats: { read: () => cur.chats.read(), write: () => cur.chats.write() },
     writeStore: () => cur.writeStore(),
     sidecar: () => cur.sidecar(),
+    matched: (matches) => cur.matched(matches),
     dispose: () => cur.dispose(),
   };
   let queue: Promise<void> = Promise.resolve();

@@ -9,6 +9,7 @@ export function textKind<K extends ArtifactKindName>(
 ): KindModule<K> {
   return {
     kind,
+    runs_in: 'nothing',
     validate: () => [],
     effects: () => [],
     agentSkillsPath,

@@ -110,6 +110,11 @@ export interface KindServices {
 export interface KindModule<K extends ArtifactKindName> {
   readonly kind: K;
   /**
+   * What running it needs started: the Python sandbox, the DSPy sidecar, only the model, or
+   * nothing. Warm-up policies read it (the sandbox starts ahead for those who run its kinds).
+   */
+  readonly runs_in: 'sandbox' | 'sidecar' | 'model' | 'nothing';
+  /**
    * Checks of one artifact of this kind in a package, beyond the fields every artifact has;
    * `skill` is the whole package (for checks across artifacts, as a fallback's name).
    */

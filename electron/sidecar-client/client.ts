@@ -87,6 +87,11 @@ export interface SidecarClientOptions extends ResolveSidecarOptions {
   maxLineBytes?: number;
   /** Sidecar stderr and client diagnostics. */
   log?: (line: string) => void;
+  /**
+   * Called after each successful start (the handshake done), with the versions: the lifecycle hook
+   * policies that depend on the running DSPy register here (the app's re-optimization).
+   */
+  onStarted?: (version: VersionRes) => void;
   /** Injected for tests. */
   spawn?: typeof nodeSpawn;
   now?: () => number;
@@ -499,6 +504,17 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
       }
       c.version = version;
       log(`[sidecar-client] started pid ${c.pid} (${command.kind}, DSPy ${version.dspy})`);
+      if (opts.onStarted) {
+        const started = opts.onStarted;
+        // After the caller that started it has its connection: the hook's own calls queue behind.
+        setTimeout(() => {
+          try {
+            started(version);
+          } catch (e) {
+            log(`[sidecar-client] a start hook failed: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }, 0);
+      }
       return c;
     } catch (e) {
       const recorded = conn !== c; // the process already exited and onExit counted the failure

@@ -7,6 +7,7 @@ import type { KindModule, TraceDraft } from '../types.js';
  */
 export const codeTemplateKind: KindModule<'code_template'> = {
   kind: 'code_template',
+  runs_in: 'sandbox',
   validate: () => [],
   effects(artifact, hostEffects) {
     return Object.entries(hostEffects).flatMap(([fn, effects]) =>

@@ -54,6 +54,7 @@ export function parseDspyContent(
  */
 export const dspyModuleKind: KindModule<'dspy_module'> = {
   kind: 'dspy_module',
+  runs_in: 'sidecar',
   validate(a, skill) {
     const issues: KindIssue[] = [];
     const content = parseDspyContent(a.content);

@@ -38,6 +38,7 @@ export async function generateOnce(
 /** `prompt_template`: render with MiniJinja, send as a user message to the run's model, return the reply. */
 export const promptTemplateKind: KindModule<'prompt_template'> = {
   kind: 'prompt_template',
+  runs_in: 'model',
   validate: () => [],
   effects: () => [],
   agentSkillsPath: () => null,
