@@ -1,5 +1,5 @@
 /**
- * Chat features users expect (issue 13), in Chromium against web mode with the loopback provider:
+ * Chat features users expect, in Chromium against web mode with the loopback provider:
  * attach a CSV and run CSV Statistics on it from the `/` menu, copy, regenerate and edit-resend
  * with the branch switcher, search finds a message in another chat, export, and a chat opened
  * mid-stream shows the reply so far. Screenshots at 1440×900 and 1024×700, light and dark.

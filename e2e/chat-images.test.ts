@@ -1,5 +1,5 @@
 /**
- * Image attachments (issue 13), in Chromium against web mode with the loopback provider: a PNG
+ * Image attachments, in Chromium against web mode with the loopback provider: a PNG
  * pasted into the composer shows as a thumbnail chip, goes to the model as an image part, shows as
  * a thumbnail in the sent message and opens larger on a click. Screenshots at 1440×900 and
  * 1024×700, light and dark.

@@ -1,5 +1,5 @@
 /**
- * The rough edges found trying the chat as a new user would (issue 13, "Found, to fix"), each a
+ * The rough edges found trying the chat as a new user would, each a
  * check in Chromium against web mode, with screenshots at 1440×900 and 1024×700, light and dark.
  */
 import { join } from 'node:path';

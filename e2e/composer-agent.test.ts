@@ -1,4 +1,4 @@
-// The Composer agent and evals in Chromium (issue 12), against the scripted loopback model: a new
+// The Composer agent and evals in Chromium, against the scripted loopback model: a new
 // skill whose first draft fails its dry run, repaired and accepted; a refinement shown per artifact
 // and half accepted; evals run with one failing and the pass rate per model.
 import { mkdtempSync, rmSync } from 'node:fs';

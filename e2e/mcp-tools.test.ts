@@ -1,4 +1,4 @@
-// Issue 16 in Chromium: an MCP server's tool in chat with the loopback provider. The model calls
+// In Chromium: an MCP server's tool in chat with the loopback provider. The model calls
 // server-everything's echo, the approval card appears with tool, server and arguments; "always
 // allow" runs it and is remembered after the app restarts (no card the second time); "deny" reaches
 // the model as a tool error. Settings → Tools lists the server, tests the connection and revokes.

@@ -1,5 +1,5 @@
 /**
- * "Skills considered" under a user's message (issue 14): phase 1's candidates with their scores
+ * "Skills considered" under a user's message: phase 1's candidates with their scores
  * and matched fields, and why a named skill was not chosen — driven by the keyboard in Chromium
  * against web mode, with screenshots at 1440×900 and 1024×700, light and dark.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 in Chromium (web mode): open a workspace from the UI, switch to another and back (the
+ * In Chromium (web mode): open a workspace from the UI, switch to another and back (the
  * catalog, chats and traces follow), the pages index follows file changes, and the Traces view
  * filters and exports. Screenshots at 1440×900 and 1024×700, light and dark.
  */

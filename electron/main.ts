@@ -60,9 +60,9 @@ if (!app.requestSingleInstanceLock()) {
       // Python runs in Electron-as-Node under the permission model (fails closed if not honoured).
       spawnSandbox: electronSandboxSpawner(),
       resourcesPath: process.resourcesPath,
-      // Workspaces can be opened from the app with the OS folder dialog (issue 13).
+      // Workspaces can be opened from the app with the OS folder dialog.
       pickFolder,
-      // The chat window's "Open in a window" (issue 11); the menu and its shortcut do the same.
+      // The chat window's "Open in a window"; the menu and its shortcut do the same.
       openWindow: () => {
         openComposer();
         return true;

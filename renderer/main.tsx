@@ -20,7 +20,7 @@ if (!conn.ok) {
     storage,
     connection: { status: conn.status, onStatus: conn.onStatus },
   });
-  // The desktop's Composer window opens the same renderer at #composer (issue 11).
+  // The desktop's Composer window opens the same renderer at #composer.
   if (window.location.hash === '#composer') stores.app.getState().navigate('composer');
   root.render(
     <StrictMode>

@@ -35,7 +35,7 @@ export interface Stores {
   workspace: StoreApi<WorkspaceStore>;
   providers: StoreApi<ProvidersStore>;
   composer: StoreApi<ComposerStore>;
-  /** MCP servers, tool approvals and tool-call progress (issue 16). */
+  /** MCP servers, tool approvals and tool-call progress. */
   tools: StoreApi<ToolsStore>;
   /** Unsent text per chat. */
   drafts: Drafts;
@@ -136,7 +136,7 @@ export function useComposerStore<T>(selector: (s: ComposerStore) => T): T {
   return useStore(useStores().composer, selector);
 }
 
-/** Select from the tools store (MCP servers and approvals, issue 16). */
+/** Select from the tools store (MCP servers and approvals). */
 export function useToolsStore<T>(selector: (s: ToolsStore) => T): T {
   return useStore(useStores().tools, selector);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run dist`: the Linux AppImage and .deb with electron-builder (issue 13), into dist/.
+// `npm run dist`: the Linux AppImage and .deb with electron-builder, into dist/.
 //
 // electron-builder needs, besides this project's build: Electron's own binary for linux-x64, the
 // Electron headers (to rebuild better-sqlite3 for Electron's ABI), and its packaging tools

@@ -171,7 +171,7 @@ const RAW: Array<[string, string, RequestKind]> = [
   ['make a slack gif that says ship it', 'slack-gif-creator', 'own_words'],
 ];
 
-// More requests in the user's own words for the tuning split (issue 14, second round): the first
+// More requests in the user's own words for the tuning split (a second round): the first
 // tuning split had too few that words alone miss to choose how meaning is fused with them.
 const TUNE_PARAPHRASE: Array<[string, string]> = [
   ['I need something to show the board on a big screen tomorrow, ten pages or so', 'pptx'],
@@ -213,7 +213,7 @@ const TUNE_PARAPHRASE: Array<[string, string]> = [
   ['make a reaction animation of a thumbs up that fits the emoji size limit', 'slack-gif-creator'],
 ];
 
-// Harder paraphrases (issue 14, second round), written before the hybrid recall stage was measured
+// Harder paraphrases (a second round), written before the hybrid recall stage was measured
 // and held out whole: the user's own words with little or no vocabulary shared with the skill.
 // Never tune on these.
 const HARD_HELDOUT: Array<[string, string]> = [

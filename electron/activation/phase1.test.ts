@@ -252,7 +252,7 @@ function pinnedCatalog(): { skills: Array<Record<string, unknown>>; messages: st
 }
 
 // The lexical top 5 (name and score) of the pinned catalog's messages, as the matcher gave them
-// before its scoring loops were rewritten over typed arrays (issue 14): a faster matcher must
+// before its scoring loops were rewritten over typed arrays: a faster matcher must
 // rank exactly as the old one did. One score differs, fixed on purpose: a skill whose trigger phrase
 // the message holds ('audio 714') now gets every term after pruning (1.776762 before, short of
 // what scoring every skill gives it).

@@ -127,7 +127,7 @@ function nearestBoth(k: number) {
   });
 }
 
-describe('the semantic scan on the scan thread (issue 14)', () => {
+describe('the semantic scan on the scan thread', () => {
   it('ranks every request exactly as the one-thread scan: two stores, hidden skills, ties', () => {
     const one = rankings(false);
     const jobs = scanThreadStats.jobs;

@@ -117,7 +117,7 @@ describe('static embedding (the semantic half of phase 1)', () => {
 // No word of it (nor a synonym or spelling fix) is in any skill: only meaning can find slack-gif.
 const TACO = 'a tiny moving picture of a taco for our team chat';
 
-describe('semantic recall stage (issue 14)', () => {
+describe('semantic recall stage', () => {
   it('finds a skill that shares no word with the message, over the whole catalog, and says why', () => {
     const c = new SkillCatalog(plainCatalogStore(), null);
     expect(matchSkills(c, TACO, { semantic: false })).toEqual([]);
@@ -299,7 +299,7 @@ describe('semantic recall stage (issue 14)', () => {
   });
 });
 
-describe('semantic recall stage after a change (issue 14)', () => {
+describe('semantic recall stage after a change', () => {
   it('folds a save into a 10k-skill index without rebuilding its vectors, ranking as a fresh index does', () => {
     const dir = tempDir();
     const store = openStore('account', dir)!;

@@ -1,4 +1,4 @@
-// Issue 13, chat features through the chat handler slice: attachments, a skill invoked by name,
+// Chat features through the chat handler slice: attachments, a skill invoked by name,
 // regenerate and edit-resend (branches kept and switchable), search, export, per-chat totals and a
 // chat opened mid-stream.
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -53,7 +53,7 @@ type Body = { messages: Array<{ role: string; content: unknown }> };
 const userTexts = (body: unknown) =>
   (body as Body).messages.filter((m) => m.role === 'user').map((m) => String(m.content));
 
-describe('chat features (issue 13)', () => {
+describe('chat features', () => {
   it('sends text attachments to the model and to a skill invoked by name, and keeps them beside the message', async () => {
     const csv = 'city,temp\nOslo,4\nLima,19\nCairo,27\n';
     const { provider, call, turn } = await setup([
@@ -215,7 +215,7 @@ describe('chat features (issue 13)', () => {
   });
 });
 
-describe('model per chat (issue 13)', () => {
+describe('model per chat', () => {
   it('lists a provider’s models from its /models and answers a chat with the model chosen for it', async () => {
     const provider = await startLoopbackProvider({
       script: {

@@ -1,4 +1,4 @@
-// Issue 13, image attachments through the chat handler slice: magic bytes checked at the
+// Image attachments through the chat handler slice: magic bytes checked at the
 // boundary, images sent as image parts to a model that reads them (as the loopback provider
 // received them), kept with the message, never given to skills, and refused before any call for
 // a model that does not read images.
@@ -61,7 +61,7 @@ const firstError = (attachments: unknown) => {
   return r.error!.issues[0]!.message;
 };
 
-describe('image attachments (issue 13)', () => {
+describe('image attachments', () => {
   it('accepts PNG, JPEG, GIF and WebP by their bytes and refuses the rest in words', () => {
     expect(sniffImage(PNG)).toBe('image/png');
     expect(sniffImage(JPEG)).toBe('image/jpeg');

@@ -1,4 +1,4 @@
-// Issue 16: a skill whose declared effects include the network or writing asks before apply_skill
+// A skill whose declared effects include the network or writing asks before apply_skill
 // runs it, through the MCP tools' approval flow (server "skill", tool = the skill's name), via the
 // chat slice with the loopback provider: deny reaches the model as a tool error and runs nothing,
 // "this chat" sticks in the chat, "always" is remembered across a restart; a skill without effects

@@ -1,4 +1,4 @@
-// Issue 16: reading a skill offers the external (MCP) tools it declares in allowed-tools, and only
+// Reading a skill offers the external (MCP) tools it declares in allowed-tools, and only
 // then; reading one artifact, or a skill that declares none, offers nothing new.
 import { describe, expect, it } from 'vitest';
 import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';

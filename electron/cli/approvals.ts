@@ -1,5 +1,5 @@
 /**
- * Tool approvals on the terminal (issue 16): while a command runs a turn, each
+ * Tool approvals on the terminal: while a command runs a turn, each
  * `tools/approval-requested` is answered — `--yes` allows every call, a run without a terminal
  * denies (scripts must say `--yes`), and otherwise the user is asked on stderr.
  */

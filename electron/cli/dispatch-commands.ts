@@ -210,7 +210,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       });
     });
 
-  // Issue 13: traces as a DSPy dataset.
+  // Traces as a DSPy dataset.
   traces
     .command('export')
     .description('write the matching traces as JSONL, oldest first: one DSPy example per line')

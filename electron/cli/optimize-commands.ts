@@ -26,7 +26,6 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
       .argument('<name>', 'skill name')
       .requiredOption('--artifact <name>', 'the dspy_module artifact')
       .option('--trainset <file>', 'training examples, one JSON object per line with every signature field')
-      // issue 12
       .option(
         '--evals',
         "train on the skill's output evals (every third validates); pass rates before and after; saved as a new version",

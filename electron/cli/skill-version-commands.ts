@@ -171,7 +171,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           ok: pkg.ok && templates.every((t) => t.ok),
           issues: pkg.ok ? [] : pkg.issues,
           templates,
-          // Issue 11: what does not make the package invalid, but will bite when it runs.
+          // What does not make the package invalid, but will bite when it runs.
           warnings: pkg.ok ? (pkg.warnings ?? []) : [],
         };
       });
@@ -289,7 +289,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           const unjudged = x.checks.filter((c) => c.passed === null).length;
           return `${head}${why}${unjudged ? `\n      ${unjudged} statement(s) not judged: pass --provider to judge them` : ''}`;
         }),
-        // issue 12: the run's totals (remembered per model in the skill's store).
+        // The run's totals (remembered per model in the skill's store).
         `  ${(r.duration_ms / 1000).toFixed(1)} s · ${r.input_tokens} in / ${r.output_tokens} out tokens${r.estimated_cost ? ` · $${r.estimated_cost.toFixed(4)}` : ''}`,
       ].join('\n'),
     );

@@ -89,7 +89,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
       // Read and validate everything before any store is opened: bad input writes nothing.
       const loaded: LoadedPackage[] = [];
       for (const p of paths) loaded.push(...(await loadPackages(resolve(p), limits)));
-      // Issue 11: an Agent Skills name off the standard imports, with a warning on stderr.
+      // An Agent Skills name off the standard imports, with a warning on stderr.
       for (const l of loaded)
         for (const w of l.warnings ?? []) ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
       const { imported } = await withClient(ctx, (c) =>

@@ -6,7 +6,7 @@ import { runCli, tempDir } from '../test-support/index.js';
 const skillMd = (name: string) =>
   `---\nname: ${name}\ndescription: Checks the tone of a text.\n---\n# Tone\n`;
 
-describe('skilldesk skills import: Agent Skills names (issue 11)', () => {
+describe('skilldesk skills import: Agent Skills names', () => {
   it('imports a folder whose name breaks the standard, warning on stderr and not in --json', async () => {
     const home = tempDir();
     const dir = join(tempDir(), 'Tone Check');
@@ -32,7 +32,7 @@ describe('skilldesk skills import: Agent Skills names (issue 11)', () => {
   });
 });
 
-describe('skilldesk skills validate: warnings (issue 11)', () => {
+describe('skilldesk skills validate: warnings', () => {
   it('reports a JSON Schema that does not compile as a warning, exit 0', async () => {
     const dir = tempDir();
     const file = join(dir, 'pkg.json');

@@ -1,4 +1,4 @@
-// The Composer agent (issue 12): a skill package from a description, validated and repaired by
+// The Composer agent: a skill package from a description, validated and repaired by
 // the model, refined in conversation one artifact change at a time.
 export { AGENT_SKILL, type AgentPrompts, loadAgentPrompts, renderPrompt, runAgent } from './agent.js';
 export { applyChanges, artifactChangeKey, diffDrafts, FIELDS_KEY } from './changes.js';

@@ -36,7 +36,7 @@ export const appRequestSchemas = {
   'app/info': AppInfoReqSchema,
 };
 
-// Issue 11: the Skill Composer in its own desktop window.
+// The Skill Composer in its own desktop window.
 /** `app/open-window`: open (or focus) another window of the app. */
 export const OpenWindowReqSchema = z.object({ window: z.enum(['composer']) }).strict();
 /** Request of `app/open-window`. */
@@ -45,7 +45,7 @@ export type OpenWindowReq = z.infer<typeof OpenWindowReqSchema>;
 export interface OpenWindowRes {
   opened: boolean;
 }
-/** The channels of issue 11's windows. */
+/** The channels of the app's windows. */
 export interface AppWindowChannels {
   'app/open-window': { req: OpenWindowReq; res: OpenWindowRes };
 }

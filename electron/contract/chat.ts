@@ -32,7 +32,7 @@ export const TurnSettingsSchema = z
 /** Knobs of one turn. */
 export type TurnSettingsView = z.infer<typeof TurnSettingsSchema>;
 
-// ---- issue 13: chat features (attachments, branches, a skill by name, model per chat) ----
+// ---- chat features (attachments, branches, a skill by name, model per chat) ----
 
 /** Most files one message may carry. */
 export const MAX_ATTACHMENTS = 10;
@@ -43,7 +43,7 @@ export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
 
 const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
 
-// ---- issue 13: image attachments ----
+// ---- image attachments ----
 /** Largest image attached (bytes of the file). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Largest sum of a message's images (bytes of the files; base64 on the wire stays under the transport's 24 MiB). */
@@ -293,7 +293,6 @@ export interface InFlightView {
   tool_calls: Array<ToolCallView & { finished: boolean }>;
 }
 
-// ---- end issue 13 ----
 
 /** Reply of `chat/send-message`: the turn has started; its events follow (or already came). */
 export interface SendMessageRes {
@@ -404,7 +403,7 @@ export interface RenameSessionRes {
   session: ChatSessionView;
 }
 
-// ---- issue 13: image attachments ----
+// ---- image attachments ----
 /** `chat/get-attachment`: the bytes of one file a stored message carries (the chat list shows only names). */
 export const GetAttachmentReqSchema = z
   .object({
@@ -437,13 +436,13 @@ export interface ChatChannels {
   'chat/get-session': { req: GetSessionReq; res: GetSessionRes };
   'chat/delete-session': { req: DeleteSessionReq; res: DeleteSessionRes };
   'chat/rename-session': { req: RenameSessionReq; res: RenameSessionRes };
-  // issue 13: chat features
+  // chat features
   'chat/regenerate': { req: RegenerateReq; res: SendMessageRes };
   'chat/switch-branch': { req: SwitchBranchReq; res: GetSessionRes };
   'chat/search': { req: SearchMessagesReq; res: SearchMessagesRes };
   'chat/export-session': { req: ExportSessionReq; res: ExportSessionRes };
   'chat/set-model': { req: SetChatModelReq; res: SetChatModelRes };
-  'chat/get-attachment': { req: GetAttachmentReq; res: GetAttachmentRes }; // issue 13: images
+  'chat/get-attachment': { req: GetAttachmentReq; res: GetAttachmentRes }; // images
 }
 
 /** Request schemas of the `chat/*` channels. */
@@ -454,13 +453,13 @@ export const chatRequestSchemas = {
   'chat/get-session': GetSessionReqSchema,
   'chat/delete-session': DeleteSessionReqSchema,
   'chat/rename-session': RenameSessionReqSchema,
-  // issue 13: chat features
+  // chat features
   'chat/regenerate': RegenerateReqSchema,
   'chat/switch-branch': SwitchBranchReqSchema,
   'chat/search': SearchMessagesReqSchema,
   'chat/export-session': ExportSessionReqSchema,
   'chat/set-model': SetChatModelReqSchema,
-  'chat/get-attachment': GetAttachmentReqSchema, // issue 13: images
+  'chat/get-attachment': GetAttachmentReqSchema, // images
 };
 
 /** A turn began: the user message is stored. */

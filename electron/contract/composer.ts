@@ -1,5 +1,5 @@
 /**
- * The `composer/*` slice of the API contract (issue 12): the Composer agent writes a whole skill
+ * The `composer/*` slice of the API contract: the Composer agent writes a whole skill
  * package from a description, repairs it until it validates, and refines it in conversation, one
  * artifact change at a time. Nothing here saves: the client accepts, then saves with
  * `skills/save-package`.

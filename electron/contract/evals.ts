@@ -1,5 +1,5 @@
 /**
- * Remembered eval runs and eval progress (issue 12): a skill's pass rate per model, with tokens,
+ * Remembered eval runs and eval progress: a skill's pass rate per model, with tokens,
  * cost and time, and the before/after of an optimization.
  */
 import { z } from 'zod';

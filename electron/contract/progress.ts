@@ -1,5 +1,5 @@
 /**
- * The `progress/*` slice of the API contract (issue 13): long work the main process does — the
+ * The `progress/*` slice of the API contract: long work the main process does — the
  * sandbox warming up, the DSPy sidecar starting, skills importing, workspace pages indexing —
  * reported as it goes, for the app-wide progress area, with cancel where it makes sense.
  */

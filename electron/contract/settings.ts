@@ -128,7 +128,7 @@ export const SetSandboxReqSchema = z.object({ allow_in_process_isolation: z.bool
 /** Request of `settings/set-sandbox`. */
 export type SetSandboxReq = z.infer<typeof SetSandboxReqSchema>;
 
-// ---- issue 13: a provider's models, for choosing one per chat ----
+// ---- a provider's models, for choosing one per chat ----
 /** `settings/list-models`: the models a provider offers (its `/models`, else a known list). */
 export const ListModelsReqSchema = z.object({ provider: ProviderIdNameSchema }).strict();
 /** Request of `settings/list-models`. */
@@ -141,7 +141,6 @@ export interface ListModelsRes {
   source: 'provider' | 'known';
   warning: string | null;
 }
-// ---- end issue 13 ----
 
 /** The `settings/*` channels. */
 export interface SettingsChannels {
@@ -150,7 +149,7 @@ export interface SettingsChannels {
   'settings/set-provider': { req: SetProviderReq; res: GetSettingsRes };
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
   'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
-  'settings/list-models': { req: ListModelsReq; res: ListModelsRes }; // issue 13
+  'settings/list-models': { req: ListModelsReq; res: ListModelsRes };
 }
 
 /** Request schemas of the `settings/*` channels. */
@@ -160,7 +159,7 @@ export const settingsRequestSchemas = {
   'settings/set-provider': SetProviderReqSchema,
   'settings/set-key': SetKeyReqSchema,
   'settings/test-connection': TestConnectionReqSchema,
-  'settings/list-models': ListModelsReqSchema, // issue 13
+  'settings/list-models': ListModelsReqSchema,
 };
 
 /** The `settings/*` events. */

@@ -30,7 +30,7 @@ export const MATCH_FIELDS = [
   'trigger_phrases',
   // The start of the skill's body and its file names (a low-weight field), so a match always says why.
   'instructions',
-  // Issue 14: no field shares a word with the message; the semantic recall stage found the skill.
+  // No field shares a word with the message; the semantic recall stage found the skill.
   'meaning',
 ] as const;
 /** Which indexed field of a skill a message matched (`meaning`: found by embedding alone). */
@@ -164,7 +164,7 @@ export interface MatchCandidateView {
   rank: number;
   score: number;
   bm25: number;
-  /** Cosine of the message's and the skill's static embeddings; null without one (issue 14). */
+  /** Cosine of the message's and the skill's static embeddings; null without one. */
   semantic: number | null;
   /** Catalog-centred cosine of the e5 vectors; absent when the model is not in use, null when the skill has none yet. */
   dense?: number | null;
@@ -426,7 +426,7 @@ export const OptimizeSkillReqSchema = z
     artifact: name,
     /** Required unless `evals` is set. */
     training_data: z.array(variables).min(1, 'must hold at least one example').max(100_000).optional(),
-    // issue 12: the skill's output evals as the train/validation split, pass rates before and after.
+    // The skill's output evals as the train/validation split, pass rates before and after.
     evals: z.boolean().optional(),
     metric: z.enum(OPTIMIZE_METRICS).optional(),
     optimizer: z.enum(OPTIMIZERS).optional(),
@@ -456,7 +456,7 @@ export interface OptimizeSkillRes {
     output_tokens: number;
     warnings: string[];
     took_ms: number;
-    /** With `evals` (issue 12): the split, the validation pass rates, and the version saved. */
+    /** With `evals`: the split, the validation pass rates, and the version saved. */
     evals?: {
       train: number;
       validation: number;
@@ -562,7 +562,7 @@ export const EvalSkillReqSchema = z
     only: z.enum(['trigger', 'output']).optional(),
     /** Pass rate needed (default: the file's `threshold`, else 0.8). */
     threshold: z.number().min(0).max(1).optional(),
-    // issue 12: progress, cancel and remembered runs.
+    // Progress, cancel and remembered runs.
     /** Names the run for `skills/cancel-eval` and the `skills/eval-progressed` events. */
     run_id: z.string().min(1).max(200).optional(),
     /** Remember the run (pass rate per model) in the skill's store (default true). */
@@ -582,7 +582,7 @@ export interface EvalResultView {
   /** Trigger evals: whether the message should activate the skill, and its phase-1 rank. */
   should_trigger?: boolean;
   rank?: number | null;
-  /** Trigger evals ranked in the top 5, with a model: whether it chose this skill (issue 12). */
+  /** Trigger evals ranked in the top 5, with a model: whether it chose this skill. */
   model_chose?: boolean | null;
   /** The skill the model chose instead, or null for none. */
   model_choice?: string | null;
@@ -604,7 +604,7 @@ export interface EvalSkillRes {
   pass_rate: number;
   ok: boolean;
   results: EvalResultView[];
-  // issue 12: totals of the run, and its id among the remembered runs (null when not recorded).
+  // Totals of the run, and its id among the remembered runs (null when not recorded).
   duration_ms: number;
   input_tokens: number;
   output_tokens: number;
@@ -716,7 +716,7 @@ export interface SkillsEvents {
   };
 }
 
-// Issue 11: importing what is dropped on the Composer (JSON packages, Agent Skills folders, zips).
+// Importing what is dropped on the Composer (JSON packages, Agent Skills folders, zips).
 /** Most bytes of base64 one `skills/import-files` call carries (the import limits apply on top). */
 export const MAX_DROPPED_BASE64 = 64 * 1024 * 1024;
 
@@ -762,7 +762,7 @@ export interface ImportFilesRes {
   scope: SkillScope;
   packages: DroppedPackageOutcome[];
 }
-/** The channels of issue 11's import of dropped files. */
+/** The channels of the import of dropped files. */
 export type SkillFilesChannels = {
   'skills/import-files': { req: ImportFilesReq; res: ImportFilesRes };
 };

@@ -1,5 +1,5 @@
 /**
- * The `tools/*` slice of the API contract (issue 16): the MCP servers chat uses (the `mcp.json`
+ * The `tools/*` slice of the API contract: the MCP servers chat uses (the `mcp.json`
  * files in the `mcpServers` shape), their live state, and approvals before a tool with side
  * effects runs. An approval is a request from the host to a window: `tools/approval-requested`
  * carries an id, `tools/answer-approval` answers it; no answer before `expires_at` denies.
@@ -169,7 +169,7 @@ export type ReadResourceRes =
   | { name: string; media_type: string; text: string }
   | { name: string; media_type: string; data: string };
 
-// Issue 16: attach a resource of an MCP server to a message.
+// Attach a resource of an MCP server to a message.
 /** One resource an enabled server lists. */
 export interface McpResourceView {
   server: string;

@@ -1,5 +1,5 @@
 /**
- * The `workspace/*` slice of the API contract (issue 13): which folder is the open workspace,
+ * The `workspace/*` slice of the API contract: which folder is the open workspace,
  * switching it at run time, recent workspaces, and the state of its indexed Markdown pages.
  */
 import { z } from 'zod';

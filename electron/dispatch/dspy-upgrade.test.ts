@@ -1,4 +1,4 @@
-// The DSPy "version upgrade" (issue 12): with the real sidecar, a module whose state blob says an
+// The DSPy "version upgrade": with the real sidecar, a module whose state blob says an
 // older DSPy wrote it is optimized again on its skill's evals when the app's sidecar starts, saved
 // as a new version, and reported as a progress task; a module with no evals is skipped with a reason.
 import Database from 'better-sqlite3';

@@ -1,5 +1,5 @@
 /**
- * The design's "version upgrade" (issue 12): a `dspy_module`'s state blob records the DSPy version
+ * The design's "version upgrade": a `dspy_module`'s state blob records the DSPy version
  * that wrote it (`metadata.dependency_versions.dspy`, as DSPy's own save does). When the sidecar
  * reports another DSPy version, every such module is optimized again on its skill's evals, one at
  * a time, as a cancellable background task; what cannot be re-optimized is skipped with a reason.

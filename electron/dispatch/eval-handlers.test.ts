@@ -1,4 +1,4 @@
-// Skill evals through the host with the loopback provider (issue 12): output evals run the skill
+// Skill evals through the host with the loopback provider: output evals run the skill
 // through the real provider layer, one of them failing; trigger evals report the phase-1 rank and
 // whether the model chose the skill; every run is remembered per model with tokens, cost and time.
 import { afterEach, describe, expect, it } from 'vitest';

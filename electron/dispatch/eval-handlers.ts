@@ -30,7 +30,7 @@ export interface SkillEvalHandlerDeps {
   run: (req: RunSkillReq, ctx: CallContext) => Promise<RunSkillRes>;
   llm: () => Llm | null;
   now: () => number;
-  /** Where `skills/eval-progressed` goes (issue 12). */
+  /** Where `skills/eval-progressed` goes. */
   events?: Pick<EventHub, 'emit'>;
 }
 

@@ -1,4 +1,4 @@
-// `skills/optimize` with `evals` (issue 12): the skill's output evals are the DSPy train and
+// `skills/optimize` with `evals`: the skill's output evals are the DSPy train and
 // validation split; the validation evals run before and after through the real sidecar and the
 // loopback provider; the optimized module is saved as a new version and both pass rates are kept.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * `skills optimize --evals` (issue 12): a skill's output evals become the DSPy train and
+ * `skills optimize --evals`: a skill's output evals become the DSPy train and
  * validation split — the prompt (or the eval's context) as the signature's input, the expected
  * output as its output — and the validation evals are run before and after to show the gain.
  */

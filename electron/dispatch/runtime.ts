@@ -62,7 +62,7 @@ export interface SkillRuntime {
   runCode(code: string, opts?: RunCodeOptions): Promise<SandboxRunResult>;
   /**
    * Start the sandbox pool now, in the background, so the first run finds a warm worker (the app
-   * does this once it has opened; issue 15). A start that fails is retried, and reported, by the
+   * does this once it has opened). A start that fails is retried, and reported, by the
    * first run.
    */
   warmSandbox(): void;

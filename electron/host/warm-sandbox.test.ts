@@ -67,7 +67,7 @@ function hostWith(
   return host;
 }
 
-describe('the sandbox started in the background (issue 15)', () => {
+describe('the sandbox started in the background', () => {
   it('starts nothing for someone who has not run Python in the last 30 days (no 240 MB for nothing)', async () => {
     for (const home of [tempDir(), homeThatRanPython(31)]) {
       const rec = recordingSpawner();

@@ -14,7 +14,7 @@ export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
   'openai-compatible': [],
 };
 
-// ---- issue 13: which models read images ----
+// ---- which models read images ----
 /**
  * Model ids (lower-cased, without a `models/` or vendor prefix) known to read images, per
  * provider. A model not matched is taken not to read images: the send is refused before the call.

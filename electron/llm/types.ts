@@ -25,7 +25,7 @@ export interface LlmImage {
 export interface LlmUserMessage {
   role: 'user';
   content: string;
-  /** Images after the text (issue 13). */
+  /** Images after the text. */
   images?: LlmImage[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * MCP sampling as a model (issue 16): when the client of `skilldesk mcp serve` offers `sampling`
+ * MCP sampling as a model: when the client of `skilldesk mcp serve` offers `sampling`
  * and no provider is configured, a served skill's model calls go back to that client
  * (`sampling/createMessage`), so Claude Desktop or an IDE answers them with its own model.
  * Tools are not offered through sampling: a served skill's prompt templates need text only.

@@ -1,5 +1,5 @@
 /**
- * The `tools/*` slice (issue 16): MCP servers configured in `mcp.json` (both scopes), tested,
+ * The `tools/*` slice: MCP servers configured in `mcp.json` (both scopes), tested,
  * connected for chat through one hub, and approvals before their tools run.
  */
 import { resolve } from 'node:path';

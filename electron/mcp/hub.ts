@@ -380,7 +380,7 @@ export class McpHub {
   }
 
   /**
-   * The resources of every enabled server (issue 16: attach one to a message), connecting the ones
+   * The resources of every enabled server (to attach one to a message), connecting the ones
    * not yet connected; a server that fails or lists none adds its failure instead.
    */
   async resources(): Promise<{

@@ -1,4 +1,4 @@
-// Issue 16: a resource of an MCP server attached to a message, against the real server-everything
+// A resource of an MCP server attached to a message, against the real server-everything
 // over stdio: tools/list-resources lists the enabled servers' resources (a disabled one's not, a
 // failing one reported), tools/read-resource maps a text resource to a text attachment (and a
 // base64 blob of a text type too) and a PNG/JPEG/GIF/WebP blob to an image attachment; other

@@ -1,5 +1,5 @@
 /**
- * A server resource as a message attachment (issue 16): text parts (and base64 blobs of a text
+ * A server resource as a message attachment: text parts (and base64 blobs of a text
  * type that decode to UTF-8 text) become one text attachment within the attachment limits; a PNG,
  * JPEG, GIF or WebP image becomes an image attachment (checked by its bytes); any other binary
  * content is refused with a sentence saying what to do instead.

@@ -1,5 +1,5 @@
 /**
- * Long work the main process does, tracked for the app-wide progress area (issue 13). A task is
+ * Long work the main process does, tracked for the app-wide progress area. A task is
  * started by whoever does the work, updated as it goes, and ended once; every change is an event.
  */
 import { spawn as nodeSpawn } from 'node:child_process';

@@ -167,7 +167,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       return { imported: outcomes };
     },
 
-    // Issue 11: what is dropped on the Composer, sorted into packages, all or nothing.
+    // What is dropped on the Composer, sorted into packages, all or nothing.
     'skills/import-files': async (req) => {
       const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
       if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();

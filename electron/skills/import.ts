@@ -17,7 +17,7 @@ import { type FileMap, readZip } from './zip.js';
 export interface LoadedPackage {
   file: string;
   pkg: SkillPackage;
-  /** What did not stop it loading: an Agent Skills name off the standard (issue 11). */
+  /** What did not stop it loading: an Agent Skills name off the standard. */
   warnings?: PackageIssue[];
 }
 

@@ -1,7 +1,7 @@
 export * from './agent-skill.js';
 export * from './catalog.js';
 export * from './convert.js';
-export * from './eval-runs.js'; // issue 12
+export * from './eval-runs.js';
 export * from './evals.js';
 export * from './export.js';
 export * from './handlers.js';
@@ -12,7 +12,7 @@ export * from './lint.js';
 export * from './open.js';
 export * from './package-schema.js';
 export * from './seed.js';
-export * from './skill-prompts.js'; // issue 12
+export * from './skill-prompts.js';
 export * from './version.js';
 export * from './version-handlers.js';
 export * from './versions.js';

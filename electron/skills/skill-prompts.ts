@@ -1,7 +1,7 @@
 /**
  * Prompts the app itself sends (the Composer agent's, the eval judge's) live in system skills as
  * `prompt_template` artifacts, so a user can read them and fork them into a workspace or account
- * copy that wins over the shipped one (issue 12).
+ * copy that wins over the shipped one.
  */
 import { AppError } from '../contract/errors.js';
 import type { SkillCatalog } from './catalog.js';

@@ -1,4 +1,4 @@
-// Migration 0011 (issue 16): tool approvals and tool preferences are new tables; what was stored
+// Migration 0011: tool approvals and tool preferences are new tables; what was stored
 // before is untouched.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -68,7 +68,7 @@ export function webCsp(port: number): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    // blob:: attached images shown from bytes the page already holds (issue 13); nothing remote.
+    // blob:: attached images shown from bytes the page already holds; nothing remote.
     "img-src 'self' blob:",
     "font-src 'self'",
     `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,

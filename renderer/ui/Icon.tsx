@@ -25,7 +25,7 @@ const PATHS = {
   plus: 'M12 5v14M5 12h14',
   refresh: 'M20 11a8 8 0 10-2.3 5.7M20 4v7h-7',
   unplug: 'M9 3v4M15 3v4M6 7h12v4a6 6 0 01-12 0V7zM12 17v4M3 3l18 18',
-  plug: 'M9 3v4M15 3v4M6 7h12v4a6 6 0 01-12 0V7zM12 17v4', // issue 16: attach from an MCP server
+  plug: 'M9 3v4M15 3v4M6 7h12v4a6 6 0 01-12 0V7zM12 17v4', // attach from an MCP server
   stop: 'M7 7h10v10H7z',
   send: 'M12 19V5M6 11l6-6 6 6',
   pencil: 'M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4',

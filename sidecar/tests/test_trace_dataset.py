@@ -1,4 +1,4 @@
-"""Traces exported by `skilldesk traces export` load as a DSPy dataset (issue 13).
+"""Traces exported by `skilldesk traces export` load as a DSPy dataset.
 
 Runs the real CLI: a code_template skill runs in the sandbox (one trace that succeeds and one
 that fails), the traces are exported as JSONL, and every line becomes a `dspy.Example`.

@@ -175,7 +175,7 @@ describe('chat reducer', () => {
   });
 });
 
-describe('chat reducer: branches, mid-stream and totals (issue 13)', () => {
+describe('chat reducer: branches, mid-stream and totals', () => {
   const view = (id: string, role: 'user' | 'assistant', content: string, parent_id: string | null) => ({
     id,
     role,

@@ -5,7 +5,7 @@ import { OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
 import { ArtifactsEditor } from './ArtifactsEditor.js';
-import { AgentBar, NewWithAiButton } from './agent/AgentPanels.js'; // issue 12
+import { AgentBar, NewWithAiButton } from './agent/AgentPanels.js';
 import { CatalogPane } from './CatalogPane.js';
 import { blockingIssues, type EditorDoc, isDirty, openDoc } from './composer-state.js';
 import { TEMPLATE_INFO, TEMPLATES, type TemplateId } from './draft.js';

@@ -18,7 +18,7 @@ const size = (n: number) =>
 const SEARCH_FROM = 6;
 
 /**
- * Issue 16: "Attach from MCP server" beside the composer's attach button. It lists the enabled
+ * "Attach from MCP server" beside the composer's attach button. It lists the enabled
  * servers' resources (name, URI, type, size when known; a search field when there are many) and
  * reads the one picked through `tools/read-resource` into an attachment chip. Keyboard: the
  * button opens it with the search (or list) focused, ↑/↓ move, Enter attaches, Esc closes.

@@ -12,7 +12,7 @@ import type {
 } from '../../../electron/contract/tools.js';
 import type { Client } from '../../bridge/client.js';
 
-/** MCP servers, their test results, approvals waiting for the user, and tool-call progress (issue 16). */
+/** MCP servers, their test results, approvals waiting for the user, and tool-call progress. */
 export interface ToolsState {
   servers: ListServersRes | null;
   approvals: ListApprovalsRes | null;

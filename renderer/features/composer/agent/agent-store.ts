@@ -1,5 +1,5 @@
 /**
- * The Composer agent and evals in the Composer (issue 12): "New skill with AI" (describe → rounds
+ * The Composer agent and evals in the Composer: "New skill with AI" (describe → rounds
  * of repair → review), refine with a per-artifact diff to accept or reject, and the Evals panel
  * (run with progress and cancel, pass rate per model). State changes are pure `(state, event)`.
  */
