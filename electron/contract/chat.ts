@@ -293,7 +293,6 @@ export interface InFlightView {
   tool_calls: Array<ToolCallView & { finished: boolean }>;
 }
 
-
 /** Reply of `chat/send-message`: the turn has started; its events follow (or already came). */
 export interface SendMessageRes {
   session_id: string;
