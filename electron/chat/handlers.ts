@@ -11,7 +11,7 @@ import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
-import type { SkillStore } from '../store/index.js';
+import { namedStorageError, type SkillStore } from '../store/index.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
 import { type ChatDeps, type ChatEvent, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
@@ -306,12 +306,13 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
               estimated_cost: null,
               trace_ids: [],
               skills_used: [],
+              // A full disk or a store held by another writer is named, not reported as a bug.
               error: isAppError(e)
                 ? e.toData()
-                : {
+                : (namedStorageError(e)?.toData() ?? {
                     code: 'INTERNAL',
                     message: 'The reply failed inside SkillDesk. The details are in the app log.',
-                  },
+                  }),
               created_at: new Date().toISOString(),
             });
           },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import type { TraceStatus, TraceTotals, TraceView } from '../contract/traces.js';
-import type { Db } from '../store/index.js';
+import { type Db, toStorageError } from '../store/index.js';
 
 /** One `skill_execution_traces` row, exactly the design's columns (the contract's view without the names it adds). */
 export type TraceRow = Omit<TraceView, 'skill_name' | 'artifact_name' | 'scope'> & { created_at: string };
@@ -135,7 +136,7 @@ export class TraceStore {
   start(t: TraceStart): { id: string; startedAt: number } {
     const id = randomUUID();
     const input = traceExcerpt(t.rendered_input);
-    this.stmts.insert.run({
+    this.write(this.stmts.insert, {
       id,
       session_id: t.session_id,
       skill_id: t.skill_id,
@@ -153,7 +154,7 @@ export class TraceStore {
   finish(trace: { id: string; startedAt: number }, f: TraceFinish): void {
     const input = traceExcerpt(f.rendered_input);
     const output = traceExcerpt(f.raw_output);
-    this.stmts.finish.run({
+    this.write(this.stmts.finish, {
       id: trace.id,
       rendered_input: input.text,
       rendered_input_bytes: input.bytes,
@@ -170,6 +171,15 @@ export class TraceStore {
       assertions_run: f.assertions_run ?? 0,
       assertions_passed: f.assertions_passed ?? 0,
     });
+  }
+
+  /** Run a write; a full disk or a store held elsewhere comes out named (DISK_FULL, STORE_BUSY). */
+  private write(stmt: Statement, params: Record<string, unknown>): void {
+    try {
+      stmt.run(params);
+    } catch (e) {
+      throw toStorageError(e, this.db.name);
+    }
   }
 
   /** One trace by id. */
