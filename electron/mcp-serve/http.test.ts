@@ -48,10 +48,67 @@ describe('MCP over Streamable HTTP', () => {
         },
         body: JSON.stringify(init),
       });
-    expect((await post({})).status).toBe(401);
-    expect((await post({ Authorization: 'Bearer wrong' })).status).toBe(401);
+    // No token and a wrong one: 401 with a Bearer challenge (not an OAuth discovery), each its own
+    // message; the scheme is case-insensitive.
+    const missing = await post({});
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    const missingMessage = ((await missing.json()) as { error: { message: string } }).error.message;
+    expect(missingMessage).toContain('no bearer token');
+    const wrong = await post({ Authorization: 'Bearer wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const wrongMessage = ((await wrong.json()) as { error: { message: string } }).error.message;
+    expect(wrongMessage).toContain('wrong bearer token');
+    expect((await post({ Authorization: 'Basic abc' })).status).toBe(401);
+    expect((await post({ Authorization: `bearer ${endpoint.token}` })).status).toBe(200);
+    expect((await post({ Authorization: `BEARER  ${endpoint.token}` })).status).toBe(200);
     expect(
       (await post({ Authorization: `Bearer ${endpoint.token}`, Origin: 'https://evil.example' })).status,
     ).toBe(403);
+  }, 60_000);
+
+  it('answers a 2026-07-28 request without a handshake, with resultType and cache hints', async () => {
+    const host = testHost({ home: tempDir() });
+    endpoint = await serveMcpHttp(createInProcessClient(host), { port: 0, version: 'test' });
+    const call = async (method: string, params: Record<string, unknown> = {}) => {
+      const r = await fetch(endpoint!.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          authorization: `Bearer ${endpoint!.token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      expect(r.status).toBe(200);
+      const body = await r.text();
+      // The SDK answers as JSON or as one SSE event; either way, one JSON-RPC reply.
+      const json = body.trim().startsWith('{') ? body : /^data: (.*)$/m.exec(body)![1]!;
+      return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number } };
+    };
+    expect((await call('server/discover')).result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+    });
+    const skills = await call('skills/list');
+    expect(skills.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+    expect((skills.result!.skills as unknown[]).length).toBeGreaterThan(3);
+    expect((await call('tools/list')).result).toMatchObject({
+      resultType: 'complete',
+      cacheScope: 'private',
+    });
   }, 60_000);
 });

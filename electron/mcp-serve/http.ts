@@ -1,12 +1,17 @@
 /**
  * `skilldesk mcp serve --http PORT`: the same MCP server over Streamable HTTP, on loopback only,
  * behind a per-run bearer token, with Host and Origin checked (no DNS rebinding from a web page).
- * Stateless: each request gets a fresh server over the shared core client.
+ * Stateless: each request gets a fresh server over the shared core client and the shared served
+ * catalog. A 401 says `WWW-Authenticate: Bearer` (so a client asks for a token instead of starting
+ * an OAuth flow) and tells a missing token from a wrong one; the scheme is case-insensitive.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AppError } from '../contract/errors.js';
 import type { CoreClient } from '../transport/index.js';
+import { ServedCatalog } from './catalog.js';
+import { MODERN_PROTOCOL_VERSION } from './modern.js';
 import { createSkillsMcpServer } from './server.js';
 
 /** A running HTTP endpoint. */
@@ -22,9 +27,36 @@ function sameToken(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function refuse(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
+}
+
+/** Why a request's `Authorization` does not carry the token, or null when it does. */
+export function bearerProblem(header: string | undefined, token: string): 'missing' | 'wrong' | null {
+  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!header?.trim()) return 'missing';
+  if (!m) return /^\s*bearer\s*$/i.test(header) ? 'missing' : 'wrong';
+  return sameToken(m[1]!, token) ? null : 'wrong';
+}
+
+/**
+ * The SDK's transport refuses protocol versions it does not know in `MCP-Protocol-Version`; a
+ * 2026-07-28 request is answered statelessly (see `modern.ts`), so that header is taken off
+ * before the transport reads it.
+ */
+function dropModernVersionHeader(req: IncomingMessage): void {
+  if (req.headers['mcp-protocol-version'] !== MODERN_PROTOCOL_VERSION) return;
+  delete req.headers['mcp-protocol-version'];
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    if (raw[i]!.toLowerCase() === 'mcp-protocol-version') raw.splice(i, 2);
+  }
 }
 
 /** Serve MCP on `http://127.0.0.1:PORT/mcp` (PORT 0: any free port). */
@@ -32,7 +64,17 @@ export async function serveMcpHttp(
   client: CoreClient,
   opts: { port: number; version: string; token?: string },
 ): Promise<McpHttpEndpoint> {
-  const token = opts.token ?? randomBytes(24).toString('base64url');
+  // A fixed token (for a client's config file) comes from the environment, never a flag, so it
+  // does not show in the process list.
+  const fixed = opts.token ?? process.env.SKILLDESK_MCP_TOKEN;
+  if (fixed !== undefined && !/^[\x21-\x7e]{16,}$/.test(fixed)) {
+    throw new AppError(
+      'USAGE',
+      'SKILLDESK_MCP_TOKEN must be at least 16 printable characters without spaces',
+    );
+  }
+  const token = fixed ?? randomBytes(24).toString('base64url');
+  const catalog = new ServedCatalog(client);
   let port = opts.port;
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -43,11 +85,25 @@ export async function serveMcpHttp(
       const origin = req.headers.origin;
       if (origin && !allowedHosts().has(origin.replace(/^https?:\/\//, '')))
         return refuse(res, 403, 'forbidden origin');
-      const auth = String(req.headers.authorization ?? '');
-      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7), token)) {
-        return refuse(res, 401, 'a bearer token is required (printed when the server started)');
+      const problem = bearerProblem(req.headers.authorization, token);
+      if (problem === 'missing') {
+        return refuse(
+          res,
+          401,
+          'no bearer token: send "Authorization: Bearer <token>" with the token printed when the server started',
+          { 'www-authenticate': 'Bearer realm="skilldesk"' },
+        );
       }
-      const mcp = createSkillsMcpServer(client, { version: opts.version });
+      if (problem === 'wrong') {
+        return refuse(
+          res,
+          401,
+          'wrong bearer token: it is not the token printed when this server started (a new one is made at each start unless SKILLDESK_MCP_TOKEN is set)',
+          { 'www-authenticate': 'Bearer realm="skilldesk", error="invalid_token"' },
+        );
+      }
+      dropModernVersionHeader(req);
+      const mcp = createSkillsMcpServer(client, { version: opts.version, catalog });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();
