@@ -68,7 +68,10 @@ describe('broken optional files', () => {
     await ok('chat/send-message', { message: 'hi again' });
     const end = await done;
     expect(end.status).toBe('error');
-    expect(end.error).toMatchObject({ code: 'LLM_MISSING_KEY', message: expect.stringContaining('secrets.json') });
+    expect(end.error).toMatchObject({
+      code: 'LLM_MISSING_KEY',
+      message: expect.stringContaining('secrets.json'),
+    });
   });
 
   it('saving a key replaces the broken file and keeps it beside, unreadable but not lost', async () => {

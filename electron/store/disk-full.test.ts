@@ -2,7 +2,17 @@
 // the CLI is run against a home on it. Where mounting is impossible the tests skip locally and
 // fail in CI (see skipWithout).
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,7 +29,8 @@ function tryMount(): { dir: string | null; why: string | null } {
   // Not a tempDir(): those are removed after each test, and a mount point cannot be.
   const dir = mkdtempSync(join(tmpdir(), 'skilldesk-full-'));
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${SIZE}`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (r.status !== 0) return { dir: null, why: `mount -t tmpfs failed: ${(r.stderr || r.error?.message) ?? ''}` };
+  if (r.status !== 0)
+    return { dir: null, why: `mount -t tmpfs failed: ${(r.stderr || r.error?.message) ?? ''}` };
   return { dir, why: null };
 }
 
@@ -63,7 +74,9 @@ function fillLeaving(bytes: number): () => void {
 function packagesDir(n: number, prefix: string): string {
   const dir = tempDir('skilldesk-pkgs-');
   for (let i = 0; i < n; i++) {
-    const pkg = smallPackage(`${prefix} ${i}`, '1.0.0', { description: `${prefix} ${i}: ${'words '.repeat(300)}` });
+    const pkg = smallPackage(`${prefix} ${i}`, '1.0.0', {
+      description: `${prefix} ${i}: ${'words '.repeat(300)}`,
+    });
     writeFileSync(join(dir, `${i}.json`), JSON.stringify(pkg));
   }
   return dir;
@@ -112,7 +125,8 @@ describe.skipIf(skipWithout(mount.why, 'disk-full tests on a tmpfs'))('a full di
       for (const args of [['skills', 'list'], ['skills', 'import', packagesDir(1, 'Full')], ['sessions']]) {
         const r = await runCli(['--home', home, '--json', ...args]);
         expect(r.stderr).not.toMatch(/STORE_NOT_SQLITE|not a SkillDesk database|INTERNAL/);
-        if (r.code !== 0) expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.code).toBe('DISK_FULL');
+        if (r.code !== 0)
+          expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.code).toBe('DISK_FULL');
       }
     } finally {
       free();
