@@ -72,6 +72,11 @@ export interface SandboxPoolOptions {
   maxReuses?: number;
   /** Where to keep the Pyodide memory snapshot between app runs (skips the ~4 s cold start). */
   cacheDir?: string;
+  /**
+   * The folder of transpiled WebAssembly components (`<sha256>/`, written by the app): the sandbox
+   * process may read it, nothing else of the app's data. Without it components cannot run.
+   */
+  componentDir?: string;
   /** Whole-process memory cap checked while a job runs (MB). Default 1536. */
   rssLimitMb?: number;
   /**
@@ -115,7 +120,10 @@ export interface SandboxPoolStats {
 interface Pending {
   /** The fair-queue key (a chat); '' for runs without one. */
   key: string;
+  /** The Python program, or a component's input (JSON text) when `component` is set. */
   code: string;
+  /** The SHA-256 of the transpiled component to run instead of Python. */
+  component?: string;
   limits: SandboxLimits;
   opts: SandboxRunOptions;
   enqueuedAt: number;
@@ -397,6 +405,37 @@ export class SandboxPool {
     });
   }
 
+  /**
+   * Run a WebAssembly component already transpiled into `componentDir` under `sha256`, with `input`
+   * (its variables as JSON text), in a component worker of the sandbox process; queued, limited and
+   * served host calls like a Python run. Its `run` result is the run's `result` (a string, as
+   * `submit()`'s value); its `err` an error of type `ComponentError`.
+   */
+  runComponent(sha256: string, input: string, opts: SandboxRunOptions = {}): Promise<SandboxRunResult> {
+    if (this.closed) return Promise.reject(new AppError('SANDBOX_FAILED', 'The sandbox pool is closed'));
+    if (!this.opts.componentDir)
+      return Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', 'this sandbox has no component cache'));
+    if (!/^[0-9a-f]{64}$/.test(sha256))
+      return Promise.reject(new AppError('INVALID_INPUT', 'a component is named by its SHA-256'));
+    const limits = resolveLimits(this.defaults, opts.limits);
+    const key = typeof opts.queue === 'string' && opts.queue ? opts.queue.slice(0, 200) : '';
+    return new Promise((resolve, reject) => {
+      this.queue.push(key, {
+        key,
+        code: input,
+        component: sha256,
+        limits,
+        opts,
+        enqueuedAt: performance.now(),
+        resolve,
+        reject,
+        checkpoints: [],
+        checkpointBytes: 0,
+      });
+      this.pump();
+    });
+  }
+
   /** Stop the sandbox process; pending runs are rejected. */
   async close(): Promise<void> {
     this.closed = true;
@@ -446,10 +485,11 @@ export class SandboxPool {
   private spawnProcess(probes: Probes): Proc {
     const spawnedAt = performance.now();
     const hitsBefore = probes.hits;
+    const componentDir = this.componentDirReady();
     const handle = this.spawn({
       entry: join(RUNTIME_DIR, 'process.mjs'),
       guard: join(RUNTIME_DIR, 'guard.mjs'),
-      readPaths: [`${RUNTIME_DIR}/`, `${pyodideDir()}/`],
+      readPaths: [`${RUNTIME_DIR}/`, `${pyodideDir()}/`, ...(componentDir ? [`${componentDir}/`] : [])],
       maxOldSpaceMb: 512,
       probe: { tcpPort: probes.tcpPort, unixPath: probes.unixPath },
       pyodideUrl: `${pathToFileURL(pyodideDir()).href}/`,
@@ -601,6 +641,7 @@ export class SandboxPool {
                   maxResultBytes: MAX_LIMITS.result_bytes,
                   snapshot_bytes: cached ? cached.length : 0,
                   snapshot_sparse: cached !== null,
+                  ...(componentDir ? { componentDir: `${componentDir}/` } : {}),
                 },
                 cached ?? undefined,
               );
@@ -696,6 +737,19 @@ export class SandboxPool {
       this.pump();
     });
     return proc;
+  }
+
+  /** The component folder, created if missing (bubblewrap cannot bind a folder that does not exist). */
+  private componentDirReady(): string | null {
+    const dir = this.opts.componentDir?.replace(/\/+$/, '');
+    if (!dir) return null;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return dir;
+    } catch (e) {
+      this.opts.log?.(`components cannot run: ${(e as Error).message}`);
+      return null;
+    }
   }
 
   private sendTo(proc: Proc, message: AppMessage, binary?: Uint8Array): void {
@@ -896,8 +950,10 @@ export class SandboxPool {
         // The peer's timeout is the app's own backstop: the process should answer by the deadline
         // plus grace; one that does not is killed.
         const call = proc.peer.request(
-          'run',
-          { code: job.code, limits: job.limits },
+          job.component ? 'component' : 'run',
+          job.component
+            ? { sha256: job.component, input: job.code, limits: job.limits }
+            : { code: job.code, limits: job.limits },
           { timeoutMs: job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS, context: job },
         );
         proc.runs.set(call.id, { hostCall: null });

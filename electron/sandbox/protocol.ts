@@ -20,7 +20,7 @@ import type { RpcMessage } from '../rpc/index.js';
 import { MAX_LIMITS } from './limits.js';
 
 /** Methods the app calls on the process. */
-export const SANDBOX_METHODS = ['run'] as const;
+export const SANDBOX_METHODS = ['run', 'component'] as const;
 /** Methods the process calls on the app while a `run` is open. */
 export const SANDBOX_CALLBACKS = ['host'] as const;
 /** Error codes the process may answer a call with (anything else is a broken protocol). */
@@ -54,6 +54,16 @@ export const WireLimitsSchema = z.strictObject(
 
 /** `run` params: one program and its limits. */
 export const RunParamsSchema = z.strictObject({ code: z.string().max(MAX_CODE), limits: WireLimitsSchema });
+
+/**
+ * `component` params: run the WebAssembly component the app transpiled into its component cache
+ * under `sha256` (the component's hash), with `input` (its variables as JSON text) and limits.
+ */
+export const ComponentParamsSchema = z.strictObject({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  input: z.string().max(MAX_CODE),
+  limits: WireLimitsSchema,
+});
 
 /** Why a run did not end normally, as the process reports it. */
 export const RunErrorSchema = z.strictObject({
@@ -128,12 +138,15 @@ export const InitMessageSchema = z.strictObject({
   snapshot_bytes: count,
   /** The snapshot's binary frame is packed sparse (runtime/sparse.mjs: only the pages holding data). */
   snapshot_sparse: z.boolean().optional(),
+  /** The folder of transpiled components (read-only to the process), when components may run. */
+  componentDir: text(4096).optional(),
 });
 
 /** Every message the app may send; the process dies on anything else. */
 export const AppMessageSchema = z.discriminatedUnion('type', [
   InitMessageSchema,
   z.strictObject({ type: z.literal('run'), id: Id, ...RunParamsSchema.shape }),
+  z.strictObject({ type: z.literal('component'), id: Id, ...ComponentParamsSchema.shape }),
   answer('host-reply', z.unknown(), ERROR_CODES),
   z.strictObject({ type: z.literal('shutdown') }),
 ]);
@@ -177,6 +190,8 @@ export function rpcToWire(m: RpcMessage, from: SandboxSide): AppMessage | Sandbo
   const id = 'id' in m ? m.id : null;
   if (m.type === 'req' && from === 'app' && m.method === 'run' && !m.parent)
     return { type: 'run', id: m.id, ...(m.params as z.infer<typeof RunParamsSchema>) };
+  if (m.type === 'req' && from === 'app' && m.method === 'component' && !m.parent)
+    return { type: 'component', id: m.id, ...(m.params as z.infer<typeof ComponentParamsSchema>) };
   if (m.type === 'req' && from === 'process' && m.method === 'host' && m.parent)
     return { type: 'host', id: m.id, parent: m.parent, ...(m.params as z.infer<typeof HostParamsSchema>) };
   if (m.type === 'res' && id !== null) {
@@ -192,6 +207,13 @@ export function wireToRpc(m: AppMessage | SandboxMessage): RpcMessage | null {
   switch (m.type) {
     case 'run':
       return { type: 'req', id: m.id, method: 'run', params: { code: m.code, limits: m.limits } };
+    case 'component':
+      return {
+        type: 'req',
+        id: m.id,
+        method: 'component',
+        params: { sha256: m.sha256, input: m.input, limits: m.limits },
+      };
     case 'host':
       return { type: 'req', id: m.id, method: 'host', params: { request: m.request }, parent: m.parent };
     case 'result':
@@ -209,6 +231,6 @@ export const SANDBOX_PROTOCOL = {
   methods: SANDBOX_METHODS,
   callbacks: SANDBOX_CALLBACKS,
   errorCodes: SANDBOX_ERROR_CODES,
-  appMessages: ['init', 'run', 'host-reply', 'shutdown'],
+  appMessages: ['init', 'run', 'component', 'host-reply', 'shutdown'],
   sandboxMessages: ['hello', 'snapshot', 'worker-ready', 'fatal', 'result', 'host'],
 } as const;

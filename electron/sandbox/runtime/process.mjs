@@ -16,11 +16,12 @@
 // Plain JavaScript: this process has no TypeScript loader (see worker.mjs).
 
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { encodeFrames, FrameReader, jsonDepth } from './frames.mjs';
 import { installModuleHooks, networkSelfCheck } from './guard.mjs';
 import { sparseCopy, unpackSparse } from './sparse.mjs';
+import { capMemory } from './wasm-memory.mjs';
 
 const HERE = new URL('./', import.meta.url);
 const WORKER_URL = new URL('./worker.mjs', HERE);
@@ -96,7 +97,8 @@ async function loadProtocol() {
     { send: (m) => send(rpcToWire(m, 'process')), onMessage: () => {} },
     {
       idPrefix: SANDBOX_ID_PREFIX.process,
-      handle: (params, call) => runJob(params, call),
+      handle: (params, call) =>
+        call.method === 'component' ? runComponent(params, call) : runJob(params, call),
       sendDetails: false,
       answerProtocolErrors: false,
       onProtocolError: (why) => die(`bad message from the app: ${why}`),
@@ -636,6 +638,7 @@ function internalError(message) {
 const text = (v, max) => (typeof v === 'string' ? v.slice(0, max) : '');
 
 function finish(job, how) {
+  if (job.component) return finishComponent(job, how);
   if (job.done) return;
   job.done = true;
   for (const t of job.timers) clearTimeout(t);
@@ -702,6 +705,271 @@ function finish(job, how) {
   job.ended.abort();
   job.resolve(result);
   fill();
+}
+
+// --- WebAssembly components -------------------------------------------------------------------------
+// A `component` call runs a component the app transpiled with jco into its component cache folder
+// (`init.componentDir`, readable by this process and nothing else of the app's data). Its core
+// modules are read and compiled here with their memories capped (wasm-memory.mjs), kept compiled
+// for the next runs, and run in a component worker (component-worker.mjs) of their own: never on
+// this thread, never in a Pyodide worker. Host calls take the same path as Python's (the shared
+// buffer, handleHostRequest, the app's `host` callback) with the same budgets; a run that breaks a
+// limit ends its worker, one that ended cleanly gives it back.
+
+const COMPONENT_WORKER_URL = new URL('./component-worker.mjs', HERE);
+/** Compiled components kept (each holds its machine code: a JS component is ~12 MB of wasm). */
+const MAX_COMPILED = 3;
+/** Idle component workers kept for the next run. */
+const COMPONENT_SPARES = 1;
+const compiled = new Map(); // `${sha256}:${memory_mb}` → Promise<{modules, imports, glueUrl}>
+const idleComponentWorkers = [];
+let componentSeq = 0;
+const componentJobs = new Set();
+
+function componentFolder(sha256) {
+  if (!config.componentDir) throw new AppError('SANDBOX_FAILED', 'this sandbox has no component cache');
+  return new URL(
+    `${sha256}/`,
+    pathToFileURL(config.componentDir.endsWith('/') ? config.componentDir : `${config.componentDir}/`),
+  );
+}
+
+function compileComponent(sha256, memoryMb) {
+  const key = `${sha256}:${memoryMb}`;
+  let entry = compiled.get(key);
+  if (entry) {
+    compiled.delete(key);
+    compiled.set(key, entry);
+    return entry;
+  }
+  entry = (async () => {
+    const dir = componentFolder(sha256);
+    let meta;
+    try {
+      meta = JSON.parse(readFileSync(new URL('meta.json', dir), 'utf8'));
+    } catch {
+      throw new AppError('SANDBOX_FAILED', 'the component is not in the component cache');
+    }
+    const modules = {};
+    for (const name of meta.core_modules ?? []) {
+      if (typeof name !== 'string' || !/^[\w.-]+\.wasm$/.test(name))
+        throw new AppError('SANDBOX_FAILED', 'the component cache is malformed');
+      let bytes;
+      try {
+        bytes = capMemory(new Uint8Array(readFileSync(new URL(name, dir))), memoryMb * 1048576);
+      } catch (e) {
+        throw new AppError('SANDBOX_LIMIT', String(e?.message ?? e).slice(0, 500));
+      }
+      modules[name] = await WebAssembly.compile(bytes);
+    }
+    const imports = Array.isArray(meta.imports) ? meta.imports.filter((x) => typeof x === 'string') : [];
+    return { modules, imports, glueUrl: new URL('component.js', dir).href };
+  })();
+  compiled.set(key, entry);
+  entry.catch(() => compiled.delete(key));
+  while (compiled.size > MAX_COMPILED) compiled.delete(compiled.keys().next().value);
+  return entry;
+}
+
+/** A component worker, ready (its entry has the shape handleHostRequest and kill expect). */
+function componentWorker() {
+  while (idleComponentWorkers.length > 0) {
+    const idle = idleComponentWorkers.shift();
+    if (!idle.dead) return Promise.resolve(idle);
+  }
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const hostBuffer = new SharedArrayBuffer(HOST_BUFFER_BYTES);
+    const worker = new Worker(COMPONENT_WORKER_URL, {
+      workerData: { hostBuffer },
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
+    });
+    drain(worker);
+    const entry = {
+      id: ++componentSeq,
+      worker,
+      hostBuffer,
+      interruptBuffer: new SharedArrayBuffer(4),
+      bootMs: 0,
+      dead: false,
+      runs: 0,
+      component: true,
+    };
+    let ready = false;
+    worker.on('message', (m) => {
+      if (entry.dead) return;
+      if (!ready) {
+        if (m?.type !== 'ready') return kill(entry, 'a component worker spoke before it was ready');
+        ready = true;
+        entry.bootMs = performance.now() - t0;
+        resolve(entry);
+      } else if (entry.job && !entry.job.done) onComponentMessage(entry.job, m);
+      else kill(entry, 'an idle component worker sent a message');
+    });
+    const failed = (why) => {
+      if (entry.dead) return;
+      entry.dead = true;
+      const i = idleComponentWorkers.indexOf(entry);
+      if (i >= 0) idleComponentWorkers.splice(i, 1);
+      if (!ready) reject(new AppError('SANDBOX_FAILED', `a component worker failed to start: ${why}`));
+      else if (entry.job && !entry.job.done) finish(entry.job, { crashed: why });
+    };
+    worker.on('error', (e) => failed(String(e?.message ?? e).slice(0, 500)));
+    worker.on('exit', (code) => failed(`component worker exited with code ${code}`));
+  });
+}
+
+/** Answer a `component` call: resolves with a run result when the component's run ends. */
+async function runComponent(params, call) {
+  if (actives.size + waiting.length + componentJobs.size >= MAX_ACTIVE)
+    throw new AppError('SANDBOX_FAILED', 'the sandbox is busy');
+  const job = {
+    component: true,
+    call,
+    ended: new AbortController(),
+    limits: params.limits,
+    queuedAt: performance.now(),
+    submitted: false,
+    submitValue: null,
+    checkpoints: 0,
+    checkpointBytes: 0,
+    hostCalls: 0,
+    limitHit: null,
+    timers: [],
+    done: false,
+  };
+  componentJobs.add(job);
+  let prepared;
+  let entry;
+  try {
+    [prepared, entry] = await Promise.all([
+      compileComponent(params.sha256, params.limits.memory_mb),
+      componentWorker(),
+    ]);
+  } catch (e) {
+    componentJobs.delete(job);
+    throw e;
+  }
+  const result = new Promise((resolve) => {
+    job.resolve = resolve;
+  });
+  job.entry = entry;
+  entry.job = job;
+  entry.runs++;
+  job.startedAt = performance.now();
+  const hostState = new Int32Array(entry.hostBuffer, 0, 4);
+  Atomics.store(hostState, 2, 0);
+  // A component cannot be interrupted from outside: at the deadline its worker ends.
+  job.timers.push(
+    setTimeout(() => {
+      job.limitHit ??= {
+        code: 'SANDBOX_TIMEOUT',
+        type: 'Timeout',
+        message: `timed out after ${job.limits.timeout_ms} ms`,
+      };
+      Atomics.store(hostState, 2, 1);
+      Atomics.notify(hostState, 0);
+      finish(job, { killed: true });
+    }, job.limits.timeout_ms),
+  );
+  const rssCap = (config.rssLimitMb ?? 1536) * 1024 * 1024;
+  job.timers.push(
+    setInterval(() => {
+      if (process.memoryUsage.rss() > rssCap) {
+        job.limitHit ??= {
+          code: 'SANDBOX_LIMIT',
+          type: 'MemoryLimit',
+          message: 'the sandbox process used too much memory',
+        };
+        finish(job, { killed: true });
+      }
+    }, 25),
+  );
+  entry.worker.postMessage({
+    type: 'run',
+    modules: prepared.modules,
+    imports: prepared.imports,
+    glueUrl: prepared.glueUrl,
+    input: params.input,
+    limits: job.limits,
+  });
+  return result;
+}
+
+function onComponentMessage(job, m) {
+  if (job.done) return;
+  if (!m || typeof m !== 'object') return kill(job.entry, 'a component worker sent a malformed message');
+  if (m.type === 'host') {
+    // `submit` is Python's; a component returns its result from `run`.
+    if (typeof m.request === 'string' && /^\{"fn":"submit"/.test(m.request))
+      return refuse(job, 'INVALID_INPUT', 'components return their result from run');
+    handleHostRequest(job, m.request);
+  } else if (m.type === 'done') finish(job, { report: m });
+  else kill(job.entry, 'a component worker sent an unknown message');
+}
+
+function finishComponent(job, how) {
+  if (job.done) return;
+  job.done = true;
+  for (const t of job.timers) clearTimeout(t);
+  componentJobs.delete(job);
+  const entry = job.entry;
+  const report = how.report && typeof how.report === 'object' ? how.report : null;
+  const outcome = report && typeof report.outcome === 'object' && report.outcome ? report.outcome : null;
+  const clean = !job.limitHit && !how.killed && !how.crashed && job.pendingHost === undefined && outcome;
+  entry.job = null;
+  // A worker whose run broke a limit (or trapped mid-way) is not trusted with another.
+  const reusable = clean && (outcome.ok === true || outcome.error?.type === 'ComponentError');
+  if (reusable && idleComponentWorkers.length < COMPONENT_SPARES) idleComponentWorkers.push(entry);
+  else {
+    entry.dead = true;
+    entry.worker.terminate();
+  }
+  const cap = job.limits.output_bytes;
+  const result = {
+    ok: false,
+    submitted: false,
+    result: null,
+    stdout: text(report?.stdout, cap),
+    stderr: '',
+    truncated: { stdout: report?.truncated?.stdout === true, stderr: false },
+    error: null,
+    host_calls: job.hostCalls,
+    wait_ms: job.startedAt - job.queuedAt,
+    run_ms: performance.now() - job.startedAt,
+    worker_boot_ms: entry.bootMs,
+    worker_id: entry.id,
+    worker_run: entry.runs,
+    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
+  };
+  if (job.limitHit) result.error = job.limitHit;
+  else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
+  else if (!outcome) result.error = internalError('the component worker sent a malformed report').error;
+  else if (outcome.ok === true && typeof outcome.value === 'string') {
+    const json = JSON.stringify(outcome.value);
+    if (json.length > job.limits.result_bytes) {
+      result.error = {
+        type: 'ResultTooLarge',
+        code: 'SANDBOX_LIMIT',
+        message: `the component's result is larger than ${job.limits.result_bytes} bytes`,
+      };
+    } else {
+      result.ok = true;
+      result.submitted = true;
+      result.result = json;
+    }
+  } else {
+    const e = outcome.error && typeof outcome.error === 'object' ? outcome.error : {};
+    result.error = {
+      type: text(e.type, 200) || 'Error',
+      message: text(e.message, 4000),
+      code: typeof e.code === 'string' && /^[A-Z_]{1,40}$/.test(e.code) ? e.code : null,
+    };
+  }
+  job.ended.abort();
+  job.resolve(result);
 }
 
 // --- start ------------------------------------------------------------------------------------------
