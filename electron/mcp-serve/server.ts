@@ -31,9 +31,9 @@ import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport } from './modern.
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 /** Entries per page of `skills/list` (an entry is never split across pages). */
-export const SKILLS_PAGE_SIZE = 200;
+export const SKILLS_PAGE_SIZE = 100;
 /** Resources per page of `resources/list` and `resources/directory/read`. */
-export const RESOURCES_PAGE_SIZE = 500;
+export const RESOURCES_PAGE_SIZE = 250;
 
 const text = (value: unknown) => ({
   content: [
