@@ -169,3 +169,16 @@ describe('runCodeTemplate', () => {
     expect(r.error?.message).toMatch(/no model configured/);
   });
 });
+
+describe('code template limits', () => {
+  it('refuses variables nested too deep or too large, and a rendered program over 4 MiB, naming the limit', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = { d: deep };
+    expect(() => renderCodeTemplate('x = {{ v }}', { v: deep })).toThrow(/context depth/);
+    expect(() => renderCodeTemplate('x = 1', { v: 'a'.repeat(17 * 1024 * 1024) })).toThrow(/context size/);
+    expect(() =>
+      renderCodeTemplate('{% for i in range(5000) %}{{ s }}\n{% endfor %}', { s: 'b'.repeat(1024) }),
+    ).toThrow(/rendered code size/);
+    expect(renderCodeTemplate('x = {{ v }}', { v: { a: [1, 2] } })).toContain("{'a': [1, 2]}");
+  });
+});

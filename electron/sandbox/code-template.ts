@@ -136,6 +136,7 @@ function findExpressionEnd(s: string, from: number): number {
  * `{{ … }}` output as an escaped Python literal. Throws `TEMPLATE_SYNTAX` / `TEMPLATE_RENDER`.
  */
 export function renderCodeTemplate(source: string, variables: Record<string, unknown>): string {
+  checkVariables(variables);
   // A fresh Environment per render: a panic inside the WASM leaves an Environment unusable.
   const env = new Environment();
   env.undefinedBehavior = 'strict';
@@ -171,7 +172,52 @@ export function renderCodeTemplate(source: string, variables: Record<string, unk
     }
   }
   if (filterError) throw filterError;
+  if (Buffer.byteLength(rendered) > MAX_RENDERED_CODE_BYTES) {
+    throw new AppError(
+      'TOO_LARGE',
+      `code template: the rendered program is larger than ${MAX_RENDERED_CODE_BYTES / 1048576} MiB (limit: rendered code size); pass large data through the workspace or host functions instead`,
+      { limit: 'rendered_code_bytes', max: MAX_RENDERED_CODE_BYTES },
+    );
+  }
   return rendered;
+}
+
+/** Largest program a code template may render to (the size `run-code` accepts). */
+export const MAX_RENDERED_CODE_BYTES = 4 * 1024 * 1024;
+/** Deepest nesting and largest size (as JSON text, roughly) of the variables a template gets. */
+export const MAX_VARIABLES_DEPTH = 64;
+export const MAX_VARIABLES_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Refuse variables nested deeper or larger than the limits before they are cloned and handed to
+ * the engine (both recurse: a context nested 10,000 deep would overflow the stack). Iterative, so
+ * it cannot overflow itself; a cycle counts as too deep.
+ */
+function checkVariables(variables: unknown): void {
+  let bytes = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: variables, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value === 'string') bytes += value.length + 2;
+    else bytes += 8;
+    if (bytes > MAX_VARIABLES_BYTES) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `code template: the variables are larger than ${MAX_VARIABLES_BYTES / 1048576} MiB (limit: context size)`,
+        { limit: 'context_bytes', max: MAX_VARIABLES_BYTES },
+      );
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_VARIABLES_DEPTH) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `code template: the variables are nested more than ${MAX_VARIABLES_DEPTH} levels deep (limit: context depth); flatten them`,
+        { limit: 'context_depth', max: MAX_VARIABLES_DEPTH },
+      );
+    }
+    const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
+    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+  }
 }
 
 /** Artifact metadata understood by the code_template handler. */
