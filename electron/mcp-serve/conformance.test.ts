@@ -255,7 +255,7 @@ describe('mcp serve: 2026-07-28', () => {
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
       capabilities: { extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } } },
-      serverInfo: { name: 'skilldesk' },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'skilldesk' } },
       cacheScope: 'private',
     });
     const tools = await ask(2, 'tools/list');
@@ -271,5 +271,19 @@ describe('mcp serve: 2026-07-28', () => {
     });
     expect((await ask(5, 'skills/list')).result).toMatchObject({ resultType: 'complete' });
     expect((await ask(6, 'skills/get')).error?.code).toBe(-32602);
+    // A version of neither era: -32022 naming the ones served.
+    await a.send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/list',
+      params: { _meta: { ..._meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+    });
+    for (let i = 0; i < 500 && !replies.has(7); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies.get(7)).toMatchObject({
+      error: {
+        code: -32022,
+        data: { supported: expect.arrayContaining(['2026-07-28', '2025-11-25']), requested: '2099-01-01' },
+      },
+    });
   }, 60_000);
 });

@@ -9,10 +9,16 @@
  * sends them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 
 /** The stateless revision this adapter speaks. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** The handshake-era versions the SDK negotiates through `initialize`. */
+export const HANDSHAKE_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS;
+/** The error a modern request naming a version this server does not speak gets (2026-07-28). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Where a discover result carries the server's identity. */
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 /** Where a modern request says its version. */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
@@ -85,7 +91,26 @@ export function modernTransport(inner: Transport): Transport {
   };
   inner.onmessage = (message, extra) => {
     const m = message as { id?: string | number; method?: string };
-    if (m.id !== undefined && m.method && modernVersionOf(message)) pending.set(m.id, m.method);
+    const version = modernVersionOf(message);
+    if (m.id !== undefined && m.method && version) {
+      // A version of neither era: say which ones are served, so the client can pick one.
+      if (version !== MODERN_PROTOCOL_VERSION && !HANDSHAKE_PROTOCOL_VERSIONS.includes(version)) {
+        void inner.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: {
+            code: UNSUPPORTED_PROTOCOL_VERSION,
+            message: `Unsupported protocol version ${version}; this server speaks ${MODERN_PROTOCOL_VERSION} (stateless) and ${HANDSHAKE_PROTOCOL_VERSIONS.join(', ')} (initialize)`,
+            data: {
+              supported: [MODERN_PROTOCOL_VERSION, ...HANDSHAKE_PROTOCOL_VERSIONS],
+              requested: version,
+            },
+          },
+        });
+        return;
+      }
+      pending.set(m.id, m.method);
+    }
     outer.onmessage?.(message, extra);
   };
   return outer;

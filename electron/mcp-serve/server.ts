@@ -25,7 +25,7 @@ import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
 import type { CoreClient } from '../transport/index.js';
 import { isTextMime, ServedCatalog } from './catalog.js';
-import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport } from './modern.js';
+import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport, SERVER_INFO_META } from './modern.js';
 
 /** The extension identifier of SEP-2640. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -227,8 +227,8 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   low.setRequestHandler(loose('server/discover'), async () => ({
     supportedVersions: [MODERN_PROTOCOL_VERSION],
     capabilities,
-    serverInfo: { name: 'skilldesk', version: opts.version },
     instructions,
+    _meta: { [SERVER_INFO_META]: { name: 'skilldesk', version: opts.version } },
   }));
   return server;
 }
