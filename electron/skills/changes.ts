@@ -19,8 +19,24 @@ function parseCursor(text: string | undefined): Cursor | null {
   }
 }
 
-const head = (s: SkillStore) =>
-  s.db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck().get() as number;
+/** The change-log statements of a store, prepared once: a cache asks on every request. */
+const statements = new WeakMap<SkillStore['db'], ReturnType<typeof prepare>>();
+function prepare(db: SkillStore['db']) {
+  return {
+    head: db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck(),
+    oldest: db.prepare('SELECT min(seq) FROM skill_index_log').pluck(),
+    since: db.prepare('SELECT skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq').pluck(),
+  };
+}
+function log(s: SkillStore) {
+  let st = statements.get(s.db);
+  if (!st) {
+    st = prepare(s.db);
+    statements.set(s.db, st);
+  }
+  return st;
+}
+const head = (s: SkillStore) => log(s).head.get() as number;
 
 /**
  * The catalog's changes since `since` (see `skills/changes`). Each store's `skill_index_log` is
@@ -57,7 +73,7 @@ export function catalogChanges(
     const was = prev?.[store.scope];
     const now = cursor[store.scope]!;
     if (was && was.file === now.file && was.seq === now.seq) continue;
-    const oldest = store.db.prepare('SELECT min(seq) FROM skill_index_log').pluck().get() as number | null;
+    const oldest = log(store).oldest.get() as number | null;
     const resumable =
       was !== undefined && was.file === now.file && was.seq <= now.seq && (oldest ?? 0) <= was.seq + 1;
     if (!resumable) {
@@ -69,15 +85,7 @@ export function catalogChanges(
       changes.push({ scope: store.scope, reset: true, upserted, removed: [] });
       continue;
     }
-    const ids = new Set(
-      (
-        store.db
-          .prepare('SELECT skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq')
-          .all(was.seq) as Array<{
-          skill_id: string;
-        }>
-      ).map((r) => r.skill_id),
-    );
+    const ids = new Set(log(store).since.all(was.seq) as string[]);
     const upserted: SkillDetail[] = [];
     const removed: string[] = [];
     for (const id of ids) {
