@@ -1,5 +1,7 @@
 // A new user's first hour in Chromium (web mode): a chat is in the address, so a reload and Back
-// return to it; screenshots of the chat after the reload at 1440×900 and 1024×700, light and dark.
+// return to it; the sidebar folds with its button and Ctrl B and stays folded after a reload.
+// Screenshots at 1440×900 and 1024×700, light and dark: the chat after the reload, the folded
+// sidebar, the Skills and Composer lists and Settings.
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Page } from 'playwright-core';
@@ -74,6 +76,76 @@ describe.skipIf(skip)('the first hour (Chromium)', () => {
     await page.goBack();
     await pw(thread().getByText('Second chat')).toBeVisible();
     await pw(page).toHaveURL(new RegExp(`${second}$`));
+    expect(problems).toEqual([]);
+  });
+
+  it('folds the sidebar with its button and Ctrl B, and keeps it folded after a reload', async () => {
+    const sessions = page.getByRole('region', { name: 'Chats' });
+    await pw(sessions).toBeVisible();
+    await page.getByRole('button', { name: 'Collapse the sidebar' }).click();
+    await pw(sessions).toHaveCount(0);
+    await pw(page.locator('.sidebar')).toHaveJSProperty('offsetWidth', 60);
+    // Folded, every view is still one click (or key) away.
+    await page.getByRole('button', { name: 'Skills', exact: true }).click();
+    await pw(page.getByRole('listbox', { name: 'Skills' })).toBeVisible();
+    await page.getByRole('button', { name: 'Chat', exact: true }).click();
+    await shoot('first-hour-sidebar-folded');
+
+    await page.reload();
+    await pw(page.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
+    await pw(sessions).toHaveCount(0);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.keyboard.press('Control+b');
+    await pw(sessions).toBeVisible();
+    await pw(page.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
+    await page.reload();
+    await pw(sessions).toBeVisible();
+
+    await page.keyboard.press('Control+/');
+    await pw(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toContainText(
+      'Collapse or expand the sidebar',
+    );
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
+  });
+
+  it('lays out Skills, the Composer and Settings at 1024 px without cut chips', async () => {
+    await page.getByRole('button', { name: /^Skills/ }).click();
+    await page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();
+    await shoot('first-hour-skills');
+    await page.getByRole('button', { name: /^Composer/ }).click();
+    await page.getByRole('complementary', { name: 'Skill catalog' }).waitFor();
+    await shoot('first-hour-composer');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    // No kind chip is cut by its row at 1024 px.
+    for (const view of ['Skills', 'Composer'] as const) {
+      await page.getByRole('button', { name: new RegExp(`^${view}`) }).click();
+      await page.locator('.chip').first().waitFor();
+      const cut = await page.evaluate(
+        () =>
+          [...document.querySelectorAll<HTMLElement>('.chip')].filter((chip) => {
+            const box = chip.getBoundingClientRect();
+            // A kind left out of a narrow row is counted by its "+N" chip, not cut.
+            if (box.width === 0) return !chip.parentElement?.querySelector('.sc-item__more--narrow');
+            let el = chip.parentElement;
+            while (el) {
+              const style = getComputedStyle(el);
+              if (style.overflow !== 'visible' || style.overflowX !== 'visible') {
+                const clip = el.getBoundingClientRect();
+                if (box.right > clip.right + 0.5 || box.left < clip.left - 0.5) return true;
+              }
+              el = el.parentElement;
+            }
+            return chip.scrollWidth > chip.clientWidth + 1;
+          }).length,
+      );
+      expect(cut, `${view}: kind chips cut at 1024 px`).toBe(0);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByRole('button', { name: /^Settings/ }).click();
+    await page.getByText('Open a project folder as a workspace').waitFor();
+    await page.getByText('Open a project folder as a workspace').scrollIntoViewIfNeeded();
+    await shoot('first-hour-settings-locations');
     expect(problems).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { PrefStorage } from './features/settings/settings-store.js';
 
 /** The app's top-level views (sidebar entries). */
 export type View = 'chat' | 'skills' | 'composer' | 'settings' | 'traces';
@@ -11,18 +12,42 @@ export interface AppState {
   focusSearchTick: number;
   /** Bumped to ask the chat to focus its composer. */
   focusComposerTick: number;
+  /** The sidebar folded to a rail of icons (remembered across reloads). */
+  sidebarCollapsed: boolean;
   navigate(view: View): void;
+  toggleSidebar(): void;
   focusSearch(): void;
   focusComposer(): void;
 }
 
-/** Create the navigation store. */
-export function createAppStore(initial: View = 'chat'): StoreApi<AppState> {
-  return createStore<AppState>()((set) => ({
+const SIDEBAR_KEY = 'skilldesk.sidebar';
+
+/** Create the navigation store; `storage` remembers whether the sidebar is folded. */
+export function createAppStore(
+  initial: View = 'chat',
+  storage: PrefStorage | null = null,
+): StoreApi<AppState> {
+  let collapsed = false;
+  try {
+    collapsed = storage?.getItem(SIDEBAR_KEY) === 'collapsed';
+  } catch {
+    collapsed = false;
+  }
+  return createStore<AppState>()((set, get) => ({
     view: initial,
     focusSearchTick: 0,
     focusComposerTick: 0,
+    sidebarCollapsed: collapsed,
     navigate: (view) => set({ view }),
+    toggleSidebar() {
+      const next = !get().sidebarCollapsed;
+      set({ sidebarCollapsed: next });
+      try {
+        storage?.setItem(SIDEBAR_KEY, next ? 'collapsed' : 'open');
+      } catch {
+        // A refused storage folds the sidebar for this page only.
+      }
+    },
     focusComposer: () => set((s) => ({ view: 'chat', focusComposerTick: s.focusComposerTick + 1 })),
     focusSearch: () => set((s) => ({ view: 'skills', focusSearchTick: s.focusSearchTick + 1 })),
   }));

@@ -73,6 +73,8 @@ function OfflineBanner({ status }: { status: ConnectionStatus }) {
 function Shell() {
   const view = useAppStore((s) => s.view);
   const navigate = useAppStore((s) => s.navigate);
+  const collapsed = useAppStore((s) => s.sidebarCollapsed);
+  const toggleSidebar = useAppStore((s) => s.toggleSidebar);
   const focusSearch = useAppStore((s) => s.focusSearch);
   const stores = useStores();
   const theme = useSettingsStore((s) => s.theme);
@@ -120,6 +122,12 @@ function Shell() {
         focusSearch();
         return;
       }
+      // Ctrl B folds the sidebar as in editors; a browser leaves Ctrl B to the page.
+      if (e.key.toLowerCase() === 'b') {
+        e.preventDefault();
+        toggleSidebar();
+        return;
+      }
       if (e.key.toLowerCase() === 'o') {
         e.preventDefault();
         stores.workspace.getState().openPicker();
@@ -139,19 +147,29 @@ function Shell() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [focusSearch, navigate, stores]);
+  }, [focusSearch, navigate, stores, toggleSidebar]);
 
   const modKey = isMac ? '⌘' : 'Ctrl';
   return (
-    <div className="app">
+    <div className={`app${collapsed ? ' is-collapsed' : ''}`}>
       <nav className="sidebar" aria-label="Main">
         <div className="brand">
           <span className="brand__mark" aria-hidden="true">
             <Icon name="skills" />
           </span>
           <span className="brand__name">SkillDesk</span>
+          <button
+            type="button"
+            className="btn btn--icon btn--small sidebar__toggle"
+            onClick={toggleSidebar}
+            aria-label={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'}
+            aria-expanded={!collapsed}
+            title={`${collapsed ? 'Expand' : 'Collapse'} the sidebar (${modKey} B)`}
+          >
+            <Icon name="sidebar" />
+          </button>
         </div>
-        <WorkspaceButton modKey={modKey} />
+        {!collapsed && <WorkspaceButton modKey={modKey} />}
         <ul className="nav">
           {NAV.map((n) => (
             <li key={n.view}>
@@ -161,6 +179,7 @@ function Shell() {
                 aria-current={view === n.view ? 'page' : undefined}
                 onClick={() => navigate(n.view)}
                 title={`${n.label} (${modKey} ${n.key})`}
+                aria-label={collapsed ? n.label : undefined}
               >
                 <Icon name={n.icon} />
                 <span>{n.label}</span>
@@ -169,12 +188,34 @@ function Shell() {
             </li>
           ))}
         </ul>
-        <button type="button" className="sidebar__search" onClick={focusSearch}>
+        <button
+          type="button"
+          className="sidebar__search"
+          onClick={focusSearch}
+          aria-label={collapsed ? 'Search skills' : undefined}
+          title={`Search skills (${modKey} K)`}
+        >
           <Icon name="search" />
           <span>Search skills</span>
           <Kbd>{`${modKey} K`}</Kbd>
         </button>
-        <SessionList modKey={modKey} />
+        {collapsed ? (
+          // Folded, the chats are one key away: a new one here, the list with Ctrl B.
+          <button
+            type="button"
+            className="sidebar__search sidebar__new"
+            onClick={() => {
+              stores.chat.getState().newChat();
+              stores.app.getState().focusComposer();
+            }}
+            aria-label="New chat"
+            title={`New chat (${modKey} N)`}
+          >
+            <Icon name="plus" />
+          </button>
+        ) : (
+          <SessionList modKey={modKey} />
+        )}
         {/* In the sidebar, above its foot: over the view it covered bubbles and a trace's facts. */}
         <ProgressArea />
         <div className="sidebar__foot">

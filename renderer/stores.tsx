@@ -49,7 +49,7 @@ export function createStores(
 ): Stores {
   const stores: Omit<Stores, 'workspace'> = {
     client,
-    app: createAppStore(),
+    app: createAppStore('chat', opts.storage ?? null),
     skills: createSkillsStore(client),
     match: createMatchStore(client),
     settings: createSettingsStore(client, opts.storage ?? null),

@@ -19,6 +19,7 @@ function groups(mod: string, browser: boolean): ShortcutGroup[] {
           what: browser ? 'New chat, in the desktop app (here: the + beside Chats)' : 'New chat',
         },
         { keys: [`${mod} O`], what: 'Open a workspace' },
+        { keys: [`${mod} B`], what: 'Collapse or expand the sidebar' },
         { keys: [`${mod} 1`, '…', `${mod} 5`], what: 'Chat, Skills, Composer, Settings, Traces' },
         { keys: ['?'], what: 'This list (outside a text box)' },
       ],

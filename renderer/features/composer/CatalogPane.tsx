@@ -13,6 +13,10 @@ const SOURCES: Array<{ value: CatalogFilters['source']; label: string }> = [
   { value: 'system', label: 'Built-in' },
 ];
 
+function kindList(kinds: readonly ArtifactKindName[]): string {
+  return kinds.map((k) => KIND_LABELS[k]).join(', ');
+}
+
 /** Whether this page is the desktop's Composer window (opened at `#composer`). */
 export function isComposerWindow(): boolean {
   return typeof location !== 'undefined' && location.hash === '#composer';
@@ -175,6 +179,7 @@ export function CatalogPane(props: { onImport: () => void }) {
           {rows.map((r) => {
             const key = docKey(r);
             const edited = isDirty(s.docs[key]);
+            const kinds = r.artifact_kinds.filter((k) => k !== 'description');
             return (
               <li key={key}>
                 <button
@@ -192,12 +197,26 @@ export function CatalogPane(props: { onImport: () => void }) {
                   <span className="sc-item__meta">
                     <ScopeBadge scope={r.scope} />
                     <OverrideBadge overridden={r.overridden} overrides={r.overrides} />
-                    {r.artifact_kinds
-                      .filter((k) => k !== 'description')
-                      .slice(0, 2)
-                      .map((k) => (
-                        <KindChip key={k} kind={k} />
-                      ))}
+                    {kinds.slice(0, 2).map((k) => (
+                      <KindChip key={k} kind={k} />
+                    ))}
+                    {/* Two kinds fit a row (one in a narrow catalog); the rest are counted, not cut. */}
+                    {kinds.length > 1 && (
+                      <span
+                        className="chip sc-item__more sc-item__more--narrow"
+                        title={kindList(kinds.slice(1))}
+                      >
+                        +{kinds.length - 1}
+                      </span>
+                    )}
+                    {kinds.length > 2 && (
+                      <span
+                        className="chip sc-item__more sc-item__more--wide"
+                        title={kindList(kinds.slice(2))}
+                      >
+                        +{kinds.length - 2}
+                      </span>
+                    )}
                   </span>
                 </button>
               </li>

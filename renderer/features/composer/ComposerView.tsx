@@ -115,8 +115,34 @@ function LeaveDialog({ name }: { name: string }) {
   );
 }
 
-function ImportReport() {
-  const s = useComposerStore(useShallow((st) => ({ imports: st.imports, dispatch: st.dispatch })));
+/** How long a report of an import that went through stays (errors stay until dismissed). */
+const IMPORT_REPORT_MS = 10_000;
+
+/** What an import did, per file; it goes when another skill is opened, and by itself when nothing was refused. */
+export function ImportReport() {
+  const s = useComposerStore(
+    useShallow((st) => ({ imports: st.imports, dispatch: st.dispatch, open: st.open })),
+  );
+  const [held, setHeld] = useState(false);
+  const rows = s.imports.rows;
+  const refused = rows?.some((r) => r.outcome === 'refused') ?? false;
+  const { dispatch } = s;
+  // The report is about the import, not the skill on screen: opening another skill takes it away.
+  const shownWith = useRef<{ open: string | null } | null>(null);
+  useEffect(() => {
+    if (!rows) {
+      shownWith.current = null;
+      return;
+    }
+    shownWith.current ??= { open: s.open };
+    if (s.open !== shownWith.current.open) dispatch({ type: 'import/dismissed' });
+  }, [rows, s.open, dispatch]);
+  // A report that went through goes by itself, unless the pointer or focus is reading it.
+  useEffect(() => {
+    if (!rows || refused || held) return;
+    const t = setTimeout(() => dispatch({ type: 'import/dismissed' }), IMPORT_REPORT_MS);
+    return () => clearTimeout(t);
+  }, [rows, refused, held, dispatch]);
   if (s.imports.busy) {
     return (
       <div className="sc-report" role="status">
@@ -124,11 +150,16 @@ function ImportReport() {
       </div>
     );
   }
-  const rows = s.imports.rows;
   if (!rows) return null;
-  const refused = rows.some((r) => r.outcome === 'refused');
   return (
-    <section className={`sc-report${refused ? ' is-error' : ''}`} aria-label="Import report">
+    <section
+      className={`sc-report${refused ? ' is-error' : ''}`}
+      aria-label="Import report"
+      onMouseEnter={() => setHeld(true)}
+      onMouseLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={() => setHeld(false)}
+    >
       <header className="sc-report__head">
         <Icon name={refused ? 'alert' : 'check'} />
         <strong>{refused ? 'Nothing was imported' : 'Import finished'}</strong>

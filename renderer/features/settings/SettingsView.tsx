@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useSettingsStore } from '../../stores.js';
+import { useSettingsStore, useStores } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
 import { ToolsSettings } from '../tools/ToolsSettings.js';
 import { ProvidersCard } from './ProvidersCard.js';
@@ -48,6 +48,10 @@ export function SettingsView() {
   const setTheme = useSettingsStore((s) => s.setTheme);
   const info = useSettingsStore((s) => s.info);
   const loadInfo = useSettingsStore((s) => s.loadInfo);
+  const stores = useStores();
+  const openWorkspace = () => stores.workspace.getState().openPicker();
+  const modKey =
+    typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';
   useEffect(() => {
     void loadInfo();
   }, [loadInfo]);
@@ -124,10 +128,14 @@ export function SettingsView() {
                   <div className="path-row__text">
                     <span className="path-row__label">Workspace store</span>
                     <span className="path-row__note">
-                      No workspace is open. Start with <code>skilldesk serve --workspace DIR</code> to use
-                      one.
+                      No workspace is open: skills and chats are kept in your account. Open a project folder
+                      as a workspace with {modKey} O or the workspace button at the top of the sidebar; its
+                      skills, chats and traces then live in that folder.
                     </span>
                   </div>
+                  <button type="button" className="btn btn--small" onClick={openWorkspace}>
+                    <Icon name="folder" /> Open a workspace…
+                  </button>
                 </div>
               )}
               <PathRow label="Account folder" path={v.home} />
