@@ -189,6 +189,50 @@ export interface ListResourcesRes {
   failed: Array<{ server: string; error: string }>;
 }
 
+// The prompts of connected MCP servers, offered in the chat's `/` menu.
+/** One argument of a server's prompt. */
+export interface McpPromptArgumentView {
+  name: string;
+  title: string | null;
+  description: string | null;
+  required: boolean;
+}
+/** One prompt an enabled server lists. */
+export interface McpPromptView {
+  server: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  arguments: McpPromptArgumentView[];
+}
+/** `tools/list-prompts`: the prompts of every enabled server. */
+export const ListPromptsReqSchema = z.object({}).strict();
+/** Reply of `tools/list-prompts`: servers that could not list theirs are in `failed`. */
+export interface ListPromptsRes {
+  prompts: McpPromptView[];
+  failed: Array<{ server: string; error: string }>;
+}
+/** `tools/get-prompt`: a server's prompt filled with the user's arguments. */
+export const GetPromptReqSchema = z
+  .object({
+    server: serverName,
+    name: z.string().min(1).max(500),
+    arguments: z.record(z.string().max(200), z.string().max(100_000)).default({}),
+  })
+  .strict();
+/** Request of `tools/get-prompt`. */
+export type GetPromptReq = z.input<typeof GetPromptReqSchema>;
+/** One message of a filled prompt, as text (a part that is not text is named in brackets). */
+export interface McpPromptMessageView {
+  role: 'user' | 'assistant';
+  text: string;
+}
+/** Reply of `tools/get-prompt`. */
+export interface GetPromptRes {
+  description: string | null;
+  messages: McpPromptMessageView[];
+}
+
 /** How a user answers an approval. */
 export const ApprovalDecisionSchema = z.enum(['once', 'chat', 'always', 'deny']);
 /** `once`, `chat` (this chat), `always` (this tool, remembered per workspace) or `deny`. */
@@ -275,6 +319,8 @@ export type ToolsChannels = {
   'tools/test-server': { req: TestServerReq; res: TestServerRes };
   'tools/read-resource': { req: ReadResourceReq; res: ReadResourceRes };
   'tools/list-resources': { req: z.infer<typeof ListResourcesReqSchema>; res: ListResourcesRes };
+  'tools/list-prompts': { req: z.infer<typeof ListPromptsReqSchema>; res: ListPromptsRes };
+  'tools/get-prompt': { req: GetPromptReq; res: GetPromptRes };
   'tools/answer-approval': { req: AnswerApprovalReq; res: { answered: boolean } };
   'tools/list-approvals': { req: z.infer<typeof ListApprovalsReqSchema>; res: ListApprovalsRes };
   'tools/revoke-approval': { req: RevokeApprovalReq; res: ListApprovalsRes };
@@ -289,6 +335,8 @@ export const toolsRequestSchemas = {
   'tools/test-server': TestServerReqSchema,
   'tools/read-resource': ReadResourceReqSchema,
   'tools/list-resources': ListResourcesReqSchema,
+  'tools/list-prompts': ListPromptsReqSchema,
+  'tools/get-prompt': GetPromptReqSchema,
   'tools/answer-approval': AnswerApprovalReqSchema,
   'tools/list-approvals': ListApprovalsReqSchema,
   'tools/revoke-approval': RevokeApprovalReqSchema,

@@ -127,6 +127,17 @@ export function createMcpSlice(deps: McpSliceDeps): McpSlice {
       return resourceAttachment(req, contents);
     },
     'tools/list-resources': () => hub.resources(),
+    'tools/list-prompts': () => hub.prompts(),
+    'tools/get-prompt': async (req) => {
+      try {
+        return await hub.getPrompt(req.server, req.name, req.arguments ?? {});
+      } catch (e) {
+        throw new AppError(
+          'NOT_FOUND',
+          `could not get prompt ${req.name} from ${req.server}: ${(e as Error).message}`,
+        );
+      }
+    },
     'tools/answer-approval': (req) => ({ answered: approvals.answer(req.approval_id, req.decision) }),
     'tools/list-approvals': () => approvalsView(),
     'tools/revoke-approval': (req) => {

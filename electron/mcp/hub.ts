@@ -10,7 +10,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type {
+  McpPromptMessageView,
+  McpPromptView,
   McpResourceView,
   McpServerStatusView,
   McpToolAnnotations,
@@ -87,8 +90,14 @@ class Connection {
   restarts = 0;
   retryAt: number | null = null;
   tools: HubTool[] = [];
+  /**
+   * When the tool list stops being fresh: listed time + the server's `ttlMs` (2026-07-28 cache
+   * hint), 0 after a `tools/list_changed`, null when neither was given (fresh until told).
+   */
+  toolsStaleAt: number | null = null;
   pid: number | null = null;
   private connecting: Promise<void> | null = null;
+  private relisting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
 
@@ -134,18 +143,11 @@ class Connection {
     const timeout = this.hub.opts.timeoutMs ?? 20_000;
     try {
       const client = await withTimeout(this.open(), timeout, `${this.server.name} did not answer`);
-      const caps = client.getServerCapabilities() ?? {};
-      const listed = caps.tools ? await client.listTools(undefined, { timeout }) : { tools: [] };
+      await this.listTools(client);
       this.client = client;
-      this.tools = listed.tools.map((t) => ({
-        exposed: exposedToolName(this.server.name, t.name),
-        server: this.server.name,
-        name: t.name,
-        title: t.title ?? t.annotations?.title ?? null,
-        description: t.description ?? null,
-        input_schema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object' },
-        annotations: (t.annotations as McpToolAnnotations | undefined) ?? null,
-      }));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        this.toolsStaleAt = 0;
+      });
       this.failures = 0;
       this.retryAt = null;
       // A close we did not ask for is a death: restart with back-off.
@@ -156,6 +158,39 @@ class Connection {
     } catch (e) {
       this.died(`could not start: ${(e as Error).message}`);
     }
+  }
+
+  private async listTools(client: Client): Promise<void> {
+    const timeout = this.hub.opts.timeoutMs ?? 20_000;
+    const caps = client.getServerCapabilities() ?? {};
+    const listed = caps.tools ? await client.listTools(undefined, { timeout }) : { tools: [] };
+    this.tools = listed.tools.map((t) => ({
+      exposed: exposedToolName(this.server.name, t.name),
+      server: this.server.name,
+      name: t.name,
+      title: t.title ?? t.annotations?.title ?? null,
+      description: t.description ?? null,
+      input_schema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object' },
+      annotations: (t.annotations as McpToolAnnotations | undefined) ?? null,
+    }));
+    const ttl = (listed as { ttlMs?: unknown }).ttlMs;
+    this.toolsStaleAt = typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0 ? Date.now() + ttl : null;
+  }
+
+  /**
+   * List the tools again when their list went stale (its TTL ran out or the server said it
+   * changed); a failure keeps the list it had, so a slow server never empties a turn's tools.
+   */
+  refreshTools(): Promise<void> {
+    const client = this.client;
+    if (this.state !== 'ready' || !client || this.toolsStaleAt === null || Date.now() < this.toolsStaleAt)
+      return Promise.resolve();
+    this.relisting ??= this.listTools(client)
+      .catch(() => {})
+      .finally(() => {
+        this.relisting = null;
+      });
+    return this.relisting;
   }
 
   private async open(): Promise<Client> {
@@ -294,7 +329,12 @@ export class McpHub {
     } catch {
       return []; // a broken mcp.json is reported by the Tools settings, not by a turn
     }
-    await Promise.all(conns.map((c) => c.ensure()));
+    await Promise.all(
+      conns.map(async (c) => {
+        await c.ensure();
+        await c.refreshTools();
+      }),
+    );
     return conns.flatMap((c) => c.tools);
   }
 
@@ -426,6 +466,80 @@ export class McpHub {
       }),
     );
     return { resources: lists.flat(), failed };
+  }
+
+  /**
+   * The prompts of every enabled server (for the chat's `/` menu), connecting the ones not yet
+   * connected; a server that fails adds its failure instead.
+   */
+  async prompts(): Promise<{ prompts: McpPromptView[]; failed: Array<{ server: string; error: string }> }> {
+    let conns: Connection[];
+    try {
+      conns = this.sync().filter((c) => !c.server.config.disabled);
+    } catch (e) {
+      return { prompts: [], failed: [{ server: 'mcp.json', error: (e as Error).message }] };
+    }
+    const failed: Array<{ server: string; error: string }> = [];
+    const lists = await Promise.all(
+      conns.map(async (c): Promise<McpPromptView[]> => {
+        try {
+          await c.ensure();
+          const client = c.client;
+          if (!client) throw new Error(c.error ?? 'not running');
+          if (!client.getServerCapabilities()?.prompts) return [];
+          const out: McpPromptView[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await client.listPrompts(cursor ? { cursor } : {});
+            for (const p of page.prompts)
+              out.push({
+                server: c.server.name,
+                name: p.name,
+                title: p.title ?? null,
+                description: p.description ?? null,
+                arguments: (p.arguments ?? []).map((a) => ({
+                  name: a.name,
+                  title: (a as { title?: string }).title ?? null,
+                  description: a.description ?? null,
+                  required: a.required === true,
+                })),
+              });
+            cursor = page.nextCursor;
+          } while (cursor && out.length < 500);
+          return out.slice(0, 500);
+        } catch (e) {
+          failed.push({ server: c.server.name, error: (e as Error).message });
+          return [];
+        }
+      }),
+    );
+    return { prompts: lists.flat(), failed };
+  }
+
+  /** A prompt of a server, filled with `args`: its messages as text (non-text parts named). */
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): Promise<{ description: string | null; messages: McpPromptMessageView[] }> {
+    const c = this.sync().find((x) => x.server.name === server);
+    if (!c) throw new Error(`no enabled MCP server named ${server}`);
+    await c.ensure();
+    if (!c.client) throw new Error(c.error ?? `${server} is not running`);
+    const r = await c.client.getPrompt({ name, arguments: args }, { timeout: this.opts.timeoutMs ?? 20_000 });
+    return {
+      description: r.description ?? null,
+      messages: r.messages.map((m) => {
+        const part = m.content as { type: string; text?: string; resource?: { uri: string; text?: string } };
+        const text =
+          part.type === 'text'
+            ? (part.text ?? '')
+            : part.type === 'resource' && typeof part.resource?.text === 'string'
+              ? part.resource.text
+              : `[${part.type}${part.resource?.uri ? ` ${part.resource.uri}` : ''}]`;
+        return { role: m.role, text };
+      }),
+    };
   }
 
   /** Close every connection (stdio servers are stopped). */
