@@ -1,8 +1,8 @@
 // The app's own latency from "send" to the first provider request — phase-1 match, memory recall,
 // prompt assembly and persisting the user turn — with 10,000 skills and 10,000 earlier messages.
-// Target: p95 under 15 ms. The model is an in-process stub, so provider time is excluded.
+// Target: p95 at most 3 ms. The model is an in-process stub, so provider time is excluded.
 import { mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChatStore, runTurn } from '../electron/chat/index.js';
@@ -69,7 +69,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   opts.log(`built ${skillsN} skills and ${messagesN} messages`);
 
   let mark = 0;
+  let cpuMark = 0;
   const samples: number[] = [];
+  // CPU time too: on a shared machine the wall time also counts waiting for a core.
+  const cpuSamples: number[] = [];
+  const cpuNow = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   const stub: Llm = {
     provider: 'openai',
     model: 'bench',
@@ -99,7 +106,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     chats,
     dispatcher: runtime.dispatcher,
     llm: stub,
-    onBeforeModel: () => samples.push(performance.now() - mark),
+    onBeforeModel: () => {
+      samples.push(performance.now() - mark);
+      cpuSamples.push(cpuNow() - cpuMark);
+    },
   };
   const session = chats.createSession('measured').id;
   const n = opts.quick ? 100 : 500;
@@ -107,9 +117,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   for (let i = 0; i < n + 20; i++) {
     const message = sentences[Math.floor(mrand() * sentences.length)]!;
     mark = performance.now();
+    cpuMark = cpuNow();
     await runTurn(deps, { message, session_id: session });
   }
   const measured = samples.slice(20);
+  const cpu = cpuSamples.slice(20);
   await runtime.dispose();
   catalog.close();
   rmSync(dir, { recursive: true, force: true });
@@ -120,10 +132,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       p50: r3(percentile(measured, 50)),
       p95: r3(percentile(measured, 95)),
       p99: r3(percentile(measured, 99)),
+      cpu_p50: r3(percentile(cpu, 50)),
+      cpu_p95: r3(percentile(cpu, 95)),
+      load_avg_1m: r3(loadavg()[0]!),
       n: measured.length,
       skills: skillsN,
       earlier_messages: messagesN,
-      target_p95_ms: 15,
+      target_p95_ms: 3,
     },
   ];
 }

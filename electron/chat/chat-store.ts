@@ -317,9 +317,21 @@ export class ChatStore {
    * oldest first: the conversation sent to the model.
    */
   recentMessages(sessionId: string, n: number, parentId?: string | null): ChatMessage[] {
+    if (n <= 0) return [];
     const end = parentId !== undefined ? parentId : ((this.s.leaf.get(sessionId) as string | null) ?? null);
-    const history = this.pathTo(sessionId, end).filter((m) => m.status !== 'error');
-    return n > 0 ? history.slice(-n) : [];
+    // Up the branch from its end, one message at a time, only as far as the conversation sent
+    // needs: a turn's cost does not grow with the length of the chat.
+    const history: ChatMessage[] = [];
+    const seen = new Set<string>();
+    for (let id = end; id && history.length < n && !seen.has(id); ) {
+      seen.add(id);
+      const row = this.s.message.get(id, sessionId) as Row | undefined;
+      if (!row) break;
+      const m = toMessage(row);
+      if (m.status !== 'error') history.push(m);
+      id = m.parent_id;
+    }
+    return history.reverse();
   }
 
   /**
@@ -395,10 +407,8 @@ export function memoryScore(
   terms: ReadonlyArray<{ stem: string; df: number; weight: number }>,
   content: string,
 ): number {
-  const stems = stemsOf(content);
-  const tf = new Map<string, number>();
-  for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + 1);
-  const norm = 1 - B + (B * stems.length) / REF_LENGTH;
+  const { tf, length } = termFrequencies(content);
+  const norm = 1 - B + (B * length) / REF_LENGTH;
   let total = 0;
   let got = 0;
   const seen = new Set<string>();
@@ -410,6 +420,31 @@ export function memoryScore(
     if (f > 0) got += t.weight * Math.min(1, (f * (K1 + 1)) / (f + K1 * norm));
   }
   return total > 0 ? got / total : 0;
+}
+
+/** Stemmed term frequencies of recently scored texts, most recently used last. */
+const TF_CACHE = new Map<string, { tf: Map<string, number>; length: number }>();
+const TF_CACHE_SIZE = 4096;
+
+/**
+ * A text's stemmed term frequencies and length in words. Recall rescores the same earlier
+ * messages turn after turn, and stemming them again was most of its time; the text itself is the
+ * key, so a cached entry can never be stale.
+ */
+function termFrequencies(content: string): { tf: Map<string, number>; length: number } {
+  const hit = TF_CACHE.get(content);
+  if (hit) {
+    TF_CACHE.delete(content);
+    TF_CACHE.set(content, hit);
+    return hit;
+  }
+  const stems = stemsOf(content);
+  const tf = new Map<string, number>();
+  for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + 1);
+  const entry = { tf, length: stems.length };
+  TF_CACHE.set(content, entry);
+  if (TF_CACHE.size > TF_CACHE_SIZE) TF_CACHE.delete(TF_CACHE.keys().next().value!);
+  return entry;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;

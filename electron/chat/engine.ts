@@ -19,7 +19,7 @@ import {
 } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError } from '../store/index.js';
-import type { ChatMessage, ChatStore, RecallOptions, ToolCallRecord } from './chat-store.js';
+import type { ChatMessage, ChatStore, RecalledMemory, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { buildSystemPrompt } from './prompt.js';
 import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
 
@@ -110,7 +110,12 @@ export interface TurnPrompt {
  * Step 1: the system prompt from phase-1 matches, always-on skills and memory recalled from
  * earlier turns. It runs before the new message is stored, so a message never recalls itself.
  */
-export function buildTurnPrompt(deps: ChatDeps, input: TurnInput, dense?: MatchOptions['dense']): TurnPrompt {
+export function buildTurnPrompt(
+  deps: ChatDeps,
+  input: TurnInput,
+  dense?: MatchOptions['dense'],
+  recalled?: RecalledMemory[],
+): TurnPrompt {
   const s = input.settings ?? {};
   // `dense`: the message's e5 vector, computed before the turn (off the main thread).
   const matches = matchSkills(deps.catalog, input.message, { limit: s.index_k ?? 5, dense });
@@ -126,11 +131,7 @@ export function buildTurnPrompt(deps: ChatDeps, input: TurnInput, dense?: MatchO
           .join('\n\n'),
       })),
   );
-  const memory = deps.chats.recall(input.message, {
-    skip_recent: s.history ?? 20,
-    ...s.memory,
-    session_id: input.session_id,
-  });
+  const memory = recalled ?? recallMemory(deps, input);
   const system = buildSystemPrompt({
     base: s.base_prompt,
     matches: matches.flatMap((m) => {
@@ -141,6 +142,16 @@ export function buildTurnPrompt(deps: ChatDeps, input: TurnInput, dense?: MatchO
     memory,
   });
   return { system, matches, memory: memory.length };
+}
+
+/** Earlier messages relevant to the turn's message (before it is stored: never itself). */
+export function recallMemory(deps: ChatDeps, input: TurnInput): RecalledMemory[] {
+  const s = input.settings ?? {};
+  return deps.chats.recall(input.message, {
+    skip_recent: s.history ?? 20,
+    ...s.memory,
+    session_id: input.session_id,
+  });
 }
 
 /** The stored user turn and the conversation that precedes it. */
@@ -526,7 +537,13 @@ export async function runTurn(
         { ...input, attachments: (branch.edited.attachments ?? []).map(({ size: _s, ...a }) => a) }
       : input;
   checkImages(deps.llm, turnInput);
-  const prompt = buildTurnPrompt(deps, turnInput, await denseQuery(turnInput.message));
+  // The message's e5 vector is computed off the main thread; memory is recalled meanwhile, so the
+  // turn waits for the slower of the two rather than for both.
+  const dense = denseQuery(turnInput.message);
+  // Awaited below; this only keeps a failure while recall runs from counting as unhandled.
+  dense.catch(() => undefined);
+  const memory = recallMemory(deps, turnInput);
+  const prompt = buildTurnPrompt(deps, turnInput, await dense, memory);
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({
     type: 'turn-started',
