@@ -2,6 +2,7 @@ import { type RefObject, useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AttachmentInput } from '../../../electron/contract/chat.js';
 import type { SkillMatchView } from '../../../electron/contract/skills.js';
+import type { McpPromptView } from '../../../electron/contract/tools.js';
 import { toErrorData } from '../../bridge/client.js';
 import { useChatStore, useMatchStore, useSkillsStore, useStores } from '../../stores.js';
 import { Kbd } from '../../ui/badges.js';
@@ -10,11 +11,15 @@ import { McpResourcePicker } from '../tools/McpResourcePicker.js';
 import { readAttachments } from './attachments.js';
 import {
   PendingAttachments,
+  type PickedPrompt,
   type PickedSkill,
+  PromptPanel,
+  promptText,
   SkillPanel,
+  type SlashItem,
   SlashMenu,
   skillVariables,
-  slashMatches,
+  slashItems as slashItemsOf,
 } from './ComposerExtras.js';
 import { MatchHint } from './MatchHint.js';
 
@@ -92,10 +97,54 @@ export function Composer(props: {
   );
   const slash = /^\/(\S*)$/.exec(m.message);
   const [slashCursor, setSlashCursor] = useState(0);
-  const slashItems = slash ? slashMatches(skills.items, slash[1]!) : [];
+  // The prompts of the connected MCP servers, listed each time the `/` menu opens.
+  const [prompts, setPrompts] = useState<{ loaded: boolean; items: McpPromptView[] }>({
+    loaded: false,
+    items: [],
+  });
+  const slashOpen = slash !== null;
+  const slashItems = slash ? slashItemsOf(skills.items, prompts.items, slash[1]!) : [];
   useEffect(() => {
     if (slash && skills.status === 'idle') void skills.load();
   }, [slash, skills.status, skills.load]);
+  useEffect(() => {
+    if (!slashOpen) {
+      setPrompts((p) => (p.loaded ? { loaded: false, items: p.items } : p));
+      return;
+    }
+    let live = true;
+    stores.client.invoke('tools/list-prompts', {}).then(
+      (r) => live && setPrompts({ loaded: true, items: r.prompts }),
+      () => live && setPrompts({ loaded: true, items: [] }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [slashOpen, stores.client]);
+  // An MCP prompt picked from the `/` menu, its arguments being filled.
+  const [pickedPrompt, setPickedPrompt] = useState<PickedPrompt | null>(null);
+  const applyPrompt = async (p: PickedPrompt) => {
+    setPickedPrompt({ ...p, busy: true, error: null });
+    try {
+      const r = await stores.client.invoke('tools/get-prompt', {
+        server: p.prompt.server,
+        name: p.prompt.name,
+        arguments: Object.fromEntries(Object.entries(p.values).filter(([, v]) => v !== '')),
+      });
+      setPickedPrompt(null);
+      setMessage(promptText(r.messages));
+    } catch (e) {
+      setPickedPrompt({ ...p, busy: false, error: `Couldn’t get the prompt: ${toErrorData(e).message}` });
+    }
+    inputRef.current?.focus();
+  };
+  const choose = (item: SlashItem) => {
+    if (item.kind === 'skill') return pick(item.skill.name);
+    setMessage('');
+    const start: PickedPrompt = { prompt: item.prompt, values: {}, busy: false, error: null };
+    if (item.prompt.arguments.length === 0) void applyPrompt(start);
+    else setPickedPrompt(start);
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new query starts at the top
   useEffect(() => setSlashCursor(0), [slash?.[1]]);
   const pick = (name: string) => {
@@ -194,8 +243,16 @@ export function Composer(props: {
       ) : (
         <MatchHint draft={m.message} matches={m.message.trim() ? m.matches : []} onOpen={props.onOpenSkill} />
       )}
-      {slash && <SlashMenu items={slashItems} cursor={slashCursor} onPick={(s) => pick(s.name)} />}
+      {slash && <SlashMenu items={slashItems} cursor={slashCursor} onPick={choose} />}
       <div className={`composer${busy ? ' is-busy' : ''}`}>
+        {pickedPrompt && (
+          <PromptPanel
+            picked={pickedPrompt}
+            onChange={(values) => setPickedPrompt((p) => (p ? { ...p, values } : p))}
+            onUse={() => void applyPrompt(pickedPrompt)}
+            onRemove={() => setPickedPrompt(null)}
+          />
+        )}
         {picked && (
           <SkillPanel
             skill={picked}
@@ -272,7 +329,7 @@ export function Composer(props: {
                 }
                 if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
                   e.preventDefault();
-                  pick(slashItems[slashCursor]!.name);
+                  choose(slashItems[slashCursor]!);
                   return;
                 }
               }

@@ -1,5 +1,7 @@
+import { Fragment } from 'react';
 import { type AttachmentInput, base64Bytes } from '../../../electron/contract/chat.js';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
+import type { McpPromptView } from '../../../electron/contract/tools.js';
 import type { Client } from '../../bridge/client.js';
 import { Icon } from '../../ui/Icon.js';
 import { fileSize, useImageUrl } from './Message.js';
@@ -28,41 +30,175 @@ export function slashMatches(items: SkillListItem[], query: string): SkillListIt
     .slice(0, 8);
 }
 
-/** The `/` menu: skills by name; ↑↓ move, Enter or Tab picks, Esc closes. */
-export function SlashMenu(props: {
-  items: SkillListItem[];
-  cursor: number;
-  onPick: (s: SkillListItem) => void;
-}) {
+/** A line of the `/` menu: a skill to run, or a prompt of a connected MCP server. */
+export type SlashItem = { kind: 'skill'; skill: SkillListItem } | { kind: 'prompt'; prompt: McpPromptView };
+
+/** MCP prompts whose name or title matches what follows `/`: names starting with it first. */
+export function promptMatches(items: McpPromptView[], query: string): McpPromptView[] {
+  const q = query.toLowerCase();
+  const starts = (p: McpPromptView) =>
+    p.name.toLowerCase().startsWith(q) || (p.title ?? '').toLowerCase().startsWith(q);
+  return items
+    .filter((p) => p.name.toLowerCase().includes(q) || (p.title ?? '').toLowerCase().includes(q))
+    .sort((a, b) => Number(!starts(a)) - Number(!starts(b)))
+    .slice(0, 6);
+}
+
+/** The `/` menu's lines: skills first, then the servers' prompts. */
+export function slashItems(skills: SkillListItem[], prompts: McpPromptView[], query: string): SlashItem[] {
+  return [
+    ...slashMatches(skills, query).map((skill) => ({ kind: 'skill' as const, skill })),
+    ...promptMatches(prompts, query).map((prompt) => ({ kind: 'prompt' as const, prompt })),
+  ];
+}
+
+/** The `/` menu: skills by name, then MCP prompts; ↑↓ move, Enter or Tab picks, Esc closes. */
+export function SlashMenu(props: { items: SlashItem[]; cursor: number; onPick: (s: SlashItem) => void }) {
   if (props.items.length === 0)
     return (
       <div className="slash" role="status">
-        <p className="slash__empty">No skill by that name. Keep typing to send it as text.</p>
+        <p className="slash__empty">No skill or prompt by that name. Keep typing to send it as text.</p>
       </div>
     );
+  const line = (item: SlashItem, i: number) => (
+    <div
+      tabIndex={-1}
+      id={`slash-${i}`}
+      role="option"
+      aria-selected={i === props.cursor}
+      className={`slash__item${i === props.cursor ? ' is-on' : ''}`}
+      onMouseDown={(e) => {
+        e.preventDefault();
+        props.onPick(item);
+      }}
+    >
+      {item.kind === 'skill' ? (
+        <>
+          <span className="slash__name">{item.skill.name}</span>
+          <span className="slash__desc">{item.skill.description}</span>
+        </>
+      ) : (
+        <>
+          <span className="slash__name">{item.prompt.title ?? item.prompt.name}</span>
+          <span className="slash__desc">
+            {item.prompt.server}
+            {item.prompt.description ? ` · ${item.prompt.description}` : ''}
+          </span>
+        </>
+      )}
+    </div>
+  );
+  const skills = props.items.filter((x) => x.kind === 'skill');
   return (
     <div className="slash">
-      <p className="slash__head">Run a skill</p>
+      <p className="slash__head">{skills.length > 0 ? 'Run a skill' : 'MCP prompts'}</p>
       <div className="slash__list" role="listbox" id="slash-menu" aria-label="Skills">
-        {props.items.map((s, i) => (
-          <div
-            key={`${s.scope}:${s.name}`}
-            tabIndex={-1}
-            id={`slash-${i}`}
-            role="option"
-            aria-selected={i === props.cursor}
-            className={`slash__item${i === props.cursor ? ' is-on' : ''}`}
-            onMouseDown={(e) => {
-              e.preventDefault();
-              props.onPick(s);
-            }}
+        {props.items.map((item, i) => (
+          <Fragment
+            key={
+              item.kind === 'skill'
+                ? `s:${item.skill.scope}:${item.skill.name}`
+                : `p:${item.prompt.server}:${item.prompt.name}`
+            }
           >
-            <span className="slash__name">{s.name}</span>
-            <span className="slash__desc">{s.description}</span>
-          </div>
+            {item.kind === 'prompt' && i === skills.length && i > 0 && (
+              <p className="slash__head" role="presentation">
+                MCP prompts
+              </p>
+            )}
+            {line(item, i)}
+          </Fragment>
         ))}
       </div>
     </div>
+  );
+}
+
+/** An MCP prompt picked from the `/` menu: its arguments to fill before it becomes the message. */
+export interface PickedPrompt {
+  prompt: McpPromptView;
+  values: Record<string, string>;
+  busy: boolean;
+  error: string | null;
+}
+
+/**
+ * The text a filled prompt puts in the message box: its messages, in order (a prompt written as
+ * a conversation keeps who said what).
+ */
+export function promptText(messages: Array<{ role: 'user' | 'assistant'; text: string }>): string {
+  if (messages.every((m) => m.role === 'user')) return messages.map((m) => m.text).join('\n\n');
+  return messages.map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${m.text}`).join('\n\n');
+}
+
+/** A form with a field per argument of the picked prompt; *Use prompt* puts it in the message box. */
+export function PromptPanel(props: {
+  picked: PickedPrompt;
+  onChange: (values: Record<string, string>) => void;
+  onUse: () => void;
+  onRemove: () => void;
+}) {
+  const { prompt, values } = props.picked;
+  const label = prompt.title ?? prompt.name;
+  const missing = prompt.arguments.filter((a) => a.required && !(values[a.name] ?? '').trim());
+  return (
+    <form
+      className="skillrun"
+      aria-label={`Prompt ${label} of ${prompt.server}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (missing.length === 0 && !props.picked.busy) props.onUse();
+      }}
+    >
+      <div className="skillrun__head">
+        <Icon name="sparkle" />
+        <span>
+          Prompt <strong>{label}</strong> from {prompt.server}
+        </span>
+        <button
+          type="button"
+          className="btn btn--icon btn--small"
+          aria-label={`Close ${label}`}
+          onClick={props.onRemove}
+        >
+          <Icon name="close" />
+        </button>
+      </div>
+      {prompt.description && <p className="muted skillrun__note">{prompt.description}</p>}
+      {props.picked.error && (
+        <p className="skillrun__error" role="alert">
+          {props.picked.error}
+        </p>
+      )}
+      {prompt.arguments.length > 0 && (
+        <div className="skillrun__vars">
+          {prompt.arguments.map((a) => (
+            <div key={a.name} className="skillrun__var">
+              <label htmlFor={`prompt-arg-${a.name}`} className="mono">
+                {a.title ?? a.name}
+                {a.required ? ' *' : ''}
+              </label>
+              <textarea
+                id={`prompt-arg-${a.name}`}
+                rows={1}
+                required={a.required}
+                value={values[a.name] ?? ''}
+                placeholder={a.description ?? (a.required ? 'Required' : 'Optional')}
+                onChange={(e) => props.onChange({ ...values, [a.name]: e.target.value })}
+              />
+            </div>
+          ))}
+        </div>
+      )}
+      <div className="skillrun__head">
+        <button type="submit" className="btn btn--small" disabled={missing.length > 0 || props.picked.busy}>
+          {props.picked.busy ? 'Getting the prompt…' : 'Use prompt'}
+        </button>
+        {missing.length > 0 && (
+          <span className="muted">Fill {missing.map((a) => a.title ?? a.name).join(', ')}</span>
+        )}
+      </div>
+    </form>
   );
 }
 
