@@ -195,6 +195,11 @@ describe.skipIf(skip)('chat polish in Chromium', () => {
     expect(await reply.textContent()).not.toMatch(/⚙|apply_skill|read_skill/);
     await steps.nth(1).locator('.step__head').click();
     await steps.nth(1).getByRole('figure', { name: 'Arguments' }).waitFor();
+    // The result reads in words first; its JSON is one click away.
+    await expect
+      .poll(() => steps.nth(1).locator('.result__error').textContent())
+      .toMatch(/no skill named "Nonexistent Skill"/);
+    await steps.nth(1).getByRole('button', { name: 'JSON' }).click();
     await expect
       .poll(() => steps.nth(1).getByRole('figure', { name: 'Result' }).textContent())
       .toMatch(/error/);

@@ -150,6 +150,28 @@ describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
     await pw(page.locator('.msg--assistant').last()).toContainText('The server echoed it back.', {
       timeout: 20_000,
     });
+    // The tool card names the tool in words with its server as a badge, and its result reads as
+    // text with the JSON one click away.
+    const step = page.locator('.msg--assistant').last().locator('.step').first();
+    await pw(step.locator('.step__text')).toHaveText(/^Ran Echo/);
+    await pw(step.locator('.step__server')).toHaveText('everything');
+    await step.locator('.step__head').click();
+    await pw(step.locator('.result__body')).toContainText('Echo: hello from chat');
+    await pw(step.locator('.result__body')).not.toContainText('"text"');
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark'] as const) {
+        await settle(scheme);
+        await page.screenshot({ path: join(shots(), `ui-mcp-tool-card-${w}x${h}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await step.getByRole('button', { name: 'JSON' }).click();
+    await pw(step.getByRole('figure', { name: 'Result' })).toContainText('"text"');
 
     await composer().fill('Now add two and three');
     await composer().press('Enter');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import {
   BUILTIN_TOOLS,
   describeRun,
@@ -7,9 +7,10 @@ import {
   type ToolCallFacts,
 } from '../../../electron/contract/builtin-tools.js';
 import type { TraceView } from '../../../electron/contract/traces.js';
-import { useStores } from '../../stores.js';
+import { useStores, useToolsStore } from '../../stores.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { Icon } from '../../ui/Icon.js';
+import { ResultView } from '../../ui/ResultView.js';
 import type { UiToolCall } from './chat-store.js';
 
 type Rec = Record<string, unknown>;
@@ -44,11 +45,38 @@ function sumTraces(traces: TraceView[]): RunFacts {
 }
 
 /**
+ * How a tool the model called by its exposed name (`server__tool`, cleaned for providers) reads to a
+ * person: the tool's own name in words, and the server it comes from for a badge. `servers` are the
+ * configured server names, so a server whose name holds `__` is still told apart from its tool.
+ */
+export function friendlyTool(
+  name: string,
+  servers: readonly string[] = [],
+): { tool: string; server: string | null } {
+  const clean = (x: string) => x.replace(/[^a-zA-Z0-9_-]/g, '_');
+  const known = servers
+    .filter((srv) => name.startsWith(`${clean(srv)}__`))
+    .sort((a, b) => clean(b).length - clean(a).length)[0];
+  const cut = known !== undefined ? clean(known).length : name.indexOf('__');
+  if (cut <= 0) return { tool: name, server: null };
+  const words = name
+    .slice(cut + 2)
+    .replace(/[_-]+/g, ' ')
+    .trim();
+  if (!words) return { tool: name, server: null };
+  return { tool: words[0]!.toUpperCase() + words.slice(1), server: known ?? name.slice(0, cut) };
+}
+
+/**
  * One step of skill activity in words: "Searched skills for 'summarize' — 3 found", "Read
  * Summarize", "Ran Summarize · Summary Prompt · 1.2 s · 2/2 checks passed". A built-in tool words
  * itself (its entry in the contract's tool table); a skill's own tool or an MCP tool is a run.
  */
-export function describeStep(call: UiToolCall, facts: RunFacts | null = null): string {
+export function describeStep(
+  call: UiToolCall,
+  facts: RunFacts | null = null,
+  servers: readonly string[] = [],
+): string {
   const c: ToolCallFacts = {
     status: call.status === 'ok' ? 'done' : call.status,
     args: asRec(call.args),
@@ -57,7 +85,7 @@ export function describeStep(call: UiToolCall, facts: RunFacts | null = null): s
     artifacts: call.artifacts,
   };
   if (isBuiltinTool(call.name)) return BUILTIN_TOOLS[call.name].activity(c, facts);
-  return describeRun(call.skill !== undefined ? call.skill : call.name, c, facts);
+  return describeRun(call.skill !== undefined ? call.skill : friendlyTool(call.name, servers).tool, c, facts);
 }
 
 /** The traces of a finished call, loaded once (for its time and checks). */
@@ -80,6 +108,14 @@ function useTraces(ids: string[], finished: boolean): TraceView[] | null {
   return traces;
 }
 
+const NO_SERVERS: string[] = [];
+
+/** The configured MCP servers' names (none until Settings → Tools has loaded them). */
+function useServerNames(): string[] {
+  const list = useToolsStore((s) => s.servers);
+  return useMemo(() => (list ? list.servers.map((x) => x.name) : NO_SERVERS), [list]);
+}
+
 function json(v: unknown): string {
   try {
     return JSON.stringify(v, null, 2) ?? String(v);
@@ -91,6 +127,9 @@ function json(v: unknown): string {
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
   const [open, setOpen] = useState(false);
+  const servers = useServerNames();
+  const server =
+    call.skill === undefined && !isBuiltinTool(call.name) ? friendlyTool(call.name, servers).server : null;
   const ids = call.trace_ids ?? [];
   const traces = useTraces(ids, call.status !== 'running');
   const facts = traces && traces.length > 0 ? sumTraces(traces) : null;
@@ -106,7 +145,12 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
             <Icon name={call.status === 'ok' ? 'check' : 'alert'} />
           )}
         </span>
-        <span className="step__text">{describeStep(call, facts)}</span>
+        <span className="step__text">{describeStep(call, facts, servers)}</span>
+        {server && (
+          <span className="badge step__server" title={`A tool of the MCP server ${server} (${call.name})`}>
+            {server}
+          </span>
+        )}
         <Icon name={open ? 'chevronDown' : 'chevronRight'} />
       </button>
       {reason && <p className="step__reason">{reason}</p>}
@@ -125,7 +169,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
                 {call.status === 'running' ? 'Still running…' : 'Nothing was returned.'}
               </p>
             ) : (
-              <CodeBlock text={json(call.result)} lang="json" label="Result" wrap />
+              <ResultView value={call.result} />
             )}
           </section>
           {ids.length > 0 && (

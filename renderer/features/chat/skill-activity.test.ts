@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UiToolCall } from './chat-store.js';
-import { describeStep } from './SkillActivity.js';
+import { describeStep, friendlyTool } from './SkillActivity.js';
 
 const call = (over: Partial<UiToolCall>): UiToolCall => ({
   id: 'c',
@@ -40,8 +40,16 @@ describe('describeStep words each tool call from the contract’s tool table', (
     expect(describeStep(call({ name: 'csv__stats', skill: 'CSV Statistics', status: 'running' }))).toBe(
       'Running CSV Statistics…',
     );
-    expect(describeStep(call({ name: 'files__read_file', status: 'failed' }))).toBe(
-      'Couldn’t run files__read_file',
-    );
+    expect(describeStep(call({ name: 'files__read_file', status: 'failed' }))).toBe('Couldn’t run Read file');
+  });
+
+  it('names an MCP tool in words, its server apart for a badge', () => {
+    expect(friendlyTool('everything__echo')).toEqual({ tool: 'Echo', server: 'everything' });
+    expect(friendlyTool('everything__get-sum')).toEqual({ tool: 'Get sum', server: 'everything' });
+    // A server whose name holds `__` (or characters cleaned away) is told apart by the configured names.
+    expect(friendlyTool('my__srv__read_file', ['my__srv'])).toEqual({ tool: 'Read file', server: 'my__srv' });
+    expect(friendlyTool('my_srv__x', ['my.srv'])).toEqual({ tool: 'X', server: 'my.srv' });
+    expect(friendlyTool('plain')).toEqual({ tool: 'plain', server: null });
+    expect(friendlyTool('__odd')).toEqual({ tool: '__odd', server: null });
   });
 });
