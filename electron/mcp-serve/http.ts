@@ -75,6 +75,8 @@ export async function serveMcpHttp(
   }
   const token = fixed ?? randomBytes(24).toString('base64url');
   const catalog = new ServedCatalog(client);
+  // Built while the endpoint starts listening, not on the first client's request.
+  void catalog.current().catch(() => {});
   let port = opts.port;
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
