@@ -9,6 +9,18 @@ import { openDatabase } from './db.js';
 import { openStore } from './stores.js';
 
 const ARTIFACTS = 'SELECT * FROM skill_artifacts ORDER BY id';
+/** The kinds the CHECK of 0001 allowed: the rows the migration starts the table with. */
+const SHIPPED_KINDS = [
+  'description',
+  'prompt_template',
+  'code_template',
+  'dspy_module',
+  'approach',
+  'example',
+  'resource',
+];
+/** A kind no build knows (yet). */
+const NEW_KIND = 'not_a_kind_yet';
 
 describe('migration 0015_artifact_kinds', () => {
   it('keeps every artifact, guards kinds through the lookup table, and keeps the triggers', () => {
@@ -18,7 +30,7 @@ describe('migration 0015_artifact_kinds', () => {
     const add = before.prepare(
       'INSERT INTO skill_artifacts (id, skill_id, kind, name, ordinal, content, model_variant, metadata, state_blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    ARTIFACT_KINDS.forEach((kind, i) => {
+    SHIPPED_KINDS.forEach((kind, i) => {
       const variant = i % 2 ? 'openai' : null;
       add.run(
         `a${i}`,
@@ -32,7 +44,7 @@ describe('migration 0015_artifact_kinds', () => {
         i === 3 ? Buffer.from('{}') : null,
       );
     });
-    expect(() => add.run('bad', 's1', 'wasm_component', 'W', 0, '', null, null, null)).toThrow(/CHECK/);
+    expect(() => add.run('bad', 's1', NEW_KIND, 'W', 0, '', null, null, null)).toThrow(/CHECK/);
     const rows = before.prepare(ARTIFACTS).all();
     before.close();
 
@@ -40,17 +52,17 @@ describe('migration 0015_artifact_kinds', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(15);
     expect(db.prepare(ARTIFACTS).all()).toEqual(rows);
     expect(db.prepare('SELECT name FROM artifact_kinds ORDER BY name').pluck().all()).toEqual(
-      [...ARTIFACT_KINDS].sort(),
+      [...SHIPPED_KINDS].sort(),
     );
     // A kind the table does not hold is refused; one row makes it valid.
     const addWasm = () =>
       db
         .prepare(
-          "INSERT INTO skill_artifacts (id, skill_id, kind, name, content) VALUES ('w', 's1', 'wasm_component', 'W', '')",
+          `INSERT INTO skill_artifacts (id, skill_id, kind, name, content) VALUES ('w', 's1', '${NEW_KIND}', 'W', '')`,
         )
         .run();
     expect(addWasm).toThrow(/FOREIGN KEY/);
-    db.prepare("INSERT INTO artifact_kinds (name) VALUES ('wasm_component')").run();
+    db.prepare('INSERT INTO artifact_kinds (name) VALUES (?)').run(NEW_KIND);
     addWasm();
     // The index log still hears of artifact changes, and the indexes are back.
     const logged = db.prepare("SELECT count(*) FROM skill_index_log WHERE skill_id = 's1'").pluck();
@@ -77,11 +89,11 @@ describe('migration 0015_artifact_kinds', () => {
     const dir = tempDir();
     const store = openStore('account', dir)!;
     store.db.prepare("DELETE FROM artifact_kinds WHERE name = 'example'").run();
-    registerArtifactKinds(store.db, [...ARTIFACT_KINDS, 'wasm_component']);
+    registerArtifactKinds(store.db, [...ARTIFACT_KINDS, NEW_KIND]);
     expect(store.db.prepare('SELECT count(*) FROM artifact_kinds').pluck().get()).toBe(
       ARTIFACT_KINDS.length + 1,
     );
-    store.db.prepare("DELETE FROM artifact_kinds WHERE name IN ('example', 'wasm_component')").run();
+    store.db.prepare("DELETE FROM artifact_kinds WHERE name IN ('example', ?)").run(NEW_KIND);
     store.close();
     const again = openStore('account', dir)!;
     expect(again.db.prepare("SELECT count(*) FROM artifact_kinds WHERE name = 'example'").pluck().get()).toBe(
