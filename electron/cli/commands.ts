@@ -1,5 +1,6 @@
 // The command groups of `skilldesk`, in the order `--help` lists them. Each capability adds one line.
 import { registerChatCommands } from './chat-commands.js';
+import { registerComponentCommands } from './component-commands.js';
 import { registerComposeCommands } from './compose-commands.js';
 import type { RegisterCommands } from './context.js';
 import { registerDispatchCommands } from './dispatch-commands.js';
@@ -16,6 +17,7 @@ import { registerSkillsCommands } from './skills-commands.js';
 export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerSkillsCommands,
   registerSandboxCommands,
+  registerComponentCommands,
   registerLlmCommands,
   registerSidecarCommands,
   registerDispatchCommands,

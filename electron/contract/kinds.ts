@@ -95,6 +95,15 @@ export const KIND_FACTS = {
     colour: { light: '#475569', dark: '#94a3b8' },
     default_name: 'notes.md',
   },
+  wasm_component: {
+    label: 'Component',
+    help: 'WebAssembly component run in the sandbox with only the host functions',
+    language: 'by-name',
+    executable: true,
+    templated: 'never',
+    colour: { light: '#7c3aed', dark: '#a78bfa' },
+    default_name: 'component.wasm',
+  },
 } as const satisfies Record<string, KindFacts>;
 
 /** An artifact kind. */

@@ -38,6 +38,14 @@ function handlersWith(
     prompt_template: prompt,
     code_template: more.code_template ?? unavailableHandler('code_template', 'not in this test'),
     dspy_module: more.dspy_module ?? unavailableHandler('dspy_module', 'not in this test'),
+    wasm_component: {
+      kind: 'wasm_component',
+      execute: async () => ({
+        ok: false,
+        error: { code: 'HANDLER_NOT_AVAILABLE', message: 'not in this test' },
+        partial: {},
+      }),
+    },
   };
 }
 

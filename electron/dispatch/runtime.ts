@@ -6,6 +6,7 @@ import type { Llm } from '../llm/index.js';
 import {
   createSandboxHost,
   runCodeTemplate,
+  runComponentArtifact,
   type SandboxLlm,
   SandboxPool,
   type SandboxRunResult,
@@ -128,9 +129,11 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   let disposed = false;
   let sidecar: SidecarClient | null = deps.sidecarClient ?? null;
   const sharedSidecar = typeof deps.sidecar === 'function' ? deps.sidecar : null;
+  const componentDir = join(deps.home, 'cache', 'components');
   const sandboxPool = () =>
     (pool ??= new SandboxPool({
       cacheDir: join(deps.home, 'cache'),
+      componentDir,
       log: deps.log,
       spawn: deps.spawnSandbox,
       allowInProcessIsolation: deps.allowInProcessIsolation,
@@ -200,6 +203,19 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
               queue: ctx.scope.session_id,
             });
           },
+    component:
+      deps.sandbox === false
+        ? null
+        : (artifact, ctx) =>
+            runComponentArtifact(sandboxPool(), componentDir, artifact, ctx.variables, {
+              hostDeps: {
+                workspace: deps.workspace,
+                llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
+                noModelMessage:
+                  'no model is configured: pass --provider and --model, or set one up in Settings',
+              },
+              queue: ctx.scope.session_id,
+            }),
     dspy: runner,
     fallback: (artifact, ctx) => KINDS.prompt_template.execute(artifact, ctx, services),
   };

@@ -9,6 +9,7 @@ import { exampleKind } from './example/index.js';
 import { promptTemplateKind } from './prompt_template/index.js';
 import { resourceKind } from './resource/index.js';
 import type { KindModule } from './types.js';
+import { wasmComponentKind } from './wasm_component/index.js';
 
 /**
  * Every kind's module, keyed like the contract's `KIND_FACTS`: a kind in the table without a
@@ -22,6 +23,7 @@ export const KINDS: { readonly [K in ArtifactKindName]: KindModule<K> } = {
   approach: approachKind,
   example: exampleKind,
   resource: resourceKind,
+  wasm_component: wasmComponentKind,
 };
 
 /** The module of a kind. */

@@ -1,7 +1,7 @@
 import type { AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName } from '../contract/kinds.js';
 import type { Llm } from '../llm/index.js';
-import type { CodeTemplateResult } from '../sandbox/index.js';
+import type { CodeTemplateResult, ComponentRunResult } from '../sandbox/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { Settled } from './result.js';
 
@@ -96,6 +96,8 @@ export interface KindServices {
   render(source: string, variables: Record<string, unknown>, name: string): string;
   /** Run a `code_template` in the sandbox; null when this process has no sandbox. */
   sandbox: ((artifact: SkillArtifact, ctx: KindContext) => Promise<CodeTemplateResult>) | null;
+  /** Run a `wasm_component` in the sandbox's component worker; null when this process has no sandbox. */
+  component?: ((artifact: SkillArtifact, ctx: KindContext) => Promise<ComponentRunResult>) | null;
   /** Run a DSPy program in the sidecar; null when this process has none (the fallback runs). */
   dspy: ((req: DspyRunRequest, ctx: KindContext) => Promise<Settled<DspyRunOutput>>) | null;
   /** Run a `dspy_module`'s fallback prompt template (the runtime's prompt_template handler). */

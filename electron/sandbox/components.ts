@@ -86,6 +86,19 @@ export interface ComponentProblem {
   /** The import or export concerned (`wasi:sockets/tcp@0.2.0`), when there is one. */
   item?: string;
   message: string;
+  /** An import the world does not grant. */
+  refused?: boolean;
+}
+
+/** Problems in one sentence: refused imports listed together, then the rest. */
+export function describeProblems(problems: readonly ComponentProblem[]): string {
+  const refused = problems.filter((p) => p.refused).map((p) => p.item);
+  const parts = problems.filter((p) => !p.refused).map((p) => p.message);
+  if (refused.length > 0)
+    parts.unshift(
+      `imports ${refused.join(', ')}, which a skill component is not granted (it may import ${HOST_INTERFACE}, clocks and random only)`,
+    );
+  return parts.join('; ');
 }
 
 /**
@@ -110,10 +123,7 @@ export function checkSurface(
     }
     if (imp.sort === 'type') continue;
     if (grants.includes(iface)) continue;
-    problems.push({
-      item: imp.name,
-      message: `imports ${imp.name}, which a skill component is not granted (it may import ${HOST_INTERFACE}, clocks and random only)`,
-    });
+    problems.push({ item: imp.name, message: `imports ${imp.name}`, refused: true });
   }
   const run = surface.exports.find((e) => e.name === 'run');
   if (run?.sort !== 'func')
@@ -198,7 +208,7 @@ export function componentCacheEntry(componentDir: string, sha256: string): { dir
 export async function prepareComponent(bytes: Uint8Array, componentDir: string): Promise<ComponentInfo> {
   const { surface, problems } = inspectComponentBytes(bytes);
   if (!surface || problems.length > 0) {
-    throw new AppError('INVALID_INPUT', `the component ${problems.map((p) => p.message).join('; ')}`, {
+    throw new AppError('INVALID_INPUT', `the component ${describeProblems(problems)}`, {
       imports: surface?.imports.map((i) => i.name) ?? [],
     });
   }

@@ -8,6 +8,26 @@ export {
   renderCodeTemplate,
   runCodeTemplate,
 } from './code-template.js';
+export { type BuiltComponent, buildComponentFromJs } from './component-build.js';
+export {
+  type ComponentArtifact,
+  ComponentMetadataSchema,
+  type ComponentRunOptions,
+  type ComponentRunResult,
+  runComponentArtifact,
+} from './component-run.js';
+export {
+  type ComponentInfo,
+  type ComponentProblem,
+  cachedComponentInfo,
+  checkSurface,
+  componentHash,
+  DEFAULT_GRANTS,
+  describeProblems,
+  inspectComponentBytes,
+  prepareComponent,
+  SKILL_WIT,
+} from './components.js';
 export {
   createSandboxHost,
   HOST_FUNCTIONS,

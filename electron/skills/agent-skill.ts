@@ -124,7 +124,15 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     if (text === null && isTextPath(path) && !bytes.includes(0)) {
       throw notUtf8Error(`${file}/${path}`, bytes, Math.max(0, invalidUtf8Offset(bytes)));
     }
-    if (path.endsWith('.py') && text !== null) {
+    if (/^components\/[^/]+\.wasm$/i.test(path)) {
+      artifacts.push({
+        kind: 'wasm_component',
+        name: path,
+        ordinal: i + 1,
+        content: bytes.toString('base64'),
+        metadata: { path, encoding: 'base64' },
+      });
+    } else if (path.endsWith('.py') && text !== null) {
       artifacts.push({
         kind: 'code_template',
         name: path,

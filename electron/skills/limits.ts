@@ -8,8 +8,11 @@ export interface ImportLimits {
   maxRatio: number;
 }
 
-/** Default bounds; `SKILLDESK_MAX_IMPORT_BYTES` or `--max-size` raise or lower the size cap. */
-export const DEFAULT_LIMITS: ImportLimits = { maxBytes: 10 * 1024 * 1024, maxFiles: 500, maxRatio: 100 };
+/**
+ * Default bounds; `SKILLDESK_MAX_IMPORT_BYTES` or `--max-size` raise or lower the size cap. The size
+ * cap leaves room for a WebAssembly component built from JavaScript (~12 MB, 16 MB as base64).
+ */
+export const DEFAULT_LIMITS: ImportLimits = { maxBytes: 32 * 1024 * 1024, maxFiles: 500, maxRatio: 100 };
 
 /** Limits from the environment (and an optional explicit size). */
 export function limitsFrom(env: NodeJS.ProcessEnv, maxBytes?: number): ImportLimits {

@@ -70,11 +70,9 @@ function hostInterface(run) {
   return {
     getPage(slug) {
       const reply = hostCall('get_page', [String(slug)]);
-      if (!reply?.ok) {
-        // A page that does not exist is `none`; any other failure is a trap with its message.
-        if (reply?.error?.code === 'NOT_FOUND') return undefined;
-        throw new Error(errorText(reply));
-      }
+      // A page that does not exist is `none`; a failure (no workspace open, the budget spent) has
+      // no place in `option<string>` and traps with its message.
+      if (!reply?.ok) throw new Error(errorText(reply));
       const v = reply.value;
       if (v === null || v === undefined) return undefined;
       if (typeof v === 'string') return v;
@@ -181,9 +179,9 @@ async function loadGlue(url) {
 }
 
 function memoryCapHit(memories, capBytes) {
-  // The allocator asks for more than the cap allows and gets -1: the memory stands at (nearly) the
-  // cap when the component gives up.
-  return memories.some((m) => m.buffer.byteLength + 4 * 65536 >= capBytes);
+  // The allocator asks for more than the cap allows and gets -1: the memory stands near the cap
+  // when the component gives up (within one of its growth steps, which can be megabytes).
+  return memories.some((m) => m.buffer.byteLength + Math.max(capBytes / 8, 4 * 65536) >= capBytes);
 }
 
 async function runJob(m) {
@@ -247,9 +245,9 @@ async function runJob(m) {
       } else outcome = { ok: true, value: text };
     }
   } catch (e) {
-    if (e && typeof e === 'object' && Object.hasOwn(e, 'payload')) {
-      outcome = { ok: false, error: { type: 'ComponentError', message: String(e.payload) } };
-    } else if (memoryCapHit(memories, limits.memory_mb * 1048576)) {
+    // A component that ran out of memory at the cap may report it as its own error (SpiderMonkey's
+    // "out of memory") or trap: either way it is the memory limit.
+    if (memoryCapHit(memories, limits.memory_mb * 1048576)) {
       outcome = {
         ok: false,
         error: {
@@ -258,6 +256,8 @@ async function runJob(m) {
           message: `memory limit of ${limits.memory_mb} MB reached`,
         },
       };
+    } else if (e && typeof e === 'object' && Object.hasOwn(e, 'payload')) {
+      outcome = { ok: false, error: { type: 'ComponentError', message: String(e.payload) } };
     } else {
       const trap = e instanceof WebAssembly.RuntimeError;
       outcome = {
