@@ -147,6 +147,15 @@ describe('mcp serve: SEP-2640', () => {
     expect((await errorOf(client.readResource({ uri: 'skill://nope/SKILL.md' }))).code).toBe(-32602);
     expect((await errorOf(client.readResource({ uri: root }))).message).toContain('directory');
 
+    // The resource-only clients' manifest: the same files, sizes and hashes as the entry.
+    const manifest = await client.readResource({ uri: withFiles.uri.replace(/SKILL\.md$/, '_manifest') });
+    const m = JSON.parse((manifest.contents[0] as { text: string }).text);
+    expect(m.skill).toBe(withFiles.frontmatter.name);
+    expect(
+      m.files.map((f: { path: string; size: number; hash: string }) => [`${root}/${f.path}`, f.size, f.hash]),
+    ).toEqual(withFiles.resources.map((r) => [r.uri, r.size, r.digest]));
+    expect(top.resources.map((r) => r.uri)).not.toContain(`${root}/_manifest`);
+
     const got = await client.request({ method: 'skills/get', params: { uri: withFiles.uri } }, GetResult);
     expect(got.skill).toEqual(withFiles);
     expect(got).toMatchObject({ resultType: 'complete', cacheScope: 'private' });

@@ -30,6 +30,13 @@ import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport, SERVER_INFO_META
 /** The extension identifier of SEP-2640. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
+/**
+ * `skill://<name>/_manifest`: the skill's files with sizes and hashes as one JSON resource, the
+ * convention of resource-only skill clients (fastmcp, SkillsDotNet) that do not call `skills/get`.
+ * It is not a file of the skill, so no entry or directory lists it.
+ */
+export const MANIFEST_FILE = '_manifest';
+
 /** Entries per page of `skills/list` (an entry is never split across pages). */
 export const SKILLS_PAGE_SIZE = 100;
 /** Resources per page of `resources/list` and `resources/directory/read`. */
@@ -157,7 +164,8 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
       {
         uriTemplate: 'skill://{skill}/{+path}',
         name: 'skill-file',
-        description: 'A file of a skill served as an Agent Skills folder (SKILL.md and bundled files).',
+        description:
+          'A file of a skill served as an Agent Skills folder (SKILL.md and bundled files); skill://{skill}/_manifest lists its files with sizes and SHA-256 hashes.',
       },
     ],
   }));
@@ -165,6 +173,28 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     const uri = req.params.uri;
     const view = await catalog.current();
     const file = view.byFileUri.get(uri);
+    const manifestOf =
+      !file && uri.endsWith(`/${MANIFEST_FILE}`)
+        ? view.bySkillUri.get(uri.replace(/_manifest$/, 'SKILL.md'))
+        : undefined;
+    if (manifestOf) {
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: 'application/json',
+            text: JSON.stringify(
+              {
+                skill: manifestOf.slug,
+                files: manifestOf.files.map((f) => ({ path: f.path, size: f.size, hash: f.digest })),
+              },
+              null,
+              2,
+            ),
+          },
+        ],
+      };
+    }
     if (!file) {
       throw invalid(
         view.byDirUri.has(uri)
