@@ -116,9 +116,11 @@ const userWords = (r: LabelledRequest) => r.kind === 'paraphrase';
 
 /** The fusion grid, on the tuning split only: each setting's recall@5 and MRR per phrasing. */
 const GRID: Array<Partial<DenseFusion>> = [];
-for (const weight of [0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2])
-  for (const floor of [0, 0.1, 0.2, 0.3])
-    for (const meaningMin of [0.2, 0.3, 0.4]) GRID.push({ weight, floor, meaningMin });
+for (const k of [20, 50])
+  for (const weight of [0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1])
+    for (const floor of [0, 0.05, 0.1, 0.15, 0.2, 0.3]) GRID.push({ k, weight, floor });
+for (const rrfK of [1, 3, 5, 10, 30])
+  for (const weight of [0.3, 0.5, 0.7, 1]) GRID.push({ mode: 'rrf', rrfK, weight, k: 20 });
 
 /** Quality, tuning grid and latency rows of the full phase 1 at one catalog size. */
 export function denseRows(
@@ -153,7 +155,7 @@ export function denseRows(
       const uw = quality(tune.filter(userWords), rank);
       const lost = all.misses.filter((m) => !fastQ.misses.includes(m)).length;
       opts.log(
-        `tune ${size} w=${f.weight} floor=${f.floor} min=${f.meaningMin}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
+        `tune ${size} ${f.mode ?? 'weighted'} rrfK=${f.rrfK ?? '-'} k=${f.k} w=${f.weight} floor=${f.floor ?? '-'}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
       );
     }
   }
@@ -281,6 +283,12 @@ export async function smallTalkRows(
   targetScores.sort((a, b) => a - b);
   for (const [i, t] of SMALL_TALK.entries()) opts.log(`small talk: ${t} → ${r3(talkTop[i]!)}`);
   const shipped = SMALL_TALK.filter((t) => full(catalog, t).length > 0).length;
+  // Each candidate threshold: the small talk it keeps out, the targets it would lose.
+  const thresholds: Record<string, number> = {};
+  for (const t of [0.05, 0.1, 0.2, 0.3, 0.4, 0.5]) {
+    thresholds[`at_${t}_small_talk_kept_out`] = talkTop.filter((x) => x > 0 && x < t).length;
+    thresholds[`at_${t}_targets_lost`] = targetScores.filter((x) => x < t).length;
+  }
   return [
     {
       bench: 'retrieval.e5_small_talk.seeds',
@@ -295,6 +303,8 @@ export async function smallTalkRows(
       target_score_min: r3(targetScores[0] ?? 0),
       target_score_p05: r3(percentile(targetScores, 5)),
       target_score_p10: r3(percentile(targetScores, 10)),
+      targets_found: targetScores.length,
+      ...thresholds,
     },
   ];
 }

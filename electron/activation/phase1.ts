@@ -115,6 +115,13 @@ export interface MatchOptions {
 
 /** How the e5 cosine joins phase 1's fused score (see {@link DENSE_FUSION}). */
 export interface DenseFusion {
+  /**
+   * `weighted`: the fast path's score plus the weighted centred cosine; `rrf`: reciprocal-rank
+   * fusion of the fast path's order and the e5 order over the same candidates.
+   */
+  mode: 'weighted' | 'rrf';
+  /** The rank offset of reciprocal-rank fusion. */
+  rrfK: number;
   /** The dense candidates fused: the `k` nearest skills of the whole catalog. */
   k: number;
   weight: number;
@@ -173,7 +180,15 @@ const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.2
  * verbatim trigger phrase still ranks first. Tuned on the harness's tuning split only (see
  * docs/retrieval-e5.md for the grid and the held-out figures).
  */
-export const DENSE_FUSION: DenseFusion = { k: 20, weight: 0.5, floor: 0.1, meaningMin: 0.3, minScore: 0 };
+export const DENSE_FUSION: DenseFusion = {
+  mode: 'weighted',
+  rrfK: 5,
+  k: 20,
+  weight: 0.1,
+  floor: 0.05,
+  meaningMin: 0.3,
+  minScore: 0,
+};
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -734,7 +749,33 @@ function fuse(
     }
     out.push(s);
   }
+  if (dn?.f.mode === 'rrf') rrf(out, near, f, dn.f);
   return out.sort(compareFused);
+}
+
+/** Reciprocal-rank fusion of the fast path's order and the e5 order, scaled into [0, 1). */
+function rrf(c: Scored[], near: Near | null, f: Fusion, d: DenseFusion): void {
+  const norm = 1 + f.weight * (1 - f.floor);
+  const fast = new Map(
+    c.map((s) => [
+      s,
+      near
+        ? (s.bm25 / (1 + s.bm25) + f.weight * Math.max(0, (s.semantic ?? 0) - f.floor)) / norm
+        : s.bm25 / (1 + s.bm25),
+    ]),
+  );
+  const byFast = c
+    .filter((s) => fast.get(s)! > 0)
+    .sort((a, b) => fast.get(b)! - fast.get(a)! || compare(a, b));
+  const byDense = c.filter((s) => s.dense != null).sort((a, b) => b.dense! - a.dense! || compare(a, b));
+  const rf = new Map(byFast.map((s, i) => [s, i + 1]));
+  const rd = new Map(byDense.map((s, i) => [s, i + 1]));
+  const top = (1 + d.weight) / (d.rrfK + 1);
+  for (const s of c) {
+    const a = rf.has(s) ? 1 / (d.rrfK + rf.get(s)!) : 0;
+    const b = rd.has(s) ? d.weight / (d.rrfK + rd.get(s)!) : 0;
+    s.fused = (0.999 * (a + b)) / top;
+  }
 }
 
 function compareFused(a: Scored, b: Scored): number {
