@@ -125,7 +125,8 @@ describe.skipIf(skip)('Composer agent and evals', () => {
 
     // Describe → rounds → review → accept.
     await page.keyboard.press('Control+3');
-    await page.getByRole('button', { name: 'New skill with AI' }).click();
+    // The empty editor's entry (the catalog header has one of the same name).
+    await page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
     const dialog = page.getByRole('dialog', { name: 'New skill with AI' });
     await pw(dialog.getByLabel('Describe what the skill should do')).toBeFocused();
     await shoot('agent-describe-1440');

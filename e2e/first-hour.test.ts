@@ -1,7 +1,8 @@
 // A new user's first hour in Chromium (web mode): a chat is in the address, so a reload and Back
 // return to it; the sidebar folds with its button and Ctrl B and stays folded after a reload.
 // Screenshots at 1440×900 and 1024×700, light and dark: the chat after the reload, the folded
-// sidebar, the Skills and Composer lists and Settings.
+// sidebar, the Skills and Composer lists and Settings, the command palette and "New skill with AI"
+// reached from the palette, + New, the Composer's catalog header and the Skills header.
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Page } from 'playwright-core';
@@ -140,12 +141,73 @@ describe.skipIf(skip)('the first hour (Chromium)', () => {
           }).length,
       );
       expect(cut, `${view}: kind chips cut at 1024 px`).toBe(0);
+      // Nor are the list's header buttons.
+      const header = await page.evaluate(() => {
+        const pane = document.querySelector('.sc-catalog, .list-pane');
+        if (!pane) return 0;
+        const edge = pane.getBoundingClientRect().right;
+        return [...pane.querySelectorAll('.sc-catalog__head button, .pane-head button')].filter(
+          (b) => b.getBoundingClientRect().right > edge + 0.5,
+        ).length;
+      });
+      expect(header, `${view}: header buttons cut at 1024 px`).toBe(0);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.getByRole('button', { name: /^Settings/ }).click();
     await page.getByText('Open a project folder as a workspace').waitFor();
     await page.getByText('Open a project folder as a workspace').scrollIntoViewIfNeeded();
     await shoot('first-hour-settings-locations');
+    expect(problems).toEqual([]);
+  });
+
+  it('reaches "New skill with AI" from the command palette, + New and both catalog headers', async () => {
+    const aiDialog = page.getByRole('dialog', { name: 'New skill with AI' });
+    const close = async () => {
+      await page.keyboard.press('Escape');
+      await pw(aiDialog).toHaveCount(0);
+    };
+    await page.keyboard.press('Control+1');
+    await page.keyboard.press('Control+Shift+P');
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await pw(palette.getByRole('combobox', { name: 'Command' })).toBeFocused();
+    await shoot('first-hour-palette');
+    await page.keyboard.type('skill ai');
+    await pw(palette.getByRole('option')).toHaveCount(1);
+    await page.keyboard.press('Enter');
+    await pw(aiDialog).toBeVisible();
+    await pw(aiDialog.getByLabel('Describe what the skill should do')).toBeFocused();
+    await pw(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Composer/ }),
+    ).toHaveAttribute('aria-current', 'page');
+    await shoot('first-hour-new-with-ai');
+    await close();
+
+    // + New lists it first, above the templates.
+    await page
+      .getByRole('complementary', { name: 'Skill catalog' })
+      .getByRole('button', { name: 'New', exact: true })
+      .click();
+    const newDialog = page.getByRole('dialog', { name: 'New skill', exact: true });
+    await pw(newDialog.getByRole('button').first()).toContainText('New skill with AI');
+    await newDialog.getByRole('button', { name: /New skill with AI/ }).click();
+    await pw(newDialog).toHaveCount(0);
+    await pw(aiDialog).toBeVisible();
+    await close();
+
+    await page
+      .getByRole('complementary', { name: 'Skill catalog' })
+      .getByRole('button', { name: 'New skill with AI' })
+      .click();
+    await pw(aiDialog).toBeVisible();
+    await close();
+
+    await page.keyboard.press('Control+2');
+    await page
+      .getByRole('region', { name: 'Skill catalog' })
+      .getByRole('button', { name: 'New skill with AI' })
+      .click();
+    await pw(aiDialog).toBeVisible();
+    await close();
     expect(problems).toEqual([]);
   });
 });

@@ -32,4 +32,12 @@ describe('app store', () => {
     app.getState().toggleSidebar();
     expect(app.getState().sidebarCollapsed).toBe(true);
   });
+
+  it('opens "New skill with AI" in the Composer from any view', () => {
+    const app = createAppStore('skills');
+    app.getState().startNewWithAi();
+    expect(app.getState()).toMatchObject({ view: 'composer', newWithAi: true });
+    app.getState().closeNewWithAi();
+    expect(app.getState()).toMatchObject({ view: 'composer', newWithAi: false });
+  });
 });

@@ -14,8 +14,13 @@ export interface AppState {
   focusComposerTick: number;
   /** The sidebar folded to a rail of icons (remembered across reloads). */
   sidebarCollapsed: boolean;
+  /** The Composer's "New skill with AI" dialog is open (asked for from any view). */
+  newWithAi: boolean;
   navigate(view: View): void;
   toggleSidebar(): void;
+  /** Go to the Composer and open "New skill with AI". */
+  startNewWithAi(): void;
+  closeNewWithAi(): void;
   focusSearch(): void;
   focusComposer(): void;
 }
@@ -38,7 +43,10 @@ export function createAppStore(
     focusSearchTick: 0,
     focusComposerTick: 0,
     sidebarCollapsed: collapsed,
+    newWithAi: false,
     navigate: (view) => set({ view }),
+    startNewWithAi: () => set({ view: 'composer', newWithAi: true }),
+    closeNewWithAi: () => set({ newWithAi: false }),
     toggleSidebar() {
       const next = !get().sidebarCollapsed;
       set({ sidebarCollapsed: next });

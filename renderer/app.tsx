@@ -24,6 +24,7 @@ import {
   useStores,
 } from './stores.js';
 import { Kbd } from './ui/badges.js';
+import { type Command, CommandPalette } from './ui/CommandPalette.js';
 import { Icon, type IconName } from './ui/Icon.js';
 import { ShortcutsDialog } from './ui/ShortcutsDialog.js';
 
@@ -80,6 +81,7 @@ function Shell() {
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
   const [help, setHelp] = useState(false);
+  const [palette, setPalette] = useState(false);
   const desktop = useComposerStore((s) => s.desktop);
   const viewRef = useRef<HTMLDivElement>(null);
   // A view switch unmounts whatever had focus: start the next Tab inside the new view, not at the
@@ -109,6 +111,11 @@ function Shell() {
       if (e.key === '?' && !mod && !e.altKey && !e.defaultPrevented && !isTyping(e.target)) {
         e.preventDefault();
         setHelp(true);
+        return;
+      }
+      if (mod && e.shiftKey && !e.altKey && e.key.toLowerCase() === 'p') {
+        e.preventDefault();
+        setPalette(true);
         return;
       }
       if (!mod || e.altKey || e.shiftKey) return;
@@ -150,6 +157,88 @@ function Shell() {
   }, [focusSearch, navigate, stores, toggleSidebar]);
 
   const modKey = isMac ? '⌘' : 'Ctrl';
+  const commands = (): Command[] => {
+    const chat = stores.chat.getState();
+    const app = stores.app.getState();
+    const setTheme = stores.settings.getState().setTheme;
+    return [
+      {
+        id: 'new-chat',
+        label: 'New chat',
+        icon: 'chat',
+        keys: desktop ? `${modKey} N` : undefined,
+        run: () => {
+          chat.newChat();
+          app.focusComposer();
+        },
+      },
+      {
+        id: 'new-skill-ai',
+        label: 'New skill with AI',
+        icon: 'sparkle',
+        hint: 'create write describe agent composer',
+        run: app.startNewWithAi,
+      },
+      {
+        id: 'new-skill',
+        label: 'New skill from a template',
+        icon: 'plus',
+        hint: 'create composer blank prompt python dspy instructions',
+        run: () => {
+          app.navigate('composer');
+          stores.composer.getState().askNew();
+        },
+      },
+      { id: 'search', label: 'Search skills', icon: 'search', keys: `${modKey} K`, run: focusSearch },
+      ...NAV.map(
+        (n): Command => ({
+          id: `go-${n.view}`,
+          label: `Go to ${n.label}`,
+          icon: n.icon,
+          keys: `${modKey} ${n.key}`,
+          run: () => navigate(n.view),
+        }),
+      ),
+      {
+        id: 'workspace',
+        label: 'Open a workspace',
+        icon: 'folder',
+        hint: 'folder project switch',
+        keys: `${modKey} O`,
+        run: () => stores.workspace.getState().openPicker(),
+      },
+      {
+        id: 'sidebar',
+        label: collapsed ? 'Expand the sidebar' : 'Collapse the sidebar',
+        icon: 'sidebar',
+        hint: 'fold hide show',
+        keys: `${modKey} B`,
+        run: toggleSidebar,
+      },
+      {
+        id: 'theme-light',
+        label: 'Theme: light',
+        icon: 'sun',
+        hint: 'appearance',
+        run: () => setTheme('light'),
+      },
+      {
+        id: 'theme-dark',
+        label: 'Theme: dark',
+        icon: 'moon',
+        hint: 'appearance',
+        run: () => setTheme('dark'),
+      },
+      {
+        id: 'theme-system',
+        label: 'Theme: follow the system',
+        icon: 'monitor',
+        hint: 'appearance',
+        run: () => setTheme('system'),
+      },
+      { id: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', keys: '?', run: () => setHelp(true) },
+    ];
+  };
   return (
     <div className={`app${collapsed ? ' is-collapsed' : ''}`}>
       <nav className="sidebar" aria-label="Main">
@@ -245,6 +334,7 @@ function Shell() {
         </div>
       </main>
       <WorkspaceDialog />
+      {palette && <CommandPalette commands={commands()} onClose={() => setPalette(false)} />}
       {help && <ShortcutsDialog modKey={modKey} browser={!desktop} onClose={() => setHelp(false)} />}
     </div>
   );

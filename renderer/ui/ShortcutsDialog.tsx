@@ -12,6 +12,7 @@ function groups(mod: string, browser: boolean): ShortcutGroup[] {
     {
       title: 'Anywhere',
       items: [
+        { keys: [`${mod} Shift P`], what: 'Command palette: every command by name' },
         { keys: [`${mod} K`], what: 'Search skills' },
         {
           keys: [`${mod} N`],

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
-import { useComposerStore } from '../../stores.js';
+import { useAppStore, useComposerStore } from '../../stores.js';
 import { KIND_LABELS, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { type CatalogFilters, docKey, isDirty, visibleRows } from './composer-state.js';
@@ -39,6 +39,7 @@ export function CatalogPane(props: { onImport: () => void }) {
       popOut: st.popOut,
     })),
   );
+  const startNewWithAi = useAppStore((st) => st.startNewWithAi);
   const rows = useMemo(() => visibleRows(s), [s]);
   const newDrafts = Object.values(s.docs).filter((d) => d.origin === null);
   const current = s.loading?.key ?? s.open;
@@ -70,6 +71,14 @@ export function CatalogPane(props: { onImport: () => void }) {
             onClick={props.onImport}
           >
             <Icon name="upload" label="Import packages" />
+          </button>
+          <button
+            type="button"
+            className="btn btn--icon"
+            title="New skill with AI: describe it, the Composer agent drafts it"
+            onClick={startNewWithAi}
+          >
+            <Icon name="sparkle" label="New skill with AI" />
           </button>
           <button type="button" className="btn btn--primary btn--small" onClick={s.askNew}>
             <Icon name="plus" />

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useComposerStore } from '../../stores.js';
+import { useAppStore, useComposerStore } from '../../stores.js';
 import { OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
 import { ArtifactsEditor } from './ArtifactsEditor.js';
-import { AgentBar, NewWithAiButton } from './agent/AgentPanels.js';
+import { AgentBar, NewSkillWithAiDialog, NewWithAiButton } from './agent/AgentPanels.js';
 import { CatalogPane } from './CatalogPane.js';
 import { blockingIssues, type EditorDoc, isDirty, openDoc } from './composer-state.js';
 import { TEMPLATE_INFO, TEMPLATES, type TemplateId } from './draft.js';
@@ -26,6 +26,7 @@ const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'activ
 /** A modal with the new-skill starting points. */
 function NewSkillDialog() {
   const s = useComposerStore(useShallow((st) => ({ newSkill: st.newSkill, dispatch: st.dispatch })));
+  const startNewWithAi = useAppStore((st) => st.startNewWithAi);
   const close = () => s.dispatch({ type: 'new/toggled', open: false });
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -46,14 +47,27 @@ function NewSkillDialog() {
           Each starting point is a valid skill you can save and test right away.
         </p>
         <div className="sc-templates">
-          {TEMPLATES.map((t, i) => (
-            <button
-              key={t}
-              ref={i === 0 ? first : undefined}
-              type="button"
-              className="sc-template"
-              onClick={() => s.newSkill(t)}
-            >
+          <button
+            ref={first}
+            type="button"
+            className="sc-template sc-template--ai"
+            onClick={() => {
+              close();
+              startNewWithAi();
+            }}
+          >
+            <span className="sc-template__icon">
+              <Icon name="sparkle" />
+            </span>
+            <span>
+              <strong>New skill with AI</strong>
+              <span className="sc-field__help">
+                Say what it should do; the Composer agent drafts the package, with tests, for you to review.
+              </span>
+            </span>
+          </button>
+          {TEMPLATES.map((t) => (
+            <button key={t} type="button" className="sc-template" onClick={() => s.newSkill(t)}>
               <span className="sc-template__icon">
                 <Icon name={TEMPLATE_ICON[t]} />
               </span>
@@ -423,6 +437,8 @@ export function ComposerView() {
       anyDirty: Object.values(st.docs).some(isDirty),
     })),
   );
+  const newWithAi = useAppStore((st) => st.newWithAi);
+  const closeNewWithAi = useAppStore((st) => st.closeNewWithAi);
   const narrow = useNarrow();
   const [showTest, setShowTest] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -585,6 +601,7 @@ export function ComposerView() {
         </div>
       )}
       {s.newOpen && <NewSkillDialog />}
+      {newWithAi && <NewSkillWithAiDialog onClose={closeNewWithAi} />}
       {s.pending && s.doc && <LeaveDialog name={s.doc.draft.name || 'this skill'} />}
       <Notice />
       <TraceDrawer />

@@ -93,6 +93,7 @@ export function SkillsView() {
     })),
   );
   const focusTick = useAppStore((a) => a.focusSearchTick);
+  const startNewWithAi = useAppStore((a) => a.startNewWithAi);
   const searchRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const rows = useMemo(() => visibleSkills(s), [s]);
@@ -136,6 +137,14 @@ export function SkillsView() {
                 : ' '}
             </p>
           </div>
+          <button
+            type="button"
+            className="btn btn--icon pane-head__ai"
+            title="New skill with AI: describe it, the Composer agent drafts it"
+            onClick={startNewWithAi}
+          >
+            <Icon name="sparkle" label="New skill with AI" />
+          </button>
           <button type="button" className="btn btn--primary" onClick={() => fileRef.current?.click()}>
             <Icon name="upload" /> Import
           </button>

@@ -4,7 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SkillDetail } from '../../../../electron/contract/skills.js';
 import type { Client } from '../../../bridge/client.js';
-import { useComposerStore, useStores } from '../../../stores.js';
+import { useAppStore, useComposerStore, useStores } from '../../../stores.js';
 import { Icon } from '../../../ui/Icon.js';
 import { type EditorDoc, isDirty } from '../composer-state.js';
 import { draftFromSkill, draftToPackage } from '../draft.js';
@@ -576,13 +576,12 @@ export function AgentBar({ doc }: { doc: EditorDoc }) {
 
 /** The button that opens "New skill with AI". */
 export function NewWithAiButton({ className = 'btn' }: { className?: string }) {
-  const [open, setOpen] = useState(false);
+  // One dialog for every way in (this button, + New, the catalog header, the command palette): the
+  // Composer shows it while the app store says so.
+  const start = useAppStore((s) => s.startNewWithAi);
   return (
-    <>
-      <button type="button" className={className} onClick={() => setOpen(true)}>
-        <Icon name="sparkle" /> New skill with AI
-      </button>
-      {open && <NewSkillWithAiDialog onClose={() => setOpen(false)} />}
-    </>
+    <button type="button" className={className} onClick={start}>
+      <Icon name="sparkle" /> New skill with AI
+    </button>
   );
 }
