@@ -6,6 +6,7 @@
  * follows), so a request costs a map lookup and a change costs the skills it touched — not a
  * rebuild of thousands of folders per request.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import type { CatalogChangesRes, SkillDetail, SkillScope } from '../contract/skills.js';
@@ -53,6 +54,9 @@ export interface ServedSkill {
 }
 
 export const DIRECTORY_MIME = 'inode/directory';
+/** SEP-2640's limits on one skill: files (SKILL.md included) and their total bytes. */
+export const MAX_FILES_PER_SKILL = 512;
+export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
 
 const MIME: Record<string, string> = {
   md: 'text/markdown',
@@ -71,9 +75,13 @@ function mimeOf(path: string): string {
   return MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
 }
 
-/** Whether a file goes out as `text` (else base64 `blob`). */
-export function isTextMime(mime: string): boolean {
-  return mime.startsWith('text/') || mime.endsWith('json') || mime.endsWith('yaml');
+/**
+ * Whether a file goes out as `text` (else base64 `blob`): a text type whose bytes are valid UTF-8,
+ * so the text a client re-encodes is byte for byte what the entry's digest and size describe.
+ */
+export function sentAsText(file: { mimeType: string; bytes: Buffer }): boolean {
+  const m = file.mimeType;
+  return (m.startsWith('text/') || m.endsWith('json') || m.endsWith('yaml')) && isUtf8(file.bytes);
 }
 
 const digestOf = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
@@ -110,6 +118,10 @@ export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | nul
     'SKILL.md',
     Buffer.from(`---\n${YAML.stringify(frontmatter, { lineWidth: 0 })}---\n${m?.[2] ?? ''}`),
   );
+  // The extension's per-skill limits, which every host accepts: a skill past them is not served.
+  let total = 0;
+  for (const b of files.values()) total += b.length;
+  if (files.size > MAX_FILES_PER_SKILL || total > MAX_BYTES_PER_SKILL) return null;
   const root = `skill://${slug}`;
   const served: ServedFile[] = [...files]
     .sort(([a], [b]) => (a === 'SKILL.md' ? -1 : b === 'SKILL.md' ? 1 : a < b ? -1 : a > b ? 1 : 0))

@@ -24,7 +24,7 @@ import {
 import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
 import type { CoreClient } from '../transport/index.js';
-import { isTextMime, ServedCatalog } from './catalog.js';
+import { ServedCatalog, sentAsText } from './catalog.js';
 import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport, SERVER_INFO_META } from './modern.js';
 
 /** The extension identifier of SEP-2640. */
@@ -204,7 +204,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     }
     return {
       contents: [
-        isTextMime(file.mimeType)
+        sentAsText(file)
           ? { uri: file.uri, mimeType: file.mimeType, text: file.bytes.toString('utf8') }
           : { uri: file.uri, mimeType: file.mimeType, blob: file.bytes.toString('base64') },
       ],
