@@ -82,8 +82,13 @@ export function bindChatRoute(
     if (win.location.hash === hash) return;
     // A new chat that just got its id replaces the empty screen instead of stacking behind it, so
     // Back does not land on a blank chat.
-    if (before === null) win.history.replaceState(null, '', base() + hash);
-    else win.history.pushState(null, '', base() + hash);
+    try {
+      if (before === null) win.history.replaceState(null, '', base() + hash);
+      else win.history.pushState(null, '', base() + hash);
+    } catch {
+      // A page that may not rewrite its address (a file:// page in some shells) still reopens the
+      // chat from memory.
+    }
   });
 
   // Back, Forward or an edited address.
