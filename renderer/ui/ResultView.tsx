@@ -87,6 +87,53 @@ function Table({ rows }: { rows: Rec[] }) {
   );
 }
 
+interface RunOutput {
+  artifact: string;
+  kind?: string;
+  ok?: boolean;
+  text?: string;
+  data?: unknown;
+  error?: string;
+  fallback?: unknown;
+  failed_assertions?: string[];
+}
+
+/** A skill's run (`{skill, outputs: [{artifact, text | data | error}]}`), as the chat's skill tools return it. */
+function isSkillRun(r: Rec): r is Rec & { outputs: RunOutput[] } {
+  return (
+    Array.isArray(r.outputs) &&
+    r.outputs.length > 0 &&
+    r.outputs.every((o) => isRec(o) && typeof o.artifact === 'string')
+  );
+}
+
+/** Each artifact's output under its name: its text rendered, its data laid out, its failure in words. */
+function SkillRun({ outputs, depth }: { outputs: RunOutput[]; depth: number }) {
+  return (
+    <div className="result__run">
+      {outputs.map((o, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: an artifact may run twice in one call
+        <section key={i} className="result__output" aria-label={o.artifact}>
+          <h5 className="result__artifact">
+            {o.artifact}
+            {o.kind && <span className="muted"> · {o.kind.replace(/_/g, ' ')}</span>}
+          </h5>
+          {o.error && <p className="result__error">{o.error}</p>}
+          {o.text !== undefined && <Markdown text={o.text} />}
+          {o.data !== undefined && <Value v={o.data} depth={depth + 1} />}
+          {o.failed_assertions?.length ? (
+            <ul className="result__list result__error">
+              {o.failed_assertions.map((a) => (
+                <li key={a}>{a}</li>
+              ))}
+            </ul>
+          ) : null}
+        </section>
+      ))}
+    </div>
+  );
+}
+
 /** One value laid out to be read: text as Markdown, rows as a table, an object as labelled parts. */
 function Value({ v, depth }: { v: unknown; depth: number }) {
   if (v === undefined || v === null || v === '') return <p className="muted result__empty">Nothing.</p>;
@@ -116,6 +163,7 @@ function Value({ v, depth }: { v: unknown; depth: number }) {
     );
   }
   const rec = v as Rec;
+  if (isSkillRun(rec)) return <SkillRun outputs={rec.outputs} depth={depth} />;
   const keys = Object.keys(rec);
   if (keys.length === 0) return <p className="muted result__empty">Nothing.</p>;
   // A tool's answer that is only its text (an MCP tool's usual result) reads as that text.

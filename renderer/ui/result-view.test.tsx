@@ -65,7 +65,17 @@ describe('ResultView', () => {
     });
     expect(el.querySelector('h3')?.textContent).toBe('Done');
     expect(el.querySelector('.result__error')?.textContent).toBe('the sandbox timed out');
-    expect(el.textContent).toContain('Summary Prompt');
+    expect([...el.querySelectorAll('.result__artifact')].map((h) => h.textContent)).toEqual([
+      'Summary Prompt',
+      'Check',
+    ]);
+    // A short one-line output is still its artifact's text, not a table cell.
+    const short = show({
+      skill: 'S',
+      outputs: [{ artifact: 'P', kind: 'prompt_template', ok: true, text: 'Gist.' }],
+    });
+    expect(short.querySelector('table')).toBeNull();
+    expect(short.querySelector('.result__artifact')?.textContent).toBe('P · prompt template');
   });
 
   it('keeps a huge table to its first rows and says so', () => {
