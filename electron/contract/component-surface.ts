@@ -1,8 +1,10 @@
 /**
- * What a WebAssembly component declares at its top level — the instances and functions it imports,
+ * What a WebAssembly component of the `skilldesk:skill` world may import, and what one declares at
+ * its top level — the instances and functions it imports,
  * what it exports — read straight from its binary, synchronously, so a package's validation can
  * refuse a component whose imports the skill world does not grant before anything else looks at it.
  * Nested components and core modules are skipped: only the outermost imports reach the host.
+ * Pure (no Node): the app checks packages with it and the Composer shows a component with it.
  */
 
 /** One top-level import or export: its name (`wasi:sockets/tcp@0.2.0`, `run`) and sort. */
@@ -137,4 +139,74 @@ export function readComponentSurface(bytes: Uint8Array): ComponentSurface {
     r.p = end;
   }
   return out;
+}
+
+/** The interface every component may import (any 0.1.x version of it). */
+export const HOST_INTERFACE = 'skilldesk:skill/host';
+
+/** What a component gets besides `host` without asking: clocks and random numbers. */
+export const DEFAULT_GRANTS: readonly string[] = [
+  'wasi:clocks/wall-clock',
+  'wasi:clocks/monotonic-clock',
+  'wasi:random/random',
+  'wasi:random/insecure',
+  'wasi:random/insecure-seed',
+];
+
+/** The interface of an import name, without its version (`wasi:sockets/tcp@0.2.0` → `wasi:sockets/tcp`). */
+export function interfaceOf(name: string): string {
+  return name.replace(/@[^@/]*$/, '');
+}
+
+/** A component's import or export problem, in words that name it. */
+export interface ComponentProblem {
+  /** The import or export concerned (`wasi:sockets/tcp@0.2.0`), when there is one. */
+  item?: string;
+  message: string;
+  /** An import the world does not grant. */
+  refused?: boolean;
+}
+
+/** Problems in one sentence: refused imports listed together, then the rest. */
+export function describeProblems(problems: readonly ComponentProblem[]): string {
+  const refused = problems.filter((p) => p.refused).map((p) => p.item);
+  const parts = problems.filter((p) => !p.refused).map((p) => p.message);
+  if (refused.length > 0)
+    parts.unshift(
+      `imports ${refused.join(', ')}, which a skill component is not granted (it may import ${HOST_INTERFACE}, clocks and random only)`,
+    );
+  return parts.join('; ');
+}
+
+/**
+ * Check a component's declared imports and exports against the world: it must export `run` and may
+ * import only `host` (0.1.x) and the granted interfaces. Each problem names the import.
+ */
+export function checkSurface(
+  surface: ComponentSurface,
+  grants: readonly string[] = DEFAULT_GRANTS,
+): ComponentProblem[] {
+  const problems: ComponentProblem[] = [];
+  for (const imp of surface.imports) {
+    const iface = interfaceOf(imp.name);
+    if (iface === HOST_INTERFACE) {
+      const version = imp.name.slice(iface.length + 1);
+      if (version && !/^0\.1\.\d+$/.test(version))
+        problems.push({
+          item: imp.name,
+          message: `imports ${imp.name}: this SkillDesk has skilldesk:skill@0.1`,
+        });
+      continue;
+    }
+    if (imp.sort === 'type') continue;
+    if (grants.includes(iface)) continue;
+    problems.push({ item: imp.name, message: `imports ${imp.name}`, refused: true });
+  }
+  const run = surface.exports.find((e) => e.name === 'run');
+  if (run?.sort !== 'func')
+    problems.push({
+      item: 'run',
+      message: 'does not export run: func(input: string) -> result<string, string>',
+    });
+  return problems;
 }

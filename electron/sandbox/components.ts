@@ -8,8 +8,24 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  type ComponentProblem,
+  type ComponentSurface,
+  checkSurface,
+  describeProblems,
+  HOST_INTERFACE,
+  readComponentSurface,
+} from '../contract/component-surface.js';
 import { AppError } from '../contract/errors.js';
-import { type ComponentSurface, readComponentSurface } from './component-binary.js';
+
+export {
+  type ComponentProblem,
+  checkSurface,
+  DEFAULT_GRANTS,
+  describeProblems,
+  HOST_INTERFACE,
+  interfaceOf,
+} from '../contract/component-surface.js';
 
 /** The world every component implements, as published in `wit/skill.wit` (a test keeps them equal). */
 export const SKILL_WIT = `// The world a SkillDesk \`wasm_component\` artifact implements. A component imports \`host\` (or only
@@ -49,90 +65,6 @@ world skill {
   export run: func(input: string) -> result<string, string>;
 }
 `;
-
-/** The interface every component may import (any 0.1.x version of it). */
-export const HOST_INTERFACE = 'skilldesk:skill/host';
-
-/** What a component gets besides `host` without asking: clocks and random numbers. */
-export const DEFAULT_GRANTS: readonly string[] = [
-  'wasi:clocks/wall-clock',
-  'wasi:clocks/monotonic-clock',
-  'wasi:random/random',
-  'wasi:random/insecure',
-  'wasi:random/insecure-seed',
-];
-
-/** Host functions of the world by their WIT name → the sandbox host function they reach. */
-export const COMPONENT_HOST_FUNCTIONS: Readonly<Record<string, string>> = {
-  'get-page': 'get_page',
-  'llm-query': 'llm_query',
-  log: 'log',
-  'workspace-search': 'workspace_search',
-  'get-pages-by-type': 'get_pages_by_type',
-  'get-tags': 'get_tags',
-  'get-references': 'get_references',
-  'get-history': 'get_history',
-  'llm-query-batched': 'llm_query_batched',
-  checkpoint: 'checkpoint',
-};
-
-/** The interface of an import name, without its version (`wasi:sockets/tcp@0.2.0` → `wasi:sockets/tcp`). */
-export function interfaceOf(name: string): string {
-  return name.replace(/@[^@/]*$/, '');
-}
-
-/** A component's import or export problem, in words that name it. */
-export interface ComponentProblem {
-  /** The import or export concerned (`wasi:sockets/tcp@0.2.0`), when there is one. */
-  item?: string;
-  message: string;
-  /** An import the world does not grant. */
-  refused?: boolean;
-}
-
-/** Problems in one sentence: refused imports listed together, then the rest. */
-export function describeProblems(problems: readonly ComponentProblem[]): string {
-  const refused = problems.filter((p) => p.refused).map((p) => p.item);
-  const parts = problems.filter((p) => !p.refused).map((p) => p.message);
-  if (refused.length > 0)
-    parts.unshift(
-      `imports ${refused.join(', ')}, which a skill component is not granted (it may import ${HOST_INTERFACE}, clocks and random only)`,
-    );
-  return parts.join('; ');
-}
-
-/**
- * Check a component's declared imports and exports against the world: it must export `run` and may
- * import only `host` (0.1.x) and the granted interfaces. Each problem names the import.
- */
-export function checkSurface(
-  surface: ComponentSurface,
-  grants: readonly string[] = DEFAULT_GRANTS,
-): ComponentProblem[] {
-  const problems: ComponentProblem[] = [];
-  for (const imp of surface.imports) {
-    const iface = interfaceOf(imp.name);
-    if (iface === HOST_INTERFACE) {
-      const version = imp.name.slice(iface.length + 1);
-      if (version && !/^0\.1\.\d+$/.test(version))
-        problems.push({
-          item: imp.name,
-          message: `imports ${imp.name}: this SkillDesk has skilldesk:skill@0.1`,
-        });
-      continue;
-    }
-    if (imp.sort === 'type') continue;
-    if (grants.includes(iface)) continue;
-    problems.push({ item: imp.name, message: `imports ${imp.name}`, refused: true });
-  }
-  const run = surface.exports.find((e) => e.name === 'run');
-  if (run?.sort !== 'func')
-    problems.push({
-      item: 'run',
-      message: 'does not export run: func(input: string) -> result<string, string>',
-    });
-  return problems;
-}
 
 /** What the Composer and `component inspect` show about a component. */
 export interface ComponentInfo {

@@ -6,6 +6,7 @@ import { useComposerStore } from '../../stores.js';
 import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
+import { ComponentBar } from './ComponentBar.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
 import {
   artifactIssues,
@@ -290,6 +291,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
             )}
           </div>
           {a.kind === 'resource' && <ResourceBar a={a} />}
+          {a.kind === 'wasm_component' && <ComponentBar a={a} />}
           {a.kind === 'prompt_template' && (
             <div className="sc-variants">
               <button type="button" className="btn btn--small" onClick={() => s.addVariant(a.key)}>
@@ -318,7 +320,12 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               <div
                 className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
               >
-                {a.kind === 'resource' && resourceMeta(a.metadata).binary ? (
+                {a.kind === 'wasm_component' ? (
+                  <p className="sc-binary">
+                    A component is kept as it is: its imports and exports are above; upload another to replace
+                    it.
+                  </p>
+                ) : a.kind === 'resource' && resourceMeta(a.metadata).binary ? (
                   <p className="sc-binary">
                     A binary file is kept as it is: download it to look inside, upload another to replace it.
                   </p>
