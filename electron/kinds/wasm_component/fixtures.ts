@@ -2,7 +2,7 @@
 // componentize-js (about a minute each on a loaded machine, so kept in the OS temp folder by the
 // hash of their source and the world), and small hand-written ones assembled from WAT with jco.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildComponentFromJs, SKILL_WIT } from '../../sandbox/index.js';
@@ -25,7 +25,7 @@ export async function jsComponent(
   mkdirSync(CACHE, { recursive: true });
   const src = join(CACHE, `${key}.${process.pid}.js`);
   writeFileSync(src, source);
-  const built = await buildComponentFromJs(src, opts);
+  const built = await buildComponentFromJs(src, opts).finally(() => rmSync(src, { force: true }));
   writeFileSync(`${file}.${process.pid}.tmp`, built.bytes);
   renameSync(`${file}.${process.pid}.tmp`, file);
   return built.bytes;
