@@ -7,7 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import {
   type ComponentProblem,
   type ComponentSurface,
@@ -146,16 +148,13 @@ export async function prepareComponent(bytes: Uint8Array, componentDir: string):
   }
   const sha256 = componentHash(bytes);
   const entry = componentCacheEntry(componentDir, sha256);
-  const jco = await import('@bytecodealliance/jco');
-  let wit = '';
-  try {
-    wit = await jco.componentWit(bytes);
-  } catch (e) {
+  const done = await jcoOffThread(bytes, !entry.ready);
+  if (!done.ok)
     throw new AppError(
       'INVALID_INPUT',
-      `jco cannot read the component: ${(e as Error).message}`.slice(0, 2000),
+      `jco cannot ${done.step} the component: ${done.message}`.slice(0, 2000),
     );
-  }
+  const { wit } = done;
   const info: ComponentInfo = {
     sha256,
     size: bytes.length,
@@ -163,22 +162,8 @@ export async function prepareComponent(bytes: Uint8Array, componentDir: string):
     exports: surface.exports.map((e) => e.name),
     wit,
   };
-  if (entry.ready) return info;
-  let out: Awaited<ReturnType<typeof jco.transpile>>;
-  try {
-    out = await jco.transpile(bytes, {
-      name: 'component',
-      instantiation: 'sync',
-      base64Cutoff: 0,
-      quiet: true,
-      noTypescript: false,
-    });
-  } catch (e) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `jco cannot transpile the component: ${(e as Error).message}`.slice(0, 2000),
-    );
-  }
+  if (entry.ready || !done.files) return info;
+  const out = { files: done.files };
   const hostDts = Object.entries(out.files).find(([name]) =>
     /^interfaces\/skilldesk-skill-host\.d\.ts$/.test(name),
   );
@@ -236,6 +221,61 @@ export async function prepareComponent(bytes: Uint8Array, componentDir: string):
     rmSync(temp, { recursive: true, force: true });
   }
   return info;
+}
+
+const require = createRequire(import.meta.url);
+
+// jco's transpile runs its own WebAssembly for seconds (5 s for a 12 MB component on a loaded
+// machine): on a worker thread, so the app's main thread (the desktop's IPC, web mode's server)
+// keeps answering. The worker's source is a string, as the main process is bundled into one file.
+const JCO_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { pathToFileURL } = require('node:url');
+(async () => {
+  const jco = await import(pathToFileURL(workerData.jco).href);
+  let step = 'read';
+  try {
+    const wit = await jco.componentWit(workerData.bytes);
+    let files = null;
+    if (workerData.transpile) {
+      step = 'transpile';
+      const out = await jco.transpile(workerData.bytes, {
+        name: 'component', instantiation: 'sync', base64Cutoff: 0, quiet: true, noTypescript: false,
+      });
+      files = out.files;
+    }
+    parentPort.postMessage({ ok: true, wit, files });
+  } catch (e) {
+    parentPort.postMessage({ ok: false, step, message: String(e && e.message ? e.message : e) });
+  }
+})();
+`;
+
+type JcoResult =
+  | { ok: true; wit: string; files: Record<string, Uint8Array> | null }
+  | { ok: false; step: string; message: string };
+
+function jcoOffThread(bytes: Uint8Array, transpile: boolean): Promise<JcoResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(JCO_WORKER, {
+      eval: true,
+      workerData: { bytes, transpile, jco: require.resolve('@bytecodealliance/jco') },
+    });
+    let settled = false;
+    worker.once('message', (m: JcoResult) => {
+      settled = true;
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', (e) => {
+      if (!settled) reject(e);
+      settled = true;
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new AppError('INTERNAL', `the jco worker exited with code ${code}`));
+      settled = true;
+    });
+  });
 }
 
 /** The cached facts of a transpiled component (null when it is not cached). */
