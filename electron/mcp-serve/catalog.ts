@@ -178,12 +178,6 @@ export class ServedView {
   }
 }
 
-/** Options of {@link ServedCatalog}. */
-export interface ServedCatalogOptions {
-  /** Called after a sync changed what is served (to send `list_changed`). */
-  onChanged?: () => void;
-}
-
 /**
  * The served catalog, cached: {@link current} asks the core only whether the change log moved (two
  * indexed lookups) and applies what changed. A skill's folder, digests and directories are built
@@ -200,11 +194,38 @@ export class ServedCatalog {
   private readonly built = new Map<string, { detail: SkillDetail; served: ServedSkill | null }>();
   private view = new ServedView([]);
   private syncing: Promise<ServedView> | null = null;
+  private readonly listeners = new Set<() => void>();
+  private watchers = 0;
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(
-    private readonly client: CoreClient,
-    private readonly opts: ServedCatalogOptions = {},
-  ) {}
+  constructor(private readonly client: CoreClient) {}
+
+  /** Call `listener` after each sync that changed what is served; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Follow the change log every `ms` (so a change is heard without a request) until the returned
+   * stop is called; watchers share one timer.
+   */
+  watch(ms: number): () => void {
+    this.watchers++;
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.current().catch(() => {}), ms);
+      this.timer.unref();
+    }
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (--this.watchers === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
 
   /** The current view, after catching up with the change log. */
   current(): Promise<ServedView> {
@@ -222,7 +243,7 @@ export class ServedCatalog {
     if (!r.changed) return this.view;
     if (this.apply(r)) {
       this.view = this.merge();
-      if (!first) this.opts.onChanged?.();
+      if (!first) for (const l of [...this.listeners]) l();
     }
     return this.view;
   }

@@ -239,8 +239,8 @@ describe('mcp serve: the catalog kept current', () => {
 });
 
 describe('mcp serve: 2026-07-28', () => {
-  it('answers modern requests with no handshake: server/discover, resultType and cache hints', async () => {
-    const { server } = setup();
+  it('answers modern requests with no handshake: server/discover, resultType, cache hints, listen', async () => {
+    const { core, server } = setup();
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(b);
     closers.push(() => server.close());
@@ -280,6 +280,40 @@ describe('mcp serve: 2026-07-28', () => {
     });
     expect((await ask(5, 'skills/list')).result).toMatchObject({ resultType: 'complete' });
     expect((await ask(6, 'skills/get')).error?.code).toBe(-32602);
+    // subscriptions/listen: acknowledged with what is honored, then a change on the stream.
+    const frames: Array<{ method?: string; params?: Record<string, unknown> }> = [];
+    a.onmessage = (m: JSONRPCMessage) => {
+      const r = m as { id?: number; method?: string };
+      if (r.id !== undefined && r.method === undefined) replies.set(r.id, m as Record<string, unknown>);
+      else frames.push(m as never);
+    };
+    await a.send({
+      jsonrpc: '2.0',
+      id: 20,
+      method: 'subscriptions/listen',
+      params: { notifications: { resourcesListChanged: true, promptsListChanged: true }, _meta },
+    });
+    for (let i = 0; i < 500 && frames.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(frames[0]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        notifications: { resourcesListChanged: true },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 20 },
+      },
+    });
+    await core.invoke('skills/import-package', { package: smallPackage('Heard On The Stream') });
+    for (let i = 0; i < 500 && frames.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(frames[1]).toMatchObject({
+      method: 'notifications/resources/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 20 } },
+    });
+    expect(replies.has(20)).toBe(false);
+    // The client ends it by cancelling the request; nothing more is sent on it.
+    await a.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 20 } });
+    await core.invoke('skills/delete', { name: 'Heard On The Stream', scope: 'account' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(frames).toHaveLength(2);
     // A version of neither era: -32022 naming the ones served.
     await a.send({
       jsonrpc: '2.0',

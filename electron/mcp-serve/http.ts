@@ -75,8 +75,10 @@ export async function serveMcpHttp(
   }
   const token = fixed ?? randomBytes(24).toString('base64url');
   const catalog = new ServedCatalog(client);
-  // Built while the endpoint starts listening, not on the first client's request.
+  // Built while the endpoint starts listening, not on the first client's request, then followed
+  // so a `subscriptions/listen` stream hears of changes.
   void catalog.current().catch(() => {});
+  const unwatch = catalog.watch(1000);
   let port = opts.port;
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -125,6 +127,11 @@ export async function serveMcpHttp(
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     token,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        unwatch();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -17,6 +17,8 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 export const HANDSHAKE_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS;
 /** The error a modern request naming a version this server does not speak gets (2026-07-28). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Where a listen stream's messages name the `subscriptions/listen` request they belong to. */
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 /** Where a discover result carries the server's identity. */
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 /** Where a modern request says its version. */

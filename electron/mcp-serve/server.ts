@@ -25,7 +25,13 @@ import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
 import type { CoreClient } from '../transport/index.js';
 import { ServedCatalog, sentAsText } from './catalog.js';
-import { CACHE_HINTS, MODERN_PROTOCOL_VERSION, modernTransport, SERVER_INFO_META } from './modern.js';
+import {
+  CACHE_HINTS,
+  MODERN_PROTOCOL_VERSION,
+  modernTransport,
+  SERVER_INFO_META,
+  SUBSCRIPTION_ID_META,
+} from './modern.js';
 
 /** The extension identifier of SEP-2640. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -99,22 +105,22 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     'SkillDesk skills: reusable instructions, prompt templates and sandboxed Python. Use search_skills to find one for the task, read_skill to see its instructions, apply_skill to run it. Every skill is also an Agent Skills folder under skill://<name>/SKILL.md (skills/list enumerates them).';
   const server = new McpServer({ name: 'skilldesk', version: opts.version }, { capabilities, instructions });
 
-  let notify = () => {};
-  const catalog = opts.catalog ?? new ServedCatalog(client, { onChanged: () => notify() });
-  if (!opts.catalog) {
-    // Built while the client connects, then followed: a change made by anyone (the app, another
-    // CLI) is announced to a handshake-era client; a modern one learns it when its TTL runs out.
-    notify = () => {
+  const catalog = opts.catalog ?? new ServedCatalog(client);
+  // Built while the client connects, then followed: a change made by anyone (the app, another
+  // CLI) is announced to a handshake-era client at once, to a modern one on its listen stream.
+  const unwatch = opts.catalog ? null : catalog.watch(opts.pollMs ?? 1000);
+  const ends = new Set<() => void>();
+  ends.add(
+    catalog.subscribe(() => {
       if (server.isConnected() && server.server.getClientVersion()) server.sendResourceListChanged();
-    };
-    const timer = setInterval(() => void catalog.current().catch(() => {}), opts.pollMs ?? 1000);
-    timer.unref();
-    const prev = server.server.onclose;
-    server.server.onclose = () => {
-      clearInterval(timer);
-      prev?.();
-    };
-  }
+    }),
+  );
+  const prev = server.server.onclose;
+  server.server.onclose = () => {
+    unwatch?.();
+    for (const end of [...ends]) end();
+    prev?.();
+  };
   void catalog.current().catch(() => {});
 
   // Modern requests are recognised on the transport; every caller connects through it.
@@ -252,6 +258,32 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     );
     return { resultType: 'complete', resources: items, ...(nextCursor ? { nextCursor } : {}) };
   });
+
+  // 2026-07-28 change notifications: a `subscriptions/listen` request stays open, acknowledged
+  // with what is honored (the resource list; the tools never change), each catalog change sent on
+  // it, until the client cancels it or the server closes.
+  low.setRequestHandler(
+    loose('subscriptions/listen'),
+    (req, extra) =>
+      new Promise((resolve) => {
+        const asked = (req.params as { notifications?: Record<string, unknown> } | undefined)?.notifications;
+        const honored = asked?.resourcesListChanged === true ? { resourcesListChanged: true } : {};
+        const _meta = { [SUBSCRIPTION_ID_META]: extra.requestId };
+        const send = (method: string, params: Record<string, unknown>) =>
+          void extra.sendNotification({ method, params: { ...params, _meta } } as never).catch(() => {});
+        send('notifications/subscriptions/acknowledged', { notifications: honored });
+        const off = honored.resourcesListChanged
+          ? catalog.subscribe(() => send('notifications/resources/list_changed', {}))
+          : () => {};
+        const end = () => {
+          off();
+          ends.delete(end);
+          resolve({ _meta: { [SERVER_INFO_META]: { name: 'skilldesk', version: opts.version } } });
+        };
+        ends.add(end);
+        extra.signal.addEventListener('abort', end, { once: true });
+      }),
+  );
 
   // 2026-07-28 discovery: what `initialize` told, asked for without a handshake.
   low.setRequestHandler(loose('server/discover'), async () => ({

@@ -88,6 +88,36 @@ async def check_catalog(client: Client) -> None:
         assert err.value.code == -32602
 
 
+async def check_listen(client: Client, home: str, name: str) -> None:
+    """A modern client hears of a skill imported by another process on its listen stream."""
+    async with client.listen(resources_list_changed=True, prompts_list_changed=True) as sub:
+        assert sub.honored.resources_list_changed is True
+        assert not sub.honored.prompts_list_changed
+        package = Path(home) / f"{name}.json"
+        package.write_text(
+            json.dumps(
+                {
+                    "name": name,
+                    "description": "Imported while a client listens.",
+                    "version": "1.0.0",
+                    "artifacts": [{"kind": "prompt_template", "name": "P", "content": "Hi {{ who }}"}],
+                }
+            )
+        )
+        imported = await asyncio.to_thread(
+            subprocess.run,
+            [NODE, str(BIN), "--home", home, "skills", "import", str(package)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert imported.returncode == 0, imported.stderr
+        event = await asyncio.wait_for(sub.__anext__(), timeout=60)
+        assert type(event).__name__ == "ResourcesListChanged"
+    listed = await call(client, "skills/list", {})
+    assert f"skill://{name}/SKILL.md" in {s["uri"] for s in listed["skills"]}
+
+
 def stdio_params(home: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=NODE,
@@ -105,6 +135,7 @@ def test_stdio_modern_and_handshake() -> None:
                 caps = client.server_capabilities.model_dump(by_alias=True, exclude_none=True)
                 assert caps["extensions"]["io.modelcontextprotocol/skills"] == {"directoryRead": True}
                 await check_catalog(client)
+                await check_listen(client, home, "heard-over-stdio")
             async with Client(stdio_params(home), mode="legacy", read_timeout_seconds=120) as client:
                 assert client.protocol_version != "2026-07-28"
                 await check_catalog(client)
@@ -133,6 +164,8 @@ def test_http_with_token() -> None:
                         if mode == "auto":
                             assert client.protocol_version == "2026-07-28"
                         await check_catalog(client)
+                        if mode == "auto":
+                            await check_listen(client, home, "heard-over-http")
                 # No token: refused with a Bearer challenge, not an OAuth discovery.
                 bare = create_mcp_http_client()
                 async with bare:
