@@ -107,17 +107,24 @@ export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | nul
   const skillMd = files.get('SKILL.md')?.toString('utf8') ?? '';
   const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(skillMd);
   const frontmatter = ((m ? YAML.parse(m[1]!) : null) ?? {}) as Record<string, unknown>;
+  let changed = false;
   if (frontmatter.name !== slug) {
     frontmatter.metadata = { ...((frontmatter.metadata as object) ?? {}), 'display-name': detail.name };
     frontmatter.name = slug;
+    changed = true;
   }
-  if (typeof frontmatter.description !== 'string') frontmatter.description = detail.description;
-  // SKILL.md is written from the same object the entry carries, so the two are identical field by
-  // field, as hosts verify.
-  files.set(
-    'SKILL.md',
-    Buffer.from(`---\n${YAML.stringify(frontmatter, { lineWidth: 0 })}---\n${m?.[2] ?? ''}`),
-  );
+  if (typeof frontmatter.description !== 'string') {
+    frontmatter.description = detail.description;
+    changed = true;
+  }
+  // A changed SKILL.md is written from the same object the entry carries, so the two are identical
+  // field by field, as hosts verify; an unchanged one already is (the entry was parsed from it).
+  if (changed) {
+    files.set(
+      'SKILL.md',
+      Buffer.from(`---\n${YAML.stringify(frontmatter, { lineWidth: 0 })}---\n${m?.[2] ?? ''}`),
+    );
+  }
   // The extension's per-skill limits, which every host accepts: a skill past them is not served.
   let total = 0;
   for (const b of files.values()) total += b.length;
