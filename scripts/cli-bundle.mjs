@@ -25,6 +25,8 @@ const EXTERNAL = [
   'tsx',
   'vite',
   'playwright-core',
+  // jco and componentize-js load native addons and their own wasm beside themselves.
+  '@bytecodealliance/*',
 ];
 
 /** The newest modification time among the bundle's inputs (sources and this script), in ms. */
