@@ -135,6 +135,13 @@ const BREAKERS: Record<string, { code: string; limits: Record<string, number>; c
   recursion: { code: 'def f(n):\n    return f(n + 1)\nf(0)', limits: {}, code_is: 'RecursionError' },
 };
 
+/** Wait (up to 3 s) until a worker was restored since the count `before`. */
+async function restoredAfter(before: number): Promise<void> {
+  const until = Date.now() + 3000;
+  while (pool.stats().workerResets <= before && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 5));
+}
+
 async function readRun(): Promise<SandboxRunResult> {
   const r = await pool.run(READER);
   expect({ ok: r.ok, error: r.error }).toEqual({ ok: true, error: null });
@@ -202,6 +209,7 @@ describe('state left by a run is invisible to the next when a worker is restored
       ];
       for (const kind of round) {
         if (runs >= 500) break;
+        const resetsBefore = pool.stats().workerResets;
         let w: SandboxRunResult;
         if (kind.startsWith('limit:')) {
           const name = kind.slice(6);
@@ -215,6 +223,9 @@ describe('state left by a run is invisible to the next when a worker is restored
           w = await pool.run(WRITERS[kind]!);
           expect({ kind, ok: w.ok, error: w.error }).toEqual({ kind, ok: true, error: null });
         }
+        // A worker restores itself after its result is out; a spare booted meanwhile could take the
+        // reader first. Give a restorable kind's worker the moment it needs to be back in line.
+        if (!RETIRING.has(kind) && !REFUSED.has(kind)) await restoredAfter(resetsBefore);
         const { result: seen, timing } = await readRun();
         // The writer's worker was restored and served the reader.
         const sameWorker =

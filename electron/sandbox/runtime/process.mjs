@@ -306,7 +306,7 @@ let workerSeq = 0;
 /** Reused workers restoring their state (they count as spares: they are ready in milliseconds). */
 let resetting = 0;
 /** A job younger than this most likely gives its (reused) worker back before a new one could boot. */
-const SOON_BACK_MS = 150;
+const SOON_BACK_MS = 400;
 
 function fill() {
   if (!config) return; // the first worker is booting already; the rest come with `init`
@@ -332,10 +332,13 @@ function spareTarget() {
 function offer(entry, reused) {
   if (waiting.length > 0) return assign(waiting.shift(), entry);
   if (ready.length >= spareTarget()) {
-    // Extra workers started for runs beside a long one: not kept idle (each holds its memory).
-    entry.dead = true;
-    entry.worker.terminate();
-    return;
+    // Extra workers started for runs beside a long one are not kept idle (each holds its memory).
+    // A restored worker stays first in line (the next run finds it warm and in order); the spare
+    // booted while it ran gives way.
+    const extra = reused ? ready.pop() : entry;
+    extra.dead = true;
+    extra.worker.terminate();
+    if (!reused) return;
   }
   if (reused) ready.unshift(entry);
   else ready.push(entry);
