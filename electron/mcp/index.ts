@@ -1,4 +1,5 @@
-// Issue 16: MCP tools in chat, approvals, the tools/* slice.
+// The MCP client capability: servers' tools in chat, approvals, the tools/* slice. The MCP server
+// SkillDesk itself serves is a face: electron/mcp-serve/.
 export { ApprovalBroker, type ApprovalStore, sqliteApprovalStore } from './approvals.js';
 export { declaredMcpTools, describeTool, mcpTurnTools } from './chat-tools.js';
 export {
@@ -12,7 +13,4 @@ export {
 } from './client.js';
 export { removeServerConfig, saveServerConfig } from './config-file.js';
 export { createMcpSlice, type McpSlice, type McpSliceDeps } from './handlers.js';
-export { type McpHttpEndpoint, serveMcpHttp } from './http.js';
 export { exposedToolName, type HubTool, McpHub } from './hub.js';
-export { clientOffersSampling, samplingLlm } from './sampling.js';
-export { createSkillsMcpServer, SKILLS_EXTENSION, type SkillsMcpServerOptions } from './server.js';
