@@ -389,20 +389,7 @@ export class SandboxPool {
       return Promise.reject(new AppError('INVALID_INPUT', 'code must be a string'));
     const limits = resolveLimits(this.defaults, opts.limits);
     const key = typeof opts.queue === 'string' && opts.queue ? opts.queue.slice(0, 200) : '';
-    return new Promise((resolve, reject) => {
-      this.queue.push(key, {
-        key,
-        code,
-        limits,
-        opts,
-        enqueuedAt: performance.now(),
-        resolve,
-        reject,
-        checkpoints: [],
-        checkpointBytes: 0,
-      });
-      this.pump();
-    });
+    return this.enqueue(key, { code, limits, opts });
   }
 
   /**
@@ -419,13 +406,18 @@ export class SandboxPool {
       return Promise.reject(new AppError('INVALID_INPUT', 'a component is named by its SHA-256'));
     const limits = resolveLimits(this.defaults, opts.limits);
     const key = typeof opts.queue === 'string' && opts.queue ? opts.queue.slice(0, 200) : '';
+    return this.enqueue(key, { code: input, component: sha256, limits, opts });
+  }
+
+  /** Queue a run under its fair-queue key and let the pump send it when its turn comes. */
+  private enqueue(
+    key: string,
+    run: Pick<Pending, 'code' | 'limits' | 'opts'> & { component?: string },
+  ): Promise<SandboxRunResult> {
     return new Promise((resolve, reject) => {
       this.queue.push(key, {
         key,
-        code: input,
-        component: sha256,
-        limits,
-        opts,
+        ...run,
         enqueuedAt: performance.now(),
         resolve,
         reject,

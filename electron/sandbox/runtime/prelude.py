@@ -46,23 +46,31 @@ class SkillDeskError(Exception):
         self.code = code
 
 
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = _os_write(fd, view)
+        view = view[n:]
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = _os_read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def _call(fn, *args):
     request = _dumps({"fn": fn, "args": list(args)}, allow_nan=False).encode("utf-8")
     fd = _os_open("/dev/skilldesk", _O_RDWR)
     try:
-        view = memoryview(request)
-        while view:
-            n = _os_write(fd, view)
-            view = view[n:]
-        chunks = []
-        while True:
-            chunk = _os_read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        _write_all(fd, request)
+        answer = _read_all(fd)
     finally:
         _os_close(fd)
-    reply = _loads(b"".join(chunks).decode("utf-8"))
+    reply = _loads(answer.decode("utf-8"))
     if reply.get("ok"):
         return reply.get("value")
     error = reply.get("error") or {}
@@ -150,24 +158,15 @@ sys.modules["inklings"] = _mod
 def _device_read(path):
     fd = _os_open(path, _O_RDWR)
     try:
-        chunks = []
-        while True:
-            chunk = _os_read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        return _read_all(fd)
     finally:
         _os_close(fd)
-    return b"".join(chunks)
 
 
 def _device_write(path, data):
     fd = _os_open(path, _O_RDWR)
     try:
-        view = memoryview(data)
-        while view:
-            n = _os_write(fd, view)
-            view = view[n:]
+        _write_all(fd, data)
     finally:
         _os_close(fd)
 

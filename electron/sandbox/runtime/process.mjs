@@ -487,6 +487,26 @@ function runJob(params, call) {
   return result;
 }
 
+/**
+ * JS-side buffers (strings, typed arrays) bypass the wasm cap: watch the whole process while `job`
+ * runs, and end the job when it is over the memory cap.
+ */
+function watchProcessMemory(job) {
+  const rssCap = (config.rssLimitMb ?? 1536) * 1024 * 1024;
+  job.timers.push(
+    setInterval(() => {
+      if (process.memoryUsage.rss() > rssCap) {
+        job.limitHit ??= {
+          code: 'SANDBOX_LIMIT',
+          type: 'MemoryLimit',
+          message: 'the sandbox process used too much memory',
+        };
+        finish(job, { killed: true });
+      }
+    }, 25),
+  );
+}
+
 function assign(job, entry) {
   actives.add(job);
   job.entry = entry;
@@ -516,20 +536,7 @@ function assign(job, entry) {
       job.timers.push(setTimeout(() => finish(job, { killed: true }), job.limits.grace_ms));
     }, job.limits.timeout_ms),
   );
-  // JS-side buffers (strings, typed arrays) bypass the wasm cap: watch the whole process.
-  const rssCap = (config.rssLimitMb ?? 1536) * 1024 * 1024;
-  job.timers.push(
-    setInterval(() => {
-      if (process.memoryUsage.rss() > rssCap) {
-        job.limitHit ??= {
-          code: 'SANDBOX_LIMIT',
-          type: 'MemoryLimit',
-          message: 'the sandbox process used too much memory',
-        };
-        finish(job, { killed: true });
-      }
-    }, 25),
-  );
+  watchProcessMemory(job);
   entry.worker.postMessage({ type: 'run', code: job.code, limits: job.limits });
 }
 
@@ -877,19 +884,7 @@ async function runComponent(params, call) {
       finish(job, { killed: true });
     }, job.limits.timeout_ms),
   );
-  const rssCap = (config.rssLimitMb ?? 1536) * 1024 * 1024;
-  job.timers.push(
-    setInterval(() => {
-      if (process.memoryUsage.rss() > rssCap) {
-        job.limitHit ??= {
-          code: 'SANDBOX_LIMIT',
-          type: 'MemoryLimit',
-          message: 'the sandbox process used too much memory',
-        };
-        finish(job, { killed: true });
-      }
-    }, 25),
-  );
+  watchProcessMemory(job);
   entry.worker.postMessage({
     type: 'run',
     modules: prepared.modules,
