@@ -145,7 +145,12 @@ export function denseRows(
   if (process.env.SKILLDESK_BENCH_TUNE) {
     const tune = REQUESTS.filter((r) => r.split === 'tune');
     const fastQ = quality(tune, (q) => fast.get(q.text)!);
-    for (const f of GRID) {
+    // `SKILLDESK_BENCH_TUNE=near`: only the weighted settings around the shipped one (10k is slow).
+    const near = process.env.SKILLDESK_BENCH_TUNE === 'near';
+    const grid = near
+      ? GRID.filter((f) => !f.mode && f.k === 20 && f.weight! <= 0.2 && (f.floor ?? 0) <= 0.15)
+      : GRID;
+    for (const f of grid) {
       const rank = full(f);
       const all = quality(tune, rank);
       const sw = quality(
