@@ -104,6 +104,8 @@ export function CommandPalette(props: { commands: readonly Command[]; onClose: (
                 key={c.id}
                 id={`${listId}-${i}`}
                 role="option"
+                // Reached through the input's aria-activedescendant, never tabbed to.
+                tabIndex={-1}
                 aria-selected={i === current}
                 className={`palette__item${i === current ? ' is-active' : ''}`}
                 onMouseMove={() => i !== current && setActive(i)}

@@ -200,6 +200,7 @@ export function ResultView({ value, label = 'Result' }: { value: unknown; label?
   return (
     <div className="result">
       <div className="result__bar">
+        {/* biome-ignore lint/a11y/useSemanticElements: a two-button segmented switch; a fieldset would bring a border and legend it does not have */}
         <span className="segmented segmented--small" role="group" aria-label={`${label} view`}>
           <button
             type="button"
