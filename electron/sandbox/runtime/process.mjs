@@ -641,19 +641,6 @@ function handleHostRequest(job, request) {
   );
 }
 
-/** What every result says of where its time went, which worker served it and the process's memory. */
-function runFigures(job, entry) {
-  return {
-    host_calls: job.hostCalls,
-    wait_ms: job.startedAt - job.queuedAt,
-    run_ms: performance.now() - job.startedAt,
-    worker_boot_ms: entry.bootMs,
-    worker_id: entry.id,
-    worker_run: entry.runs,
-    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
-  };
-}
-
 function internalError(message) {
   return { ok: false, error: { type: 'SandboxFault', code: 'SANDBOX_FAILED', message } };
 }
@@ -698,7 +685,13 @@ function finish(job, how) {
       stderr: report?.truncated?.stderr === true,
     },
     error: null,
-    ...runFigures(job, entry),
+    host_calls: job.hostCalls,
+    wait_ms: job.startedAt - job.queuedAt,
+    run_ms: performance.now() - job.startedAt,
+    worker_boot_ms: entry.bootMs,
+    worker_id: entry.id,
+    worker_run: entry.runs,
+    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
@@ -941,7 +934,13 @@ function finishComponent(job, how) {
     stderr: '',
     truncated: { stdout: report?.truncated?.stdout === true, stderr: false },
     error: null,
-    ...runFigures(job, entry),
+    host_calls: job.hostCalls,
+    wait_ms: job.startedAt - job.queuedAt,
+    run_ms: performance.now() - job.startedAt,
+    worker_boot_ms: entry.bootMs,
+    worker_id: entry.id,
+    worker_run: entry.runs,
+    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
