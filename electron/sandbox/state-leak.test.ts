@@ -226,7 +226,11 @@ describe('state left by a run is invisible to the next when a worker is restored
         // A worker restores itself after its result is out; a spare booted meanwhile could take the
         // reader first. Give a restorable kind's worker the moment it needs to be back in line.
         if (!RETIRING.has(kind) && !REFUSED.has(kind)) await restoredAfter(resetsBefore);
+        const readerResetsBefore = pool.stats().workerResets;
         const { result: seen, timing } = await readRun();
+        // The reader's worker restores itself after its result too; until that is counted, the
+        // next writer's wait above would end on the reader's restore instead of its own.
+        await restoredAfter(readerResetsBefore);
         // The writer's worker was restored and served the reader.
         const sameWorker =
           w.timing.worker_id !== undefined &&
