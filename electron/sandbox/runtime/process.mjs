@@ -641,6 +641,19 @@ function handleHostRequest(job, request) {
   );
 }
 
+/** What every result says of where its time went, which worker served it and the process's memory. */
+function runFigures(job, entry) {
+  return {
+    host_calls: job.hostCalls,
+    wait_ms: job.startedAt - job.queuedAt,
+    run_ms: performance.now() - job.startedAt,
+    worker_boot_ms: entry.bootMs,
+    worker_id: entry.id,
+    worker_run: entry.runs,
+    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
+  };
+}
+
 function internalError(message) {
   return { ok: false, error: { type: 'SandboxFault', code: 'SANDBOX_FAILED', message } };
 }
@@ -685,13 +698,7 @@ function finish(job, how) {
       stderr: report?.truncated?.stderr === true,
     },
     error: null,
-    host_calls: job.hostCalls,
-    wait_ms: job.startedAt - job.queuedAt,
-    run_ms: performance.now() - job.startedAt,
-    worker_boot_ms: entry.bootMs,
-    worker_id: entry.id,
-    worker_run: entry.runs,
-    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
+    ...runFigures(job, entry),
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
@@ -934,13 +941,7 @@ function finishComponent(job, how) {
     stderr: '',
     truncated: { stdout: report?.truncated?.stdout === true, stderr: false },
     error: null,
-    host_calls: job.hostCalls,
-    wait_ms: job.startedAt - job.queuedAt,
-    run_ms: performance.now() - job.startedAt,
-    worker_boot_ms: entry.bootMs,
-    worker_id: entry.id,
-    worker_run: entry.runs,
-    process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
+    ...runFigures(job, entry),
   };
   if (job.limitHit) result.error = job.limitHit;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };

@@ -400,7 +400,10 @@ function hiwireLength() {
   }
 }
 
-/** A summary of the worker's JavaScript-side state that no clean run changes. */
+/**
+ * A summary of the worker's JavaScript-side state that no clean run changes (the reference
+ * table's occupancy is compared slot by slot in reachedJs).
+ */
 function jsFingerprint() {
   return JSON.stringify([
     Reflect.ownKeys(globalThis).map(String),
@@ -408,7 +411,6 @@ function jsFingerprint() {
     Object.keys(FS).length,
     FS.streams.length,
     Module.wasmTable?.length ?? null,
-    hiwireLength(),
     Object.keys(FS.root?.contents ?? {}).length,
     // Emscripten's libraries that keep state in JavaScript (refused by the gate; checked anyway).
     sizeOf(Module.DNS?.address_map?.addrs),
@@ -559,14 +561,7 @@ function restore() {
     heap.set(pristine.memory);
     heap.fill(0, pristine.memory.length);
   } else writeSparse(heap, pristine.memory);
-  let n = 0;
-  for (; ; n++) {
-    try {
-      Module.__hiwire_get(n);
-    } catch {
-      break;
-    }
-  }
+  const n = hiwireLength();
   for (let i = 0; i < Math.max(n, pristine.hiwire.length); i++) {
     const v = pristine.hiwire[i] ?? null;
     if (i >= n || Module.__hiwire_get(i) !== v) Module.__hiwire_set(i, v);
