@@ -52,6 +52,22 @@ export {
   type SandboxPoolStats,
 } from './pool.js';
 export {
+  MAX_SCRIPT_INPUT_BYTES,
+  MAX_SCRIPT_OUTPUT_BYTES,
+  MAX_SCRIPT_OUTPUT_FILES,
+  mediaTypeOf,
+  type RunSkillScriptOptions,
+  type RunSkillScriptResult,
+  runSkillScript,
+  SCRIPT_CWD,
+  SCRIPT_OUT_DIR,
+  SCRIPT_PACKAGES_DIR,
+  type ScriptFile,
+  type ScriptOutputFile,
+  type ScriptPackage,
+  scriptRelativePath,
+} from './scripts.js';
+export {
   createForkSpawner,
   detectIsolation,
   type ForkSandboxOptions,
