@@ -132,15 +132,9 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
         content: bytes.toString('base64'),
         metadata: { path, encoding: 'base64' },
       });
-    } else if (path.endsWith('.py') && text !== null) {
-      artifacts.push({
-        kind: 'code_template',
-        name: path,
-        ordinal: i + 1,
-        content: text,
-        metadata: { path, template: false },
-      });
     } else if (text !== null) {
+      // Scripts (`scripts/*.py`) stay files too: the model runs them with arguments through
+      // `run_script` when the instructions say so; applying the skill never executes them.
       artifacts.push({ kind: 'resource', name: path, ordinal: i + 1, content: text, metadata: { path } });
     } else {
       artifacts.push({

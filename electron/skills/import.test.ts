@@ -171,7 +171,7 @@ describe('Agent Skills folders', () => {
     'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 255]),
   };
 
-  it('imports frontmatter, body as approach, scripts as code_templates and other files as resources', async () => {
+  it('imports frontmatter, body as approach, and scripts and other files as resources', async () => {
     const dir = join(tempDir(), 'pdf-tools');
     writeTree(dir, files);
     const s = store();
@@ -189,10 +189,10 @@ describe('Agent Skills folders', () => {
       ['approach', 'SKILL.md'],
       ['resource', 'assets/logo.png'],
       ['resource', 'references/FORMS.md'],
-      ['code_template', 'scripts/extract.py'],
+      ['resource', 'scripts/extract.py'],
     ]);
     expect(skill.artifacts[0]!.content).toContain('# PDF tools');
-    expect(skill.artifacts[3]!.metadata).toEqual({ path: 'scripts/extract.py', template: false });
+    expect(skill.artifacts[3]!.metadata).toEqual({ path: 'scripts/extract.py' });
   });
 
   it('round-trips folder → store → folder', async () => {
