@@ -358,6 +358,13 @@ export const RunSkillReqSchema = z
     session_id: z.string().trim().min(1).max(100).optional(),
     /** Names the run in `skills/artifact-ran` events and for `skills/cancel-run`. */
     run_id: runId.optional(),
+    /**
+     * Run this package (the Composer's unsaved draft) instead of the stored skill: validated as an
+     * import is, never saved. Its name must be `name`.
+     */
+    package: z
+      .union([z.string().max(MAX_PACKAGE_CHARS, 'is too large'), z.record(z.string(), z.unknown())])
+      .optional(),
   })
   .strict();
 /** Request of `skills/run`. */
@@ -400,6 +407,8 @@ export interface RunSkillRes {
   scope: SkillScope;
   version: string;
   session_id: string;
+  /** What ran: the package sent with the request (`draft`) or the stored skill (`saved`). */
+  ran: 'draft' | 'saved';
   ok: boolean;
   results: ArtifactRunView[];
 }

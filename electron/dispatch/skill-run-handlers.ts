@@ -12,15 +12,18 @@ import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/in
 import {
   type CatalogRef,
   type ImportLimits,
+  packageToRows,
   packageWarnings,
   parsePackageInput,
   readSkillEvals,
   resolveOrThrow,
+  type SkillCatalog,
+  type SkillPackage,
   savePackage,
   skillToPackage,
 } from '../skills/index.js';
-import type { SkillStore } from '../store/index.js';
-import { createSkillEvals } from './eval-handlers.js';
+import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
+import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
@@ -46,6 +49,8 @@ export interface SkillRunHandlerDeps {
   llm: () => Llm | null;
   /** Monotonic milliseconds. */
   now: () => number;
+  /** The chat's turn, for output evals to run the model with (and without) the skill. */
+  evalTurn?: EvalTurnRunner;
 }
 
 type RunChannels =
@@ -78,6 +83,59 @@ export function toArtifactRunView(r: DispatchResult): ArtifactRunView {
   };
 }
 
+/**
+ * The skill a draft package stands for, to run without saving it: the stored skill of that name
+ * lends its id (traces of the draft list under the skill) and the state blobs the editor does not
+ * carry (an optimized program stays optimized); an unsaved skill runs under the scope it would be
+ * saved to.
+ */
+export function draftSkill(
+  catalog: SkillCatalog,
+  name: string,
+  scope: Scope | undefined,
+  pkg: SkillPackage,
+): { skill: Skill; scope: Scope } {
+  if (pkg.name !== name) {
+    throw new AppError(
+      'INVALID_INPUT',
+      `the draft is named "${pkg.name}", not "${name}": send its own name`,
+      {
+        issues: [{ path: 'name', message: `must be "${name}"` }],
+      },
+    );
+  }
+  const found = catalog.resolve(name, scope);
+  const where: Scope = found?.scope ?? scope ?? (catalog.workspace ? 'workspace' : 'account');
+  if (!catalog.store(where)) {
+    throw new AppError('INVALID_INPUT', 'No workspace is open: run the draft in the account scope', {
+      scope: where,
+    });
+  }
+  const rows = packageToRows(pkg, found?.skill.id);
+  const now = new Date().toISOString();
+  const saved = found?.skill.artifacts ?? [];
+  const artifacts: SkillArtifact[] = rows.artifacts.map((a) => {
+    const same = saved.find(
+      (b) => b.kind === a.kind && b.name === a.name && b.model_variant === a.model_variant,
+    );
+    return {
+      ...a,
+      id: same?.id ?? a.id,
+      state_blob: a.state_blob ?? same?.state_blob ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  const skill: Skill = {
+    ...rows.skill,
+    artifact_kinds: [...new Set(artifacts.map((a) => a.kind))],
+    created_at: found?.skill.created_at ?? now,
+    updated_at: now,
+    artifacts,
+  };
+  return { skill, scope: where };
+}
+
 /** Build the run slice. Runs given a `run_id` can be cancelled with `skills/cancel-run`. */
 export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
   const { session, events } = deps;
@@ -106,6 +164,15 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     catalog: () => session.catalog.get(),
     run: async (req, ctx) => handlers['skills/run'](req, ctx),
     llm: deps.llm,
+    turn:
+      deps.evalTurn &&
+      ((input) => {
+        const catalog = session.catalog.get();
+        const store = catalog.store(input.skill.scope);
+        if (!store) throw new AppError('NOT_FOUND', `the ${input.skill.scope} store is no longer open`);
+        const { dispatcher } = session.runtime(store);
+        return deps.evalTurn!({ catalog, dispatcher, workspace: session.workspace }, input);
+      }),
     now: deps.now,
     events,
   });
@@ -145,7 +212,9 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
 
     'skills/run': async (req, ctx) => {
       const catalog = session.catalog.get();
-      const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+      const { skill, scope } = req.package
+        ? draftSkill(catalog, req.name, req.scope, parsePackageInput(req.package, 'draft', deps.limits))
+        : resolveOrThrow(catalog, req.name, req.scope);
       const store = catalog.store(scope)!;
       const runtime = session.runtime(store);
       const sessionId = req.session_id ?? `cli-${randomUUID()}`;
@@ -172,6 +241,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
           scope,
           version: skill.version,
           session_id: sessionId,
+          ran: req.package ? ('draft' as const) : ('saved' as const),
           ok: results.every((r) => r.ok),
           results: results.map(toArtifactRunView),
         };
@@ -218,7 +288,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         evals.evaluate(
           { name: found.skill.name, scope: found.scope, only: 'output' },
           { ...ctx, signal: run.signal },
-          { ids: split!.validation_ids, origin },
+          { ids: split!.validation_ids, origin, direct: true },
         );
       try {
         const before = split ? await validate('optimize_before') : null;

@@ -2,8 +2,10 @@ import { useShallow } from 'zustand/react/shallow';
 import { useComposerStore, useStores } from '../../stores.js';
 import { KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
+import { Markdown } from '../../ui/Markdown.js';
+import { ResultView } from '../../ui/ResultView.js';
 import { CodeEditor } from './CodeEditor.js';
-import { type EditorDoc, isDirty, type RunResult } from './composer-state.js';
+import { type EditorDoc, isDirty, type RanLabel, type RunResult, ranText } from './composer-state.js';
 import { isTemplate, templateVariables } from './draft.js';
 
 /** The context's top-level keys, or null while it is not a JSON object (the editor flags that). */
@@ -36,9 +38,29 @@ function Block({ title, text, tone }: { title: string; text: string; tone?: 'err
   );
 }
 
-function ResultCard({ r }: { r: RunResult }) {
+/** An artifact's output: text as Markdown (as the chat shows it), data laid out with its JSON a click away. */
+function Output({ r }: { r: RunResult }) {
+  const title = r.injected ? 'Injected into the chat' : 'Output';
+  if (r.text != null) {
+    return (
+      <div className="sc-block">
+        <p className="sc-label">{title}</p>
+        <div className="sc-md">
+          <Markdown text={r.text} />
+        </div>
+      </div>
+    );
+  }
+  if (r.data == null) return null;
+  return (
+    <div className="sc-block">
+      <ResultView value={r.data} label={title} />
+    </div>
+  );
+}
+
+function ResultCard({ r, ran }: { r: RunResult; ran: RanLabel | null }) {
   const traces = useStores().traces;
-  const output = r.text ?? (r.data != null ? JSON.stringify(r.data, null, 2) : null);
   const tokens =
     r.input_tokens != null || r.output_tokens != null
       ? `${r.input_tokens ?? 0} → ${r.output_tokens ?? 0} tokens`
@@ -50,6 +72,14 @@ function ResultCard({ r }: { r: RunResult }) {
         <strong>{r.artifact}</strong>
         <KindChip kind={r.kind} />
         <span className="sc-result__facts">
+          {ran && (
+            <span
+              className={`sc-ran sc-ran--${ran.what}`}
+              title={ran.what === 'draft' ? 'Ran your edits as they are, unsaved' : 'Ran the saved skill'}
+            >
+              {ranText(ran)}
+            </span>
+          )}
           <span>{fmtMs(r.duration_ms)}</span>
           {tokens && <span>{tokens}</span>}
           {r.estimated_cost != null && <span>{fmtCost(r.estimated_cost)}</span>}
@@ -62,7 +92,7 @@ function ResultCard({ r }: { r: RunResult }) {
         </p>
       )}
       {r.error && <Block title={`Error · ${r.error.code}`} text={r.error.message} tone="error" />}
-      {output != null && <Block title={r.injected ? 'Injected into the chat' : 'Output'} text={output} />}
+      <Output r={r} />
       {r.rendered_input && <Block title="Rendered input" text={r.rendered_input} />}
       {r.stdout && <Block title="stdout" text={r.stdout} />}
       {r.assertions.length > 0 && (
@@ -112,12 +142,12 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
       run: st.run,
       cancelRun: st.cancelRun,
       variables: st.validation.variables,
+      ran: st.test.ran,
     })),
   );
   const art = doc.draft.artifacts.find((a) => a.key === s.selected) ?? null;
   const busy = s.test.status === 'running' || s.test.status === 'rendering';
-  const saved = doc.origin !== null;
-  const savedArt = art && saved && doc.base?.artifacts.some((b) => b.name === art.name);
+  const dirty = isDirty(doc);
   // Variables the selected template reads that the context does not give yet (say so before a run fails).
   const keys = contextKeys(doc.context);
   const missing =
@@ -187,7 +217,8 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
             <button
               type="button"
               className="btn btn--primary"
-              disabled={busy || !savedArt}
+              disabled={busy || !art}
+              title={dirty ? 'Run this artifact as edited (unsaved edits included)' : 'Run this artifact'}
               onClick={() => void s.run('artifact')}
             >
               <Icon name="send" />
@@ -196,7 +227,7 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
             <button
               type="button"
               className="btn"
-              disabled={busy || !saved}
+              disabled={busy || doc.draft.artifacts.length === 0}
               onClick={() => void s.run('skill')}
             >
               Run skill
@@ -205,11 +236,9 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
         )}
       </div>
       <p className="sc-field__help">
-        {!saved
-          ? 'Save the skill to run it; templates render as edited.'
-          : isDirty(doc)
-            ? 'Runs use the saved version; Render only uses your edits.'
-            : 'Runs are recorded as traces (session “composer”).'}
+        {dirty
+          ? 'Runs use your edits as they are, unsaved; results are labelled “draft”.'
+          : `Runs use the saved version ${doc.base?.version ?? ''}; each is recorded as a trace (session “composer”).`}
       </p>
       <div className="sc-test__out" aria-live="polite">
         {s.test.status === 'rendering' && (
@@ -234,7 +263,7 @@ export function TestPanel({ doc }: { doc: EditorDoc }) {
         )}
         {s.test.rendered !== null && <Block title="Rendered" text={s.test.rendered} />}
         {s.test.results.map((r) => (
-          <ResultCard key={r.trace_id} r={r} />
+          <ResultCard key={r.trace_id} r={r} ran={s.ran} />
         ))}
         {s.test.status === 'idle' && (
           <p className="sc-empty-line">Fill in the context, then render the template or run the skill.</p>

@@ -65,6 +65,14 @@ export interface ImportReportRow {
   warnings?: ValidationIssue[];
 }
 
+/** What a test run ran: the draft (unsaved edits included) or a saved version. */
+export type RanLabel = { what: 'draft'; version: string } | { what: 'saved'; version: string };
+
+/** The words a result is labelled with: "draft" or "version 1.0.2". */
+export function ranText(r: RanLabel): string {
+  return r.what === 'draft' ? 'draft' : `version ${r.version}`;
+}
+
 /** One artifact's run, with the rendered input read back from its trace. */
 export interface RunResult extends ArtifactRunView {
   rendered_input?: string | null;
@@ -116,6 +124,8 @@ export interface ComposerState {
     rendered: string | null;
     results: RunResult[];
     error: AppErrorData | null;
+    /** What the last run ran: the draft as edited, or the saved version. */
+    ran: RanLabel | null;
   };
   history: {
     status: 'idle' | 'loading' | 'ready' | 'error';
@@ -171,7 +181,7 @@ export type ComposerEvent =
   | { type: 'render/started' }
   | { type: 'render/finished'; rendered: string }
   | { type: 'render/failed'; error: AppErrorData }
-  | { type: 'run/started'; runId: string }
+  | { type: 'run/started'; runId: string; ran?: RanLabel }
   | { type: 'run/result'; runId: string; result: RunResult }
   | { type: 'run/trace'; runId: string; traceId: string; renderedInput: string | null }
   | { type: 'run/finished'; runId: string; results: ArtifactRunView[] }
@@ -211,7 +221,7 @@ export function initialComposerState(): ComposerState {
     tab: 'edit',
     validation: { seq: 0, checking: false, issues: [], templates: {}, warnings: [], variables: {} },
     saving: { busy: false, error: null },
-    test: { status: 'idle', runId: null, rendered: null, results: [], error: null },
+    test: { status: 'idle', runId: null, rendered: null, results: [], error: null, ran: null },
     history: {
       status: 'idle',
       data: null,
@@ -482,7 +492,7 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
     case 'render/failed':
       return { ...s, test: { ...idleTest(), status: 'failed', error: e.error } };
     case 'run/started':
-      return { ...s, test: { ...idleTest(), status: 'running', runId: e.runId } };
+      return { ...s, test: { ...idleTest(), status: 'running', runId: e.runId, ran: e.ran ?? null } };
     case 'run/result': {
       if (s.test.runId !== e.runId) return s;
       const results = s.test.results.filter((r) => r.trace_id !== e.result.trace_id);

@@ -549,6 +549,38 @@ describe('composer store over a real host', () => {
     expect(t.results[0]!.rendered_input).toContain("text = 'hello big world'");
   }, 60_000);
 
+  it('runs the draft as edited, unsaved edits included, and labels what ran', async () => {
+    const { client } = inProcessClient();
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    store.getState().newSkill('python');
+    store.getState().setContext('{"text": "hello big world"}');
+    // Never saved: the draft runs.
+    await store.getState().run('artifact');
+    let t = store.getState().test;
+    expect(t.status).toBe('done');
+    expect(t.ran).toEqual({ what: 'draft', version: '1.0.0' });
+    expect(t.results[0]).toMatchObject({ ok: true, data: { words: 3, characters: 15 } });
+    await store.getState().save();
+    const a = openDoc(store.getState())!.draft.artifacts[0]!;
+    store
+      .getState()
+      .changeArtifact(a.key, { content: a.content.replace('len(words)', 'len(words) * 10') });
+    await store.getState().run('artifact');
+    t = store.getState().test;
+    expect(t.ran?.what).toBe('draft');
+    expect(t.results[0]).toMatchObject({ ok: true, data: { words: 30 } });
+    expect(t.results[0]!.rendered_input).toContain('len(words) * 10');
+    // Unsaved: the stored skill still counts plainly.
+    const stored = await client.call('skills/get', { name: openDoc(store.getState())!.draft.name });
+    expect(stored.ok && stored.value.skill.artifacts[0]!.content).not.toContain('* 10');
+    await store.getState().save();
+    await store.getState().run('artifact');
+    t = store.getState().test;
+    expect(t.ran).toEqual({ what: 'saved', version: openDoc(store.getState())!.base!.version });
+    expect(t.results[0]).toMatchObject({ ok: true, data: { words: 30 } });
+  }, 90_000);
+
   it('cancels a running test-run: it ends as cancelled', async () => {
     const { client } = inProcessClient();
     const store = createComposerStore(client, null);

@@ -534,14 +534,32 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       async run(what) {
         const s = get();
         const doc = openDoc(s);
-        if (!doc?.origin) return;
+        if (!doc) return;
         const ctx = parseContext(doc.context);
         if (!ctx.ok) return dispatch({ type: 'render/failed', error: ctx.error });
         shelf.setContext(doc.key, doc.context);
         const sel = doc.draft.artifacts.find((x) => x.key === s.selected);
+        // What the user sees is what runs: an edited or unsaved skill runs as its draft (validated
+        // by the main process, never saved); an unedited one runs the stored version.
+        const draft = isDirty(doc) ? draftToPackage(doc.draft) : null;
+        if (draft && draft.issues.length > 0) {
+          const first = draft.issues[0]!;
+          return dispatch({
+            type: 'render/failed',
+            error: {
+              code: 'INVALID_INPUT',
+              message: `${first.path} ${first.message}; fix it to run the draft`,
+            },
+          });
+        }
         runSeq += 1;
         const runId = `composer-${Date.now().toString(36)}-${runSeq}`;
-        dispatch({ type: 'run/started', runId });
+        const version = (doc.draft.version.trim() || doc.base?.version) ?? '';
+        dispatch({
+          type: 'run/started',
+          runId,
+          ran: draft ? { what: 'draft', version } : { what: 'saved', version: doc.base?.version ?? version },
+        });
         const off = client.subscribe('skills/artifact-ran', (ev) => {
           if (ev.run_id !== runId) return;
           dispatch({ type: 'run/result', runId, result: ev.result });
@@ -557,8 +575,9 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         });
         try {
           const r = await client.call('skills/run', {
-            name: doc.origin.name,
-            scope: doc.origin.scope,
+            ...(draft
+              ? { name: doc.draft.name, scope: doc.origin?.scope ?? doc.scope, package: draft.pkg }
+              : { name: doc.origin?.name ?? doc.draft.name, scope: doc.origin?.scope ?? doc.scope }),
             ...(what === 'artifact' && sel ? { artifact: sel.name } : {}),
             context: ctx.value,
             session_id: 'composer',
@@ -729,7 +748,9 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
             outcome: p.outcome === 'not_imported' ? 'not-imported' : p.outcome,
             detail:
               p.outcome === 'updated'
-                ? `${p.previous_version ?? '?'} → ${p.version} in the ${r.value.scope} store`
+                ? `${p.previous_version ?? '?'} → ${p.version} in the ${r.value.scope} store${
+                    p.changed && p.changed.length > 0 ? `; changed: ${p.changed.join(', ')}` : ''
+                  }`
                 : p.outcome === 'created' || p.outcome === 'unchanged'
                   ? `${p.version} in the ${r.value.scope} store`
                   : (p.reason ?? ''),
