@@ -563,9 +563,7 @@ describe('composer store over a real host', () => {
     expect(t.results[0]).toMatchObject({ ok: true, data: { words: 3, characters: 15 } });
     await store.getState().save();
     const a = openDoc(store.getState())!.draft.artifacts[0]!;
-    store
-      .getState()
-      .changeArtifact(a.key, { content: a.content.replace('len(words)', 'len(words) * 10') });
+    store.getState().changeArtifact(a.key, { content: a.content.replace('len(words)', 'len(words) * 10') });
     await store.getState().run('artifact');
     t = store.getState().test;
     expect(t.ran?.what).toBe('draft');
