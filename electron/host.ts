@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createActivationHandlers, stopScanThread } from './activation/index.js';
-import { createChatHandlers } from './chat/index.js';
+import { createAttachmentsHandlers } from './attachments/index.js';
+import { createChatHandlers, runEvalTurn } from './chat/index.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
@@ -274,9 +275,10 @@ export function createHost(deps: HostDeps): Host {
       embedBeforeMatch: deps.mode === 'cli',
       onMatched: (matches) => session.matched(matches),
     }),
-    ...createSkillRunHandlers({ session, events, limits, llm, now }),
+    ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),
     ...appHandlers,
     ...chat.handlers,
+    ...createAttachmentsHandlers(),
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,
     ...createCodeHandlers({ session }),

@@ -15,6 +15,7 @@ import {
   appRequestSchemas,
   appWindowRequestSchemas,
 } from './app.js';
+import { type AttachmentsChannels, attachmentsRequestSchemas } from './attachments.js';
 import { type BuiltinToolChannels, builtinToolRequestSchemas } from './builtin-tools.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
 import { type CodeChannels, codeRequestSchemas } from './code.js';
@@ -42,6 +43,7 @@ export type Channels = SkillsChannels &
   AppChannels &
   AppWindowChannels &
   ChatChannels &
+  AttachmentsChannels &
   TracesChannels &
   SettingsChannels &
   CodeChannels &
@@ -113,6 +115,7 @@ export const requestSchemas = {
   ...appRequestSchemas,
   ...appWindowRequestSchemas,
   ...chatRequestSchemas,
+  ...attachmentsRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,
   ...codeRequestSchemas,

@@ -1,0 +1,25 @@
+import type { HandlersFor } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
+import { readPdfText } from './pdf-text.js';
+
+/** `%PDF-` within the first KiB, where readers look for it (some files start with junk). */
+function looksLikePdf(b: Uint8Array): boolean {
+  const head = Buffer.from(b.subarray(0, 1024)).toString('latin1');
+  return head.includes('%PDF-');
+}
+
+/** The `attachments/*` handlers: a PDF's text read in the main process, never in the renderer. */
+export function createAttachmentsHandlers() {
+  return {
+    'attachments/read-pdf': async (req) => {
+      const bytes = new Uint8Array(Buffer.from(req.data, 'base64'));
+      if (!looksLikePdf(bytes))
+        throw new AppError(
+          'INVALID_INPUT',
+          `${req.name} is not a PDF (it does not start as one). Attach the PDF itself, or a text file.`,
+          { reason: 'not_pdf' },
+        );
+      return readPdfText(bytes, req.name);
+    },
+  } satisfies HandlersFor<'attachments'>;
+}
