@@ -2,7 +2,13 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
-import { type LoadedPackage, limitsFrom, loadPackages, writeAgentSkillFolder } from '../skills/index.js';
+import {
+  type LoadedPackage,
+  limitsFrom,
+  loadPackages,
+  packageForChannel,
+  writeAgentSkillFolder,
+} from '../skills/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
@@ -31,19 +37,44 @@ function kindsLabel(e: SkillListItem): string {
   return e.artifact_kinds.join(', ');
 }
 
-/** The human lines of an import. */
-export function formatImported(outcomes: ImportPackageRes['imported']): string {
-  return outcomes
-    .map((r) => {
-      const what =
-        r.action === 'updated'
-          ? `updated ${r.previous_version} → ${r.version}`
-          : r.action === 'unchanged'
-            ? `unchanged (${r.version} already installed)`
-            : `created ${r.version}`;
-      return `${r.name} [${r.scope}]: ${what}, ${r.artifacts} artifact${r.artifacts === 1 ? '' : 's'}`;
-    })
-    .join('\n');
+/** Most lines of one artifact's diff printed by an import (the JSON report has them all). */
+const DIFF_LINES = 40;
+
+/** The human lines of an import: per skill what happened, and for an update what changed. */
+export function formatImported(outcomes: ImportPackageRes['imported'], dryRun = false): string {
+  const lines: string[] = [];
+  for (const r of outcomes) {
+    const would = dryRun ? 'would be ' : '';
+    const what =
+      r.action === 'updated'
+        ? `${would}updated ${r.previous_version} → ${r.version}${r.version_bumped ? ' (content changed; patch version raised)' : ''}`
+        : r.action === 'unchanged'
+          ? `unchanged (the same content is installed as ${r.version})`
+          : `${would}created ${r.version}`;
+    lines.push(`${r.name} [${r.scope}]: ${what}, ${r.artifacts} artifact${r.artifacts === 1 ? '' : 's'}`);
+    for (const f of r.changes?.fields ?? []) {
+      if (f.field === 'version') continue;
+      lines.push(`  ${f.field}: ${short(f.from)} → ${short(f.to)}`);
+    }
+    for (const a of r.changes?.artifacts ?? []) {
+      const meta = a.metadata_changed.length > 0 ? ` (metadata: ${a.metadata_changed.join(', ')})` : '';
+      lines.push(
+        `  ${a.change} ${a.kind} "${a.name}"${a.model_variant ? ` [${a.model_variant}]` : ''}${meta}`,
+      );
+      if (!a.patch) continue;
+      const patch = a.patch.split('\n');
+      for (const l of patch.slice(0, DIFF_LINES)) lines.push(`    ${l}`);
+      if (patch.length > DIFF_LINES)
+        lines.push(`    … ${patch.length - DIFF_LINES} more lines (--json has the whole diff)`);
+    }
+  }
+  if (dryRun) lines.push('Dry run: nothing was written.');
+  return lines.join('\n');
+}
+
+function short(v: unknown): string {
+  const text = v === null || v === undefined ? '(none)' : JSON.stringify(v);
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 }
 
 /** The `skills` command group: import, list, show, export, delete, match. */
@@ -77,30 +108,48 @@ function registerImport(skills: Command, ctx: CliContext): void {
     )
     .option(
       '--max-size <bytes>',
-      'largest package accepted (default 10 MiB or $SKILLDESK_MAX_IMPORT_BYTES)',
+      'largest package accepted (default 32 MiB or $SKILLDESK_MAX_IMPORT_BYTES)',
       positiveInt('--max-size'),
     )
-    .action(async (paths: string[], o: { scope?: SkillScope; force: boolean; maxSize?: number }) => {
-      const g = ctx.globals();
-      const scope: SkillScope = o.scope ?? (g.workspace ? 'workspace' : 'account');
-      if (scope === 'workspace' && !g.workspace)
-        throw new AppError('USAGE', '--scope workspace needs --workspace DIR');
-      const limits = limitsFrom(ctx.env, o.maxSize);
-      // Read and validate everything before any store is opened: bad input writes nothing.
-      const loaded: LoadedPackage[] = [];
-      for (const p of paths) loaded.push(...(await loadPackages(resolve(p), limits)));
-      // An Agent Skills name off the standard imports, with a warning on stderr.
-      for (const l of loaded)
-        for (const w of l.warnings ?? []) ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
-      const { imported } = await withClient(ctx, (c) =>
-        c.invoke('skills/import-packages', {
-          packages: loaded.map((l) => ({ file_name: l.file, package: l.pkg as Record<string, unknown> })),
-          scope,
-          force: o.force,
-        }),
-      );
-      ctx.print({ imported }, () => formatImported(imported));
-    });
+    .option(
+      '--max-files <n>',
+      'most files in one skill folder or zip (default 500 or $SKILLDESK_MAX_IMPORT_FILES)',
+      positiveInt('--max-files'),
+    )
+    .option(
+      '--dry-run',
+      'print what would be created, updated (with the diff) or left unchanged; write nothing',
+      false,
+    )
+    .action(
+      async (
+        paths: string[],
+        o: { scope?: SkillScope; force: boolean; maxSize?: number; maxFiles?: number; dryRun: boolean },
+      ) => {
+        const g = ctx.globals();
+        const scope: SkillScope = o.scope ?? (g.workspace ? 'workspace' : 'account');
+        if (scope === 'workspace' && !g.workspace)
+          throw new AppError('USAGE', '--scope workspace needs --workspace DIR');
+        const limits = limitsFrom(ctx.env, o.maxSize, o.maxFiles);
+        // Read and validate everything before any store is opened: bad input writes nothing.
+        const loaded: LoadedPackage[] = [];
+        for (const p of paths) loaded.push(...(await loadPackages(resolve(p), limits)));
+        // An Agent Skills name off the standard imports, with a warning on stderr.
+        for (const l of loaded)
+          for (const w of l.warnings ?? []) ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
+        const { imported } = await withClient(ctx, (c) =>
+          c.invoke('skills/import-packages', {
+            packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),
+            scope,
+            force: o.force,
+            ...(o.dryRun ? { dry_run: true } : {}),
+          }),
+        );
+        ctx.print(o.dryRun ? { imported, dry_run: true } : { imported }, () =>
+          formatImported(imported, o.dryRun),
+        );
+      },
+    );
 }
 
 /** `skills list`: the merged catalog. */

@@ -224,10 +224,28 @@ export interface ImportOutcomeView {
   previous_version?: string;
   artifacts: number;
   file: string;
+  /** SHA-256 of the content installed after the import (ids, versions and etags left out). */
+  content_hash: string;
+  previous_content_hash?: string;
+  /** The content changed and the package's version did not: the installed patch was raised. */
+  version_bumped?: boolean;
+  /** What an update changes: the skill's fields, and the artifacts added, removed or changed. */
+  changes?: {
+    fields: Array<{ field: string; from: unknown; to: unknown }>;
+    artifacts: Array<{
+      name: string;
+      kind: string;
+      model_variant: string | null;
+      change: 'added' | 'removed' | 'changed' | 'unchanged';
+      patch: string;
+      metadata_changed: string[];
+    }>;
+  };
 }
-/** Reply of `skills/import-package`. */
+/** Reply of `skills/import-package`; `dry_run` when nothing was written. */
 export interface ImportPackageRes {
   imported: ImportOutcomeView[];
+  dry_run?: boolean;
 }
 
 /** `skills/export-package`: the canonical JSON package of a skill. */
@@ -324,6 +342,8 @@ export const ImportPackagesReqSchema = z
       .max(10_000),
     scope: ScopeSchema.optional(),
     force: z.boolean().optional(),
+    /** Report what the import would do (with each update's diff) and write nothing. */
+    dry_run: z.boolean().optional(),
   })
   .strict();
 /** Request of `skills/import-packages`. */
@@ -758,6 +778,10 @@ export interface DroppedPackageOutcome {
   outcome: 'created' | 'updated' | 'unchanged' | 'refused' | 'not_imported';
   version?: string;
   previous_version?: string;
+  /** An update whose version the import raised (the content changed, the package's version did not). */
+  version_bumped?: boolean;
+  /** What an update changed: field names, and artifacts as `name (added|removed|changed)`. */
+  changed?: string[];
   /** Why it was refused or not imported. */
   reason?: string;
   /** Problems at JSON paths (refused packages). */

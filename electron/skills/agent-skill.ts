@@ -147,12 +147,11 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     }
   });
   const version = f.metadata?.version;
-  const pkg: Record<string, unknown> = {
-    name: f.name,
-    description: f.description,
-    version: version && VERSION.test(version) ? version : '1.0.0',
-    source: 'user',
-  };
+  // No version stays no version: the schema's default applies, and an import knows the folder
+  // declared none (an update of its content then bumps the installed version).
+  const pkg: Record<string, unknown> = { name: f.name, description: f.description };
+  if (version && VERSION.test(version)) pkg.version = version;
+  pkg.source = 'user';
   if (f.license !== undefined) pkg.license = f.license;
   if (f.compatibility !== undefined) pkg.compatibility = f.compatibility;
   if (f.metadata !== undefined) pkg.metadata = f.metadata;

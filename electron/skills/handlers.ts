@@ -189,11 +189,16 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       const loaded = req.packages.map((p) => ({
         file: p.file_name,
         pkg: parsePackageInput(p.package, p.file_name, deps.limits),
+        version_declared: typeof p.package.version === 'string',
       }));
       const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
       if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
       const { store } = catalog.withStore(scope);
-      const outcomes: ImportOutcomeView[] = importPackages(store, loaded, { force: req.force });
+      const outcomes: ImportOutcomeView[] = importPackages(store, loaded, {
+        force: req.force,
+        dryRun: req.dry_run,
+      });
+      if (req.dry_run) return { imported: outcomes, dry_run: true };
       if (outcomes.some((o) => o.action !== 'unchanged')) {
         events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
       }

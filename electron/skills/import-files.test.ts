@@ -146,7 +146,7 @@ describe('importDropped', () => {
     const r = importDropped(
       s,
       await readDroppedFiles(
-        [file('new.json', pkg('New')), file('a.json', pkg('A', '1.0.0'))],
+        [file('new.json', pkg('New')), file('a.json', pkg('A', '1.0.0', { description: 'A changed.' }))],
         DEFAULT_LIMITS,
       ),
     );

@@ -17,7 +17,7 @@ export interface DroppedFile {
 
 /** One package found among dropped files: read and valid, or refused with why and where. */
 export type DroppedPackage =
-  | { source: string; ok: true; pkg: SkillPackage; warnings: PackageIssue[] }
+  | { source: string; ok: true; pkg: SkillPackage; warnings: PackageIssue[]; version_declared?: boolean }
   | { source: string; ok: false; name: string | null; reason: string; issues: PackageIssue[] };
 
 /** What an import of dropped files did to one package. */
@@ -28,6 +28,10 @@ export interface DroppedOutcome {
   outcome: 'created' | 'updated' | 'unchanged' | 'refused' | 'not_imported';
   version?: string;
   previous_version?: string;
+  /** An update whose version the import raised (the content changed, the package's version did not). */
+  version_bumped?: boolean;
+  /** What an update changed: the skill's fields and the artifacts added, removed or changed. */
+  changed?: string[];
   /** Why it was refused or not imported. */
   reason?: string;
   /** Problems at JSON paths (refused packages). */
@@ -167,7 +171,8 @@ function fromAgentFolder(
   }
   const name = typeof raw.name === 'string' ? raw.name : '';
   const problem = agentSkillNameProblem(name, folder);
-  return checked(source, raw, problem ? [{ path: 'name', message: problem }] : []);
+  const r = checked(source, raw, problem ? [{ path: 'name', message: problem }] : []);
+  return r.ok ? { ...r, version_declared: typeof raw.version === 'string' } : r;
 }
 
 function checked(source: string, raw: unknown, warnings: PackageIssue[]): DroppedPackage {
@@ -250,7 +255,11 @@ export function importDropped(
     };
   }
   const ok = found as Array<DroppedPackage & { ok: true }>;
-  const loaded: LoadedPackage[] = ok.map((p) => ({ file: p.source, pkg: p.pkg }));
+  const loaded: LoadedPackage[] = ok.map((p) => ({
+    file: p.source,
+    pkg: p.pkg,
+    version_declared: p.version_declared,
+  }));
   try {
     const outcomes = importPackages(store, loaded, opts);
     return {
@@ -261,6 +270,15 @@ export function importDropped(
         outcome: o.action,
         version: o.version,
         ...(o.previous_version ? { previous_version: o.previous_version } : {}),
+        ...(o.version_bumped ? { version_bumped: true } : {}),
+        ...(o.changes
+          ? {
+              changed: [
+                ...o.changes.fields.map((f) => f.field),
+                ...o.changes.artifacts.map((a) => `${a.name} (${a.change})`),
+              ],
+            }
+          : {}),
         issues: [],
         warnings: ok[i]!.warnings,
       })),

@@ -10,6 +10,7 @@ import { splitFrontmatter } from './agent-skill.js';
 import { exportAgentSkill, exportJson } from './export.js';
 import { importPackages, loadPackages } from './import.js';
 import { DEFAULT_LIMITS } from './limits.js';
+import { listVersions } from './versions.js';
 
 // The design prints the example as a built-in (`source: "system"`), which user imports may not claim.
 const validExample = () => {
@@ -104,7 +105,7 @@ describe('JSON packages', () => {
     expect(exportJson(s2.repo.getSkillByName('Consistency Checker')!)).toBe(first);
   });
 
-  it('leaves the same version alone, updates to a newer one, refuses an older one unless forced', async () => {
+  it('compares content: the same is unchanged, an edit under the same version raises its patch, an older version is refused unless forced', async () => {
     const s = store();
     const dir = tempDir();
     const v = (version: string, content: string) => {
@@ -115,11 +116,28 @@ describe('JSON packages', () => {
     };
     await importFile(s, v('1.1.0', 'first'));
     const id = s.repo.getSummaryByName('Consistency Checker')!.id;
-    expect((await importFile(s, v('1.1.0', 'changed')))[0]!.action).toBe('unchanged');
-    expect(s.repo.getSkill(id)!.artifacts[0]!.content).toBe('first');
+    expect((await importFile(s, v('1.1.0', 'first')))[0]!.action).toBe('unchanged');
+    const changed = (await importFile(s, v('1.1.0', 'changed')))[0]!;
+    expect(changed).toMatchObject({
+      action: 'updated',
+      version: '1.1.1',
+      previous_version: '1.1.0',
+      version_bumped: true,
+    });
+    expect(changed.changes!.artifacts).toEqual([
+      expect.objectContaining({ change: 'changed', patch: expect.stringMatching(/-first\n.*\n\+changed/) }),
+    ]);
+    expect(s.repo.getSkill(id)!.artifacts[0]!.content).toBe('changed');
+    expect(listVersions(s.db, 'Consistency Checker').map((x) => x.version)).toEqual(['1.1.0']);
+    // The same content again under the version it was first imported as: nothing to do.
+    expect((await importFile(s, v('1.1.0', 'changed')))[0]).toMatchObject({
+      action: 'unchanged',
+      version: '1.1.1',
+    });
     expect((await importFile(s, v('1.2.0', 'newer')))[0]).toMatchObject({
       action: 'updated',
-      previous_version: '1.1.0',
+      previous_version: '1.1.1',
+      version: '1.2.0',
     });
     expect(s.repo.getSkill(id)!.artifacts[0]!.content).toBe('newer');
     await expect(importFile(s, v('1.0.0', 'older'))).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });

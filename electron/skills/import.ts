@@ -4,13 +4,14 @@ import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
 import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
-import { packageToRows } from './convert.js';
+import { contentHash } from './content-hash.js';
+import { packageToRows, skillToPackage } from './convert.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { agentSkillNameProblem } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
-import { compareVersions } from './version.js';
-import { recordVersion } from './versions.js';
+import { bumpPatch, compareVersions } from './version.js';
+import { type ArtifactDiff, diffPackages, type PackageDiff, recordVersion } from './versions.js';
 import { type FileMap, readZip } from './zip.js';
 
 /** A package read from disk and validated, with where it came from. */
@@ -19,6 +20,17 @@ export interface LoadedPackage {
   pkg: SkillPackage;
   /** What did not stop it loading: an Agent Skills name off the standard. */
   warnings?: PackageIssue[];
+  /**
+   * False when the source gave no version (most Agent Skills folders): the package's `1.0.0` is a
+   * default then, and an update of its content bumps the installed version instead.
+   */
+  version_declared?: boolean;
+}
+
+/** How an updated skill differs from the one it replaced (unchanged artifacts left out). */
+export interface ImportChanges {
+  fields: PackageDiff['fields'];
+  artifacts: ArtifactDiff[];
 }
 
 /** What an import did to one skill. */
@@ -30,6 +42,13 @@ export interface ImportOutcome {
   previous_version?: string;
   artifacts: number;
   file: string;
+  /** {@link contentHash} of what is installed after the import (what would be, on a dry run). */
+  content_hash: string;
+  previous_content_hash?: string;
+  /** The version was raised by the import: the content changed and the package's did not. */
+  version_bumped?: boolean;
+  /** What an update changes. */
+  changes?: ImportChanges;
 }
 
 /**
@@ -123,10 +142,26 @@ function fromJson(bytes: Buffer, file: string, limits: ImportLimits): LoadedPack
 }
 
 function fromAgentFiles(files: FileMap, file: string, folder: string): LoadedPackage {
-  const pkg = check(agentSkillToPackage(files, file), file);
+  const raw = agentSkillToPackage(files, file);
+  const pkg = check(raw, file);
   // The Agent Skills client guide: warn about a name off the standard, and still load the skill.
   const problem = agentSkillNameProblem(pkg.name, folder);
-  return { file, pkg, ...(problem ? { warnings: [{ path: 'name', message: problem }] } : {}) };
+  return {
+    file,
+    pkg,
+    version_declared: typeof raw.version === 'string',
+    ...(problem ? { warnings: [{ path: 'name', message: problem }] } : {}),
+  };
+}
+
+/**
+ * The package as the `skills/import-packages` channel carries it: without a version the source
+ * did not declare, so the store can tell a default `1.0.0` from a declared one.
+ */
+export function packageForChannel(l: LoadedPackage): Record<string, unknown> {
+  if (l.version_declared !== false) return l.pkg as Record<string, unknown>;
+  const { version: _v, ...rest } = l.pkg;
+  return rest;
 }
 
 function check(raw: unknown, file: string): SkillPackage {
@@ -172,18 +207,25 @@ export function assertNotSystemSource(pkg: SkillPackage, file: string): void {
 /** Options for {@link importPackages}. */
 export interface ImportOptions {
   /**
-   * Accept an older version over a newer one (and re-write an equal one), and replace a built-in
-   * (`source: "system"`) skill of the same name.
+   * Accept an older version over a newer one, and replace a built-in (`source: "system"`) skill of
+   * the same name.
    */
   force?: boolean;
+  /** Work out and report what the import would do; write nothing. */
+  dryRun?: boolean;
 }
 
 /**
- * Write user packages into one store, all or nothing, in one transaction: a new name is created,
- * the same version is left alone, a newer version replaces the skill (keeping its id), an older
- * one is refused unless `force`. Names compare by {@link skillNameKey}. A package may not claim
- * `source: "system"`, and replacing a built-in skill needs `force` (the replacement keeps the
- * package's own source, so it is never labelled built-in).
+ * Write user packages into one store, all or nothing, in one transaction. What is installed is
+ * compared by content ({@link contentHash}), not by version: a new name is created; the same content
+ * is left alone (`unchanged`, whatever the versions say, except that a higher declared version is
+ * taken); different content is an update, the replaced skill kept in its history. An update takes
+ * the package's version when it is higher than the installed one, else the installed version with
+ * its patch number raised (most Agent Skills declare none, and `1.0.0` again must not hide an
+ * edit); a declared lower version is refused unless `force`. Names compare by {@link skillNameKey}.
+ * A package may not claim `source: "system"`, and replacing a built-in skill needs `force` (the
+ * replacement keeps the package's own source, so it is never labelled built-in). With `dryRun`
+ * the outcomes are the same and nothing is written.
  */
 export function importPackages(
   store: SkillStore,
@@ -204,15 +246,18 @@ export function importPackages(
     }
     seen.set(key, file);
   }
+  const write = !opts.dryRun;
   return store.repo.transaction(() =>
-    loaded.map(({ pkg, file }): ImportOutcome => {
+    loaded.map(({ pkg, file, version_declared }): ImportOutcome => {
       const existing = store.repo.getSummaryByName(pkg.name);
+      const hash = contentHash(pkg);
       const base = {
         name: pkg.name,
         scope: store.scope,
         version: pkg.version,
         artifacts: pkg.artifacts.length,
         file,
+        content_hash: hash,
       };
       if (!existing) {
         if (pkg.id && store.repo.getSkill(pkg.id)) {
@@ -222,9 +267,11 @@ export function importPackages(
             { file },
           );
         }
-        const rows = packageToRows(pkg);
-        store.repo.createSkill(rows.skill);
-        for (const a of rows.artifacts) store.repo.addArtifact(a);
+        if (write) {
+          const rows = packageToRows(pkg);
+          store.repo.createSkill(rows.skill);
+          for (const a of rows.artifacts) store.repo.addArtifact(a);
+        }
         return { ...base, action: 'created' };
       }
       if (existing.source === 'system' && !opts.force) {
@@ -234,21 +281,50 @@ export function importPackages(
           { file, name: existing.name, source: 'system' },
         );
       }
+      const replaced = store.repo.getSkill(existing.id)!;
+      const installed = skillToPackage(replaced);
+      const previousHash = contentHash(installed);
+      const declared = version_declared !== false;
       const cmp = compareVersions(pkg.version, existing.version);
-      if (cmp === 0 && !opts.force) return { ...base, name: existing.name, action: 'unchanged' };
-      if (cmp < 0 && !opts.force) {
+      const sameContent = previousHash === hash && pkg.name === existing.name;
+      if (sameContent && !(declared && cmp > 0)) {
+        return {
+          ...base,
+          name: existing.name,
+          version: existing.version,
+          action: 'unchanged',
+          previous_content_hash: previousHash,
+        };
+      }
+      if (declared && cmp < 0 && !opts.force) {
         throw new AppError(
           'VERSION_CONFLICT',
-          `${file}: "${pkg.name}" ${pkg.version} is older than the ${existing.version} in the ${store.scope} store; pass --force to downgrade`,
+          `${file}: "${pkg.name}" ${pkg.version} is older than the ${existing.version} in the ${store.scope} store; raise its version above ${existing.version}, or pass --force to downgrade`,
           { file, version: pkg.version, installed: existing.version },
         );
       }
-      const rows = packageToRows(pkg, existing.id);
-      const replaced = store.repo.getSkill(existing.id);
-      if (replaced) recordVersion(store.db, replaced, 'import');
-      store.repo.updateSkill(rows.skill);
-      store.repo.replaceArtifacts(existing.id, rows.artifacts);
-      return { ...base, action: 'updated', previous_version: existing.version };
+      const bumped = !sameContent && !(declared && cmp !== 0);
+      const version = bumped ? bumpPatch(existing.version) : pkg.version;
+      const next: SkillPackage = { ...pkg, version };
+      const diff = diffPackages(installed, next);
+      if (write) {
+        const rows = packageToRows(next, existing.id);
+        recordVersion(store.db, replaced, 'import');
+        store.repo.updateSkill(rows.skill);
+        store.repo.replaceArtifacts(existing.id, rows.artifacts);
+      }
+      return {
+        ...base,
+        version,
+        action: 'updated',
+        previous_version: existing.version,
+        previous_content_hash: previousHash,
+        ...(bumped ? { version_bumped: true } : {}),
+        changes: {
+          fields: diff.fields,
+          artifacts: diff.artifacts.filter((a) => a.change !== 'unchanged'),
+        },
+      };
     }),
   );
 }

@@ -14,11 +14,20 @@ export interface ImportLimits {
  */
 export const DEFAULT_LIMITS: ImportLimits = { maxBytes: 32 * 1024 * 1024, maxFiles: 500, maxRatio: 100 };
 
-/** Limits from the environment (and an optional explicit size). */
-export function limitsFrom(env: NodeJS.ProcessEnv, maxBytes?: number): ImportLimits {
-  const fromEnv = Number(env.SKILLDESK_MAX_IMPORT_BYTES);
-  const size = maxBytes ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_LIMITS.maxBytes);
-  return { ...DEFAULT_LIMITS, maxBytes: size };
+/**
+ * Limits from the environment (`SKILLDESK_MAX_IMPORT_BYTES`, `SKILLDESK_MAX_IMPORT_FILES`) and the
+ * command line (`--max-size`, `--max-files`, which win).
+ */
+export function limitsFrom(env: NodeJS.ProcessEnv, maxBytes?: number, maxFiles?: number): ImportLimits {
+  const positive = (v: string | undefined) => {
+    const n = Number(v);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  };
+  return {
+    ...DEFAULT_LIMITS,
+    maxBytes: maxBytes ?? positive(env.SKILLDESK_MAX_IMPORT_BYTES) ?? DEFAULT_LIMITS.maxBytes,
+    maxFiles: maxFiles ?? positive(env.SKILLDESK_MAX_IMPORT_FILES) ?? DEFAULT_LIMITS.maxFiles,
+  };
 }
 
 /** Human size, e.g. 10 MiB. */

@@ -29,3 +29,13 @@ function parse(v: string): { nums: number[]; pre: string[] } {
   const [core = '', pre = ''] = v.split('+')[0]!.split(/-(.*)/s);
   return { nums: core.split('.').map((n) => Number(n) || 0), pre: pre ? pre.split('.') : [] };
 }
+
+/**
+ * The next patch version after `v`: `1.2.3` → `1.2.4`, `1.2` → `1.2.1`, a pre-release → its
+ * release (`2.0.0-beta.1` → `2.0.0`, which ranks above it). Build metadata is dropped.
+ */
+export function bumpPatch(v: string): string {
+  const { nums, pre } = parse(v);
+  const [major = 0, minor = 0, patch = 0] = nums;
+  return pre.length > 0 ? `${major}.${minor}.${patch}` : `${major}.${minor}.${patch + 1}`;
+}

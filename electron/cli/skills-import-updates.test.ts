@@ -1,0 +1,91 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../test-support/index.js';
+
+const skillMd = (body: string) =>
+  `---\nname: tone-check\ndescription: Checks the tone of a text.\n---\n# Tone\n${body}\n`;
+
+describe('skilldesk skills import: updates by content', () => {
+  it('updates an Agent Skills folder that declares no version each time its content changes, and only then', async () => {
+    const home = tempDir();
+    const dir = join(tempDir(), 'tone-check');
+    mkdirSync(join(dir, 'references'), { recursive: true });
+    writeFileSync(join(dir, 'SKILL.md'), skillMd('Be kind.'));
+    writeFileSync(join(dir, 'references', 'words.md'), 'gentle\n');
+    const imp = (...extra: string[]) => runCli(['--home', home, '--json', 'skills', 'import', dir, ...extra]);
+
+    expect((await imp()).json().imported[0]).toMatchObject({ action: 'created', version: '1.0.0' });
+    const same = (await imp()).json().imported[0];
+    expect(same).toMatchObject({ action: 'unchanged', version: '1.0.0' });
+    expect(same.content_hash).toBe(same.previous_content_hash);
+
+    // Upstream edits the body and a bundled file (a `git pull`): no --force needed.
+    writeFileSync(join(dir, 'SKILL.md'), skillMd('Be kind, and be brief.'));
+    writeFileSync(join(dir, 'references', 'words.md'), 'gentle\nplain\n');
+    const dry = await imp('--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.json().dry_run).toBe(true);
+    expect(dry.json().imported[0]).toMatchObject({
+      action: 'updated',
+      previous_version: '1.0.0',
+      version: '1.0.1',
+      version_bumped: true,
+    });
+    const changed = dry
+      .json()
+      .imported[0].changes.artifacts.map((a: { name: string; change: string }) => [a.name, a.change]);
+    expect(changed).toEqual([
+      ['SKILL.md', 'changed'],
+      ['references/words.md', 'changed'],
+    ]);
+    // The dry run wrote nothing: the installed skill is still the first one.
+    const shown = await runCli(['--home', home, '--json', 'skills', 'show', 'tone-check']);
+    expect(JSON.stringify(shown.json())).toContain('Be kind.');
+    expect(JSON.stringify(shown.json())).not.toContain('be brief');
+
+    const human = await runCli(['--home', home, 'skills', 'import', dir, '--dry-run']);
+    expect(human.stdout).toMatch(
+      /tone-check \[account\]: would be updated 1\.0\.0 → 1\.0\.1 \(content changed/,
+    );
+    expect(human.stdout).toMatch(/\+Be kind, and be brief\./);
+    expect(human.stdout).toMatch(/Dry run: nothing was written\./);
+
+    expect((await imp()).json().imported[0]).toMatchObject({ action: 'updated', version: '1.0.1' });
+    expect((await imp()).json().imported[0]).toMatchObject({ action: 'unchanged', version: '1.0.1' });
+    // A second upstream change lands too (the folder still says nothing about its version).
+    writeFileSync(join(dir, 'SKILL.md'), skillMd('Be kind.'));
+    expect((await imp()).json().imported[0]).toMatchObject({ action: 'updated', version: '1.0.2' });
+
+    const history = await runCli(['--home', home, '--json', 'skills', 'versions', 'tone-check']);
+    if (history.code === 0) {
+      expect(JSON.stringify(history.json())).toContain('1.0.1');
+    }
+  });
+
+  it('takes a higher declared version, and refuses a lower one with a remedy', async () => {
+    const home = tempDir();
+    const dir = tempDir();
+    const file = join(dir, 'p.json');
+    const write = (version: string, content: string) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name: 'Greeter',
+          description: 'Greets.',
+          version,
+          artifacts: [{ kind: 'approach', name: 'How', content }],
+        }),
+      );
+    write('2.0.0', 'Say hello.');
+    await runCli(['--home', home, 'skills', 'import', file]);
+    write('2.1.0', 'Say hello warmly.');
+    const up = await runCli(['--home', home, '--json', 'skills', 'import', file]);
+    expect(up.json().imported[0]).toMatchObject({ action: 'updated', version: '2.1.0' });
+    expect(up.json().imported[0].version_bumped).toBeUndefined();
+    write('1.0.0', 'Say hi.');
+    const down = await runCli(['--home', home, 'skills', 'import', file]);
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toMatch(/older than the 2\.1\.0.*raise its version above 2\.1\.0, or pass --force/);
+  });
+});

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { SkillPackage } from './package-schema.js';
+
+/**
+ * Fields that say where a copy came from rather than what the skill is: a changed etag alone is
+ * not an update of the skill.
+ */
+const BOOKKEEPING = new Set(['id', 'version', 'sync_etag', 'artifacts']);
+
+function sortedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${sortedJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+const emptyToNull = (m: unknown) =>
+  m && typeof m === 'object' && !Array.isArray(m) && Object.keys(m).length === 0 ? null : (m ?? null);
+
+/**
+ * The SHA-256 of what a package says, not of how it was written down: its id, version and etag
+ * left out, defaults applied (`source` "user", an artifact's ordinal its position), absent and
+ * empty values alike, keys sorted, artifacts in the store's order. An import compares this, so a
+ * skill whose content changed is an update whatever its version says, and a re-import of the same
+ * content is unchanged whatever its formatting.
+ */
+export function contentHash(pkg: SkillPackage): string {
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(pkg)) {
+    if (BOOKKEEPING.has(k) || v == null) continue;
+    if (k === 'always_on' && v === false) continue;
+    if (k === 'metadata' && emptyToNull(v) === null) continue;
+    fields[k] = v;
+  }
+  fields.source = pkg.source ?? 'user';
+  const artifacts = pkg.artifacts
+    .map((a, i) => ({
+      kind: a.kind,
+      name: a.name,
+      ordinal: a.ordinal ?? i,
+      model_variant: a.model_variant ?? null,
+      content: a.content,
+      metadata: emptyToNull(a.metadata),
+      state_blob: a.state_blob ?? null,
+    }))
+    .sort(
+      (a, b) =>
+        a.ordinal - b.ordinal ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+        (a.model_variant ?? '').localeCompare(b.model_variant ?? ''),
+    );
+  return createHash('sha256')
+    .update(sortedJson({ ...fields, artifacts }))
+    .digest('hex');
+}
