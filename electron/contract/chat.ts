@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { AppErrorData } from './errors.js';
-import { type ProviderIdName, ProviderIdNameSchema } from './settings.js';
+import { ProviderRefSchema } from './settings.js';
 import type { SkillMatchView } from './skills.js';
 
 const sessionId = z.string().trim().min(1, 'must not be empty').max(100);
@@ -171,13 +171,13 @@ export const InvokeSkillSchema = z
 /** A skill invoked by name. */
 export type InvokeSkill = z.infer<typeof InvokeSkillSchema>;
 
-/** The model a chat uses. */
+/** The model a chat uses: a configured provider's id (or, in older chats, a provider kind) and a model. */
 export interface ChatModelChoice {
-  provider: ProviderIdName;
+  provider: string;
   model: string;
 }
 const modelChoice = z
-  .object({ provider: ProviderIdNameSchema, model: z.string().trim().min(1, 'must not be empty').max(200) })
+  .object({ provider: ProviderRefSchema, model: z.string().trim().min(1, 'must not be empty').max(200) })
   .strict();
 
 /** `chat/send-message`: start a turn (a new session when `session_id` is absent). */

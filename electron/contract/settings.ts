@@ -40,12 +40,47 @@ export interface ProviderView {
   source: KeySourceName | null;
 }
 
-/** The chosen provider (null: none, chat replies say so). */
+/**
+ * A configured provider's id: what chats pin and keys are stored under. A provider kind's id
+ * (`openai`) is also accepted where nothing is configured under it, so chats pinned before
+ * several providers existed keep their model.
+ */
+export const ProviderRefSchema = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be 1–40 lower-case letters, digits or hyphens');
+
+/** The default provider (null: none, chat replies say so). */
 export interface ProviderChoice {
-  provider: ProviderIdName;
-  /** Null: the provider's default model. */
+  /** The configured provider's id. */
+  provider: string;
+  kind: ProviderIdName;
+  /** Null: the provider kind's default model. */
   model: string | null;
   base_url: string | null;
+}
+
+/** One configured provider: its own base URL, key and model list. Never the key itself. */
+export interface ConfiguredProviderView {
+  id: string;
+  kind: ProviderIdName;
+  label: string;
+  /** As saved; null means the kind's default base URL. */
+  base_url: string | null;
+  /** The model chats following the default get; null means the kind's default model. */
+  model: string | null;
+  /** `model`, else the kind's default model. */
+  effective_model: string;
+  requires_key: boolean;
+  /** The environment variable read when no key is stored for this provider. */
+  env_var: string;
+  has_key: boolean;
+  source: KeySourceName | null;
+  /** The model list last read from its `/models` (null: never read, or cleared by a change). */
+  models: string[] | null;
+  /** When `models` was read (ISO time). */
+  models_fetched_at: string | null;
+  is_default: boolean;
 }
 
 /** How the operating system confines the Python sandbox here, and the user's choice about it. */
@@ -64,8 +99,12 @@ export interface SandboxSettingsView {
 export interface GetSettingsRes {
   /** The Python sandbox's isolation on this machine. */
   sandbox: SandboxSettingsView;
+  /** The default provider and model of chats that have none of their own. */
   chat: ProviderChoice | null;
+  /** The provider kinds SkillDesk can talk to. */
   providers: ProviderView[];
+  /** The providers set up here, in the order they were added. */
+  configured: ConfiguredProviderView[];
   /** Where keys entered here are kept. */
   key_storage: 'keychain' | 'file';
   /** Set when the settings file could not be read (defaults are in use); says what happened. */
@@ -85,10 +124,46 @@ export const SetProviderReqSchema = z
 /** Request of `settings/set-provider` (empty strings mean the default). */
 export type SetProviderReq = z.infer<typeof SetProviderReqSchema>;
 
+/**
+ * `settings/save-provider`: add a provider (no `id`) or change one. A changed base URL or kind
+ * forgets its model list and any earlier test outcome.
+ */
+export const SaveProviderReqSchema = z
+  .object({
+    id: ProviderRefSchema.optional(),
+    kind: ProviderIdNameSchema,
+    label: z.string().trim().max(80).optional(),
+    model: z.string().trim().max(200).optional(),
+    base_url: z.string().trim().max(2000).optional(),
+    /** Also make it the default of new chats. */
+    make_default: z.boolean().optional(),
+  })
+  .strict();
+/** Request of `settings/save-provider` (empty strings mean the kind's default). */
+export type SaveProviderReq = z.infer<typeof SaveProviderReqSchema>;
+/** Reply of `settings/save-provider`. */
+export interface SaveProviderRes {
+  /** The saved provider's id (new ones get one from their kind). */
+  id: string;
+  settings: GetSettingsRes;
+}
+
+/** `settings/remove-provider`: forget a configured provider and its stored key. */
+export const RemoveProviderReqSchema = z.object({ id: ProviderRefSchema }).strict();
+/** Request of `settings/remove-provider`. */
+export type RemoveProviderReq = z.infer<typeof RemoveProviderReqSchema>;
+
+/** `settings/set-default`: the provider (and optionally model) new chats use. */
+export const SetDefaultReqSchema = z
+  .object({ id: ProviderRefSchema, model: z.string().trim().max(200).optional() })
+  .strict();
+/** Request of `settings/set-default`. */
+export type SetDefaultReq = z.infer<typeof SetDefaultReqSchema>;
+
 /** `settings/set-key`: store (or, with an empty key, remove) a provider's API key. */
 export const SetKeyReqSchema = z
   .object({
-    provider: ProviderIdNameSchema,
+    provider: ProviderRefSchema,
     key: z
       .string()
       .max(4000, 'must be at most 4000 characters')
@@ -99,27 +174,33 @@ export const SetKeyReqSchema = z
 export type SetKeyReq = z.infer<typeof SetKeyReqSchema>;
 /** Reply of `settings/set-key`: the provider's key status, never the key. */
 export interface SetKeyRes {
-  provider: ProviderView;
+  provider: string;
+  has_key: boolean;
+  source: KeySourceName | null;
 }
 
-/** `settings/test-connection`: a one-token call with the chosen provider (or the one given). */
-export const TestConnectionReqSchema = z
-  .object({
-    provider: ProviderIdNameSchema.optional(),
-    model: z.string().trim().max(200).optional(),
-    base_url: z.string().trim().max(2000).optional(),
-  })
-  .strict();
+/**
+ * `settings/test-connection`: read the provider's `/models` (the default provider when none is
+ * given). No completion is asked for, so a test spends no tokens.
+ */
+export const TestConnectionReqSchema = z.object({ provider: ProviderRefSchema.optional() }).strict();
 /** Request of `settings/test-connection`. */
 export type TestConnectionReq = z.infer<typeof TestConnectionReqSchema>;
 /** Reply of `settings/test-connection`: the outcome is data, a failure is not an error. */
 export interface TestConnectionRes {
   ok: boolean;
-  provider: ProviderIdName | null;
+  /** The configured provider's id. */
+  provider: string | null;
+  label: string | null;
+  /** The provider's model (its own or the kind's default). */
   model: string | null;
+  /** The base URL that was asked, so a later change of it can make this outcome stale. */
+  base_url: string | null;
   took_ms: number;
-  /** What the model said (trimmed), on success. */
-  reply: string | null;
+  /** How many models `/models` listed, on success. */
+  model_count: number;
+  /** Whether `model` is among them (false also when the test failed). */
+  model_listed: boolean;
   error: { code: string; message: string } | null;
 }
 
@@ -130,15 +211,23 @@ export type SetSandboxReq = z.infer<typeof SetSandboxReqSchema>;
 
 // ---- a provider's models, for choosing one per chat ----
 /** `settings/list-models`: the models a provider offers (its `/models`, else a known list). */
-export const ListModelsReqSchema = z.object({ provider: ProviderIdNameSchema }).strict();
+export const ListModelsReqSchema = z
+  .object({
+    provider: ProviderRefSchema,
+    /** Ask the provider again instead of answering from the saved list. */
+    refresh: z.boolean().optional(),
+  })
+  .strict();
 /** Request of `settings/list-models`. */
 export type ListModelsReq = z.infer<typeof ListModelsReqSchema>;
 /** Reply of `settings/list-models`. */
 export interface ListModelsRes {
-  provider: ProviderIdName;
+  provider: string;
   models: string[];
-  /** `provider`: its `/models` answered; `known`: SkillDesk's list (`warning` says why). */
+  /** `provider`: its `/models` answered (now or at `fetched_at`); `known`: SkillDesk's list (`warning` says why). */
   source: 'provider' | 'known';
+  /** When the provider's list was read (null for SkillDesk's list). */
+  fetched_at: string | null;
   warning: string | null;
 }
 
@@ -147,6 +236,9 @@ export interface SettingsChannels {
   'settings/set-sandbox': { req: SetSandboxReq; res: GetSettingsRes };
   'settings/get': { req: GetSettingsReq; res: GetSettingsRes };
   'settings/set-provider': { req: SetProviderReq; res: GetSettingsRes };
+  'settings/save-provider': { req: SaveProviderReq; res: SaveProviderRes };
+  'settings/remove-provider': { req: RemoveProviderReq; res: GetSettingsRes };
+  'settings/set-default': { req: SetDefaultReq; res: GetSettingsRes };
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
   'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
   'settings/list-models': { req: ListModelsReq; res: ListModelsRes };
@@ -157,6 +249,9 @@ export const settingsRequestSchemas = {
   'settings/set-sandbox': SetSandboxReqSchema,
   'settings/get': GetSettingsReqSchema,
   'settings/set-provider': SetProviderReqSchema,
+  'settings/save-provider': SaveProviderReqSchema,
+  'settings/remove-provider': RemoveProviderReqSchema,
+  'settings/set-default': SetDefaultReqSchema,
   'settings/set-key': SetKeyReqSchema,
   'settings/test-connection': TestConnectionReqSchema,
   'settings/list-models': ListModelsReqSchema,

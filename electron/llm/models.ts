@@ -83,7 +83,7 @@ const GoogleModels = z.object({
  * back to {@link KNOWN_MODELS} with a warning in words. Never throws for a provider's failure.
  */
 export async function listModels(
-  config: { provider: ProviderId; baseUrl?: string },
+  config: { provider: ProviderId; baseUrl?: string; keyName?: string },
   deps: { keys: KeySource; fetch?: typeof fetch; timeoutMs?: number },
 ): Promise<ModelList> {
   const known = (warning: string): ModelList => ({
@@ -94,7 +94,11 @@ export async function listModels(
   let resolved: ReturnType<typeof resolveLlmConfig>;
   let key: string | undefined;
   try {
-    resolved = resolveLlmConfig({ provider: config.provider, baseUrl: config.baseUrl });
+    resolved = resolveLlmConfig({
+      provider: config.provider,
+      baseUrl: config.baseUrl,
+      keyName: config.keyName,
+    });
     key = resolveApiKey(resolved, deps.keys);
   } catch (e) {
     return known(`${(e as Error).message} Showing the models SkillDesk knows.`);

@@ -78,12 +78,13 @@ describe('settings slice', () => {
     const { home, ok, call } = setup();
     await ok('settings/set-provider', { provider: 'openai', model: 'gpt-4.1-mini' });
     expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))).toEqual({
-      version: 1,
-      chat: { provider: 'openai', model: 'gpt-4.1-mini' },
+      version: 2,
+      providers: [{ id: 'openai', kind: 'openai', label: 'OpenAI', model: 'gpt-4.1-mini' }],
+      default_provider: 'openai',
       sandbox: { allow_in_process_isolation: false },
     });
     expect(await ok('settings/get', {})).toMatchObject({
-      chat: { provider: 'openai', model: 'gpt-4.1-mini', base_url: null },
+      chat: { provider: 'openai', kind: 'openai', model: 'gpt-4.1-mini', base_url: null },
     });
     expect(await call('settings/set-provider', { provider: 'openai-compatible' })).toMatchObject({
       ok: false,
@@ -117,7 +118,7 @@ describe('settings slice', () => {
     const { home, ok, call } = setup({ env: { ANTHROPIC_API_KEY: 'sk-ant-from-env' } });
     const secret = 'sk-very-secret-123456';
     const r = await ok('settings/set-key', { provider: 'openai', key: secret });
-    expect(r).toEqual({ provider: expect.objectContaining({ id: 'openai', has_key: true, source: 'file' }) });
+    expect(r).toEqual({ provider: 'openai', has_key: true, source: 'file' });
     const s = await ok<{ providers: Array<{ id: string; has_key: boolean; source: string | null }> }>(
       'settings/get',
       {},
@@ -150,8 +151,12 @@ describe('settings slice', () => {
     expect(s.providers.find((p) => p.id === 'xai')?.source).toBe('keychain');
   });
 
-  it('tests the connection with a one-token call and reports failures as data', async () => {
-    const provider = await loopback({ turns: [{ text: 'ok' }], api_key: 'sk-right' });
+  it('tests the connection by reading /models, spending no completion, and reports failures as data', async () => {
+    const provider = await loopback({
+      turns: [{ text: 'ok' }],
+      api_key: 'sk-right',
+      models: ['gpt-4.1-mini'],
+    });
     const { ok } = setup();
     expect(await ok('settings/test-connection', {})).toMatchObject({
       ok: false,
@@ -165,10 +170,19 @@ describe('settings slice', () => {
     await ok('settings/set-key', { provider: 'openai', key: 'sk-right' });
     expect(await ok('settings/test-connection', {})).toMatchObject({
       ok: true,
-      reply: 'ok',
+      provider: 'openai',
       model: 'gpt-4.1-mini',
+      model_count: 1,
+      model_listed: true,
+      base_url: provider.url,
     });
-    expect(provider.requests.at(-1)?.body).toMatchObject({ max_tokens: 1 });
+    expect(provider.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+    expect(provider.remaining()).toBe(1);
+    await ok('settings/set-key', { provider: 'openai', key: 'sk-wrong' });
+    expect(await ok('settings/test-connection', { provider: 'openai' })).toMatchObject({
+      ok: false,
+      error: { code: 'LLM_FAILED', message: expect.stringContaining('HTTP 401') },
+    });
   });
 });
 

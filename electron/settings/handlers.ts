@@ -1,13 +1,18 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, isAppError } from '../contract/errors.js';
 import type {
+  ConfiguredProviderView,
   GetSettingsRes,
+  KeySourceName,
   ProviderChoice,
   ProviderView,
   TestConnectionRes,
 } from '../contract/settings.js';
 import {
   createLlm,
+  envKeySource,
+  isProviderId,
+  type KeySource,
   type Llm,
   type LlmConfig,
   LlmConfigSchema,
@@ -16,11 +21,13 @@ import {
   PROVIDERS,
   type ProviderId,
   readPriceTable,
+  resolveApiKey,
+  resolveLlmConfig,
 } from '../llm/index.js';
 import { sandboxIsolation } from '../sandbox/index.js';
 import { cleanStaleTemps } from '../store/index.js';
-import { appKeySource, keyStatus, type SecretStore } from './secrets.js';
-import { readSettings, type SettingsFile, writeSettings } from './settings-file.js';
+import type { SecretStore } from './secrets.js';
+import { type ProviderEntry, readSettings, type SettingsFile, writeSettings } from './settings-file.js';
 
 /** What the settings slice needs. */
 export interface SettingsHandlerDeps {
@@ -37,17 +44,31 @@ export interface SettingsHandlerDeps {
 export interface ProviderSettings {
   handlers: HandlersFor<'settings'>;
   /**
-   * The chat model, or null when no provider is chosen. Throws INVALID_INPUT on a bad saved config.
-   * Given a chat's own choice, that provider and model (with the base URL saved for it, if any).
+   * The model of a call: the chat's own provider and model when it has one (resolved by the
+   * provider's id, whatever the default is now), else the default provider's; null when there is
+   * no default. Throws INVALID_INPUT on a bad saved config, LLM_NOT_CONFIGURED when a chat's
+   * provider was removed.
    */
-  chatLlm(choice?: { provider: ProviderId; model: string }): Llm | null;
+  chatLlm(choice?: { provider: string; model: string }): Llm | null;
 }
 
-function configOf(choice: { provider: ProviderId; model?: string; base_url?: string }): LlmConfig {
+/**
+ * The provider a chat's `provider` names: the configured one with that id, else — for chats
+ * pinned before several providers could be configured — the provider kind of that name with its
+ * defaults. Null when neither exists.
+ */
+export function resolveProvider(settings: SettingsFile, ref: string): ProviderEntry | null {
+  const own = settings.providers.find((p) => p.id === ref);
+  if (own) return own;
+  return isProviderId(ref) ? { id: ref, kind: ref, label: PROVIDERS[ref].label } : null;
+}
+
+function configOf(p: { kind: ProviderId; id?: string; model?: string; base_url?: string }): LlmConfig {
   const r = LlmConfigSchema.safeParse({
-    provider: choice.provider,
-    model: choice.model || undefined,
-    baseUrl: choice.base_url || undefined,
+    provider: p.kind,
+    model: p.model || undefined,
+    baseUrl: p.base_url || undefined,
+    ...(p.id ? { keyName: p.id } : {}),
   });
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
@@ -57,20 +78,60 @@ function configOf(choice: { provider: ProviderId; model?: string; base_url?: str
   });
 }
 
+/** A free id for a new provider of `kind`: the kind's own id first, then `kind-2`, `kind-3` … */
+function newProviderId(settings: SettingsFile, kind: ProviderId): string {
+  const taken = new Set(settings.providers.map((p) => p.id));
+  if (!taken.has(kind)) return kind;
+  for (let n = 2; ; n++) if (!taken.has(`${kind}-${n}`)) return `${kind}-${n}`;
+}
+
 /** Build the `settings/*` slice. */
 export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSettings {
   // Files of the account folder are written atomically; temps a killed process left go now.
   cleanStaleTemps(deps.home);
-  const keys = appKeySource(deps.secrets, deps.env);
-  const build = (config: LlmConfig): Llm => {
+  const fromEnv = envKeySource(deps.env);
+  // A provider's key: the one stored under its id, else its kind's environment variable.
+  const keysOf = (p: ProviderEntry): KeySource => ({
+    get: (name) => deps.secrets.get(name) ?? fromEnv.get(p.kind),
+    hint: () => {
+      const where = `add it in Settings → Providers (${p.label}), or set ${PROVIDERS[p.kind].envVar}`;
+      const problem = deps.secrets.problem?.();
+      return problem ? `${where} (${problem})` : where;
+    },
+  });
+  const keyStatusOf = (p: ProviderEntry): { has_key: boolean; source: KeySourceName | null } => {
+    if (deps.secrets.get(p.id)) return { has_key: true, source: deps.secrets.kind };
+    if (fromEnv.get(p.kind)) return { has_key: true, source: 'env' };
+    return { has_key: false, source: null };
+  };
+  const build = (p: ProviderEntry, model?: string): Llm => {
     // Prices only feed cost estimates: a broken prices.json is a warning, never a refused call.
     const prices = readPriceTable(deps.home);
     if (prices.warning) deps.onWarning?.(prices.warning);
-    return createLlm(config, { keys, prices: prices.table, onWarning: deps.onWarning });
+    const config = configOf({ kind: p.kind, id: p.id, model: model ?? p.model, base_url: p.base_url });
+    return createLlm(config, { keys: keysOf(p), prices: prices.table, onWarning: deps.onWarning });
+  };
+  const settingsNow = () => readSettings(deps.home).settings;
+  const save = (next: SettingsFile, what: 'provider' | 'key' = 'provider') => {
+    writeSettings(deps.home, next);
+    deps.events.emit('settings/changed', { what });
+  };
+  const mustFind = (settings: SettingsFile, id: string): ProviderEntry => {
+    const p = settings.providers.find((x) => x.id === id);
+    if (!p) {
+      const ids = settings.providers.map((x) => x.id);
+      throw new AppError(
+        'NOT_FOUND',
+        `No provider "${id}" is set up. ${ids.length ? `Set up: ${ids.join(', ')}.` : 'None is set up yet: add one in Settings → Providers or with `skilldesk providers add`.'}`,
+        { id },
+      );
+    }
+    return p;
   };
 
-  const providerView = (id: ProviderId): ProviderView => {
+  const kindView = (id: ProviderId): ProviderView => {
     const info = PROVIDERS[id];
+    const { has_key, source } = keyStatusOf({ id, kind: id, label: info.label });
     return {
       id,
       label: info.label,
@@ -78,7 +139,26 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       default_base_url: info.defaultBaseUrl ?? null,
       requires_key: info.requiresKey,
       env_var: info.envVar,
-      ...keyStatus(deps.secrets, deps.env, id),
+      has_key,
+      source,
+    };
+  };
+
+  const configuredView = (p: ProviderEntry, settings: SettingsFile): ConfiguredProviderView => {
+    const info = PROVIDERS[p.kind];
+    return {
+      id: p.id,
+      kind: p.kind,
+      label: p.label,
+      base_url: p.base_url ?? null,
+      model: p.model ?? null,
+      effective_model: p.model ?? info.defaultModel,
+      requires_key: info.requiresKey,
+      env_var: info.envVar,
+      ...keyStatusOf(p),
+      models: p.models?.list ?? null,
+      models_fetched_at: p.models?.fetched_at ?? null,
+      is_default: settings.default_provider === p.id,
     };
   };
 
@@ -88,12 +168,9 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     // Every optional file that could not be read is said here, so Settings opens to fix it.
     const warnings = [read.warning, deps.secrets.problem?.() ?? null, readPriceTable(deps.home).warning];
     const warning = warnings.filter((w): w is string => Boolean(w)).join('\n') || null;
-    const chat: ProviderChoice | null = settings.chat
-      ? {
-          provider: settings.chat.provider,
-          model: settings.chat.model ?? null,
-          base_url: settings.chat.base_url ?? null,
-        }
+    const def = settings.providers.find((p) => p.id === settings.default_provider);
+    const chat: ProviderChoice | null = def
+      ? { provider: def.id, kind: def.kind, model: def.model ?? null, base_url: def.base_url ?? null }
       : null;
     return {
       sandbox: {
@@ -103,34 +180,114 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
           deps.env.SKILLDESK_SANDBOX_ISOLATION === 'in-process',
       },
       chat,
-      providers: PROVIDER_IDS.map(providerView),
+      providers: PROVIDER_IDS.map(kindView),
+      configured: settings.providers.map((p) => configuredView(p, settings)),
       key_storage: deps.secrets.kind,
       warning,
       file,
     };
   };
 
+  /** Add or change a provider; returns its id. A change of kind or base URL drops its model list. */
+  const upsert = (
+    req: { id?: string; kind: ProviderId; label?: string; model?: string; base_url?: string },
+    makeDefault: boolean,
+  ): string => {
+    configOf(req);
+    const settings = settingsNow();
+    const old = req.id ? settings.providers.find((p) => p.id === req.id) : undefined;
+    const id = req.id ?? newProviderId(settings, req.kind);
+    const sameEndpoint = old && old.kind === req.kind && (old.base_url ?? '') === (req.base_url ?? '');
+    const entry: ProviderEntry = {
+      id,
+      kind: req.kind,
+      label: req.label || old?.label || PROVIDERS[req.kind].label,
+      ...(req.model ? { model: req.model } : {}),
+      ...(req.base_url ? { base_url: req.base_url } : {}),
+      ...(sameEndpoint && old.models ? { models: old.models } : {}),
+    };
+    const providers = old
+      ? settings.providers.map((p) => (p.id === id ? entry : p))
+      : [...settings.providers, entry];
+    save({
+      ...settings,
+      providers,
+      // The first provider is the default: a new user's first choice must just work.
+      default_provider: makeDefault || settings.default_provider === null ? id : settings.default_provider,
+    });
+    return id;
+  };
+
+  /** Read a provider's `/models`, saving the list when the provider answered. */
+  const fetchModels = async (p: ProviderEntry) => {
+    const r = await listModels({ provider: p.kind, baseUrl: p.base_url, keyName: p.id }, { keys: keysOf(p) });
+    if (r.source !== 'provider') return { ...r, fetched_at: null };
+    const fetched_at = new Date().toISOString();
+    const settings = settingsNow();
+    // Saved only if the provider is still as it was asked (the user may have changed it meanwhile).
+    const still = settings.providers.find((x) => x.id === p.id);
+    if (still && still.kind === p.kind && still.base_url === p.base_url) {
+      writeSettings(deps.home, {
+        ...settings,
+        providers: settings.providers.map((x) =>
+          x.id === p.id ? { ...x, models: { list: r.models, fetched_at } } : x,
+        ),
+      });
+    }
+    return { ...r, fetched_at };
+  };
+
   const handlers = {
     'settings/get': () => view(),
 
     'settings/set-provider': (req) => {
-      configOf(req);
-      const next: SettingsFile = {
-        ...readSettings(deps.home).settings,
-        chat: {
-          provider: req.provider,
-          ...(req.model ? { model: req.model } : {}),
-          ...(req.base_url ? { base_url: req.base_url } : {}),
-        },
-      };
-      writeSettings(deps.home, next);
-      deps.events.emit('settings/changed', { what: 'provider' });
+      // The one-provider form of older clients: the provider of that kind under the kind's id.
+      upsert({ id: req.provider, kind: req.provider, model: req.model, base_url: req.base_url }, true);
+      return view();
+    },
+
+    'settings/save-provider': (req) => {
+      // A new provider may choose its id, but a kind's id is only for that kind: chats pinned
+      // before several providers existed name their provider by kind.
+      if (req.id && isProviderId(req.id) && req.id !== req.kind) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `id: "${req.id}" is the name of another kind of provider; leave the id out, or choose another one.`,
+          { issues: [{ path: 'id', message: 'names another provider kind' }] },
+        );
+      }
+      const id = upsert(req, req.make_default ?? false);
+      return { id, settings: view() };
+    },
+
+    'settings/remove-provider': (req) => {
+      const settings = settingsNow();
+      mustFind(settings, req.id);
+      const providers = settings.providers.filter((p) => p.id !== req.id);
+      // Its key goes with it: a provider added later under the same id must not inherit it.
+      deps.secrets.set(req.id, '');
+      save({
+        ...settings,
+        providers,
+        default_provider:
+          settings.default_provider === req.id ? (providers[0]?.id ?? null) : settings.default_provider,
+      });
+      return view();
+    },
+
+    'settings/set-default': (req) => {
+      const settings = settingsNow();
+      const p = mustFind(settings, req.id);
+      const providers = req.model
+        ? settings.providers.map((x) => (x.id === p.id ? { ...x, model: req.model } : x))
+        : settings.providers;
+      save({ ...settings, providers, default_provider: p.id });
       return view();
     },
 
     'settings/set-sandbox': (req) => {
       writeSettings(deps.home, {
-        ...readSettings(deps.home).settings,
+        ...settingsNow(),
         sandbox: { allow_in_process_isolation: req.allow_in_process_isolation },
       });
       deps.events.emit('settings/changed', { what: 'sandbox' });
@@ -139,66 +296,100 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
 
     'settings/set-key': (req) => {
       deps.secrets.set(req.provider, req.key.trim());
+      // Another key may see other models: the saved list is read again on next use.
+      const settings = settingsNow();
+      if (settings.providers.some((p) => p.id === req.provider && p.models)) {
+        writeSettings(deps.home, {
+          ...settings,
+          providers: settings.providers.map((p) => {
+            if (p.id !== req.provider) return p;
+            const { models: _dropped, ...rest } = p;
+            return rest;
+          }),
+        });
+      }
       deps.events.emit('settings/changed', { what: 'key' });
-      return { provider: providerView(req.provider) };
+      const p = resolveProvider(settingsNow(), req.provider);
+      const status = p
+        ? keyStatusOf(p)
+        : { has_key: Boolean(req.key.trim()), source: req.key.trim() ? deps.secrets.kind : null };
+      return { provider: req.provider, ...status };
     },
 
     'settings/test-connection': async (req): Promise<TestConnectionRes> => {
-      const saved = readSettings(deps.home).settings.chat;
-      const choice = req.provider
-        ? { provider: req.provider, model: req.model, base_url: req.base_url }
-        : saved;
+      const settings = settingsNow();
+      const ref = req.provider ?? settings.default_provider;
+      const p = ref ? resolveProvider(settings, ref) : null;
       const t = deps.now();
       const took = () => Math.round(deps.now() - t);
-      if (!choice) {
-        return {
-          ok: false,
-          provider: null,
-          model: null,
-          took_ms: 0,
-          reply: null,
-          error: { code: 'LLM_NOT_CONFIGURED', message: 'Choose a provider first, then test it.' },
-        };
-      }
-      let llm: Llm;
+      const fail = (code: string, message: string): TestConnectionRes => ({
+        ok: false,
+        provider: p?.id ?? ref ?? null,
+        label: p?.label ?? null,
+        model: p ? (p.model ?? PROVIDERS[p.kind].defaultModel) : null,
+        base_url: p?.base_url ?? null,
+        took_ms: took(),
+        model_count: 0,
+        model_listed: false,
+        error: { code, message },
+      });
+      if (!ref) return fail('LLM_NOT_CONFIGURED', 'Add a provider first, then test it.');
+      if (!p) return fail('NOT_FOUND', `No provider "${ref}" is set up.`);
       try {
-        llm = build(configOf(choice));
+        configOf({ kind: p.kind, id: p.id, model: p.model, base_url: p.base_url });
       } catch (e) {
         if (!isAppError(e)) throw e;
-        return {
-          ok: false,
-          provider: choice.provider,
-          model: choice.model ?? null,
-          took_ms: took(),
-          reply: null,
-          error: { code: e.code, message: e.message },
-        };
+        return fail(e.code, e.message);
       }
       try {
-        const r = await llm.generate({
-          messages: [{ role: 'user', content: 'Reply with the single word: ok' }],
-          maxOutputTokens: 1,
-          timeoutMs: 30_000,
-        });
-        return {
-          ok: true,
-          provider: llm.provider,
-          model: llm.model,
-          took_ms: took(),
-          reply: r.text.trim().slice(0, 200),
-          error: null,
-        };
+        // Said before asking, in the words a chat would use, rather than as an HTTP 401.
+        resolveApiKey(
+          resolveLlmConfig(configOf({ kind: p.kind, id: p.id, base_url: p.base_url })),
+          keysOf(p),
+        );
       } catch (e) {
-        const error = isAppError(e)
-          ? { code: e.code, message: e.message }
-          : { code: 'LLM_FAILED', message: 'The provider call failed; see the app log.' };
-        return { ok: false, provider: llm.provider, model: llm.model, took_ms: took(), reply: null, error };
+        if (!isAppError(e)) throw e;
+        return fail(e.code, e.message);
       }
+      const r = await fetchModels(p);
+      if (r.source !== 'provider') {
+        return fail(
+          'LLM_FAILED',
+          (r.warning ?? 'The provider did not list its models.').replace(
+            / Showing the models SkillDesk knows\.$/,
+            '',
+          ),
+        );
+      }
+      const model = p.model ?? PROVIDERS[p.kind].defaultModel;
+      return {
+        ok: true,
+        provider: p.id,
+        label: p.label,
+        model,
+        base_url: p.base_url ?? null,
+        took_ms: took(),
+        model_count: r.models.length,
+        model_listed: r.models.includes(model),
+        error: null,
+      };
     },
+
     'settings/list-models': async (req) => {
-      const { settings } = readSettings(deps.home);
-      const baseUrl = settings.chat?.provider === req.provider ? settings.chat.base_url : undefined;
-      const r = await listModels({ provider: req.provider, baseUrl: baseUrl || undefined }, { keys });
+      const settings = settingsNow();
+      const p = resolveProvider(settings, req.provider);
+      if (!p) mustFind(settings, req.provider);
+      const own = settings.providers.find((x) => x.id === req.provider);
+      if (own?.models && !req.refresh) {
+        return {
+          provider: req.provider,
+          models: own.models.list,
+          source: 'provider' as const,
+          fetched_at: own.models.fetched_at,
+          warning: null,
+        };
+      }
+      const r = await fetchModels(p!);
       return { provider: req.provider, ...r };
     },
   } satisfies HandlersFor<'settings'>;
@@ -209,10 +400,18 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       const { settings, warning } = readSettings(deps.home);
       if (warning) deps.onWarning?.(warning);
       if (choice) {
-        const baseUrl = settings.chat?.provider === choice.provider ? settings.chat.base_url : undefined;
-        return build(configOf({ ...choice, ...(baseUrl ? { base_url: baseUrl } : {}) }));
+        const p = resolveProvider(settings, choice.provider);
+        if (!p) {
+          throw new AppError(
+            'LLM_NOT_CONFIGURED',
+            `This chat uses the provider "${choice.provider}", which is no longer set up: choose another model in the chat's model menu, or add the provider again in Settings → Providers.`,
+            { provider: choice.provider },
+          );
+        }
+        return build(p, choice.model);
       }
-      return settings.chat ? build(configOf(settings.chat)) : null;
+      const def = settings.providers.find((p) => p.id === settings.default_provider);
+      return def ? build(def) : null;
     },
   };
 }

@@ -139,7 +139,12 @@ describe.skipIf(skipWithout(mount.why, 'disk-full tests on a tmpfs'))('a full di
     mkdirSync(out, { recursive: true });
     const file = join(out, 'skill.json');
     writeFileSync(file, '{"old": true}');
-    writeSettings(home, { version: 1, chat: null, sandbox: { allow_in_process_isolation: false } });
+    writeSettings(home, {
+      version: 2,
+      providers: [],
+      default_provider: null,
+      sandbox: { allow_in_process_isolation: false },
+    });
     const settingsBefore = readFileSync(join(home, 'settings.json'), 'utf8');
     const big = smallPackage('Large', '1.0.0', {
       artifacts: [{ kind: 'prompt_template', name: 'Main', ordinal: 0, content: 'x'.repeat(400 * 1024) }],
@@ -166,8 +171,9 @@ describe.skipIf(skipWithout(mount.why, 'disk-full tests on a tmpfs'))('a full di
     try {
       expect(() =>
         writeSettings(home, {
-          version: 1,
-          chat: { provider: 'openai' },
+          version: 2,
+          providers: [{ id: 'openai', kind: 'openai', label: 'OpenAI' }],
+          default_provider: 'openai',
           sandbox: { allow_in_process_isolation: false },
         }),
       ).toThrow(expect.objectContaining({ code: 'DISK_FULL' }));

@@ -156,6 +156,8 @@ export async function startLoopbackProvider(opts: LoopbackOptions): Promise<Loop
 
     if (kind === 'models') {
       if (method !== 'GET') return fail(405, { message: `Method ${method} not allowed on ${url.pathname}` });
+      // As the real APIs do: a model list is no way to find out whether a key works without one.
+      if (script.apiKey && credential(req) !== script.apiKey) return fail(401);
       return sendJson(res, 200, modelList(script.models, wire.id), { [wire.requestIdHeader]: requestId });
     }
     if (kind === 'other') {
