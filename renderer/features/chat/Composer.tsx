@@ -8,7 +8,7 @@ import { useChatStore, useMatchStore, useSkillsStore, useStores } from '../../st
 import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { McpResourcePicker } from '../tools/McpResourcePicker.js';
-import { readAttachments } from './attachments.js';
+import { attachKind, readAttachments } from './attachments.js';
 import {
   PendingAttachments,
   type PickedPrompt,
@@ -82,12 +82,29 @@ export function Composer(props: {
   // Files to send with the next message, and why some were refused.
   const [files, setFiles] = useState<AttachmentInput[]>([]);
   const [fileErrors, setFileErrors] = useState<string[]>([]);
+  // What was left out of an attached file (a long PDF's later pages).
+  const [fileNotes, setFileNotes] = useState<string[]>([]);
+  // PDFs whose text the main process is reading.
+  const [reading, setReading] = useState<string[]>([]);
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const attach = async (list: FileList | File[]) => {
-    const r = await readAttachments([...list], files);
-    setFiles(r.attachments);
-    setFileErrors(r.errors);
+    const picked = [...list];
+    const pdfs = picked.filter((f) => attachKind(f) === 'pdf').map((f) => f.name);
+    setReading(pdfs);
+    try {
+      const r = await readAttachments(picked, files, (name, data) =>
+        stores.client.invoke('attachments/read-pdf', { name, data }),
+      );
+      setFiles(r.attachments);
+      setFileErrors(r.errors);
+      setFileNotes((n) => [
+        ...n.filter((note) => !picked.some((f) => note.startsWith(`${f.name}: `))),
+        ...r.notes,
+      ]);
+    } finally {
+      setReading([]);
+    }
     inputRef.current?.focus();
   };
   // A skill picked from the `/` menu, run before the reply.
@@ -164,7 +181,11 @@ export function Composer(props: {
   };
 
   const busy = c.pending !== null || c.streaming;
-  const canSend = !busy && (m.message.trim() !== '' || picked !== null || files.length > 0) && !slash;
+  const canSend =
+    !busy &&
+    reading.length === 0 &&
+    (m.message.trim() !== '' || picked !== null || files.length > 0) &&
+    !slash;
   const send = async () => {
     if (!canSend) return;
     const text =
@@ -180,6 +201,7 @@ export function Composer(props: {
     const sentFiles = files;
     const sentSkill = picked;
     setFiles([]);
+    setFileNotes([]);
     setPicked(null);
     const ok = await stores.chat.getState().send(text, extra);
     if (!ok) {
@@ -210,7 +232,7 @@ export function Composer(props: {
         void attach(e.dataTransfer.files);
       }}
     >
-      {dragging && <div className="drop-hint">Drop text files or images to attach them</div>}
+      {dragging && <div className="drop-hint">Drop text files, PDFs or images to attach them</div>}
       {c.sendError && (
         <div className="callout callout--error composer__error" role="alert">
           <Icon name="alert" />
@@ -264,7 +286,12 @@ export function Composer(props: {
         <PendingAttachments
           files={files}
           errors={fileErrors}
-          onRemove={(name) => setFiles((f) => f.filter((x) => x.name !== name))}
+          notes={fileNotes}
+          reading={reading}
+          onRemove={(name) => {
+            setFiles((f) => f.filter((x) => x.name !== name));
+            setFileNotes((n) => n.filter((x) => !x.startsWith(`${name}: `)));
+          }}
           onDismissErrors={() => setFileErrors([])}
         />
         <div className="composer__row">
@@ -283,7 +310,7 @@ export function Composer(props: {
             type="button"
             className="composer__attach"
             aria-label="Attach files"
-            title="Attach text files or images (or drop or paste them)"
+            title="Attach text files, PDFs or images (or drop or paste them)"
             onClick={() => fileInput.current?.click()}
           >
             <Icon name="paperclip" />

@@ -285,14 +285,21 @@ function ChipThumb(props: { name: string; media_type: string; data: string }) {
   return src ? <img className="attach-chip__thumb" src={src} alt={props.name} /> : <Icon name="file" />;
 }
 
-/** Files waiting to go with the next message, each removable; refusals said in words. */
+/**
+ * Files waiting to go with the next message, each removable; refusals said in words, and what a
+ * file left out (`notes`: a long PDF's later pages); PDFs still being read (`reading`).
+ */
 export function PendingAttachments(props: {
   files: AttachmentInput[];
   errors: string[];
+  notes?: string[];
+  reading?: string[];
   onRemove: (name: string) => void;
   onDismissErrors: () => void;
 }) {
-  if (props.files.length === 0 && props.errors.length === 0) return null;
+  const notes = props.notes ?? [];
+  const reading = props.reading ?? [];
+  if (props.files.length === 0 && props.errors.length === 0 && reading.length === 0) return null;
   return (
     <div className="attach-bar">
       {props.files.length > 0 && (
@@ -304,7 +311,9 @@ export function PendingAttachments(props: {
               title={
                 f.data !== undefined
                   ? `${f.name}: the model sees this image; skills receive text files only`
-                  : `${f.name}: the model and skills read this file`
+                  : f.media_type === 'application/pdf'
+                    ? `${f.name}: the model and skills read its text, page by page (not its images or layout)`
+                    : `${f.name}: the model and skills read this file`
               }
             >
               {f.data !== undefined ? (
@@ -325,6 +334,18 @@ export function PendingAttachments(props: {
                 <Icon name="close" />
               </button>
             </li>
+          ))}
+        </ul>
+      )}
+      {reading.length > 0 && (
+        <p className="muted attach-reading" role="status">
+          Reading the text of {reading.join(', ')}…
+        </p>
+      )}
+      {notes.length > 0 && (
+        <ul className="attach-notes muted" aria-label="Left out of attached files">
+          {notes.map((n) => (
+            <li key={n}>{n}</li>
           ))}
         </ul>
       )}

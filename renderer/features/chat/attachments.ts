@@ -1,3 +1,4 @@
+import { MAX_PDF_BYTES, type ReadPdfRes } from '../../../electron/contract/attachments.js';
 import {
   type AttachmentInput,
   base64Bytes,
@@ -17,8 +18,9 @@ const TEXT_TYPES =
   /^(text\/|application\/(json|x-ndjson|xml|x-yaml|yaml|toml|javascript|typescript|x-sh|sql))/;
 
 /** What a file is, as far as attaching goes. */
-export function attachKind(file: { name: string; type: string }): 'text' | 'image' | 'other' {
+export function attachKind(file: { name: string; type: string }): 'text' | 'image' | 'pdf' | 'other' {
   if (file.type.startsWith('image/')) return 'image';
+  if (file.type === 'application/pdf' || /\.pdf$/i.test(file.name)) return 'pdf';
   if (TEXT_TYPES.test(file.type) || TEXT_EXTENSIONS.test(file.name)) return 'text';
   return 'other';
 }
@@ -63,15 +65,51 @@ async function readImage(
 }
 
 /**
+ * The main process's reading of a PDF (`attachments/read-pdf`): its text, or a rejection whose
+ * message says what to do.
+ */
+export type ReadPdf = (name: string, data: string) => Promise<ReadPdfRes>;
+
+/**
+ * A PDF's text, read by the main process (pdf.js never runs in the renderer, which is as untrusted
+ * as the file), attached as a text file the model reads with its name and page markers.
+ */
+async function readPdfFile(
+  file: File,
+  list: AttachmentInput[],
+  readPdf: ReadPdf | undefined,
+): Promise<{ list: AttachmentInput[]; note: string | null } | { error: string }> {
+  if (!readPdf) return { error: `${file.name}: PDFs cannot be attached here.` };
+  if (file.size > MAX_PDF_BYTES)
+    return {
+      error: `${file.name} is ${size(file.size)}; PDFs up to ${size(MAX_PDF_BYTES)} can be attached. Attach the pages you need as a smaller PDF.`,
+    };
+  const rest = list.filter((a) => a.name !== file.name);
+  if (rest.length >= MAX_ATTACHMENTS)
+    return { error: `${file.name}: a message can carry ${MAX_ATTACHMENTS} files at most.` };
+  try {
+    const r = await readPdf(file.name, toBase64(new Uint8Array(await file.arrayBuffer())));
+    return {
+      list: [...rest, { name: file.name, media_type: 'application/pdf', text: r.text }],
+      note: r.cut ? `${file.name}: ${r.cut}` : null,
+    };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
  * Check files against the limits the host enforces and read the ones that fit: each refusal is a
- * sentence naming the file and what to do instead. A file already attached under the same name
- * is replaced.
+ * sentence naming the file and what to do instead; `notes` say what was left out of a file that
+ * was attached (a long PDF's later pages). A file already attached under the same name is replaced.
  */
 export async function readAttachments(
   files: ReadonlyArray<File>,
   current: ReadonlyArray<AttachmentInput>,
-): Promise<{ attachments: AttachmentInput[]; errors: string[] }> {
+  readPdf?: ReadPdf,
+): Promise<{ attachments: AttachmentInput[]; errors: string[]; notes: string[] }> {
   const errors: string[] = [];
+  const notes: string[] = [];
   let list = [...current];
   const bytes = (l: AttachmentInput[]) =>
     l.reduce((n, a) => n + (a.data === undefined ? new TextEncoder().encode(a.text ?? '').length : 0), 0);
@@ -89,8 +127,23 @@ export async function readAttachments(
       else list = r.list;
       continue;
     }
+    if (kind === 'pdf') {
+      const r = await readPdfFile(file, list, readPdf);
+      if ('error' in r) errors.push(r.error);
+      else if (bytes(r.list) > MAX_ATTACHMENTS_TOTAL_BYTES)
+        errors.push(
+          `${file.name}: together the files would pass ${size(MAX_ATTACHMENTS_TOTAL_BYTES)}. Remove one or attach less.`,
+        );
+      else {
+        list = r.list;
+        if (r.note) notes.push(r.note);
+      }
+      continue;
+    }
     if (kind === 'other') {
-      errors.push(`${file.name}: only text files can be attached (CSV, Markdown, code, JSON…).`);
+      errors.push(
+        `${file.name}: only text files, PDFs and images can be attached (CSV, Markdown, code, JSON…).`,
+      );
       continue;
     }
     if (file.size > MAX_ATTACHMENT_BYTES) {
@@ -118,5 +171,5 @@ export async function readAttachments(
     }
     list = next;
   }
-  return { attachments: list, errors };
+  return { attachments: list, errors, notes };
 }
