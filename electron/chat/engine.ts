@@ -61,8 +61,12 @@ export interface TurnInput {
   edit_of?: string;
   /** Regenerate: the reply to write again (its user message is answered again; `message` is ignored). */
   regenerate_of?: string;
-  /** A skill run by name before the model answers (the `/` menu). */
-  skill?: { name: string; variables?: Record<string, unknown> };
+  /**
+   * A skill run by name before the model answers (the `/` menu). With `read`, the skill is read
+   * instead (read_skill: its instructions and files), as when the model picks it itself; evals give
+   * the model a skill this way.
+   */
+  skill?: { name: string; variables?: Record<string, unknown>; read?: boolean };
   /** The chat's own model, kept on the session this turn creates or continues. */
   model?: ChatModelChoice;
   signal?: AbortSignal;
@@ -338,7 +342,7 @@ export interface StreamedReply {
  * what to configure.
  */
 export async function streamWithTools(
-  deps: ChatDeps,
+  deps: Pick<ChatDeps, 'llm' | 'face' | 'onBeforeModel'>,
   turn: { prompt: TurnPrompt; user: UserTurn; tools: TurnTools; input: TurnInput },
   emit: (e: ChatEvent) => void,
 ): Promise<StreamedReply> {
@@ -378,11 +382,13 @@ export async function streamWithTools(
   // answers with its result in view.
   const invoked = turn.input.skill;
   if (invoked) {
-    const call = {
-      id: 'invoke_skill',
-      name: 'apply_skill',
-      args: { name: invoked.name, ...(invoked.variables ? { ctx: invoked.variables } : {}) },
-    };
+    const call = invoked.read
+      ? { id: 'invoke_skill', name: 'read_skill', args: { name: invoked.name } }
+      : {
+          id: 'invoke_skill',
+          name: 'apply_skill',
+          args: { name: invoked.name, ...(invoked.variables ? { ctx: invoked.variables } : {}) },
+        };
     messages.push({ role: 'assistant', content: '', tool_calls: [call] });
     await runCall(call);
   }

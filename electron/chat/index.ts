@@ -1,5 +1,6 @@
 export * from './chat-store.js';
 export * from './engine.js';
+export * from './eval-turn.js';
 export * from './handlers.js';
 export * from './prompt.js';
 export * from './tools.js';

@@ -1,12 +1,14 @@
 // `skilldesk skills versions|diff|restore|fork|validate|edit`: a skill's history and authoring from
 // the command line (added to the `skills` group). Thin faces over the host's `skills/*` channels.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
-import type { SkillScope } from '../contract/skills.js';
+import type { EvalSkillRes, SkillScope } from '../contract/skills.js';
+import { evalWorkspaceFiles, skillSlug } from '../skills/index.js';
+import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
@@ -256,16 +258,27 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
     skills
       .command('eval')
       .description(
-        "run a skill's evals (its evals/evals.json): trigger evals check the phase-1 rank, output evals run the skill and check its assertions (statements are judged by the model given with --provider). Exit 1 when the pass rate is below the threshold",
+        "run a skill's evals (its evals/evals.json): trigger evals check the phase-1 rank (and which skill the model would pick); output evals send each prompt to the model in a chat turn with the skill (with --baseline also without it) and grade the reply and tool results against the eval's assertions and expectations (statements judged by the same model). Writes grading.json per run and benchmark.json (skill-creator's shapes) under --out. Exit 0 passed, 1 below the threshold, 2 invalid evals, 3 some checks not graded (no model)",
       )
       .argument('<name>', 'skill name')
       .addOption(scopeOption('store of the skill'))
       .addOption(new Option('--only <kind>', 'run only these evals').choices(['trigger', 'output']))
-      .option('--threshold <rate>', "pass rate needed, 0..1 (default: the file's threshold, else 0.8)"),
+      .option('--threshold <rate>', "pass rate needed, 0..1 (default: the file's threshold, else 0.8)")
+      .option('--baseline', 'also run each output eval without the skill (the without_skill configuration)')
+      .option('--runs <n>', 'runs per configuration of each output eval, 1..20 (default 1)')
+      .option(
+        '--out <dir>',
+        'folder of the results: each run adds iteration-<N>/ with grading.json per run and benchmark.json (default: ./<skill>-workspace)',
+      )
+      .option('--no-save', 'write no result files'),
   ).action(async (name: string, o: Record<string, unknown>) => {
     const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) {
       throw new AppError('USAGE', '--threshold must be a number from 0 to 1');
+    }
+    const runs = o.runs === undefined ? undefined : Number(o.runs);
+    if (runs !== undefined && !(Number.isInteger(runs) && runs >= 1 && runs <= 20)) {
+      throw new AppError('USAGE', '--runs must be a whole number from 1 to 20');
     }
     const llm = llmFromFlags(ctx, o);
     const r = await withClient(
@@ -276,22 +289,66 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           ...(o.scope ? { scope: o.scope as SkillScope } : {}),
           ...(o.only ? { only: o.only as 'trigger' | 'output' } : {}),
           ...(threshold !== undefined ? { threshold } : {}),
+          ...(o.baseline ? { baseline: true } : {}),
+          ...(runs !== undefined ? { runs } : {}),
         }),
       { llm },
     );
-    if (!r.ok) ctx.setExitCode(1);
-    ctx.print(r, () =>
+    const saved =
+      o.save === false
+        ? null
+        : writeEvalWorkspace(
+            resolve(typeof o.out === 'string' ? o.out : `${skillSlug(r.name) || 'skill'}-workspace`),
+            r,
+          );
+    if (r.not_graded > 0) ctx.setExitCode(3);
+    else if (!r.ok) ctx.setExitCode(1);
+    ctx.print({ ...r, saved_to: saved }, () =>
       [
-        `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · judged by ${r.model}` : ''}`,
+        `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · model ${r.model}` : ' · no model configured'}`,
+        ...(r.baseline
+          ? [
+              `  without the skill: ${r.baseline.passed}/${r.baseline.total} runs passed (${Math.round(r.baseline.pass_rate * 100)}%)`,
+            ]
+          : []),
         ...r.results.map((x) => {
-          const head = `  ${x.passed ? 'pass' : 'FAIL'} ${x.kind.padEnd(7)} #${x.id} ${JSON.stringify(x.prompt.slice(0, 60))}${x.kind === 'trigger' ? ` rank ${x.rank ?? '-'}${x.model_chose == null ? '' : x.model_chose ? ', the model chose it' : `, the model chose ${x.model_choice ?? 'none'}`}${x.should_trigger ? '' : ' (should not fire)'}` : ''}`;
+          const mark = x.graded === false ? 'N/G ' : x.passed ? 'pass' : 'FAIL';
+          const head = `  ${mark} ${x.kind.padEnd(7)} #${x.id} ${JSON.stringify(x.prompt.slice(0, 60))}${x.kind === 'trigger' ? ` rank ${x.rank ?? '-'}${x.model_chose == null ? '' : x.model_chose ? ', the model chose it' : `, the model chose ${x.model_choice ?? 'none'}`}${x.should_trigger ? '' : ' (should not fire)'}` : ''}`;
           const why = x.reason ? `\n      ${x.reason}` : '';
-          const unjudged = x.checks.filter((c) => c.passed === null).length;
-          return `${head}${why}${unjudged ? `\n      ${unjudged} statement(s) not judged: pass --provider to judge them` : ''}`;
+          const base = (x.runs ?? []).filter((z) => z.configuration === 'without_skill');
+          const baseLine = base.length
+            ? `\n      without the skill: ${base.filter((z) => z.passed).length}/${base.length} run(s) passed`
+            : '';
+          return `${head}${why}${baseLine}`;
         }),
+        ...(r.not_graded > 0
+          ? [
+              `  ${r.not_graded} eval(s) not graded: output evals need a model to answer the prompt and to judge statements; pass --provider and --model (key in the environment) or set SKILLDESK_PROVIDER`,
+            ]
+          : []),
         // The run's totals (remembered per model in the skill's store).
         `  ${(r.duration_ms / 1000).toFixed(1)} s · ${r.input_tokens} in / ${r.output_tokens} out tokens${r.estimated_cost ? ` · $${r.estimated_cost.toFixed(4)}` : ''}`,
+        ...(saved ? [`  results in ${saved} (grading.json per run, benchmark.json)`] : []),
       ].join('\n'),
     );
   });
+}
+
+/**
+ * Write a run's results as skill-creator's iteration folder: `<out>/iteration-<N>/`, N one past the
+ * highest there (earlier iterations are kept, as skill-creator compares them). Returns the folder.
+ */
+export function writeEvalWorkspace(out: string, r: EvalSkillRes): string {
+  mkdirSync(out, { recursive: true });
+  const taken = readdirSync(out)
+    .map((f) => /^iteration-(\d+)$/.exec(f)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number);
+  const dir = join(out, `iteration-${Math.max(0, ...taken) + 1}`);
+  for (const f of evalWorkspaceFiles(r, { timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') })) {
+    const file = join(dir, f.path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, f.content);
+  }
+  return dir;
 }

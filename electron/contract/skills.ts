@@ -596,6 +596,10 @@ export const EvalSkillReqSchema = z
     run_id: z.string().min(1).max(200).optional(),
     /** Remember the run (pass rate per model) in the skill's store (default true). */
     record: z.boolean().optional(),
+    /** Output evals: also run each prompt without the skill (the `without_skill` configuration). */
+    baseline: z.boolean().optional(),
+    /** Output evals: runs per configuration (default 1); several give a mean and a stddev. */
+    runs: z.number().int().min(1).max(20).optional(),
   })
   .strict();
 /** Request of `skills/eval`. */
@@ -603,6 +607,8 @@ export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
 /** The outcome of one eval. */
 export interface EvalResultView {
   id: string;
+  /** The eval's `name` in evals.json, when it has one. */
+  name?: string;
   kind: 'trigger' | 'output';
   prompt: string;
   passed: boolean;
@@ -615,12 +621,46 @@ export interface EvalResultView {
   model_chose?: boolean | null;
   /** The skill the model chose instead, or null for none. */
   model_choice?: string | null;
-  /** Output evals: each check (`passed: null` when a statement could not be judged without a model). */
+  /**
+   * Output evals: each check of the first run with the skill (`passed: null` when it could not be
+   * graded: no model to run the prompt or to judge a statement).
+   */
   checks: Array<{ check: string; passed: boolean | null; explanation: string }>;
+  /** Output evals: false when a check could not be graded (the eval then neither passes nor fails). */
+  graded?: boolean;
+  /** Output evals: each run of the prompt through the model, with and (`baseline`) without the skill. */
+  runs?: EvalRunView[];
   duration_ms: number;
   input_tokens: number;
   output_tokens: number;
   estimated_cost: number;
+}
+/** One graded check of a run, in skill-creator's `grading.json` shape plus whether it was graded. */
+export interface EvalExpectationView {
+  text: string;
+  passed: boolean;
+  evidence: string;
+  graded: boolean;
+}
+/** One run of an output eval's prompt: a chat turn with the skill, or without it. */
+export interface EvalRunView {
+  configuration: 'with_skill' | 'without_skill';
+  run_number: number;
+  /** Every check graded and passed. */
+  passed: boolean;
+  graded: boolean;
+  expectations: EvalExpectationView[];
+  /** The model's final reply. */
+  reply: string;
+  /** The tools the model called, in order (the skill given up front is not among them). */
+  tool_calls: Array<{ name: string; args: unknown; ok: boolean; result: unknown }>;
+  /** Why the turn failed (the model could not be reached, …), or null. */
+  error: { code: string; message: string } | null;
+  /** The turn alone (the judge not counted), and the judge's time. */
+  duration_ms: number;
+  judge_duration_ms: number;
+  input_tokens: number;
+  output_tokens: number;
 }
 /** Reply of `skills/eval`: `ok` when the pass rate reaches the threshold. */
 export interface EvalSkillRes {
@@ -631,7 +671,14 @@ export interface EvalSkillRes {
   total: number;
   passed: number;
   pass_rate: number;
+  /** The pass rate reached, and every check graded. */
   ok: boolean;
+  /** Output evals with a check that could not be graded (no model configured, the judge failed). */
+  not_graded: number;
+  /** Runs per configuration of each output eval. */
+  runs_per_configuration: number;
+  /** With `baseline`: the output evals run without the skill, counted as the skill's are. */
+  baseline: { total: number; passed: number; pass_rate: number } | null;
   results: EvalResultView[];
   // Totals of the run, and its id among the remembered runs (null when not recorded).
   duration_ms: number;

@@ -1,8 +1,10 @@
 import { explainMatch } from '../activation/index.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
-import { AppError, isAppError } from '../contract/errors.js';
+import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import type {
+  EvalExpectationView,
   EvalResultView,
+  EvalRunView,
   EvalSkillReq,
   EvalSkillRes,
   RunSkillReq,
@@ -22,13 +24,48 @@ import {
   type SkillEval,
   type SkillPrompts,
 } from '../skills/index.js';
+import type { Scope, Skill } from '../store/index.js';
+import type { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
+
+/** What an output eval's turn is given: the prompt, the skill, and whether the model gets it. */
+export interface EvalTurnInput {
+  prompt: string;
+  skill: { name: string; scope: Scope };
+  /** False for the baseline: the skill is hidden from the model. */
+  with_skill: boolean;
+  /** The eval's `files`, as a chat's attachments. */
+  attachments: Array<{ name: string; text?: string; media_type?: string; data?: string }>;
+  llm: Llm;
+  signal?: AbortSignal;
+}
+
+/** What the turn produced: the final reply, the tool calls (the skill given up front has id `invoke_skill`). */
+export interface EvalTurnOutput {
+  text: string;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number | null;
+  error: AppErrorData | null;
+  calls: Array<{ id: string; name: string; args: unknown; ok: boolean; result: unknown }>;
+}
+
+/**
+ * Runs an eval's prompt through the chat's turn (implemented by the chat, which sits above this
+ * layer; the host hands it down).
+ */
+export type EvalTurnRunner = (
+  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; workspace?: string },
+  input: EvalTurnInput,
+) => Promise<EvalTurnOutput>;
 
 /** What the eval slice needs. */
 export interface SkillEvalHandlerDeps {
   catalog: () => SkillCatalog;
   run: (req: RunSkillReq, ctx: CallContext) => Promise<RunSkillRes>;
   llm: () => Llm | null;
+  /** An output eval's turn with the model (the chat's); without it output evals run the artifacts. */
+  turn?: (input: EvalTurnInput) => Promise<EvalTurnOutput>;
   now: () => number;
   /** Where `skills/eval-progressed` goes. */
   events?: Pick<EventHub, 'emit'>;
@@ -148,6 +185,97 @@ export function createSkillEvalHandlers(deps: SkillEvalHandlerDeps) {
 export interface EvalRunOptions {
   ids?: readonly string[];
   origin?: EvalRunOrigin;
+  /**
+   * Run output evals on the skill's artifacts instead of through the model: what
+   * `skills optimize --evals` compares before and after (the DSPy module itself, not a chat turn).
+   */
+  direct?: boolean;
+}
+
+/** The tools whose results are the catalog's text (a skill's instructions), not work the model did. */
+const CATALOG_TOOLS = new Set(['read_skill', 'list_skills', 'search_skills']);
+const MAX_REPLY_CHARS = 20_000;
+const MAX_TOOL_RESULT_CHARS = 4_000;
+
+/** One check of an output eval: a deterministic one, or a statement the judge model grades. */
+type Check =
+  | { kind: 'contains' | 'not_contains'; text: string; value: string }
+  | { kind: 'statement'; text: string };
+
+/** An output eval's checks: its `assertions` (strings and contains checks) and its `expectations`. */
+export function checksOf(e: SkillEval): Check[] {
+  const checks: Check[] = [];
+  for (const a of e.assertions ?? []) {
+    if (typeof a === 'string') checks.push({ kind: 'statement', text: a });
+    else
+      checks.push({
+        kind: a.type,
+        value: a.value,
+        text:
+          a.name ??
+          `${a.type === 'contains' ? 'contains' : 'does not contain'} ${JSON.stringify(a.value).slice(0, 80)}`,
+      });
+  }
+  for (const x of e.expectations ?? []) checks.push({ kind: 'statement', text: x });
+  return checks;
+}
+
+/**
+ * Refuse evals that cannot fail: an output eval with no assertion and no expectation would pass
+ * whatever the model answered.
+ */
+export function checkEvalsHaveChecks(skill: string, evals: readonly SkillEval[]): void {
+  const empty = evals.filter((e) => e.should_trigger === undefined && checksOf(e).length === 0);
+  if (empty.length === 0) return;
+  const ids = empty.map((e) => String(e.id));
+  throw new AppError(
+    'INVALID_INPUT',
+    `${EVALS_PATH} of "${skill}": ${ids.length === 1 ? `eval ${ids[0]} has` : `evals ${ids.join(', ')} have`} no checks, so ${ids.length === 1 ? 'it' : 'they'} could never fail: give each output eval "expectations" (statements the judge model grades, e.g. "The reply names the contradiction") or "assertions" ({"type": "contains", "value": "…"}); nothing was run`,
+    { ids },
+  );
+}
+
+/** The eval's `files` (paths in the skill's folder) as a chat's attachments; a missing one is an error. */
+function evalAttachments(skill: Skill, e: SkillEval): EvalTurnInput['attachments'] {
+  return (e.files ?? []).map((path) => {
+    const clean = path.replace(/^\.\//, '');
+    const a = skill.artifacts.find(
+      (x) => x.kind === 'resource' && (x.metadata?.path === clean || x.name === clean),
+    );
+    if (!a) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `${EVALS_PATH} of "${skill.name}": eval ${e.id} names the file ${path}, which the skill does not bundle: add it to the skill's folder (e.g. evals/files/) and import it again`,
+        { id: String(e.id), file: path },
+      );
+    }
+    const name = clean.split('/').pop() ?? clean;
+    const mediaType = typeof a.metadata?.media_type === 'string' ? a.metadata.media_type : undefined;
+    if (a.metadata?.encoding === 'base64') {
+      // Images reach models that read them; other binary files are named, as a chat cannot attach them.
+      if (mediaType?.startsWith('image/')) return { name, media_type: mediaType, data: a.content };
+      return {
+        name,
+        text: `[${clean}: a binary file (${mediaType ?? 'unknown type'}) the chat cannot attach]`,
+      };
+    }
+    return { name, text: a.content, ...(mediaType ? { media_type: mediaType } : {}) };
+  });
+}
+
+/**
+ * What a run produced, as the checks see it: the final reply, then the result of each tool the
+ * model called for work (the skill's own text — the read given up front, reads and searches of the
+ * catalog — is left out: a check must not pass on the instructions themselves).
+ */
+function producedOutput(out: EvalTurnOutput): string {
+  const work = out.calls.filter((c) => c.id !== 'invoke_skill' && !CATALOG_TOOLS.has(c.name));
+  const parts = [out.text];
+  for (const c of work) {
+    const result = typeof c.result === 'string' ? c.result : JSON.stringify(c.result ?? null);
+    parts.push(`[tool ${c.name}${c.ok ? '' : ' failed'}] ${result.slice(0, MAX_TOOL_RESULT_CHARS)}`);
+  }
+  return parts.filter(Boolean).join('\n\n');
 }
 
 /** The eval slice and the runner behind it (`skills/optimize --evals` runs it before and after). */
@@ -199,6 +327,9 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     // Read once per run, so a run judges every eval with the same prompts.
     const prompts = llm ? loadEvalPrompts(catalog) : null;
     const threshold = req.threshold ?? file.threshold ?? DEFAULT_THRESHOLD;
+    const direct = opts.direct === true || !deps.turn;
+    const runsPer = direct ? 1 : (req.runs ?? 1);
+    const baseline = !direct && req.baseline === true;
     const results: EvalResultView[] = [];
     const picked = file.evals
       .filter((e) =>
@@ -209,9 +340,20 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
             : true,
       )
       .filter((e) => !opts.ids || opts.ids.includes(String(e.id)));
+    if (!direct) {
+      checkEvalsHaveChecks(skill.name, picked);
+      // Every file is found before the model is asked anything.
+      for (const e of picked) if (e.should_trigger === undefined) evalAttachments(skill, e);
+    }
+    const baselineRuns: Array<{ passed: boolean }> = [];
     for (const e of picked) {
       if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'the eval run was cancelled');
-      const r = e.should_trigger !== undefined ? await triggerEval(e) : await outputEval(e);
+      const r =
+        e.should_trigger !== undefined
+          ? await triggerEval(e)
+          : direct
+            ? await directOutputEval(e)
+            : await modelOutputEval(e);
       results.push(r);
       if (req.run_id)
         deps.events?.emit('skills/eval-progressed', {
@@ -224,6 +366,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     }
     const passed = results.filter((r) => r.passed).length;
     const passRate = results.length ? passed / results.length : 0;
+    const notGraded = results.filter((r) => r.graded === false).length;
     const model = llm ? `${llm.provider}:${llm.model}` : null;
     const durationMs = Math.round(deps.now() - started);
     let recorded: number | null = null;
@@ -245,6 +388,8 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
           origin: opts.origin ?? 'eval',
         });
     }
+    const round = (x: number) => Math.round(x * 1000) / 1000;
+    const baselinePassed = baselineRuns.filter((b) => b.passed).length;
     return {
       name: skill.name,
       scope,
@@ -252,8 +397,17 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       threshold,
       total: results.length,
       passed,
-      pass_rate: Math.round(passRate * 1000) / 1000,
-      ok: results.length > 0 && passRate >= threshold,
+      pass_rate: round(passRate),
+      ok: results.length > 0 && passRate >= threshold && notGraded === 0,
+      not_graded: notGraded,
+      runs_per_configuration: runsPer,
+      baseline: baseline
+        ? {
+            total: baselineRuns.length,
+            passed: baselinePassed,
+            pass_rate: round(baselineRuns.length ? baselinePassed / baselineRuns.length : 0),
+          }
+        : null,
       results,
       duration_ms: durationMs,
       input_tokens: results.reduce((n, r) => n + r.input_tokens, 0),
@@ -312,7 +466,161 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       };
     }
 
-    async function outputEval(e: SkillEval): Promise<EvalResultView> {
+    /** Grade one output against the eval's checks; statements go to the judge model. */
+    async function grade(e: SkillEval, output: string) {
+      const expectations: EvalExpectationView[] = [];
+      let inTokens = 0;
+      let outTokens = 0;
+      let cost = 0;
+      for (const c of checksOf(e)) {
+        if (c.kind !== 'statement') {
+          const has = output.includes(c.value);
+          const ok = c.kind === 'contains' ? has : !has;
+          expectations.push({
+            text: c.text,
+            passed: ok,
+            graded: true,
+            evidence: `the output ${has ? 'contains' : 'does not contain'} ${JSON.stringify(c.value).slice(0, 80)}`,
+          });
+          continue;
+        }
+        if (!llm || !prompts) {
+          expectations.push({ text: c.text, passed: false, graded: false, evidence: NO_JUDGE });
+          continue;
+        }
+        try {
+          const j = await judge(llm, prompts, output, c.text, e.expected_output, ctx.signal);
+          inTokens += j.usage.input_tokens;
+          outTokens += j.usage.output_tokens;
+          cost += j.cost;
+          expectations.push({ text: c.text, passed: j.passed, graded: true, evidence: j.explanation });
+        } catch (err) {
+          if (isAppError(err) && err.code === 'CANCELLED') throw err;
+          expectations.push({
+            text: c.text,
+            passed: false,
+            graded: false,
+            evidence: `not graded: the judge failed: ${isAppError(err) ? err.message : String(err)}`,
+          });
+        }
+      }
+      return { expectations, input_tokens: inTokens, output_tokens: outTokens, cost };
+    }
+
+    /** Output evals as the issue defines them: the model answers the prompt, then the checks grade it. */
+    async function modelOutputEval(e: SkillEval): Promise<EvalResultView> {
+      const t0 = deps.now();
+      const base = {
+        id: String(e.id),
+        ...(e.name ? { name: e.name } : {}),
+        kind: 'output' as const,
+        prompt: e.prompt,
+      };
+      if (!llm) {
+        return {
+          ...base,
+          passed: false,
+          graded: false,
+          reason: `not graded: ${NO_MODEL}`,
+          checks: checksOf(e).map((c) => ({ check: c.text, passed: null, explanation: NO_MODEL })),
+          runs: [],
+          duration_ms: Math.round(deps.now() - t0),
+          input_tokens: 0,
+          output_tokens: 0,
+          estimated_cost: 0,
+        };
+      }
+      const attachments = evalAttachments(skill, e);
+      const configs: Array<EvalRunView['configuration']> = baseline
+        ? ['with_skill', 'without_skill']
+        : ['with_skill'];
+      const runs: EvalRunView[] = [];
+      let inTokens = 0;
+      let outTokens = 0;
+      let cost = 0;
+      for (let n = 1; n <= runsPer; n++) {
+        for (const configuration of configs) {
+          if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'the eval run was cancelled');
+          const r0 = deps.now();
+          const out = await deps.turn!({
+            prompt: e.prompt,
+            skill: { name: skill.name, scope },
+            with_skill: configuration === 'with_skill',
+            attachments,
+            llm: llm,
+            signal: ctx.signal,
+          });
+          if (out.error?.code === 'CANCELLED') throw new AppError('CANCELLED', 'the eval run was cancelled');
+          const ran = deps.now() - r0;
+          inTokens += out.input_tokens;
+          outTokens += out.output_tokens;
+          cost += out.estimated_cost ?? 0;
+          const g0 = deps.now();
+          const graded = out.error
+            ? {
+                expectations: checksOf(e).map((c) => ({
+                  text: c.text,
+                  passed: false,
+                  graded: false,
+                  evidence: `not graded: the run failed: ${out.error!.message}`,
+                })),
+                input_tokens: 0,
+                output_tokens: 0,
+                cost: 0,
+              }
+            : await grade(e, producedOutput(out));
+          inTokens += graded.input_tokens;
+          outTokens += graded.output_tokens;
+          cost += graded.cost;
+          const all = graded.expectations.every((x) => x.graded);
+          runs.push({
+            configuration,
+            run_number: n,
+            passed: all && graded.expectations.every((x) => x.passed),
+            graded: all,
+            expectations: graded.expectations,
+            reply: out.text.slice(0, MAX_REPLY_CHARS),
+            tool_calls: out.calls
+              .filter((c) => c.id !== 'invoke_skill')
+              .map((c) => ({ name: c.name, args: c.args, ok: c.ok, result: c.result })),
+            error: out.error ? { code: out.error.code, message: out.error.message } : null,
+            duration_ms: Math.round(ran),
+            judge_duration_ms: Math.round(deps.now() - g0),
+            input_tokens: out.input_tokens,
+            output_tokens: out.output_tokens,
+          });
+        }
+      }
+      const own = runs.filter((r) => r.configuration === 'with_skill');
+      for (const r of runs) if (r.configuration === 'without_skill') baselineRuns.push(r);
+      const gradedAll = own.every((r) => r.graded);
+      const passedAll = gradedAll && own.every((r) => r.passed);
+      const first = own[0]!;
+      const failing = own.flatMap((r) =>
+        r.expectations
+          .filter((x) => !x.passed)
+          .map((x) => `${runsPer > 1 ? `run ${r.run_number}: ` : ''}${x.text}: ${x.evidence}`),
+      );
+      return {
+        ...base,
+        passed: passedAll,
+        graded: gradedAll,
+        reason: passedAll ? null : `${gradedAll ? '' : 'not graded: '}${[...new Set(failing)].join('; ')}`,
+        checks: first.expectations.map((x) => ({
+          check: x.text,
+          passed: x.graded ? x.passed : null,
+          explanation: x.evidence,
+        })),
+        runs,
+        duration_ms: Math.round(deps.now() - t0),
+        input_tokens: inTokens,
+        output_tokens: outTokens,
+        estimated_cost: cost,
+      };
+    }
+
+    /** The artifacts run directly on the prompt (`skills optimize --evals` compares the module itself). */
+    async function directOutputEval(e: SkillEval): Promise<EvalResultView> {
       const t0 = deps.now();
       const base = { id: String(e.id), kind: 'output' as const, prompt: e.prompt };
       let run: RunSkillRes;
@@ -341,53 +649,32 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
             explanation: a.error?.message ?? 'failed',
           });
       }
-      let inTokens = run.results.reduce((n, a) => n + (a.input_tokens ?? 0), 0);
-      let outTokens = run.results.reduce((n, a) => n + (a.output_tokens ?? 0), 0);
-      let judgeCost = 0;
-      for (const a of e.assertions ?? []) {
-        if (typeof a !== 'string') {
-          const has = output.includes(a.value);
-          const ok = a.type === 'contains' ? has : !has;
-          checks.push({
-            check: a.name ?? `${a.type} ${JSON.stringify(a.value).slice(0, 80)}`,
-            passed: ok,
-            explanation: ok ? 'ok' : `the output ${has ? 'contains' : 'does not contain'} it`,
-          });
-          continue;
-        }
-        if (!llm || !prompts) {
-          checks.push({ check: a, passed: null, explanation: 'not judged: no model is configured' });
-          continue;
-        }
-        try {
-          const j = await judge(llm, prompts, output, a, e.expected_output, ctx.signal);
-          inTokens += j.usage.input_tokens;
-          outTokens += j.usage.output_tokens;
-          judgeCost += j.cost;
-          checks.push({ check: a, passed: j.passed, explanation: j.explanation });
-        } catch (err) {
-          checks.push({
-            check: a,
-            passed: false,
-            explanation: `the judge failed: ${isAppError(err) ? err.message : String(err)}`,
-          });
-        }
-      }
+      const g = await grade(e, output);
+      for (const x of g.expectations)
+        checks.push({ check: x.text, passed: x.graded ? x.passed : null, explanation: x.evidence });
       const failed = checks.filter((c) => c.passed === false);
+      const graded = g.expectations.every((x) => x.graded);
       return {
         ...base,
-        passed: run.ok && failed.length === 0,
+        passed: run.ok && failed.length === 0 && graded,
+        graded,
         reason: failed.length
           ? failed.map((c) => `${c.check}: ${c.explanation}`).join('; ')
-          : run.ok
-            ? null
-            : 'an artifact failed',
+          : !run.ok
+            ? 'an artifact failed'
+            : graded
+              ? null
+              : 'not graded: no model is configured to judge its statements',
         checks,
         duration_ms: Math.round(deps.now() - t0),
-        input_tokens: inTokens,
-        output_tokens: outTokens,
-        estimated_cost: run.results.reduce((n, a) => n + (a.estimated_cost ?? 0), judgeCost),
+        input_tokens: run.results.reduce((n, a) => n + (a.input_tokens ?? 0), 0) + g.input_tokens,
+        output_tokens: run.results.reduce((n, a) => n + (a.output_tokens ?? 0), 0) + g.output_tokens,
+        estimated_cost: run.results.reduce((n, a) => n + (a.estimated_cost ?? 0), g.cost),
       };
     }
   }
 }
+
+const NO_MODEL =
+  'no model is configured to run the prompt and judge the output: pass --provider and --model (the key in the environment, e.g. OPENAI_API_KEY), or choose a model in Settings → Providers';
+const NO_JUDGE = 'not graded: no model is configured to judge this statement';

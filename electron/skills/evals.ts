@@ -33,6 +33,8 @@ const EvalSchema = z
       )
       .max(100)
       .optional(),
+    /** skill-creator's checks: statements about the output, each graded by the judge model. */
+    expectations: z.array(z.string().min(1).max(2000)).max(100).optional(),
     /** A trigger eval: whether this message should activate the skill (phase 1, top 5). */
     should_trigger: z.boolean().optional(),
     /** Variables for the skill's templates (default: the prompt as `input`, `text` and `message`). */

@@ -1,6 +1,7 @@
 export * from './agent-skill.js';
 export * from './catalog.js';
 export * from './convert.js';
+export * from './eval-results.js';
 export * from './eval-runs.js';
 export * from './evals.js';
 export * from './export.js';
