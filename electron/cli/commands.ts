@@ -12,6 +12,7 @@ import { registerServeCommands } from './serve-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
 import { registerSkillVersionCommands } from './skill-version-commands.js';
 import { registerSkillsCommands } from './skills-commands.js';
+import { registerSourcesCommands } from './sources-commands.js';
 
 /** Every command group; `skills optimize` comes after `skills`, which it extends. */
 export const COMMAND_GROUPS: readonly RegisterCommands[] = [
@@ -27,4 +28,5 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerComposeCommands,
   registerSkillVersionCommands,
   registerMcpCommands,
+  registerSourcesCommands,
 ];

@@ -1,0 +1,337 @@
+import { type Command, Option } from 'commander';
+import { AppError } from '../contract/errors.js';
+import { limitsFrom, openCatalog, type SkillCatalog } from '../skills/index.js';
+import {
+  acceptUpdates,
+  addSource,
+  type CheckResult,
+  checkSource,
+  describePermissions,
+  listSourceViews,
+  removeSource,
+  type SkillCheck,
+  type SourcesContext,
+  SourceUnreachable,
+  type SourceView,
+  type UpdateResult,
+  verifyPins,
+} from '../sources/index.js';
+import { resolveHome, type SkillStore } from '../store/index.js';
+import type { CliContext } from './context.js';
+
+/** Exit codes of `sources` beyond 0/1/2: a source could not be reached; high findings not accepted. */
+export const SOURCES_EXIT = { UNREACHABLE: 3, RISK_NOT_ACCEPTED: 4 } as const;
+
+type Scope = SkillStore['scope'];
+
+const scopeOpt = () =>
+  new Option('--scope <scope>', 'the store of the source').choices(['workspace', 'account']);
+
+/** Open the stores, run `fn` with the context of one store, close. */
+async function withSources<T>(
+  ctx: CliContext,
+  scope: Scope,
+  create: boolean,
+  fn: (s: SourcesContext, catalog: SkillCatalog) => Promise<T> | T,
+): Promise<T> {
+  const g = ctx.globals();
+  if (scope === 'workspace' && !g.workspace)
+    throw new AppError('USAGE', 'the workspace scope needs --workspace DIR');
+  const catalog = openCatalog(
+    { home: g.home, workspace: g.workspace, env: ctx.env },
+    { createWorkspace: create },
+  );
+  try {
+    const store = catalog.store(scope);
+    if (!store)
+      throw new AppError('NOT_FOUND', `the workspace ${g.workspace} has no skills store yet, so no sources`);
+    return await fn(
+      {
+        store,
+        workspace: scope === 'account' ? catalog.workspace : null,
+        home: resolveHome(g.home, ctx.env),
+        env: ctx.env,
+        limits: limitsFrom(ctx.env),
+      },
+      catalog,
+    );
+  } finally {
+    catalog.close();
+  }
+}
+
+const defaultScope = (ctx: CliContext, scope?: Scope): Scope =>
+  scope ?? (ctx.globals().workspace ? 'workspace' : 'account');
+
+/** The scope holding source `name`: the one given, else the workspace's, else the account's. */
+async function scopeOf(ctx: CliContext, name: string, scope?: Scope): Promise<Scope> {
+  if (scope) return scope;
+  if (!ctx.globals().workspace) return 'account';
+  const inWorkspace = await withSources(ctx, 'account', false, (_s, catalog) => {
+    if (!catalog.workspace) return false;
+    return listSourceViews({ ..._s, store: catalog.workspace }).some((v) => v.id === name);
+  });
+  return inWorkspace ? 'workspace' : 'account';
+}
+
+const STATUS_MARK: Record<SkillCheck['status'], string> = {
+  added: '+',
+  changed: '~',
+  unchanged: '=',
+  removed: '-',
+  conflict: '!',
+};
+
+/** The human report of a check. */
+export function formatCheck(r: CheckResult, showDiff: boolean): string {
+  const lines: string[] = [];
+  const src = `${r.source.id} [${r.source.scope}] ${r.source.url}${r.source.ref ? ` @ ${r.source.ref}` : ''}`;
+  if (!r.reachable) {
+    lines.push(`${src}: could not be reached (${r.error}); what is installed is kept`);
+    return lines.join('\n');
+  }
+  lines.push(
+    `${src}: revision ${r.revision}${r.not_modified ? ' (not modified)' : ''}${r.installed_revision ? `, installed ${r.installed_revision}` : ', nothing installed yet'}`,
+  );
+  for (const s of r.skills) {
+    const versions =
+      s.status === 'changed' && s.installed_version !== s.upstream_version
+        ? ` ${s.installed_version} → ${s.upstream_version}`
+        : ` ${s.upstream_version ?? s.installed_version ?? ''}`;
+    lines.push(
+      `${STATUS_MARK[s.status]} ${s.name}${versions} (${s.status}${s.tampered ? ', CHANGED IN THE STORE' : ''}${s.overridden_by_workspace ? ', hidden by a workspace skill' : ''})`,
+    );
+    if (s.note) lines.push(`    ${s.note}`);
+    if (s.scan && s.scan.findings.length > 0 && s.status !== 'unchanged') {
+      for (const f of s.scan.findings)
+        lines.push(`    ${f.severity.toUpperCase()} ${f.rule} at ${f.where}: ${f.message} — ${f.excerpt}`);
+      if (s.needs_risk_acceptance) lines.push('    high findings: installing it needs --accept-risk');
+    }
+    if (s.permission_changes.length > 0 && s.status !== 'unchanged') {
+      for (const c of s.permission_changes)
+        lines.push(
+          `    permission ${c.permission}: ${[...c.added.map((x) => `+${x}`), ...c.removed.map((x) => `-${x}`)].join(' ')}`,
+        );
+    }
+    if (showDiff && s.diff && s.status !== 'added') {
+      for (const f of s.diff.fields)
+        lines.push(`    field ${f.field}: ${JSON.stringify(f.from)} → ${JSON.stringify(f.to)}`);
+      for (const a of s.diff.artifacts) {
+        if (a.change === 'unchanged') continue;
+        lines.push(`    artifact ${a.name} (${a.kind}) ${a.change}`);
+        for (const l of a.patch.split('\n').filter(Boolean)) lines.push(`      ${l}`);
+      }
+    }
+  }
+  for (const i of r.invalid) lines.push(`? ${i.file}: not loaded: ${i.error}`);
+  lines.push(
+    r.updates_available > 0
+      ? `${r.updates_available} update${r.updates_available === 1 ? '' : 's'}: accept with \`skilldesk sources update ${r.source.id} --all\` or --skill NAME`
+      : 'up to date',
+  );
+  return lines.join('\n');
+}
+
+function formatUpdate(r: UpdateResult): string {
+  const lines: string[] = [];
+  if (r.needs_risk_acceptance.length > 0) {
+    lines.push(
+      'nothing installed: these skills have high findings; read them, then pass --accept-risk or leave them out:',
+    );
+    for (const s of r.needs_risk_acceptance) {
+      lines.push(`  ${s.name}`);
+      for (const f of s.findings) lines.push(`    ${f.rule} at ${f.where}: ${f.message} — ${f.excerpt}`);
+    }
+  }
+  for (const i of r.installed) {
+    lines.push(`${i.name}: ${i.action} ${i.version} from ${r.source} @ ${r.revision}`);
+    for (const p of describePermissions(i.permissions)) lines.push(`    ${p}`);
+  }
+  for (const s of r.skipped) lines.push(`${s.name}: skipped: ${s.reason}`);
+  for (const n of r.removed_upstream) lines.push(`${n}: removed upstream; kept as installed`);
+  if (lines.length === 0) lines.push('nothing to update');
+  return lines.join('\n');
+}
+
+/** The `sources` command group. */
+export function registerSourcesCommands(program: Command, ctx: CliContext): void {
+  const sources = program
+    .command('sources')
+    .description(
+      'subscribe to git repositories and HTTP catalogs of skills; check, review and accept their updates',
+    );
+
+  sources
+    .command('add')
+    .description(
+      'subscribe to a git repository (URL or absolute path) or an HTTP catalog index (.json); checks it, installs nothing',
+    )
+    .argument('<url>', 'git URL, absolute path of a local repository, or http(s) URL of a catalog index')
+    .option('--ref <branch-or-tag>', 'git branch or tag (default: the default branch)')
+    .option('--path <folder>', 'folder inside the repository holding the skills')
+    .option('--name <name>', 'name of the source (default: from the URL)')
+    .addOption(
+      new Option('--kind <kind>', 'git or catalog (default: a .json http URL is a catalog)').choices([
+        'git',
+        'catalog',
+      ]),
+    )
+    .addOption(scopeOpt())
+    .option('--no-diff', 'leave the per-skill diffs out of the human report')
+    .action(
+      async (
+        url: string,
+        o: {
+          ref?: string;
+          path?: string;
+          name?: string;
+          kind?: 'git' | 'catalog';
+          scope?: Scope;
+          diff: boolean;
+        },
+      ) => {
+        const scope = defaultScope(ctx, o.scope);
+        const r = await withSources(ctx, scope, true, (s) =>
+          addSource(s, { url, ref: o.ref, path: o.path, id: o.name, kind: o.kind }),
+        );
+        ctx.print(r, () => `added ${r.source.id}\n${formatCheck(r, o.diff)}`);
+      },
+    );
+
+  sources
+    .command('list')
+    .description('list the sources of the account and the workspace')
+    .addOption(scopeOpt())
+    .action(async (o: { scope?: Scope }) => {
+      const g = ctx.globals();
+      const scopes: Scope[] = o.scope ? [o.scope] : g.workspace ? ['workspace', 'account'] : ['account'];
+      const all: SourceView[] = [];
+      for (const scope of scopes) {
+        all.push(
+          ...(await withSources(ctx, 'account', false, (s, catalog) => {
+            const store = catalog.store(scope);
+            return store ? listSourceViews({ ...s, store }) : [];
+          })),
+        );
+      }
+      ctx.print({ sources: all }, () =>
+        all.length === 0
+          ? 'no sources; add one with `skilldesk sources add URL`'
+          : all
+              .map(
+                (v) =>
+                  `${v.id} [${v.scope}] ${v.kind} ${v.url}${v.ref ? ` @ ${v.ref}` : ''}: ${v.installed.length} installed${v.revision ? ` at ${v.revision}` : ''}${v.check_error ? ` (last check failed: ${v.check_error})` : ''}`,
+              )
+              .join('\n'),
+      );
+    });
+
+  sources
+    .command('remove')
+    .description('forget a source; the skills it installed stay as they are')
+    .argument('<name>', 'the source')
+    .addOption(scopeOpt())
+    .action(async (name: string, o: { scope?: Scope }) => {
+      const scope = await scopeOf(ctx, name, o.scope);
+      const r = await withSources(ctx, scope, false, (s) => removeSource(s, name));
+      ctx.print(
+        r,
+        () =>
+          `removed ${r.removed}${r.kept_skills.length ? `; kept its skills: ${r.kept_skills.join(', ')}` : ''}`,
+      );
+    });
+
+  sources
+    .command('check')
+    .description(
+      'fetch sources and list added, changed and removed skills with diffs, scan findings and permissions; changes nothing',
+    )
+    .argument('[names...]', 'sources to check (default: all)')
+    .addOption(scopeOpt())
+    .option('--no-diff', 'leave the per-skill diffs out of the human report')
+    .action(async (names: string[], o: { scope?: Scope; diff: boolean }) => {
+      const g = ctx.globals();
+      const scopes: Scope[] = o.scope ? [o.scope] : g.workspace ? ['workspace', 'account'] : ['account'];
+      const results: CheckResult[] = [];
+      for (const scope of scopes) {
+        const got = await withSources(ctx, 'account', false, async (s, catalog) => {
+          const store = catalog.store(scope);
+          if (!store) return [];
+          const c = { ...s, store, workspace: scope === 'account' ? catalog.workspace : null };
+          const ids = listSourceViews(c)
+            .map((v) => v.id)
+            .filter((id) => names.length === 0 || names.includes(id));
+          const out: CheckResult[] = [];
+          for (const id of ids) out.push(await checkSource(c, id));
+          return out;
+        });
+        results.push(...got);
+      }
+      const missing = names.filter((n) => !results.some((r) => r.source.id === n));
+      if (missing.length > 0)
+        throw new AppError(
+          'NOT_FOUND',
+          `no source named ${missing.map((m) => `"${m}"`).join(', ')}; see \`skilldesk sources list\``,
+        );
+      if (results.some((r) => !r.reachable)) ctx.setExitCode(SOURCES_EXIT.UNREACHABLE);
+      ctx.print({ results }, () =>
+        results.length === 0
+          ? 'no sources; add one with `skilldesk sources add URL`'
+          : results.map((r) => formatCheck(r, o.diff)).join('\n\n'),
+      );
+    });
+
+  sources
+    .command('update')
+    .description('install what the last check showed: the named skills, or --all added and changed ones')
+    .argument('<name>', 'the source')
+    .option('--skill <name...>', 'accept only these skills (repeatable)')
+    .option('--all', 'accept every added or changed skill', false)
+    .option('--accept-risk', 'install skills with high scan findings too', false)
+    .addOption(scopeOpt())
+    .action(
+      async (name: string, o: { skill?: string[]; all: boolean; acceptRisk: boolean; scope?: Scope }) => {
+        const scope = await scopeOf(ctx, name, o.scope);
+        let r: UpdateResult;
+        try {
+          r = await withSources(ctx, scope, false, (s) =>
+            acceptUpdates(s, name, { skills: o.skill, all: o.all, accept_risk: o.acceptRisk }),
+          );
+        } catch (e) {
+          if (!(e instanceof SourceUnreachable)) throw e;
+          ctx.setExitCode(SOURCES_EXIT.UNREACHABLE);
+          ctx.print(
+            { source: name, reachable: false, error: e.message, installed: [] },
+            () => `${name} could not be reached (${e.message}); nothing changed`,
+          );
+          return;
+        }
+        if (r.needs_risk_acceptance.length > 0) ctx.setExitCode(SOURCES_EXIT.RISK_NOT_ACCEPTED);
+        ctx.print(r, () => formatUpdate(r));
+      },
+    );
+
+  sources
+    .command('verify')
+    .description('check every skill installed from a source against the SHA-256 of its accepted files')
+    .action(async () => {
+      const g = ctx.globals();
+      const problems = await withSources(ctx, 'account', false, (_s, catalog) =>
+        [catalog.account, ...(catalog.workspace ? [catalog.workspace] : [])].flatMap((store) =>
+          verifyPins(store).map((p) => ({ ...p, scope: store.scope })),
+        ),
+      );
+      if (problems.length > 0) ctx.setExitCode(1);
+      void g;
+      ctx.print({ changed: problems }, () =>
+        problems.length === 0
+          ? 'every installed skill matches what was accepted'
+          : problems
+              .map(
+                (p) =>
+                  `${p.name} [${p.scope}] from ${p.source}: changed outside an accepted update (${p.changed_files.join(', ')})`,
+              )
+              .join('\n'),
+      );
+    });
+}

@@ -1,0 +1,143 @@
+/**
+ * What a skill can do, listed before its first use: read from the package itself, so the list
+ * shown at install is the list the stored skill has. A change of this list between the installed
+ * skill and the upstream one is a change the user accepts like any other.
+ */
+import type { SkillPackage } from '../skills/index.js';
+import { HOST_FUNCTION_EFFECTS, skillEffects } from '../tools/index.js';
+
+/** A skill's permissions; every list sorted, so two lists compare as JSON. */
+export interface SkillPermissions {
+  /** Artifacts that call the configured model (templates, DSPy, code using `llm_query`). */
+  model_calls: string[];
+  /** The largest number of model calls a run may make, when the package says (`metadata.max_llm_calls`). */
+  model_call_budget: number | null;
+  /** Workspace page functions its code calls (`get_page`, `workspace_search`, …). */
+  pages_read: string[];
+  /** MCP tools it declares (`mcp__server__tool` in allowed tools). */
+  mcp_tools: string[];
+  /** Other allowed tools (Bash(...), WebFetch, …). */
+  allowed_tools: string[];
+  /** Scripts it bundles (files the model may run through a tool) and its code artifacts. */
+  scripts: string[];
+  /** Host functions its WebAssembly components import. */
+  component_imports: string[];
+  /** Python packages it lists (`requirements.txt`). */
+  packages: string[];
+  /** Hosts named in URLs of its instructions or code. */
+  network_hosts: string[];
+  /** What running it may do beyond answering (`network`, `write`), as the approval check sees it. */
+  effects: string[];
+}
+
+const PAGE_FUNCTIONS = Object.keys(HOST_FUNCTION_EFFECTS).filter((f) => !f.startsWith('llm_'));
+const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?/g;
+
+const sorted = (s: Iterable<string>) => [...new Set(s)].sort();
+
+/** The permissions of a package. */
+export function packagePermissions(pkg: SkillPackage): SkillPermissions {
+  const model = new Set<string>();
+  const pages = new Set<string>();
+  const scripts = new Set<string>();
+  const imports = new Set<string>();
+  const packages = new Set<string>();
+  const hosts = new Set<string>();
+  for (const a of pkg.artifacts) {
+    const path = typeof a.metadata?.path === 'string' ? a.metadata.path : a.name;
+    if (a.kind === 'prompt_template' || a.kind === 'dspy_module') model.add(a.name);
+    if (a.kind === 'code_template') {
+      scripts.add(a.name);
+      if (/\bllm_query(?:_batched)?\s*\(/.test(a.content)) model.add(a.name);
+      for (const f of PAGE_FUNCTIONS) if (new RegExp(`\\b${f}\\s*\\(`).test(a.content)) pages.add(f);
+    }
+    if (a.kind === 'wasm_component') {
+      const bytes = Buffer.from(a.content, 'base64');
+      for (const f of Object.keys(HOST_FUNCTION_EFFECTS)) {
+        if (bytes.includes(Buffer.from(f.replace(/_/g, '-')))) imports.add(f.replace(/_/g, '-'));
+      }
+      continue;
+    }
+    if (a.kind === 'resource' && (/^scripts\//.test(path) || /\.(?:py|sh|js|mjs|ts|rb|pl|ps1)$/i.test(path)))
+      scripts.add(path);
+    if (a.kind === 'resource' && /(?:^|\/)requirements[^/]*\.txt$/i.test(path)) {
+      for (const line of a.content.split('\n')) {
+        const name = line.replace(/#.*/, '').trim();
+        if (name && !name.startsWith('-')) packages.add(name);
+      }
+    }
+    for (const m of a.content.matchAll(URL_HOST)) hosts.add(m[1]!.toLowerCase());
+  }
+  const mcp = new Set<string>();
+  const tools = new Set<string>();
+  for (const t of (pkg.allowed_tools ?? '').split(/[\s,]+/).filter(Boolean)) {
+    if (t.startsWith('mcp__')) mcp.add(t);
+    else tools.add(t);
+  }
+  const budget = Number(pkg.metadata?.max_llm_calls);
+  const effects = skillEffects({
+    metadata: pkg.metadata ?? null,
+    allowed_tools: pkg.allowed_tools ?? null,
+    artifacts: pkg.artifacts.map((a) => ({
+      name: a.name,
+      kind: a.kind,
+      content: a.content,
+      metadata: (a.metadata as Record<string, unknown> | undefined) ?? null,
+    })),
+  }).effects;
+  return {
+    model_calls: sorted(model),
+    model_call_budget: Number.isFinite(budget) && budget >= 0 ? budget : null,
+    pages_read: sorted(pages),
+    mcp_tools: sorted(mcp),
+    allowed_tools: sorted(tools),
+    scripts: sorted(scripts),
+    component_imports: sorted(imports),
+    packages: sorted(packages),
+    network_hosts: sorted(hosts),
+    effects: sorted(effects),
+  };
+}
+
+/** One permission that an update adds or drops: `network_hosts: +evil.example`. */
+export interface PermissionChange {
+  permission: keyof SkillPermissions;
+  added: string[];
+  removed: string[];
+}
+
+/** How the permissions differ (from installed → to upstream); empty when the same. */
+export function diffPermissions(from: SkillPermissions | null, to: SkillPermissions): PermissionChange[] {
+  const out: PermissionChange[] = [];
+  for (const key of Object.keys(to) as Array<keyof SkillPermissions>) {
+    const list = (p: SkillPermissions | null) => {
+      const v = p?.[key];
+      return v == null ? [] : Array.isArray(v) ? v : [String(v)];
+    };
+    const a = new Set(list(from));
+    const b = new Set(list(to));
+    const added = [...b].filter((x) => !a.has(x));
+    const removed = [...a].filter((x) => !b.has(x));
+    if (added.length || removed.length) out.push({ permission: key, added, removed });
+  }
+  return out;
+}
+
+/** The permissions in a few words per line, for the CLI. */
+export function describePermissions(p: SkillPermissions): string[] {
+  const lines: string[] = [];
+  const put = (label: string, v: string[]) => {
+    if (v.length) lines.push(`${label}: ${v.join(', ')}`);
+  };
+  put('model calls', p.model_calls);
+  if (p.model_call_budget !== null) lines.push(`model call budget: ${p.model_call_budget}`);
+  put('pages read', p.pages_read);
+  put('MCP tools', p.mcp_tools);
+  put('allowed tools', p.allowed_tools);
+  put('scripts', p.scripts);
+  put('component imports', p.component_imports);
+  put('packages', p.packages);
+  put('network hosts', p.network_hosts);
+  put('effects', p.effects);
+  return lines;
+}
