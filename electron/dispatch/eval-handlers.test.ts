@@ -1,5 +1,5 @@
-// Skill evals through the host with the loopback provider: output evals run the skill
-// through the real provider layer, one of them failing; trigger evals report the phase-1 rank and
+// Skill evals through the host with the loopback provider: output evals are chat turns on the
+// eval's prompt with the skill read up front (and, as the baseline, with the skill hidden), one failing; trigger evals report the phase-1 rank and
 // whether the model chose the skill; every run is remembered per model with tokens, cost and time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
@@ -69,7 +69,7 @@ describe('skills/eval with a model', () => {
         usage: { input_tokens: 50, output_tokens: 3 },
         expect: { last_user_contains: '- Timeline Checker:' },
       },
-      // Eval 2: the skill's prompt, then the judge of the statement.
+      // Eval 2: the chat turn with the skill, then the judge of the statement.
       {
         text: 'Ann went to school in 1985, before she was born in 1990.',
         usage: { input_tokens: 40, output_tokens: 20 },
@@ -221,5 +221,117 @@ describe('the eval prompts are the "Eval Judge" skill', () => {
     // The custom routing prompt asked for "PICK: name": the reply is not a bare name, so no choice.
     expect(byId['1']).toMatchObject({ kind: 'trigger', rank: 1, model_choice: null, passed: false });
     expect(byId['2']!.checks.map((c) => c.passed)).toEqual([true, true]);
+  });
+});
+
+describe('output evals run the model, with and without the skill', () => {
+  const skill = {
+    name: 'Haiku Coach',
+    description: 'Coaches haiku writing: three lines, 5-7-5 syllables, a season word.',
+    version: '1.0.0',
+    source: 'user',
+    artifacts: [
+      {
+        kind: 'approach',
+        name: 'SKILL.md',
+        content: 'Always include the season word KIGO-WINTER in the haiku.',
+      },
+      {
+        kind: 'resource',
+        name: 'evals/evals.json',
+        metadata: { path: 'evals/evals.json' },
+        content: JSON.stringify({
+          evals: [
+            {
+              id: 7,
+              prompt: 'Write a haiku about snow.',
+              files: ['evals/files/notes.txt'],
+              assertions: [{ type: 'contains', value: 'KIGO-WINTER' }],
+            },
+          ],
+        }),
+      },
+      {
+        kind: 'resource',
+        name: 'evals/files/notes.txt',
+        metadata: { path: 'evals/files/notes.txt' },
+        content: 'ATTACHED-NOTE: the reader likes pine trees.',
+      },
+    ],
+  };
+
+  it('hides the skill from the baseline turn even when the model asks for it, and repeats runs', async () => {
+    const provider = await startLoopbackProvider({
+      script: [
+        // Run 1 with the skill: its instructions and the eval's file are in the request.
+        {
+          text: 'Pines under KIGO-WINTER snow',
+          expect: { tool_result_contains: 'KIGO-WINTER', last_user_contains: 'ATTACHED-NOTE' },
+        },
+        // Run 1 without it: the model looks for it and is told there is none.
+        { tool_calls: [{ name: 'read_skill', arguments: { name: 'haiku coach' } }] },
+        {
+          tool_calls: [{ name: 'search_skills', arguments: { query: 'haiku coach season word' } }],
+          expect: { tool_result_contains: 'no skill named' },
+        },
+        { text: 'White snow on the pines' },
+        // Run 2 of each.
+        { text: 'KIGO-WINTER hush' },
+        { text: 'Snow falls' },
+      ] as never,
+    });
+    providers.push(provider);
+    const llm = createLlm(
+      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
+      { keys: NO_KEYS },
+    );
+    const host = testHost({ llm: () => llm });
+    const ctx = { transport: 'in-process' as const };
+    await host.handlers['skills/import-package']({ package: skill }, ctx);
+    const r = await host.handlers['skills/eval'](
+      { name: 'Haiku Coach', baseline: true, runs: 2, record: false },
+      ctx,
+    );
+    expect(provider.requests.map((q) => q.expectation_error)).toEqual(Array(6).fill(undefined));
+    // The search the baseline's model made did not find the hidden skill.
+    const searched = JSON.stringify(provider.requests[3]!.body);
+    expect(searched).not.toContain('Coaches haiku');
+    expect(searched).not.toContain('KIGO-WINTER');
+    expect(r).toMatchObject({
+      passed: 1,
+      total: 1,
+      runs_per_configuration: 2,
+      baseline: { total: 2, passed: 0, pass_rate: 0 },
+    });
+    const runs = r.results[0]!.runs!;
+    expect(runs.map((x) => [x.configuration, x.run_number, x.passed])).toEqual([
+      ['with_skill', 1, true],
+      ['without_skill', 1, false],
+      ['with_skill', 2, true],
+      ['without_skill', 2, false],
+    ]);
+    expect(runs[1]!.tool_calls.map((c) => [c.name, c.ok])).toEqual([
+      ['read_skill', false],
+      ['search_skills', true],
+    ]);
+    expect(runs[0]!.tool_calls).toEqual([]);
+  });
+
+  it('refuses an eval naming a file the skill does not bundle', async () => {
+    const provider = await startLoopbackProvider({ script: [{ text: 'never' }] as never });
+    providers.push(provider);
+    const llm = createLlm(
+      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
+      { keys: NO_KEYS },
+    );
+    const host = testHost({ llm: () => llm });
+    const ctx = { transport: 'in-process' as const };
+    const broken = { ...skill, artifacts: skill.artifacts.filter((a) => a.name !== 'evals/files/notes.txt') };
+    await host.handlers['skills/import-package']({ package: broken }, ctx);
+    await expect(host.handlers['skills/eval']({ name: 'Haiku Coach' }, ctx)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('names the file evals/files/notes.txt'),
+    });
+    expect(provider.requests).toEqual([]);
   });
 });
