@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import type { EventName, EventPayload } from '../contract/channels.js';
-import type { SendMessageReq, TurnFinishedEvent } from '../contract/chat.js';
+import type { AttachmentInput, SendMessageReq, TurnFinishedEvent } from '../contract/chat.js';
 import type { CoreClient } from '../transport/index.js';
 import { answerApprovals } from './approvals.js';
+import { type AttachedFile, readCliAttachment } from './chat-attach.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';
@@ -28,6 +29,11 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
       )
       .argument('<message>', 'your message')
       .option('--session <id>', 'continue this session')
+      .option(
+        '--attach <file>',
+        'send a file with the message: text, PDF (its text) or an image (repeat for more)',
+        (v: string, prev: string[] = []) => [...prev, v],
+      )
       .addOption(
         new Option('--memory-scope <scope>', 'recall memory from')
           .choices(['workspace', 'session'])
@@ -53,6 +59,12 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
         return;
       }
       switch (line.type) {
+        case 'attachment':
+          err(
+            `attached ${line.name}${line.pages !== undefined ? ` (${line.pages_read} of ${line.pages} pages read)` : ''}`,
+          );
+          if (line.cut) err(`  ${line.cut}`);
+          break;
         case 'turn-started':
           err(`session ${line.session_id}${line.new_session ? ' (new)' : ''}`);
           if (line.matches.length) err(`skills in context: ${line.matches.map((m) => m.name).join(', ')}`);
@@ -87,6 +99,12 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
     const finished = await withClient(
       ctx,
       async (c) => {
+        const attachments: AttachmentInput[] = [];
+        for (const path of (o.attach as string[] | undefined) ?? []) {
+          const r = await readCliAttachment(c, path);
+          attachments.push(r.attachment);
+          show({ type: 'attachment', ...r.info });
+        }
         const stopApprovals = answerApprovals(c, ctx, { yes: o.yes === true });
         try {
           return await untilInterrupted((signal) =>
@@ -95,6 +113,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
               {
                 message,
                 session_id: o.session as string | undefined,
+                ...(attachments.length ? { attachments } : {}),
                 settings: {
                   max_tool_rounds: o.maxToolRounds as number,
                   memory: {
@@ -157,6 +176,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
 
 /** One line of `chat --json`: a turn's events, each with its `type`. */
 type TurnLine =
+  | ({ type: 'attachment' } & AttachedFile)
   | {
       type: 'turn-started';
       session_id: string;
