@@ -169,7 +169,9 @@ export function listRecords(db: Db, sourceId?: string): InstalledRecord[] {
 
 /** The record of the skill named `name`, from whichever source installed it. */
 export function recordOf(db: Db, name: string): InstalledRecord | null {
-  ensureSourceTables(db);
+  // Read on every run of a skill: a store that never had a source is not written to here.
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'source_skills'").get())
+    return null;
   const r = db.prepare('SELECT * FROM source_skills WHERE name_key = ? LIMIT 1').get(skillNameKey(name)) as
     | RecordRow
     | undefined;

@@ -1,0 +1,30 @@
+/**
+ * The run-time side of pinning: before a skill installed from a source runs, its stored files are
+ * compared with the SHA-256 digests accepted at install. Kept apart from the rest of `sources/`
+ * (which reads the tool registry for permissions) so the tools can call it without a cycle.
+ */
+import type { Skill, SkillStore } from '../store/index.js';
+import { changedFiles, recordOf, skillDigests } from './records.js';
+
+/** A skill whose stored content differs from what was accepted from its source. */
+export interface PinMismatch {
+  source: string;
+  revision: string;
+  changed_files: string[];
+}
+
+/** The mismatch of `skill` in `store`, or null when it matches or did not come from a source. */
+export function pinMismatch(store: SkillStore | null, skill: Skill): PinMismatch | null {
+  if (!store) return null;
+  const rec = recordOf(store.db, skill.name);
+  if (!rec) return null;
+  const changed = changedFiles(rec.files, skillDigests(skill).files);
+  return changed.length > 0
+    ? { source: rec.source_id, revision: rec.revision, changed_files: changed }
+    : null;
+}
+
+/** The mismatch in words, with what to do about it. */
+export function describeMismatch(name: string, m: PinMismatch): string {
+  return `Skill "${name}" changed in the store after it was accepted from source ${m.source} (${m.changed_files.join(', ')}). Review it with \`skilldesk sources check ${m.source}\` and accept the upstream version again with \`skilldesk sources update ${m.source} --skill ${name}\`.`;
+}
