@@ -1,5 +1,7 @@
 import type { DispatchResult } from '../dispatch/index.js';
 import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+// Directly the pin module, not the sources index (which reads this registry's effects).
+import { describeMismatch, pinMismatch } from '../sources/pin.js';
 import { unknownSkill } from './search-skills.js';
 import { describeEffects, skillEffects } from './skill-effects.js';
 import { clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
@@ -46,10 +48,30 @@ export async function runSkillTool(
   }
   const effects = skillEffects(skill, artifact);
   const approve = ctx.turn?.external?.approveSkill;
-  if (effects.effects.length > 0 && approve) {
+  // A skill from a source whose stored files no longer match what was accepted asks again, under
+  // its own name so an earlier "always allow" does not cover content nobody accepted; where nobody
+  // can be asked (an MCP call), it does not run.
+  const mismatch = pinMismatch(ctx.catalog.store(scope), skill);
+  if (mismatch && !approve)
+    return {
+      ok: false,
+      skill: skill.name,
+      result: { error: describeMismatch(skill.name, mismatch), changed_since_accepted: true },
+    };
+  if ((effects.effects.length > 0 || mismatch) && approve) {
     const verdict = await approve.call(
       ctx.turn!.external,
-      { skill: skill.name, args, effects, description: describeEffects(effects) },
+      {
+        skill: mismatch ? `${skill.name} (changed since accepted)` : skill.name,
+        args,
+        effects,
+        description: [
+          mismatch ? describeMismatch(skill.name, mismatch) : '',
+          effects.effects.length ? describeEffects(effects) : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+      },
       { call_id: ctx.call_id },
     );
     if (!verdict.allowed)
