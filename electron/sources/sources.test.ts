@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../store/index.js';
-import { runCli, tempDir } from '../test-support/index.js';
+import { runCli, tempDir, testHost } from '../test-support/index.js';
+import { createInProcessClient } from '../transport/index.js';
 
 // Folders that live for a whole describe block (test-support's tempDir is removed after each test).
 const kept: string[] = [];
@@ -223,10 +224,19 @@ describe('sources: a git repository by path', () => {
     const gamma = check.skills.find((s: { name: string }) => s.name === 'gamma');
     expect(gamma.tampered).toBe(true);
     expect(gamma.status).toBe('unchanged');
+    // A run where nobody can be asked (an MCP call) refuses it, saying what to do.
+    const host = testHost({ home });
+    const client = createInProcessClient(host);
+    const call = await client.invoke('skills/call-tool', { name: 'apply_skill', args: { name: 'gamma', ctx: { name: 'Ada' } } });
+    expect(call.ok).toBe(false);
+    expect(call.result).toEqual(expect.objectContaining({ changed_since_accepted: true }));
+    expect(JSON.stringify(call.result)).toContain('sources update team --skill gamma');
     // Accepting it again restores the accepted upstream content.
     const fix = await runCli(['--json', 'sources', 'update', 'team', '--skill', 'gamma'], env(home));
     expect(fix.code).toBe(0);
     expect((await runCli(['sources', 'verify'], env(home))).code).toBe(0);
+    const after = await client.invoke('skills/call-tool', { name: 'apply_skill', args: { name: 'gamma', ctx: { name: 'Ada' } } });
+    expect(after.result).not.toEqual(expect.objectContaining({ changed_since_accepted: true }));
   });
 
   it('never touches a workspace skill of the same name', async () => {
