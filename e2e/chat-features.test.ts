@@ -26,8 +26,6 @@ const shots = () => testArtifactsDir('e2e');
 const CSV = 'city,temp\nOslo,4\nLima,19\nCairo,27\n';
 
 const SCRIPT = [
-  // Settings → Test connection.
-  { text: 'ok' },
   // CSV Statistics ran first (from the / menu); the model sees the file and the skill's result.
   {
     text: ['The mean temperature is **16.67 °C** ', '(min 4 in Oslo, max 27 in Cairo).'],

@@ -67,7 +67,7 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
   beforeAll(async () => {
     suite = await startSuite(chromiumPath!, {
       script: {
-        turns: [{ text: 'ok' }, { text: 'A soft gradient from blue to pink.' }],
+        turns: [{ text: 'A soft gradient from blue to pink.' }],
         api_key: 'sk-e2e-test',
         models: ['gpt-4.1-mini', 'gpt-3.5-turbo'],
       },

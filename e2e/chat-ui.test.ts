@@ -11,8 +11,6 @@ const shots = () => testArtifactsDir('e2e');
 
 // The scripted model answers requests in this order, across the tests below.
 const SCRIPT = [
-  // Settings → Test connection (a one-token call).
-  { text: 'ok' },
   // A plain streamed reply.
   { text: ['Hello ', 'from the ', '**loopback** model.'], usage: { input_tokens: 120, output_tokens: 8 } },
   // The model applies the seed skill "Summarize"…
@@ -47,7 +45,9 @@ describe.skipIf(skip)('chat in Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    suite = await startSuite(chromiumPath!, { script: { turns: SCRIPT, api_key: 'sk-e2e-test' } });
+    suite = await startSuite(chromiumPath!, {
+      script: { turns: SCRIPT, api_key: 'sk-e2e-test', models: ['gpt-4.1-mini', 'gpt-4o'] },
+    });
     ({ app, browser } = suite);
     provider = suite.provider!;
     page = await openPage(browser, problems, { width: 1360, height: 860 });

@@ -56,7 +56,6 @@ const answer = (template: string, extra: { version?: string; artifacts?: unknown
 
 // The scripted model, in the order the UI asks.
 const SCRIPT = [
-  { text: 'ok' }, // Test connection
   {
     text: answer('List the timeline contradictions in {{ story }}.'),
     usage: { input_tokens: 1800, output_tokens: 600 },

@@ -17,9 +17,8 @@ const skip = skipWithout(
   'e2e/composer-share',
 );
 
-// The scripted model: the Test connection call, then the prompt skill's test-run.
+// The scripted model: the prompt skill's test-run (Test connection reads /models, spending no turn).
 const SCRIPT = [
-  { text: 'ok' },
   {
     text: ['A calm ', 'note about tea.'],
     usage: { input_tokens: 42, output_tokens: 6 },

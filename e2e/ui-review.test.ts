@@ -31,8 +31,6 @@ const LONG_REPLY = [
 ];
 
 const SCRIPT = [
-  // Settings → Test connection.
-  { text: 'ok' },
   { text: 'Hello! I can help with that. What would you like to start with?' },
   {
     tool_calls: [

@@ -78,8 +78,12 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
   );
   const chat = v.value?.chat ?? null;
   const pick = own ?? (chat ? { provider: chat.provider, model: chat.model } : null);
-  const info = pick ? v.value?.providers.find((p) => p.id === pick.provider) : undefined;
-  const modelLabel = pick ? `${info?.label ?? pick.provider} · ${pick.model ?? info?.default_model}` : null;
+  // A configured provider by id; an older chat's pin may name a provider kind instead.
+  const configured = pick ? v.value?.configured.find((p) => p.id === pick.provider) : undefined;
+  const kind = pick ? v.value?.providers.find((p) => p.id === pick.provider) : undefined;
+  const modelLabel = pick
+    ? `${configured?.label ?? kind?.label ?? `${pick.provider} (removed)`} · ${pick.model ?? configured?.effective_model ?? kind?.default_model}`
+    : null;
   return (
     <header className="chat__head">
       <h1 className="pane-title chat__title" title={title}>
@@ -93,13 +97,7 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
       {activeId && <ExportMenu />}
       {v.value &&
         (modelLabel ? (
-          <ModelPicker
-            label={modelLabel}
-            own={own}
-            providers={v.value.providers}
-            defaultProvider={chat?.provider ?? null}
-            onSettings={onSettings}
-          />
+          <ModelPicker label={modelLabel} own={own} providers={v.value.configured} onSettings={onSettings} />
         ) : (
           <button type="button" className="pill pill--warn pill--button" onClick={onSettings}>
             <Icon name="alert" /> No model — set one up

@@ -1,51 +1,44 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChatModelChoice } from '../../../electron/contract/chat.js';
-import type { ListModelsRes, ProviderView } from '../../../electron/contract/settings.js';
+import type { ConfiguredProviderView, ListModelsRes } from '../../../electron/contract/settings.js';
 import { toErrorData } from '../../bridge/client.js';
 import { useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 
 /**
- * Providers a chat can use now: the one in Settings, or one with a key stored (or needing none)
- * that has a base URL of its own — an OpenAI-compatible server's URL lives only in Settings' choice,
- * so listing it otherwise offered a group with nothing in it but an error.
- */
-export function usableProviders(providers: ProviderView[], current: string | null): ProviderView[] {
-  return providers.filter(
-    (p) => p.id === current || ((p.has_key || !p.requires_key) && p.default_base_url !== null),
-  );
-}
-
-/**
- * The open chat's model: any model of any provider with a key, from the provider's own list
- * (`/models`) or SkillDesk's; "Settings’ default" lets the chat follow Settings again.
+ * The open chat's model: any model of any provider set up in Settings, grouped by provider, from
+ * the provider's own list (`/models`, read once and kept; ↻ reads it again) or SkillDesk's;
+ * "Settings’ default" lets the chat follow the default again.
  */
 export function ModelPicker(props: {
   label: string;
   own: ChatModelChoice | null;
-  providers: ProviderView[];
-  defaultProvider: string | null;
+  providers: ConfiguredProviderView[];
   onSettings: () => void;
 }) {
   const stores = useStores();
   const [open, setOpen] = useState(false);
-  const [lists, setLists] = useState<Record<string, ListModelsRes | { error: string }>>({});
+  const [lists, setLists] = useState<Record<string, ListModelsRes | { error: string } | 'loading'>>({});
   const ref = useRef<HTMLDivElement>(null);
-  const usable = usableProviders(props.providers, props.defaultProvider);
+  const fetchList = useCallback(
+    (id: string, refresh: boolean) => {
+      setLists((l) => ({ ...l, [id]: 'loading' }));
+      stores.client.invoke('settings/list-models', { provider: id, ...(refresh ? { refresh } : {}) }).then(
+        (r) => setLists((l) => ({ ...l, [id]: r })),
+        (e: unknown) => setLists((l) => ({ ...l, [id]: { error: toErrorData(e).message } })),
+      );
+    },
+    [stores],
+  );
   useEffect(() => {
     if (!open) return;
     const close = (e: MouseEvent) => {
       if (!ref.current?.contains(e.target as Node)) setOpen(false);
     };
     window.addEventListener('mousedown', close);
-    for (const p of usable)
-      if (!lists[p.id])
-        stores.client.invoke('settings/list-models', { provider: p.id }).then(
-          (r) => setLists((l) => ({ ...l, [p.id]: r })),
-          (e: unknown) => setLists((l) => ({ ...l, [p.id]: { error: toErrorData(e).message } })),
-        );
+    for (const p of props.providers) if (!lists[p.id]) fetchList(p.id, false);
     return () => window.removeEventListener('mousedown', close);
-  }, [open, usable, lists, stores]);
+  }, [open, props.providers, lists, fetchList]);
   const choose = (model: ChatModelChoice | null) => {
     setOpen(false);
     void stores.chat.getState().setModel(model);
@@ -75,14 +68,27 @@ export function ModelPicker(props: {
             className="menu__item"
             onClick={() => choose(null)}
           >
-            Settings’ default <span className="muted">follow the provider chosen in Settings</span>
+            Settings’ default <span className="muted">follow the default provider in Settings</span>
           </button>
-          {usable.map((p) => {
+          {props.providers.map((p) => {
             const list = lists[p.id];
             return (
               <fieldset key={p.id} className="menu__group">
-                <legend className="menu__group-head">{p.label}</legend>
-                {!list ? (
+                <legend className="menu__group-head">
+                  {p.label}
+                  {p.is_default && <span className="muted"> · default</span>}
+                </legend>
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small menu__group-refresh"
+                  aria-label={`Read the models of ${p.label} again`}
+                  title="Read its model list again"
+                  disabled={list === 'loading'}
+                  onClick={() => fetchList(p.id, true)}
+                >
+                  <Icon name="refresh" />
+                </button>
+                {!list || list === 'loading' ? (
                   <p className="menu__note">Loading models…</p>
                 ) : 'error' in list ? (
                   <p className="menu__note">{list.error}</p>

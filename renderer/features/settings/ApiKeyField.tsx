@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { ProviderView } from '../../../electron/contract/settings.js';
+import type { ConfiguredProviderView } from '../../../electron/contract/settings.js';
 import { useProvidersStore } from '../../stores.js';
 
 const SOURCE_LABEL = {
@@ -9,13 +9,12 @@ const SOURCE_LABEL = {
 };
 
 /** A provider's API key: write-only (never shown again), with where the current one comes from. */
-export function ApiKeyField(props: { info: ProviderView | undefined; keyStorage: 'keychain' | 'file' }) {
-  const { info } = props;
+export function ApiKeyField(props: { provider: ConfiguredProviderView; keyStorage: 'keychain' | 'file' }) {
+  const info = props.provider;
   const saving = useProvidersStore((s) => s.saving);
   const setKeyOf = useProvidersStore((s) => s.setKey);
   const id = useId();
   const [key, setKey] = useState('');
-  if (!info) return null;
   const saveKey = async () => {
     if (await setKeyOf(info.id, key)) setKey('');
   };

@@ -1,75 +1,256 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ProviderChoice, ProviderIdName } from '../../../electron/contract/settings.js';
+import type {
+  ConfiguredProviderView,
+  GetSettingsRes,
+  ProviderIdName,
+} from '../../../electron/contract/settings.js';
 import { useProvidersStore } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { ApiKeyField } from './ApiKeyField.js';
+import { currentTest, type ProviderTest } from './providers-store.js';
+import './providers.css';
 
 /** The provider form's fields, as typed (not yet saved). */
 interface ProviderDraft {
-  provider: ProviderIdName;
+  kind: ProviderIdName;
+  label: string;
   model: string;
   baseUrl: string;
 }
 
-const draftOf = (c: ProviderChoice): ProviderDraft => ({
-  provider: c.provider,
-  model: c.model ?? '',
-  baseUrl: c.base_url ?? '',
+const draftOf = (p: ConfiguredProviderView): ProviderDraft => ({
+  kind: p.kind,
+  label: p.label,
+  model: p.model ?? '',
+  baseUrl: p.base_url ?? '',
+});
+const blankDraft = (kind: ProviderIdName = 'openai'): ProviderDraft => ({
+  kind,
+  label: '',
+  model: '',
+  baseUrl: '',
 });
 const sameDraft = (a: ProviderDraft, b: ProviderDraft) =>
-  a.provider === b.provider && a.model.trim() === b.model.trim() && a.baseUrl.trim() === b.baseUrl.trim();
+  a.kind === b.kind &&
+  a.label.trim() === b.label.trim() &&
+  a.model.trim() === b.model.trim() &&
+  a.baseUrl.trim() === b.baseUrl.trim();
 
 /**
- * The form's fields, following the saved choice when it changes, unless the user has unsaved
+ * The form's fields, following the saved provider when it changes, unless the user has unsaved
  * edits: settings reload often (every change anywhere), and typing must not be thrown away.
  */
-function useProviderDraft(saved: ProviderChoice | null) {
-  const [draft, setDraft] = useState<ProviderDraft>({ provider: 'openai', model: '', baseUrl: '' });
-  const last = useRef<ProviderDraft | null>(null);
+function useProviderDraft(editing: string | null, saved: ConfiguredProviderView | undefined) {
+  const [draft, setDraft] = useState<ProviderDraft>(saved ? draftOf(saved) : blankDraft());
+  const last = useRef<{ editing: string | null; draft: ProviderDraft } | null>(null);
   const savedKey = saved ? JSON.stringify(draftOf(saved)) : null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the saved values, not the object
   useEffect(() => {
-    if (!saved) return;
-    const next = draftOf(saved);
+    const next = saved ? draftOf(saved) : null;
     const prev = last.current;
-    last.current = next;
-    setDraft((d) => (prev === null || sameDraft(d, prev) ? next : d));
-  }, [savedKey]);
+    last.current = { editing, draft: next ?? blankDraft() };
+    if (prev?.editing !== editing) {
+      // Another provider (or a new one) was opened: start from what is saved.
+      setDraft((d) => next ?? blankDraft(d.kind));
+      return;
+    }
+    if (next) setDraft((d) => (prev === null || sameDraft(d, prev.draft) ? next : d));
+  }, [editing, savedKey]);
   return [draft, setDraft] as const;
 }
 
-/** Provider, model and base URL, with the buttons that save and test them. */
-function ProviderForm() {
+/** A test outcome in words. */
+function testLine(t: ProviderTest): string {
+  const r = t.result;
+  if (t.status === 'running' || !r) return 'Reading the model list…';
+  if (!r.ok) return `Connection failed: ${r.error?.message ?? 'unknown error'}`;
+  const n = `${r.model_count} model${r.model_count === 1 ? '' : 's'}`;
+  return r.model_listed
+    ? `Connected to ${r.model} on ${r.label}: ${n} listed, no tokens spent (${r.took_ms} ms).`
+    : `Connected to ${r.label}: ${n} listed, not ${r.model} — pick one of them as its model (${r.took_ms} ms).`;
+}
+
+/** When a model list was read, in words. */
+function readWhen(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? 'earlier'
+    : d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+}
+
+/** One configured provider: where it is, its key, its models, its last test and what to do with it. */
+function ProviderRow(props: {
+  p: ConfiguredProviderView;
+  value: GetSettingsRes;
+  editing: boolean;
+  onEdit: () => void;
+}) {
+  const { p } = props;
+  const s = useProvidersStore(
+    useShallow((st) => ({
+      test: currentTest(st.tests, p),
+      refreshing: Boolean(st.refreshing[p.id]),
+      testConnection: st.testConnection,
+      refreshModels: st.refreshModels,
+      setDefault: st.setDefault,
+      removeProvider: st.removeProvider,
+    })),
+  );
+  const [confirming, setConfirming] = useState(false);
+  const kind = props.value.providers.find((k) => k.id === p.kind);
+  const url = p.base_url ?? kind?.default_base_url ?? '';
+  const key = p.has_key
+    ? p.source === 'env'
+      ? `Key from ${p.env_var}`
+      : 'Key stored'
+    : p.requires_key
+      ? 'No key yet'
+      : 'No key (optional)';
+  return (
+    <li className={`provider-row${props.editing ? ' is-editing' : ''}`} aria-label={p.label}>
+      <div className="provider-row__main">
+        <div className="provider-row__title">
+          <strong>{p.label}</strong>
+          {p.label !== kind?.label && <span className="badge badge--account">{kind?.label}</span>}
+          {p.is_default && <span className="badge badge--workspace">Default</span>}
+        </div>
+        <div className="provider-row__meta">
+          <span className="mono" title={url}>
+            {url}
+          </span>
+          <span>· {p.effective_model}</span>
+        </div>
+        <div className="provider-row__meta">
+          <span className={p.has_key || !p.requires_key ? '' : 'provider-row__warn'}>{key}</span>
+          <span>
+            ·{' '}
+            {p.models
+              ? `${p.models.length} model${p.models.length === 1 ? '' : 's'} read ${readWhen(p.models_fetched_at ?? '')}`
+              : 'Models not read yet'}
+          </span>
+        </div>
+        {s.test && (
+          <p
+            className={`provider-row__status${s.test.result ? (s.test.result.ok ? ' is-ok' : ' is-error') : ''}`}
+            role="status"
+          >
+            {s.test.result && <Icon name={s.test.result.ok ? 'check' : 'alert'} />}
+            {testLine(s.test)}
+          </p>
+        )}
+      </div>
+      <div className="provider-row__actions">
+        <button
+          type="button"
+          className="btn btn--small"
+          aria-label={`Test ${p.label}`}
+          title="Reads its model list; no tokens are spent"
+          disabled={s.test?.status === 'running'}
+          onClick={() => void s.testConnection(p.id)}
+        >
+          Test
+        </button>
+        <button
+          type="button"
+          className="btn btn--small"
+          aria-label={`Refresh the list of ${p.label}`}
+          title="Read its model list again"
+          disabled={s.refreshing}
+          onClick={() => void s.refreshModels(p.id)}
+        >
+          <Icon name="refresh" /> Models
+        </button>
+        {!p.is_default && (
+          <button
+            type="button"
+            className="btn btn--small"
+            aria-label={`Make ${p.label} the default`}
+            onClick={() => void s.setDefault(p.id)}
+          >
+            Make default
+          </button>
+        )}
+        <button
+          type="button"
+          className="btn btn--small"
+          aria-label={`Edit ${p.label}`}
+          aria-pressed={props.editing}
+          onClick={props.onEdit}
+        >
+          <Icon name="pencil" /> Edit
+        </button>
+        {confirming ? (
+          <button
+            type="button"
+            className="btn btn--small btn--ghost-danger"
+            aria-label={`Confirm removing ${p.label}`}
+            onClick={() => void s.removeProvider(p.id)}
+            onBlur={() => setConfirming(false)}
+            // biome-ignore lint/a11y/noAutofocus: the second press confirms; focus follows the question
+            autoFocus
+          >
+            Remove {p.label} and its key?
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="btn btn--small btn--icon"
+            aria-label={`Remove ${p.label}`}
+            title="Remove"
+            onClick={() => setConfirming(true)}
+          >
+            <Icon name="trash" />
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
+/** Kind, name, model and base URL of the provider being added or edited, with its key and test. */
+function ProviderForm(props: { editing: string | null; onSaved: (id: string) => void; onNew: () => void }) {
   const p = useProvidersStore(
     useShallow((s) => ({
       value: s.value!,
       saving: s.saving,
-      test: s.test,
-      setProvider: s.setProvider,
+      tests: s.tests,
+      saveProvider: s.saveProvider,
       testConnection: s.testConnection,
     })),
   );
-  const ids = { provider: useId(), model: useId(), base: useId() };
-  const saved = p.value.chat;
-  const [draft, setDraft] = useProviderDraft(saved);
-  const info = p.value.providers.find((x) => x.id === draft.provider);
-  const isSaved = saved !== null && sameDraft(draft, draftOf(saved));
-  const save = () =>
-    void p.setProvider({
-      provider: draft.provider,
+  const ids = { kind: useId(), label: useId(), model: useId(), base: useId(), models: useId() };
+  const saved = props.editing ? p.value.configured.find((x) => x.id === props.editing) : undefined;
+  const [draft, setDraft] = useProviderDraft(saved ? props.editing : null, saved);
+  const info = p.value.providers.find((x) => x.id === draft.kind);
+  const unchanged = saved !== undefined && sameDraft(draft, draftOf(saved));
+  const test = saved ? currentTest(p.tests, saved) : null;
+  const save = async (makeDefault: boolean) => {
+    const id = await p.saveProvider({
+      ...(saved ? { id: saved.id } : {}),
+      kind: draft.kind,
+      ...(draft.label.trim() ? { label: draft.label.trim() } : {}),
       ...(draft.model.trim() ? { model: draft.model.trim() } : {}),
       ...(draft.baseUrl.trim() ? { base_url: draft.baseUrl.trim() } : {}),
+      make_default: makeDefault,
     });
+    if (id) props.onSaved(id);
+  };
   return (
-    <>
+    <div className="form provider-form">
+      <h3 className="provider-form__title field--wide">{saved ? `Edit ${saved.label}` : 'Add a provider'}</h3>
       <div className="field">
-        <label htmlFor={ids.provider}>Provider</label>
+        <label htmlFor={ids.kind}>Provider</label>
         <div className="select">
           <select
-            id={ids.provider}
-            value={draft.provider}
-            onChange={(e) => setDraft({ provider: e.target.value as ProviderIdName, model: '', baseUrl: '' })}
+            id={ids.kind}
+            value={draft.kind}
+            onChange={(e) => {
+              const kind = e.target.value as ProviderIdName;
+              // Another kind is another provider: the form starts a new one of that kind.
+              if (saved && kind !== saved.kind) props.onNew();
+              setDraft({ ...blankDraft(kind) });
+            }}
           >
             {p.value.providers.map((x) => (
               <option key={x.id} value={x.id}>
@@ -81,18 +262,41 @@ function ProviderForm() {
         </div>
       </div>
       <div className="field">
+        <label htmlFor={ids.label}>Name</label>
+        <input
+          id={ids.label}
+          className="input"
+          value={draft.label}
+          placeholder={info?.label}
+          onChange={(e) => setDraft({ ...draft, label: e.target.value })}
+        />
+        <span className="field__help">How the model menu shows it, e.g. “Ollama on the laptop”.</span>
+      </div>
+      <div className="field">
         <label htmlFor={ids.model}>Model</label>
         <input
           id={ids.model}
           className="input"
           value={draft.model}
+          list={saved?.models ? ids.models : undefined}
           placeholder={info?.default_model}
           onChange={(e) => setDraft({ ...draft, model: e.target.value })}
           spellCheck={false}
         />
-        <span className="field__help">Empty: {info?.default_model}</span>
+        {saved?.models && (
+          <datalist id={ids.models}>
+            {saved.models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+        )}
+        <span className="field__help">
+          {saved?.models
+            ? `${saved.models.length === 1 ? 'Its one model' : `One of its ${saved.models.length} models`}, or empty for ${info?.default_model}.`
+            : `Empty: ${info?.default_model}. Test the provider to pick from its list.`}
+        </span>
       </div>
-      <div className="field field--wide">
+      <div className="field">
         <label htmlFor={ids.base}>Base URL</label>
         <input
           id={ids.base}
@@ -103,75 +307,87 @@ function ProviderForm() {
           spellCheck={false}
         />
         <span className="field__help">
-          {draft.provider === 'openai-compatible'
+          {draft.kind === 'openai-compatible'
             ? 'Required: your server’s OpenAI-style API root (Ollama, LM Studio, llama.cpp, vLLM).'
             : 'Optional: only to use a proxy or a compatible server.'}
         </span>
       </div>
       <div className="form__actions field--wide">
-        {isSaved ? (
+        {saved?.is_default && unchanged ? (
           // A state, not a control: nothing to press while the form shows the provider in use.
           <output className="in-use">
             <Icon name="check" /> In use
           </output>
         ) : (
-          <button type="button" className="btn btn--primary" onClick={save} disabled={p.saving}>
+          <button
+            type="button"
+            className="btn btn--primary"
+            onClick={() => void save(true)}
+            disabled={p.saving}
+            title="Save it and make it the default of new chats"
+          >
             Use this provider
+          </button>
+        )}
+        {!(saved && unchanged) && (
+          <button type="button" className="btn" onClick={() => void save(false)} disabled={p.saving}>
+            {saved ? 'Save changes' : 'Add provider'}
           </button>
         )}
         <button
           type="button"
           className="btn"
-          onClick={() => void p.testConnection()}
-          disabled={!saved || p.test.status === 'running'}
-          title={saved ? 'Send a one-token request' : 'Save a provider first'}
+          onClick={() => saved && void p.testConnection(saved.id)}
+          disabled={!saved || test?.status === 'running'}
+          title={saved ? 'Read its model list (no tokens are spent)' : 'Save the provider first'}
         >
-          {p.test.status === 'running' ? 'Testing…' : 'Test connection'}
+          {test?.status === 'running' ? 'Testing…' : 'Test connection'}
         </button>
       </div>
-      <ApiKeyField key={draft.provider} info={info} keyStorage={p.value.key_storage} />
-    </>
-  );
-}
-
-/** What the last save and the last connection test said. */
-function ProviderOutcome() {
-  const p = useProvidersStore(
-    useShallow((s) => ({ notice: s.notice, saveError: s.saveError, result: s.test.result })),
-  );
-  const { result } = p;
-  return (
-    <>
-      {(p.notice || p.saveError) && (
-        <p className={`form__notice${p.saveError ? ' is-error' : ''}`} role="status">
-          {p.saveError ? p.saveError.message : p.notice}
+      {saved ? (
+        <ApiKeyField key={saved.id} provider={saved} keyStorage={p.value.key_storage} />
+      ) : (
+        <p className="field__help field--wide provider-form__key-note">
+          <Icon name="key" /> Its API key is asked for once the provider is saved
+          {info?.requires_key ? '' : ' (local servers usually need none)'}.
         </p>
       )}
-      {result && (
-        <div
-          className={`callout ${result.ok ? 'callout--success' : 'callout--error'} field--wide`}
-          role="status"
-        >
-          <Icon name={result.ok ? 'check' : 'alert'} />
-          <p>
-            {result.ok
-              ? `Connected to ${result.model} in ${result.took_ms} ms.`
-              : `Connection failed: ${result.error?.message ?? 'unknown error'}`}
-          </p>
-        </div>
-      )}
-    </>
+      <ProviderNotice />
+    </div>
   );
 }
 
-/** Settings → Providers: provider, model, base URL, API key (write-only) and a connection test. */
+/** What the last change said. */
+function ProviderNotice() {
+  const p = useProvidersStore(useShallow((s) => ({ notice: s.notice, saveError: s.saveError })));
+  if (!p.notice && !p.saveError) return null;
+  return (
+    <p className={`form__notice${p.saveError ? ' is-error' : ''}`} role="status">
+      {p.saveError ? p.saveError.message : p.notice}
+    </p>
+  );
+}
+
+/**
+ * Settings → Providers: every provider set up here (each with its own base URL, key and model
+ * list), the default of new chats, and a form to add or change one.
+ */
 export function ProvidersCard() {
   const p = useProvidersStore(
     useShallow((s) => ({ status: s.status, value: s.value, error: s.error, load: s.load })),
   );
+  // null: the form adds a new provider. Starts on the default one, when there is one.
+  const [editing, setEditing] = useState<string | null | undefined>(undefined);
   useEffect(() => {
     void p.load();
   }, [p.load]);
+  const configured = p.value?.configured ?? [];
+  const current =
+    editing === undefined
+      ? (p.value?.chat?.provider ?? null)
+      : editing !== null && !configured.some((c) => c.id === editing)
+        ? null
+        : editing;
 
   if (p.status === 'error' && p.error) {
     return (
@@ -186,14 +402,22 @@ export function ProvidersCard() {
   }
   return (
     <section className="card" aria-labelledby="providers-title">
-      <h2 id="providers-title" className="card__title">
-        Providers
-      </h2>
+      <div className="providers__head">
+        <h2 id="providers-title" className="card__title">
+          Providers
+        </h2>
+        {current !== null && configured.length > 0 && (
+          <button type="button" className="btn btn--small" onClick={() => setEditing(null)}>
+            <Icon name="plus" /> Add a provider
+          </button>
+        )}
+      </div>
       <p className="card__text">
-        The model chat replies with. Keys stay in SkillDesk’s main process: they are never shown again, and
-        skills and this window never see them.
+        The models chat replies with: a local server and a cloud API side by side, each chat keeping the model
+        it was given. Keys stay in SkillDesk’s main process: they are never shown again, and skills and this
+        window never see them.
       </p>
-      {p.value && p.value.chat === null && (
+      {p.value && configured.length === 0 && (
         <div className="callout callout--info providers__start">
           <Icon name="key" />
           <p>
@@ -212,10 +436,22 @@ export function ProvidersCard() {
       {!p.value ? (
         <div className="skeleton skeleton--block" />
       ) : (
-        <div className="form">
-          <ProviderForm />
-          <ProviderOutcome />
-        </div>
+        <>
+          {configured.length > 0 && (
+            <ul className="provider-list" aria-label="Your providers">
+              {configured.map((c) => (
+                <ProviderRow
+                  key={c.id}
+                  p={c}
+                  value={p.value!}
+                  editing={c.id === current}
+                  onEdit={() => setEditing(c.id)}
+                />
+              ))}
+            </ul>
+          )}
+          <ProviderForm editing={current} onSaved={(id) => setEditing(id)} onNew={() => setEditing(null)} />
+        </>
       )}
     </section>
   );

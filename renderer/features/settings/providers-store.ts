@@ -1,12 +1,38 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { AppError, type AppErrorData } from '../../../electron/contract/errors.js';
 import type {
+  ConfiguredProviderView,
   GetSettingsRes,
-  ProviderIdName,
+  SaveProviderReq,
   SetProviderReq,
   TestConnectionRes,
 } from '../../../electron/contract/settings.js';
 import type { Client } from '../../bridge/client.js';
+
+/** One provider's last connection test, with what the provider was like when it ran. */
+export interface ProviderTest {
+  status: 'running' | 'done';
+  result: TestConnectionRes | null;
+  /** {@link providerFingerprint} at the time of the test. */
+  fingerprint: string;
+}
+
+/**
+ * What a test outcome depends on: a test says nothing about a provider whose kind, base URL or
+ * key has changed since, so its outcome is shown only while this stays the same.
+ */
+export function providerFingerprint(p: ConfiguredProviderView): string {
+  return JSON.stringify([p.kind, p.base_url, p.has_key, p.source]);
+}
+
+/** The test outcome to show for `p` now, or null when there is none or it is stale. */
+export function currentTest(
+  tests: Record<string, ProviderTest>,
+  p: ConfiguredProviderView,
+): ProviderTest | null {
+  const t = tests[p.id];
+  return t && t.fingerprint === providerFingerprint(p) ? t : null;
+}
 
 /** Provider settings: the host's view (never a key), and the outcome of the last actions. */
 export interface ProvidersState {
@@ -18,7 +44,10 @@ export interface ProvidersState {
   notice: string | null;
   /** A save that was refused (validation). */
   saveError: AppErrorData | null;
-  test: { status: 'idle' | 'running' | 'done'; result: TestConnectionRes | null };
+  /** The last connection test of each provider, by id. */
+  tests: Record<string, ProviderTest>;
+  /** Providers whose model list is being read again. */
+  refreshing: Record<string, boolean>;
 }
 
 /** Provider settings events. */
@@ -27,10 +56,11 @@ export type ProvidersEvent =
   | { type: 'load/succeeded'; value: GetSettingsRes }
   | { type: 'load/failed'; error: AppErrorData }
   | { type: 'save/requested' }
-  | { type: 'save/succeeded'; value: GetSettingsRes | null; notice: string }
+  | { type: 'save/succeeded'; value: GetSettingsRes | null; notice: string; provider?: string }
   | { type: 'save/failed'; error: AppErrorData }
-  | { type: 'test/requested' }
-  | { type: 'test/finished'; result: TestConnectionRes };
+  | { type: 'test/requested'; provider: string; fingerprint: string }
+  | { type: 'test/finished'; provider: string; result: TestConnectionRes }
+  | { type: 'refresh/changed'; provider: string; running: boolean };
 
 /** Provider settings before loading. */
 export function initialProvidersState(): ProvidersState {
@@ -41,9 +71,16 @@ export function initialProvidersState(): ProvidersState {
     saving: false,
     notice: null,
     saveError: null,
-    test: { status: 'idle', result: null },
+    tests: {},
+    refreshing: {},
   };
 }
+
+const without = <T>(m: Record<string, T>, k: string | undefined): Record<string, T> => {
+  if (k === undefined || !(k in m)) return m;
+  const { [k]: _gone, ...rest } = m;
+  return rest;
+};
 
 /** Pure transitions of the provider settings. */
 export function providersReducer(s: ProvidersState, e: ProvidersEvent): ProvidersState {
@@ -57,29 +94,49 @@ export function providersReducer(s: ProvidersState, e: ProvidersEvent): Provider
     case 'save/requested':
       return { ...s, saving: true, notice: null, saveError: null };
     case 'save/succeeded':
-      // A changed setting makes an earlier test result stale.
+      // A changed provider makes its earlier test outcome stale (another key may fail).
       return {
         ...s,
         saving: false,
         value: e.value ?? s.value,
         notice: e.notice,
-        test: { status: 'idle', result: null },
+        tests: without(s.tests, e.provider),
       };
     case 'save/failed':
       return { ...s, saving: false, saveError: e.error };
     case 'test/requested':
-      return { ...s, test: { status: 'running', result: null } };
-    case 'test/finished':
-      return { ...s, test: { status: 'done', result: e.result } };
+      return {
+        ...s,
+        tests: { ...s.tests, [e.provider]: { status: 'running', result: null, fingerprint: e.fingerprint } },
+      };
+    case 'test/finished': {
+      const t = s.tests[e.provider];
+      // A test overtaken by a change of that provider is dropped.
+      if (!t) return s;
+      return { ...s, tests: { ...s.tests, [e.provider]: { ...t, status: 'done', result: e.result } } };
+    }
+    case 'refresh/changed':
+      return {
+        ...s,
+        refreshing: e.running ? { ...s.refreshing, [e.provider]: true } : without(s.refreshing, e.provider),
+      };
   }
 }
 
 /** Provider settings with their actions. */
 export interface ProvidersStore extends ProvidersState {
   load(): Promise<void>;
+  /** The one-provider form of older clients: a provider under its kind's id, made the default. */
   setProvider(req: SetProviderReq): Promise<boolean>;
-  setKey(provider: ProviderIdName, key: string): Promise<boolean>;
-  testConnection(): Promise<void>;
+  /** Add or change a provider; its id, or null when refused (`saveError` says why). */
+  saveProvider(req: SaveProviderReq): Promise<string | null>;
+  removeProvider(id: string): Promise<boolean>;
+  setDefault(id: string, model?: string): Promise<boolean>;
+  setKey(provider: string, key: string): Promise<boolean>;
+  /** Read the provider's `/models` (the default provider's when none is given). */
+  testConnection(provider?: string): Promise<void>;
+  /** Read the provider's model list again. */
+  refreshModels(provider: string): Promise<void>;
   /** Accept (or stop accepting) in-process isolation for the Python sandbox. */
   setSandbox(allowInProcessIsolation: boolean): Promise<boolean>;
 }
@@ -102,60 +159,104 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
     client.subscribe('settings/changed', () => {
       if (get().status !== 'idle') void load();
     });
+    /** Run a change that answers with the settings; says `notice` when it worked. */
+    const change = async (
+      run: () => Promise<GetSettingsRes>,
+      notice: string,
+      provider?: string,
+    ): Promise<boolean> => {
+      dispatch({ type: 'save/requested' });
+      try {
+        const value = await run();
+        dispatch({ type: 'save/succeeded', value, notice, provider });
+        return true;
+      } catch (e) {
+        dispatch({ type: 'save/failed', error: toErrorData(e) });
+        return false;
+      }
+    };
     return {
       ...initialProvidersState(),
       load,
-      async setProvider(req) {
-        dispatch({ type: 'save/requested' });
-        try {
-          const value = await client.invoke('settings/set-provider', req);
-          dispatch({ type: 'save/succeeded', value, notice: 'Provider saved.' });
-          return true;
-        } catch (e) {
-          dispatch({ type: 'save/failed', error: toErrorData(e) });
-          return false;
-        }
+      setProvider: (req) =>
+        change(() => client.invoke('settings/set-provider', req), 'Provider saved.', req.provider),
+      async saveProvider(req) {
+        let id: string | null = null;
+        await change(
+          async () => {
+            const r = await client.invoke('settings/save-provider', req);
+            id = r.id;
+            return r.settings;
+          },
+          'Provider saved.',
+          req.id,
+        );
+        return id;
       },
-      async setKey(provider, key) {
-        dispatch({ type: 'save/requested' });
+      removeProvider: (id) =>
+        change(() => client.invoke('settings/remove-provider', { id }), 'Provider removed.', id),
+      setDefault: (id, model) =>
+        change(
+          () => client.invoke('settings/set-default', { id, ...(model ? { model } : {}) }),
+          'New chats use this provider now.',
+        ),
+      setKey: (provider, key) =>
+        change(
+          async () => {
+            await client.invoke('settings/set-key', { provider, key });
+            return client.invoke('settings/get', {});
+          },
+          key ? 'Key saved.' : 'Key removed.',
+          provider,
+        ),
+      setSandbox: (allow) =>
+        change(
+          () => client.invoke('settings/set-sandbox', { allow_in_process_isolation: allow }),
+          allow
+            ? 'Code will run with in-process isolation only.'
+            : 'In-process isolation is no longer accepted.',
+        ),
+      async testConnection(provider) {
+        const value = get().value;
+        const id = provider ?? value?.chat?.provider;
+        const p = value?.configured.find((x) => x.id === id);
+        if (!id || !p) return;
+        dispatch({ type: 'test/requested', provider: id, fingerprint: providerFingerprint(p) });
+        let result: TestConnectionRes;
         try {
-          await client.invoke('settings/set-key', { provider, key });
-          const value = await client.invoke('settings/get', {});
-          dispatch({ type: 'save/succeeded', value, notice: key ? 'Key saved.' : 'Key removed.' });
-          return true;
+          result = await client.invoke('settings/test-connection', { provider: id });
         } catch (e) {
-          dispatch({ type: 'save/failed', error: toErrorData(e) });
-          return false;
+          result = {
+            ok: false,
+            provider: id,
+            label: p.label,
+            model: null,
+            base_url: null,
+            took_ms: 0,
+            model_count: 0,
+            model_listed: false,
+            error: toErrorData(e),
+          };
         }
+        dispatch({ type: 'test/finished', provider: id, result });
+        // A test that answered saved the provider's model list.
+        await load();
       },
-      async setSandbox(allow) {
-        dispatch({ type: 'save/requested' });
+      async refreshModels(provider) {
+        dispatch({ type: 'refresh/changed', provider, running: true });
         try {
-          const value = await client.invoke('settings/set-sandbox', { allow_in_process_isolation: allow });
+          const r = await client.invoke('settings/list-models', { provider, refresh: true });
           dispatch({
             type: 'save/succeeded',
-            value,
-            notice: allow
-              ? 'Code will run with in-process isolation only.'
-              : 'In-process isolation is no longer accepted.',
+            value: null,
+            notice: r.warning ?? `${r.models.length} models read.`,
           });
-          return true;
         } catch (e) {
           dispatch({ type: 'save/failed', error: toErrorData(e) });
-          return false;
+        } finally {
+          dispatch({ type: 'refresh/changed', provider, running: false });
         }
-      },
-      async testConnection() {
-        dispatch({ type: 'test/requested' });
-        try {
-          dispatch({ type: 'test/finished', result: await client.invoke('settings/test-connection', {}) });
-        } catch (e) {
-          const error = toErrorData(e);
-          dispatch({
-            type: 'test/finished',
-            result: { ok: false, provider: null, model: null, took_ms: 0, reply: null, error },
-          });
-        }
+        await load();
       },
     };
   });
