@@ -78,7 +78,7 @@ const RULES: Rule[] = [
     on: 'code',
     message: 'runs shell commands or other programs',
     pattern:
-      /\bsubprocess\.|\bos\.(?:system|popen|exec[lv]p?e?)\b|\bchild_process\b|\bexecSync\(|\bspawn\(|\bRuntime\.getRuntime\(\)\.exec|\bbash\s+-c\b|\bsh\s+-c\b/,
+      /\bsubprocess\b|\bos\.(?:system|popen|exec[lv]p?e?)\b|\bchild_process\b|\bexecSync\(|\bspawn\(|\bRuntime\.getRuntime\(\)\.exec|\bbash\s+-c\b|\bsh\s+-c\b/,
   },
   {
     id: 'network',
