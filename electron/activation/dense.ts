@@ -69,6 +69,8 @@ export class DenseIndex {
   has = new Uint8Array(0);
   /** Bumped whenever a vector is set or cleared (the space's centring follows it). */
   generation = 0;
+  /** Slots whose {@link has} is 1 (only live skills: a removed skill's slot is cleared). */
+  private held = 0;
   private indexGeneration = -1;
   /** Per slot: the hash of the text its vector is (to be) of. */
   private hashes: Array<string | null> = [];
@@ -138,6 +140,11 @@ export class DenseIndex {
   }
 
   /** How many live skills have a vector, of how many. */
+  /** Whether any skill has a vector yet (asked on every match, so counted, not scanned). */
+  anyEmbedded(): boolean {
+    return this.held > 0;
+  }
+
   progress(): DenseProgress {
     let embedded = 0;
     let total = 0;
@@ -199,6 +206,7 @@ export class DenseIndex {
 
   private set(slot: number, v: Float32Array): void {
     this.vectors.set(v, slot * this.engine.dims);
+    if (!this.has[slot]) this.held++;
     this.has[slot] = 1;
     this.generation++;
   }
@@ -207,6 +215,7 @@ export class DenseIndex {
     if (this.has[slot]) {
       this.vectors.fill(0, slot * this.engine.dims, (slot + 1) * this.engine.dims);
       this.has[slot] = 0;
+      this.held--;
       this.generation++;
     }
     this.hashes[slot] = null;

@@ -58,8 +58,28 @@ export async function denseQuery(message: string): Promise<MatchOptions['dense']
   const engine = e5Engine();
   // A message of stopwords alone asks for nothing, by words or by meaning.
   if (!engine || contentWords(message).length === 0) return null;
-  return { engine, vector: await engine.query(message.slice(0, MAX_MESSAGE_CHARS)) };
+  const text = message.slice(0, MAX_MESSAGE_CHARS);
+  const key = `${engine.id}\u0000${text}`;
+  let vector = recentQueries.get(key);
+  if (vector) recentQueries.delete(key);
+  else {
+    vector = engine.query(text);
+    // A failed embedding is not kept: the next ask tries again.
+    vector.catch(() => recentQueries.delete(key));
+  }
+  recentQueries.set(key, vector);
+  if (recentQueries.size > RECENT_QUERIES) recentQueries.delete(recentQueries.keys().next().value!);
+  return { engine, vector: await vector };
 }
+
+/**
+ * The vectors of the last messages asked about, by model and text, in use order. The app matches
+ * the chat's draft as the user types; when the draft is sent, its vector is already here (or on
+ * its way), so the turn does not wait for the model a second time. Vectors are never mutated by
+ * their users, so sharing one is safe.
+ */
+const recentQueries = new Map<string, Promise<Float32Array>>();
+const RECENT_QUERIES = 64;
 
 /**
  * The full phase 1: the fast path fused with the catalog-centred e5 cosine (when installed), the

@@ -878,7 +878,7 @@ function startDense(
 ): DenseNear | null {
   const parts = ps.map((p) => denseIndex(p.index, dense.engine)).filter((d) => d !== null);
   const space = DenseSpace.of(parts);
-  if (!space || !parts.some((p) => p.progress().embedded > 0)) return null;
+  if (!space || !parts.some((p) => p.anyEmbedded())) return null;
   const hidden = new Map(ps.map((p) => [p.index, p.hidden]));
   return { space, qc: space.centre(dense.vector), f, hidden: (index, slot) => hidden.get(index)!(slot) };
 }
