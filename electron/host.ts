@@ -16,7 +16,8 @@ import type { WorkspaceState } from './contract/workspace.js';
 import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
-import type { Llm } from './llm/index.js';
+import type { LlmSkillHost } from './kinds/index.js';
+import { type Llm, PROVIDERS } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import {
   createProgressTracker,
@@ -26,6 +27,7 @@ import {
 } from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
 import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
+import { createSkillAccess } from './settings/skill-access.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
 import { resolveHome, storeFile } from './store/index.js';
@@ -120,15 +122,23 @@ export function createHost(deps: HostDeps): Host {
   const events = createEventHub((e) => logger.error('an event listener failed', e));
   const home = resolveHome(deps.home, deps.env);
   // The settings slice owns the model calls use, unless the face brings its own (CLI flags).
+  const secrets = deps.secrets ?? createFileSecretStore(home);
   const settings = createProviderSettings({
     home,
     env: deps.env,
-    secrets: deps.secrets ?? createFileSecretStore(home),
+    secrets,
     events,
     now,
     onWarning: (m) => logger.info(m),
   });
   const llm: (choice?: ChatModelChoice) => Llm | null = deps.llm ?? ((choice) => settings.chatLlm(choice));
+  // An LLM skill naming another provider gets it as Settings (or the environment) sets it up.
+  const skillAccess = createSkillAccess({ home, secrets, env: deps.env ?? process.env });
+  const llmSkill: LlmSkillHost = {
+    modelFor: (provider, model) => settings.chatLlm({ provider, model: model ?? PROVIDERS[provider].defaultModel })!,
+    secrets: (skill, names) => skillAccess.secrets(skill, names),
+    grants: (skill) => skillAccess.grants(skill),
+  };
   // Long work (sandbox start, page indexing) is reported to every window.
   const progress = createProgressTracker({ emit: (t) => events.emit('progress/task-updated', t) });
   const spawnSandbox = trackSandboxStarts(deps.spawnSandbox ?? spawnNodeSandbox, progress);
@@ -162,6 +172,7 @@ export function createHost(deps: HostDeps): Host {
           onSidecarStarted: dspyUpgrade && ((v) => void (disposed || dspyUpgrade(v))),
           warmSandboxAfterMs,
           resourcesPath: deps.resourcesPath,
+          llmSkill,
         },
       ),
     deps.workspace,

@@ -11,6 +11,7 @@ import { resolveHome, writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
+import { registerSkillAccessCommands } from './skill-access-commands.js';
 import { positiveInt } from './skills-commands.js';
 
 /** Parse `--context JSON` (an object) or `--context @file.json`. */
@@ -91,8 +92,9 @@ function traceJson(t: TraceView) {
   return row;
 }
 
-/** `render`, `run-skill` and `traces`. */
+/** `render`, `run-skill` and `traces` (and the `skills` group's LLM skill access commands). */
 export function registerDispatchCommands(program: Command, ctx: CliContext): void {
+  registerSkillAccessCommands(program, ctx);
   program
     .command('render')
     .description('render a MiniJinja prompt template file with a JSON context')
@@ -144,9 +146,11 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       .argument('<name>', 'skill name')
       .option('--artifact <name>', 'run only this artifact')
       .option('--context <json>', 'variables as a JSON object, or @file.json')
+      .option('--input <text>', 'the request (an LLM skill\'s user message; the variable "input")')
       .option('--session <id>', 'session id recorded in the traces (default: a new cli-… id)'),
   ).action(async (name: string, o: Record<string, unknown>) => {
     const context = parseContext(o.context as string | undefined);
+    if (typeof o.input === 'string') context.input = o.input;
     const llm = llmFromFlags(ctx, o);
     const g = ctx.globals();
     const sessionId = (o.session as string | undefined) ?? `cli-${randomUUID()}`;

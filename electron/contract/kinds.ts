@@ -104,6 +104,15 @@ export const KIND_FACTS = {
     colour: { light: '#7c3aed', dark: '#a78bfa' },
     default_name: 'component.wasm',
   },
+  llm_agent: {
+    label: 'LLM skill',
+    help: 'The model runs the skill: this text is its system prompt, with the tools its metadata declares',
+    language: 'markdown',
+    executable: true,
+    templated: 'never',
+    colour: { light: '#b45309', dark: '#fbbf24' },
+    default_name: 'SKILL.md',
+  },
 } as const satisfies Record<string, KindFacts>;
 
 /** An artifact kind. */

@@ -46,6 +46,14 @@ function handlersWith(
         partial: {},
       }),
     },
+    llm_agent: {
+      kind: 'llm_agent',
+      execute: async () => ({
+        ok: false,
+        error: { code: 'HANDLER_NOT_AVAILABLE', message: 'not in this test' },
+        partial: {},
+      }),
+    },
   };
 }
 

@@ -154,6 +154,10 @@ export class ArtifactDispatcher {
           .map((a) => a.metadata?.fallback_artifact as string | undefined),
       );
       chosen = chosen.filter((a) => !(a.kind === 'prompt_template' && fallbacks.has(a.name)));
+      // A `mode: llm` skill is run by its model: its scripts are the model's tools, run only
+      // when the model calls them, never one after another as a pipeline.
+      const agent = chosen.filter((a) => a.kind === 'llm_agent');
+      if (agent.length > 0) chosen = agent;
     }
     const harness = scope.harness;
     let variables = mergeContext(o.variables ?? {}, harness);

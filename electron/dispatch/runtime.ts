@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import { ARTIFACT_KINDS } from '../contract/kinds.js';
-import { KINDS, type KindServices, NO_LLM, settle } from '../kinds/index.js';
+import { KINDS, type KindServices, type LlmSkillHost, NO_LLM, settle } from '../kinds/index.js';
 import type { Llm } from '../llm/index.js';
 import {
   createSandboxHost,
@@ -16,6 +16,7 @@ import {
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
+import { toolScriptService } from './llm-skill-tools.js';
 import { PromptEngine } from './prompt-engine.js';
 import { modelId } from './run-scope.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
@@ -53,6 +54,8 @@ export interface SkillRuntimeDeps {
   /** A packaged app's resources folder, where the bundled sidecar binary lives. */
   resourcesPath?: string;
   log?: (line: string) => void;
+  /** Other providers, secrets and network grants for LLM skills (none: only the run's model). */
+  llmSkill?: LlmSkillHost;
 }
 
 /** The dispatcher with every handler wired to its real runtime, plus lifecycle. */
@@ -218,6 +221,8 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
             }),
     dspy: runner,
     fallback: (artifact, ctx) => KINDS.prompt_template.execute(artifact, ctx, services),
+    toolScript: deps.sandbox === false ? null : toolScriptService(sandboxPool),
+    llmSkill: deps.llmSkill,
   };
   const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces);
 

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { ChatStore } from '../chat/index.js';
 import { AppError } from '../contract/errors.js';
 import { createSandboxWarmup, createSkillRuntime, type SkillRuntime } from '../dispatch/index.js';
+import type { LlmSkillHost } from '../kinds/index.js';
 import type { SpawnSandboxProcess } from '../sandbox/index.js';
 import {
   createSidecarClient,
@@ -45,6 +46,8 @@ export interface WorkspaceSessionDeps {
   onSidecarStarted?: SidecarClientOptions['onStarted'];
   /** Start the Python sandbox this long after opening, for someone who runs Python (null: never). */
   warmSandboxAfterMs?: number | null;
+  /** What LLM skills get of the app: other providers, their secrets and network grants. */
+  llmSkill?: LlmSkillHost;
 }
 
 /** An open workspace. */
@@ -131,6 +134,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
           resourcesPath: deps.resourcesPath,
           sidecar: () => session.sidecar(),
           log: deps.log,
+          llmSkill: deps.llmSkill,
         });
         runtimes.set(store.db, rt);
       }

@@ -6,6 +6,7 @@ import { codeTemplateKind } from './code_template/index.js';
 import { descriptionKind } from './description/index.js';
 import { dspyModuleKind } from './dspy_module/index.js';
 import { exampleKind } from './example/index.js';
+import { llmAgentKind } from './llm_agent/index.js';
 import { promptTemplateKind } from './prompt_template/index.js';
 import { resourceKind } from './resource/index.js';
 import type { KindModule } from './types.js';
@@ -24,6 +25,7 @@ export const KINDS: { readonly [K in ArtifactKindName]: KindModule<K> } = {
   example: exampleKind,
   resource: resourceKind,
   wasm_component: wasmComponentKind,
+  llm_agent: llmAgentKind,
 };
 
 /** The module of a kind. */
@@ -32,6 +34,17 @@ export function kindOf<K extends ArtifactKindName>(kind: K): KindModule<K> {
 }
 
 export { type DspyContent, DspyContentSchema, parseDspyContent } from './dspy_module/index.js';
+export {
+  buildArgv,
+  LLM_SKILL_DEFAULTS,
+  LLM_SKILL_KEYS,
+  type LlmSkill,
+  type LlmSkillStep,
+  LlmSkillSchema,
+  PROVIDER_KEY_ENV_NAMES,
+  parseLlmSkill,
+  skillModel,
+} from './llm_agent/index.js';
 export { generateOnce } from './prompt_template/index.js';
 export { fail, NO_LLM, type Settled, settle, succeed } from './result.js';
 export type {
@@ -45,6 +58,9 @@ export type {
   KindIssue,
   KindModule,
   KindServices,
+  LlmSkillHost,
+  ToolScriptRequest,
+  ToolScriptResult,
   TraceDraft,
 } from './types.js';
 export { modelFamily, resolveVariants, selectVariant } from './variants.js';

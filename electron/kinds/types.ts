@@ -51,6 +51,8 @@ export interface KindContext {
   artifacts: SkillArtifact[];
   /** Template variables: the model's arguments merged with harness keys, the harness winning. */
   variables: Record<string, unknown>;
+  /** The skill that runs (an LLM skill's secrets and network grants are the skill's). */
+  skill?: { readonly id: string; readonly name: string };
 }
 
 /** A side effect a skill's run may have (what the approval check asks about). */
@@ -102,6 +104,46 @@ export interface KindServices {
   dspy: ((req: DspyRunRequest, ctx: KindContext) => Promise<Settled<DspyRunOutput>>) | null;
   /** Run a `dspy_module`'s fallback prompt template (the runtime's prompt_template handler). */
   fallback(artifact: SkillArtifact, ctx: KindContext): Promise<HandlerResult>;
+  /** Run one tool script of an LLM skill in the sandbox; null when this process has no sandbox. */
+  toolScript?: ((req: ToolScriptRequest, ctx: KindContext) => Promise<ToolScriptResult>) | null;
+  /** What an LLM skill needs of the app beyond the run's model (other providers, secrets, grants). */
+  llmSkill?: LlmSkillHost;
+}
+
+/** One tool call of an LLM skill, as a Python script of the skill run in the sandbox. */
+export interface ToolScriptRequest {
+  /** The skill's `.py` file, relative to the skill folder (the script's working directory). */
+  script: string;
+  /** Arguments after the script (built by fixed rules from the model's arguments). */
+  argv: string[];
+  /** Exactly the tool_env variables the user filled in for this skill; nothing else. */
+  env: Record<string, string>;
+  timeout_ms: number;
+  /** Hosts the user granted this skill; `http_request` reaches only these. */
+  granted_hosts: string[];
+  signal: AbortSignal | undefined;
+}
+
+/** What one tool script did. */
+export interface ToolScriptResult {
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  /** Every request it made through `http_request` (granted or refused). */
+  http: Array<{ method: string; url: string; status: number | null; bytes: number; error?: string }>;
+}
+
+/** The app's side of an LLM skill: models of other providers, the skill's secrets and grants. */
+export interface LlmSkillHost {
+  /**
+   * A model of `provider` as the user set it up (Settings' key and base URL, or the environment's
+   * key on the command line). Throws an AppError when the provider cannot be used.
+   */
+  modelFor(provider: import('../llm/index.js').ProviderId, model: string | undefined): Llm;
+  /** The skill's secrets among `names` (those the user has not entered are absent). */
+  secrets(skill: string, names: readonly string[]): Record<string, string>;
+  /** Hosts the user granted the skill. */
+  grants(skill: string): string[];
 }
 
 /**

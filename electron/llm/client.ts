@@ -77,6 +77,7 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
   return {
     provider: resolved.provider,
     model: resolved.model,
+    withModel: (model) => createLlm({ ...config, model }, deps),
 
     async generate(req) {
       const call = prepareCall(resolved, deps, req);

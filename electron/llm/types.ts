@@ -111,4 +111,6 @@ export interface Llm {
   generate(req: LlmRequest): Promise<LlmResult>;
   /** Stream the call. Never throws: failures arrive as a final `error` event. Breaking out aborts the call. */
   stream(req: LlmRequest): AsyncIterable<LlmEvent>;
+  /** The same provider, endpoint and key with another model (an LLM skill's own `model`). */
+  withModel?(model: string): Llm;
 }

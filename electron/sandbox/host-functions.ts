@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, isAppError } from '../contract/errors.js';
+import type { HttpRequestInput, HttpResponseOutput } from './http-request.js';
 import type { SandboxHost, SandboxLlm, SandboxLlmUsage } from './types.js';
 
 /** The workspace queries the host functions need (implemented by `workspace/WorkspacePages`). */
@@ -25,6 +26,11 @@ export interface SandboxHostDeps {
   maxLlmCalls?: number;
   /** Prompts of one batch run concurrently, at most this many at a time. */
   batchConcurrency?: number;
+  /**
+   * The network as the user granted it to the skill whose tool runs (see `http-request.ts`);
+   * without it `http_request` fails with FORBIDDEN.
+   */
+  http?: (input: HttpRequestInput) => Promise<HttpResponseOutput>;
 }
 
 const MAX_TEXT = 200_000;
@@ -51,6 +57,12 @@ const ARGS = {
   get_history: z.tuple([ref, limit(500, 20)]),
   llm_query: z.tuple([prompt, model]),
   llm_query_batched: z.tuple([z.array(prompt).min(1).max(100), model]),
+  http_request: z.tuple([
+    z.string().min(1).max(16),
+    z.string().min(1).max(8192),
+    z.record(z.string().max(256), z.string().max(8192)).nullish(),
+    z.string().max(2_000_000).nullish(),
+  ]),
 } as const;
 
 /** The host functions Python may call (besides `submit` and `checkpoint`, handled by the pool). */
@@ -154,6 +166,16 @@ export function createSandboxHost(deps: SandboxHostDeps = {}): SandboxHost {
           };
           await Promise.all(Array.from({ length: Math.min(ps.length, deps.batchConcurrency ?? 4) }, worker));
           return out;
+        }
+        case 'http_request': {
+          const [method, url, headers, body] = a as z.infer<(typeof ARGS)['http_request']>;
+          if (!deps.http) {
+            throw new AppError(
+              'FORBIDDEN',
+              'no network here: only the tools of an LLM skill reach the network, and only the hosts the user granted that skill',
+            );
+          }
+          return deps.http({ method, url, headers: headers ?? {}, body: body ?? null });
         }
       }
     },

@@ -36,6 +36,14 @@ export {
   type SandboxWorkspace,
 } from './host-functions.js';
 export {
+  type HttpGateOptions,
+  type HttpLogEntry,
+  type HttpRequestInput,
+  type HttpResponseOutput,
+  httpRequest,
+  specialAddress,
+} from './http-request.js';
+export {
   DEFAULT_LIMITS,
   MAX_LIMITS,
   resolveLimits,

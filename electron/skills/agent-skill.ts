@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import { KINDS } from '../kinds/index.js';
+import { KINDS, LLM_SKILL_KEYS } from '../kinds/index.js';
 import type { Skill } from '../store/index.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
@@ -112,7 +112,9 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     );
   }
   const f = fm.data;
-  const artifacts: PackageArtifact[] = [{ kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body }];
+  const artifacts: PackageArtifact[] = [
+    llmSkillArtifact(f, body, file) ?? { kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body },
+  ];
   const paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
   // Every bundled file is written back on export, on any OS: refuse what Windows or a
   // case-insensitive filesystem would rename, drop or merge (SKILL.md first: skill.md collides).
@@ -158,6 +160,32 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   if (f['allowed-tools'] !== undefined) pkg.allowed_tools = f['allowed-tools'];
   pkg.artifacts = artifacts;
   return pkg;
+}
+
+/**
+ * A `mode: llm` SKILL.md: its body is the model's system prompt and its LLM fields (tools, provider,
+ * model, limits, tool_env, network) the artifact's metadata, checked by the `llm_agent` kind.
+ */
+function llmSkillArtifact(fm: Record<string, unknown>, body: string, file: string): PackageArtifact | null {
+  if (fm.mode === undefined || fm.mode === null) {
+    const stray = LLM_SKILL_KEYS.filter((k) => k !== 'model' && fm[k] !== undefined);
+    if (stray.length > 0)
+      throw new AppError(
+        'INVALID_INPUT',
+        `${file}/SKILL.md: frontmatter ${stray[0]}: only a "mode: llm" skill takes ${stray.join(', ')}; add "mode: llm"`,
+        { file, path: stray[0] },
+      );
+    return null;
+  }
+  if (fm.mode !== 'llm')
+    throw new AppError(
+      'INVALID_INPUT',
+      `${file}/SKILL.md: frontmatter mode: must be "llm" (the model runs the skill) or left out`,
+      { file, path: 'mode' },
+    );
+  const metadata: Record<string, unknown> = {};
+  for (const k of LLM_SKILL_KEYS) if (fm[k] !== undefined) metadata[k] = fm[k];
+  return { kind: 'llm_agent', name: 'SKILL.md', ordinal: 0, content: body, metadata };
 }
 
 /** If every file sits under one top folder that holds SKILL.md, strip that prefix. */
@@ -207,7 +235,8 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
   const skipped: string[] = [];
   const taken: TakenPaths = new Map();
   collision(taken, 'SKILL.md');
-  const approach = skill.artifacts.find((a) => a.kind === 'approach');
+  const llm = skill.artifacts.find((a) => a.kind === 'llm_agent');
+  const approach = llm ?? skill.artifacts.find((a) => a.kind === 'approach');
   const fm: Record<string, unknown> = { name: skill.name, description: skill.description };
   if (skill.license != null) fm.license = skill.license;
   if (skill.compatibility != null) fm.compatibility = skill.compatibility;
@@ -215,6 +244,10 @@ export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: stri
   if (skill.version !== '1.0.0' && metadata.version === undefined) metadata.version = skill.version;
   if (Object.keys(metadata).length > 0) fm.metadata = metadata;
   if (skill.allowed_tools != null) fm['allowed-tools'] = skill.allowed_tools;
+  if (llm) {
+    fm.mode = 'llm';
+    for (const k of LLM_SKILL_KEYS) if (llm.metadata?.[k] !== undefined) fm[k] = llm.metadata[k];
+  }
   const body = approach?.content ?? skill.artifacts.find((a) => a.kind === 'description')?.content ?? '';
   files.set('SKILL.md', Buffer.from(`---\n${YAML.stringify(fm, { lineWidth: 0 })}---\n${body}`, 'utf8'));
   for (const a of skill.artifacts) {

@@ -79,8 +79,9 @@ export async function runSkillTool(
   }
   const results = await ctx.dispatcher.runSkill(ctx.scope, {
     skill: { id: skill.id, name: skill.name, scope, version: skill.version },
-    // Only executable artifacts run here: instructions come through read_skill.
-    artifacts: artifact ? skill.artifacts : executable,
+    // Only executable artifacts run here: instructions come through read_skill. An LLM skill's
+    // model reads its tool scripts, which are files of the skill, so it gets them all.
+    artifacts: artifact || executable.some((a) => a.kind === 'llm_agent') ? skill.artifacts : executable,
     variables,
     artifact,
   });

@@ -42,6 +42,7 @@ export const HOST_FUNCTION_EFFECTS: Readonly<Record<HostFunctionName, readonly S
   get_history: [],
   llm_query: [],
   llm_query_batched: [],
+  http_request: ['network'],
 };
 
 const ALLOWED_TOOL_EFFECTS: Record<string, readonly SkillEffect[]> = {

@@ -1,6 +1,7 @@
 # Runs once, before the memory snapshot is taken: everything defined here is already in memory
 # when a worker boots. Defines the `skilldesk` host module (alias `inklings`, the design's name)
 # and the runner that executes one program in fresh globals and reports the outcome as JSON.
+import base64
 import json
 import os
 import random
@@ -14,6 +15,7 @@ _loads = json.loads
 _os_open, _os_read, _os_write, _os_close, _O_RDWR = os.open, os.read, os.write, os.close, os.O_RDWR
 _format_exception = traceback.format_exception
 _reseed = random.seed
+_b64encode, _b64decode = base64.b64encode, base64.b64decode
 _JOB_DEVICE = "/dev/skilldesk-job"
 
 # Nothing of the host reaches the sandbox: the environment, the executable and the argument list
@@ -124,6 +126,23 @@ def llm_query_batched(prompts, model=None):
     return _call("llm_query_batched", list(prompts), model)
 
 
+def http_request(method, url, headers=None, body=None):
+    """Make an HTTP(S) request through the app, to a host the user granted this skill only:
+    {status, reason, url, headers: [[name, value]], body: bytes}. Redirects are followed (each hop
+    granted too); refusals raise SkillDeskError naming the host and the setting to change."""
+    if body is not None and not isinstance(body, (bytes, bytearray)):
+        raise TypeError("http_request: body must be bytes")
+    reply = _call(
+        "http_request",
+        str(method),
+        str(url),
+        {str(k): str(v) for k, v in dict(headers or {}).items()},
+        _b64encode(bytes(body)).decode("ascii") if body else None,
+    )
+    reply["body"] = _b64decode(reply.get("body") or "")
+    return reply
+
+
 def checkpoint(data):
     """Record progress (a JSON-compatible value) in the run's trace."""
     return _call("checkpoint", data)
@@ -146,6 +165,7 @@ for _name in (
     "get_history",
     "llm_query",
     "llm_query_batched",
+    "http_request",
     "checkpoint",
     "submit",
 ):
@@ -153,6 +173,55 @@ for _name in (
 _mod.search = workspace_search
 sys.modules["skilldesk"] = _mod
 sys.modules["inklings"] = _mod
+
+
+def _route_urllib():
+    """urllib.request's HTTP(S) handlers become http_request: `urlopen` and `build_opener` reach
+    the network only as the app allows it (the sandbox has no sockets), so ordinary scripts run
+    unchanged. A refusal is a URLError whose reason names the host and the setting."""
+    import email.message
+    import io
+    import urllib.error
+    import urllib.request
+    import urllib.response
+
+    class _AppHandler(urllib.request.BaseHandler):
+        handler_order = 400
+
+        def _open(self, req):
+            data = req.data
+            if data is not None and not isinstance(data, (bytes, bytearray)):
+                data = b"".join(bytes(chunk) for chunk in data)
+            try:
+                r = http_request(req.get_method(), req.full_url, dict(req.header_items()), data)
+            except SkillDeskError as e:
+                raise urllib.error.URLError(str(e)) from None
+            headers = email.message.Message()
+            for name, value in r["headers"]:
+                headers[name] = value
+            resp = urllib.response.addinfourl(io.BytesIO(r["body"]), headers, r["url"], r["status"])
+            resp.msg = resp.reason = r["reason"]
+            return resp
+
+        def http_open(self, req):
+            return self._open(req)
+
+        def https_open(self, req):
+            return self._open(req)
+
+    class HTTPHandler(_AppHandler):
+        pass
+
+    class HTTPSHandler(_AppHandler):
+        pass
+
+    urllib.request.HTTPHandler = HTTPHandler
+    urllib.request.HTTPSHandler = HTTPSHandler
+    urllib.request._opener = None
+
+
+_route_urllib()
+del _route_urllib
 
 
 def _device_read(path):

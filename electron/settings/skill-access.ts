@@ -1,0 +1,114 @@
+/**
+ * What the user lets one LLM skill have: the hosts its tools may reach (granted one by one, kept in
+ * `<home>/skill-grants.json`) and the secrets its `tool_env` names (kept in the secret store beside
+ * the provider keys, main process only). Keyed by skill name, so a skill keeps them across versions.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../contract/errors.js';
+import { PROVIDERS } from '../llm/index.js';
+import { writeFileAtomic } from '../store/index.js';
+import type { SecretStore } from './secrets.js';
+
+/** The file of the network grants. */
+export const GRANTS_FILE = 'skill-grants.json';
+
+/** One skill's access, as the app reads and changes it. */
+export interface SkillAccess {
+  grants(skill: string): string[];
+  grant(skill: string, hosts: readonly string[]): string[];
+  revoke(skill: string, hosts: readonly string[]): string[];
+  /** The skill's secrets among `names` (absent when not entered). */
+  secrets(skill: string, names: readonly string[]): Record<string, string>;
+  /** Store (or, with an empty value, remove) a secret of the skill. */
+  setSecret(skill: string, name: string, value: string): void;
+  /** Whether the skill has a secret under `name` (never its value). */
+  hasSecret(skill: string, name: string): boolean;
+}
+
+const secretName = (skill: string, name: string) => `skill-secret:${skill}:${name}`;
+const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** Build the access store over the account folder and its secret store. */
+export function createSkillAccess(deps: {
+  home: string;
+  secrets: SecretStore;
+  env: NodeJS.ProcessEnv;
+}): SkillAccess {
+  const file = join(deps.home, GRANTS_FILE);
+  const read = (): Record<string, string[]> => {
+    if (!existsSync(file)) return {};
+    try {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as { skills?: Record<string, unknown> };
+      const out: Record<string, string[]> = {};
+      for (const [k, v] of Object.entries(json.skills ?? {}))
+        if (Array.isArray(v)) out[k] = v.filter((h): h is string => typeof h === 'string');
+      return out;
+    } catch {
+      throw new AppError(
+        'STORE_FAILED',
+        `${file} is not valid JSON: fix or delete it (granted hosts are kept there)`,
+        {
+          file,
+        },
+      );
+    }
+  };
+  const write = (all: Record<string, string[]>) =>
+    writeFileAtomic(file, `${JSON.stringify({ version: 1, skills: all }, null, 2)}\n`);
+  const norm = (hosts: readonly string[]) =>
+    hosts.map((h) => {
+      const x = h.trim().toLowerCase();
+      if (!HOST.test(x))
+        throw new AppError(
+          'INVALID_INPUT',
+          `"${h}" is not a host: give a name or address, optionally with :port (api.example.com, 127.0.0.1:8080)`,
+        );
+      return x;
+    });
+  const providerKeys = (): string[] =>
+    Object.values(PROVIDERS)
+      .flatMap((p) => [deps.secrets.get(p.id), deps.env[p.envVar]])
+      .filter((k): k is string => typeof k === 'string' && k.trim() !== '')
+      .map((k) => k.trim());
+  return {
+    grants: (skill) => read()[skill] ?? [],
+    grant(skill, hosts) {
+      const all = read();
+      const next = [...new Set([...(all[skill] ?? []), ...norm(hosts)])].sort();
+      all[skill] = next;
+      write(all);
+      return next;
+    },
+    revoke(skill, hosts) {
+      const all = read();
+      const drop = new Set(norm(hosts));
+      const next = (all[skill] ?? []).filter((h) => !drop.has(h));
+      if (next.length) all[skill] = next;
+      else delete all[skill];
+      write(all);
+      return next;
+    },
+    secrets(skill, names) {
+      const out: Record<string, string> = {};
+      for (const n of names) {
+        const v = deps.secrets.get(secretName(skill, n));
+        if (v) out[n] = v;
+      }
+      return out;
+    },
+    setSecret(skill, name, value) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
+        throw new AppError('INVALID_INPUT', `"${name}" is not an environment variable name`);
+      const v = value.replace(/\r?\n$/, '');
+      if (v && providerKeys().includes(v.trim())) {
+        throw new AppError(
+          'FORBIDDEN',
+          `refused: the value given for ${name} is one of your model provider keys; provider keys never reach a skill's tools. Give the tool a key of its own`,
+        );
+      }
+      deps.secrets.set(secretName(skill, name), v);
+    },
+    hasSecret: (skill, name) => Boolean(deps.secrets.get(secretName(skill, name))),
+  };
+}
