@@ -33,7 +33,13 @@ function setup() {
 describe('built-in tool arguments are parsed with zod', () => {
   it('sends the model JSON Schema generated from the zod schemas', () => {
     const byName = Object.fromEntries(BUILTIN_TOOL_SPECS.map((t) => [t.name, t.parameters]));
-    expect(Object.keys(byName)).toEqual(['list_skills', 'search_skills', 'read_skill', 'apply_skill']);
+    expect(Object.keys(byName)).toEqual([
+      'list_skills',
+      'search_skills',
+      'read_skill',
+      'apply_skill',
+      'run_script',
+    ]);
     expect(byName.search_skills).toMatchObject({
       type: 'object',
       required: ['query'],

@@ -76,6 +76,12 @@ export function describeRun(name: string, call: ToolCallFacts, facts: RunFacts |
       : [];
   const bits = [`${call.status === 'failed' ? 'Couldn’t run' : 'Ran'} ${name}`];
   if (artifacts.length) bits.push(artifacts.join(', '));
+  // A DSPy program that could not answer handed over to its prompt template: say so, not just "Ran".
+  const outputs = Array.isArray(call.result.outputs) ? (call.result.outputs as unknown[]) : [];
+  for (const o of outputs) {
+    const fb = o && typeof o === 'object' ? (o as { fallback?: { artifact?: unknown } }).fallback : undefined;
+    if (fb && typeof fb.artifact === 'string') bits.push(`fell back to ${fb.artifact}`);
+  }
   if (facts) {
     bits.push(seconds(facts.ms));
     if (facts.run > 0) bits.push(`${facts.passed}/${facts.run} checks passed`);
@@ -146,6 +152,33 @@ export const BUILTIN_TOOLS = {
     read_only: false,
     activity: (call, facts) => describeRun(skillOf(call), call, facts),
   },
+  run_script: {
+    description:
+      "Run one of a skill's bundled Python scripts (as listed by read_skill) in the sandbox, like `python SCRIPT ARGS...`: the skill's files are read-only in its working folder, files it writes there (e.g. under out/) come back as downloadable results. Returns exit_code, stdout and stderr; a non-zero exit code is the script's answer (usage errors, bad input), not a failure of the tool.",
+    args: toolArgs({
+      name: SkillName,
+      script: z
+        .string()
+        .min(1)
+        .max(1024)
+        .describe('The script, by its path in the skill folder (scripts/extract.py).'),
+      args: z
+        .preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().max(100_000)).max(200))
+        .optional()
+        .describe("The script's command-line arguments (sys.argv[1:]), one string each."),
+      stdin: z.string().max(1_000_000).optional().describe("Text on the script's standard input."),
+    }),
+    read_only: false,
+    activity(call) {
+      const script = str(call.args.script) ?? 'a script';
+      const what = `${skillOf(call)} · ${script}`;
+      if (call.status === 'running') return `Running ${what}…`;
+      if (call.status === 'failed') return `Couldn’t run ${what}`;
+      const code = call.result.exit_code;
+      const files = Array.isArray(call.result.files) ? call.result.files.length : 0;
+      return `Ran ${what} — exit ${typeof code === 'number' ? code : '?'}${files ? ` · ${files} file${files === 1 ? '' : 's'}` : ''}`;
+    },
+  },
 } as const satisfies Record<string, BuiltinToolFacts>;
 
 /** The name of a built-in tool. */
@@ -199,12 +232,82 @@ export interface CallToolRes {
   trace_ids?: string[];
 }
 
-/** The channel of this slice. */
+/** `scripts/run`: run a skill's bundled script, as `run_script` does (the CLI's `skills run-script`). */
+export const RunScriptReqSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    script: z.string().min(1).max(1024),
+    args: z.array(z.string().max(100_000)).max(200).optional(),
+    stdin: z.string().max(1_000_000).optional(),
+    timeout_ms: z.number().int().positive().max(300_000).optional(),
+  })
+  .strict();
+/** Request of `scripts/run`. */
+export type RunScriptReq = z.infer<typeof RunScriptReqSchema>;
+/** A file a script run wrote, kept for download (7 days) and served over MCP at `uri`. */
+export interface ScriptOutputRef {
+  path: string;
+  media_type: string;
+  size: number;
+  uri: string;
+}
+/** Reply of `scripts/run`: the script's outcome (a non-zero exit code is an outcome too). */
+export interface RunScriptRes {
+  skill: string;
+  script: string;
+  run_id: string;
+  /** `sys.exit(n)` → n; an uncaught exception → 1; -1 when the sandbox stopped it (`sandbox_error`). */
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  files: ScriptOutputRef[];
+  duration_ms: number;
+  truncated?: { stdout?: boolean; stderr?: boolean; files?: string[] };
+  sandbox_error?: { code: string; message: string };
+  hint?: string;
+}
+
+/** `scripts/read-output`: one file a script run wrote. */
+export const ReadScriptOutputReqSchema = z
+  .object({
+    run_id: z.string().min(1).max(64),
+    path: z.string().min(1).max(1024),
+  })
+  .strict();
+/** Request of `scripts/read-output`. */
+export type ReadScriptOutputReq = z.infer<typeof ReadScriptOutputReqSchema>;
+/** Reply of `scripts/read-output`: the bytes, base64. */
+export interface ReadScriptOutputRes {
+  path: string;
+  media_type: string;
+  size: number;
+  data_base64: string;
+}
+
+/** `scripts/install-packages`: fetch a skill's declared pure-Python packages into the wheelhouse. */
+export const InstallPackagesReqSchema = z.object({ name: z.string().min(1).max(200) }).strict();
+/** Request of `scripts/install-packages`. */
+export type InstallPackagesReq = z.infer<typeof InstallPackagesReqSchema>;
+/** Reply of `scripts/install-packages`. */
+export interface InstallPackagesRes {
+  skill: string;
+  requirements: string[];
+  wheels: Array<{ filename: string; name: string; version: string; sha256: string; size: number }>;
+  already_installed: boolean;
+}
+
+/** The channels of this slice. */
 export type BuiltinToolChannels = {
   'skills/call-tool': { req: CallToolReq; res: CallToolRes };
+  'scripts/run': { req: RunScriptReq; res: RunScriptRes };
+  'scripts/read-output': { req: ReadScriptOutputReq; res: ReadScriptOutputRes };
+  'scripts/install-packages': { req: InstallPackagesReq; res: InstallPackagesRes };
 };
 
-/** The request schema of this slice. */
+/** The request schemas of this slice. */
 export const builtinToolRequestSchemas = {
   'skills/call-tool': CallToolReqSchema,
+  'scripts/run': RunScriptReqSchema,
+  'scripts/read-output': ReadScriptOutputReqSchema,
+  'scripts/install-packages': InstallPackagesReqSchema,
 };

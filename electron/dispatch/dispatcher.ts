@@ -4,6 +4,7 @@ import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
 import { modelId, type RunScope } from './run-scope.js';
+import type { SkillScriptRunner } from './skill-scripts.js';
 import type {
   ArtifactHandlers,
   DispatchResult,
@@ -47,6 +48,8 @@ export class ArtifactDispatcher {
   constructor(
     private readonly handlers: ArtifactHandlers,
     private readonly traces: TraceStore,
+    /** Runs skills' bundled scripts (`run_script`); null where the runtime has no sandbox. */
+    readonly scripts: SkillScriptRunner | null = null,
   ) {}
 
   /** Execute one artifact. Never throws: the result carries the error. */

@@ -9,6 +9,7 @@ export * from './prompt-engine.js';
 export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';
+export * from './skill-scripts.js';
 export * from './template-check.js';
 export * from './types.js';
 export * from './warm-up.js';

@@ -14,11 +14,13 @@ import {
   type SpawnSandboxProcess,
 } from '../sandbox/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
+import { skillPackages } from '../skills/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { toolScriptService } from './llm-skill-tools.js';
 import { PromptEngine } from './prompt-engine.js';
 import { modelId } from './run-scope.js';
+import { createSkillScriptRunner } from './skill-scripts.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 
 /** The dispatcher's handler table: each kind's executor over the runtime's services. */
@@ -224,7 +226,16 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
     toolScript: deps.sandbox === false ? null : toolScriptService(sandboxPool),
     llmSkill: deps.llmSkill,
   };
-  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces);
+  const scripts =
+    deps.sandbox === false
+      ? null
+      : createSkillScriptRunner({
+          pool: sandboxPool,
+          outputDir: join(deps.home, 'cache', 'script-outputs'),
+          home: deps.home,
+          packagesFor: (skill) => skillPackages(deps.home, skill),
+        });
+  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts);
 
   return {
     dispatcher,

@@ -42,6 +42,7 @@ describe('skilldesk mcp serve', () => {
       'apply_skill',
       'list_skills',
       'read_skill',
+      'run_script',
       'search_skills',
     ]);
     expect(tools.tools.find((t) => t.name === 'search_skills')?.annotations?.readOnlyHint).toBe(true);

@@ -54,6 +54,39 @@ const text = (value: unknown) => ({
   ],
 });
 
+/** `resource_link` items for the files a `run_script` result lists (`skilldesk://script-output/…`). */
+function scriptOutputLinks(result: unknown) {
+  const files = (result as { files?: unknown } | null)?.files;
+  if (!Array.isArray(files)) return [];
+  return files.flatMap((f: { path?: unknown; uri?: unknown; media_type?: unknown; size?: unknown }) =>
+    typeof f?.uri === 'string' && f.uri.startsWith(SCRIPT_OUTPUT_PREFIX) && typeof f.path === 'string'
+      ? [
+          {
+            type: 'resource_link' as const,
+            uri: f.uri,
+            name: f.path,
+            ...(typeof f.media_type === 'string' ? { mimeType: f.media_type } : {}),
+            ...(typeof f.size === 'number' ? { size: f.size } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
+const SCRIPT_OUTPUT_PREFIX = 'skilldesk://script-output/';
+
+/** `skilldesk://script-output/<run_id>/<path>` → its parts; null for any other URI. */
+function parseScriptOutputUri(uri: string): { run_id: string; path: string } | null {
+  if (!uri.startsWith(SCRIPT_OUTPUT_PREFIX)) return null;
+  const [runId, ...rest] = uri.slice(SCRIPT_OUTPUT_PREFIX.length).split('/');
+  if (!runId || rest.length === 0) throw invalid(`${uri} names no file of a script run`);
+  try {
+    return { run_id: runId, path: rest.map(decodeURIComponent).join('/') };
+  } catch {
+    throw invalid(`${uri} is not a valid script output URI`);
+  }
+}
+
 const failure = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
@@ -144,7 +177,10 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
       async (args: Record<string, unknown>) => {
         const r = await client.call('skills/call-tool', { name, args });
         if (!r.ok) return failure(r.error.message);
-        return { ...text(r.value.result), isError: !r.value.ok };
+        const out = text(r.value.result);
+        // A script's output files travel as links to resources the client reads when it wants them.
+        const links = scriptOutputLinks(r.value.result);
+        return { content: [...out.content, ...links], isError: !r.value.ok };
       },
     );
   }
@@ -177,6 +213,12 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   }));
   low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
+    const output = parseScriptOutputUri(uri);
+    if (output) {
+      const r = await client.call('scripts/read-output', output);
+      if (!r.ok) throw invalid(r.error.message);
+      return { contents: [{ uri, mimeType: r.value.media_type, blob: r.value.data_base64 }] };
+    }
     const view = await catalog.current();
     const file = view.byFileUri.get(uri);
     const manifestOf =

@@ -1,5 +1,5 @@
 import type { DispatchResult } from '../dispatch/index.js';
-import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+import { EXECUTABLE_KINDS, listSkillScripts, scriptUsage } from '../dispatch/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/pin.js';
 import { unknownSkill } from './search-skills.js';
@@ -37,12 +37,17 @@ export async function runSkillTool(
   }
   const executable = skill.artifacts.filter((a) => EXECUTABLE_KINDS.includes(a.kind));
   if (!artifact && executable.length === 0) {
+    // Bundled scripts are files the model runs when the instructions say so, with arguments.
+    const scripts = listSkillScripts(skill);
     return {
       ok: true,
       skill: skill.name,
       result: {
         skill: skill.name,
         note: 'this skill has no executable artifacts; follow its instructions (read_skill) instead',
+        ...(scripts.length
+          ? { scripts: scripts.map((s) => s.path), run_script: scriptUsage(skill.name, scripts) }
+          : {}),
       },
     };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Handlers } from '../contract/channels.js';
+import { AppError } from '../contract/errors.js';
 import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
@@ -39,5 +40,40 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
         call_id: null,
       });
     },
-  } satisfies Pick<Handlers, 'skills/call-tool'>;
+    'scripts/run': async (req, ctx) => {
+      const { skill, runner } = scriptsOf(deps, req.name);
+      const r = await runner.run(skill, {
+        script: req.script,
+        argv: req.args ?? [],
+        stdin: req.stdin,
+        timeoutMs: req.timeout_ms,
+        signal: ctx.signal,
+        queue: `cli-${randomUUID()}`,
+      });
+      return r;
+    },
+    'scripts/read-output': (req) => {
+      const runner = deps.session.runtime(deps.session.writeStore()).dispatcher.scripts;
+      if (!runner) throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
+      const { bytes, media_type } = runner.readOutput(req.run_id, req.path);
+      return { path: req.path, media_type, size: bytes.length, data_base64: bytes.toString('base64') };
+    },
+    'scripts/install-packages': async (req, ctx) => {
+      const { skill, runner } = scriptsOf(deps, req.name);
+      return runner.installPackages(skill, ctx.signal);
+    },
+  } satisfies Pick<
+    Handlers,
+    'skills/call-tool' | 'scripts/run' | 'scripts/read-output' | 'scripts/install-packages'
+  >;
+}
+
+/** The skill named `name` and the runtime's script runner, or NOT_FOUND / HANDLER_NOT_AVAILABLE. */
+function scriptsOf(deps: ToolHandlerDeps, name: string) {
+  const found = deps.session.catalog.get().resolve(name);
+  if (!found) throw new AppError('NOT_FOUND', `no skill named "${name}" (skilldesk skills list shows them)`);
+  const runner = deps.session.runtime(deps.session.writeStore()).dispatcher.scripts;
+  if (!runner)
+    throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off; scripts cannot run');
+  return { skill: found.skill, runner };
 }

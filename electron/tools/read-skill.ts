@@ -1,4 +1,4 @@
-import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
 import { skillSlug } from '../skills/index.js';
 import { unknownSkill } from './search-skills.js';
 import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
@@ -96,6 +96,29 @@ function read(ctx: ToolContext, name: string, artifact?: string): ToolOutcome {
         executable: EXECUTABLE_KINDS.includes(h.kind),
       })),
       tools: ctx.turn ? bundled.map((b) => b.spec.name) : [],
+      ...scriptsView(summary.name, headers),
     },
+  };
+}
+
+/**
+ * The skill's bundled Python scripts and how to run them: files the instructions may tell the
+ * model to run, never run by applying the skill.
+ */
+function scriptsView(
+  skill: string,
+  headers: Array<{ kind: string; metadata: Record<string, unknown> | null }>,
+) {
+  const scripts = headers
+    .map((h) => (h.kind === 'resource' && h.metadata?.encoding !== 'base64' ? h.metadata?.path : null))
+    .filter((p): p is string => typeof p === 'string' && p.endsWith('.py') && !/(^|\/)__init__\.py$/.test(p))
+    .sort();
+  if (scripts.length === 0) return {};
+  return {
+    scripts,
+    run_script: scriptUsage(
+      skill,
+      scripts.map((path) => ({ path })),
+    ),
   };
 }

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ScriptOutputRef } from '../contract/builtin-tools.js';
+import { AppError } from '../contract/errors.js';
+import {
+  mediaTypeOf,
+  type RunSkillScriptResult,
+  runSkillScript,
+  type SandboxPool,
+  type ScriptFile,
+  type ScriptPackage,
+  scriptRelativePath,
+} from '../sandbox/index.js';
+import { installSkillPackages, type PackageInstallReport, skillToAgentFiles } from '../skills/index.js';
+import type { Skill } from '../store/index.js';
+
+/** A script of a skill as the model is told about it. */
+export interface SkillScriptInfo {
+  /** Path relative to the skill's folder (`scripts/fill_form.py`). */
+  path: string;
+  /** The first line of the script's docstring or leading comment, when it has one. */
+  summary?: string;
+}
+
+/** What a skill's script run gives back (the bytes of its files kept in the output store). */
+export interface SkillScriptRun extends Omit<RunSkillScriptResult, 'files'> {
+  skill: string;
+  script: string;
+  run_id: string;
+  files: ScriptOutputRef[];
+  /** Said when the skill declares packages that are not installed yet. */
+  hint?: string;
+}
+
+/** A script run as callers ask for it (the skill already resolved). */
+export interface SkillScriptRequest {
+  script: string;
+  argv?: string[];
+  stdin?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Fair-queue key (the chat's session). */
+  queue?: string;
+}
+
+/** The installed packages a skill's scripts get, or why some are missing. */
+export interface SkillPackagesFor {
+  wheels: ScriptPackage[];
+  /** Declared but not installed (names as the skill wrote them). */
+  missing: string[];
+}
+
+/** Runs skills' scripts in one runtime's sandbox and keeps what they write. */
+export interface SkillScriptRunner {
+  run(skill: Skill, req: SkillScriptRequest): Promise<SkillScriptRun>;
+  /** One output file of an earlier run; NOT_FOUND once it has expired. */
+  readOutput(runId: string, path: string): { bytes: Buffer; media_type: string };
+  /** Every output of an earlier run. */
+  listOutputs(runId: string): ScriptOutputRef[];
+  /** Fetch the packages the skill declares into the account's wheelhouse (pip; see skills/packages.ts). */
+  installPackages(skill: Skill, signal?: AbortSignal): Promise<PackageInstallReport>;
+}
+
+/** How long a run's output files are kept. */
+export const SCRIPT_OUTPUT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The skill's files as its Agent Skills folder holds them (SKILL.md and every bundled file). */
+export function skillScriptFiles(skill: Skill): ScriptFile[] {
+  const { files } = skillToAgentFiles(skill);
+  return [...files].map(([path, bytes]) => ({ path, bytes: new Uint8Array(bytes) }));
+}
+
+/** The Python scripts a skill bundles (its `.py` files, packages' `__init__.py` left out). */
+export function listSkillScripts(skill: Skill): SkillScriptInfo[] {
+  const out: SkillScriptInfo[] = [];
+  for (const a of skill.artifacts) {
+    const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
+    if (a.kind !== 'resource' || !path || !path.endsWith('.py') || /(^|\/)__init__\.py$/.test(path)) continue;
+    if (a.metadata?.encoding === 'base64') continue;
+    const summary = scriptSummary(a.content);
+    out.push(summary ? { path, summary } : { path });
+  }
+  return out.sort((x, y) => x.path.localeCompare(y.path));
+}
+
+/** The first sentence-ish line of a module docstring or of the leading comments. */
+function scriptSummary(source: string): string | undefined {
+  const body = source.replace(/^#![^\n]*\n/, '').replace(/^\s*#.*coding[:=][^\n]*\n/, '');
+  const doc = /^\s*(?:[rRuU]?)("""|''')\s*([\s\S]*?)\1/.exec(body);
+  const text = doc ? doc[2] : /^(?:\s*#[^\n]*\n?)+/.exec(body)?.[0].replace(/^\s*#\s?/gm, '');
+  const line = text
+    ?.split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+  return line ? line.slice(0, 200) : undefined;
+}
+
+/** How the model calls a skill's scripts, for `read_skill` and the CLI. */
+export function scriptUsage(skill: string, scripts: SkillScriptInfo[]): string | undefined {
+  if (scripts.length === 0) return undefined;
+  const first = scripts[0]!.path;
+  return `Run a script with run_script {"name": ${JSON.stringify(skill)}, "script": ${JSON.stringify(first)}, "args": ["--help"]} (args and stdin optional). It runs in a sandbox with the skill's files read-only in its working folder; files it writes there (e.g. under out/) come back as results.`;
+}
+
+/**
+ * The script runner of one runtime: each run gets the skill's folder, the packages installed for
+ * it and the request's arguments; its output files are kept under `outputDir/<run_id>/` for
+ * {@link SCRIPT_OUTPUT_TTL_MS} (downloads in the chat, MCP resources).
+ */
+export function createSkillScriptRunner(deps: {
+  pool: () => SandboxPool;
+  outputDir: string;
+  /** The account's data folder, whose wheelhouse holds the installed packages. */
+  home?: string;
+  packagesFor?: (skill: Skill) => SkillPackagesFor;
+}): SkillScriptRunner {
+  const runDir = (runId: string) => {
+    if (!RUN_ID.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a script run id`);
+    return join(deps.outputDir, runId);
+  };
+  const listOutputs = (runId: string): ScriptOutputRef[] => {
+    const dir = runDir(runId);
+    const out: ScriptOutputRef[] = [];
+    const walk = (abs: string, rel: string) => {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(abs, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(join(abs, e.name), r);
+        else if (e.isFile()) out.push(ref(runId, r, statSync(join(abs, e.name)).size));
+      }
+    };
+    walk(dir, '');
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  };
+  return {
+    async run(skill, req) {
+      const pkgs = deps.packagesFor?.(skill) ?? { wheels: [], missing: [] };
+      const result = await runSkillScript({
+        pool: deps.pool(),
+        files: skillScriptFiles(skill),
+        script: req.script,
+        argv: req.argv,
+        stdin: req.stdin,
+        env: req.env,
+        timeoutMs: req.timeoutMs,
+        signal: req.signal,
+        packages: pkgs.wheels,
+        queue: req.queue,
+      });
+      const runId = randomUUID();
+      pruneOutputs(deps.outputDir);
+      const files: ScriptOutputRef[] = [];
+      for (const f of result.files) {
+        // Paths come from the sandbox: checked again before they name a file on disk.
+        const rel = scriptRelativePath(f.path, 'output file');
+        const abs = join(runDir(runId), ...rel.split('/'));
+        mkdirSync(dirname(abs), { recursive: true });
+        writeFileSync(abs, f.bytes);
+        files.push(ref(runId, rel, f.bytes.byteLength, f.media_type));
+      }
+      const { files: _bytes, ...rest } = result;
+      return {
+        ...rest,
+        skill: skill.name,
+        script: scriptRelativePath(req.script, 'script'),
+        run_id: runId,
+        files,
+        ...(pkgs.missing.length
+          ? {
+              hint: `this skill declares packages that are not installed: ${pkgs.missing.join(', ')}; install them with: skilldesk skills packages install ${JSON.stringify(skill.name)}`,
+            }
+          : {}),
+      };
+    },
+    readOutput(runId, path) {
+      const rel = scriptRelativePath(path, 'output file');
+      const abs = join(runDir(runId), ...rel.split('/'));
+      try {
+        return { bytes: readFileSync(abs), media_type: mediaTypeOf(rel) };
+      } catch {
+        throw new AppError(
+          'NOT_FOUND',
+          `no output "${rel}" of script run ${runId} (outputs are kept 7 days)`,
+        );
+      }
+    },
+    listOutputs,
+    installPackages(skill, signal) {
+      if (!deps.home)
+        return Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', 'no account folder for packages'));
+      return installSkillPackages(deps.home, skill, { signal });
+    },
+  };
+}
+
+function ref(runId: string, path: string, size: number, media_type = mediaTypeOf(path)): ScriptOutputRef {
+  return {
+    path,
+    media_type,
+    size,
+    uri: `skilldesk://script-output/${runId}/${path.split('/').map(encodeURIComponent).join('/')}`,
+  };
+}
+
+/** Drop run folders older than the TTL (best effort: a folder in use by a reader is skipped). */
+function pruneOutputs(dir: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const cutoff = Date.now() - SCRIPT_OUTPUT_TTL_MS;
+  for (const name of entries) {
+    if (!RUN_ID.test(name)) continue;
+    try {
+      if (statSync(join(dir, name)).mtimeMs < cutoff)
+        rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // gone already, or unreadable: left for the next prune
+    }
+  }
+}
