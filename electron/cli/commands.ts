@@ -7,7 +7,9 @@ import { registerDispatchCommands } from './dispatch-commands.js';
 import { registerLlmCommands } from './llm-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
 import { registerOptimizeCommands } from './optimize-commands.js';
+import { registerProvidersCommands } from './providers-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
+import { registerScriptCommands } from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
 import { registerSkillVersionCommands } from './skill-version-commands.js';
@@ -17,9 +19,11 @@ import { registerSourcesCommands } from './sources-commands.js';
 /** Every command group; `skills optimize` comes after `skills`, which it extends. */
 export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerSkillsCommands,
+  registerScriptCommands,
   registerSandboxCommands,
   registerComponentCommands,
   registerLlmCommands,
+  registerProvidersCommands,
   registerSidecarCommands,
   registerDispatchCommands,
   registerServeCommands,

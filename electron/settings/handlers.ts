@@ -319,7 +319,8 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     'settings/test-connection': async (req): Promise<TestConnectionRes> => {
       const settings = settingsNow();
       const ref = req.provider ?? settings.default_provider;
-      const p = ref ? resolveProvider(settings, ref) : null;
+      // Only providers set up here are tested (a chat's older pin by kind is not a provider to test).
+      const p = ref ? (settings.providers.find((x) => x.id === ref) ?? null) : null;
       const t = deps.now();
       const took = () => Math.round(deps.now() - t);
       const fail = (code: string, message: string): TestConnectionRes => ({

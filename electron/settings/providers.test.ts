@@ -164,7 +164,9 @@ describe('providers side by side', () => {
     });
     expect(listA.models).toEqual(['alpha-1', 'alpha-2']);
     expect(listA.fetched_at).not.toBeNull();
-    expect((await ok<{ models: string[] }>('settings/list-models', { provider: second.id })).models).toEqual(['beta-1']);
+    expect((await ok<{ models: string[] }>('settings/list-models', { provider: second.id })).models).toEqual([
+      'beta-1',
+    ]);
     // Cached: asked once; a refresh asks again.
     await ok('settings/list-models', { provider: first.id });
     expect(a.requests.filter((r) => r.kind === 'models')).toHaveLength(1);
