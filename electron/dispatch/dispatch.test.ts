@@ -487,12 +487,15 @@ describe('handlers return outcomes as data', () => {
     expect(traces.get(r!.trace_id)).toMatchObject({ error_code: 'INTERNAL' });
   });
 
-  it('a sidecar failure other than "unavailable" is reported, not fallen back from', async () => {
+  it('a program that fails at run time falls back; a cancelled one does not', async () => {
     const store = openStore('account', tempDir())!;
     const traces = new TraceStore(store.db);
     const prompt = promptTemplateHandler(new PromptEngine());
     const failing: DspyRunner = {
-      execute: async () => ({ ok: false, error: { code: 'SIDECAR_FAILED', message: 'bad signature' } }),
+      execute: async () => ({
+        ok: false,
+        error: { code: 'SIDECAR_FAILED', message: 'AdapterParseError: bad reply' },
+      }),
     };
     const d = new ArtifactDispatcher(
       handlersWith(prompt, { dspy_module: dspyModuleHandler(failing, prompt) }),
@@ -514,9 +517,28 @@ describe('handlers return outcomes as data', () => {
     const [r] = await d.runSkill(createRunScope({ session_id: 'sf', llm: null }), {
       skill: ref,
       artifacts: skill.artifacts,
+      variables: { claims: 'a, b' },
     });
-    expect(r).toMatchObject({ ok: false, error: { code: 'SIDECAR_FAILED', message: 'bad signature' } });
-    expect(traces.get(r!.trace_id)!.rendered_input).toMatch(/"template_id":"predict"/);
+    // With no model the fallback prompt renders, then fails for want of a model: the hand-over is what counts.
+    expect(r!.error?.code).toBe('LLM_NOT_CONFIGURED');
+    expect(traces.get(r!.trace_id)!.rendered_input).toMatch(
+      /^\[fallback: ran prompt_template "Check" because the DSPy program failed \(SIDECAR_FAILED: AdapterParseError: bad reply\)\]\nCheck a, b/,
+    );
+    // Cancelled while the program ran: nothing more runs.
+    const cancelling: DspyRunner = {
+      execute: async () => ({ ok: false, error: { code: 'CANCELLED', message: 'cancelled' } }),
+    };
+    const d2 = new ArtifactDispatcher(
+      handlersWith(prompt, { dspy_module: dspyModuleHandler(cancelling, prompt) }),
+      traces,
+    );
+    const [c] = await d2.runSkill(createRunScope({ session_id: 'sf', llm: null }), {
+      skill: ref,
+      artifacts: skill.artifacts,
+      variables: { claims: 'a, b' },
+    });
+    expect(c!.error?.code).toBe('CANCELLED');
+    expect(traces.get(c!.trace_id)!.rendered_input).toMatch(/^\{"template_id":"predict"/);
   });
 });
 

@@ -98,11 +98,20 @@ describe('skills/run with a draft package', () => {
       artifacts: [{ kind: 'prompt_template', name: 'Note', content: 'x {{ ' }],
       version: 'x',
     };
-    const e1 = await host.handlers['skills/run']({ name: 'Tea Note', package: bad }, ctx).catch((e) => e);
+    const refused = (req: Parameters<(typeof host.handlers)['skills/run']>[0]) =>
+      Promise.resolve()
+        .then(() => host.handlers['skills/run'](req, ctx))
+        .then(
+          () => {
+            throw new Error('expected a refusal');
+          },
+          (e: AppError) => e,
+        );
+    const e1 = await refused({ name: 'Tea Note', package: bad });
     expect(e1).toBeInstanceOf(AppError);
     expect(e1.code).toBe('INVALID_INPUT');
-    expect(JSON.stringify(e1.details.issues)).toMatch(/version|artifacts\[0\]/);
-    const e2 = await host.handlers['skills/run']({ name: 'Other', package: saved }, ctx).catch((e) => e);
+    expect(JSON.stringify(e1.details?.issues)).toMatch(/version|artifacts\[0\]/);
+    const e2 = await refused({ name: 'Other', package: saved });
     expect(e2.code).toBe('INVALID_INPUT');
     expect(e2.message).toContain('"Tea Note"');
   });

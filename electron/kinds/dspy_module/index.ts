@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AppErrorData } from '../../contract/errors.js';
 import type { SkillArtifact } from '../../store/index.js';
 import { fail, succeed } from '../result.js';
 import type { KindIssue, KindModule, TraceDraft } from '../types.js';
@@ -48,9 +49,20 @@ export function parseDspyContent(
 }
 
 /**
+ * Why the program's failure hands over to the fallback, in words for the trace and the chat. A
+ * cancelled run is not handed over: the user asked for nothing more to run.
+ */
+export function fallbackReason(error: { code: string; message: string }): string | null {
+  if (error.code === 'CANCELLED') return null;
+  if (error.code === 'SIDECAR_UNAVAILABLE') return error.message;
+  const detail = error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message;
+  return `the DSPy program failed (${error.code}: ${detail})`;
+}
+
+/**
  * `dspy_module`: a shipped DSPy template run in the sidecar with the run's model; when the sidecar
- * is unavailable, the `fallback_artifact` prompt template runs instead, and the output and trace
- * say so.
+ * is unavailable or the program fails (the model's reply does not parse, a timeout, a crash), the
+ * `fallback_artifact` prompt template runs instead, and the output and trace say so.
  */
 export const dspyModuleKind: KindModule<'dspy_module'> = {
   kind: 'dspy_module',
@@ -88,10 +100,11 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
       }
     }
     let reason = 'the DSPy sidecar is not available in this process';
+    let failed: AppErrorData | null = null;
+    const partial: TraceDraft = {
+      rendered_input: JSON.stringify({ template_id: content.value.template_id, params: ctx.variables }),
+    };
     if (services.dspy) {
-      const partial: TraceDraft = {
-        rendered_input: JSON.stringify({ template_id: content.value.template_id, params: ctx.variables }),
-      };
       const r = await services.dspy(
         {
           template_id: content.value.template_id,
@@ -114,16 +127,21 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
           model_id: r.value.model_id ?? null,
         });
       }
-      if (r.error.code !== 'SIDECAR_UNAVAILABLE') return { ok: false, error: r.error, partial };
-      reason = r.error.message;
+      // A program that fails at run time leaves the user with nothing; its prompt template, written
+      // for exactly this, still answers.
+      const why = fallbackReason(r.error);
+      if (why === null) return { ok: false, error: r.error, partial };
+      reason = why;
+      if (r.error.code !== 'SIDECAR_UNAVAILABLE') failed = r.error;
     }
     const fallbackName = artifact.metadata?.fallback_artifact;
     const candidates = ctx.artifacts.filter((a) => a.kind === 'prompt_template' && a.name === fallbackName);
     const fallback = selectVariant(candidates, modelFamily(ctx.scope.llm?.provider, ctx.scope.llm?.model));
     if (!fallback) {
+      if (failed) return { ok: false, error: failed, partial };
       return fail(
         'SIDECAR_UNAVAILABLE',
-        `dspy_module "${artifact.name}" needs the Python sidecar (${reason}) and has no fallback prompt_template`,
+        `dspy_module "${artifact.name}" could not run (${reason}) and has no fallback prompt_template`,
       );
     }
     const note = `[fallback: ran prompt_template "${fallback.name}" because ${reason}]`;
