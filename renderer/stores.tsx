@@ -4,6 +4,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import { type AppState, createAppStore } from './app-store.js';
 import type { Client } from './bridge/client.js';
 import type { ConnectionStatus } from './bridge/transport.js';
+import { type CanvasStore, createCanvasStore } from './features/canvas/canvas-store.js';
 import { type ChatStore, createChatStore } from './features/chat/chat-store.js';
 import { createDrafts, type Drafts } from './features/chat/drafts.js';
 import { createMatchStore, type MatchStore } from './features/chat/match-store.js';
@@ -39,6 +40,8 @@ export interface Stores {
   tools: StoreApi<ToolsStore>;
   /** Unsent text per chat. */
   drafts: Drafts;
+  /** The canvas beside the chat (a long reply, a result or a file). */
+  canvas: StoreApi<CanvasStore>;
   connection: { status: () => ConnectionStatus; onStatus: (cb: (s: ConnectionStatus) => void) => () => void };
 }
 
@@ -60,11 +63,13 @@ export function createStores(
     composer: createComposerStore(client, opts.storage ?? null),
     tools: createToolsStore(client),
     drafts: createDrafts(opts.storage ?? null),
+    canvas: createCanvasStore(),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
   // Another workspace opened (here or in another window): every view reloads from it.
   const onSwitched = () => {
     stores.chat.getState().newChat();
+    stores.canvas.getState().close();
     void stores.chat.getState().loadSessions();
     void stores.skills.getState().load();
     void stores.composer.getState().loadCatalog();

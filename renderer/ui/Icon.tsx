@@ -37,6 +37,7 @@ const PATHS = {
     'M20 11.5l-8.2 8.2a5 5 0 01-7.1-7.1l8.5-8.5a3.4 3.4 0 014.8 4.8l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8',
   key: 'M14 10a4 4 0 11-1.2-2.8M13 10l8 0M18 10v3M21 10v2',
   sidebar: 'M4 5h16v14H4zM9 5v14',
+  panelRight: 'M4 5h16v14H4zM14 5v14', // the canvas beside the chat
 } as const;
 
 /** An icon name. */

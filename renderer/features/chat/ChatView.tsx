@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { SkillMatchView } from '../../../electron/contract/skills.js';
 import { useAppStore, useChatStore, useProvidersStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
+import { CanvasPanel } from '../canvas/CanvasPanel.js';
 import { skillKey } from '../skills/skills-store.js';
 import { ChatApprovals } from '../tools/ChatApprovals.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
@@ -128,6 +129,11 @@ export function ChatView() {
   useEffect(() => {
     inputRef.current?.focus();
   }, [focusTick, activeId]);
+  // The canvas shows something of the chat it was opened from: another chat closes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the open chat changes
+  useEffect(() => {
+    stores.canvas.getState().close();
+  }, [activeId]);
   // Esc stops a reply from anywhere in the chat (the drawer and dialogs keep their own Esc).
   useEffect(() => {
     if (!streaming) return;
@@ -149,27 +155,30 @@ export function ChatView() {
   const configured = providers.value ? providers.value.chat !== null : null;
 
   return (
-    <div className="chat">
-      <ChatHeader onSettings={openSettings} />
-      <Thread
-        stick={stick}
-        configured={configured}
-        onSettings={openSettings}
-        onPick={(text) => {
-          void stores.match.getState().setMessage(text);
-          inputRef.current?.focus();
-        }}
-      />
-      <ChatApprovals sessionId={activeId} composerRef={inputRef} />
-      <Composer
-        inputRef={inputRef}
-        configured={configured}
-        onOpenSkill={openSkill}
-        onSend={() => {
-          stick.current = true;
-        }}
-      />
-      <TraceDrawer />
+    <div className="chat-split">
+      <div className="chat">
+        <ChatHeader onSettings={openSettings} />
+        <Thread
+          stick={stick}
+          configured={configured}
+          onSettings={openSettings}
+          onPick={(text) => {
+            void stores.match.getState().setMessage(text);
+            inputRef.current?.focus();
+          }}
+        />
+        <ChatApprovals sessionId={activeId} composerRef={inputRef} />
+        <Composer
+          inputRef={inputRef}
+          configured={configured}
+          onOpenSkill={openSkill}
+          onSend={() => {
+            stick.current = true;
+          }}
+        />
+        <TraceDrawer />
+      </div>
+      <CanvasPanel streaming={streaming} />
     </div>
   );
 }

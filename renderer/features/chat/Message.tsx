@@ -3,6 +3,7 @@ import { isImageMediaType } from '../../../electron/contract/chat.js';
 import { useChatStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
+import { docFromReply, LONG_REPLY_CHARS } from '../canvas/canvas-docs.js';
 import type { UiMessage } from './chat-store.js';
 import { describeReplyError } from './reply-errors.js';
 import { SkillActivity } from './SkillActivity.js';
@@ -338,6 +339,23 @@ function UserMessage(props: { m: UiMessage; a: MessageActions }) {
   );
 }
 
+/** A long reply's way into the canvas, titled by its first heading when it has one. */
+function OpenReplyInCanvas({ m }: { m: UiMessage }) {
+  const { canvas } = useStores();
+  const heading = /^#{1,3}\s+(.+?)\s*#*\s*$/m.exec(m.content)?.[1] ?? null;
+  const model = m.model_id ? m.model_id.split(':').slice(1).join(':') || m.model_id : null;
+  return (
+    <button
+      type="button"
+      className="btn btn--small canvas-open"
+      title="Show this reply in the canvas beside the chat, to read, copy or download"
+      onClick={() => canvas.getState().open(docFromReply(m.content, { chatTitle: heading, model }))}
+    >
+      <Icon name="panelRight" /> Open in canvas
+    </button>
+  );
+}
+
 /** One message: the user's as a bubble, a reply as Markdown with its skill activity and usage. */
 export function Message(props: {
   m: UiMessage;
@@ -403,6 +421,7 @@ export function Message(props: {
                 <Icon name="refresh" />
               </button>
             )}
+            {m.content.length >= LONG_REPLY_CHARS && <OpenReplyInCanvas m={m} />}
           </div>
         )}
       </div>

@@ -11,6 +11,7 @@ import { useStores, useToolsStore } from '../../stores.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { Icon } from '../../ui/Icon.js';
 import { ResultView } from '../../ui/ResultView.js';
+import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
 import type { UiToolCall } from './chat-store.js';
 
 type Rec = Record<string, unknown>;
@@ -124,6 +125,21 @@ function json(v: unknown): string {
   }
 }
 
+/** A long result's way into the canvas: its text as Markdown, rows as a table, else its JSON. */
+function OpenResultInCanvas({ result, label }: { result: unknown; label: string }) {
+  const { canvas } = useStores();
+  return (
+    <button
+      type="button"
+      className="btn btn--small canvas-open"
+      title="Show this result in the canvas beside the chat, to read, copy or download"
+      onClick={() => canvas.getState().open(docFromResult(result, label))}
+    >
+      <Icon name="panelRight" /> Open in canvas
+    </button>
+  );
+}
+
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
   const [open, setOpen] = useState(false);
@@ -163,7 +179,15 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
             </section>
           )}
           <section>
-            <h4 className="step__label">Result</h4>
+            <div className="step__label-row">
+              <h4 className="step__label">Result</h4>
+              {call.result !== undefined && resultLength(call.result) >= LONG_RESULT_CHARS && (
+                <OpenResultInCanvas
+                  result={call.result}
+                  label={call.skill ?? friendlyTool(call.name, servers).tool}
+                />
+              )}
+            </div>
             {call.result === undefined ? (
               <p className="muted">
                 {call.status === 'running' ? 'Still running…' : 'Nothing was returned.'}
