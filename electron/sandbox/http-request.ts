@@ -277,15 +277,20 @@ function send(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let over = false;
         res.on('data', (c: Buffer) => {
+          if (over) return;
           size += c.length;
           if (size > maxBytes) {
-            req.destroy(new AppError('TOO_LARGE', `${t.url.host} sent more than ${maxBytes} bytes`));
+            over = true;
+            reject(new AppError('TOO_LARGE', `${t.url.host} sent more than ${maxBytes} bytes`));
+            req.destroy();
             return;
           }
           chunks.push(c);
         });
         res.on('end', () => {
+          if (over) return;
           const hs: Array<[string, string]> = [];
           for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
             hs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);

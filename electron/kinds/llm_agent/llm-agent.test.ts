@@ -343,4 +343,78 @@ describe('skilldesk run-skill with mode: llm skills', () => {
     expect(r.json().results[0].error.message).toMatch(/runs on OpenAI.*OPENAI_API_KEY/);
     expect(p.requests).toHaveLength(0);
   });
+
+  it('gives a tool only the secrets its tool_env opts in, and refuses a provider key as a secret', async () => {
+    const { dir, home, run } = await setup();
+    const d = folder(dir, 'weather', {
+      'SKILL.md': `---
+name: weather
+description: Weather by city.
+mode: llm
+tool_env: [WEATHER_API_KEY]
+tools:
+  - name: weather
+    description: Look up the weather for a city.
+    command: ['python3', 'weather.py']
+    parameters:
+      - name: city
+        description: City name
+        required: true
+---
+Answer with the weather.
+`,
+      'weather.py':
+        'import json, os, sys\nprint(json.dumps({"city": sys.argv[1], "env": dict(os.environ)}))\n',
+    });
+    expect((await run('skills', 'import', d)).code).toBe(0);
+    const refused = await runCli(
+      ['--home', home, 'skills', 'secret', 'set', 'weather', 'WEATHER_API_KEY'],
+      { OPENAI_API_KEY: 'sk-loopback' },
+      'sk-loopback\n',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/one of your model provider keys/);
+    const stored = await runCli(
+      ['--home', home, 'skills', 'secret', 'set', 'weather', 'WEATHER_API_KEY'],
+      {},
+      'w-123\n',
+    );
+    expect(stored.code, stored.stderr).toBe(0);
+    const p = await loopback([
+      { tool_calls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Cold.', expect: { tool_result_contains: 'w-123' } },
+    ]);
+    const r = await run('--json', 'run-skill', 'weather', '--input', 'Weather in Oslo?', ...flags(p.url));
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const tool = (r.json().results[0].data.steps as Array<Record<string, unknown>>).find(
+      (x) => x.type === 'tool',
+    )!;
+    const seenEnv = JSON.parse(String(tool.result)).env as Record<string, string>;
+    expect(seenEnv.WEATHER_API_KEY).toBe('w-123');
+    expect(Object.values(seenEnv)).not.toContain('sk-loopback');
+    expect(Object.keys(seenEnv).some((k) => k.includes('OPENAI'))).toBe(false);
+  }, 120_000);
+
+  it("runs from the chat: the chat's model hands the request over with apply_skill and gets the answer back", async () => {
+    const { run } = await setup();
+    const p = await loopback([
+      {
+        tool_calls: [
+          { name: 'apply_skill', arguments: { name: 'assistant', ctx: { input: 'Plot of Hamlet?' } } },
+        ],
+      },
+      {
+        text: 'Hamlet avenges his father.',
+        expect: { system_contains: 'concise, helpful assistant', last_user_contains: 'Plot of Hamlet?' },
+      },
+      {
+        text: 'The assistant says: Hamlet avenges his father.',
+        expect: { tool_result_contains: 'Hamlet avenges his father.' },
+      },
+    ]);
+    const r = await run('chat', 'Ask the assistant about Hamlet', '--yes', ...flags(p.url));
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toContain('The assistant says: Hamlet avenges his father.');
+    expect(p.remaining()).toBe(0);
+  }, 120_000);
 });
