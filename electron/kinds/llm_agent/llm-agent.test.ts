@@ -372,7 +372,7 @@ Answer with the weather.
       { OPENAI_API_KEY: 'sk-loopback' },
       'sk-loopback\n',
     );
-    expect(refused.code).not.toBe(0);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/one of your model provider keys/);
     const stored = await runCli(
       ['--home', home, 'skills', 'secret', 'set', 'weather', 'WEATHER_API_KEY'],
