@@ -1,0 +1,161 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import type { Command } from 'commander';
+import type { RunScriptRes } from '../contract/builtin-tools.js';
+import { AppError } from '../contract/errors.js';
+import { listInstalledPackages } from '../skills/index.js';
+import { resolveHome } from '../store/index.js';
+import type { CliContext } from './context.js';
+import { untilInterrupted, withClient } from './host.js';
+
+/** Exit code when the sandbox stopped a script at its time limit (as `timeout(1)` does). */
+export const EXIT_SCRIPT_TIMEOUT = 124;
+/** Exit code when the sandbox stopped a script for another reason (memory, a violation). */
+export const EXIT_SCRIPT_STOPPED = 125;
+
+const MAX_STDIN = 1024 * 1024;
+
+async function readAll(ctx: CliContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of ctx.io.stdin) {
+    const b = Buffer.isBuffer(c) ? c : Buffer.from(String(c));
+    size += b.length;
+    if (size > MAX_STDIN)
+      throw new AppError('USAGE', 'stdin is longer than 1 MiB, the most a script is given');
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The process exit code for a script run: the script's own, or 124/125 when the sandbox stopped it. */
+export function scriptExitCode(r: Pick<RunScriptRes, 'exit_code' | 'sandbox_error'>): number {
+  if (r.sandbox_error)
+    return r.sandbox_error.code === 'SANDBOX_TIMEOUT' ? EXIT_SCRIPT_TIMEOUT : EXIT_SCRIPT_STOPPED;
+  return ((r.exit_code % 256) + 256) % 256;
+}
+
+/**
+ * `skills run-script NAME SCRIPT [args...]` (a skill's bundled Python script in the sandbox, exiting
+ * with its exit code) and `skills packages install|list` (the pure-Python packages its scripts use).
+ */
+export function registerScriptCommands(program: Command, ctx: CliContext): void {
+  const skills = program.commands.find((c) => c.name() === 'skills');
+  if (!skills) return;
+  skills
+    .command('run-script')
+    .description(
+      "run a skill's bundled Python script in the sandbox with arguments (put -- before arguments that start with -); exits with the script's exit code",
+    )
+    .argument('<name>', 'skill name')
+    .argument('<script>', 'the script, by its path in the skill folder (scripts/extract.py)')
+    .argument('[args...]', 'arguments for the script (sys.argv[1:])')
+    .option('--stdin <text>', "text for the script's standard input; - reads this command's stdin")
+    .option('--out <dir>', 'write the files the script created into this folder (relative paths kept)')
+    .option('--timeout-ms <n>', 'time limit of the run (default 10000, at most 300000)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n <= 0)
+        throw new AppError('USAGE', '--timeout-ms must be a positive integer');
+      return n;
+    })
+    .action(
+      async (
+        name: string,
+        script: string,
+        args: string[],
+        o: { stdin?: string; out?: string; timeoutMs?: number },
+      ) => {
+        const g = ctx.globals();
+        const stdin = o.stdin === '-' ? await readAll(ctx) : o.stdin;
+        const { r, saved } = await withClient(ctx, async (c) => {
+          const r = await untilInterrupted((signal) =>
+            c.invoke(
+              'scripts/run',
+              {
+                name,
+                script,
+                args,
+                ...(stdin !== undefined ? { stdin } : {}),
+                ...(o.timeoutMs ? { timeout_ms: o.timeoutMs } : {}),
+              },
+              { signal },
+            ),
+          );
+          const saved: string[] = [];
+          if (o.out) {
+            const root = resolve(o.out);
+            for (const f of r.files) {
+              const file = await c.invoke('scripts/read-output', { run_id: r.run_id, path: f.path });
+              const dest = resolve(root, ...f.path.split('/'));
+              // The path was checked in the core; checked again where it names a file here.
+              if (!dest.startsWith(root + sep))
+                throw new AppError('UNSAFE_PATH', `refusing to write ${f.path} outside ${root}`);
+              mkdirSync(join(dest, '..'), { recursive: true });
+              writeFileSync(dest, Buffer.from(file.data_base64, 'base64'));
+              saved.push(dest);
+            }
+          }
+          return { r, saved };
+        });
+        if (g.json) {
+          ctx.io.stdout(`${JSON.stringify({ ...r, ...(o.out ? { saved } : {}) })}\n`);
+        } else {
+          if (r.stdout) ctx.io.stdout(r.stdout);
+          if (r.stderr) ctx.io.stderr(r.stderr);
+          if (r.sandbox_error)
+            ctx.io.stderr(`skilldesk: the sandbox stopped the script: ${r.sandbox_error.message}\n`);
+          for (const [i, f] of r.files.entries()) {
+            ctx.io.stderr(
+              o.out
+                ? `skilldesk: wrote ${saved[i]} (${f.size} bytes)\n`
+                : `skilldesk: the script wrote ${f.path} (${f.size} bytes; --out DIR saves it)\n`,
+            );
+          }
+          if (r.truncated?.files?.length) {
+            ctx.io.stderr(
+              `skilldesk: ${r.truncated.files.length} more file(s) over the output limit were dropped\n`,
+            );
+          }
+          if (r.hint) ctx.io.stderr(`skilldesk: ${r.hint}\n`);
+        }
+        ctx.setExitCode(scriptExitCode(r));
+      },
+    );
+
+  const packages = skills.command('packages').description("the pure-Python packages skills' scripts use");
+  packages
+    .command('install')
+    .description(
+      "fetch the packages a skill declares in requirements.txt (pip, pure-Python wheels only) into the account's wheelhouse, pinned by SHA-256",
+    )
+    .argument('<name>', 'skill name')
+    .action(async (name: string) => {
+      const r = await withClient(ctx, (c) =>
+        untilInterrupted((signal) => c.invoke('scripts/install-packages', { name }, { signal })),
+      );
+      ctx.print(r, () =>
+        [
+          `${r.skill}: ${r.already_installed ? 'already installed' : 'installed'} ${r.requirements.join(', ')}`,
+          ...r.wheels.map((w) => `  ${w.filename}  sha256:${w.sha256}`),
+        ].join('\n'),
+      );
+    });
+  packages
+    .command('list')
+    .description('the packages installed for each skill')
+    .action(() => {
+      const home = resolveHome(ctx.globals().home, ctx.env);
+      const skills = listInstalledPackages(home);
+      ctx.print({ skills }, () =>
+        skills.length === 0
+          ? 'no packages installed (skilldesk skills packages install NAME fetches what a skill declares)'
+          : skills
+              .map((s) =>
+                [`${s.skill}: ${s.requirements.join(', ')}`, ...s.wheels.map((w) => `  ${w.filename}`)].join(
+                  '\n',
+                ),
+              )
+              .join('\n'),
+      );
+    });
+}
