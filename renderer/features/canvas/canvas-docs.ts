@@ -159,10 +159,14 @@ export function docFromReply(
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isScalar = (x: unknown) => x === null || typeof x !== 'object';
+/** Rows of a table: plain objects whose values are scalars or lists of scalars. */
 const isRows = (v: unknown): v is Rec[] =>
   Array.isArray(v) &&
   v.length > 0 &&
-  v.every((r) => isRec(r) && Object.values(r).every((x) => x === null || typeof x !== 'object'));
+  v.every(
+    (r) => isRec(r) && Object.values(r).every((x) => isScalar(x) || (Array.isArray(x) && x.every(isScalar))),
+  );
 
 /**
  * The readable text of a tool's result, if it has one: a string, `{text}`, a skill run's text
@@ -193,10 +197,14 @@ export function docFromResult(result: unknown, label: string): CanvasDoc {
   const text = resultText(result);
   if (text !== null)
     return { title: label, fileName: `${base}.md`, source, content: { kind: 'markdown', text } };
+  // A skill run's data output, or an answer that is one list under one key (`{skills: [...]}`).
+  const keys = isRec(result) ? Object.keys(result) : [];
   const data =
     isRec(result) && Array.isArray(result.outputs)
       ? result.outputs.filter(isRec).find((o) => o.data !== undefined)?.data
-      : result;
+      : isRec(result) && keys.length === 1
+        ? result[keys[0]!]
+        : result;
   if (isRows(data))
     return { title: label, fileName: `${base}.csv`, source, content: { kind: 'csv', text: toCsv(data) } };
   return {

@@ -153,6 +153,14 @@ describe('canvas documents', () => {
     expect(table.content).toEqual({ kind: 'csv', text: 'column,mean\r\nprice,3.5\r\nqty,12' });
     const script = docFromResult({ exit_code: 0, stdout: 'lines\n', stderr: '', files: [] }, 'Bench');
     expect(script.content).toEqual({ kind: 'markdown', text: 'lines\n' });
+    const listed = docFromResult(
+      { skills: [{ name: 'Summarize', tags: ['text', 'short'], when: undefined }] },
+      'List skills',
+    );
+    expect(listed).toMatchObject({ fileName: 'list-skills.csv', content: { kind: 'csv' } });
+    expect(parseCsv((listed.content as { text: string }).text).rows).toEqual([
+      ['Summarize', 'text; short', ''],
+    ]);
     const other = docFromResult({ nested: { a: [1, { b: 2 }] } }, 'Thing');
     expect(other.content).toMatchObject({ kind: 'code', lang: 'json' });
     expect(resultLength({ text: 'x'.repeat(700) })).toBe(700);

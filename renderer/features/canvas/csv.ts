@@ -45,6 +45,12 @@ export function parseCsv(text: string, opts: { maxRows?: number } = {}): CsvTabl
 /** Rows of plain objects as CSV text (a tool's table result, to open or download as a file). */
 export function toCsv(rows: Array<Record<string, unknown>>): string {
   const cell = (v: unknown) =>
-    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : v;
+    v === null || v === undefined
+      ? ''
+      : Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')
+        ? v.join('; ')
+        : typeof v === 'object'
+          ? JSON.stringify(v)
+          : v;
   return Papa.unparse(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, cell(v)]))));
 }

@@ -1,0 +1,221 @@
+/**
+ * PDF attachments and the canvas, in Chromium against web mode with the loopback provider: a PDF
+ * picked in the composer is read by the main process and its text (name, page markers) reaches the
+ * model; a scanned PDF is refused in words; a long reply and a tool's result open in the canvas
+ * beside the chat (rendered Markdown, a table), which resizes from the keyboard, downloads, and
+ * closes with Esc. Screenshots at 1440×900 and 1024×700, light and dark.
+ */
+
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoopbackProvider } from '../electron/llm/index.js';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import { makePdf } from '../electron/test-support/make-pdf.js';
+import {
+  connectProvider,
+  type E2eApp,
+  type E2eSuite,
+  findChromium,
+  openPage,
+  startSuite,
+} from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/pdf-canvas');
+const shots = () => testArtifactsDir('e2e');
+
+const MINUTES = makePdf([
+  { lines: ['Board minutes, 12 May 2026', 'Present: Ana, Ben, Chloe.'] },
+  { lines: ['Decision: ship version 2 in June.', 'Budget approved: 48,000 EUR.'] },
+]);
+const SCAN = makePdf([{ image: true }]);
+
+const LONG_REPLY = [
+  '# Board minutes: summary',
+  '',
+  'The board met on **12 May 2026** with Ana, Ben and Chloe present. The minutes run to two pages;',
+  'the first records who attended, the second the decisions. Below is what was decided, what it',
+  'costs, and what follows from it for the team over the coming weeks.',
+  '',
+  '## Decisions',
+  '',
+  '| Item | Decision | Owner | When |',
+  '| --- | --- | --- | --- |',
+  '| Version 2 | Ship | Ana | June |',
+  '| Budget | Approved, 48,000 EUR | Ben | Now |',
+  '| Hiring | Deferred to the next meeting | Chloe | July |',
+  '',
+  '## What follows',
+  '',
+  '1. Freeze the feature list by the end of May, so testing has the first two weeks of June.',
+  '2. Book the release review with the board for the second week of June.',
+  '3. Send the approved budget to finance, with the split between contractors and licences.',
+  '4. Draft the hiring brief for July so it can be approved without another round.',
+  '',
+  '## A check you can run',
+  '',
+  '```python',
+  'budget = 48_000',
+  'spent = [12_500, 9_800, 7_300]',
+  'print(f"left: {budget - sum(spent):,} EUR")',
+  '```',
+  '',
+  '> Nothing in the minutes says who signs off the release itself; worth asking before June.',
+  '',
+  '## Open questions',
+  '',
+  '- Who signs off the release, and by when must the sign-off happen to keep the June date?',
+  '- Does the approved budget cover the contractors for June, or only until the end of May?',
+  '',
+  'If you want, I can turn the list above into tasks with dates, or draft the note to finance.',
+].join('\n');
+
+describe.skipIf(skip)('PDF attachments and the canvas in Chromium', () => {
+  let suite: E2eSuite;
+  let browser: Browser;
+  let app: E2eApp;
+  let provider: LoopbackProvider;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    suite = await startSuite(chromiumPath!, {
+      script: {
+        // One exchange holds all: a tool call (its result goes to the canvas), then the long
+        // reply. Whatever the app asks the model after it (a chat title) takes nothing scripted.
+        turns: [{ tool_calls: [{ name: 'list_skills', arguments: {} }] }, { text: LONG_REPLY }],
+        api_key: 'sk-e2e-test',
+        models: ['gpt-4.1-mini'],
+      },
+    });
+    ({ app, browser } = suite);
+    provider = suite.provider!;
+    page = await openPage(browser, problems, { acceptDownloads: true });
+    await page.goto(app.server.url);
+    await composer().waitFor();
+  });
+  afterAll(() => suite?.close());
+
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const canvas = () => page.locator('aside.canvas');
+  const shoot = async (name: string) => {
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.screenshot({ path: join(shots(), `${name}-${w}-light.png`) });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: join(shots(), `${name}-${w}-dark.png`) });
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  };
+
+  it('configures the loopback provider', async () => {
+    await connectProvider(page, provider.url, 'sk-e2e-test', /Connected to gpt-4\.1-mini/);
+    await page.keyboard.press('Control+1');
+    await composer().waitFor();
+  });
+
+  it('attaches a PDF as its text, refuses a scanned one, and the text reaches the model', async () => {
+    await page
+      .locator('input[type=file]')
+      .first()
+      .setInputFiles([
+        { name: 'minutes.pdf', mimeType: 'application/pdf', buffer: Buffer.from(MINUTES) },
+        { name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.from(SCAN) },
+      ]);
+    const chip = page
+      .getByRole('list', { name: 'Files to send' })
+      .getByRole('listitem')
+      .filter({ hasText: 'minutes.pdf' });
+    await chip.waitFor();
+    await expect.poll(() => chip.getAttribute('title')).toMatch(/its text, page by page/);
+    await page
+      .getByRole('alert')
+      .getByText(/scan\.pdf has no text — it looks scanned .*run it through OCR first/)
+      .waitFor();
+    await composer().fill('Summarize the minutes');
+    await shoot('ui-pdf-attached');
+    await composer().press('Enter');
+    await page.getByRole('heading', { name: 'Board minutes: summary' }).waitFor();
+    // The turn's first completion request (the connection test's /models came before it).
+    const first = provider.requests.find((r) =>
+      JSON.stringify(r.body ?? '').includes('Summarize the minutes'),
+    );
+    const body = first!.body as { messages: Array<{ role: string; content: unknown }> };
+    const sent = JSON.stringify(body.messages.filter((m) => m.role === 'user').at(-1)!.content);
+    expect(sent).toContain('Summarize the minutes');
+    expect(sent).toContain('<attachment name=\\"minutes.pdf\\">');
+    expect(sent).toContain('PDF “minutes.pdf”, 2 pages');
+    expect(sent).toContain('--- page 1 of 2 ---\\n\\nBoard minutes, 12 May 2026\\nPresent: Ana, Ben, Chloe.');
+    expect(sent).toContain('--- page 2 of 2 ---\\n\\nDecision: ship version 2 in June.');
+    expect(sent).not.toContain('scan.pdf');
+    // The sent message lists the PDF it carried.
+    await page.locator('.msg--user').getByText('minutes.pdf').waitFor();
+  }, 90_000);
+
+  it('opens the long reply in the canvas beside the chat, and Esc closes it', async () => {
+    const open = page.locator('.msg--assistant').last().getByRole('button', { name: 'Open in canvas' });
+    await open.click();
+    await expect.poll(() => canvas().getAttribute('aria-label')).toBe('Canvas: Board minutes: summary');
+    // Rendered as the chat renders Markdown: the table and the highlighted code.
+    await canvas().getByRole('cell', { name: 'Approved, 48,000 EUR' }).waitFor();
+    await expect.poll(() => canvas().locator('code.hljs.language-python').count()).toBe(1);
+    await expect.poll(() => canvas().getByText('Reply · gpt-4.1-mini').count()).toBe(1);
+    // Beside the chat, not over it, at 1440.
+    const [chatBox, canvasBox] = await Promise.all([
+      page.locator('.chat').boundingBox(),
+      canvas().boundingBox(),
+    ]);
+    expect(chatBox!.x + chatBox!.width).toBeLessThanOrEqual(canvasBox!.x + 1);
+    expect(canvasBox!.width).toBeGreaterThan(400);
+    // Focus went into the canvas; ← on its edge widens it.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Close canvas');
+    await canvas().getByRole('separator', { name: 'Resize the canvas' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await expect
+      .poll(async () => (await canvas().boundingBox())!.width)
+      .toBeGreaterThan(canvasBox!.width + 50);
+    await page.keyboard.press('Home');
+    await expect
+      .poll(async () => Math.round((await canvas().boundingBox())!.width))
+      .toBe(Math.round(canvasBox!.width));
+    await shoot('ui-canvas-reply');
+    const download = page.waitForEvent('download');
+    await canvas().getByRole('button', { name: 'Download' }).click();
+    expect((await download).suggestedFilename()).toBe('board-minutes-summary.md');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => canvas().count()).toBe(0);
+    // Focus is back where the canvas was opened from.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.textContent?.trim()))
+      .toBe('Open in canvas');
+  }, 90_000);
+
+  it('opens a tool’s result in the canvas as a table', async () => {
+    const step = page.locator('.msg--assistant').last().locator('.step').first();
+    await step.locator('.step__head').click();
+    await step.getByRole('button', { name: 'Open in canvas' }).click();
+    await expect.poll(() => canvas().getAttribute('aria-label')).toBe('Canvas: List skills');
+    await canvas().getByRole('columnheader', { name: 'name' }).waitFor();
+    await canvas().getByRole('columnheader', { name: 'description' }).waitFor();
+    await expect.poll(() => canvas().getByRole('row').count()).toBeGreaterThan(2);
+    await canvas().getByRole('button', { name: 'Source' }).click();
+    await expect.poll(() => canvas().locator('pre').textContent()).toMatch(/^name,description/);
+    await canvas().getByRole('button', { name: 'Table' }).click();
+    await shoot('ui-canvas-result');
+    const download = page.waitForEvent('download');
+    await canvas().getByRole('button', { name: 'Download' }).click();
+    expect((await download).suggestedFilename()).toBe('list-skills.csv');
+    await canvas().getByRole('button', { name: 'Close canvas' }).click();
+    await expect.poll(() => canvas().count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 90_000);
+});
