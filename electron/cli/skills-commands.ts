@@ -6,6 +6,7 @@ import {
   type LoadedPackage,
   limitsFrom,
   loadPackages,
+  networkNotices,
   packageForChannel,
   writeAgentSkillFolder,
 } from '../skills/index.js';
@@ -136,7 +137,8 @@ function registerImport(skills: Command, ctx: CliContext): void {
         for (const p of paths) loaded.push(...(await loadPackages(resolve(p), limits)));
         // An Agent Skills name off the standard imports, with a warning on stderr.
         for (const l of loaded)
-          for (const w of l.warnings ?? []) ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
+          for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
+            ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
         const { imported } = await withClient(ctx, (c) =>
           c.invoke('skills/import-packages', {
             packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),

@@ -28,7 +28,7 @@ export function agentSkillNameProblem(name: string, folder?: string | null): str
  * every output as failing). Paths are the package's JSON paths.
  */
 export function packageWarnings(pkg: SkillPackage): PackageIssue[] {
-  const out: PackageIssue[] = [];
+  const out: PackageIssue[] = networkNotices(pkg);
   pkg.artifacts.forEach((a, i) => {
     const assertions = a.metadata?.assertions;
     if (!Array.isArray(assertions)) return;
@@ -44,6 +44,23 @@ export function packageWarnings(pkg: SkillPackage): PackageIssue[] {
           message: `the JSON Schema does not compile (${firstLine((e as Error).message)}); the assertion will fail every run`,
         });
       }
+    });
+  });
+  return out;
+}
+
+/**
+ * Shown at install: the hosts an LLM skill's tools ask to reach, which stay closed until the user
+ * grants them, with the command that does.
+ */
+export function networkNotices(pkg: SkillPackage): PackageIssue[] {
+  const out: PackageIssue[] = [];
+  pkg.artifacts.forEach((a, i) => {
+    const network = a.kind === 'llm_agent' ? a.metadata?.network : undefined;
+    if (!Array.isArray(network) || network.length === 0) return;
+    out.push({
+      path: `artifacts[${i}].metadata.network`,
+      message: `its tools ask to reach ${network.join(', ')}; nothing is reachable until you grant it: skilldesk skills grant ${JSON.stringify(pkg.name)} ${network.join(' ')}`,
     });
   });
   return out;

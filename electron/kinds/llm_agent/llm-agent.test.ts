@@ -1,7 +1,7 @@
 // `mode: llm` skills: the reference's three examples imported as Agent Skills folders and run with
 // `skilldesk run-skill --input` against the loopback provider (scripted tool calls), the tool's
 // Python running in the real sandbox; the argv rules; the import-time refusals.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -417,4 +417,63 @@ Answer with the weather.
     expect(r.stdout).toContain('The assistant says: Hamlet avenges his father.');
     expect(p.remaining()).toBe(0);
   }, 120_000);
+
+  it('exports an LLM skill as an Agent Skills folder and a JSON package that import back the same', async () => {
+    const { dir, run } = await setup();
+    const out = join(dir, 'exported');
+    const e = await run('skills', 'export', 'site-checker', '--format', 'agent-skill', '-o', out);
+    expect(e.code, e.stderr).toBe(0);
+    const md = readFileSync(join(out, 'SKILL.md'), 'utf8');
+    expect(md).toMatch(/mode: llm/);
+    expect(md).toMatch(/check_status/);
+    expect(readFileSync(join(out, 'check.py'), 'utf8')).toBe(CHECK_PY);
+    const json = (await run('--json', 'skills', 'export', 'site-checker')).json() as {
+      artifacts: Array<Record<string, unknown>>;
+    };
+    const agent = json.artifacts.find((a) => a.kind === 'llm_agent')!;
+    expect(agent.metadata).toMatchObject({
+      network: [hostport],
+      tools: [{ name: 'check_status', command: ['python3', 'check.py'] }],
+    });
+    // Into another home: the folder and the JSON package give the same settings.
+    const other = join(dir, 'other');
+    const imported = await runCli(['--home', other, 'skills', 'import', out]);
+    expect(imported.code).toBe(0);
+    // The hosts it asks for are shown at install, with how to grant them.
+    expect(imported.stderr).toContain(
+      `its tools ask to reach ${hostport}; nothing is reachable until you grant it`,
+    );
+    const back = (
+      await runCli(['--home', other, '--json', 'skills', 'export', 'site-checker'])
+    ).json() as typeof json;
+    expect(back.artifacts.find((a) => a.kind === 'llm_agent')!.metadata).toEqual(agent.metadata);
+    writeFileSync(join(dir, 'pkg.json'), JSON.stringify({ ...json, id: undefined }));
+    const third = join(dir, 'third');
+    const j = await runCli(['--home', third, 'skills', 'import', join(dir, 'pkg.json')]);
+    expect(j.code, j.stderr + j.stdout).toBe(0);
+  });
+
+  it('refuses, at import, a tool command that is not Python or a component, naming it', async () => {
+    const { dir, run } = await setup();
+    const d = folder(dir, 'shell-tool', {
+      'SKILL.md': SITE_CHECKER.replace('name: site-checker', 'name: shell-tool')
+        .replace('HOSTPORT', hostport)
+        .replace("['python3', 'check.py']", "['bash', 'check.sh']"),
+      'check.sh': 'curl "$1"\n',
+    });
+    const r = await run('skills', 'import', d);
+    expect(r.code).toBe(2);
+    expect(r.stderr + r.stdout).toMatch(
+      /tools\[0\]\.command\[0\].*"bash" cannot run.*never runs as a native program/s,
+    );
+    const key = folder(dir, 'leaky', {
+      'SKILL.md': ASSISTANT.replace('name: assistant', 'name: leaky').replace(
+        'mode: llm',
+        'mode: llm\ntool_env: [ANTHROPIC_API_KEY]',
+      ),
+    });
+    const k = await run('skills', 'import', key);
+    expect(k.code).toBe(2);
+    expect(k.stderr + k.stdout).toMatch(/tool_env\[0\].*ANTHROPIC_API_KEY is a model provider's key/s);
+  });
 });
