@@ -18,6 +18,8 @@ import {
 } from '../sources/index.js';
 import { resolveHome, type SkillStore } from '../store/index.js';
 import type { CliContext } from './context.js';
+import { llmFromFlags } from './dispatch-commands.js';
+import { addLlmOptions } from './llm-commands.js';
 
 /** Exit codes of `sources` beyond 0/1/2: a source could not be reached; high findings not accepted. */
 export const SOURCES_EXIT = { UNREACHABLE: 3, RISK_NOT_ACCEPTED: 4 } as const;
@@ -106,6 +108,13 @@ export function formatCheck(r: CheckResult, showDiff: boolean): string {
       for (const f of s.scan.findings)
         lines.push(`    ${f.severity.toUpperCase()} ${f.rule} at ${f.where}: ${f.message} — ${f.excerpt}`);
       if (s.needs_risk_acceptance) lines.push('    high findings: installing it needs --accept-risk');
+    }
+    if (s.review && s.status !== 'unchanged') {
+      lines.push(
+        s.review.verdict
+          ? `    model review (${s.review.model}): ${s.review.verdict}${s.review.reasons.length ? ` — ${s.review.reasons.join('; ')}` : ''}`
+          : `    model review (${s.review.model}) failed: ${s.review.error}`,
+      );
     }
     if (s.permission_changes.length > 0 && s.status !== 'unchanged') {
       for (const c of s.permission_changes)
@@ -241,16 +250,32 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       );
     });
 
-  sources
-    .command('check')
-    .description(
-      'fetch sources and list added, changed and removed skills with diffs, scan findings and permissions; changes nothing',
-    )
-    .argument('[names...]', 'sources to check (default: all)')
-    .addOption(scopeOpt())
-    .option('--no-diff', 'leave the per-skill diffs out of the human report')
-    .action(async (names: string[], o: { scope?: Scope; diff: boolean }) => {
+  addLlmOptions(
+    sources
+      .command('check')
+      .description(
+        'fetch sources and list added, changed and removed skills with diffs, scan findings and permissions; changes nothing',
+      )
+      .argument('[names...]', 'sources to check (default: all)')
+      .addOption(scopeOpt())
+      .option('--no-diff', 'leave the per-skill diffs out of the human report')
+      .option(
+        '--review',
+        'also ask the configured model (or --provider …) to review each added or changed skill',
+        false,
+      ),
+  ).action(
+    async (
+      names: string[],
+      o: { scope?: Scope; diff: boolean; review: boolean } & Record<string, unknown>,
+    ) => {
       const g = ctx.globals();
+      const reviewer = o.review ? llmFromFlags(ctx, o) : null;
+      if (o.review && !reviewer)
+        throw new AppError(
+          'LLM_NOT_CONFIGURED',
+          '--review needs a model: pass --provider (and --model), or set SKILLDESK_PROVIDER',
+        );
       const scopes: Scope[] = o.scope ? [o.scope] : g.workspace ? ['workspace', 'account'] : ['account'];
       const results: CheckResult[] = [];
       for (const scope of scopes) {
@@ -262,7 +287,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
             .map((v) => v.id)
             .filter((id) => names.length === 0 || names.includes(id));
           const out: CheckResult[] = [];
-          for (const id of ids) out.push(await checkSource(c, id));
+          for (const id of ids) out.push(await checkSource(c, id, { review: reviewer }));
           return out;
         });
         results.push(...got);
@@ -279,7 +304,8 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
           ? 'no sources; add one with `skilldesk sources add URL`'
           : results.map((r) => formatCheck(r, o.diff)).join('\n\n'),
       );
-    });
+    },
+  );
 
   sources
     .command('update')

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { type SkillPackage, skillToAgentFiles, skillToPackage } from '../skills/index.js';
 import { type Db, type Skill, skillNameKey, writeTransaction } from '../store/index.js';
 import type { SkillPermissions } from './permissions.js';
+import type { ModelReview } from './review.js';
 import type { ScanReport } from './scan.js';
 
 const SCHEMA = `
@@ -75,6 +76,8 @@ export interface Snapshot {
   marketplace_id: string | null;
   packages: Array<{ file: string; pkg: SkillPackage }>;
   invalid: Array<{ file: string; error: string }>;
+  /** Model reviews made at this check (`--review`), by folded skill name, for the package hash reviewed. */
+  reviews?: Record<string, ModelReview & { hash: string }>;
 }
 
 /** One file of a stored skill: its path in the Agent Skills form and its SHA-256 (SEP-2640). */

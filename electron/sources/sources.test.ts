@@ -227,7 +227,10 @@ describe('sources: a git repository by path', () => {
     // A run where nobody can be asked (an MCP call) refuses it, saying what to do.
     const host = testHost({ home });
     const client = createInProcessClient(host);
-    const call = await client.invoke('skills/call-tool', { name: 'apply_skill', args: { name: 'gamma', ctx: { name: 'Ada' } } });
+    const call = await client.invoke('skills/call-tool', {
+      name: 'apply_skill',
+      args: { name: 'gamma', ctx: { name: 'Ada' } },
+    });
     expect(call.ok).toBe(false);
     expect(call.result).toEqual(expect.objectContaining({ changed_since_accepted: true }));
     expect(JSON.stringify(call.result)).toContain('sources update team --skill gamma');
@@ -235,7 +238,10 @@ describe('sources: a git repository by path', () => {
     const fix = await runCli(['--json', 'sources', 'update', 'team', '--skill', 'gamma'], env(home));
     expect(fix.code).toBe(0);
     expect((await runCli(['sources', 'verify'], env(home))).code).toBe(0);
-    const after = await client.invoke('skills/call-tool', { name: 'apply_skill', args: { name: 'gamma', ctx: { name: 'Ada' } } });
+    const after = await client.invoke('skills/call-tool', {
+      name: 'apply_skill',
+      args: { name: 'gamma', ctx: { name: 'Ada' } },
+    });
     expect(after.result).not.toEqual(expect.objectContaining({ changed_since_accepted: true }));
   });
 

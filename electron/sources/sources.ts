@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import type { Llm } from '../llm/index.js';
 import {
   diffPackages,
   type ImportLimits,
@@ -40,6 +41,7 @@ import {
   updateSource,
   upsertRecord,
 } from './records.js';
+import { type ModelReview, reviewPackage, withReview } from './review.js';
 import { needsRiskAcceptance, type ScanReport, scanPackage } from './scan.js';
 
 /** Where sources are read from and written to. */
@@ -92,6 +94,8 @@ export interface SkillCheck {
   scan: ScanReport | null;
   permissions: SkillPermissions | null;
   permission_changes: PermissionChange[];
+  /** The model's review, when the check asked for one (`--review`). */
+  review: ModelReview | null;
   /** High findings: installing needs `--accept-risk`. */
   needs_risk_acceptance: boolean;
   note: string | null;
@@ -301,7 +305,9 @@ function buildCheck(ctx: SourcesContext, row: SourceRow, snap: Snapshot, notModi
   for (const { file, pkg } of snap.packages) {
     const key = skillNameKey(pkg.name);
     seen.add(key);
-    skills.push(checkOne(ctx, records.get(key) ?? null, pkg, file));
+    const reviewed = snap.reviews?.[key];
+    const review = reviewed && reviewed.hash === packageHash(comparable(pkg)) ? reviewed : null;
+    skills.push(checkOne(ctx, records.get(key) ?? null, pkg, file, review));
   }
   for (const [key, rec] of records) {
     if (seen.has(key)) continue;
@@ -320,6 +326,7 @@ function buildCheck(ctx: SourcesContext, row: SourceRow, snap: Snapshot, notModi
       scan: null,
       permissions: null,
       permission_changes: [],
+      review: null,
       needs_risk_acceptance: false,
       note: stored
         ? 'removed upstream; the installed skill is kept (delete it with `skilldesk skills delete` if you no longer want it)'
@@ -351,9 +358,11 @@ function checkOne(
   rec: InstalledRecord | null,
   pkg: SkillPackage,
   file: string,
+  review: (ModelReview & { hash: string }) | null,
 ): SkillCheck {
   const stored = ctx.store.repo.getSkillByName(pkg.name);
-  const scan = scanPackage(pkg);
+  const scanned = scanPackage(pkg);
+  const scan = review ? withReview(scanned, review) : scanned;
   const permissions = packagePermissions(pkg);
   const upstream = comparable(pkg);
   const tamperedFiles = rec && stored ? changedFiles(rec.files, skillDigests(stored).files) : [];
@@ -388,6 +397,9 @@ function checkOne(
     scan,
     permissions,
     permission_changes: diffPermissions(rec?.permissions ?? null, permissions),
+    review: review
+      ? { model: review.model, verdict: review.verdict, reasons: review.reasons, error: review.error }
+      : null,
     needs_risk_acceptance: needsRiskAcceptance(scan),
     note,
   };
@@ -397,7 +409,11 @@ function checkOne(
  * Fetch a source and report what changed against what is installed. An unreachable source keeps
  * everything installed and is reported with `reachable: false` (the error is saved on the source).
  */
-export async function checkSource(ctx: SourcesContext, id: string): Promise<CheckResult> {
+export async function checkSource(
+  ctx: SourcesContext,
+  id: string,
+  opts: { review?: Llm | null } = {},
+): Promise<CheckResult> {
   const row = requireSource(ctx, id);
   const fetched = await fetchSnapshot(ctx, row);
   if (!fetched.ok) {
@@ -417,8 +433,23 @@ export async function checkSource(ctx: SourcesContext, id: string): Promise<Chec
       updates_available: 0,
     };
   }
-  saveSnapshot(ctx, row, fetched.snapshot);
-  return buildCheck(ctx, getSource(ctx.store.db, row.id)!, fetched.snapshot, fetched.notModified);
+  const snap = fetched.snapshot;
+  if (opts.review) {
+    // Only what would be installed is reviewed: one model call per added or changed skill.
+    const pending = buildCheck(ctx, row, snap, fetched.notModified).skills.filter(
+      (s) => s.status === 'added' || s.status === 'changed',
+    );
+    const reviews = { ...(snap.reviews ?? {}) };
+    for (const s of pending) {
+      const p = snap.packages.find((x) => skillNameKey(x.pkg.name) === skillNameKey(s.name));
+      if (!p) continue;
+      const review = await reviewPackage(opts.review, p.pkg);
+      reviews[skillNameKey(s.name)] = { ...review, hash: packageHash(comparable(p.pkg)) };
+    }
+    snap.reviews = reviews;
+  }
+  saveSnapshot(ctx, row, snap);
+  return buildCheck(ctx, getSource(ctx.store.db, row.id)!, snap, fetched.notModified);
 }
 
 /** What `update` accepts. */
