@@ -323,7 +323,9 @@ export function PendingAttachments(props: {
               )}{' '}
               <span className="attach-chip__name">{f.name}</span>
               <span className="attach-chip__size">
-                {fileSize(f.data !== undefined ? base64Bytes(f.data) : new Blob([f.text ?? '']).size)}
+                {f.media_type === 'application/pdf'
+                  ? (/, (\d+ pages?);/.exec(f.text?.slice(0, 400) ?? '')?.[1] ?? 'PDF')
+                  : fileSize(f.data !== undefined ? base64Bytes(f.data) : new Blob([f.text ?? '']).size)}
               </span>
               <button
                 type="button"
