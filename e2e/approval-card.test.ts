@@ -16,7 +16,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { findChromium, gotoChat, launch, openPage } from './browser.js';
+import { E2E_ENV, findChromium, gotoChat, launch, openPage } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/approval-card');
@@ -60,7 +60,7 @@ describe.skipIf(skip)('Approval card while typing (Chromium)', () => {
     browser = await launch(chromiumPath!);
     app = await startWebMode({
       home,
-      env: {},
+      env: E2E_ENV,
       build: false,
       logger: { info: () => {}, error: (m, e) => console.error(m, e) },
     });

@@ -47,14 +47,21 @@ export interface E2eApp {
   stop: () => Promise<void>;
 }
 
+/**
+ * The environment of web mode in these tests: chats keep the title of their first message, since
+ * the scripted providers answer requests in order and a title call would take a turn meant for the
+ * next step. The suite that tests automatic titles turns them on.
+ */
+export const E2E_ENV: NodeJS.ProcessEnv = { SKILLDESK_CHAT_TITLES: 'off' };
+
 /** Web mode over a fresh temp home (seeded skills), the UI built if needed; `workspace` opens that folder. */
-export async function startApp(opts: { workspace?: string } = {}): Promise<E2eApp> {
+export async function startApp(opts: { workspace?: string; env?: NodeJS.ProcessEnv } = {}): Promise<E2eApp> {
   await ensureRenderer();
   const home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
   const logger: Logger = { info: () => {}, error: (m, e) => console.error(m, e) };
   const { server, stop } = await startWebMode({
     home,
-    env: {},
+    env: opts.env ?? E2E_ENV,
     build: false,
     logger,
     ...(opts.workspace ? { workspace: opts.workspace } : {}),

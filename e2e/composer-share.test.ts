@@ -9,7 +9,7 @@ import { startWebMode } from '../electron/cli/serve-commands.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
 import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { connectProvider, findChromium, launch, openPage, shootSchemes } from './browser.js';
+import { connectProvider, E2E_ENV, findChromium, launch, openPage, shootSchemes } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(
@@ -71,7 +71,7 @@ describe.skipIf(skip)('Skill Composer: model test-runs, forks, drag-and-drop imp
     home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
     workspace = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-ws-'));
     const logger = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
-    const web = await startWebMode({ home, workspace, env: {}, build: false, logger });
+    const web = await startWebMode({ home, workspace, env: E2E_ENV, build: false, logger });
     url = web.server.url;
     stop = web.stop;
     browser = await launch(chromiumPath!);

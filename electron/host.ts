@@ -221,6 +221,12 @@ export function createHost(deps: HostDeps): Host {
     llm,
     face: deps.mode === 'cli' ? 'cli' : 'app',
     external: (sessionId, signal) => mcp.turnTools(sessionId, signal),
+    // The CLI prints a turn and ends: no call after it. Tests opt in (SKILLDESK_CHAT_TITLES=auto),
+    // since scripted providers answer requests in order and a title call would take a turn.
+    autoTitles: () =>
+      deps.mode === 'cli' || (deps.mode === 'test' && deps.env.SKILLDESK_CHAT_TITLES !== 'auto')
+        ? false
+        : settings.autoTitles(),
   });
   const limits = limitsFrom(deps.env);
 

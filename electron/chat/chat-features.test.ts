@@ -247,6 +247,7 @@ describe('model per chat', () => {
       provider: 'openai',
       models: ['gpt-4.1-mini', 'gpt-4o'],
       source: 'provider',
+      fetched_at: expect.any(String),
       warning: null,
     });
     // A provider without a key: SkillDesk's own list, and why.

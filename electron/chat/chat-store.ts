@@ -131,6 +131,7 @@ export class ChatStore {
         sum(estimated_cost) AS estimated_cost FROM chat_messages WHERE session_id = ?`),
       title: db.prepare("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ''"),
       rename: db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?'),
+      retitle: db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ?'),
       deleteMessages: db.prepare('DELETE FROM chat_messages WHERE session_id = ?'),
       deleteSession: db.prepare('DELETE FROM chat_sessions WHERE id = ?'),
       session: db.prepare(
@@ -248,6 +249,14 @@ export class ChatStore {
       this.s.deleteMessages.run(id);
       return this.s.deleteSession.run(id).changes > 0;
     });
+  }
+
+  /**
+   * Replace a session's title only while it is still `expected`: a title the user set meanwhile is
+   * never overwritten. True when it was replaced.
+   */
+  replaceTitle(id: string, expected: string, title: string): boolean {
+    return this.s.retitle.run(title.replace(/\s+/g, ' ').trim().slice(0, 120), id, expected).changes > 0;
   }
 
   /** Set a session's title; null when there is no such session. */

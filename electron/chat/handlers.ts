@@ -12,6 +12,7 @@ import type { ArtifactDispatcher } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
+import { generateTitle } from './auto-title.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
 import { type ChatDeps, type ChatEvent, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
@@ -44,6 +45,8 @@ export interface ChatHandlerDeps {
   face?: 'app' | 'cli';
   /** MCP tools of a session's turn, offered beside the skill tools. */
   external?: ChatDeps['external'];
+  /** Whether a new chat is named by its model after the first reply (asked when a reply ends). */
+  autoTitles?: () => boolean;
 }
 
 /** The chat slice and its lifecycle. */
@@ -205,7 +208,38 @@ export function toContractEvents(
 export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
   // Turns in flight, with the reply so far: a window opening the chat mid-stream starts from it.
   const running = new Map<string, InFlight>();
+  // Titles being written for new chats, by session: renaming or deleting the chat stops its call.
+  const titling = new Map<string, AbortController>();
   const ws = deps.session;
+
+  /**
+   * Name a chat from its first exchange with the chat's model, in the background. The title set
+   * from the first message is replaced only if it is still there when the model answers.
+   */
+  const autoTitle = (sessionId: string, llm: Llm, exchange: { user: string; reply: string }) => {
+    const chats = ws.chats.write();
+    const before = chats.getSession(sessionId)?.title;
+    if (before === undefined) return;
+    const abort = new AbortController();
+    titling.set(sessionId, abort);
+    generateTitle(llm, exchange, abort.signal)
+      .then((title) => {
+        if (abort.signal.aborted || !title || title === before) return;
+        if (chats.replaceTitle(sessionId, before, title))
+          deps.events.emit('chat/sessions-changed', { reason: 'renamed', session_id: sessionId });
+      })
+      .catch((e: unknown) => {
+        // A title is a nicety: a failed or cancelled call leaves the first message's title.
+        if (!abort.signal.aborted && !isAppError(e)) deps.logger.error('naming a chat failed', e);
+      })
+      .finally(() => {
+        if (titling.get(sessionId) === abort) titling.delete(sessionId);
+      });
+  };
+  const stopTitle = (sessionId: string) => {
+    titling.get(sessionId)?.abort();
+    titling.delete(sessionId);
+  };
 
   const toSessionView = (s: ChatSession): ChatSessionView => ({
     id: s.id,
@@ -255,6 +289,9 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       if (req.session_id) running.set(req.session_id, flight);
       const modelId = llm ? `${llm.provider}:${llm.model}` : null;
 
+      // Only a chat's first exchange names it.
+      const firstExchange = !existing || (existing.message_count ?? 0) === 0;
+      let finished: { status: string; text: string } | null = null;
       return new Promise<SendMessageRes>((resolve, reject) => {
         let sid = req.session_id;
         let started = false;
@@ -266,7 +303,10 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             started = true;
             running.set(sid, flight);
           } else track(flight, e);
-          if (e.type === 'turn-finished') running.delete(e.session_id);
+          if (e.type === 'turn-finished') {
+            running.delete(e.session_id);
+            finished = { status: e.status, text: e.text };
+          }
           for (const [name, payload] of toContractEvents(e, sid!, turn, new Date().toISOString()))
             events.emit(name, payload as never);
           if (e.type === 'turn-started') resolve({ session_id: sid!, user_message_id: e.user_message_id });
@@ -286,6 +326,16 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
         ).then(
           () => {
             if (sid) running.delete(sid);
+            const done = finished as { status: string; text: string } | null;
+            if (
+              sid &&
+              llm &&
+              firstExchange &&
+              done?.status === 'complete' &&
+              done.text.trim() &&
+              deps.autoTitles?.()
+            )
+              autoTitle(sid, llm, { user: req.message, reply: done.text });
           },
           (e: unknown) => {
             if (sid) running.delete(sid);
@@ -337,6 +387,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     },
 
     'chat/cancel': (req) => {
+      stopTitle(req.session_id);
       const flight = running.get(req.session_id);
       if (!flight) return { cancelled: false };
       flight.abort.abort();
@@ -416,12 +467,15 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
       running.get(session.id)?.abort.abort();
+      stopTitle(session.id);
       chats.deleteSession(session.id);
       deps.events.emit('chat/sessions-changed', { reason: 'deleted', session_id: session.id });
       return { deleted: { id: session.id, title: session.title } };
     },
 
     'chat/rename-session': (req) => {
+      // The user's title wins over one the model is still writing.
+      stopTitle(req.session_id);
       const chats = ws.chats.read();
       const session = chats?.renameSession(req.session_id, req.title);
       if (!session) throw notFound(req.session_id);
@@ -435,6 +489,8 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     async dispose() {
       for (const flight of running.values()) flight.abort.abort();
       running.clear();
+      for (const abort of titling.values()) abort.abort();
+      titling.clear();
     },
   };
 }

@@ -50,6 +50,11 @@ export interface ProviderSettings {
    * provider was removed.
    */
   chatLlm(choice?: { provider: string; model: string }): Llm | null;
+  /**
+   * Whether new chats are named by their model after the first reply: `SKILLDESK_CHAT_TITLES`
+   * (`auto` or `off`) when set, else settings.json's `chat_titles` (default `auto`).
+   */
+  autoTitles(): boolean;
 }
 
 /**
@@ -397,6 +402,11 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
 
   return {
     handlers,
+    autoTitles() {
+      const env = deps.env.SKILLDESK_CHAT_TITLES;
+      if (env === 'auto' || env === 'off') return env === 'auto';
+      return settingsNow().chat_titles !== 'off';
+    },
     chatLlm(choice) {
       const { settings, warning } = readSettings(deps.home);
       if (warning) deps.onWarning?.(warning);

@@ -51,6 +51,8 @@ export const SettingsFileSchema = z
     providers: z.array(ProviderEntrySchema).max(100).default([]),
     /** The provider new chats (and chats without their own model) use. */
     default_provider: ProviderRefSchema.nullable().default(null),
+    /** `auto` (also when absent): a new chat is named by its model after the first reply. */
+    chat_titles: z.enum(['auto', 'off']).optional(),
     sandbox: SandboxSettingsSchema.default({ allow_in_process_isolation: false }),
   })
   .superRefine((s, ctx) => {
