@@ -13,6 +13,7 @@ import { Icon } from '../../ui/Icon.js';
 import { ResultView } from '../../ui/ResultView.js';
 import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
 import type { UiToolCall } from './chat-store.js';
+import { ScriptFiles } from './ScriptFiles.js';
 
 type Rec = Record<string, unknown>;
 const asRec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
@@ -170,6 +171,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
         <Icon name={open ? 'chevronDown' : 'chevronRight'} />
       </button>
       {reason && <p className="step__reason">{reason}</p>}
+      {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
       {open && (
         <div className="step__more">
           {hasArgs && (
