@@ -194,4 +194,25 @@ describe('skills/save-package (the Composer save)', () => {
     });
     expect(!bad.ok && bad.error.code).toBe('INVALID_INPUT');
   });
+
+  it('raises the patch version of changed content saved under the same version; a version the user set stays', async () => {
+    const host = testHost({ home: tempDir() });
+    const ctx = { transport: 'in-process' as const };
+    const save = (p: Record<string, unknown>) =>
+      host.handlers['skills/save-package']({ package: p, scope: 'account' }, ctx);
+    await save(pkg('1.0.0', 'A.'));
+    const b = await save(pkg('1.0.0', 'B.'));
+    expect(b.saved).toMatchObject({ action: 'updated', version: '1.0.1' });
+    const c = await save(pkg('1.0.1', 'C.'));
+    expect(c.saved.version).toBe('1.0.2');
+    // Same content under the old version: nothing to save, nothing raised.
+    const same = await save(pkg('1.0.2', 'C.'));
+    expect(same.saved).toMatchObject({ action: 'unchanged', version: '1.0.2' });
+    const mine = await save(pkg('2.0.0', 'D.'));
+    expect(mine.saved.version).toBe('2.0.0');
+    const v = await host.handlers['skills/versions']({ name: 'Greeter' }, ctx);
+    // History tells the versions apart.
+    expect(v.current?.version).toBe('2.0.0');
+    expect(v.versions.map((x) => x.version)).toEqual(['1.0.0', '1.0.1', '1.0.2']);
+  });
 });

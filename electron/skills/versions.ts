@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import { structuredPatch } from 'diff';
 import { AppError } from '../contract/errors.js';
 import { type Db, type Skill, type SkillStore, skillNameKey } from '../store/index.js';
+import { contentHash } from './content-hash.js';
 import { packageToRows, skillToPackage } from './convert.js';
 import { type SkillPackage, validatePackage } from './package-schema.js';
+import { bumpPatch } from './version.js';
 
 /** What made a version. */
 export type VersionOrigin = 'import' | 'save' | 'restore' | 'delete' | 'seed' | 'fork';
@@ -279,15 +281,21 @@ export interface SaveOptions {
 /**
  * Save an edited package into a store (the Composer's save), in one transaction: the skill it
  * replaces (same id, else same name) is kept as a version first. Saving a built-in skill makes it
- * the user's (`source: "user"`). Returns what was written and its new content hash; saving content
- * equal to the current one changes nothing.
+ * the user's (`source: "user"`). Changed content under an unchanged version raises the patch
+ * version (`version_bumped`), so each kept version is told apart; a version the user changed is
+ * kept as written. Returns what was written and its new content hash; saving content equal to the
+ * current one changes nothing.
  */
 export function savePackage(
   store: SkillStore,
   pkg: SkillPackage,
   opts: SaveOptions = {},
-): WrittenSkill & { action: 'created' | 'updated' | 'unchanged'; content_hash: string } {
-  const clean: SkillPackage = pkg.source === 'system' ? { ...pkg, source: 'user' } : pkg;
+): WrittenSkill & {
+  action: 'created' | 'updated' | 'unchanged';
+  content_hash: string;
+  version_bumped?: boolean;
+} {
+  let clean: SkillPackage = pkg.source === 'system' ? { ...pkg, source: 'user' } : pkg;
   return store.repo.transaction(() => {
     const byId = clean.id ? store.repo.getSkill(clean.id) : null;
     const existing = byId ?? store.repo.getSkillByName(clean.name);
@@ -307,6 +315,10 @@ export function savePackage(
       };
     }
     const before = packageHash(skillToPackage(existing));
+    const bump =
+      clean.version === existing.version &&
+      contentHash(clean) !== contentHash(skillToPackage(existing) as SkillPackage);
+    if (bump) clean = { ...clean, version: bumpPatch(existing.version) };
     if (opts.expectedHash && opts.expectedHash !== before) {
       throw new AppError(
         'CONFLICT',
@@ -324,6 +336,12 @@ export function savePackage(
       store.db.prepare('DELETE FROM skill_versions WHERE id = ?').run(recorded);
       return { name: clean.name, version: clean.version, action: 'unchanged' as const, content_hash: after };
     }
-    return { name: clean.name, version: clean.version, action: 'updated' as const, content_hash: after };
+    return {
+      name: clean.name,
+      version: clean.version,
+      action: 'updated' as const,
+      content_hash: after,
+      ...(bump ? { version_bumped: true } : {}),
+    };
   });
 }
