@@ -5,6 +5,7 @@ import { useChatStore, useProvidersStore, useStores } from '../../stores.js';
 import { downloadText } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
 import { ModelPicker } from './ModelPicker.js';
+import './chat-title.css';
 
 /** A chat's tokens and cost, all replies and branches counted; null before any reply used a model. */
 export function chatUsageLine(u: ChatUsageView | null): string | null {
@@ -63,6 +64,58 @@ function ExportMenu() {
   );
 }
 
+/**
+ * The open chat's title, editable in place: pressing it (or Enter on it) opens a text box; Enter
+ * or leaving it saves, Esc keeps the old title. A title set here is never replaced by the
+ * automatic one.
+ */
+function EditableTitle({ id, title }: { id: string | null; title: string }) {
+  const stores = useStores();
+  const [draft, setDraft] = useState<string | null>(null);
+  if (id === null)
+    return (
+      <h1 className="pane-title chat__title" title={title}>
+        {title}
+      </h1>
+    );
+  const save = () => {
+    const t = draft?.trim();
+    setDraft(null);
+    if (t && t !== title) void stores.chat.getState().renameSession(id, t);
+  };
+  return draft === null ? (
+    <h1 className="pane-title chat__title">
+      <button
+        type="button"
+        className="chat__title-button"
+        title={`${title} — press to rename`}
+        onClick={() => setDraft(title)}
+      >
+        {title}
+      </button>
+    </h1>
+  ) : (
+    <input
+      className="input chat__title-input"
+      aria-label="Chat title"
+      value={draft}
+      maxLength={120}
+      // biome-ignore lint/a11y/noAutofocus: opened by the user to type the new title
+      autoFocus
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setDraft(e.target.value)}
+      onBlur={save}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') save();
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          setDraft(null);
+        }
+      }}
+    />
+  );
+}
+
 /** The open chat's title and the model replies come from (a way to Settings either way). */
 export function ChatHeader({ onSettings }: { onSettings: () => void }) {
   const title = useChatStore((s) =>
@@ -86,9 +139,7 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
     : null;
   return (
     <header className="chat__head">
-      <h1 className="pane-title chat__title" title={title}>
-        {title}
-      </h1>
+      <EditableTitle key={activeId ?? 'new'} id={activeId} title={title} />
       {usage && (
         <span className="chat__usage" title="Tokens and estimated cost of every reply in this chat">
           {usage}
