@@ -12,8 +12,8 @@ import { CodeBlock } from '../../ui/CodeBlock.js';
 import { Icon } from '../../ui/Icon.js';
 import { ResultView } from '../../ui/ResultView.js';
 import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
+import { openScriptOutput, scriptOutputsOf } from '../canvas/script-output.js';
 import type { UiToolCall } from './chat-store.js';
-import { ScriptFiles } from './ScriptFiles.js';
 
 type Rec = Record<string, unknown>;
 const asRec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
@@ -141,6 +141,32 @@ function OpenResultInCanvas({ result, label }: { result: unknown; label: string 
   );
 }
 
+/** The files a script wrote, each to open in the canvas (a table, Markdown, code, an image). */
+function ScriptOutputsInCanvas({ result }: { result: unknown }) {
+  const { client, canvas } = useStores();
+  const found = scriptOutputsOf(result);
+  if (!found) return null;
+  const source = found.script ? `Written by ${found.script}` : 'Written by a script';
+  return (
+    <section>
+      <h4 className="step__label">Files written</h4>
+      <ul className="step__files">
+        {found.files.map((f) => (
+          <li key={f.path}>
+            <button
+              type="button"
+              className="btn btn--small canvas-open"
+              onClick={() => void openScriptOutput(client, canvas, found.runId, f, source)}
+            >
+              <Icon name="panelRight" /> Open {f.path} in canvas
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
   const [open, setOpen] = useState(false);
@@ -171,7 +197,6 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
         <Icon name={open ? 'chevronDown' : 'chevronRight'} />
       </button>
       {reason && <p className="step__reason">{reason}</p>}
-      {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
       {open && (
         <div className="step__more">
           {hasArgs && (
@@ -203,6 +228,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
               <ResultView value={call.result} />
             )}
           </section>
+          <ScriptOutputsInCanvas result={call.result} />
           {ids.length > 0 && (
             <section className="step__traces">
               <h4 className="step__label">Traces</h4>
