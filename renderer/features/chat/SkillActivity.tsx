@@ -14,6 +14,7 @@ import { ResultView } from '../../ui/ResultView.js';
 import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
 import { openScriptOutput, scriptOutputsOf } from '../canvas/script-output.js';
 import type { UiToolCall } from './chat-store.js';
+import { ScriptFiles } from './ScriptFiles.js';
 
 type Rec = Record<string, unknown>;
 const asRec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
@@ -197,6 +198,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
         <Icon name={open ? 'chevronDown' : 'chevronRight'} />
       </button>
       {reason && <p className="step__reason">{reason}</p>}
+      {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
       {open && (
         <div className="step__more">
           {hasArgs && (
