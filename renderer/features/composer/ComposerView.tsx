@@ -129,6 +129,81 @@ function LeaveDialog({ name }: { name: string }) {
   );
 }
 
+/**
+ * Saving edits of a built-in skill asks first: a copy (in the workspace, or in the account under
+ * its own name) leaves the built-in as shipped, so it keeps receiving updates; saving in place
+ * makes it the user's.
+ */
+function BuiltinDialog({ name }: { name: string }) {
+  const s = useComposerStore(
+    useShallow((st) => ({
+      saveCopy: st.saveCopy,
+      save: st.save,
+      dismiss: st.dismissBuiltin,
+      workspaceOpen: st.workspaceOpen,
+    })),
+  );
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; Esc does too
+    <div
+      className="scrim"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && s.dismiss()}
+    >
+      <div
+        className="dialog dialog--wide"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="sc-builtin-title"
+        aria-describedby="sc-builtin-body"
+        onKeyDown={(e) => e.key === 'Escape' && s.dismiss()}
+      >
+        <h2 id="sc-builtin-title" className="dialog__title">
+          {name} is a built-in skill
+        </h2>
+        <div id="sc-builtin-body" className="dialog__body">
+          <p>
+            Built-in skills are updated with SkillDesk. Save your edits as a copy and the built-in keeps its
+            updates; save over it and it becomes yours, and updates stop.
+          </p>
+        </div>
+        <div className="dialog__actions dialog__actions--wrap">
+          <button type="button" className="btn" onClick={s.dismiss}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn--ghost-danger"
+            onClick={() => void s.save({ overwrite: true })}
+          >
+            Save over the built-in
+          </button>
+          <button
+            ref={s.workspaceOpen ? undefined : first}
+            type="button"
+            className={`btn${s.workspaceOpen ? '' : ' btn--primary'}`}
+            onClick={() => void s.saveCopy('account')}
+          >
+            Save as my copy
+          </button>
+          {s.workspaceOpen && (
+            <button
+              ref={first}
+              type="button"
+              className="btn btn--primary"
+              onClick={() => void s.saveCopy('workspace')}
+            >
+              Save a workspace copy
+            </button>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
 /** How long a report of an import that went through stays (errors stay until dismissed). */
 const IMPORT_REPORT_MS = 10_000;
 
@@ -427,6 +502,7 @@ export function ComposerView() {
       loading: st.loading,
       tab: st.tab,
       pending: st.pending,
+      builtinAsk: st.builtinAsk,
       newOpen: st.newOpen,
       start: st.start,
       watch: st.watch,
@@ -603,6 +679,7 @@ export function ComposerView() {
       {s.newOpen && <NewSkillDialog />}
       {newWithAi && <NewSkillWithAiDialog onClose={closeNewWithAi} />}
       {s.pending && s.doc && <LeaveDialog name={s.doc.draft.name || 'this skill'} />}
+      {s.builtinAsk && s.doc && <BuiltinDialog name={s.doc.base?.name ?? s.doc.draft.name} />}
       <Notice />
       <TraceDrawer />
     </div>

@@ -138,6 +138,8 @@ export interface ComposerState {
     restoring: boolean;
   };
   pending: PendingLeave | null;
+  /** Saving edits of a built-in skill waits for the user to choose: a copy, or the built-in itself. */
+  builtinAsk: boolean;
   newOpen: boolean;
   imports: { busy: boolean; rows: ImportReportRow[] | null };
   notice: { tone: 'success' | 'error'; text: string } | null;
@@ -197,6 +199,10 @@ export type ComposerEvent =
   | { type: 'restore/failed'; error: AppErrorData }
   | { type: 'leave/asked'; pending: PendingLeave }
   | { type: 'leave/cancelled' }
+  | { type: 'builtin/asked' }
+  | { type: 'builtin/dismissed' }
+  /** The open built-in's edits become a new skill (`scope`), leaving the built-in as shipped. */
+  | { type: 'doc/copied'; draft: Draft; scope: SkillScope }
   | { type: 'new/toggled'; open: boolean }
   | { type: 'import/started' }
   | { type: 'import/finished'; rows: ImportReportRow[] }
@@ -233,6 +239,7 @@ export function initialComposerState(): ComposerState {
       restoring: false,
     },
     pending: null,
+    builtinAsk: false,
     newOpen: false,
     imports: { busy: false, rows: null },
     notice: null,
@@ -330,6 +337,7 @@ function focusDoc(s: ComposerState, key: DocKey): ComposerState {
     open: key,
     loading: null,
     pending: null,
+    builtinAsk: false,
     newOpen: false,
     selected: keepSelection ? s.selected : (doc?.draft.artifacts[0]?.key ?? null),
     validation: {
@@ -567,6 +575,23 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
       return { ...s, pending: e.pending };
     case 'leave/cancelled':
       return { ...s, pending: null };
+    case 'builtin/asked':
+      return { ...s, builtinAsk: true };
+    case 'builtin/dismissed':
+      return { ...s, builtinAsk: false };
+    case 'doc/copied': {
+      const doc = openDoc(s);
+      if (!doc) return s;
+      const copy: EditorDoc = {
+        ...doc,
+        origin: null,
+        base: null,
+        baseHash: null,
+        scope: e.scope,
+        draft: e.draft,
+      };
+      return { ...s, builtinAsk: false, docs: { ...s.docs, [doc.key]: copy } };
+    }
     case 'new/toggled':
       return { ...s, newOpen: e.open };
     case 'import/started':

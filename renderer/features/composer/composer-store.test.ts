@@ -620,4 +620,49 @@ describe('composer store over a real host', () => {
       ['account', true, null],
     ]);
   });
+
+  it('asks before saving edits of a built-in, and saves a copy that leaves the built-in as shipped', async () => {
+    const { client } = inProcessClient({ workspace: true });
+    const store = createComposerStore(client, null);
+    await store.getState().loadCatalog();
+    await store.getState().openSkill('account:Summarize');
+    store.getState().setField('description', 'Summarizes, my way.');
+    await store.getState().save();
+    expect(store.getState().builtinAsk).toBe(true);
+    expect(store.getState().saving.busy).toBe(false);
+    const builtin = async () => {
+      const r = await client.call('skills/get', { name: 'Summarize', scope: 'account' });
+      return r.ok ? r.value.skill : null;
+    };
+    expect((await builtin())?.source).toBe('system');
+
+    // An account copy under its own name.
+    await store.getState().saveCopy('account');
+    expect(store.getState().builtinAsk).toBe(false);
+    expect(store.getState().open).toBe('account:Summarize (my copy)');
+    const copy = await client.call('skills/get', { name: 'Summarize (my copy)', scope: 'account' });
+    expect(copy.ok && [copy.value.skill.source, copy.value.skill.description]).toEqual([
+      'user',
+      'Summarizes, my way.',
+    ]);
+    expect(await builtin()).toMatchObject({
+      source: 'system',
+      description: expect.not.stringContaining('my way'),
+    });
+
+    // A workspace copy keeps the name and overrides the built-in there.
+    await store.getState().openSkill('account:Summarize');
+    store.getState().setField('description', 'Summarizes for this folder.');
+    await store.getState().save();
+    await store.getState().saveCopy('workspace');
+    expect(store.getState().open).toBe('workspace:Summarize');
+    expect((await builtin())?.source).toBe('system');
+
+    // Saving over it is still possible, when chosen.
+    await store.getState().openSkill('account:Translate');
+    store.getState().setField('description', 'Translates, edited in place.');
+    await store.getState().save({ overwrite: true });
+    const t = await client.call('skills/get', { name: 'Translate', scope: 'account' });
+    expect(t.ok && t.value.skill).toMatchObject({ source: 'user', version: '1.0.1' });
+  });
 });

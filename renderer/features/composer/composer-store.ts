@@ -84,7 +84,15 @@ export interface ComposerStore extends ComposerState {
   selectArtifact(key: string): void;
   /** Validate the open draft now (edits schedule this, debounced). */
   validateNow(): Promise<void>;
-  save(): Promise<void>;
+  /**
+   * Save the open draft. Edits of a built-in skill first ask (`builtinAsk`) unless `overwrite`:
+   * saved in place, the built-in becomes the user's and stops receiving updates.
+   */
+  save(opts?: { overwrite?: boolean }): Promise<void>;
+  /** Save the open built-in's edits as a new skill instead: a workspace copy, or an account copy under a new name. */
+  saveCopy(where: SkillScope): Promise<void>;
+  /** Close the built-in question without saving. */
+  dismissBuiltin(): void;
   setContext(text: string): void;
   /** Prefill the context from the selected artifact's template variables. */
   fillContext(): void;
@@ -441,11 +449,16 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         dispatch({ type: 'validation/finished', seq, issues, templates: tplErrors, warnings, variables });
       },
 
-      async save() {
+      async save(opts) {
         await get().validateNow();
         const s = get();
         const doc = openDoc(s);
         if (!doc || s.saving.busy) return;
+        if (doc.origin && doc.base?.source === 'system' && !opts?.overwrite) {
+          dispatch({ type: 'builtin/asked' });
+          return;
+        }
+        if (s.builtinAsk) dispatch({ type: 'builtin/dismissed' });
         if (blockingIssues(s).length > 0) {
           dispatch({
             type: 'save/failed',
@@ -494,6 +507,21 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         void get().loadCatalog();
         if (get().tab === 'history') await get().loadHistory();
       },
+
+      async saveCopy(where) {
+        const s = get();
+        const doc = openDoc(s);
+        if (!doc) return;
+        // A copy is a new skill: without the built-in's id (a save by id would edit the built-in), and
+        // in the account under a name of its own (the same name would replace the built-in there).
+        const { id: _id, ...extra } = doc.draft.extra;
+        const name = where === 'account' ? freshName(s, `${doc.draft.name} (my copy)`) : doc.draft.name;
+        const source = doc.draft.source === 'system' ? 'user' : doc.draft.source;
+        dispatch({ type: 'doc/copied', draft: { ...doc.draft, name, source, extra }, scope: where });
+        await get().save();
+      },
+
+      dismissBuiltin: () => dispatch({ type: 'builtin/dismissed' }),
 
       setContext: (text) => dispatch({ type: 'context/changed', text }),
 
