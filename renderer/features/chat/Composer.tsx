@@ -202,6 +202,8 @@ export function Composer(props: {
     const sentSkill = picked;
     setFiles([]);
     setFileNotes([]);
+    // Refusals were about files that did not go; once a message is sent they are old news.
+    setFileErrors([]);
     setPicked(null);
     const ok = await stores.chat.getState().send(text, extra);
     if (!ok) {
