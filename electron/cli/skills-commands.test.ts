@@ -82,8 +82,13 @@ describe('skilldesk skills', () => {
       out,
     ]);
     expect(folder.code).toBe(0);
-    expect(readFileSync(join(out, 'SKILL.md'), 'utf8')).toMatch(/^---\nname: Consistency Checker\n/);
-    expect(folder.stderr).toMatch(/no place for/);
+    // The Agent Skills name is the folder's slug; the display name rides in metadata, and every
+    // artifact (the prompt template and the DSPy module too) has a file the manifest names.
+    const skillMd = readFileSync(join(out, 'SKILL.md'), 'utf8');
+    expect(skillMd).toMatch(/^---\nname: consistency-checker\n/);
+    expect(skillMd).toMatch(/\n {2}skilldesk:\n {4}name: Consistency Checker\n/);
+    expect(folder.stderr).not.toMatch(/no place for/);
+    expect(JSON.parse(readFileSync(join(out, 'skilldesk.json'), 'utf8')).skilldesk_manifest).toBe(1);
 
     const del = await runCli([...g, 'skills', 'delete', 'Consistency Checker', '--scope', 'workspace']);
     expect(del.code).toBe(0);
@@ -140,7 +145,11 @@ describe('skilldesk skills', () => {
     const home = tempDir();
     const dir = tempDir();
     writeFileSync(join(dir, 'v2.json'), JSON.stringify(smallPackage('Versioned', '2.0.0')));
-    writeFileSync(join(dir, 'v1.json'), JSON.stringify(smallPackage('Versioned', '1.0.0')));
+    // An older version with other content (the same content would simply be unchanged).
+    writeFileSync(
+      join(dir, 'v1.json'),
+      JSON.stringify({ ...smallPackage('Versioned', '1.0.0'), description: 'An older description.' }),
+    );
     expect((await runCli(['--home', home, 'skills', 'import', join(dir, 'v2.json')])).code).toBe(0);
     const old = await runCli(['--home', home, 'skills', 'import', join(dir, 'v1.json')]);
     expect(old.code).toBe(2);

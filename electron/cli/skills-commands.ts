@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
@@ -9,6 +10,7 @@ import {
   networkNotices,
   packageForChannel,
   writeAgentSkillFolder,
+  writeZip,
 } from '../skills/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -249,16 +251,21 @@ function registerExport(skills: Command, ctx: CliContext): void {
     .command('export')
     .description('export a skill as a JSON package (stdout or -o FILE) or an Agent Skills folder')
     .argument('<name>', 'skill name')
-    .option('-o, --output <path>', 'file (json) or folder (agent-skill) to write')
+    .option('-o, --output <path>', 'file (json, zip) or folder (agent-skill) to write')
     .addOption(
-      new Option('--format <format>', 'package format').choices(['json', 'agent-skill']).default('json'),
+      new Option(
+        '--format <format>',
+        'package format: a JSON package, an Agent Skills folder, or a zip of one',
+      )
+        .choices(['json', 'agent-skill', 'zip'])
+        .default('json'),
     )
     .addOption(scopeOption('export from this store'))
     .option('--force', 'overwrite an existing folder', false)
     .action(
       async (
         name: string,
-        o: { output?: string; format: 'json' | 'agent-skill'; scope?: SkillScope; force: boolean },
+        o: { output?: string; format: 'json' | 'agent-skill' | 'zip'; scope?: SkillScope; force: boolean },
       ) => {
         requireWorkspaceFor(ctx, o.scope);
         if (o.format === 'json') {
@@ -278,7 +285,31 @@ function registerExport(skills: Command, ctx: CliContext): void {
           c.invoke('skills/export-agent-skill', { name, scope: o.scope }),
         );
         const files = new Map(r.files.map((f) => [f.path, Buffer.from(f.data_base64, 'base64')]));
-        const written = writeAgentSkillFolder(r.slug, files, o.output, { force: o.force });
+        const executable = r.files.filter((f) => f.executable).map((f) => f.path);
+        if (o.format === 'zip') {
+          const path = resolve(o.output ?? `${r.slug}.zip`);
+          if (existsSync(path) && !o.force)
+            throw new AppError(
+              'CONFLICT',
+              `${path} already exists; pass --force to overwrite or choose another -o`,
+            );
+          writeFileAtomic(path, await writeZip(files, r.slug, (p) => executable.includes(p)));
+          ctx.print(
+            {
+              exported: {
+                name: r.name,
+                scope: r.scope,
+                format: 'zip',
+                path,
+                files: [...files.keys()],
+                skipped: r.skipped,
+              },
+            },
+            () => `Wrote ${path} (${files.size} file${files.size === 1 ? '' : 's'} under ${r.slug}/)`,
+          );
+          return;
+        }
+        const written = writeAgentSkillFolder(r.slug, files, o.output, { force: o.force, executable });
         if (r.skipped.length > 0 && !ctx.globals().json) {
           ctx.io.stderr(
             `note: the Agent Skills format has no place for: ${r.skipped.join(', ')} (export --format json keeps them)\n`,

@@ -359,7 +359,8 @@ export interface ExportAgentSkillRes {
   scope: SkillScope;
   /** The folder name the skill exports to by default. */
   slug: string;
-  files: Array<{ path: string; data_base64: string }>;
+  /** `executable`: the file had its executable bit (a script); an export sets it again. */
+  files: Array<{ path: string; data_base64: string; executable?: boolean }>;
   skipped: string[];
 }
 

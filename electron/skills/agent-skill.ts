@@ -3,18 +3,22 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import { KINDS, LLM_SKILL_KEYS } from '../kinds/index.js';
+import { LLM_SKILL_KEYS } from '../kinds/index.js';
 import type { Skill } from '../store/index.js';
+import { buildAgentFiles } from './agent-export.js';
+import {
+  artifactFromEntry,
+  decodeKeepingBom,
+  MANIFEST_FILE,
+  manifestArtifacts,
+  readManifest,
+  takeSkillDeskFields,
+} from './agent-manifest.js';
+import { isExecutable, markExecutable, subFiles } from './file-modes.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
-import {
-  assertPortablePaths,
-  collision,
-  portablePathProblem,
-  safeRelativePath,
-  type TakenPaths,
-} from './safe-path.js';
-import { decodeUtf8Strict, invalidUtf8Offset, isTextPath, notUtf8Error } from './strict-utf8.js';
+import { assertPortablePaths, portablePathProblem, safeRelativePath } from './safe-path.js';
+import { invalidUtf8Offset, isTextPath, notUtf8Error } from './strict-utf8.js';
 import type { FileMap } from './zip.js';
 
 /** The frontmatter of an Agent Skills `SKILL.md`. Unknown keys are ignored. */
@@ -24,8 +28,23 @@ const FrontmatterSchema = z
     description: z.string().trim().min(1, 'is required').max(2000),
     license: z.string().max(500).optional(),
     compatibility: z.string().max(500).optional(),
+    // Values of any YAML type are kept: scalars as their text (as the reference validator reads
+    // them), lists and maps as their JSON text (an export writes the author's form back).
     metadata: z
-      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .record(
+        z.string(),
+        z
+          .unknown()
+          .transform((v) =>
+            typeof v === 'string'
+              ? v
+              : v === null || v === undefined
+                ? ''
+                : typeof v === 'object'
+                  ? JSON.stringify(v)
+                  : String(v),
+          ),
+      )
       .optional(),
     'allowed-tools': z.union([z.string(), z.array(z.string()).transform((a) => a.join(' '))]).optional(),
   })
@@ -60,7 +79,9 @@ export function readFolder(dir: string, limits: ImportLimits): FileMap {
             file: dir,
           });
         }
-        files.set(safeRelativePath(childRel, dir), readFileSync(childAbs));
+        const rel = safeRelativePath(childRel, dir);
+        files.set(rel, readFileSync(childAbs));
+        if (st.mode & 0o111) markExecutable(files, rel);
       }
     }
   };
@@ -98,7 +119,12 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   const skillMd = files.get('SKILL.md');
   if (!skillMd)
     throw new AppError('INVALID_INPUT', `${file}: no SKILL.md at the top of the skill folder`, { file });
-  const { data, body } = splitFrontmatter(decodeUtf8Strict(skillMd, `${file}/SKILL.md`), `${file}/SKILL.md`);
+  const text = decodeKeepingBom(skillMd, `${file}/SKILL.md`);
+  const { data: rawData, body } = splitFrontmatter(text, `${file}/SKILL.md`);
+  // The frontmatter exactly as written (BOM and line endings too), so an export of the skill
+  // unchanged writes the author's SKILL.md back byte for byte, keys SkillDesk does not read included.
+  const header = text.slice(0, text.length - body.length);
+  const { data, fields: skilldesk } = takeSkillDeskFields(rawData);
   const fm = FrontmatterSchema.safeParse(data);
   if (!fm.success) {
     const i = fm.error.issues[0]!;
@@ -112,16 +138,41 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     );
   }
   const f = fm.data;
-  const artifacts: PackageArtifact[] = [
-    llmSkillArtifact(f, body, file) ?? { kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body },
-  ];
-  const paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
+  const llmBody = llmSkillArtifact(f, body, file);
+  const manifest = readManifest(files, file);
+  const artifacts: PackageArtifact[] = [];
+  let paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
+  let first = 1;
+  if (manifest) {
+    // A SkillDesk export: the artifacts it lists come back as they were; files added since by the
+    // conventions below. The raw frontmatter rides on a text body only (an LLM skill's metadata is
+    // its settings, checked strictly).
+    if (manifest.body) {
+      const keep = manifest.body.kind === 'approach' || manifest.body.kind === 'description';
+      const meta = keep ? { ...(manifest.body.metadata ?? {}), frontmatter: header } : manifest.body.metadata;
+      artifacts.push(artifactFromEntry({ ...manifest.body, metadata: meta }, body, files));
+    } else if (body !== '' || llmBody) {
+      artifacts.push(llmBody ?? approachOf(body, header));
+    }
+    artifacts.push(...manifestArtifacts(manifest, files, file));
+    const listed = new Set<string>([MANIFEST_FILE]);
+    for (const [p, e] of Object.entries(manifest.files)) {
+      listed.add(p);
+      if (e.state_file) listed.add(e.state_file);
+    }
+    paths = paths.filter((p) => !listed.has(p));
+    first = Math.max(0, ...artifacts.map((a) => a.ordinal ?? 0)) + 1;
+  } else {
+    artifacts.push(llmBody ?? approachOf(body, header));
+  }
   // Every bundled file is written back on export, on any OS: refuse what Windows or a
   // case-insensitive filesystem would rename, drop or merge (SKILL.md first: skill.md collides).
   assertPortablePaths(['SKILL.md', ...paths], file);
-  paths.forEach((path, i) => {
+  paths.forEach((path, at) => {
+    const i = at + first - 1;
     const bytes = files.get(path)!;
     const text = decodeText(bytes);
+    const x = isExecutable(files, path) ? { executable: true } : {};
     // A file that must be text and is not UTF-8 is refused, not kept as binary.
     if (text === null && isTextPath(path) && !bytes.includes(0)) {
       throw notUtf8Error(`${file}/${path}`, bytes, Math.max(0, invalidUtf8Offset(bytes)));
@@ -132,19 +183,25 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
         name: path,
         ordinal: i + 1,
         content: bytes.toString('base64'),
-        metadata: { path, encoding: 'base64' },
+        metadata: { path, encoding: 'base64', ...x },
       });
     } else if (text !== null) {
       // Scripts (`scripts/*.py`) stay files too: the model runs them with arguments through
       // `run_script` when the instructions say so; applying the skill never executes them.
-      artifacts.push({ kind: 'resource', name: path, ordinal: i + 1, content: text, metadata: { path } });
+      artifacts.push({
+        kind: 'resource',
+        name: path,
+        ordinal: i + 1,
+        content: text,
+        metadata: { path, ...x },
+      });
     } else {
       artifacts.push({
         kind: 'resource',
         name: path,
         ordinal: i + 1,
         content: bytes.toString('base64'),
-        metadata: { path, encoding: 'base64' },
+        metadata: { path, encoding: 'base64', ...x },
       });
     }
   });
@@ -158,8 +215,27 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   if (f.compatibility !== undefined) pkg.compatibility = f.compatibility;
   if (f.metadata !== undefined) pkg.metadata = f.metadata;
   if (f['allowed-tools'] !== undefined) pkg.allowed_tools = f['allowed-tools'];
+  // SkillDesk's own fields from an export (the display name among them) win over the slug.
+  Object.assign(pkg, skilldesk);
   pkg.artifacts = artifacts;
+  Object.defineProperty(pkg, FRONTMATTER_NAME, { value: f.name, enumerable: false });
   return pkg;
+}
+
+function approachOf(body: string, header: string): PackageArtifact {
+  return { kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body, metadata: { frontmatter: header } };
+}
+
+/**
+ * Where {@link agentSkillToPackage} keeps the frontmatter's `name` (the folder's slug), which the
+ * Agent Skills naming rule is checked against when the package's name is a display name.
+ */
+export const FRONTMATTER_NAME: unique symbol = Symbol('frontmatter name');
+
+/** The frontmatter name of a package read by {@link agentSkillToPackage}, else its name. */
+export function agentSkillName(raw: Record<string, unknown>): string {
+  const n = (raw as { [FRONTMATTER_NAME]?: unknown })[FRONTMATTER_NAME] ?? raw.name;
+  return typeof n === 'string' ? n : '';
 }
 
 /**
@@ -195,14 +271,15 @@ export function unwrapSingleFolder(files: FileMap): FileMap {
   if (tops.size !== 1) return files;
   const [top] = [...tops];
   if (!files.has(`${top}/SKILL.md`)) return files;
-  return new Map([...files].map(([p, b]) => [p.slice(top!.length + 1), b]));
+  return subFiles(files, top!);
 }
 
 /** UTF-8 text, or null for binary content. */
 function decodeText(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // A BOM stays in the text, so the file is written back as it came.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }
@@ -225,59 +302,9 @@ export function skillSlug(name: string): string {
 }
 
 /**
- * The files of a skill as an Agent Skills folder: `SKILL.md` (frontmatter + the approach body)
- * plus bundled files. Artifacts the format cannot hold, and files whose path differs from one
- * already placed only by letter case, are listed in `skipped`. A path that could not be written
- * on every OS (see {@link portablePathProblem}) is refused before anything is written.
+ * The files of a skill as an Agent Skills folder (see `agent-export.ts`): SKILL.md, a file per
+ * artifact, and the manifest a re-import reads when the conventions alone would not restore it.
  */
 export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
-  const files: FileMap = new Map();
-  const skipped: string[] = [];
-  const taken: TakenPaths = new Map();
-  collision(taken, 'SKILL.md');
-  const llm = skill.artifacts.find((a) => a.kind === 'llm_agent');
-  const approach = llm ?? skill.artifacts.find((a) => a.kind === 'approach');
-  const fm: Record<string, unknown> = { name: skill.name, description: skill.description };
-  if (skill.license != null) fm.license = skill.license;
-  if (skill.compatibility != null) fm.compatibility = skill.compatibility;
-  const metadata = { ...(skill.metadata ?? {}) };
-  if (skill.version !== '1.0.0' && metadata.version === undefined) metadata.version = skill.version;
-  if (Object.keys(metadata).length > 0) fm.metadata = metadata;
-  if (skill.allowed_tools != null) fm['allowed-tools'] = skill.allowed_tools;
-  if (llm) {
-    fm.mode = 'llm';
-    for (const k of LLM_SKILL_KEYS) if (llm.metadata?.[k] !== undefined) fm[k] = llm.metadata[k];
-  }
-  const body = approach?.content ?? skill.artifacts.find((a) => a.kind === 'description')?.content ?? '';
-  files.set('SKILL.md', Buffer.from(`---\n${YAML.stringify(fm, { lineWidth: 0 })}---\n${body}`, 'utf8'));
-  for (const a of skill.artifacts) {
-    if (a === approach) continue;
-    // Each kind says whether (and where) its artifact is a file of the folder.
-    const path = KINDS[a.kind].agentSkillsPath(a, skillSlug);
-    if (path) {
-      const where = `${skill.name}: artifact "${a.name}"`;
-      const rel = safeRelativePath(path, where);
-      const problem = portablePathProblem(rel);
-      if (problem) {
-        throw new AppError(
-          'UNSAFE_PATH',
-          `${where}: the file path "${rel}" ${problem}; nothing was written`,
-          {
-            path: rel,
-          },
-        );
-      }
-      if (rel === 'SKILL.md' || files.has(rel) || collision(taken, rel)) {
-        skipped.push(a.name);
-        continue;
-      }
-      files.set(
-        rel,
-        a.metadata?.encoding === 'base64' ? Buffer.from(a.content, 'base64') : Buffer.from(a.content, 'utf8'),
-      );
-    } else if (!(a.kind === 'description' && !approach && a.content === body)) {
-      skipped.push(`${a.name} (${a.kind})`);
-    }
-  }
-  return { files, skipped };
+  return buildAgentFiles(skill);
 }

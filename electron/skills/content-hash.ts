@@ -7,7 +7,8 @@ import type { SkillPackage } from './package-schema.js';
  */
 const BOOKKEEPING = new Set(['id', 'version', 'sync_etag', 'artifacts']);
 
-function sortedJson(v: unknown): string {
+/** JSON with object keys sorted at every depth (for comparing values, not for display). */
+export function sortedJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const entries = Object.entries(v as Record<string, unknown>)
@@ -24,7 +25,7 @@ const emptyToNull = (m: unknown) =>
 /**
  * The SHA-256 of what a package says, not of how it was written down: its id, version and etag
  * left out, defaults applied (`source` "user", an artifact's ordinal its position), absent and
- * empty values alike, keys sorted, artifacts in the store's order. An import compares this, so a
+ * empty values (lists, metadata) alike, keys sorted, artifacts in the store's order. An import compares this, so a
  * skill whose content changed is an update whatever its version says, and a re-import of the same
  * content is unchanged whatever its formatting.
  */
@@ -33,6 +34,8 @@ export function contentHash(pkg: SkillPackage): string {
   for (const [k, v] of Object.entries(pkg)) {
     if (BOOKKEEPING.has(k) || v == null) continue;
     if (k === 'always_on' && v === false) continue;
+    // An empty list says what no list says (and block-style YAML has no empty list to write).
+    if (Array.isArray(v) && v.length === 0) continue;
     if (k === 'metadata' && emptyToNull(v) === null) continue;
     fields[k] = v;
   }

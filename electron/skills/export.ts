@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import { type Skill, writeFolderAtomic } from '../store/index.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
+import { isExecutable } from './file-modes.js';
 import { assertPortablePaths, safeRelativePath } from './safe-path.js';
 
 /** The JSON text of a skill's package (2-space indent, trailing newline). */
@@ -22,7 +23,8 @@ export function exportAgentSkill(
   opts: { force?: boolean } = {},
 ): { dir: string; skipped: string[]; files: string[] } {
   const { files, skipped } = skillToAgentFiles(skill);
-  return { ...writeAgentSkillFolder(skillSlug(skill.name), files, target, opts), skipped };
+  const executable = [...files.keys()].filter((p) => isExecutable(files, p));
+  return { ...writeAgentSkillFolder(skillSlug(skill.name), files, target, { ...opts, executable }), skipped };
 }
 
 /**
@@ -33,7 +35,7 @@ export function writeAgentSkillFolder(
   slug: string,
   files: ReadonlyMap<string, Uint8Array>,
   target: string | undefined,
-  opts: { force?: boolean } = {},
+  opts: { force?: boolean; executable?: readonly string[] } = {},
 ): { dir: string; files: string[] } {
   const safeSlug = safeRelativePath(slug, 'skill folder');
   const rels = [...files.keys()].map((rel) => safeRelativePath(rel, safeSlug));
@@ -61,5 +63,10 @@ export function writeAgentSkillFolder(
   }
   // Whole or not at all: a full disk or a crash never leaves half a skill folder.
   writeFolderAtomic(dir, files, { replace: opts.force });
+  // Files are written 0644 (less the umask); scripts that came executable are made so again.
+  for (const rel of opts.executable ?? []) {
+    const abs = join(dir, safeRelativePath(rel, safeSlug));
+    chmodSync(abs, statSync(abs).mode | 0o111);
+  }
   return { dir, files: rels };
 }

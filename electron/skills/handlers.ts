@@ -6,6 +6,7 @@ import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
 import { catalogChanges } from './changes.js';
 import { exportJson } from './export.js';
+import { isExecutable } from './file-modes.js';
 import { importPackages } from './import.js';
 import { importDropped, readDroppedFiles } from './import-files.js';
 import { formatBytes, type ImportLimits } from './limits.js';
@@ -38,6 +39,7 @@ function toListItem(e: CatalogEntry): SkillListItem {
     overridden: e.overridden_by !== undefined,
     ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
     ...(e.overrides ? { overrides: e.overrides } : {}),
+    ...(e.metadata?.internal === 'true' ? { internal: true as const } : {}),
   };
 }
 
@@ -215,6 +217,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
         files: [...files].map(([path, bytes]) => ({
           path,
           data_base64: Buffer.from(bytes).toString('base64'),
+          ...(isExecutable(files, path) ? { executable: true } : {}),
         })),
         skipped,
       };

@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
-import { agentSkillToPackage, unwrapSingleFolder } from './agent-skill.js';
+import { agentSkillName, agentSkillToPackage, unwrapSingleFolder } from './agent-skill.js';
 import { type ImportOptions, importPackages, type LoadedPackage } from './import.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { agentSkillNameProblem, packageWarnings } from './lint.js';
@@ -169,8 +169,7 @@ function fromAgentFolder(
   } catch (e) {
     return refusal(source, null, e);
   }
-  const name = typeof raw.name === 'string' ? raw.name : '';
-  const problem = agentSkillNameProblem(name, folder);
+  const problem = agentSkillNameProblem(agentSkillName(raw), folder);
   const r = checked(source, raw, problem ? [{ path: 'name', message: problem }] : []);
   return r.ok ? { ...r, version_declared: typeof raw.version === 'string' } : r;
 }

@@ -271,7 +271,8 @@ describe('export to a folder', () => {
       { kind: 'resource', name: 'two', content: '2', metadata: { path: 'docs/GUIDE.md' } },
     ]);
     const r = exportAgentSkill(skill, join(tempDir(), 'out'));
-    expect(r.files.sort()).toEqual(['SKILL.md', 'docs/Guide.md']);
+    // The manifest names what the folder holds (the skipped one is not in it).
+    expect(r.files.sort()).toEqual(['SKILL.md', 'docs/Guide.md', 'skilldesk.json']);
     expect(r.skipped).toEqual(['two']);
   });
 

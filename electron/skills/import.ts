@@ -3,9 +3,10 @@ import { basename, dirname, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
-import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
+import { agentSkillName, agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
 import { contentHash } from './content-hash.js';
 import { packageToRows, skillToPackage } from './convert.js';
+import { subFiles } from './file-modes.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { agentSkillNameProblem } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
@@ -74,10 +75,7 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
         out.push(fromJson(files.get(rel)!, join(path, rel), limits));
     }
     for (const dir of [...skillDirs].sort()) {
-      const sub: FileMap = new Map();
-      for (const [rel, bytes] of files)
-        if (rel.startsWith(`${dir}/`)) sub.set(rel.slice(dir.length + 1), bytes);
-      out.push(fromAgentFiles(sub, join(path, dir), dir));
+      out.push(fromAgentFiles(subFiles(files, dir), join(path, dir), dir));
     }
     if (out.length === 0) {
       throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, {
@@ -145,7 +143,7 @@ function fromAgentFiles(files: FileMap, file: string, folder: string): LoadedPac
   const raw = agentSkillToPackage(files, file);
   const pkg = check(raw, file);
   // The Agent Skills client guide: warn about a name off the standard, and still load the skill.
-  const problem = agentSkillNameProblem(pkg.name, folder);
+  const problem = agentSkillNameProblem(agentSkillName(raw), folder);
   return {
     file,
     pkg,

@@ -1,5 +1,7 @@
 import yauzl from 'yauzl';
+import yazl from 'yazl';
 import { AppError } from '../contract/errors.js';
+import { markExecutable } from './file-modes.js';
 import { formatBytes, type ImportLimits } from './limits.js';
 import { safeRelativePath } from './safe-path.js';
 
@@ -99,6 +101,8 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
           stream.on('error', (e: Error) => fail(invalid(file, `${rel}: ${e.message}`)));
           stream.on('end', () => {
             files.set(rel, Buffer.concat(chunks));
+            // Unix modes ride in the upper half of the external attributes (zips made on Unix).
+            if (((entry.externalFileAttributes >>> 16) & 0o111) !== 0) markExecutable(files, rel);
             zip.readEntry();
           });
         });
@@ -112,4 +116,31 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
 
 function invalid(file: string, why: string): AppError {
   return new AppError('INVALID_INPUT', `${file}: ${why}`, { file });
+}
+
+/**
+ * A zip of an Agent Skills folder under `top/`: deflated, each entry with its Unix mode (an
+ * executable script stays executable) and one fixed time, so the same skill zips to the same bytes.
+ */
+export function writeZip(
+  files: ReadonlyMap<string, Uint8Array>,
+  top: string,
+  executable: (path: string) => boolean,
+): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  const mtime = new Date(Date.UTC(1980, 0, 1, 12));
+  for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    zip.addBuffer(Buffer.from(bytes), `${top}/${path}`, {
+      mtime,
+      mode: executable(path) ? 0o100755 : 0o100644,
+      compress: true,
+    });
+  }
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
 }

@@ -730,7 +730,11 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           return null;
         }
         const zip = zipFiles(
-          r.value.files.map((f) => ({ path: `${r.value.slug}/${f.path}`, bytes: fromBase64(f.data_base64) })),
+          r.value.files.map((f) => ({
+            path: `${r.value.slug}/${f.path}`,
+            bytes: fromBase64(f.data_base64),
+            executable: f.executable === true,
+          })),
         );
         return { name: `${r.value.slug}.zip`, type: 'application/zip', data: zip, skipped: r.value.skipped };
       },

@@ -53,7 +53,9 @@ export function crc32(bytes: Uint8Array): number {
  * A zip of the given files, stored without compression (skills are small and this keeps the
  * writer obvious). Paths use forward slashes; names are UTF-8 (flag bit 11).
  */
-export function zipFiles(files: Array<{ path: string; bytes: Uint8Array }>): Uint8Array {
+export function zipFiles(
+  files: Array<{ path: string; bytes: Uint8Array; executable?: boolean }>,
+): Uint8Array {
   const enc = new TextEncoder();
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
@@ -81,7 +83,8 @@ export function zipFiles(files: Array<{ path: string; bytes: Uint8Array }>): Uin
     const central = new Uint8Array(46 + name.length);
     const cv = new DataView(central.buffer);
     cv.setUint32(0, 0x02014b50, true);
-    cv.setUint16(4, 20, true);
+    // Made by Unix (3), so unzip tools honour the mode below (an executable script stays one).
+    cv.setUint16(4, (3 << 8) | 20, true);
     cv.setUint16(6, 20, true);
     cv.setUint16(8, 0x0800, true);
     cv.setUint16(10, 0, true);
@@ -91,7 +94,7 @@ export function zipFiles(files: Array<{ path: string; bytes: Uint8Array }>): Uin
     cv.setUint32(20, f.bytes.length, true);
     cv.setUint32(24, f.bytes.length, true);
     cv.setUint16(28, name.length, true);
-    cv.setUint32(38, 0o100644 * 0x10000, true);
+    cv.setUint32(38, (f.executable ? 0o100755 : 0o100644) * 0x10000, true);
     cv.setUint32(42, offset, true);
     central.set(name, 46);
     locals.push(local, f.bytes);
