@@ -187,6 +187,20 @@ describe.skipIf(skip)('PDF attachments and the canvas in Chromium', () => {
     await expect
       .poll(async () => Math.round((await canvas().boundingBox())!.width))
       .toBe(Math.round(canvasBox!.width));
+    // Dragging the edge 120 px to the left widens it by as much; a double-click puts it back.
+    const edge = (await canvas().getByRole('separator').boundingBox())!;
+    await page.mouse.move(edge.x + edge.width / 2, edge.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(edge.x + edge.width / 2 - 60, edge.y + 200);
+    await page.mouse.move(edge.x + edge.width / 2 - 120, edge.y + 200);
+    await page.mouse.up();
+    await expect
+      .poll(async () => Math.round((await canvas().boundingBox())!.width - canvasBox!.width))
+      .toBeGreaterThanOrEqual(115);
+    await canvas().getByRole('separator').dblclick();
+    await expect
+      .poll(async () => Math.round((await canvas().boundingBox())!.width))
+      .toBe(Math.round(canvasBox!.width));
     await shoot('ui-canvas-reply');
     const download = page.waitForEvent('download');
     await canvas().getByRole('button', { name: 'Download' }).click();
