@@ -30,6 +30,7 @@ import { createFileSecretStore, createProviderSettings, type SecretStore } from 
 import { createSkillAccess } from './settings/skill-access.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom } from './skills/index.js';
+import { createSourcesHandlers, startBackgroundChecks } from './sources/index.js';
 import { resolveHome, storeFile } from './store/index.js';
 import { createToolHandlers } from './tools/index.js';
 import { createTracesHandlers } from './traces/index.js';
@@ -303,6 +304,13 @@ export function createHost(deps: HostDeps): Host {
     ...createSidecarHandlers({ session }),
     ...workspaceHandlers,
     ...progress.handlers,
+    ...createSourcesHandlers({
+      catalog,
+      home,
+      env: deps.env,
+      limits,
+      onInstalled: (names) => events.emit('skills/catalog-changed', { reason: 'imported', names }),
+    }),
     ...mcp.handlers,
     // The Composer agent (its prompts are the catalog's "Composer Agent" skill).
     ...createComposerHandlers({
@@ -330,6 +338,11 @@ export function createHost(deps: HostDeps): Host {
     (res) => (res.written ? `${plural(res.packages.length, 'package')} read` : 'Nothing imported'),
   );
 
+  // The app (never a CLI one-shot) checks its sources on launch and every few hours; a check
+  // only fetches and compares, installing nothing.
+  const stopSourceChecks = faceIsApp
+    ? startBackgroundChecks({ catalog, home, env: deps.env, limits, log: (m) => logger.info(m) })
+    : () => {};
   let disposed: Promise<void> | null = null;
   return {
     handlers,
@@ -338,6 +351,7 @@ export function createHost(deps: HostDeps): Host {
     dispose() {
       if (disposed) return disposed;
       stopScanThread();
+      stopSourceChecks();
       events.clear();
       pages?.close();
       disposed = chat

@@ -23,6 +23,7 @@ import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } fr
 import type { AppErrorData } from './errors.js';
 import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
+import { type SourcesChannels, sourcesRequestSchemas } from './sources.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import {
@@ -52,7 +53,8 @@ export type Channels = SkillsChannels &
   EvalChannels &
   ToolsChannels &
   WorkspaceChannels &
-  ProgressChannels;
+  ProgressChannels &
+  SourcesChannels;
 /** A channel name. */
 export type Channel = keyof Channels;
 /** The request object of a channel (one JSON-serialisable argument). */
@@ -125,6 +127,7 @@ export const requestSchemas = {
   ...toolsRequestSchemas,
   ...workspaceRequestSchemas,
   ...progressRequestSchemas,
+  ...sourcesRequestSchemas,
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */

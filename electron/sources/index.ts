@@ -4,6 +4,12 @@ export { catalogUrlProblem, fetchCatalog } from './catalog.js';
 export { discoverPackages } from './discover.js';
 export { fetchGit, gitRefProblem, gitUrlProblem, SourceUnreachable } from './git.js';
 export {
+  backgroundChecksEnabled,
+  createSourcesHandlers,
+  type SourcesHandlerDeps,
+  startBackgroundChecks,
+} from './handlers.js';
+export {
   describePermissions,
   diffPermissions,
   packagePermissions,
@@ -23,6 +29,7 @@ export {
   addSource,
   type CheckResult,
   checkSource,
+  lastCheck,
   listSourceViews,
   type PinProblem,
   removeSource,

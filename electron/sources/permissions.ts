@@ -3,32 +3,11 @@
  * shown at install is the list the stored skill has. A change of this list between the installed
  * skill and the upstream one is a change the user accepts like any other.
  */
+import type { PermissionChange, SkillPermissions } from '../contract/sources.js';
 import type { SkillPackage } from '../skills/index.js';
 import { HOST_FUNCTION_EFFECTS, skillEffects } from '../tools/index.js';
 
-/** A skill's permissions; every list sorted, so two lists compare as JSON. */
-export interface SkillPermissions {
-  /** Artifacts that call the configured model (templates, DSPy, code using `llm_query`). */
-  model_calls: string[];
-  /** The largest number of model calls a run may make, when the package says (`metadata.max_llm_calls`). */
-  model_call_budget: number | null;
-  /** Workspace page functions its code calls (`get_page`, `workspace_search`, …). */
-  pages_read: string[];
-  /** MCP tools it declares (`mcp__server__tool` in allowed tools). */
-  mcp_tools: string[];
-  /** Other allowed tools (Bash(...), WebFetch, …). */
-  allowed_tools: string[];
-  /** Scripts it bundles (files the model may run through a tool) and its code artifacts. */
-  scripts: string[];
-  /** Host functions its WebAssembly components import. */
-  component_imports: string[];
-  /** Python packages it lists (`requirements.txt`). */
-  packages: string[];
-  /** Hosts named in URLs of its instructions or code. */
-  network_hosts: string[];
-  /** What running it may do beyond answering (`network`, `write`), as the approval check sees it. */
-  effects: string[];
-}
+export type { PermissionChange, SkillPermissions };
 
 const PAGE_FUNCTIONS = Object.keys(HOST_FUNCTION_EFFECTS).filter((f) => !f.startsWith('llm_'));
 const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?/g;
@@ -97,13 +76,6 @@ export function packagePermissions(pkg: SkillPackage): SkillPermissions {
     network_hosts: sorted(hosts),
     effects: sorted(effects),
   };
-}
-
-/** One permission that an update adds or drops: `network_hosts: +evil.example`. */
-export interface PermissionChange {
-  permission: keyof SkillPermissions;
-  added: string[];
-  removed: string[];
 }
 
 /** How the permissions differ (from installed → to upstream); empty when the same. */

@@ -5,18 +5,12 @@
  * might try to talk it round.
  */
 import { z } from 'zod';
+import type { ModelReview } from '../contract/sources.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { ScanFinding, ScanReport } from './scan.js';
 
-/** What the model said about one skill. */
-export interface ModelReview {
-  model: string;
-  verdict: 'safe' | 'suspicious' | 'malicious' | null;
-  reasons: string[];
-  /** Why there is no verdict (the call failed, or the answer was not the JSON asked for). */
-  error: string | null;
-}
+export type { ModelReview };
 
 const AnswerSchema = z.object({
   verdict: z.enum(['safe', 'suspicious', 'malicious']),

@@ -4,27 +4,10 @@
  * and can misfire; they are a first look, not a verdict, which is why a high finding asks the user
  * to accept it explicitly rather than silently blocking or allowing the skill.
  */
+import type { ScanFinding, ScanReport, Severity } from '../contract/sources.js';
 import type { SkillPackage } from '../skills/index.js';
 
-/** How much a finding matters: `high` needs an explicit accept before install. */
-export type Severity = 'high' | 'medium' | 'low';
-
-/** One thing a rule found. */
-export interface ScanFinding {
-  rule: string;
-  severity: Severity;
-  /** Where: `artifact NAME line N`, or `allowed_tools`, `description`, … */
-  where: string;
-  message: string;
-  /** The matched text, shortened and with invisible characters shown as `<U+XXXX>`. */
-  excerpt: string;
-}
-
-/** The report of one skill. */
-export interface ScanReport {
-  max_severity: Severity | 'none';
-  findings: ScanFinding[];
-}
+export type { ScanFinding, ScanReport, Severity };
 
 interface Rule {
   id: string;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import type { CheckResult, SkillCheck, SkillStatus, SourceView, UpdateResult } from '../contract/sources.js';
 import type { Llm } from '../llm/index.js';
 import {
   diffPackages,
@@ -57,64 +58,7 @@ export interface SourcesContext {
   now?: () => Date;
 }
 
-/** A source as listed. */
-export interface SourceView {
-  id: string;
-  kind: 'git' | 'catalog';
-  url: string;
-  ref: string | null;
-  path: string | null;
-  scope: SkillStore['scope'];
-  revision: string | null;
-  marketplace_id: string | null;
-  sync_etag: string | null;
-  checked_at: string | null;
-  check_error: string | null;
-  installed: string[];
-}
-
-/** A skill's state in a check. */
-export type SkillStatus = 'added' | 'changed' | 'unchanged' | 'removed' | 'conflict';
-
-/** One skill of a check. */
-export interface SkillCheck {
-  name: string;
-  status: SkillStatus;
-  /** The file of the skill in the source. */
-  file: string | null;
-  installed_version: string | null;
-  upstream_version: string | null;
-  /** The stored skill differs from what was accepted (edited or tampered with outside an update). */
-  tampered: boolean;
-  tampered_files: string[];
-  /** An account skill a workspace skill of the same name hides (the workspace one is never touched). */
-  overridden_by_workspace: boolean;
-  /** From the installed skill to the upstream one (from nothing for an added skill). */
-  diff: PackageDiff | null;
-  scan: ScanReport | null;
-  permissions: SkillPermissions | null;
-  permission_changes: PermissionChange[];
-  /** The model's review, when the check asked for one (`--review`). */
-  review: ModelReview | null;
-  /** High findings: installing needs `--accept-risk`. */
-  needs_risk_acceptance: boolean;
-  note: string | null;
-}
-
-/** What a check found. */
-export interface CheckResult {
-  source: SourceView;
-  reachable: boolean;
-  error: string | null;
-  /** The catalog answered 304: nothing changed since the last check. */
-  not_modified: boolean;
-  revision: string | null;
-  installed_revision: string | null;
-  skills: SkillCheck[];
-  invalid: Array<{ file: string; error: string }>;
-  /** Added or changed skills, or stored ones that no longer match what was accepted. */
-  updates_available: number;
-}
+export type { CheckResult, SkillCheck, SkillStatus, SourceView, UpdateResult };
 
 const stamp = (ctx: SourcesContext) => (ctx.now?.() ?? new Date()).toISOString();
 
@@ -462,23 +406,6 @@ export interface UpdateInput {
   accept_risk?: boolean;
 }
 
-/** What an update did. */
-export interface UpdateResult {
-  source: string;
-  revision: string;
-  installed: Array<{
-    name: string;
-    action: 'created' | 'updated' | 'unchanged';
-    version: string;
-    permissions: SkillPermissions;
-  }>;
-  /** Left alone, each with why. */
-  skipped: Array<{ name: string; reason: string }>;
-  /** Skills whose high findings were not accepted: nothing was installed. */
-  needs_risk_acceptance: Array<{ name: string; findings: ScanReport['findings'] }>;
-  removed_upstream: string[];
-}
-
 /**
  * Install what the last check showed (checking first when there is no snapshot): the named skills
  * or, with `all`, every added or changed one. All or nothing: a skill with high findings and no
@@ -605,4 +532,12 @@ export function verifyPins(store: SkillStore): PinProblem[] {
       out.push({ name: rec.name, source: rec.source_id, revision: rec.revision, changed_files: changed });
   }
   return out;
+}
+
+/** The last check of a source, rebuilt from its saved snapshot (no fetch), or null before any. */
+export function lastCheck(ctx: SourcesContext, id: string): CheckResult | null {
+  const row = getSource(ctx.store.db, id);
+  if (!row?.snapshot) return null;
+  const check = buildCheck(ctx, row, JSON.parse(row.snapshot) as Snapshot, false);
+  return row.check_error ? { ...check, reachable: false, error: row.check_error } : check;
 }
