@@ -390,9 +390,14 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const composer = useComposerStore(useShallow((s) => ({ openSkill: s.openSkill })));
   const origin = doc.origin;
   const api = a.api;
+  // Keyed by the skill alone: the store's state (and `doc.origin`'s identity) changes with every
+  // event, and reopening on each would ask for the history again and again.
+  const openEvals = api.openEvals;
+  const originName = origin?.name;
+  const originScope = origin?.scope;
   useEffect(() => {
-    if (origin) void api.openEvals(origin);
-  }, [origin, api]);
+    if (originName && originScope) void openEvals({ name: originName, scope: originScope });
+  }, [originName, originScope, openEvals]);
   const e = a.evals;
   if (!origin) return <p className="muted ag-panel">Save the skill to run its evals.</p>;
   const hasEvals = doc.draft.artifacts.some((x) => x.name === 'evals/evals.json');
@@ -447,11 +452,21 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
             tokens
             {e.result.estimated_cost ? ` · $${e.result.estimated_cost.toFixed(4)}` : ''}
           </p>
+          {e.result.not_graded > 0 && (
+            <div className="callout callout--warn" role="status">
+              <Icon name="alert" />
+              <p>
+                {e.result.not_graded === 1 ? '1 eval was' : `${e.result.not_graded} evals were`} not graded:
+                output evals send their prompt to a model and a model judges their statements. Choose a
+                provider and model in Settings → Providers, then run the evals again.
+              </p>
+            </div>
+          )}
           <ul className="ag-results" aria-label="Eval results">
             {e.result.results.map((r) => (
-              <li key={r.id} className={r.passed ? 'is-ok' : 'is-bad'}>
+              <li key={r.id} className={r.graded === false ? 'is-ng' : r.passed ? 'is-ok' : 'is-bad'}>
                 <Icon name={r.passed ? 'check' : 'alert'} size={14} />
-                <span className="ag-tag">{r.kind}</span>
+                <span className="ag-tag">{r.graded === false ? `${r.kind} · not graded` : r.kind}</span>
                 <span className="ag-results__prompt">{r.prompt}</span>
                 <span className="muted">
                   {r.kind === 'trigger'
