@@ -105,6 +105,10 @@ export interface GetSettingsRes {
   providers: ProviderView[];
   /** The providers set up here, in the order they were added. */
   configured: ConfiguredProviderView[];
+  /** Whether new chats are named by their model after the first reply. */
+  chat_titles: 'auto' | 'off';
+  /** Set when `SKILLDESK_CHAT_TITLES` decides `chat_titles` (the setting here then has no effect). */
+  chat_titles_from_env: boolean;
   /** Where keys entered here are kept. */
   key_storage: 'keychain' | 'file';
   /** Set when the settings file could not be read (defaults are in use); says what happened. */
@@ -204,6 +208,11 @@ export interface TestConnectionRes {
   error: { code: string; message: string } | null;
 }
 
+/** `settings/set-chat-titles`: name new chats automatically (`auto`) or not (`off`). */
+export const SetChatTitlesReqSchema = z.object({ chat_titles: z.enum(['auto', 'off']) }).strict();
+/** Request of `settings/set-chat-titles`. */
+export type SetChatTitlesReq = z.infer<typeof SetChatTitlesReqSchema>;
+
 /** `settings/set-sandbox`: accept (or stop accepting) in-process isolation for the sandbox. */
 export const SetSandboxReqSchema = z.object({ allow_in_process_isolation: z.boolean() }).strict();
 /** Request of `settings/set-sandbox`. */
@@ -239,6 +248,7 @@ export interface SettingsChannels {
   'settings/save-provider': { req: SaveProviderReq; res: SaveProviderRes };
   'settings/remove-provider': { req: RemoveProviderReq; res: GetSettingsRes };
   'settings/set-default': { req: SetDefaultReq; res: GetSettingsRes };
+  'settings/set-chat-titles': { req: SetChatTitlesReq; res: GetSettingsRes };
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
   'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
   'settings/list-models': { req: ListModelsReq; res: ListModelsRes };
@@ -252,6 +262,7 @@ export const settingsRequestSchemas = {
   'settings/save-provider': SaveProviderReqSchema,
   'settings/remove-provider': RemoveProviderReqSchema,
   'settings/set-default': SetDefaultReqSchema,
+  'settings/set-chat-titles': SetChatTitlesReqSchema,
   'settings/set-key': SetKeyReqSchema,
   'settings/test-connection': TestConnectionReqSchema,
   'settings/list-models': ListModelsReqSchema,

@@ -167,6 +167,12 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     };
   };
 
+  const titlesFromEnv = (): boolean | null => {
+    const env = deps.env.SKILLDESK_CHAT_TITLES;
+    return env === 'auto' || env === 'off' ? env === 'auto' : null;
+  };
+  const autoTitles = () => titlesFromEnv() ?? settingsNow().chat_titles !== 'off';
+
   const view = (): GetSettingsRes => {
     const read = readSettings(deps.home);
     const { settings, file } = read;
@@ -187,6 +193,8 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       chat,
       providers: PROVIDER_IDS.map(kindView),
       configured: settings.providers.map((p) => configuredView(p, settings)),
+      chat_titles: autoTitles() ? 'auto' : 'off',
+      chat_titles_from_env: titlesFromEnv() !== null,
       key_storage: deps.secrets.kind,
       warning,
       file,
@@ -287,6 +295,11 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         ? settings.providers.map((x) => (x.id === p.id ? { ...x, model: req.model } : x))
         : settings.providers;
       save({ ...settings, providers, default_provider: p.id });
+      return view();
+    },
+
+    'settings/set-chat-titles': (req) => {
+      save({ ...settingsNow(), chat_titles: req.chat_titles });
       return view();
     },
 
@@ -402,11 +415,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
 
   return {
     handlers,
-    autoTitles() {
-      const env = deps.env.SKILLDESK_CHAT_TITLES;
-      if (env === 'auto' || env === 'off') return env === 'auto';
-      return settingsNow().chat_titles !== 'off';
-    },
+    autoTitles,
     chatLlm(choice) {
       const { settings, warning } = readSettings(deps.home);
       if (warning) deps.onWarning?.(warning);

@@ -267,4 +267,20 @@ describe('providers side by side', () => {
     });
     expect(JSON.stringify(await ok('settings/get', {}))).not.toContain('sk-env');
   });
+
+  it('names chats automatically unless turned off in Settings or by SKILLDESK_CHAT_TITLES', async () => {
+    const { settings, ok } = setup();
+    expect(settings.autoTitles()).toBe(true);
+    expect(await ok('settings/set-chat-titles', { chat_titles: 'off' })).toMatchObject({
+      chat_titles: 'off',
+      chat_titles_from_env: false,
+    });
+    expect(settings.autoTitles()).toBe(false);
+    const forced = setup({ SKILLDESK_CHAT_TITLES: 'off' });
+    expect(await forced.ok('settings/get', {})).toMatchObject({
+      chat_titles: 'off',
+      chat_titles_from_env: true,
+    });
+    expect(forced.settings.autoTitles()).toBe(false);
+  });
 });

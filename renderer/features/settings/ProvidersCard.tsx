@@ -368,6 +368,29 @@ function ProviderNotice() {
   );
 }
 
+/** Whether new chats get a title from their model: a small call after the first reply. */
+function ChatTitlesField({ value }: { value: GetSettingsRes }) {
+  const p = useProvidersStore(useShallow((s) => ({ saving: s.saving, setChatTitles: s.setChatTitles })));
+  return (
+    <div className="providers__titles">
+      <label className="checkbox-row">
+        <input
+          type="checkbox"
+          checked={value.chat_titles === 'auto'}
+          disabled={p.saving || value.chat_titles_from_env}
+          onChange={(e) => void p.setChatTitles(e.target.checked)}
+        />
+        Name new chats from their first exchange
+      </label>
+      <span className="field__help">
+        {value.chat_titles_from_env
+          ? 'Set by SKILLDESK_CHAT_TITLES when SkillDesk was started.'
+          : 'One short call to the chat’s model after its first reply (a few dozen tokens). A title you set is kept.'}
+      </span>
+    </div>
+  );
+}
+
 /**
  * Settings → Providers: every provider set up here (each with its own base URL, key and model
  * list), the default of new chats, and a form to add or change one.
@@ -451,6 +474,7 @@ export function ProvidersCard() {
             </ul>
           )}
           <ProviderForm editing={current} onSaved={(id) => setEditing(id)} onNew={() => setEditing(null)} />
+          <ChatTitlesField value={p.value} />
         </>
       )}
     </section>

@@ -139,6 +139,8 @@ export interface ProvidersStore extends ProvidersState {
   refreshModels(provider: string): Promise<void>;
   /** Accept (or stop accepting) in-process isolation for the Python sandbox. */
   setSandbox(allowInProcessIsolation: boolean): Promise<boolean>;
+  /** Name new chats automatically from their first exchange, or not. */
+  setChatTitles(on: boolean): Promise<boolean>;
 }
 
 const toErrorData = (e: unknown): AppErrorData =>
@@ -215,6 +217,13 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
           allow
             ? 'Code will run with in-process isolation only.'
             : 'In-process isolation is no longer accepted.',
+        ),
+      setChatTitles: (on) =>
+        change(
+          () => client.invoke('settings/set-chat-titles', { chat_titles: on ? 'auto' : 'off' }),
+          on
+            ? 'New chats will be named from their first exchange.'
+            : 'New chats keep their first message as title.',
         ),
       async testConnection(provider) {
         const value = get().value;
