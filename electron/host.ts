@@ -16,7 +16,7 @@ import type { WorkspaceState } from './contract/workspace.js';
 import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
-import type { LlmSkillHost } from './kinds/index.js';
+import { type LlmSkillHost, parseLlmSkill } from './kinds/index.js';
 import { type Llm, PROVIDERS } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import {
@@ -26,10 +26,15 @@ import {
   withProgress,
 } from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
-import { createFileSecretStore, createProviderSettings, type SecretStore } from './settings/index.js';
-import { createSkillAccess } from './settings/skill-access.js';
+import {
+  createFileSecretStore,
+  createProviderSettings,
+  createSkillAccess,
+  createSkillAccessHandlers,
+  type SecretStore,
+} from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
-import { createSkillsHandlers, limitsFrom } from './skills/index.js';
+import { createSkillsHandlers, limitsFrom, resolveOrThrow } from './skills/index.js';
 import { createSourcesHandlers, startBackgroundChecks } from './sources/index.js';
 import { resolveHome, storeFile } from './store/index.js';
 import { createToolHandlers } from './tools/index.js';
@@ -287,6 +292,15 @@ export function createHost(deps: HostDeps): Host {
 
   const handlers: Handlers = {
     ...createSkillsHandlers({ catalog, events, limits }),
+    ...createSkillAccessHandlers({
+      access: () => skillAccess,
+      declared: (name) => {
+        const { skill } = resolveOrThrow(catalog.get(), name);
+        const agent = skill.artifacts.find((a) => a.kind === 'llm_agent');
+        const spec = agent ? parseLlmSkill(agent.metadata) : { network: [], tool_env: [] };
+        return { skill: skill.name, network: spec.network, tool_env: spec.tool_env };
+      },
+    }),
     ...createActivationHandlers({
       catalog,
       now,

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
-import { createFileSecretStore } from '../settings/index.js';
-import { createSkillAccess } from '../settings/skill-access.js';
+import { createFileSecretStore, createSkillAccess } from '../settings/index.js';
 import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
 

@@ -26,6 +26,7 @@ import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } fr
 import { type SourcesChannels, sourcesRequestSchemas } from './sources.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
+import { type SkillAccessChannels, skillAccessRequestSchemas } from './skill-access.js';
 import {
   type SkillFilesChannels,
   type SkillsChannels,
@@ -54,6 +55,7 @@ export type Channels = SkillsChannels &
   ToolsChannels &
   WorkspaceChannels &
   ProgressChannels &
+  SkillAccessChannels &
   SourcesChannels;
 /** A channel name. */
 export type Channel = keyof Channels;
@@ -128,6 +130,7 @@ export const requestSchemas = {
   ...workspaceRequestSchemas,
   ...progressRequestSchemas,
   ...sourcesRequestSchemas,
+  ...skillAccessRequestSchemas,
 } satisfies RequestSchemas;
 
 /** Every channel name (from the schema table, which `satisfies` keeps complete). */

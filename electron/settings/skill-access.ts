@@ -5,7 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
+import type { SkillAccessView } from '../contract/skill-access.js';
 import { PROVIDERS } from '../llm/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { SecretStore } from './secrets.js';
@@ -111,4 +113,43 @@ export function createSkillAccess(deps: {
     },
     hasSecret: (skill, name) => Boolean(deps.secrets.get(secretName(skill, name))),
   };
+}
+
+/** What a skill declares, as the catalog has it (null: no such skill). */
+export type DeclaredAccess = (name: string) => { skill: string; network: string[]; tool_env: string[] };
+
+/** The `skill-access/*` slice: the skill detail's grant toggles and secret fields. */
+export function createSkillAccessHandlers(deps: { access: () => SkillAccess; declared: DeclaredAccess }) {
+  const view = (name: string): SkillAccessView => {
+    const d = deps.declared(name);
+    const access = deps.access();
+    const granted = access.grants(d.skill);
+    const declared = d.network.map((h) => h.toLowerCase());
+    return {
+      skill: d.skill,
+      network: declared.map((host) => ({ host, granted: granted.includes(host) })),
+      other_grants: granted.filter((h) => !declared.includes(h)),
+      tool_env: d.tool_env.map((n) => ({ name: n, has_secret: access.hasSecret(d.skill, n) })),
+    };
+  };
+  return {
+    'skill-access/get': (req) => view(req.name),
+    'skill-access/set-grant': (req) => {
+      const { skill } = deps.declared(req.name);
+      if (req.granted) deps.access().grant(skill, [req.host]);
+      else deps.access().revoke(skill, [req.host]);
+      return view(req.name);
+    },
+    'skill-access/set-secret': (req) => {
+      const d = deps.declared(req.name);
+      if (!d.tool_env.includes(req.variable)) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `skill "${d.skill}" does not name ${req.variable} in tool_env${d.tool_env.length ? ` (it names ${d.tool_env.join(', ')})` : ''}`,
+        );
+      }
+      deps.access().setSecret(d.skill, req.variable, req.value);
+      return view(req.name);
+    },
+  } satisfies HandlersFor<'skill-access'>;
 }

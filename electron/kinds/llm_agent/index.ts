@@ -1,6 +1,6 @@
 import type { AppErrorData } from '../../contract/errors.js';
 import type { Llm, LlmMessage } from '../../llm/index.js';
-import { PROVIDERS } from '../../llm/providers.js';
+import { PROVIDERS } from '../../llm/index.js';
 import type { SkillArtifact } from '../../store/index.js';
 import { fail, NO_LLM, settle, succeed } from '../result.js';
 import type { KindContext, KindModule, KindServices, TraceDraft } from '../types.js';

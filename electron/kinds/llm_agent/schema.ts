@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_ID_VALUES } from '../../contract/settings.js';
-import { PROVIDERS } from '../../llm/providers.js';
+import { PROVIDERS } from '../../llm/index.js';
 import type { KindArtifact, KindIssue } from '../types.js';
 
 /** The model's tool names as the providers accept them (OpenAI's rule is the narrowest). */

@@ -7,6 +7,7 @@ import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
 import { ComponentBar } from './ComponentBar.js';
+import { LlmSkillAccess } from './LlmSkillAccess.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
 import {
   artifactIssues,
@@ -292,6 +293,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
           </div>
           {a.kind === 'resource' && <ResourceBar a={a} />}
           {a.kind === 'wasm_component' && <ComponentBar a={a} />}
+          {a.kind === 'llm_agent' && <LlmSkillAccess skill={doc.origin?.name ?? null} />}
           {a.kind === 'prompt_template' && (
             <div className="sc-variants">
               <button type="button" className="btn btn--small" onClick={() => s.addVariant(a.key)}>
