@@ -63,7 +63,7 @@ export function createStores(
     composer: createComposerStore(client, opts.storage ?? null),
     tools: createToolsStore(client),
     drafts: createDrafts(opts.storage ?? null),
-    canvas: createCanvasStore(),
+    canvas: createCanvasStore(opts.storage ?? null),
     connection: opts.connection ?? { status: () => 'open', onStatus: () => () => {} },
   };
   // Another workspace opened (here or in another window): every view reloads from it.

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AppErrorData } from '../../../electron/contract/errors.js';
+import type { PrefStorage } from '../settings/settings-store.js';
 import type { CanvasDoc } from './canvas-docs.js';
 
 /** The canvas beside the chat: the document shown (or being loaded), and the panel's width. */
@@ -70,12 +71,25 @@ export interface CanvasStore extends CanvasState {
   setView(view: CanvasState['view']): void;
 }
 
-/** Create the canvas store. */
-export function createCanvasStore(): StoreApi<CanvasStore> {
+const WIDTH_KEY = 'skilldesk.canvasWidth';
+
+/** The width the reader last gave the panel, if `storage` holds a sensible one. */
+function readWidth(storage: PrefStorage | null): number | null {
+  try {
+    const n = Number(storage?.getItem(WIDTH_KEY) ?? '');
+    return Number.isFinite(n) && n >= CANVAS_MIN_WIDTH && n <= CANVAS_MAX_WIDTH ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Create the canvas store; `storage` remembers the panel's width across reloads. */
+export function createCanvasStore(storage: PrefStorage | null = null): StoreApi<CanvasStore> {
   return createStore<CanvasStore>()((set, get) => {
     const dispatch = (e: CanvasEvent) => set((s) => canvasReducer(s, e));
     return {
       ...initialCanvasState,
+      width: readWidth(storage),
       open: (doc) => dispatch({ type: 'canvas/opened', doc }),
       async openLoaded(name, load) {
         dispatch({ type: 'canvas/loading', name });
@@ -91,7 +105,14 @@ export function createCanvasStore(): StoreApi<CanvasStore> {
         }
       },
       close: () => dispatch({ type: 'canvas/closed' }),
-      resize: (width) => dispatch({ type: 'canvas/resized', width }),
+      resize(width) {
+        dispatch({ type: 'canvas/resized', width });
+        try {
+          storage?.setItem(WIDTH_KEY, String(get().width ?? ''));
+        } catch {
+          // A refused storage keeps the width for this page only.
+        }
+      },
       setView: (view) => dispatch({ type: 'canvas/view-set', view }),
     };
   });

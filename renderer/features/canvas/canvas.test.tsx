@@ -17,7 +17,7 @@ import {
   mediaTypeOf,
   resultLength,
 } from './canvas-docs.js';
-import { canvasReducer, initialCanvasState } from './canvas-store.js';
+import { canvasReducer, createCanvasStore, initialCanvasState } from './canvas-store.js';
 import { parseCsv, toCsv } from './csv.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -186,6 +186,20 @@ describe('canvasReducer', () => {
     // A new document starts rendered.
     expect(canvasReducer(s, { type: 'canvas/opened', doc }).view).toBe('rendered');
     expect(canvasReducer(s, { type: 'canvas/closed' }).doc).toBeNull();
+  });
+
+  it('remembers the width across reloads, ignoring a value out of bounds', () => {
+    const saved = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => void saved.set(k, v),
+    };
+    createCanvasStore(storage).getState().resize(640);
+    expect(createCanvasStore(storage).getState().width).toBe(640);
+    createCanvasStore(storage).getState().resize(null);
+    expect(createCanvasStore(storage).getState().width).toBeNull();
+    saved.set('skilldesk.canvasWidth', '99999');
+    expect(createCanvasStore(storage).getState().width).toBeNull();
   });
 
   it('drops the failure of a file the reader has since moved away from', () => {
