@@ -132,6 +132,14 @@ export function embeddingText(row: SkillRow, artifacts: ArtifactRow[]): string {
  * another process — is seen). Before each use, {@link sync} reads the log's head (one indexed
  * lookup); when it moved, only the changed skills are reloaded, or everything when many changed.
  */
+/** SQL: the skill is not internal (see {@link isInternalSkill}). */
+const NOT_INTERNAL = "coalesce(json_extract(metadata, '$.internal'), '') <> 'true'";
+
+/** Whether a skill's metadata marks it internal: used by a feature of the app, never matched or listed for users. */
+export function isInternalSkill(metadata: Record<string, unknown> | null | undefined): boolean {
+  return metadata?.internal === 'true';
+}
+
 export class SkillIndex {
   /** Skills by slot; null marks a free slot. */
   readonly docs: Array<IndexedSkill | null> = [];
@@ -197,11 +205,13 @@ export class SkillIndex {
       head: db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck(),
       since: db.prepare('SELECT seq, skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq'),
       oldest: db.prepare('SELECT min(seq) FROM skill_index_log').pluck(),
+      // Internal skills (metadata `internal: "true"`: the Composer's and the eval judge's own
+      // instructions) are loaded by name by their features and never matched for a user's message.
       all: db.prepare(
-        'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills',
+        `SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE ${NOT_INTERNAL}`,
       ),
       one: db.prepare(
-        'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE id = ?',
+        `SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE id = ? AND ${NOT_INTERNAL}`,
       ),
       allArtifacts: db.prepare(artifactSql('')),
       artifactsOf: db.prepare(artifactSql('WHERE skill_id = ?')),

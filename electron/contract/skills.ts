@@ -66,6 +66,8 @@ export interface SkillListItem {
   overridden_by?: 'workspace';
   /** Set on a workspace skill that hides an account skill of the same name. */
   overrides?: 'account';
+  /** A skill a feature of the app uses (the Composer's, the eval judge's): kept out of the chat's lists. */
+  internal?: true;
 }
 /** Reply of `skills/list`: workspace skills first within a name, overridden ones included. */
 export interface ListSkillsRes {

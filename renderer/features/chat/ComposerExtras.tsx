@@ -25,7 +25,8 @@ export async function skillVariables(client: Client, name: string): Promise<stri
 export function slashMatches(items: SkillListItem[], query: string): SkillListItem[] {
   const q = query.toLowerCase();
   return items
-    .filter((s) => !s.overridden && s.name.toLowerCase().includes(q))
+    // The app's own skills (the Composer's, the eval judge's) are not the user's to run from chat.
+    .filter((s) => !s.overridden && !s.internal && s.name.toLowerCase().includes(q))
     .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)))
     .slice(0, 8);
 }
