@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
+import { ensureSourceTables, skillDigests, upsertRecord } from '../sources/records.js';
+import { openStore } from '../store/stores.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
@@ -150,6 +152,47 @@ describe('run_script', () => {
     expect(!missing.ok && missing.error.message).toMatch(/its scripts: .*scripts\/aggregate_benchmark.py/);
     const noSkill = await app.call('scripts/run', { name: 'nope', script: 'a.py' });
     expect(noSkill).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  }, 60_000);
+});
+
+describe('run_script and source pins', () => {
+  it('a skill changed since it was accepted from its source runs no script where nobody can be asked', async () => {
+    const home = tempDir();
+    const app = open(home);
+    await app.ok('skills/import-files', { files: folderFiles(FIXTURE, 'skill-creator'), scope: 'account' });
+    const store = openStore('account', home)!;
+    ensureSourceTables(store.db);
+    store.db
+      .prepare(
+        "INSERT INTO skill_sources (id, kind, url, created_at) VALUES ('team', 'git', 'https://example.com/team.git', datetime('now'))",
+      )
+      .run();
+    const skill = store.repo.getSkillByName('skill-creator')!;
+    const { files, content_hash } = skillDigests(skill);
+    upsertRecord(store.db, {
+      source_id: 'team',
+      name: 'skill-creator',
+      revision: 'r1',
+      upstream_hash: 'u1',
+      // What was accepted had another aggregate_benchmark.py than the store holds now.
+      files: files.map((f) =>
+        f.path === 'scripts/aggregate_benchmark.py' ? { ...f, digest: `sha256:${'0'.repeat(64)}` } : f,
+      ),
+      content_hash,
+      permissions: {} as never,
+      scan: { findings: [] } as never,
+      accepted_risk: false,
+      installed_at: new Date().toISOString(),
+    });
+    store.close();
+    const r = await app.ok<{ ok: boolean; result: Record<string, unknown> }>('skills/call-tool', {
+      name: 'run_script',
+      args: { name: 'skill-creator', script: 'scripts/aggregate_benchmark.py' },
+    });
+    expect(r).toMatchObject({ ok: false, result: { changed_since_accepted: true } });
+    expect(String(r.result.error)).toMatch(
+      /scripts\/aggregate_benchmark.py.*sources update team --skill skill-creator/,
+    );
   }, 60_000);
 });
 

@@ -1,5 +1,7 @@
 import { AppError } from '../contract/errors.js';
 import { listSkillScripts } from '../dispatch/index.js';
+// Directly the pin module, not the sources index (which reads this registry's effects).
+import { describeMismatch, pinMismatch } from '../sources/pin.js';
 import { unknownSkill } from './search-skills.js';
 import { clip, type ToolModule } from './types.js';
 
@@ -15,7 +17,28 @@ export const runScript: ToolModule<'run_script'> = {
   async run(args, ctx) {
     const found = ctx.catalog.resolve(args.name);
     if (!found) return unknownSkill(ctx.catalog, args.name);
-    const { skill } = found;
+    const { skill, scope } = found;
+    // A skill from a source whose stored files no longer match what the user accepted runs its
+    // scripts only once asked again (as apply_skill does); where nobody can be asked, not at all.
+    const mismatch = pinMismatch(ctx.catalog.store(scope), skill);
+    if (mismatch) {
+      const approve = ctx.turn?.external?.approveSkill;
+      const refused = describeMismatch(skill.name, mismatch);
+      if (!approve)
+        return { ok: false, skill: skill.name, result: { error: refused, changed_since_accepted: true } };
+      const verdict = await approve.call(
+        ctx.turn!.external,
+        {
+          skill: `${skill.name} (changed since accepted)`,
+          args,
+          effects: { effects: [], reasons: [] },
+          description: refused,
+        },
+        { call_id: ctx.call_id },
+      );
+      if (!verdict.allowed)
+        return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
+    }
     const runner = ctx.dispatcher.scripts;
     if (!runner) {
       return {
