@@ -2,12 +2,18 @@
 // skill's instructions in the request (and, with --baseline, turns without any trace of the skill),
 // graded by the judge model; results land as skill-creator's grading.json and benchmark.json; evals
 // without checks are refused; without a model the output evals are "not graded" (exit 3).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
 import { stats } from '../skills/index.js';
 import { runCli, tempDir } from '../test-support/index.js';
+
+/** skill-creator's aggregation script (fixtures/skill-creator, Apache-2.0), run when Python is here. */
+const AGGREGATE = fileURLToPath(new URL('./fixtures/skill-creator/aggregate_benchmark.py', import.meta.url));
+const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version']).status === 0);
 
 const INSTRUCTIONS =
   'Write in the house style. Sign off every reply with the code word ZEBRA-4411. The brand colour is #141413.';
@@ -196,6 +202,21 @@ describe('skilldesk skills eval', () => {
     expect(readFileSync(join(iter, 'benchmark.md'), 'utf8')).toContain(
       '| Pass Rate | 50% ± 71% | 0% ± 0% | +0.50 |',
     );
+
+    // skill-creator's own aggregate script reads the folder to the same pass rates and times.
+    if (python) {
+      const theirs = join(tempDir(), 'benchmark.json');
+      const ran = spawnSync(python, [AGGREGATE, iter, '--skill-name', 'house-style', '-o', theirs], {
+        encoding: 'utf8',
+      });
+      expect(ran.status, ran.stderr).toBe(0);
+      const summary = JSON.parse(readFileSync(theirs, 'utf8')).run_summary;
+      for (const c of ['with_skill', 'without_skill']) {
+        expect(summary[c].pass_rate).toEqual(bench.run_summary[c].pass_rate);
+        expect(summary[c].time_seconds).toEqual(bench.run_summary[c].time_seconds);
+      }
+      expect(summary.delta.pass_rate).toBe(bench.run_summary.delta.pass_rate);
+    }
 
     // A second run is the next iteration; earlier ones are kept.
     const p2 = await provider([
