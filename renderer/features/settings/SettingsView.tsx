@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useSettingsStore, useStores } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
+import { SourcesCard } from '../sources/SourcesCard.js';
 import { ToolsSettings } from '../tools/ToolsSettings.js';
 import { ProvidersCard } from './ProvidersCard.js';
 import { SandboxCard } from './SandboxCard.js';
@@ -65,6 +66,7 @@ export function SettingsView() {
         <ProvidersCard />
         <SandboxCard />
         <ToolsSettings />
+        <SourcesCard />
         <section className="card" aria-labelledby="appearance-title">
           <h2 id="appearance-title" className="card__title">
             Appearance
