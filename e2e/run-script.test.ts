@@ -1,0 +1,84 @@
+// A skill's script run by the model in the chat, in Chromium with the loopback provider: the model
+// calls run_script on a real public skill (skill-creator's aggregate_benchmark.py) with arguments;
+// the step says the exit code and how many files the script wrote, each file is a chip, and a click
+// (or Enter on it) downloads its bytes. Screenshots light and dark.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, runCli, skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import {
+  connectProvider,
+  type E2eSuite,
+  findChromium,
+  gotoChat,
+  openPage,
+  shootSchemes,
+  startSuite,
+} from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/run-script');
+const FIXTURE = join(PROJECT_ROOT, 'electron', 'tools', 'fixtures', 'skill-creator');
+
+const SCRIPT = [
+  {
+    tool_calls: [
+      {
+        name: 'run_script',
+        arguments: {
+          name: 'skill-creator',
+          script: 'scripts/aggregate_benchmark.py',
+          args: ['scripts', '--skill-name', 'e2e-demo', '-o', 'out/benchmark.json'],
+        },
+      },
+    ],
+  },
+  { text: 'The benchmark is ready to download.', expect: { tool_result_contains: 'out/benchmark.md' } },
+];
+
+describe.skipIf(skip)('run_script in the chat (Chromium)', () => {
+  let suite: E2eSuite;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    suite = await startSuite(chromiumPath!, { script: SCRIPT });
+    expect((await runCli(['--home', suite.app.home, 'skills', 'import', FIXTURE])).code).toBe(0);
+    page = await openPage(suite.browser, problems, { timeoutMs: 30_000, acceptDownloads: true });
+    await gotoChat(page, suite.app.server.url);
+  });
+  afterAll(async () => {
+    await page?.close();
+    await suite?.close();
+  });
+
+  it('shows the files the script wrote as chips that download them', async () => {
+    await connectProvider(page, suite.provider!.url, 'sk-e2e-scripts');
+    await page.keyboard.press('Control+1');
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('Aggregate the benchmark for e2e-demo');
+    await composer.press('Enter');
+    await pw(page.getByText('The benchmark is ready to download.')).toBeVisible({ timeout: 60_000 });
+    await pw(
+      page.getByText('Ran skill-creator · scripts/aggregate_benchmark.py — exit 0 · 2 files'),
+    ).toBeVisible();
+    const chip = page.getByRole('button', { name: /out\/benchmark\.json/ });
+    await pw(chip).toBeVisible();
+    await pw(page.getByRole('button', { name: /out\/benchmark\.md/ })).toBeVisible();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), chip.click()]);
+    expect(download.suggestedFilename()).toBe('benchmark.json');
+    const saved = await download.path();
+    expect(JSON.parse(readFileSync(saved!, 'utf8')).metadata.skill_name).toBe('e2e-demo');
+
+    // Keyboard: the chip is a button in the tab order; Enter downloads too.
+    await page.getByRole('button', { name: /out\/benchmark\.md/ }).focus();
+    const [md] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    expect(md.suggestedFilename()).toBe('benchmark.md');
+
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-script-files');
+    expect(problems).toEqual([]);
+  }, 180_000);
+});
