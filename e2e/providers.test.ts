@@ -87,7 +87,7 @@ describe.skipIf(skip)('providers side by side (Chromium)', () => {
   it('adds a keyed local server, tests it by reading /models and spends no completion', async () => {
     await page.getByRole('button', { name: 'Pick a provider' }).click();
     await page.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
-    await page.getByLabel('Name').fill('Local A');
+    await page.getByLabel('Name', { exact: true }).fill('Local A');
     await page.getByLabel('Model').fill('alpha-large');
     await page.getByLabel('Base URL').fill(a.url);
     await page.getByRole('button', { name: 'Use this provider' }).click();
@@ -112,7 +112,7 @@ describe.skipIf(skip)('providers side by side (Chromium)', () => {
     await page.getByRole('button', { name: 'Add a provider' }).click();
     await page.getByRole('heading', { name: 'Add a provider' }).waitFor();
     await page.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
-    await page.getByLabel('Name').fill('Local B');
+    await page.getByLabel('Name', { exact: true }).fill('Local B');
     await page.getByLabel('Model').fill('beta-1');
     await page.getByLabel('Base URL').fill(b.url);
     await page.getByRole('button', { name: 'Add provider' }).click();
@@ -139,6 +139,9 @@ describe.skipIf(skip)('providers side by side (Chromium)', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1440, height: 900 });
+    // The app scrolls inside its pane: the foot of the card is shot scrolled to.
+    await page.getByLabel('Name new chats from their first exchange').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(shots(), 'providers-settings-1440x900-foot-light.png') });
   });
 
   it('pins two chats to models of different providers; both keep working after the default changes', async () => {
