@@ -242,6 +242,43 @@ describe('skilldesk skills eval', () => {
     expect(existsSync(join(out, 'iteration-1', 'benchmark.json'))).toBe(true);
   }, 60_000);
 
+  it("sends the skill's instructions with the prompt over the Anthropic wire format too", async () => {
+    const home = await imported({
+      evals: [{ id: 1, prompt: 'Say hello.', assertions: [{ type: 'contains', value: 'ZEBRA-4411' }] }],
+    });
+    const p = await provider([
+      {
+        text: 'Hello! ZEBRA-4411',
+        expect: { format: 'anthropic', tool_result_contains: INSTRUCTIONS },
+      },
+    ]);
+    const r = await runCli(
+      [
+        '--home',
+        home,
+        'skills',
+        'eval',
+        'house-style',
+        '--no-save',
+        '--provider',
+        'anthropic',
+        '--model',
+        'claude-sonnet-4-5',
+        '--base-url',
+        p.url,
+      ],
+      { ANTHROPIC_API_KEY: 'sk-test' },
+    );
+    expect(p.requests.map((q) => q.expectation_error)).toEqual([undefined]);
+    // The prompt is the first user message; the read of the skill follows it as a tool result.
+    const first = (p.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> })
+      .messages[0]!;
+    expect(first.role).toBe('user');
+    expect(JSON.stringify(first.content)).toContain('Say hello.');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1/1 passed (100%');
+  });
+
   it('refuses an output eval with no checks (exit 2) before asking the model anything', async () => {
     const home = await imported({
       evals: [
