@@ -40,6 +40,46 @@ export function fieldsLine(fields: MatchExplanationView['candidates'][number]['f
     .join(' · ');
 }
 
+/**
+ * Why a candidate was considered, in the user's own words: the message's words it matched
+ * ("matched on “CSV”, “statistics”"), as typed rather than as stems, a trigger phrase found
+ * verbatim, and "close in meaning" for a skill the words alone did not bring.
+ */
+export function plainWhy(
+  c: MatchExplanationView['candidates'][number],
+  terms: MatchExplanationView['query_terms'],
+  message: string,
+): string {
+  const tokens = message.match(/[\p{L}\p{N}][\p{L}\p{N}'_-]*/gu) ?? [];
+  // The message's word a query term stands for, spelt as the user typed it.
+  const asTyped = (from: string) => {
+    const f = from.toLowerCase();
+    return (
+      tokens.find((t) => t.toLowerCase() === f) ??
+      tokens.find((t) => t.toLowerCase().startsWith(f.split(' ')[0] ?? f)) ??
+      from
+    );
+  };
+  const matched = new Set(Object.values(c.fields).flatMap((t) => t ?? []));
+  const words: string[] = [];
+  for (const q of terms) {
+    if (!matched.has(q.term)) continue;
+    const w = asTyped(q.from);
+    if (!words.some((x) => x.toLowerCase() === w.toLowerCase())) words.push(w);
+  }
+  // In the order the message has them.
+  const at = (w: string) => {
+    const i = tokens.findIndex((t) => t.toLowerCase() === w.toLowerCase());
+    return i < 0 ? tokens.length : i;
+  };
+  words.sort((a, b) => at(a) - at(b));
+  const bits: string[] = [];
+  if (c.exact_trigger) bits.push(`trigger phrase “${c.exact_trigger}”`);
+  if (words.length > 0) bits.push(`matched on ${words.map((w) => `“${w}”`).join(', ')}`);
+  else if (!c.exact_trigger) bits.push('close in meaning');
+  return bits.join(' · ');
+}
+
 type Load<T> =
   | { state: 'idle' }
   | { state: 'loading' }
@@ -127,12 +167,15 @@ export function TurnCandidates(props: { message: string }) {
                   >
                     {c.score.toFixed(2)}
                   </span>
-                  <span className="p1__why">
-                    {c.exact_trigger ? `trigger phrase “${c.exact_trigger}” · ` : ''}
-                    {fieldsLine(c.fields) || 'no shared words'}
-                    {c.semantic !== null && c.semantic !== undefined
-                      ? ` · meaning ${c.semantic.toFixed(2)}`
-                      : ''}
+                  <span
+                    className="p1__why"
+                    title={`Matched stems: ${fieldsLine(c.fields) || 'none'}${
+                      c.semantic !== null && c.semantic !== undefined
+                        ? ` · meaning ${c.semantic.toFixed(2)}`
+                        : ''
+                    }`}
+                  >
+                    {plainWhy(c, list.value.query_terms, props.message)}
                   </span>
                 </li>
               ))}

@@ -4,7 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { describe, expect, it } from 'vitest';
 import { createStores, StoresProvider } from '../../stores.js';
 import { inProcessClient, samplePackage } from '../../test-support.js';
-import { describeVerdict, fieldsLine, TurnCandidates } from './TurnCandidates.js';
+import { describeVerdict, fieldsLine, plainWhy, TurnCandidates } from './TurnCandidates.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -37,6 +37,24 @@ describe('TurnCandidates (skills considered under a message)', () => {
     );
   });
 
+  it('says why a skill was considered in the words of the message, not stems', async () => {
+    const { client } = inProcessClient();
+    const message = 'Compute the statistics of this CSV column';
+    const r = await client.call('skills/match', { message, limit: 5, explain: true });
+    if (!r.ok || !r.value.explain) throw new Error('no explanation');
+    const { candidates, query_terms } = r.value.explain;
+    const csv = candidates.find((c) => c.name === 'CSV Statistics')!;
+    const why = plainWhy(csv, query_terms, message);
+    expect(why).toMatch(/^matched on /);
+    expect(why).toContain('“CSV”');
+    expect(why).toContain('“statistics”');
+    expect(why).not.toMatch(/comput\b|statist\b|instructions:/);
+    // Considered for its meaning alone: said so.
+    expect(plainWhy({ ...csv, fields: {}, exact_trigger: null }, query_terms, message)).toBe(
+      'close in meaning',
+    );
+  });
+
   it("lists the turn's candidates with scores and matched fields, and explains a skill that was not chosen", async () => {
     const { client } = inProcessClient();
     const imported = await client.call('skills/import-package', {
@@ -65,8 +83,10 @@ describe('TurnCandidates (skills considered under a message)', () => {
     const first = el.querySelector('.p1__row')!;
     expect(first.querySelector('.p1__name')!.textContent).toBe('Haiku Helper');
     expect(first.querySelector('.p1__why')!.textContent).toMatch(
-      /trigger phrase “write a haiku”.*name: haiku/,
+      /^trigger phrase “write a haiku” · matched on .*“haiku”/,
     );
+    // The stems stay one hover away.
+    expect(first.querySelector('.p1__why')!.getAttribute('title')).toMatch(/name: haiku/);
     expect(Number(first.querySelector('.p1__score')!.textContent)).toBeGreaterThanOrEqual(1);
 
     const input = el.querySelector('input')!;
