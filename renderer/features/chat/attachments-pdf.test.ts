@@ -26,7 +26,8 @@ function reader(): { readPdf: ReadPdf; calls: () => number } {
   };
 }
 
-const pdfFile = (name: string, bytes: Uint8Array) => new File([bytes], name, { type: 'application/pdf' });
+const pdfFile = (name: string, bytes: Uint8Array) =>
+  new File([bytes.slice()], name, { type: 'application/pdf' });
 
 describe('attaching PDFs in the composer', () => {
   it('knows a PDF by its type or its name', () => {
