@@ -13,6 +13,7 @@ import {
   writeZip,
 } from '../skills/index.js';
 import { writeFileAtomic } from '../store/index.js';
+import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -124,10 +125,22 @@ function registerImport(skills: Command, ctx: CliContext): void {
       'print what would be created, updated (with the diff) or left unchanged; write nothing',
       false,
     )
+    .option(
+      '--install-packages',
+      "also fetch the pure-Python packages each skill declares in a requirements.txt (pip, into the account's wheelhouse)",
+      false,
+    )
     .action(
       async (
         paths: string[],
-        o: { scope?: SkillScope; force: boolean; maxSize?: number; maxFiles?: number; dryRun: boolean },
+        o: {
+          scope?: SkillScope;
+          force: boolean;
+          maxSize?: number;
+          maxFiles?: number;
+          dryRun: boolean;
+          installPackages: boolean;
+        },
       ) => {
         const g = ctx.globals();
         const scope: SkillScope = o.scope ?? (g.workspace ? 'workspace' : 'account');
@@ -141,19 +154,61 @@ function registerImport(skills: Command, ctx: CliContext): void {
         for (const l of loaded)
           for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
             ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
-        const { imported } = await withClient(ctx, (c) =>
-          c.invoke('skills/import-packages', {
+        const { imported, packages } = await withClient(ctx, async (c) => {
+          const r = await c.invoke('skills/import-packages', {
             packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),
             scope,
             force: o.force,
             ...(o.dryRun ? { dry_run: true } : {}),
-          }),
-        );
-        ctx.print(o.dryRun ? { imported, dry_run: true } : { imported }, () =>
-          formatImported(imported, o.dryRun),
+          });
+          // The user's consent to download: only with the flag, only after the import stood.
+          const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
+          return { imported: r.imported, packages };
+        });
+        const failed = packages?.filter((p) => !p.ok) ?? [];
+        for (const f of failed)
+          ctx.io.stderr(`warning: ${f.skill}: imported, but its packages were not installed: ${f.error}\n`);
+        if (failed.length > 0) ctx.setExitCode(1);
+        ctx.print(
+          { imported, ...(o.dryRun ? { dry_run: true } : {}), ...(packages ? { packages } : {}) },
+          () =>
+            [
+              formatImported(imported, o.dryRun),
+              ...(packages ?? [])
+                .filter((p) => p.ok)
+                .map((p) => `${p.skill}: packages ${p.wheels!.map((w) => w.filename).join(', ')}`),
+            ].join('\n'),
         );
       },
     );
+}
+
+/** Install the packages each loaded skill declares (a `requirements.txt` among its files). */
+async function installDeclared(c: CoreClient, loaded: LoadedPackage[]) {
+  const out: Array<{
+    skill: string;
+    ok: boolean;
+    wheels?: Array<{ filename: string; sha256: string }>;
+    error?: string;
+  }> = [];
+  for (const l of loaded) {
+    const pkg = l.pkg as { name?: unknown; artifacts?: Array<{ metadata?: { path?: unknown } | null }> };
+    const declares = pkg.artifacts?.some(
+      (a) => typeof a.metadata?.path === 'string' && /(^|\/)requirements\.txt$/.test(a.metadata.path),
+    );
+    if (!declares || typeof pkg.name !== 'string') continue;
+    try {
+      const r = await c.invoke('scripts/install-packages', { name: pkg.name });
+      out.push({
+        skill: pkg.name,
+        ok: true,
+        wheels: r.wheels.map((w) => ({ filename: w.filename, sha256: w.sha256 })),
+      });
+    } catch (e) {
+      out.push({ skill: pkg.name, ok: false, error: (e as Error).message });
+    }
+  }
+  return out;
 }
 
 /** `skills list`: the merged catalog. */

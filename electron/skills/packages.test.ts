@@ -3,12 +3,12 @@
 // read-only for the skill's runs; pypdf and openpyxl create and read back a PDF and a workbook.
 // Needs pip and PyPI (CI reaches PyPI; offline this suite skips locally and fails in CI).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
-import { quietLogger, skipWithout, tempDir } from '../test-support/index.js';
+import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { parseRequirements, skillPackages, wheelTags } from './packages.js';
 
@@ -153,6 +153,31 @@ describe.skipIf(skipWithout(missing, 'script packages from PyPI'))('script packa
     const pkgs = skillPackages(home, skill as Parameters<typeof skillPackages>[1]);
     expect(pkgs.wheels.map((w) => w.filename)).not.toContain(pypdf.filename);
     expect(pkgs.missing).toEqual([`${pypdf.filename} (changed on disk)`]);
+  }, 180_000);
+
+  it('skills import --install-packages installs what the folder declares; a refused package leaves the import and exits 1', async () => {
+    const cliHome = tempDir();
+    const dir = tempDir();
+    for (const f of [...skillFiles('xlsx-maker', 'openpyxl\n'), ...skillFiles('loop-maker', 'uvloop\n')]) {
+      mkdirSync(join(dir, dirname(f.path)), { recursive: true });
+      writeFileSync(join(dir, f.path), Buffer.from(f.data_base64, 'base64'));
+    }
+    const r = await runCli(['--home', cliHome, '--json', 'skills', 'import', '--install-packages', dir]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.imported.map((i: { name: string }) => i.name).sort()).toEqual(['loop-maker', 'xlsx-maker']);
+    expect(out.packages).toEqual([
+      { skill: 'loop-maker', ok: false, error: expect.stringMatching(/"uvloop" has compiled/) },
+      {
+        skill: 'xlsx-maker',
+        ok: true,
+        wheels: [
+          { filename: expect.stringMatching(/^et_xmlfile-.*-none-any\.whl$/), sha256: expect.any(String) },
+          { filename: expect.stringMatching(/^openpyxl-.*-none-any\.whl$/), sha256: expect.any(String) },
+        ],
+      },
+    ]);
+    expect(r.stderr).toMatch(/loop-maker: imported, but its packages were not installed/);
   }, 180_000);
 
   it('a package with compiled code is refused naming it, whether or not Pyodide builds it', async () => {
