@@ -130,6 +130,12 @@ describe('Agent Skills export: what authors wrote is kept', () => {
     );
     writeFileSync(join(src, 'references', 'notes.md'), '\uFEFFNotes\r\n');
     writeFileSync(join(src, 'scripts', 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    // Keys beyond the standard are kept, with a warning that the reference validator rejects them.
+    const [loaded] = await loadPackages(src, DEFAULT_LIMITS);
+    expect(loaded!.warnings).toContainEqual({
+      path: 'frontmatter',
+      message: expect.stringContaining('"argument-hint", "disable-model-invocation"'),
+    });
     const s = store();
     await importPath(s, src);
     const out = exportTo(s, 'crlf-skill');

@@ -213,12 +213,19 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   pkg.source = 'user';
   if (f.license !== undefined) pkg.license = f.license;
   if (f.compatibility !== undefined) pkg.compatibility = f.compatibility;
-  if (f.metadata !== undefined) pkg.metadata = f.metadata;
+  if (f.metadata !== undefined) {
+    // A version taken as the skill's is the skill's field, not metadata too (an export writes it
+    // back as metadata.version).
+    const { version: v, ...rest } = f.metadata;
+    const meta = typeof pkg.version === 'string' && v === pkg.version ? rest : f.metadata;
+    if (Object.keys(meta).length > 0) pkg.metadata = meta;
+  }
   if (f['allowed-tools'] !== undefined) pkg.allowed_tools = f['allowed-tools'];
   // SkillDesk's own fields from an export (the display name among them) win over the slug.
   Object.assign(pkg, skilldesk);
   pkg.artifacts = artifacts;
   Object.defineProperty(pkg, FRONTMATTER_NAME, { value: f.name, enumerable: false });
+  Object.defineProperty(pkg, FRONTMATTER, { value: rawData, enumerable: false });
   return pkg;
 }
 
@@ -231,6 +238,15 @@ function approachOf(body: string, header: string): PackageArtifact {
  * Agent Skills naming rule is checked against when the package's name is a display name.
  */
 export const FRONTMATTER_NAME: unique symbol = Symbol('frontmatter name');
+
+/** Where {@link agentSkillToPackage} keeps the parsed frontmatter (its keys are checked). */
+export const FRONTMATTER: unique symbol = Symbol('frontmatter');
+
+/** The parsed frontmatter of a package read by {@link agentSkillToPackage}. */
+export function agentSkillFrontmatter(raw: Record<string, unknown>): Record<string, unknown> {
+  const f = (raw as { [FRONTMATTER]?: unknown })[FRONTMATTER];
+  return f && typeof f === 'object' && !Array.isArray(f) ? (f as Record<string, unknown>) : {};
+}
 
 /** The frontmatter name of a package read by {@link agentSkillToPackage}, else its name. */
 export function agentSkillName(raw: Record<string, unknown>): string {

@@ -1,9 +1,14 @@
 import { AppError, isAppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
-import { agentSkillName, agentSkillToPackage, unwrapSingleFolder } from './agent-skill.js';
+import {
+  agentSkillFrontmatter,
+  agentSkillName,
+  agentSkillToPackage,
+  unwrapSingleFolder,
+} from './agent-skill.js';
 import { type ImportOptions, importPackages, type LoadedPackage } from './import.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { agentSkillNameProblem, packageWarnings } from './lint.js';
+import { agentSkillNameProblem, agentSkillWarnings, packageWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { safeRelativePath } from './safe-path.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
@@ -171,7 +176,12 @@ function fromAgentFolder(
   }
   const problem = agentSkillNameProblem(agentSkillName(raw), folder);
   const r = checked(source, raw, problem ? [{ path: 'name', message: problem }] : []);
-  return r.ok ? { ...r, version_declared: typeof raw.version === 'string' } : r;
+  if (!r.ok) return r;
+  return {
+    ...r,
+    warnings: [...r.warnings, ...agentSkillWarnings(r.pkg, agentSkillFrontmatter(raw))],
+    version_declared: typeof raw.version === 'string',
+  };
 }
 
 function checked(source: string, raw: unknown, warnings: PackageIssue[]): DroppedPackage {

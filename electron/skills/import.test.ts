@@ -201,7 +201,8 @@ describe('Agent Skills folders', () => {
       license: 'Apache-2.0',
       compatibility: 'Needs Python 3.10+',
       allowed_tools: 'Bash(python:*) Read',
-      metadata: { author: 'example-org', version: '1.2.0' },
+      // metadata.version became the skill's version (an export writes it back there).
+      metadata: { author: 'example-org' },
     });
     expect(skill.artifacts.map((a) => [a.kind, a.name])).toEqual([
       ['approach', 'SKILL.md'],

@@ -3,12 +3,18 @@ import { basename, dirname, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
-import { agentSkillName, agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
+import {
+  agentSkillFrontmatter,
+  agentSkillName,
+  agentSkillToPackage,
+  readFolder,
+  unwrapSingleFolder,
+} from './agent-skill.js';
 import { contentHash } from './content-hash.js';
 import { packageToRows, skillToPackage } from './convert.js';
 import { subFiles } from './file-modes.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { agentSkillNameProblem } from './lint.js';
+import { agentSkillNameProblem, agentSkillWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
 import { bumpPatch, compareVersions } from './version.js';
@@ -144,11 +150,15 @@ function fromAgentFiles(files: FileMap, file: string, folder: string): LoadedPac
   const pkg = check(raw, file);
   // The Agent Skills client guide: warn about a name off the standard, and still load the skill.
   const problem = agentSkillNameProblem(agentSkillName(raw), folder);
+  const warnings = [
+    ...(problem ? [{ path: 'name', message: problem }] : []),
+    ...agentSkillWarnings(pkg, agentSkillFrontmatter(raw)),
+  ];
   return {
     file,
     pkg,
     version_declared: typeof raw.version === 'string',
-    ...(problem ? { warnings: [{ path: 'name', message: problem }] } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 

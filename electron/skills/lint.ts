@@ -22,6 +22,40 @@ export function agentSkillNameProblem(name: string, folder?: string | null): str
   return null;
 }
 
+/** Frontmatter keys the Agent Skills reference validator accepts; it rejects any other. */
+const STANDARD_KEYS = new Set([
+  'name',
+  'description',
+  'license',
+  'allowed-tools',
+  'metadata',
+  'compatibility',
+]);
+
+/**
+ * What `skills-ref validate` (the Agent Skills reference validator) would reject in the skill's
+ * Agent Skills form, as warnings: SkillDesk keeps such a skill (its own limits are wider) and an
+ * export writes it as it is. `frontmatter` is an imported SKILL.md's own frontmatter, whose keys
+ * beyond the standard's (Claude Code's `argument-hint`, a `mode`) are named.
+ */
+export function agentSkillWarnings(pkg: SkillPackage, frontmatter?: Record<string, unknown>): PackageIssue[] {
+  const out: PackageIssue[] = [];
+  if (pkg.description.length > 1024) {
+    out.push({
+      path: 'description',
+      message: `is ${pkg.description.length.toLocaleString('en-US')} characters; the Agent Skills standard allows 1,024, so skills-ref validate rejects the exported SKILL.md`,
+    });
+  }
+  const extra = Object.keys(frontmatter ?? {}).filter((k) => !STANDARD_KEYS.has(k));
+  if (extra.length > 0) {
+    out.push({
+      path: 'frontmatter',
+      message: `has ${extra.map((k) => `"${k}"`).join(', ')} beyond the Agent Skills standard's keys; kept (and exported as written), though skills-ref validate rejects them`,
+    });
+  }
+  return out;
+}
+
 /**
  * Problems a valid package may still have that do not stop it being saved: they surface when it
  * runs. Today: a structural assertion whose JSON Schema does not compile (the run would report
