@@ -111,6 +111,15 @@ export interface TurnPrompt {
 }
 
 /**
+ * The phase-1 score a match needs to be put in front of the model as an index line (a trigger
+ * phrase, scoring 1 and above, always is). Calibrated with `bench/match-threshold.ts` on the
+ * retrieval harness (docs/benchmarks.md): on the 17-skill seed catalog it costs the tuning
+ * split 3 points of recall (0.935 to 0.907) for precision 0.22 to 0.31, and keeps most small talk
+ * and "what is 2+40" out; the model can still find a weaker match with `search_skills`.
+ */
+export const PROMPT_MIN_SCORE = 0.65;
+
+/**
  * Step 1: the system prompt from phase-1 matches, always-on skills and memory recalled from
  * earlier turns. It runs before the new message is stored, so a message never recalls itself.
  */
@@ -139,6 +148,7 @@ export function buildTurnPrompt(
   const system = buildSystemPrompt({
     base: s.base_prompt,
     matches: matches.flatMap((m) => {
+      if (m.score < PROMPT_MIN_SCORE) return [];
       const entry = deps.catalog.store(m.scope)?.repo.getSummaryByName(m.name);
       return entry ? [{ match: m, entry }] : [];
     }),

@@ -1,0 +1,98 @@
+// Calibrates the score a phase-1 match needs to reach the chat's system prompt. On the retrieval
+// harness's catalog (17 seed skills among realistic distractors), every top-5 match of a labelled
+// request is relevant when it is the request's target and irrelevant otherwise; every match of a
+// message that asks for no skill (small talk, arithmetic) is irrelevant. For each cut: precision
+// (relevant among kept) and recall (targets kept), on the tuning split, then the chosen cut on the
+// held-out split. Run: npx tsx bench/match-threshold.ts [catalog size, default 1000]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { matchSkills } from '../electron/activation/phase1.js';
+import { SkillCatalog } from '../electron/skills/catalog.js';
+import { packageToRows } from '../electron/skills/convert.js';
+import { openStore } from '../electron/store/stores.js';
+import { distractorPackages } from './retrieval/distractors.js';
+import { type LabelledRequest, REQUESTS } from './retrieval/requests.js';
+import { seedPackages } from './retrieval/seeds.js';
+import { SMALL_TALK } from './retrieval-e5.js';
+
+/** Messages that ask for no skill beyond small talk: what leaked into the prompt in the issue. */
+const NO_SKILL = [
+  ...SMALL_TALK,
+  'what is 2+40',
+  'what is the capital of France',
+  'tell me a joke',
+  'who won',
+];
+
+const size = Number(process.argv[2] ?? 1000);
+const dir = mkdtempSync(join(tmpdir(), 'skilldesk-threshold-'));
+const store = openStore('account', dir)!;
+store.repo.transaction(() => {
+  for (const p of [...seedPackages(), ...distractorPackages(size)]) {
+    const rows = packageToRows(p);
+    store.repo.createSkill(rows.skill);
+    for (const a of rows.artifacts) store.repo.addArtifact(a);
+  }
+});
+const catalog = new SkillCatalog(store, null);
+
+type Scored = { score: number; relevant: boolean };
+function pairs(reqs: LabelledRequest[]): { scored: Scored[]; targets: number } {
+  const scored: Scored[] = [];
+  for (const q of reqs)
+    for (const m of matchSkills(catalog, q.text, { limit: 5 }))
+      scored.push({ score: m.score, relevant: m.name === q.target });
+  for (const t of NO_SKILL)
+    for (const m of matchSkills(catalog, t, { limit: 5 })) scored.push({ score: m.score, relevant: false });
+  return { scored, targets: reqs.length };
+}
+function at(cut: number, p: { scored: Scored[]; targets: number }) {
+  const kept = p.scored.filter((s) => s.score >= cut);
+  const rel = kept.filter((s) => s.relevant).length;
+  const precision = kept.length ? rel / kept.length : 1;
+  const recall = rel / p.targets;
+  return {
+    cut,
+    precision,
+    recall,
+    f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0,
+    kept: kept.length,
+  };
+}
+const tune = pairs(REQUESTS.filter((r) => r.split === 'tune'));
+const held = pairs(REQUESTS.filter((r) => r.split === 'heldout'));
+const cuts = Array.from({ length: 100 }, (_, i) => i / 100);
+const rows = cuts.map((c) => at(c, tune));
+const base = rows[0]!;
+// The highest cut that keeps the tuning split's recall within 2 points of no cut at all: weak
+// matches go, the skills people asked for stay.
+const chosen = [...rows].reverse().find((r) => r.recall >= base.recall - 0.02)!;
+const f = (x: number) => x.toFixed(3);
+console.log(
+  `catalog: ${size + seedPackages().length} skills; tune ${tune.targets} requests, held-out ${held.targets}, no-skill ${NO_SKILL.length}`,
+);
+console.log('cut   precision recall  f1     kept (tuning split)');
+for (const r of rows.filter((_, i) => i % 5 === 0 || rows[i] === chosen))
+  console.log(
+    `${r.cut.toFixed(2)}  ${f(r.precision)}     ${f(r.recall)}  ${f(r.f1)}  ${r.kept}${r === chosen ? '  <- chosen' : ''}`,
+  );
+const h0 = at(0, held);
+const hc = at(chosen.cut, held);
+console.log(`held-out at 0.00: precision ${f(h0.precision)} recall ${f(h0.recall)}`);
+console.log(`held-out at ${chosen.cut.toFixed(2)}: precision ${f(hc.precision)} recall ${f(hc.recall)}`);
+// The same cuts on the held-out split and on the no-skill messages, to pick one cut for every size.
+console.log('cut   held-out precision recall  no-skill messages with a kept match');
+for (const c of [0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9]) {
+  const h = at(c, held);
+  const leak = NO_SKILL.filter((t) => matchSkills(catalog, t, { limit: 5 }).some((m) => m.score >= c)).length;
+  console.log(`${c.toFixed(2)}  ${f(h.precision)}            ${f(h.recall)}  ${leak}/${NO_SKILL.length}`);
+}
+const noSkill = NO_SKILL.map(
+  (t) => matchSkills(catalog, t, { limit: 5 }).filter((m) => m.score >= chosen.cut).length,
+);
+console.log(
+  `no-skill messages with a match kept at the cut: ${noSkill.filter((n) => n > 0).length}/${NO_SKILL.length}`,
+);
+catalog.close();
+rmSync(dir, { recursive: true, force: true });
