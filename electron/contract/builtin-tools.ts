@@ -154,7 +154,7 @@ export const BUILTIN_TOOLS = {
   },
   run_script: {
     description:
-      "Run one of a skill's bundled Python scripts (as listed by read_skill) in the sandbox, like `python SCRIPT ARGS...`: the skill's files are read-only in its working folder, files it writes there (e.g. under out/) come back as downloadable results. Returns exit_code, stdout and stderr; a non-zero exit code is the script's answer (usage errors, bad input), not a failure of the tool.",
+      "Run one of a skill's bundled Python scripts (as listed by read_skill) in the sandbox, like `python SCRIPT ARGS...`: the skill's files are read-only in its working folder, the chat message's attached files are read-only under inputs/ (pass inputs/NAME as an argument), files it writes (e.g. under out/) come back as downloadable results. Returns exit_code, stdout and stderr; a non-zero exit code is the script's answer (usage errors, bad input), not a failure of the tool.",
     args: toolArgs({
       name: SkillName,
       script: z

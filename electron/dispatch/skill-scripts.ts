@@ -43,6 +43,27 @@ export interface SkillScriptRequest {
   signal?: AbortSignal;
   /** Fair-queue key (the chat's session). */
   queue?: string;
+  /** Files given to this run besides the skill's own (a chat's attachments), read-only under `inputs/`. */
+  inputs?: Array<{ name: string; bytes: Uint8Array }>;
+}
+
+/** Where a run's input files sit, relative to the working folder. */
+export const SCRIPT_INPUTS_DIR = 'inputs';
+
+/** `inputs/<name>` for each input: a plain file name (no folders), duplicates numbered. */
+export function inputFiles(inputs: Array<{ name: string; bytes: Uint8Array }>): ScriptFile[] {
+  const taken = new Set<string>();
+  return inputs.map((f, i) => {
+    const base =
+      (f.name.split(/[\\/]/).at(-1) ?? '')
+        .replace(/[\u0000-\u001f<>:"|?*]/g, '_')
+        .replace(/^\.+/, '')
+        .slice(0, 200) || `input-${i + 1}`;
+    let name = base;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${n}-${base}`;
+    taken.add(name.toLowerCase());
+    return { path: `${SCRIPT_INPUTS_DIR}/${name}`, bytes: f.bytes };
+  });
 }
 
 /** The installed packages a skill's scripts get, or why some are missing. */
@@ -145,7 +166,10 @@ export function createSkillScriptRunner(deps: {
       const pkgs = deps.packagesFor?.(skill) ?? { wheels: [], missing: [] };
       const result = await runSkillScript({
         pool: deps.pool(),
-        files: skillScriptFiles(skill),
+        files: [
+          ...skillScriptFiles(skill).filter((f) => !f.path.startsWith(`${SCRIPT_INPUTS_DIR}/`)),
+          ...inputFiles(req.inputs ?? []),
+        ],
         script: req.script,
         argv: req.argv,
         stdin: req.stdin,

@@ -155,6 +155,54 @@ describe('run_script', () => {
   }, 60_000);
 });
 
+describe('run_script and the chat’s attachments', () => {
+  it('gives the script the message’s text attachments read-only under inputs/', async () => {
+    const script: LoopbackScriptInput = [
+      {
+        tool_calls: [
+          {
+            name: 'run_script',
+            arguments: { name: 'line-counter', script: 'scripts/count.py', args: ['inputs/data.csv'] },
+          },
+        ],
+      },
+      { text: 'It has 3 lines.', expect: { tool_result_contains: '3 lines in inputs/data.csv' } },
+    ];
+    const provider = await startLoopbackProvider({ script });
+    cleanups.push(() => provider.close());
+    const app = open(tempDir());
+    await app.ok('settings/set-provider', { provider: 'openai', base_url: provider.url });
+    await app.ok('settings/set-key', { provider: 'openai', key: 'sk-test' });
+    const files = {
+      'line-counter/SKILL.md':
+        '---\nname: line-counter\ndescription: Counts the lines of a file.\n---\nRun scripts/count.py FILE.\n',
+      'line-counter/scripts/count.py':
+        'import sys\npath = sys.argv[1]\nn = len(open(path).read().splitlines())\ntry:\n    open(path, "a").write("x")\nexcept OSError:\n    pass\nprint(f"{n} lines in {path}")\n',
+    };
+    await app.ok('skills/import-files', {
+      files: Object.entries(files).map(([path, text]) => ({
+        path,
+        data_base64: Buffer.from(text).toString('base64'),
+      })),
+      scope: 'account',
+    });
+    const done = new Promise<EventPayload<'chat/turn-finished'>>((resolve) => {
+      const off = app.host.events.subscribe('chat/turn-finished', (p) => {
+        off();
+        resolve(p);
+      });
+    });
+    await app.ok('chat/send-message', {
+      message: 'How many lines?',
+      attachments: [{ name: 'data.csv', media_type: 'text/csv', text: 'a,b\n1,2\n3,4\n' }],
+    });
+    expect(await done).toMatchObject({ status: 'complete', text: 'It has 3 lines.' });
+    const result = JSON.parse(lastToolResult(provider.requests[1]!.body));
+    // Read, not changed (it is read-only), and not handed back as an output.
+    expect(result).toMatchObject({ exit_code: 0, stdout: '3 lines in inputs/data.csv\n', files: [] });
+  }, 120_000);
+});
+
 describe('run_script and source pins', () => {
   it('a skill changed since it was accepted from its source runs no script where nobody can be asked', async () => {
     const home = tempDir();

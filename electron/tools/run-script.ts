@@ -55,6 +55,7 @@ export const runScript: ToolModule<'run_script'> = {
         stdin: args.stdin,
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
+        inputs: attachmentsOf(ctx.scope.harness),
       });
       return {
         ok: !r.sandbox_error,
@@ -87,3 +88,19 @@ export const runScript: ToolModule<'run_script'> = {
     }
   },
 };
+
+/**
+ * The chat message's text attachments (the harness key skills receive), as the script's input
+ * files: the model names them `inputs/<file name>` in the script's arguments.
+ */
+function attachmentsOf(
+  harness: Readonly<Record<string, unknown>>,
+): Array<{ name: string; bytes: Uint8Array }> {
+  const list = harness.attachments;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((a: { name?: unknown; text?: unknown }) =>
+    typeof a?.name === 'string' && typeof a.text === 'string'
+      ? [{ name: a.name, bytes: new TextEncoder().encode(a.text) }]
+      : [],
+  );
+}
