@@ -21,6 +21,11 @@ export interface RunScope {
   readonly signal: AbortSignal | undefined;
   /** Told of each artifact execution as its trace row is written (progress events, activity). */
   readonly trace: (result: DispatchResult) => void;
+  /**
+   * Told, in words, what a running skill is doing inside (an LLM skill's model and tool calls),
+   * for the chat's activity; set on the scope of one tool call by the chat, absent elsewhere.
+   */
+  readonly progress?: (message: string) => void;
 }
 
 /** What an entry point knows when it builds a {@link RunScope}. */

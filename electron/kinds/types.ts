@@ -46,6 +46,8 @@ export interface KindContext {
     readonly session_id: string;
     readonly llm: Llm | null;
     readonly signal: AbortSignal | undefined;
+    /** What the run is doing, in words, for the chat's activity (absent outside a chat). */
+    readonly progress?: (message: string) => void;
   };
   /** Every artifact of the skill (for fallbacks and variants). */
   artifacts: SkillArtifact[];

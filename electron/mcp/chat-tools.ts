@@ -109,6 +109,9 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
         ? { allowed: true }
         : { allowed: false, error: deniedError(`skill "${ask.skill}"`, verdict) };
     },
+    progress(callId: string, step: number, message: string): void {
+      deps.progressed({ session_id: sessionId, call_id: callId, progress: step, total: null, message });
+    },
     call(name: string, args: unknown, ctx: { call_id: string | null }): Promise<McpToolOutcome> | undefined {
       const tool = tools.find((t) => t.exposed === name);
       if (!tool) return undefined;

@@ -82,7 +82,18 @@ export async function runSkillTool(
     if (!verdict.allowed)
       return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
   }
-  const results = await ctx.dispatcher.runSkill(ctx.scope, {
+  // A chat's activity shows what the skill does inside while it runs (an LLM skill's steps).
+  const progress = ctx.turn?.external?.progress;
+  const callId = ctx.call_id;
+  let step = 0;
+  const runScope =
+    progress && callId
+      ? Object.freeze({
+          ...ctx.scope,
+          progress: (m: string) => progress.call(ctx.turn!.external, callId, ++step, m),
+        })
+      : ctx.scope;
+  const results = await ctx.dispatcher.runSkill(runScope, {
     skill: { id: skill.id, name: skill.name, scope, version: skill.version },
     // Only executable artifacts run here: instructions come through read_skill. An LLM skill's
     // model reads its tool scripts, which are files of the skill, so it gets them all.

@@ -43,6 +43,8 @@ export interface ExternalTools {
     ask: { skill: string; args: Record<string, unknown>; effects: SkillEffectsView; description: string },
     ctx: { call_id: string | null },
   ): Promise<{ allowed: true } | { allowed: false; error: string }>;
+  /** Show what a running call is doing in the chat's activity (an LLM skill's inner steps). */
+  progress?(call_id: string, step: number, message: string): void;
 }
 
 /** A tool a skill bundles (artifact metadata `tool`), offered once the skill has been read. */

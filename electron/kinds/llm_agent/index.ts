@@ -140,12 +140,14 @@ async function runTool(
     });
     return { ok, content };
   };
+  const say = ctx.scope.progress;
   const built = buildArgv(tool, args);
   if (!built.ok) return done(false, built.error, [], null);
   const program = toolProgram(tool.command, ctx.artifacts);
   if (!program.ok) return done(false, program.message, [], null);
   const p = program.program;
   const argv = [...p.fixed_args, ...built.argv];
+  say?.(`Running ${tool.name} ${argv.join(' ')}`.trim());
   if (p.type === 'component') {
     if (!services.component) return done(false, 'the sandbox is turned off', argv, null);
     const artifact = ctx.artifacts.find((a) => a.name === p.artifact)!;
@@ -177,7 +179,11 @@ async function runTool(
   );
   if (!ran.ok) return done(false, `${tool.name} could not run: ${ran.error.message}`, argv, null);
   const r = ran.value;
-  for (const h of r.http) steps.push({ type: 'http', tool: tool.name, ...h });
+  for (const h of r.http) {
+    steps.push({ type: 'http', tool: tool.name, ...h });
+    say?.(`${h.method} ${h.url} → ${h.status ?? `refused: ${h.error ?? ''}`}`);
+  }
+  say?.(`${tool.name} exited with ${r.exit_code}`);
   if (r.exit_code !== 0) {
     const err = r.stderr.trim() || r.stdout.trim() || '(no output)';
     return done(false, clip(`exit code ${r.exit_code}: ${err}`), argv, r.exit_code);
@@ -243,6 +249,7 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
     let cost: number | null = null;
     for (let round = 0; ; round++) {
       const t0 = performance.now();
+      ctx.scope.progress?.(`Asking ${llm.provider}:${llm.model}${round > 0 ? ` (round ${round + 1})` : ''}`);
       const call = () =>
         llm.generate({
           system: artifact.content,
