@@ -21,6 +21,7 @@ import { type Llm, PROVIDERS } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import {
   createProgressTracker,
+  fileColdStartMemory,
   trackSandboxStarts,
   trackSidecarStarts,
   withProgress,
@@ -147,7 +148,12 @@ export function createHost(deps: HostDeps): Host {
   };
   // Long work (sandbox start, page indexing) is reported to every window.
   const progress = createProgressTracker({ emit: (t) => events.emit('progress/task-updated', t) });
-  const spawnSandbox = trackSandboxStarts(deps.spawnSandbox ?? spawnNodeSandbox, progress);
+  // The last cold start's duration is kept in the home folder: the next one shows it as an estimate.
+  const spawnSandbox = trackSandboxStarts(
+    deps.spawnSandbox ?? spawnNodeSandbox,
+    progress,
+    fileColdStartMemory(join(home, 'sandbox-cold-start.json')),
+  );
   const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
   // The app (never a CLI one-shot) re-optimizes, once the sidecar is up, the modules another DSPy
   // version optimized: a start hook of the sidecar, given to the session that builds it.

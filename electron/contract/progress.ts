@@ -22,6 +22,8 @@ export interface ProgressTask {
   /** True when `progress/cancel` can stop it. */
   cancellable: boolean;
   started_at: string;
+  /** How long the same work took when it last ran to the end, when known (an estimate to show). */
+  estimate_ms?: number;
 }
 
 /** `progress/list`: tasks running now and those finished in the last minute. */

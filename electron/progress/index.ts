@@ -1,5 +1,7 @@
 export {
+  type ColdStartMemory,
   createProgressTracker,
+  fileColdStartMemory,
   type ProgressHandle,
   type ProgressTracker,
   trackSandboxStarts,

@@ -4,12 +4,50 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { CallContext, HandlersFor } from '../contract/channels.js';
 import type { ProgressKind, ProgressTask } from '../contract/progress.js';
 import type { SandboxProcessHandle, SpawnSandboxProcess } from '../sandbox/index.js';
 
 /** Finished tasks stay listed this long, so a window opened just after still sees the outcome. */
 const KEEP_FINISHED_MS = 60_000;
+
+/**
+ * Where the last sandbox cold start's duration is kept (the host keeps it in the home folder), so
+ * the next one can say how long it will take.
+ */
+export interface ColdStartMemory {
+  last(): number | null;
+  record(ms: number): void;
+}
+
+/**
+ * A {@link ColdStartMemory} in a small JSON file (`{"last_ms": 4210}`). A missing or unreadable
+ * file means no estimate; a write that fails costs only the next estimate.
+ */
+export function fileColdStartMemory(path: string): ColdStartMemory {
+  let cached: number | null | undefined;
+  return {
+    last() {
+      if (cached !== undefined) return cached;
+      try {
+        const v = (JSON.parse(readFileSync(path, 'utf8')) as { last_ms?: unknown }).last_ms;
+        cached = typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 600_000 ? v : null;
+      } catch {
+        cached = null;
+      }
+      return cached;
+    },
+    record(ms) {
+      cached = ms;
+      try {
+        writeFileSync(path, JSON.stringify({ last_ms: ms }));
+      } catch {
+        // The home folder may be read-only; the estimate is a nicety.
+      }
+    },
+  };
+}
 
 /** A running task, as its owner holds it. */
 export interface ProgressHandle {
@@ -21,7 +59,11 @@ export interface ProgressHandle {
 
 /** The tracker: start tasks, list them, cancel them. */
 export interface ProgressTracker {
-  start(kind: ProgressKind, label: string, opts?: { cancel?: () => void; detail?: string }): ProgressHandle;
+  start(
+    kind: ProgressKind,
+    label: string,
+    opts?: { cancel?: () => void; detail?: string; estimate_ms?: number },
+  ): ProgressHandle;
   list(): ProgressTask[];
   cancel(id: string): boolean;
   handlers: HandlersFor<'progress'>;
@@ -65,6 +107,7 @@ export function createProgressTracker(deps: {
         fraction: null,
         cancellable: opts.cancel !== undefined,
         started_at: now().toISOString(),
+        ...(opts.estimate_ms !== undefined ? { estimate_ms: opts.estimate_ms } : {}),
       };
       tasks.set(id, { task, cancel: opts.cancel, endedAt: null });
       deps.emit(task);
@@ -103,12 +146,19 @@ export function createProgressTracker(deps: {
 export function trackSandboxStarts(
   spawn: SpawnSandboxProcess,
   tracker: ProgressTracker,
+  coldStarts?: ColdStartMemory,
 ): SpawnSandboxProcess {
   return (spec) => {
     const proc: SandboxProcessHandle = spawn(spec);
+    const t0 = performance.now();
+    const last = coldStarts?.last() ?? null;
     const task = tracker.start('sandbox', 'Starting the Python sandbox', {
-      detail: 'Loading Pyodide (a few seconds the first time)',
+      detail:
+        last === null
+          ? 'Loading Pyodide (a few seconds the first time)'
+          : `Loading Pyodide (about ${Math.max(1, Math.round(last / 1000))} s last time)`,
       cancel: () => proc.kill(),
+      ...(last === null ? {} : { estimate_ms: last }),
     });
     let seen = '';
     let ready = false;
@@ -118,6 +168,7 @@ export function trackSandboxStarts(
       seen = (seen + Buffer.from(chunk).toString('latin1')).slice(-4096);
       if (seen.includes('worker-ready')) {
         ready = true;
+        coldStarts?.record(Math.round(performance.now() - t0));
         task.done('Ready');
       }
     });
