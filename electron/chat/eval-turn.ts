@@ -5,7 +5,7 @@
  * an eval is no conversation, and no memory is recalled, so one eval cannot leak into the next.
  */
 import { denseQuery, matchSkills, type SkillMatch } from '../activation/index.js';
-import { createRunScope, type EvalTurnRunner } from '../dispatch/index.js';
+import { type ArtifactDispatcher, createRunScope, type EvalTurnRunner } from '../dispatch/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { skillNameKey } from '../store/index.js';
 import type { ChatMessage } from './chat-store.js';
@@ -15,6 +15,41 @@ import { type ToolDeps, type ToolOutcome, TurnTools } from './tools.js';
 
 /** The session id an eval's traces carry. */
 const EVAL_SESSION = 'evals';
+/** At most this many bytes of written files per turn are read back (the rest are named only). */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The files the turn's scripts wrote, read back from the script runner so they can be graded and
+ * kept with the run; past the byte budget, or once expired, a file is left out.
+ */
+function writtenFiles(
+  dispatcher: ArtifactDispatcher,
+  calls: Array<{ name: string; ok: boolean; result: unknown }>,
+) {
+  const files: Array<{ path: string; media_type: string; size: number; data_base64: string }> = [];
+  let budget = MAX_FILE_BYTES;
+  for (const c of calls) {
+    const r = c.result as { run_id?: unknown; files?: Array<{ path: string; size: number }> } | null;
+    if (c.name !== 'run_script' || !r || typeof r.run_id !== 'string' || !Array.isArray(r.files)) continue;
+    for (const f of r.files) {
+      if (f.size > budget) continue;
+      try {
+        const out = dispatcher.scripts?.readOutput(r.run_id, f.path);
+        if (!out) continue;
+        budget -= out.bytes.length;
+        files.push({
+          path: f.path,
+          media_type: out.media_type,
+          size: out.bytes.length,
+          data_base64: out.bytes.toString('base64'),
+        });
+      } catch {
+        // Expired or gone: the tool result still names it.
+      }
+    }
+  }
+  return files;
+}
 
 /**
  * The turn's tools with one skill taken out: it cannot be read, applied or run, and list or search
@@ -175,6 +210,7 @@ export const runEvalTurn: EvalTurnRunner = async (deps, input) => {
     () => {},
   );
   return {
+    files: writtenFiles(deps.dispatcher, reply.calls),
     text: reply.text,
     input_tokens: reply.input_tokens,
     output_tokens: reply.output_tokens,

@@ -279,6 +279,61 @@ describe('skilldesk skills eval', () => {
     expect(r.stdout).toContain('1/1 passed (100%');
   });
 
+  it('grades the files a script the model ran wrote, and keeps them under outputs/files/', async () => {
+    const dir = join(tempDir(), 'adder');
+    mkdirSync(join(dir, 'scripts'), { recursive: true });
+    mkdirSync(join(dir, 'evals'), { recursive: true });
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      '---\nname: adder\ndescription: Adds numbers with its script.\n---\n\nRun scripts/add.py with the numbers as arguments.\n',
+    );
+    writeFileSync(
+      join(dir, 'scripts', 'add.py'),
+      "import os, sys\nos.makedirs('out', exist_ok=True)\nopen('out/summary.txt', 'w').write('TOTAL=%d\\n' % sum(int(a) for a in sys.argv[1:]))\nprint('wrote out/summary.txt')\n",
+    );
+    writeFileSync(
+      join(dir, 'evals', 'evals.json'),
+      JSON.stringify({
+        evals: [{ id: 1, prompt: 'Add 40 and 2.', assertions: [{ type: 'contains', value: 'TOTAL=42' }] }],
+      }),
+    );
+    const home = tempDir();
+    expect((await runCli(['--home', home, 'skills', 'import', dir])).code).toBe(0);
+    const p = await provider([
+      {
+        tool_calls: [
+          { name: 'run_script', arguments: { name: 'adder', script: 'scripts/add.py', args: ['40', '2'] } },
+        ],
+        expect: { tool_result_contains: 'scripts/add.py' },
+      },
+      { text: 'Done: see the summary.', expect: { tool_result_contains: 'out/summary.txt' } },
+    ]);
+    const out = join(tempDir(), 'results');
+    const r = await runCli([
+      '--home',
+      home,
+      '--json',
+      'skills',
+      'eval',
+      'adder',
+      '--out',
+      out,
+      ...llmFlags(p),
+    ]);
+    expect(p.requests.map((q) => q.expectation_error)).toEqual([undefined, undefined]);
+    expect(r.code, r.stderr).toBe(0);
+    // Only the file says TOTAL=42 (the script printed its name, the model did not repeat it).
+    expect(r.json().results[0].runs[0].files).toMatchObject([{ path: 'out/summary.txt', size: 9 }]);
+    const run = join(out, 'iteration-1', 'eval-1', 'with_skill', 'run-1');
+    expect(readFileSync(join(run, 'outputs', 'files', 'out', 'summary.txt'), 'utf8')).toBe('TOTAL=42\n');
+    const grading = JSON.parse(readFileSync(join(run, 'grading.json'), 'utf8'));
+    expect(grading.expectations[0]).toMatchObject({ passed: true });
+    expect(grading.execution_metrics).toMatchObject({
+      tool_calls: { run_script: 1 },
+      files_created: ['out/summary.txt'],
+    });
+  }, 120_000);
+
   it('refuses an output eval with no checks (exit 2) before asking the model anything', async () => {
     const home = await imported({
       evals: [

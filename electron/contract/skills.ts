@@ -657,6 +657,11 @@ export interface EvalRunView {
   reply: string;
   /** The tools the model called, in order (the skill given up front is not among them). */
   tool_calls: Array<{ name: string; args: unknown; ok: boolean; result: unknown }>;
+  /**
+   * Files the scripts the model ran wrote (run_script), graded with the reply; their bytes
+   * (base64) only in the command's reply, not in the remembered run.
+   */
+  files: Array<{ path: string; media_type: string; size: number; data_base64?: string }>;
   /** Why the turn failed (the model could not be reached, …), or null. */
   error: { code: string; message: string } | null;
   /** The turn alone (the judge not counted), and the judge's time. */

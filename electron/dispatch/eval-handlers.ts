@@ -48,6 +48,8 @@ export interface EvalTurnOutput {
   estimated_cost: number | null;
   error: AppErrorData | null;
   calls: Array<{ id: string; name: string; args: unknown; ok: boolean; result: unknown }>;
+  /** Files the scripts it ran wrote, read back from the script runner. */
+  files: Array<{ path: string; media_type: string; size: number; data_base64: string }>;
 }
 
 /**
@@ -196,6 +198,18 @@ export interface EvalRunOptions {
 const CATALOG_TOOLS = new Set(['read_skill', 'list_skills', 'search_skills']);
 const MAX_REPLY_CHARS = 20_000;
 const MAX_TOOL_RESULT_CHARS = 4_000;
+const MAX_FILE_CHARS = 20_000;
+
+/** A written file's text when it is text (valid UTF-8, no NUL), else null: checks read text files. */
+function fileText(f: { data_base64: string; size: number }): string | null {
+  if (f.size > 1_000_000) return null;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(f.data_base64, 'base64'));
+    return text.includes('\u0000') ? null : text;
+  } catch {
+    return null;
+  }
+}
 
 /** One check of an output eval: a deterministic one, or a statement the judge model grades. */
 type Check =
@@ -274,6 +288,14 @@ function producedOutput(out: EvalTurnOutput): string {
   for (const c of work) {
     const result = typeof c.result === 'string' ? c.result : JSON.stringify(c.result ?? null);
     parts.push(`[tool ${c.name}${c.ok ? '' : ' failed'}] ${result.slice(0, MAX_TOOL_RESULT_CHARS)}`);
+  }
+  for (const f of out.files) {
+    const text = fileText(f);
+    parts.push(
+      text === null
+        ? `[file ${f.path}: ${f.media_type}, ${f.size} bytes]`
+        : `[file ${f.path}]\n${text.slice(0, MAX_FILE_CHARS)}`,
+    );
   }
   return parts.filter(Boolean).join('\n\n');
 }
@@ -383,7 +405,15 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
           passed,
           pass_rate: Math.round(passRate * 1000) / 1000,
           threshold,
-          results,
+          // The files' bytes stay in the reply (the CLI writes them); the store keeps their names.
+          results: results.map((r) =>
+            r.runs
+              ? {
+                  ...r,
+                  runs: r.runs.map((x) => ({ ...x, files: x.files.map(({ data_base64: _d, ...f }) => f) })),
+                }
+              : r,
+          ),
           duration_ms: durationMs,
           origin: opts.origin ?? 'eval',
         });
@@ -583,6 +613,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
             tool_calls: out.calls
               .filter((c) => c.id !== 'invoke_skill')
               .map((c) => ({ name: c.name, args: c.args, ok: c.ok, result: c.result })),
+            files: out.files,
             error: out.error ? { code: out.error.code, message: out.error.message } : null,
             duration_ms: Math.round(ran),
             judge_duration_ms: Math.round(deps.now() - g0),

@@ -7,11 +7,12 @@
  */
 import type { EvalResultView, EvalRunView, EvalSkillRes } from '../contract/skills.js';
 import { skillSlug } from './agent-skill.js';
+import { safeRelativePath } from './safe-path.js';
 
 /** One file of the iteration folder, relative to it. */
 export interface EvalFile {
   path: string;
-  content: string;
+  content: string | Uint8Array;
 }
 
 /** Mean, sample standard deviation, min and max, rounded to 4 places (as skill-creator's aggregate). */
@@ -74,7 +75,8 @@ export function gradingOf(run: EvalRunView) {
       total_tool_calls: run.tool_calls.length,
       total_steps: run.tool_calls.length + 1,
       errors_encountered: run.tool_calls.filter((c) => !c.ok).length + (run.error ? 1 : 0),
-      output_chars: run.reply.length,
+      files_created: run.files.map((f) => f.path),
+      output_chars: run.reply.length + run.files.reduce((n, f) => n + f.size, 0),
       transcript_chars: JSON.stringify(run.tool_calls).length + run.reply.length,
     },
     timing: timing(run),
@@ -245,8 +247,25 @@ export function evalWorkspaceFiles(res: EvalSkillRes, meta: { timestamp: string 
       });
       files.push({
         path: `${at}/outputs/transcript.json`,
-        content: json({ prompt: r.prompt, tool_calls: run.tool_calls, reply: run.reply, error: run.error }),
+        content: json({
+          prompt: r.prompt,
+          tool_calls: run.tool_calls,
+          reply: run.reply,
+          files: run.files.map(({ data_base64: _d, ...f }) => f),
+          error: run.error,
+        }),
       });
+      // What the model's scripts wrote, under outputs/files/ (a path that would leave it is skipped).
+      for (const f of run.files) {
+        if (f.data_base64 === undefined) continue;
+        let safe: string;
+        try {
+          safe = safeRelativePath(f.path, 'a file a script wrote');
+        } catch {
+          continue;
+        }
+        files.push({ path: `${at}/outputs/files/${safe}`, content: Buffer.from(f.data_base64, 'base64') });
+      }
     }
   }
   if (outputRuns(res).length > 0) {
