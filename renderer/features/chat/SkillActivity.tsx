@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
 import {
   BUILTIN_TOOLS,
   describeRun,
@@ -168,6 +169,40 @@ function ScriptOutputsInCanvas({ result }: { result: unknown }) {
   );
 }
 
+/**
+ * While a step waits on a cold Python sandbox: what is happening and for how long, against the
+ * last cold start's duration (from the pool's progress task), instead of a bare spinner.
+ */
+export function SandboxStartLine() {
+  const task = useStore(useStores().workspace, (s) =>
+    s.tasks.find((t) => t.kind === 'sandbox' && t.state === 'running'),
+  );
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!task) return;
+    const tick = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(tick);
+  }, [task]);
+  if (!task) return null;
+  const elapsed = Math.max(0, Math.round((now - Date.parse(task.started_at)) / 1000));
+  const estimate = task.estimate_ms ? Math.max(1, Math.round(task.estimate_ms / 1000)) : null;
+  return (
+    <p className="step__progress" role="status">
+      <span className="spinner spinner--tiny" aria-hidden="true" />
+      <span>
+        Starting the Python sandbox… {elapsed} s
+        {estimate !== null
+          ? ` of about ${estimate} s (the last cold start)`
+          : ' (the first start takes a few seconds)'}
+      </span>
+    </p>
+  );
+}
+
+/** Whether a step may run Python: a skill's run, its own tool, or a bundled script. */
+const mayRunPython = (call: UiToolCall) =>
+  call.skill !== undefined || call.name === 'apply_skill' || call.name === 'run_script';
+
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
   const [open, setOpen] = useState(false);
@@ -198,6 +233,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
         <Icon name={open ? 'chevronDown' : 'chevronRight'} />
       </button>
       {reason && <p className="step__reason">{reason}</p>}
+      {call.status === 'running' && mayRunPython(call) && <SandboxStartLine />}
       {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
       {open && (
         <div className="step__more">
