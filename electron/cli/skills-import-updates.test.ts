@@ -88,4 +88,29 @@ describe('skilldesk skills import: updates by content', () => {
     expect(down.code).not.toBe(0);
     expect(down.stderr).toMatch(/older than the 2\.1\.0.*raise its version above 2\.1\.0, or pass --force/);
   });
+
+  it('applies --max-files to each skill of a collection, and names the remedy when one is over', async () => {
+    const home = tempDir();
+    const root = tempDir();
+    for (const name of ['one', 'two', 'three']) {
+      mkdirSync(join(root, name, 'references'), { recursive: true });
+      writeFileSync(
+        join(root, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBody.\n`,
+      );
+      writeFileSync(join(root, name, 'references', 'a.md'), 'a\n');
+      writeFileSync(join(root, name, 'references', 'b.md'), 'b\n');
+    }
+    // Nine files in all, three per skill: the collection imports under a limit of four per skill.
+    const ok = await runCli(['--home', home, '--json', 'skills', 'import', root, '--max-files', '4']);
+    expect(ok.code).toBe(0);
+    expect(ok.json().imported.map((i: { name: string }) => i.name)).toEqual(['one', 'three', 'two']);
+    writeFileSync(join(root, 'two', 'references', 'c.md'), 'c\n');
+    writeFileSync(join(root, 'two', 'references', 'd.md'), 'd\n');
+    const over = await runCli(['--home', tempDir(), 'skills', 'import', root, '--max-files', '4']);
+    expect(over.code).not.toBe(0);
+    expect(over.stderr).toMatch(
+      /two: more than 4 files; pass --max-files N \(or set SKILLDESK_MAX_IMPORT_FILES\)/,
+    );
+  });
 });

@@ -15,7 +15,7 @@ import {
   takeSkillDeskFields,
 } from './agent-manifest.js';
 import { isExecutable, markExecutable, subFiles } from './file-modes.js';
-import { formatBytes, type ImportLimits } from './limits.js';
+import { FILES_REMEDY, formatBytes, type ImportLimits, SIZE_REMEDY } from './limits.js';
 import type { PackageArtifact } from './package-schema.js';
 import { assertPortablePaths, portablePathProblem, safeRelativePath } from './safe-path.js';
 import { invalidUtf8Offset, isTextPath, notUtf8Error } from './strict-utf8.js';
@@ -71,13 +71,19 @@ export function readFolder(dir: string, limits: ImportLimits): FileMap {
       if (st.isDirectory()) walk(childAbs, childRel);
       else if (st.isFile()) {
         if (files.size + 1 > limits.maxFiles) {
-          throw new AppError('TOO_LARGE', `${dir}: more than ${limits.maxFiles} files`, { file: dir });
+          throw new AppError('TOO_LARGE', `${dir}: more than ${limits.maxFiles} files; ${FILES_REMEDY}`, {
+            file: dir,
+          });
         }
         total += st.size;
         if (total > limits.maxBytes) {
-          throw new AppError('TOO_LARGE', `${dir}: more than ${formatBytes(limits.maxBytes)} of files`, {
-            file: dir,
-          });
+          throw new AppError(
+            'TOO_LARGE',
+            `${dir}: more than ${formatBytes(limits.maxBytes)} of files; ${SIZE_REMEDY}`,
+            {
+              file: dir,
+            },
+          );
         }
         const rel = safeRelativePath(childRel, dir);
         files.set(rel, readFileSync(childAbs));

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
@@ -12,8 +12,7 @@ import {
 } from './agent-skill.js';
 import { contentHash } from './content-hash.js';
 import { packageToRows, skillToPackage } from './convert.js';
-import { subFiles } from './file-modes.js';
-import { formatBytes, type ImportLimits } from './limits.js';
+import { formatBytes, type ImportLimits, SIZE_REMEDY } from './limits.js';
 import { agentSkillNameProblem, agentSkillWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
@@ -69,19 +68,24 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
   if (st.isDirectory()) {
     if (existsSync(join(path, 'SKILL.md')))
       return [fromAgentFiles(readFolder(path, limits), path, basename(path))];
+    // A collection: the limits apply to each package in it (a skill folder, a .json file), so a
+    // collection of a thousand skills imports under the defaults as each of its skills would.
     const out: LoadedPackage[] = [];
-    const files = readFolder(path, limits);
-    const skillDirs = new Set<string>();
-    for (const rel of files.keys()) {
-      const parts = rel.split('/');
-      if (parts.length === 2 && parts[1] === 'SKILL.md') skillDirs.add(parts[0]!);
+    const entries = readdirSync(path, { withFileTypes: true })
+      .filter((e) => !e.name.startsWith('.') && e.name !== '__MACOSX')
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries.filter((x) => x.isFile() && x.name.endsWith('.json'))) {
+      const file = join(path, e.name);
+      if (statSync(file).size > limits.maxBytes) throw tooLarge(file, statSync(file).size, limits);
+      out.push(fromJson(readFileSync(file), file, limits));
     }
-    for (const rel of [...files.keys()].sort()) {
-      if (!rel.includes('/') && rel.endsWith('.json'))
-        out.push(fromJson(files.get(rel)!, join(path, rel), limits));
-    }
-    for (const dir of [...skillDirs].sort()) {
-      out.push(fromAgentFiles(subFiles(files, dir), join(path, dir), dir));
+    for (const e of entries) {
+      const dir = join(path, e.name);
+      if (e.isSymbolicLink() && existsSync(join(dir, 'SKILL.md'))) {
+        throw new AppError('UNSAFE_PATH', `${dir} is a symbolic link; links are not imported`, { file: dir });
+      }
+      if (!e.isDirectory() || !existsSync(join(dir, 'SKILL.md'))) continue;
+      out.push(fromAgentFiles(readFolder(dir, limits), dir, e.name));
     }
     if (out.length === 0) {
       throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, {
@@ -93,7 +97,7 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
   if (st.size > limits.maxBytes) {
     throw new AppError(
       'TOO_LARGE',
-      `${path}: ${formatBytes(st.size)} is over the ${formatBytes(limits.maxBytes)} import limit`,
+      `${path}: ${formatBytes(st.size)} is over the ${formatBytes(limits.maxBytes)} import limit; ${SIZE_REMEDY}`,
       {
         file: path,
       },
@@ -125,11 +129,19 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
   return [fromJson(bytes, path, limits)];
 }
 
+function tooLarge(file: string, bytes: number, limits: ImportLimits): AppError {
+  return new AppError(
+    'TOO_LARGE',
+    `${file}: ${formatBytes(bytes)} is over the ${formatBytes(limits.maxBytes)} import limit; ${SIZE_REMEDY}`,
+    { file },
+  );
+}
+
 function fromJson(bytes: Buffer, file: string, limits: ImportLimits): LoadedPackage {
   if (bytes.length > limits.maxBytes) {
     throw new AppError(
       'TOO_LARGE',
-      `${file}: ${formatBytes(bytes.length)} is over the ${formatBytes(limits.maxBytes)} import limit`,
+      `${file}: ${formatBytes(bytes.length)} is over the ${formatBytes(limits.maxBytes)} import limit; ${SIZE_REMEDY}`,
       {
         file,
       },

@@ -30,6 +30,11 @@ export function limitsFrom(env: NodeJS.ProcessEnv, maxBytes?: number, maxFiles?:
   };
 }
 
+/** What to do when a package is over the size limit. */
+export const SIZE_REMEDY = 'pass --max-size BYTES (or set SKILLDESK_MAX_IMPORT_BYTES) to allow more';
+/** What to do when a package has more files than allowed. */
+export const FILES_REMEDY = 'pass --max-files N (or set SKILLDESK_MAX_IMPORT_FILES) to allow more';
+
 /** Human size, e.g. 10 MiB. */
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`;

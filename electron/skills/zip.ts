@@ -2,7 +2,7 @@ import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { AppError } from '../contract/errors.js';
 import { markExecutable } from './file-modes.js';
-import { formatBytes, type ImportLimits } from './limits.js';
+import { FILES_REMEDY, formatBytes, type ImportLimits, SIZE_REMEDY } from './limits.js';
 import { safeRelativePath } from './safe-path.js';
 
 /** Files of an archive or folder, by normalised relative path. */
@@ -27,7 +27,7 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
     zip.close();
     throw new AppError(
       'TOO_LARGE',
-      `${file}: ${zip.entryCount} entries, more than the ${limits.maxFiles} allowed`,
+      `${file}: ${zip.entryCount} entries, more than the ${limits.maxFiles} allowed; ${FILES_REMEDY}`,
       { file },
     );
   }
@@ -67,9 +67,13 @@ export async function readZip(file: string, buf: Buffer, limits: ImportLimits): 
         if (entry.isEncrypted()) throw invalid(file, `${rel} is encrypted`);
         total += entry.uncompressedSize;
         if (total > limits.maxBytes) {
-          throw new AppError('TOO_LARGE', `${file}: unpacks to more than ${formatBytes(limits.maxBytes)}`, {
-            file,
-          });
+          throw new AppError(
+            'TOO_LARGE',
+            `${file}: unpacks to more than ${formatBytes(limits.maxBytes)}; ${SIZE_REMEDY}`,
+            {
+              file,
+            },
+          );
         }
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
         if (entry.uncompressedSize > 1024 * 1024 && ratio > limits.maxRatio) {
