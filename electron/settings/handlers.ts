@@ -313,6 +313,8 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     },
 
     'settings/set-key': (req) => {
+      // A key is kept for a provider set up here (or a provider kind, as older clients send).
+      if (!resolveProvider(settingsNow(), req.provider)) mustFind(settingsNow(), req.provider);
       deps.secrets.set(req.provider, req.key.trim());
       // Another key may see other models: the saved list is read again on next use.
       const settings = settingsNow();
@@ -327,11 +329,8 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         });
       }
       deps.events.emit('settings/changed', { what: 'key' });
-      const p = resolveProvider(settingsNow(), req.provider);
-      const status = p
-        ? keyStatusOf(p)
-        : { has_key: Boolean(req.key.trim()), source: req.key.trim() ? deps.secrets.kind : null };
-      return { provider: req.provider, ...status };
+      const p = resolveProvider(settingsNow(), req.provider)!;
+      return { provider: req.provider, ...keyStatusOf(p) };
     },
 
     'settings/test-connection': async (req): Promise<TestConnectionRes> => {

@@ -197,6 +197,11 @@ describe('providers side by side', () => {
     expect(readSettings(home).settings.providers[0]?.models?.list).toEqual(['alpha-1', 'alpha-2']);
     await ok('settings/save-provider', { id: first.id, kind: 'openai-compatible', base_url: `${a.url}/` });
     expect(readSettings(home).settings.providers[0]?.models).toBeUndefined();
+    // A key only for a provider set up (or a provider kind).
+    expect(await call('settings/set-key', { provider: 'nobody', key: 'sk-x' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
     // A kind's id is only for that kind.
     expect(
       await call('settings/save-provider', { id: 'anthropic', kind: 'openai-compatible', base_url: a.url }),
