@@ -341,6 +341,14 @@ export function createHost(deps: HostDeps): Host {
       runCode: createCodeDryRunner(session),
     }),
   };
+  // Opening a skill that runs Python (the Composer, the skill view) starts the sandbox early: its
+  // run is likely next. The warm-up decides, as for a matching draft (never for a CLI one-shot).
+  const getSkill = handlers['skills/get'];
+  handlers['skills/get'] = async (req, ctx) => {
+    const r = await getSkill(req, ctx);
+    session.matched([{ name: r.skill.name, scope: r.skill.scope }]);
+    return r;
+  };
   // Imports can take a while (many files, zips): each is a task in the progress area.
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   handlers['skills/import-packages'] = withProgress(

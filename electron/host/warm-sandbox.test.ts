@@ -153,4 +153,15 @@ describe('the sandbox started in the background', () => {
     await a['skills/match']({ message: 'add up the invoice amounts please' }, ctx);
     expect(accountant.specs).toHaveLength(1);
   });
+
+  it('starts the sandbox when a Python skill is opened (the Composer), not for another skill', async () => {
+    const ctx = { transport: 'in-process' as const };
+    const rec = recordingSpawner();
+    // No Python run on record and a timer that would not fire during the test: only opening can start it.
+    const h = hostWith(tempDir(), rec, 60_000).handlers;
+    await h['skills/get']({ name: 'Summarize' }, ctx);
+    expect(rec.specs).toHaveLength(0);
+    await h['skills/get']({ name: 'CSV Statistics' }, ctx);
+    await expect.poll(() => rec.specs.length).toBe(1);
+  });
 });
