@@ -174,9 +174,33 @@ export interface SetBackgroundChecksRes {
   background_checks: boolean;
 }
 
+/** `sources/add`: subscribe a store to a source; fetched and checked at once, nothing installed. */
+export const AddSourceReqSchema = z
+  .object({
+    url: z.string().trim().min(1).max(2000),
+    scope: ScopeSchema,
+    kind: z.enum(['git', 'catalog']).optional(),
+    ref: z.string().trim().min(1).max(200).optional(),
+    path: z.string().trim().min(1).max(500).optional(),
+    id: SourceId.optional(),
+  })
+  .strict();
+export type AddSourceReq = z.infer<typeof AddSourceReqSchema>;
+export type AddSourceRes = CheckResult;
+
+/** `sources/remove`: forget a source; the skills it installed stay. */
+export const RemoveSourceReqSchema = z.object({ id: SourceId, scope: ScopeSchema }).strict();
+export type RemoveSourceReq = z.infer<typeof RemoveSourceReqSchema>;
+export interface RemoveSourceRes {
+  removed: string;
+  kept_skills: string[];
+}
+
 /** The channels of this slice. */
 export type SourcesChannels = {
   'sources/list': { req: ListSourcesReq; res: ListSourcesRes };
+  'sources/add': { req: AddSourceReq; res: AddSourceRes };
+  'sources/remove': { req: RemoveSourceReq; res: RemoveSourceRes };
   'sources/check': { req: CheckSourceReq; res: CheckSourceRes };
   'sources/update': { req: UpdateSourceReq; res: UpdateSourceRes };
   'sources/set-background-checks': { req: SetBackgroundChecksReq; res: SetBackgroundChecksRes };
@@ -185,6 +209,8 @@ export type SourcesChannels = {
 /** The request schemas of this slice. */
 export const sourcesRequestSchemas = {
   'sources/list': ListSourcesReqSchema,
+  'sources/add': AddSourceReqSchema,
+  'sources/remove': RemoveSourceReqSchema,
   'sources/check': CheckSourceReqSchema,
   'sources/update': UpdateSourceReqSchema,
   'sources/set-background-checks': SetBackgroundChecksReqSchema,

@@ -10,7 +10,15 @@ import { AppError } from '../contract/errors.js';
 import type { SkillScope } from '../contract/skills.js';
 import type { CatalogRef, ImportLimits } from '../skills/index.js';
 import { writeFileAtomic } from '../store/index.js';
-import { acceptUpdates, checkSource, lastCheck, listSourceViews, type SourcesContext } from './sources.js';
+import {
+  acceptUpdates,
+  addSource,
+  checkSource,
+  lastCheck,
+  listSourceViews,
+  removeSource,
+  type SourcesContext,
+} from './sources.js';
 
 /** What the slice needs from the host. */
 export interface SourcesHandlerDeps {
@@ -68,6 +76,20 @@ export function createSourcesHandlers(deps: SourcesHandlerDeps) {
       ),
       background_checks: backgroundChecksEnabled(deps.home),
     }),
+    'sources/add': (req) => {
+      if (req.scope === 'workspace' && !deps.catalog.hasWorkspace())
+        throw new AppError('INVALID_INPUT', 'open a workspace folder first to add a source to it');
+      // The first source of a workspace creates its store.
+      if (req.scope === 'workspace') deps.catalog.withStore('workspace');
+      return addSource(contextOf(deps, req.scope), {
+        url: req.url,
+        kind: req.kind,
+        ref: req.ref ?? null,
+        path: req.path ?? null,
+        id: req.id ?? null,
+      });
+    },
+    'sources/remove': (req) => removeSource(contextOf(deps, req.scope), req.id),
     'sources/check': (req) => checkSource(contextOf(deps, req.scope), req.id),
     'sources/update': async (req) => {
       const r = await acceptUpdates(contextOf(deps, req.scope), req.id, {

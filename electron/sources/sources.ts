@@ -13,7 +13,6 @@ import {
   diffPackages,
   type ImportLimits,
   importPackages,
-  type PackageDiff,
   packageHash,
   type SkillPackage,
   skillToPackage,
@@ -22,12 +21,7 @@ import { type SkillStore, skillNameKey } from '../store/index.js';
 import { fetchCatalog } from './catalog.js';
 import { discoverPackages } from './discover.js';
 import { fetchGit, gitRefProblem, gitUrlProblem, SourceUnreachable } from './git.js';
-import {
-  diffPermissions,
-  type PermissionChange,
-  packagePermissions,
-  type SkillPermissions,
-} from './permissions.js';
+import { diffPermissions, packagePermissions } from './permissions.js';
 import {
   changedFiles,
   deleteSource,
@@ -43,7 +37,7 @@ import {
   upsertRecord,
 } from './records.js';
 import { type ModelReview, reviewPackage, withReview } from './review.js';
-import { needsRiskAcceptance, type ScanReport, scanPackage } from './scan.js';
+import { needsRiskAcceptance, scanPackage } from './scan.js';
 
 /** Where sources are read from and written to. */
 export interface SourcesContext {

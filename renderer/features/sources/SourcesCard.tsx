@@ -111,6 +111,65 @@ function SkillRow({
   );
 }
 
+/** Subscribe to a source: a URL (or absolute path), an optional branch or tag, and the store. */
+function AddSourceForm({ store }: { store: SourcesStore }) {
+  const [url, setUrl] = useState('');
+  const [ref, setRef] = useState('');
+  const [scope, setScope] = useState<'account' | 'workspace'>('account');
+  const submit = async () => {
+    if (!url.trim() || store.adding) return;
+    if (await store.add({ url, ref, scope })) {
+      setUrl('');
+      setRef('');
+    }
+  };
+  return (
+    <form
+      className="source-add"
+      aria-label="Add a source"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label>
+        Repository or catalog
+        <input
+          type="text"
+          value={url}
+          placeholder="https://github.com/you/skills.git, /path/to/repo or https://…/index.json"
+          onChange={(e) => setUrl(e.target.value)}
+        />
+      </label>
+      <label>
+        Branch or tag
+        <input
+          type="text"
+          value={ref}
+          placeholder="default branch"
+          onChange={(e) => setRef(e.target.value)}
+        />
+      </label>
+      <label>
+        Store
+        <select value={scope} onChange={(e) => setScope(e.target.value as 'account' | 'workspace')}>
+          <option value="account">Account</option>
+          <option value="workspace">Workspace</option>
+        </select>
+      </label>
+      <button type="submit" className="btn btn--small" disabled={!url.trim() || store.adding}>
+        <Icon name="plus" /> {store.adding ? 'Fetching…' : 'Add source'}
+      </button>
+      {store.addError && (
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <p>{store.addError.message}</p>
+        </div>
+      )}
+    </form>
+  );
+}
+
 /** Settings → Sources: what each subscribed source would change, accepted all at once or per skill. */
 export function SourcesCard() {
   const { client } = useStores();
@@ -152,9 +211,8 @@ export function SourcesCard() {
       )}
       {list && list.sources.length === 0 && (
         <p className="card__text">
-          No sources yet. Subscribe to one from a terminal, e.g.{' '}
-          <code>skilldesk sources add https://github.com/you/skills.git</code>; it shows up here with what it
-          would install.
+          No sources yet. Add a git repository or a catalog below (or from a terminal with{' '}
+          <code>skilldesk sources add URL</code>); you will see what it would install before anything is.
         </p>
       )}
       {list?.sources.map(({ source, last_check }) => {
@@ -167,6 +225,16 @@ export function SourcesCard() {
               <strong>{source.id}</strong>{' '}
               <span className={`badge badge--${source.scope}`}>{source.scope}</span> <code>{source.url}</code>
               {source.ref && <span> @ {source.ref}</span>}
+              <button
+                type="button"
+                className="btn btn--small btn--ghost"
+                aria-label={`Forget source ${source.id}`}
+                title="Forget this source; the skills it installed stay"
+                disabled={Boolean(store.busy[key])}
+                onClick={() => void store.remove(source.scope, source.id)}
+              >
+                <Icon name="trash" /> Forget
+              </button>
               <button
                 type="button"
                 className="btn btn--small"
@@ -235,6 +303,7 @@ export function SourcesCard() {
           </article>
         );
       })}
+      {list && <AddSourceForm store={store} />}
     </section>
   );
 }

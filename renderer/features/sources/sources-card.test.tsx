@@ -110,4 +110,44 @@ describe('Settings → Sources', () => {
     expect(names).toEqual(expect.arrayContaining(['tidy', 'sneaky']));
     await until(() => el.textContent?.includes('Up to date.') ?? false, 'the source up to date');
   });
+
+  it('adds a source from the form (a refused URL says why), and forgets it', async () => {
+    const { client } = inProcessClient();
+    const el = document.createElement('div');
+    document.body.append(el);
+    const root = createRoot(el);
+    cleanups.push(() => {
+      act(() => root.unmount());
+      el.remove();
+    });
+    act(() =>
+      root.render(
+        <StoresProvider stores={createStores(client)}>
+          <SourcesCard />
+        </StoresProvider>,
+      ),
+    );
+    await until(() => el.querySelector('form[aria-label="Add a source"]') !== null, 'the form');
+    const input = el.querySelector<HTMLInputElement>('form[aria-label="Add a source"] input[type="text"]')!;
+    const type = (value: string) =>
+      act(() => {
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+        set.call(input, value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    type('ext::sh -c touch% /tmp/x');
+    click(button(el, 'Add source'));
+    await until(
+      () => el.querySelector('form [role="alert"]')?.textContent?.includes('refused') ?? false,
+      'the refusal',
+    );
+    type(makeRepo());
+    click(button(el, 'Add source'));
+    await until(() => el.textContent?.includes('2 updates waiting') ?? false, 'the added source');
+    expect(el.querySelector('form [role="alert"]')).toBeNull();
+    const article = el.querySelector('article')!;
+    expect(article.getAttribute('aria-label')).toMatch(/^Source skilldesk-src-ui-/);
+    click(el.querySelector('button[aria-label^="Forget source"]'));
+    await until(() => el.textContent?.includes('No sources yet') ?? false, 'the source forgotten');
+  });
 });

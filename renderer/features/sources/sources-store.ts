@@ -14,6 +14,9 @@ export interface SourcesState {
   riskAccepted: Record<string, true>;
   /** The last update's outcome or error per source. */
   outcome: Record<string, { result?: UpdateResult; error?: AppErrorData }>;
+  /** Adding a source: running, or why it failed. */
+  adding: boolean;
+  addError: AppErrorData | null;
 }
 
 /** What changes the state. */
@@ -25,12 +28,22 @@ export type SourcesEvent =
   | { type: 'updated'; key: string; result: UpdateResult }
   | { type: 'update/failed'; key: string; error: AppErrorData }
   | { type: 'risk'; key: string; accepted: boolean }
-  | { type: 'background'; enabled: boolean };
+  | { type: 'background'; enabled: boolean }
+  | { type: 'add'; state: 'running' | 'done' }
+  | { type: 'add/failed'; error: AppErrorData };
 
 export const sourceKey = (scope: SkillScope, id: string) => `${scope}:${id}`;
 
 export function initialSourcesState(): SourcesState {
-  return { list: null, loadError: null, busy: {}, riskAccepted: {}, outcome: {} };
+  return {
+    list: null,
+    loadError: null,
+    busy: {},
+    riskAccepted: {},
+    outcome: {},
+    adding: false,
+    addError: null,
+  };
 }
 
 /** The pure transitions of the store. */
@@ -67,6 +80,10 @@ export function sourcesReducer(s: SourcesState, e: SourcesEvent): SourcesState {
     }
     case 'background':
       return s.list ? { ...s, list: { ...s.list, background_checks: e.enabled } } : s;
+    case 'add':
+      return { ...s, adding: e.state === 'running', addError: null };
+    case 'add/failed':
+      return { ...s, adding: false, addError: e.error };
   }
 }
 
@@ -78,6 +95,9 @@ export interface SourcesStore extends SourcesState {
   accept(scope: SkillScope, id: string, skills: string[] | null): Promise<void>;
   setRiskAccepted(scope: SkillScope, id: string, name: string, accepted: boolean): void;
   setBackground(enabled: boolean): Promise<void>;
+  /** Subscribe to a source; true when it was added. */
+  add(req: { url: string; scope: SkillScope; ref?: string }): Promise<boolean>;
+  remove(scope: SkillScope, id: string): Promise<void>;
 }
 
 const asError = (e: unknown): AppErrorData =>
@@ -138,6 +158,31 @@ export function createSourcesStore(client: Client): StoreApi<SourcesStore> {
       },
       setRiskAccepted(scope, id, name, accepted) {
         dispatch({ type: 'risk', key: `${sourceKey(scope, id)}:${name}`, accepted });
+      },
+      async add(req) {
+        dispatch({ type: 'add', state: 'running' });
+        try {
+          await client.invoke('sources/add', {
+            url: req.url.trim(),
+            scope: req.scope,
+            ...(req.ref?.trim() ? { ref: req.ref.trim() } : {}),
+          });
+          dispatch({ type: 'add', state: 'done' });
+          await get().load();
+          return true;
+        } catch (e) {
+          dispatch({ type: 'add/failed', error: asError(e) });
+          return false;
+        }
+      },
+      async remove(scope, id) {
+        const key = sourceKey(scope, id);
+        try {
+          await client.invoke('sources/remove', { scope, id });
+          await get().load();
+        } catch (e) {
+          dispatch({ type: 'update/failed', key, error: asError(e) });
+        }
       },
       async setBackground(enabled) {
         const r = await client.invoke('sources/set-background-checks', { enabled });
