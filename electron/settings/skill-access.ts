@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { SkillAccessView } from '../contract/skill-access.js';
+import { PROVIDER_KEY_ENV_NAMES } from '../kinds/index.js';
 import { PROVIDERS } from '../llm/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { SecretStore } from './secrets.js';
@@ -102,6 +103,11 @@ export function createSkillAccess(deps: {
     setSecret(skill, name, value) {
       if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
         throw new AppError('INVALID_INPUT', `"${name}" is not an environment variable name`);
+      if (PROVIDER_KEY_ENV_NAMES.includes(name.toUpperCase()))
+        throw new AppError(
+          'FORBIDDEN',
+          `refused: ${name} is a model provider's key name; provider keys never reach a skill's tools`,
+        );
       const v = value.replace(/\r?\n$/, '');
       if (v && providerKeys().includes(v.trim())) {
         throw new AppError(

@@ -374,6 +374,13 @@ Answer with the weather.
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/one of your model provider keys/);
+    const byName = await runCli(
+      ['--home', home, 'skills', 'secret', 'set', 'weather', 'OPENAI_API_KEY'],
+      {},
+      'x\n',
+    );
+    expect(byName.code).toBe(1);
+    expect(byName.stderr).toMatch(/OPENAI_API_KEY is a model provider's key name/);
     const stored = await runCli(
       ['--home', home, 'skills', 'secret', 'set', 'weather', 'WEATHER_API_KEY'],
       {},
