@@ -32,10 +32,16 @@ export function gitRefProblem(ref: string): string | null {
   return null;
 }
 
-/** The environment git runs with: no prompts, no system config, only safe transports. */
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+// Model API keys and other secrets in the environment are the app's, not git's: git and what it
+// starts (ssh, credential helpers) get everything else, which they may need, but not these.
+const SECRET_NAME = /(?:_API_KEY|_KEY_ENV|_TOKEN|_SECRET|_PASSWORD)$|^SKILLDESK_/i;
+const KEEP = new Set(['GIT_ASKPASS', 'SSH_AUTH_SOCK']);
+
+/** The environment git runs with: no secrets, no prompts, no system config, only safe transports. */
+export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = Object.fromEntries(Object.entries(env).filter(([k]) => KEEP.has(k) || !SECRET_NAME.test(k)));
   return {
-    ...env,
+    ...kept,
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: '',
     SSH_ASKPASS: '',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type SkillPackage, validatePackage } from '../skills/index.js';
 import { PROJECT_ROOT } from '../test-support/index.js';
+import { gitEnv, gitUrlProblem } from './git.js';
 import { diffPermissions, packagePermissions } from './permissions.js';
 import { scanPackage, showInvisible } from './scan.js';
 
@@ -111,5 +112,38 @@ describe('packagePermissions', () => {
       { permission: 'network_hosts', added: ['evil.example'], removed: [] },
     ]);
     expect(diffPermissions(perms, perms)).toEqual([]);
+  });
+});
+
+describe('git', () => {
+  it('runs without the app secrets, prompts or unsafe transports', () => {
+    const env = gitEnv({
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      SSH_AUTH_SOCK: '/tmp/agent',
+      OPENAI_API_KEY: 'sk-1',
+      GITHUB_TOKEN: 'ghp',
+      SKILLDESK_HOME: '/x',
+    });
+    expect(env.PATH).toBe('/usr/bin');
+    expect(env.SSH_AUTH_SOCK).toBe('/tmp/agent');
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+    expect(env.SKILLDESK_HOME).toBeUndefined();
+    expect(env.GIT_TERMINAL_PROMPT).toBe('0');
+    expect(env.GIT_ALLOW_PROTOCOL).toBe('file:git:http:https:ssh');
+  });
+
+  it('refuses option-like, remote-helper, unknown-transport and relative URLs', () => {
+    for (const u of ['-uhack', 'ext::sh -c id', 'fd::3', 'foo::bar', 'ftp://x/y', 'rel/path', 'a\nb'])
+      expect(gitUrlProblem(u), u).not.toBeNull();
+    for (const u of [
+      '/abs/repo',
+      'file:///abs/repo',
+      'https://github.com/a/b.git',
+      'git@github.com:a/b.git',
+      'ssh://h/r',
+    ])
+      expect(gitUrlProblem(u), u).toBeNull();
   });
 });
