@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import { limitsFrom, openCatalog, type SkillCatalog } from '../skills/index.js';
@@ -162,6 +164,16 @@ function formatUpdate(r: UpdateResult): string {
   return lines.join('\n');
 }
 
+/**
+ * A relative path to an existing folder, as typed in a shell, made absolute; anything else is
+ * passed on unchanged (and a relative path that is not there is refused by the core).
+ */
+function localPath(url: string): string {
+  if (url.startsWith('-') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url) || isAbsolute(url)) return url;
+  const abs = resolve(url);
+  return existsSync(abs) && statSync(abs).isDirectory() ? abs : url;
+}
+
 /** The `sources` command group. */
 export function registerSourcesCommands(program: Command, ctx: CliContext): void {
   const sources = program
@@ -201,7 +213,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       ) => {
         const scope = defaultScope(ctx, o.scope);
         const r = await withSources(ctx, scope, true, (s) =>
-          addSource(s, { url, ref: o.ref, path: o.path, id: o.name, kind: o.kind }),
+          addSource(s, { url: localPath(url), ref: o.ref, path: o.path, id: o.name, kind: o.kind }),
         );
         ctx.print(r, () => `added ${r.source.id}\n${formatCheck(r, o.diff)}`);
       },

@@ -282,6 +282,19 @@ describe('sources: a git repository by path', () => {
       expect(r.code, url).toBe(2);
       expect(r.stderr).toMatch(/refused|may not start|absolute path|error:/);
     }
+    // A relative path to a folder that exists is taken from the working folder.
+    const cwd = process.cwd();
+    process.chdir(join(repo, '..'));
+    try {
+      const rel = await runCli(
+        ['--json', 'sources', 'add', repo.split('/').pop()!, '--name', 'rel'],
+        env(home),
+      );
+      expect(rel.code, rel.stderr).toBe(0);
+      expect(rel.json().source.url).toBe(repo);
+    } finally {
+      process.chdir(cwd);
+    }
     const badRef = await runCli(['sources', 'add', repo, '--ref', '--output=x', '--name', 'x'], env(home));
     expect(badRef.code).toBe(2);
   });
