@@ -10,7 +10,6 @@ import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerProvidersCommands } from './providers-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
 import { registerScriptCommands } from './script-commands.js';
-import { registerScriptCommands } from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
 import { registerSkillVersionCommands } from './skill-version-commands.js';
@@ -20,7 +19,6 @@ import { registerSourcesCommands } from './sources-commands.js';
 /** Every command group; `skills optimize` comes after `skills`, which it extends. */
 export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerSkillsCommands,
-  registerScriptCommands,
   registerScriptCommands,
   registerSandboxCommands,
   registerComponentCommands,
