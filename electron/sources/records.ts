@@ -42,7 +42,10 @@ CREATE TABLE IF NOT EXISTS source_skills (
 ) WITHOUT ROWID;
 `;
 
-/** Create the source tables when this store has none yet. */
+/**
+ * Migration 0017 creates the source tables; a store opened with an explicit older migration set
+ * (tests of earlier migrations) gets them here on first use.
+ */
 export function ensureSourceTables(db: Db): void {
   const have = db
     .prepare(
