@@ -179,7 +179,9 @@ describe.skipIf(skip)('Skill Composer in Chromium', () => {
     await pw(page.getByRole('textbox', { name: 'Test context' })).toContainText('"text"');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const result = page.getByRole('article', { name: 'Result of Count words' });
-    await pw(result).toContainText('"words": 0', { timeout: 60_000 });
+    // The submitted data is laid out to read (its JSON a click away), labelled with what ran.
+    await pw(result).toContainText(/words\s*0/, { timeout: 60_000 });
+    await pw(result.locator('.sc-ran')).toHaveText('version 1.0.0');
     await pw(result.locator('.sc-asserts .is-pass')).toContainText('output matches a JSON Schema');
     await pw(result).toContainText('Rendered input');
     for (const scheme of ['light', 'dark'] as const) {
