@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../store/index.js';
 import { normalizePhrase, skillNameKey, writeTransaction } from '../store/index.js';
+import { FRONTMATTER_SQL, invocationFields } from '../store/invocation.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { STOPWORDS, stem, words } from './text.js';
 
@@ -66,6 +67,16 @@ interface SkillRow {
   tags: string | null;
   intent_patterns: string | null;
   trigger_phrases: string | null;
+  frontmatter: string | null;
+}
+
+/** Columns of a skill the index reads (the skill aliased `s`). */
+const INDEX_COLUMNS = `s.id, s.name, s.description, s.when_to_use, s.tags, s.intent_patterns, s.trigger_phrases,
+  ${FRONTMATTER_SQL} AS frontmatter`;
+
+/** Whether phase 1 may match a skill: not when its SKILL.md set `disable-model-invocation: true`. */
+function modelInvocable(row: SkillRow): boolean {
+  return invocationFields(row.frontmatter)?.model_invocable !== false;
 }
 
 interface ArtifactRow {
@@ -133,7 +144,7 @@ export function embeddingText(row: SkillRow, artifacts: ArtifactRow[]): string {
  * lookup); when it moved, only the changed skills are reloaded, or everything when many changed.
  */
 /** SQL: the skill is not internal (see {@link isInternalSkill}). */
-const NOT_INTERNAL = "coalesce(json_extract(metadata, '$.internal'), '') <> 'true'";
+const NOT_INTERNAL = "coalesce(json_extract(s.metadata, '$.internal'), '') <> 'true'";
 
 /** Whether a skill's metadata marks it internal: used by a feature of the app, never matched or listed for users. */
 export function isInternalSkill(metadata: Record<string, unknown> | null | undefined): boolean {
@@ -207,12 +218,10 @@ export class SkillIndex {
       oldest: db.prepare('SELECT min(seq) FROM skill_index_log').pluck(),
       // Internal skills (metadata `internal: "true"`: the Composer's and the eval judge's own
       // instructions) are loaded by name by their features and never matched for a user's message.
-      all: db.prepare(
-        `SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE ${NOT_INTERNAL}`,
-      ),
-      one: db.prepare(
-        `SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE id = ? AND ${NOT_INTERNAL}`,
-      ),
+      // A skill whose SKILL.md says `disable-model-invocation: true` (Claude Code's field) is
+      // dropped after the read (see modelInvocable): it is started by name only.
+      all: db.prepare(`SELECT ${INDEX_COLUMNS} FROM skills s WHERE ${NOT_INTERNAL}`),
+      one: db.prepare(`SELECT ${INDEX_COLUMNS} FROM skills s WHERE s.id = ? AND ${NOT_INTERNAL}`),
       allArtifacts: db.prepare(artifactSql('')),
       artifactsOf: db.prepare(artifactSql('WHERE skill_id = ?')),
     };
@@ -288,7 +297,7 @@ export class SkillIndex {
     // Saved vectors in one read, not one query per skill.
     this.vectorStore?.preload();
     try {
-      for (const r of rows) this.add(r, arts.get(r.id) ?? []);
+      for (const r of rows) if (modelInvocable(r)) this.add(r, arts.get(r.id) ?? []);
     } finally {
       this.vectorStore?.release();
     }
@@ -298,7 +307,7 @@ export class SkillIndex {
     const slot = this.bySkillId.get(id);
     if (slot !== undefined) this.remove(slot);
     const row = this.s.one.get(id) as SkillRow | undefined;
-    if (row) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
+    if (row && modelInvocable(row)) this.add(row, this.s.artifactsOf.all(id) as ArtifactRow[]);
   }
 
   /** Whether a skill has an embedding in {@link vectors} (false when none ships or none of its words is known). */

@@ -230,6 +230,9 @@ function registerList(skills: Command, ctx: CliContext): void {
         overridden: e.overridden,
         ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
         ...(e.overrides ? { overrides: e.overrides } : {}),
+        ...(e.model_invocable === false ? { model_invocable: false } : {}),
+        ...(e.user_invocable === false ? { user_invocable: false } : {}),
+        ...(e.argument_hint ? { argument_hint: e.argument_hint } : {}),
       }));
       ctx.print({ skills: items }, () => {
         if (items.length === 0) return 'No skills yet. Import one with: skilldesk skills import PATH';

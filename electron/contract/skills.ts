@@ -68,6 +68,12 @@ export interface SkillListItem {
   overrides?: 'account';
   /** A skill a feature of the app uses (the Composer's, the eval judge's): kept out of the chat's lists. */
   internal?: true;
+  /** Claude Code's `disable-model-invocation: true`: never matched for a message, started by name only. */
+  model_invocable?: false;
+  /** Claude Code's `user-invocable: false`: left out of the chat's `/` menu. */
+  user_invocable?: false;
+  /** Claude Code's `argument-hint` ("[file] [format]"): shown next to the skill in the `/` menu. */
+  argument_hint?: string;
 }
 /** Reply of `skills/list`: workspace skills first within a name, overridden ones included. */
 export interface ListSkillsRes {

@@ -40,6 +40,9 @@ function toListItem(e: CatalogEntry): SkillListItem {
     ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
     ...(e.overrides ? { overrides: e.overrides } : {}),
     ...(e.metadata?.internal === 'true' ? { internal: true as const } : {}),
+    ...(e.invocation?.model_invocable === false ? { model_invocable: false as const } : {}),
+    ...(e.invocation?.user_invocable === false ? { user_invocable: false as const } : {}),
+    ...(e.invocation?.argument_hint ? { argument_hint: e.invocation.argument_hint } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactKindName as ArtifactKind, SkillSource } from '../contract/skills.js';
 import type { Db } from './db.js';
+import { FRONTMATTER_SQL, type InvocationFields, invocationFields } from './invocation.js';
 import { skillNameKey } from './skill-name.js';
 import { writeTransaction } from './write-transaction.js';
 
@@ -30,6 +31,8 @@ export interface SkillSummary {
   updated_at: string;
   /** Kinds of the skill's artifacts, in ordinal order, without duplicates. */
   artifact_kinds: ArtifactKind[];
+  /** Claude Code's invocation fields from the SKILL.md it was imported from, when it set any. */
+  invocation?: InvocationFields;
 }
 
 /** One stored artifact. */
@@ -65,7 +68,7 @@ export interface Skill extends SkillSummary {
 }
 
 /** Fields to write for a skill (timestamps and kinds are the store's). */
-export type SkillInput = Omit<SkillSummary, 'created_at' | 'updated_at' | 'artifact_kinds'>;
+export type SkillInput = Omit<SkillSummary, 'created_at' | 'updated_at' | 'artifact_kinds' | 'invocation'>;
 /** Fields to write for an artifact. */
 export type ArtifactInput = Omit<SkillArtifact, 'created_at' | 'updated_at'>;
 
@@ -92,6 +95,7 @@ interface SkillRow {
   created_at: string;
   updated_at: string;
   kinds: string | null;
+  frontmatter: string | null;
 }
 
 interface ArtifactRow extends Omit<SkillArtifact, 'metadata'> {
@@ -101,7 +105,8 @@ interface ArtifactRow extends Omit<SkillArtifact, 'metadata'> {
 const SKILL_COLUMNS = `s.id, s.name, s.description, s.version, s.tags, s.source, s.author, s.intent_patterns,
   s.trigger_phrases, s.when_to_use, s.modalities, s.requires, s.always_on, s.license, s.compatibility,
   s.metadata, s.allowed_tools, s.marketplace_id, s.sync_etag, s.created_at, s.updated_at,
-  (SELECT group_concat(kind, ',') FROM (SELECT DISTINCT kind FROM skill_artifacts a WHERE a.skill_id = s.id ORDER BY kind)) AS kinds`;
+  (SELECT group_concat(kind, ',') FROM (SELECT DISTINCT kind FROM skill_artifacts a WHERE a.skill_id = s.id ORDER BY kind)) AS kinds,
+  ${FRONTMATTER_SQL} AS frontmatter`;
 
 /**
  * The design's SkillStorageRepository over one `agents.db`: metadata reads without artifact
@@ -353,7 +358,13 @@ function toSummary(r: SkillRow): SkillSummary {
     created_at: r.created_at,
     updated_at: r.updated_at,
     artifact_kinds: (r.kinds ? r.kinds.split(',') : []) as ArtifactKind[],
+    ...invocationOf(r.frontmatter),
   };
+}
+
+function invocationOf(frontmatter: string | null): { invocation?: InvocationFields } {
+  const f = invocationFields(frontmatter);
+  return f ? { invocation: f } : {};
 }
 
 function toRow(s: SkillInput) {

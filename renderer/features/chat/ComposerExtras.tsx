@@ -24,9 +24,11 @@ export async function skillVariables(client: Client, name: string): Promise<stri
 /** Skills whose name matches what follows `/`: names starting with it first. */
 export function slashMatches(items: SkillListItem[], query: string): SkillListItem[] {
   const q = query.toLowerCase();
+  // The app's own skills (the Composer's, the eval judge's) are not the user's to run from chat;
+  // nor is one whose SKILL.md says `user-invocable: false` (Claude Code's: the model's to use).
+  const offered = (s: SkillListItem) => !s.overridden && !s.internal && s.user_invocable !== false;
   return items
-    // The app's own skills (the Composer's, the eval judge's) are not the user's to run from chat.
-    .filter((s) => !s.overridden && !s.internal && s.name.toLowerCase().includes(q))
+    .filter((s) => offered(s) && s.name.toLowerCase().includes(q))
     .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)))
     .slice(0, 8);
 }
@@ -75,7 +77,10 @@ export function SlashMenu(props: { items: SlashItem[]; cursor: number; onPick: (
     >
       {item.kind === 'skill' ? (
         <>
-          <span className="slash__name">{item.skill.name}</span>
+          <span className="slash__name">
+            {item.skill.name}
+            {item.skill.argument_hint && <span className="slash__hint"> {item.skill.argument_hint}</span>}
+          </span>
           <span className="slash__desc">{item.skill.description}</span>
         </>
       ) : (
