@@ -22,6 +22,8 @@ import {
   savePackage,
   skillToPackage,
 } from '../skills/index.js';
+// Directly the pin module, not the sources index (which reads the tool registry).
+import { assertPinned } from '../sources/pin.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
 import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
@@ -216,6 +218,10 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         ? draftSkill(catalog, req.name, req.scope, parsePackageInput(req.package, 'draft', deps.limits))
         : resolveOrThrow(catalog, req.name, req.scope);
       const store = catalog.store(scope)!;
+      // A stored skill from a source runs only as it was accepted: this one entry point serves
+      // `run-skill`, the Composer's run of a saved skill and evals, none of which can ask first. A
+      // draft is what the user has in front of them in the Composer, so it is not held to the pin.
+      if (!req.package) assertPinned(store, skill, scope);
       const runtime = session.runtime(store);
       const sessionId = req.session_id ?? `cli-${randomUUID()}`;
       const run = track(req.run_id, ctx.signal);

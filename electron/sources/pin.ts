@@ -3,6 +3,7 @@
  * compared with the SHA-256 digests accepted at install. Kept apart from the rest of `sources/`
  * (which reads the tool registry for permissions) so the tools can call it without a cycle.
  */
+import { AppError } from '../contract/errors.js';
 import type { Skill, SkillStore } from '../store/index.js';
 import { changedFiles, recordOf, skillDigests } from './records.js';
 
@@ -27,4 +28,23 @@ export function pinMismatch(store: SkillStore | null, skill: Skill): PinMismatch
 /** The mismatch in words, with what to do about it. */
 export function describeMismatch(name: string, m: PinMismatch): string {
   return `Skill "${name}" changed in the store after it was accepted from source ${m.source} (${m.changed_files.join(', ')}). Review it with \`skilldesk sources check ${m.source}\` and accept the upstream version again with \`skilldesk sources update ${m.source} --skill ${name}\`.`;
+}
+
+/**
+ * Refuse to run `skill` when it changed since it was accepted from its source. For the entry
+ * points where nobody can be asked before it runs (`skilldesk run-skill`, the Composer's run of a
+ * saved skill, `skills run-script`): a chat asks again instead (`apply_skill`, `run_script`).
+ */
+export function assertPinned(store: SkillStore | null, skill: Skill, scope: string): void {
+  const m = pinMismatch(store, skill);
+  if (!m) return;
+  throw new AppError('FORBIDDEN', describeMismatch(skill.name, m), {
+    reason: 'changed_since_accepted',
+    skill: skill.name,
+    scope,
+    source: m.source,
+    revision: m.revision,
+    changed_files: m.changed_files,
+    accept_with: `skilldesk sources update ${m.source} --skill ${skill.name}`,
+  });
 }

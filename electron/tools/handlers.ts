@@ -4,6 +4,8 @@ import { AppError } from '../contract/errors.js';
 import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
+// Directly the pin module, not the sources index (which reads this registry's effects).
+import { assertPinned } from '../sources/pin.js';
 import type { SkillStore } from '../store/index.js';
 import { callBuiltinTool } from './registry.js';
 
@@ -41,7 +43,10 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       });
     },
     'scripts/run': async (req, ctx) => {
-      const { skill, runner } = scriptsOf(deps, req.name);
+      const { skill, scope, runner } = scriptsOf(deps, req.name);
+      // As `skills/run`: nobody is asked before a CLI run, so a skill changed since it was accepted
+      // from its source does not run (a chat's `run_script` asks again instead).
+      assertPinned(deps.session.catalog.get().store(scope), skill, scope);
       const r = await runner.run(skill, {
         script: req.script,
         argv: req.args ?? [],
@@ -75,5 +80,5 @@ function scriptsOf(deps: ToolHandlerDeps, name: string) {
   const runner = deps.session.runtime(deps.session.writeStore()).dispatcher.scripts;
   if (!runner)
     throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off; scripts cannot run');
-  return { skill: found.skill, runner };
+  return { skill: found.skill, scope: found.scope, runner };
 }
