@@ -224,6 +224,115 @@ _route_urllib()
 del _route_urllib
 
 
+def _route_http_client():
+    """http.client's HTTPConnection and HTTPSConnection become http_request too: scripts that use
+    them directly (and libraries built on them) reach granted hosts only, through the app. The
+    request is buffered and made at getresponse(); the reply is parsed by the real HTTPResponse so
+    status, headers and read() behave as usual. A refusal is a ConnectionRefusedError (an OSError,
+    what a failed connection raises) naming the host and the setting."""
+    import http.client
+    import io
+
+    class _Wire:
+        # What HTTPResponse reads from: the reply, already complete, as HTTP/1.1 bytes.
+        def __init__(self, data):
+            self._data = data
+
+        def makefile(self, *_args, **_kwargs):
+            return io.BytesIO(self._data)
+
+        def close(self):
+            pass
+
+    class HTTPConnection(http.client.HTTPConnection):
+        _scheme = "http"
+
+        def __init__(self, host, port=None, timeout=None, source_address=None, blocksize=8192, **_kwargs):
+            super().__init__(host, port, timeout, source_address, blocksize)
+            self._pending = None
+
+        def connect(self):
+            # No socket: the app connects when the request is made.
+            pass
+
+        def set_tunnel(self, host, port=None, headers=None):
+            raise http.client.HTTPException("proxies and tunnels are not available in the sandbox")
+
+        def putrequest(self, method, url, skip_host=False, skip_accept_encoding=False):
+            if self._pending is not None and self._pending.get("sent"):
+                raise http.client.CannotSendRequest("read the previous response first")
+            self._pending = {"method": method, "url": url, "headers": {}, "body": [], "sent": False}
+
+        def putheader(self, header, *values):
+            if self._pending is None:
+                raise http.client.CannotSendHeader()
+            name = header.decode("latin-1") if isinstance(header, bytes) else str(header)
+            vals = [v.decode("latin-1") if isinstance(v, bytes) else str(v) for v in values]
+            self._pending["headers"][name] = ", ".join(vals)
+
+        def endheaders(self, message_body=None, *, encode_chunked=False):
+            if self._pending is None:
+                raise http.client.CannotSendHeader()
+            self._pending["sent"] = True
+            if message_body is not None:
+                self.send(message_body)
+
+        def send(self, data):
+            if self._pending is None:
+                raise http.client.CannotSendRequest()
+            if isinstance(data, str):
+                data = data.encode("iso-8859-1")
+            if hasattr(data, "read"):
+                chunk = data.read()
+                data = chunk.encode("iso-8859-1") if isinstance(chunk, str) else chunk
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                self._pending["body"].append(bytes(data))
+            else:
+                for chunk in data:
+                    self._pending["body"].append(chunk.encode("iso-8859-1") if isinstance(chunk, str) else bytes(chunk))
+
+        def _full_url(self, target):
+            if target.startswith(("http://", "https://")):
+                return target
+            host = f"[{self.host}]" if ":" in self.host else self.host
+            port = "" if self.port == self.default_port else f":{self.port}"
+            return f"{self._scheme}://{host}{port}{target if target.startswith('/') else '/' + target}"
+
+        def getresponse(self):
+            p = self._pending
+            if p is None or not p["sent"]:
+                raise http.client.ResponseNotReady("send a request first")
+            self._pending = None
+            body = b"".join(p["body"])
+            headers = {k: v for k, v in p["headers"].items() if k.lower() not in ("host", "content-length")}
+            try:
+                r = http_request(p["method"], self._full_url(p["url"]), headers, body or None)
+            except SkillDeskError as e:
+                raise ConnectionRefusedError(str(e)) from None
+            lines = [f"HTTP/1.1 {r['status']} {r['reason'] or 'Unknown'}"]
+            for name, value in r["headers"]:
+                if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    lines.append(f"{name}: {value}")
+            lines.append(f"Content-Length: {len(r['body'])}")
+            raw = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + r["body"]
+            resp = self.response_class(_Wire(raw), method=p["method"])
+            resp.begin()
+            return resp
+
+    class HTTPSConnection(HTTPConnection):
+        _scheme = "https"
+        default_port = http.client.HTTPS_PORT
+
+    http.client.HTTPConnection = HTTPConnection
+    http.client.HTTPSConnection = HTTPSConnection
+    if "HTTPSConnection" not in http.client.__all__:
+        http.client.__all__.append("HTTPSConnection")
+
+
+_route_http_client()
+del _route_http_client
+
+
 def _device_read(path):
     fd = _os_open(path, _O_RDWR)
     try:
