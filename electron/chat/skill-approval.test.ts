@@ -197,8 +197,10 @@ describe('declared effects', () => {
     });
   });
 
-  it("derives effects from the host functions a code_template calls; none of today's has any", () => {
-    expect(Object.values(HOST_FUNCTION_EFFECTS).flat()).toEqual([]);
+  it('derives effects from the host functions a code_template calls; only http_request has one', () => {
+    expect(
+      Object.entries(HOST_FUNCTION_EFFECTS).filter(([, effects]) => effects.length > 0),
+    ).toEqual([['http_request', ['network']]]);
     const code = skill({
       artifacts: [
         {
@@ -210,6 +212,17 @@ describe('declared effects', () => {
       ],
     });
     expect(skillEffects(code).effects).toEqual([]);
+    const fetches = skill({
+      artifacts: [
+        {
+          name: 'Fetch',
+          kind: 'code_template',
+          content: 'from skilldesk import http_request\nsubmit(http_request("GET", "https://example.org/"))',
+          metadata: null,
+        },
+      ],
+    });
+    expect(skillEffects(fetches).effects).toEqual(['network']);
     // Were a host function to write, calling it would be a declared effect.
     expect(skillEffects(code, undefined, { ...HOST_FUNCTION_EFFECTS, get_page: ['write'] })).toEqual({
       effects: ['write'],

@@ -127,7 +127,7 @@ describe('skilldesk mcp serve', () => {
     }
     const skillMd = (await c.readResource({ uri: csv.uri })).contents[0] as { text: string };
     expect(skillMd.text).toMatch(/^---\nname: csv-statistics\n/);
-    expect(csv.resources.map((r) => r.uri)).toContain('skill://csv-statistics/scripts/compute.py');
+    expect(csv.resources.map((r) => r.uri)).toContain('skill://csv-statistics/templates/compute.py.j2');
 
     const got = await c.request(
       { method: 'skills/get', params: { uri: csv.uri } },

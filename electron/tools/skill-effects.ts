@@ -10,10 +10,11 @@
  *   and `WebSearch` reach the network, `Bash` does both (`mcp__…` entries are MCP tools, approved
  *   on their own call);
  * - the `skilldesk` host functions a `code_template`'s source calls, classified in
- *   `HOST_FUNCTION_EFFECTS` (each kind says what its artifacts may do: `electron/kinds/`). Today none writes or reaches the network: the workspace functions
- *   only read, and `llm_query`/`llm_query_batched` go to the chat's own configured provider, like
- *   the turn itself (and a `dspy_module` or `prompt_template` calls the same model), so they are
- *   not counted as side effects.
+ *   `HOST_FUNCTION_EFFECTS` (each kind says what its artifacts may do: `electron/kinds/`). Only
+ *   `http_request` reaches the network (and only hosts the user granted the skill); the workspace
+ *   functions only read, and `llm_query`/`llm_query_batched` go to the chat's own configured
+ *   provider, like the turn itself (and a `dspy_module` or `prompt_template` calls the same model),
+ *   so they are not counted as side effects.
  */
 import { isArtifactKind } from '../contract/kinds.js';
 import { KINDS } from '../kinds/index.js';

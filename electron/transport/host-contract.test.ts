@@ -90,7 +90,17 @@ describe('host handler table', () => {
       ok: true,
       value: { imported: [{ action: 'unchanged' }] },
     });
+    // Content decides: the same content under an older version is unchanged; new content under
+    // an older version is refused.
     expect(await call('skills/import-package', { package: pkg({ version: '0.9.0' }) })).toMatchObject({
+      ok: true,
+      value: { imported: [{ action: 'unchanged' }] },
+    });
+    expect(
+      await call('skills/import-package', {
+        package: pkg({ version: '0.9.0', description: 'Writes haiku about the sea.' }),
+      }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'VERSION_CONFLICT' },
     });
