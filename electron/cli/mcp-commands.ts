@@ -100,6 +100,42 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
       );
     });
 
+  for (const [verb, disabled] of [
+    ['enable', false],
+    ['disable', true],
+  ] as const) {
+    mcp
+      .command(verb)
+      .description(
+        verb === 'enable'
+          ? 'let SkillDesk start a configured MCP server (one an Agent Plugin import added disabled)'
+          : 'keep a configured MCP server from being started (its configuration stays in mcp.json)',
+      )
+      .argument('<name>', 'server name (as `skilldesk mcp servers` lists it)')
+      .action(async (name: string) => {
+        const r = await withClient(ctx, async (c) => {
+          const listed = await c.invoke('tools/list-servers', {});
+          if (listed.error) throw new AppError('INVALID_INPUT', listed.error);
+          // The server chat would use: the workspace's when both stores name it.
+          const s = listed.servers.find((x) => x.name.toLowerCase() === name.toLowerCase() && !x.overridden);
+          if (!s)
+            throw new AppError(
+              'NOT_FOUND',
+              `no MCP server named "${name}"; \`skilldesk mcp servers\` lists the configured ones`,
+              { name },
+            );
+          const { disabled: _was, ...rest } = s.config;
+          await c.invoke('tools/save-server', {
+            scope: s.scope,
+            name: s.name,
+            config: disabled ? { ...rest, disabled: true } : rest,
+          });
+          return { name: s.name, scope: s.scope, disabled };
+        });
+        ctx.print(r, () => `${r.name} (${r.scope}): ${disabled ? 'disabled' : 'enabled'}`);
+      });
+  }
+
   mcp
     .command('test')
     .description(

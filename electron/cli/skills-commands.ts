@@ -12,6 +12,7 @@ import {
   writeAgentSkillFolder,
   writeZip,
 } from '../skills/index.js';
+import { loadPlugin, type PluginServer, pluginManifestPath } from '../skills/plugin.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
@@ -99,7 +100,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
   skills
     .command('import')
     .description(
-      'import skill packages: .json files, Agent Skills folders (SKILL.md), folders of them, or .zip files',
+      'import skill packages: .json files, Agent Skills folders (SKILL.md), folders of them, .zip files, or Agent Plugin folders (plugin.json: its skills, and its MCP servers added disabled)',
     )
     .argument('<paths...>', 'files or folders to import (all or nothing)')
     .addOption(
@@ -149,31 +150,63 @@ function registerImport(skills: Command, ctx: CliContext): void {
         const limits = limitsFrom(ctx.env, o.maxSize, o.maxFiles);
         // Read and validate everything before any store is opened: bad input writes nothing.
         const loaded: LoadedPackage[] = [];
-        for (const p of paths) loaded.push(...(await loadPackages(resolve(p), limits)));
+        // An Agent Plugin's MCP servers, added disabled once its skills are in.
+        const servers: PluginServer[] = [];
+        for (const p of paths) {
+          const abs = resolve(p);
+          if (pluginManifestPath(abs)) {
+            const plugin = await loadPlugin(abs, limits);
+            loaded.push(...plugin.skills);
+            servers.push(...plugin.servers);
+          } else loaded.push(...(await loadPackages(abs, limits)));
+        }
+        const dupe = servers.find(
+          (s, i) => servers.findIndex((x) => x.name.toLowerCase() === s.name.toLowerCase()) !== i,
+        );
+        if (dupe)
+          throw new AppError(
+            'INVALID_INPUT',
+            `two plugins declare an MCP server named "${dupe.name}"; import them one at a time`,
+            { name: dupe.name },
+          );
         // An Agent Skills name off the standard imports, with a warning on stderr.
         for (const l of loaded)
           for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
             ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
-        const { imported, packages } = await withClient(ctx, async (c) => {
-          const r = await c.invoke('skills/import-packages', {
-            packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),
-            scope,
-            force: o.force,
-            ...(o.dryRun ? { dry_run: true } : {}),
-          });
+        const { imported, packages, mcp } = await withClient(ctx, async (c) => {
+          const r =
+            loaded.length > 0
+              ? await c.invoke('skills/import-packages', {
+                  packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),
+                  scope,
+                  force: o.force,
+                  ...(o.dryRun ? { dry_run: true } : {}),
+                })
+              : { imported: [] };
+          const mcp = servers.length > 0 ? await addPluginServers(c, servers, scope, o.dryRun) : undefined;
           // The user's consent to download: only with the flag, only after the import stood.
           const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
-          return { imported: r.imported, packages };
+          return { imported: r.imported, packages, mcp };
         });
         const failed = packages?.filter((p) => !p.ok) ?? [];
         for (const f of failed)
           ctx.io.stderr(`warning: ${f.skill}: imported, but its packages were not installed: ${f.error}\n`);
         if (failed.length > 0) ctx.setExitCode(1);
         ctx.print(
-          { imported, ...(o.dryRun ? { dry_run: true } : {}), ...(packages ? { packages } : {}) },
+          {
+            imported,
+            ...(o.dryRun ? { dry_run: true } : {}),
+            ...(packages ? { packages } : {}),
+            ...(mcp ? { mcp_servers: mcp } : {}),
+          },
           () =>
             [
-              formatImported(imported, o.dryRun),
+              ...(imported.length > 0 || !mcp ? [formatImported(imported, o.dryRun)] : []),
+              ...(mcp ?? []).map((m) =>
+                m.action === 'exists'
+                  ? `MCP server ${m.name}: a server of that name is already configured (${m.scope}); kept it, the plugin's was not added`
+                  : `MCP server ${m.name}: ${o.dryRun ? 'would be added' : 'added'} disabled (${m.scope}, ${m.transport}); enable it with: ${m.enable_command}`,
+              ),
               ...(packages ?? [])
                 .filter((p) => p.ok)
                 .map((p) => `${p.skill}: packages ${p.wheels!.map((w) => w.filename).join(', ')}`),
@@ -181,6 +214,37 @@ function registerImport(skills: Command, ctx: CliContext): void {
         );
       },
     );
+}
+
+/**
+ * Add a plugin's MCP servers to the store's `mcp.json`, disabled: a plugin's server is a program
+ * (or a URL) the user has not looked at yet, so it runs only after `skilldesk mcp enable NAME`. A
+ * server already configured under the same name is left as it is.
+ */
+async function addPluginServers(c: CoreClient, servers: PluginServer[], scope: SkillScope, dryRun: boolean) {
+  const listed = await c.invoke('tools/list-servers', {});
+  if (listed.error) throw new AppError('INVALID_INPUT', listed.error);
+  const out: Array<{
+    name: string;
+    scope: SkillScope;
+    transport: 'stdio' | 'http';
+    action: 'added' | 'exists';
+    enable_command: string;
+  }> = [];
+  for (const s of servers) {
+    const taken = listed.servers.find(
+      (x) => x.scope === scope && x.name.toLowerCase() === s.name.toLowerCase(),
+    );
+    if (!taken && !dryRun) await c.invoke('tools/save-server', { scope, name: s.name, config: s.config });
+    out.push({
+      name: s.name,
+      scope,
+      transport: 'command' in s.config ? 'stdio' : 'http',
+      action: taken ? 'exists' : 'added',
+      enable_command: `skilldesk mcp enable ${/^[A-Za-z0-9._-]+$/.test(s.name) ? s.name : JSON.stringify(s.name)}${scope === 'workspace' ? ' --workspace DIR' : ''}`,
+    });
+  }
+  return out;
 }
 
 /** Install the packages each loaded skill declares (a `requirements.txt` among its files). */
