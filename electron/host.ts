@@ -369,7 +369,14 @@ export function createHost(deps: HostDeps): Host {
   // The app (never a CLI one-shot) checks its sources on launch and every few hours; a check
   // only fetches and compares, installing nothing.
   const stopSourceChecks = faceIsApp
-    ? startBackgroundChecks({ catalog, home, env: deps.env, limits, log: (m) => logger.info(m) })
+    ? startBackgroundChecks({
+        catalog,
+        home,
+        env: deps.env,
+        limits,
+        log: (m) => logger.info(m),
+        onChecked: (checked) => events.emit('sources/checked', { checked }),
+      })
     : () => {};
   let disposed: Promise<void> | null = null;
   return {

@@ -7,6 +7,7 @@ import { ComposerView } from './features/composer/index.js';
 import { SettingsView } from './features/settings/SettingsView.js';
 import { applyTheme, watchSystemTheme } from './features/settings/settings-store.js';
 import { SkillsView } from './features/skills/SkillsView.js';
+import { SourcesNotice } from './features/sources/SourcesNotice.js';
 import { TracesView } from './features/traces/TracesView.js';
 import { ProgressArea } from './features/workspace/ProgressArea.js';
 import {
@@ -306,6 +307,7 @@ function Shell() {
           <SessionList modKey={modKey} />
         )}
         {/* In the sidebar, above its foot: over the view it covered bubbles and a trace's facts. */}
+        <SourcesNotice />
         <ProgressArea />
         <div className="sidebar__foot">
           <span className={`status status--${status}`}>

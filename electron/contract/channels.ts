@@ -23,7 +23,7 @@ import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } fr
 import type { AppErrorData } from './errors.js';
 import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
-import { type SourcesChannels, sourcesRequestSchemas } from './sources.js';
+import { type SourcesChannels, type SourcesEvents, sourcesRequestSchemas } from './sources.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import { type SkillAccessChannels, skillAccessRequestSchemas } from './skill-access.js';
@@ -72,7 +72,8 @@ export type Events = SkillsEvents &
   EvalEvents &
   ToolsEvents &
   WorkspaceEvents &
-  ProgressEvents;
+  ProgressEvents &
+  SourcesEvents;
 /** An event name. */
 export type EventName = keyof Events;
 /** The payload of an event. */
@@ -100,6 +101,7 @@ export const EVENT_NAMES = [
 
   'workspace/changed',
   'progress/task-updated',
+  'sources/checked',
 ] as const satisfies readonly EventName[];
 // Fails to compile when an event is added to `Events` but not to EVENT_NAMES.
 const _allEventsListed: Exclude<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;

@@ -196,6 +196,14 @@ export interface RemoveSourceRes {
   kept_skills: string[];
 }
 
+/**
+ * The app's background check of its sources finished (on launch, then every few hours): the
+ * window reads `sources/list` again to tell the user what needs a look without opening Settings.
+ */
+export interface SourcesEvents {
+  'sources/checked': { checked: number };
+}
+
 /** The channels of this slice. */
 export type SourcesChannels = {
   'sources/list': { req: ListSourcesReq; res: ListSourcesRes };

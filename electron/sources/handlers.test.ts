@@ -79,7 +79,12 @@ describe('sources/* handlers', () => {
         limits: { maxBytes: 1e7, maxFiles: 500, maxRatio: 100 },
       };
       const logs: string[] = [];
-      const stop = startBackgroundChecks({ ...deps, log: (m) => logs.push(m) }, 0, 60_000);
+      const rounds: number[] = [];
+      const stop = startBackgroundChecks(
+        { ...deps, log: (m) => logs.push(m), onChecked: (n) => rounds.push(n) },
+        0,
+        60_000,
+      );
       const client = createInProcessClient(testHost({ home }));
       await expect
         .poll(
@@ -92,6 +97,8 @@ describe('sources/* handlers', () => {
         .toEqual(['one', 'three']);
       stop();
       expect(logs).toEqual([]);
+      // The window is told once the round ended (it then shows what was found).
+      await expect.poll(() => rounds).toEqual([1]);
       // Nothing was installed by the check.
       expect((await client.invoke('skills/list', {})).skills.map((s) => s.name)).not.toContain('three');
     } finally {

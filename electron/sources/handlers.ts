@@ -112,7 +112,11 @@ export function createSourcesHandlers(deps: SourcesHandlerDeps) {
  * are on. A failed check is saved on its source and logged; it never stops the app.
  */
 export function startBackgroundChecks(
-  deps: SourcesHandlerDeps & { log: (m: string) => void },
+  deps: SourcesHandlerDeps & {
+    log: (m: string) => void;
+    /** After a round that checked at least one source: the window tells the user what it found. */
+    onChecked?: (checked: number) => void;
+  },
   firstAfterMs = 15_000,
   everyMs = 6 * 60 * 60 * 1000,
 ): () => void {
@@ -120,6 +124,7 @@ export function startBackgroundChecks(
   const run = async () => {
     if (running || !backgroundChecksEnabled(deps.home)) return;
     running = true;
+    let checked = 0;
     try {
       for (const ctx of contexts(deps)) {
         for (const s of listSourceViews(ctx)) {
@@ -127,9 +132,11 @@ export function startBackgroundChecks(
             deps.log(`checking source ${s.id} failed: ${e instanceof Error ? e.message : String(e)}`);
             return null;
           });
+          if (r) checked += 1;
           if (r && !r.reachable) deps.log(`source ${s.id} could not be reached: ${r.error}`);
         }
       }
+      if (checked > 0) deps.onChecked?.(checked);
     } catch (e) {
       deps.log(`background source checks stopped: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

@@ -180,7 +180,8 @@ export function SourcesCard() {
   }, [api]);
   const list = store.list;
   return (
-    <section className="card" aria-labelledby="sources-title">
+    // Focusable so the sidebar's sources notice can bring the keyboard here.
+    <section id="sources-card" className="card" aria-labelledby="sources-title" tabIndex={-1}>
       <h2 id="sources-title" className="card__title">
         Sources
       </h2>
