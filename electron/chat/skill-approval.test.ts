@@ -198,9 +198,9 @@ describe('declared effects', () => {
   });
 
   it('derives effects from the host functions a code_template calls; only http_request has one', () => {
-    expect(
-      Object.entries(HOST_FUNCTION_EFFECTS).filter(([, effects]) => effects.length > 0),
-    ).toEqual([['http_request', ['network']]]);
+    expect(Object.entries(HOST_FUNCTION_EFFECTS).filter(([, effects]) => effects.length > 0)).toEqual([
+      ['http_request', ['network']],
+    ]);
     const code = skill({
       artifacts: [
         {

@@ -7,7 +7,6 @@ import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
 import { ComponentBar } from './ComponentBar.js';
-import { LlmSkillAccess } from './LlmSkillAccess.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
 import {
   artifactIssues,
@@ -18,6 +17,7 @@ import {
   templateVariables,
 } from './draft.js';
 import { decodeText, download, formatSize, fromBase64, mediaType, toBase64 } from './files.js';
+import { LlmSkillAccess } from './LlmSkillAccess.js';
 import { FieldIssues } from './PackageForm.js';
 
 /** Artifact fields whose problems are said under the field itself. */
