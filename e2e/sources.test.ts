@@ -1,7 +1,8 @@
 /**
  * Settings → Sources in Chromium against web mode: a git source added from the CLI shows what it
  * would install; the risky skill's alert is shown and its Accept stays disabled until its box is
- * ticked; Accept all installs both; the source is then up to date. Light and dark screenshots.
+ * ticked; Accept all installs both; the source is then up to date. Before Settings is opened, the
+ * sidebar's notice says what the source offers and leads there. Light and dark screenshots.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +52,19 @@ describe.skipIf(skip)('Settings → Sources (Chromium)', () => {
     rmSync(repo, { recursive: true, force: true });
   });
 
+  it('says what the source offers in the sidebar and leads to Settings → Sources by keyboard', async () => {
+    const notice = page.getByRole('status', { name: 'Skill sources' });
+    await pw(notice).toContainText('Skill sources: 2 new skills');
+    await notice.screenshot({ path: join(testArtifactsDir('e2e'), 'sources-notice-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await notice.screenshot({ path: join(testArtifactsDir('e2e'), 'sources-notice-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await notice.getByRole('button', { name: 'Review in Settings' }).focus();
+    await page.keyboard.press('Enter');
+    await pw(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+    await pw(page.locator('#sources-card')).toBeFocused();
+  });
+
   it('shows the updates, holds the risky one until accepted, and installs on Accept all', async () => {
     await page.getByRole('button', { name: /^Settings/ }).click();
     const source = page.getByRole('article', { name: 'Source team' });
@@ -72,6 +86,8 @@ describe.skipIf(skip)('Settings → Sources (Chromium)', () => {
       .json()
       .skills.map((s: { name: string }) => s.name);
     expect(names).toEqual(expect.arrayContaining(['tidy', 'sneaky']));
+    // Everything it offered is accepted: the sidebar has nothing more to say.
+    await pw(page.getByRole('status', { name: 'Skill sources' })).toBeHidden();
     expect(problems).toEqual([]);
   });
 });
