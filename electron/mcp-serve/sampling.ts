@@ -22,6 +22,13 @@ export function clientOffersSampling(server: Server): boolean {
 /** A model whose calls are the MCP client's `sampling/createMessage`. */
 export function samplingLlm(server: Server): Llm {
   const generate = async (req: LlmRequest): Promise<LlmResult> => {
+    // An LLM skill's model must be able to call its tools; answering without them would look like
+    // a run while skipping its work, so it fails saying how to give the server a model of its own.
+    if (req.tools && req.tools.length > 0)
+      throw new AppError(
+        'LLM_NOT_CONFIGURED',
+        "this skill's model calls tools, which the MCP client's sampling does not carry: start `skilldesk mcp serve --provider NAME --model MODEL` (with that provider's key set up), or give the skill a provider of its own",
+      );
     // Sampling alternates user and assistant turns; tool results travel as user text.
     const messages = req.messages.map((m) => ({
       role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const),

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startLoopbackProvider } from '../../llm/index.js';
 import { PROJECT_ROOT, runCli, tempDir } from '../../test-support/index.js';
@@ -95,6 +96,33 @@ describe('LLM skills beyond run-skill', () => {
     expect(p.requests).toHaveLength(2);
     expect(p.requests.map((q) => q.expectation_error)).toEqual([undefined, undefined]);
     expect(p.requests[0]!.body).toMatchObject({ model: 'chat-model' });
+  }, 120_000);
+
+  it("over mcp serve without a provider, refuses to run tools on the client's sampling, saying what to start", async () => {
+    const home = await imported();
+    const c = new Client({ name: 'sampling-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    let sampled = 0;
+    c.setRequestHandler(CreateMessageRequestSchema, async () => {
+      sampled++;
+      return { role: 'assistant', model: 'client-model', content: { type: 'text', text: 'about 3' } };
+    });
+    await c.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(PROJECT_ROOT, 'bin', 'skilldesk.mjs'), '--home', home, 'mcp', 'serve'],
+        env: { PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    client = c;
+    const r = (await c.callTool({
+      name: 'apply_skill',
+      arguments: { name: 'word-counter', ctx: { input: 'red green blue' } },
+    })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+    const text = r.content.map((p) => p.text ?? '').join('');
+    expect(text).toMatch(/sampling does not carry.*mcp serve --provider NAME --model MODEL/);
+    expect(text).not.toContain('about 3');
+    expect(sampled).toBe(0);
   }, 120_000);
 
   it('runs in skills eval: the output eval hands the prompt to the skill, whose tool runs', async () => {
