@@ -174,6 +174,8 @@ function registerImport(skills: Command, ctx: CliContext): void {
           for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
             ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
         const { imported, packages, mcp } = await withClient(ctx, async (c) => {
+          // An mcp.json that cannot be read stops the import before any skill is written.
+          const configured = servers.length > 0 ? await configuredServers(c) : [];
           const r =
             loaded.length > 0
               ? await c.invoke('skills/import-packages', {
@@ -183,7 +185,8 @@ function registerImport(skills: Command, ctx: CliContext): void {
                   ...(o.dryRun ? { dry_run: true } : {}),
                 })
               : { imported: [] };
-          const mcp = servers.length > 0 ? await addPluginServers(c, servers, scope, o.dryRun) : undefined;
+          const mcp =
+            servers.length > 0 ? await addPluginServers(c, servers, configured, scope, o.dryRun) : undefined;
           // The user's consent to download: only with the flag, only after the import stood.
           const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
           return { imported: r.imported, packages, mcp };
@@ -216,14 +219,25 @@ function registerImport(skills: Command, ctx: CliContext): void {
     );
 }
 
+/** The MCP servers of both stores' mcp.json; a file that cannot be read is an error. */
+async function configuredServers(c: CoreClient) {
+  const listed = await c.invoke('tools/list-servers', {});
+  if (listed.error) throw new AppError('INVALID_INPUT', listed.error);
+  return listed.servers.map((x) => ({ name: x.name, scope: x.scope }));
+}
+
 /**
  * Add a plugin's MCP servers to the store's `mcp.json`, disabled: a plugin's server is a program
  * (or a URL) the user has not looked at yet, so it runs only after `skilldesk mcp enable NAME`. A
  * server already configured under the same name is left as it is.
  */
-async function addPluginServers(c: CoreClient, servers: PluginServer[], scope: SkillScope, dryRun: boolean) {
-  const listed = await c.invoke('tools/list-servers', {});
-  if (listed.error) throw new AppError('INVALID_INPUT', listed.error);
+async function addPluginServers(
+  c: CoreClient,
+  servers: PluginServer[],
+  configured: Array<{ name: string; scope: SkillScope }>,
+  scope: SkillScope,
+  dryRun: boolean,
+) {
   const out: Array<{
     name: string;
     scope: SkillScope;
@@ -232,9 +246,7 @@ async function addPluginServers(c: CoreClient, servers: PluginServer[], scope: S
     enable_command: string;
   }> = [];
   for (const s of servers) {
-    const taken = listed.servers.find(
-      (x) => x.scope === scope && x.name.toLowerCase() === s.name.toLowerCase(),
-    );
+    const taken = configured.find((x) => x.scope === scope && x.name.toLowerCase() === s.name.toLowerCase());
     if (!taken && !dryRun) await c.invoke('tools/save-server', { scope, name: s.name, config: s.config });
     out.push({
       name: s.name,

@@ -139,6 +139,17 @@ describe('skills import of an Agent Plugin', () => {
     };
     expect(list.skills.map((s) => s.name)).not.toContain('bad-skill');
 
+    // An mcp.json of the user's that cannot be read stops the import before a skill is written.
+    const home3 = tempDir();
+    writeFileSync(join(home3, 'mcp.json'), '{ not json');
+    const unreadable = await runCli(['--home', home3, 'skills', 'import', root]);
+    expect(unreadable.code).not.toBe(0);
+    expect(readFileSync(join(home3, 'mcp.json'), 'utf8')).toBe('{ not json');
+    const none = (await runCli(['--home', home3, 'skills', 'list', '--json'])).json() as {
+      skills: Array<{ name: string }>;
+    };
+    expect(none.skills.map((s) => s.name)).not.toContain('flat-skill');
+
     // A skills path that leaves the plugin is refused.
     const outside = join(tempDir(), 'escape');
     write(outside, 'plugin.json', JSON.stringify({ name: 'escape', skills: '../elsewhere' }));
