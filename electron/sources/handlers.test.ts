@@ -108,7 +108,7 @@ describe('sources/* handlers', () => {
 });
 
 describe('the pin, wherever a skill runs without asking', () => {
-  it('refuses run-skill, skills/run and scripts/run for a skill changed since accepted, until accepted again', async () => {
+  it('refuses run-skill, skills/run, scripts/run and scripts/install-packages for a skill changed since accepted, until accepted again', async () => {
     const dir = tempDir('skilldesk-src-pin-');
     const git = (...a: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...a], { cwd: dir });
@@ -169,6 +169,10 @@ describe('the pin, wherever a skill runs without asking', () => {
     await expect(
       client.invoke('scripts/run', { name: 'greet', script: 'scripts/x.py' }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason: 'changed_since_accepted' } });
+    await expect(client.invoke('scripts/install-packages', { name: 'greet' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      details: { reason: 'changed_since_accepted' },
+    });
 
     // Accepting the upstream version again lets it run as accepted.
     expect((await runCli(['sources', 'update', 'mine', '--skill', 'greet'], env)).code).toBe(0);

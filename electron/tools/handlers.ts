@@ -64,7 +64,9 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       return { path: req.path, media_type, size: bytes.length, data_base64: bytes.toString('base64') };
     },
     'scripts/install-packages': async (req, ctx) => {
-      const { skill, runner } = scriptsOf(deps, req.name);
+      const { skill, scope, runner } = scriptsOf(deps, req.name);
+      // The packages are those its requirements file names: a changed file is not fetched unasked.
+      assertPinned(deps.session.catalog.get().store(scope), skill, scope);
       return runner.installPackages(skill, ctx.signal);
     },
   } satisfies Pick<
