@@ -44,7 +44,7 @@ export function openSourcesSettings(navigate: () => void): void {
  * What the background check of the sources found — updates, new skills, removals, skills changed
  * since accepted — said in the sidebar without opening Settings, with a way there. Read from the
  * saved checks on start (a check made in an earlier run still counts), again after each background
- * check and after an install.
+ * check, after an install and when another workspace is opened.
  */
 export function SourcesNotice() {
   const { client, app } = useStores();
@@ -59,9 +59,12 @@ export function SourcesNotice() {
     void load();
     const offChecked = client.subscribe('sources/checked', () => void load());
     const offCatalog = client.subscribe('skills/catalog-changed', () => void load());
+    // Another workspace has its own store, so its own sources.
+    const offWorkspace = client.subscribe('workspace/changed', () => void load());
     return () => {
       offChecked();
       offCatalog();
+      offWorkspace();
     };
   }, [client, load]);
   if (!list) return null;
