@@ -153,6 +153,8 @@ describe('LLM skills beyond run-skill', () => {
       'skills',
       'eval',
       'word-counter',
+      // Results go under the test's home, not the working directory.
+      ...['--out', join(home, 'eval-results')],
       ...['--provider', 'openai-compatible', '--base-url', p.url, '--model', 'loopback-gpt'],
     ]);
     expect(p.requests.map((q) => q.expectation_error)).toEqual(Array(4).fill(undefined));
