@@ -142,7 +142,8 @@ export function createHost(deps: HostDeps): Host {
   // An LLM skill naming another provider gets it as Settings (or the environment) sets it up.
   const skillAccess = createSkillAccess({ home, secrets, env: deps.env ?? process.env });
   const llmSkill: LlmSkillHost = {
-    modelFor: (provider, model) => settings.chatLlm({ provider, model: model ?? PROVIDERS[provider].defaultModel })!,
+    modelFor: (provider, model) =>
+      settings.chatLlm({ provider, model: model ?? PROVIDERS[provider].defaultModel })!,
     secrets: (skill, names) => skillAccess.secrets(skill, names),
     grants: (skill) => skillAccess.grants(skill),
   };

@@ -23,7 +23,6 @@ import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } fr
 import type { AppErrorData } from './errors.js';
 import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
-import { type SourcesChannels, type SourcesEvents, sourcesRequestSchemas } from './sources.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import { type SkillAccessChannels, skillAccessRequestSchemas } from './skill-access.js';
@@ -34,6 +33,7 @@ import {
   skillFilesRequestSchemas,
   skillsRequestSchemas,
 } from './skills.js';
+import { type SourcesChannels, type SourcesEvents, sourcesRequestSchemas } from './sources.js';
 import { type ToolsChannels, type ToolsEvents, toolsRequestSchemas } from './tools.js';
 import { type TracesChannels, tracesRequestSchemas } from './traces.js';
 import { type WorkspaceChannels, type WorkspaceEvents, workspaceRequestSchemas } from './workspace.js';
