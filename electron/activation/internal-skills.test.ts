@@ -31,6 +31,11 @@ describe('internal skills', () => {
     expect(slashMatches(skills, '').map((s) => s.name)).not.toContain('Eval Judge');
     expect(slashMatches(skills, 'eval')).toEqual([]);
     expect(slashMatches(skills, 'sum').map((s) => s.name)).toEqual(['Summarize']);
+    // Nor does the model's own listing show them.
+    const listed = await host.handlers['skills/call-tool']({ name: 'list_skills' }, ctx);
+    const names = JSON.stringify(listed);
+    expect(names).toContain('CSV Statistics');
+    expect(names).not.toMatch(/Composer Agent|Eval Judge/);
     // Their features still read them by name.
     const judge = await host.handlers['skills/get']({ name: 'Eval Judge' }, ctx);
     expect(judge.skill.metadata).toMatchObject({ internal: 'true' });
