@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../store/index.js';
-import { normalizePhrase, skillNameKey, writeTransaction } from '../store/index.js';
-import { FRONTMATTER_SQL, invocationFields } from '../store/invocation.js';
+import {
+  FRONTMATTER_SQL,
+  invocationFields,
+  normalizePhrase,
+  skillNameKey,
+  writeTransaction,
+} from '../store/index.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { STOPWORDS, stem, words } from './text.js';
 

@@ -374,10 +374,12 @@ export class ChatStore {
     const terms = recallTerms(text).map((w) => ({ w, stem: stem(w), df: stats.df(`"${w}"`) }));
     const known = terms.filter((t) => t.df > 0);
     if (known.length === 0) return [];
-    const query = stats.prune(
-      known.map((t) => `"${t.w}"`),
-      RECALL_POSTINGS_BUDGET,
-    ).join(' OR ');
+    const query = stats
+      .prune(
+        known.map((t) => `"${t.w}"`),
+        RECALL_POSTINGS_BUDGET,
+      )
+      .join(' OR ');
     const skip = opts.session_id ? Math.max(0, opts.skip_recent ?? 20) : 0;
     const skipped = new Set(skip > 0 ? (this.s.lastSeqs.all(opts.session_id, skip) as number[]) : []);
     const fetch = Math.max(50, limit * 10) + skipped.size;

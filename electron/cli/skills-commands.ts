@@ -7,12 +7,14 @@ import {
   type LoadedPackage,
   limitsFrom,
   loadPackages,
+  loadPlugin,
   networkNotices,
+  type PluginServer,
   packageForChannel,
+  pluginManifestPath,
   writeAgentSkillFolder,
   writeZip,
 } from '../skills/index.js';
-import { loadPlugin, type PluginServer, pluginManifestPath } from '../skills/plugin.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';

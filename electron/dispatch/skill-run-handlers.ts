@@ -23,7 +23,7 @@ import {
   skillToPackage,
 } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads the tool registry).
-import { assertPinned } from '../sources/pin.js';
+import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
 import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';

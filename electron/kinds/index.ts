@@ -35,6 +35,14 @@ export function kindOf<K extends ArtifactKindName>(kind: K): KindModule<K> {
 
 export { type DspyContent, DspyContentSchema, parseDspyContent } from './dspy_module/index.js';
 export {
+  describeEffects,
+  HOST_FUNCTION_EFFECTS,
+  type SkillEffect,
+  type SkillEffects,
+  type SkillForEffects,
+  skillEffects,
+} from './effects.js';
+export {
   buildArgv,
   LLM_SKILL_DEFAULTS,
   LLM_SKILL_KEYS,

@@ -13,6 +13,7 @@ export * from './lint.js';
 export * from './open.js';
 export * from './package-schema.js';
 export * from './packages.js';
+export { loadPlugin, type PluginServer, pluginManifestPath } from './plugin.js';
 export * from './seed.js';
 export * from './skill-prompts.js';
 export * from './version.js';

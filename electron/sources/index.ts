@@ -15,6 +15,7 @@ export {
   packagePermissions,
   type SkillPermissions,
 } from './permissions.js';
+export { assertPinned, describeMismatch, type PinMismatch, pinMismatch } from './pin.js';
 export { ensureSourceTables, listRecords, recordOf, skillDigests } from './records.js';
 export {
   needsRiskAcceptance,

@@ -4,8 +4,8 @@
  * skill and the upstream one is a change the user accepts like any other.
  */
 import type { PermissionChange, SkillPermissions } from '../contract/sources.js';
+import { HOST_FUNCTION_EFFECTS, skillEffects } from '../kinds/index.js';
 import type { SkillPackage } from '../skills/index.js';
-import { HOST_FUNCTION_EFFECTS, skillEffects } from '../tools/index.js';
 
 export type { PermissionChange, SkillPermissions };
 

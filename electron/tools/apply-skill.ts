@@ -1,9 +1,9 @@
 import type { DispatchResult } from '../dispatch/index.js';
 import { EXECUTABLE_KINDS, listSkillScripts, scriptUsage } from '../dispatch/index.js';
+import { describeEffects, skillEffects } from '../kinds/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
-import { describeMismatch, pinMismatch } from '../sources/pin.js';
+import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { unknownSkill } from './search-skills.js';
-import { describeEffects, skillEffects } from './skill-effects.js';
 import { clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
 
 /** `apply_skill`: run a skill's executable artifacts (or one artifact) with the variables in `ctx`. */

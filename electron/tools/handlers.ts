@@ -5,7 +5,7 @@ import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
-import { assertPinned } from '../sources/pin.js';
+import { assertPinned } from '../sources/index.js';
 import type { SkillStore } from '../store/index.js';
 import { callBuiltinTool } from './registry.js';
 

@@ -1,8 +1,6 @@
 // The built-in skill tools: one module each, one registry, one handler slice for calls from
 // outside a chat. Their names, schemas and activity text are in contract/builtin-tools.ts.
-export { runSkillTool } from './apply-skill.js';
-export { createToolHandlers, type ToolHandlerDeps } from './handlers.js';
-export { BUILTIN_TOOL_SPECS, callBuiltinTool, parseToolArgs, TOOL_MODULES } from './registry.js';
+
 export {
   describeEffects,
   HOST_FUNCTION_EFFECTS,
@@ -10,7 +8,10 @@ export {
   type SkillEffects,
   type SkillForEffects,
   skillEffects,
-} from './skill-effects.js';
+} from '../kinds/index.js';
+export { runSkillTool } from './apply-skill.js';
+export { createToolHandlers, type ToolHandlerDeps } from './handlers.js';
+export { BUILTIN_TOOL_SPECS, callBuiltinTool, parseToolArgs, TOOL_MODULES } from './registry.js';
 export type {
   BundledTool,
   ExternalTools,

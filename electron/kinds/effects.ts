@@ -17,8 +17,8 @@
  *   so they are not counted as side effects.
  */
 import { isArtifactKind } from '../contract/kinds.js';
-import { KINDS } from '../kinds/index.js';
 import type { HostFunctionName } from '../sandbox/index.js';
+import { KINDS } from './index.js';
 
 /** A side effect a skill's run may have. */
 export type SkillEffect = 'network' | 'write';
