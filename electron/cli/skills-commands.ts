@@ -311,6 +311,7 @@ function registerList(skills: Command, ctx: CliContext): void {
         ...(e.model_invocable === false ? { model_invocable: false } : {}),
         ...(e.user_invocable === false ? { user_invocable: false } : {}),
         ...(e.argument_hint ? { argument_hint: e.argument_hint } : {}),
+        ...(e.internal ? { internal: true } : {}),
       }));
       ctx.print({ skills: items }, () => {
         if (items.length === 0) return 'No skills yet. Import one with: skilldesk skills import PATH';
@@ -321,7 +322,9 @@ function registerList(skills: Command, ctx: CliContext): void {
               ? '  (overridden by workspace)'
               : e.overrides
                 ? '  (overrides account)'
-                : '';
+                : e.internal
+                  ? "  (internal: the app's own, never matched)"
+                  : '';
             return `${e.name.padEnd(width)}  ${e.scope.padEnd(9)}  ${e.version.padEnd(8)}  ${kindsLabel(e)}${flag}`;
           })
           .join('\n');
