@@ -255,6 +255,9 @@ class Connection {
       this.timer = null;
       if (this.closing) return;
       this.restarts++;
+      // The back-off is over: a timer may fire a millisecond before Date.now() reaches retryAt,
+      // and ensure() would then wait for a retry that nothing schedules any more.
+      this.retryAt = null;
       void this.ensure();
     }, delay);
     this.timer.unref?.();
