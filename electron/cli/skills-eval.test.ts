@@ -11,8 +11,10 @@ import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
 import { stats } from '../skills/index.js';
 import { runCli, tempDir } from '../test-support/index.js';
 
-/** skill-creator's aggregation script (fixtures/skill-creator, Apache-2.0), run when Python is here. */
-const AGGREGATE = fileURLToPath(new URL('./fixtures/skill-creator/aggregate_benchmark.py', import.meta.url));
+/** skill-creator's aggregation script (the skill-creator fixture of the tools' tests, Apache-2.0), run when Python is here. */
+const AGGREGATE = fileURLToPath(
+  new URL('../tools/fixtures/skill-creator/scripts/aggregate_benchmark.py', import.meta.url),
+);
 const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version']).status === 0);
 
 const INSTRUCTIONS =
