@@ -43,6 +43,31 @@ if (existsSync(report)) {
   console.log(
     `vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests ?? 0} skipped`,
   );
+  // A test file whose worker died (a crash, a signal) has no failed test, only tests that never
+  // finished: name it, and count its unfinished tests as failed so the last line tells the truth.
+  for (const file of r.testResults ?? []) {
+    const unfinished = (file.assertionResults ?? []).filter(
+      (t) =>
+        t.status !== 'passed' &&
+        t.status !== 'failed' &&
+        t.status !== 'skipped' &&
+        t.status !== 'pending' &&
+        t.status !== 'todo',
+    );
+    if (file.status === 'failed' || unfinished.length > 0) {
+      const rel = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+      console.log(
+        `vitest: not passed: ${rel} (${file.status}${file.message ? `: ${file.message.split('\n')[0]}` : ''})`,
+      );
+      failed += unfinished.length;
+    }
+  }
+  if (vitest.status !== 0 && r.numFailedTests === 0) {
+    console.log(
+      'vitest: exited non-zero with no failed test (an unhandled error or a worker that died; see above)',
+    );
+    failed += 1;
+  }
 } else if (vitest.status !== 0) {
   failed += 1;
 }

@@ -2,6 +2,7 @@
  * libuv thread pool. Node-API is ABI-stable, so the same build loads in Node and in Electron. */
 #define NAPI_VERSION 8
 #include <node_api.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "e5.h"
@@ -22,9 +23,25 @@ static void throw_last(napi_env env) {
     if (!pending) napi_throw_error(env, "E5_NAPI", info && info->error_message ? info->error_message : "napi call failed");
 }
 
+/* The handle JS holds. Counted, not freed by its finalizer alone: when the process exits while
+ * a pool thread is still embedding (an app quit during indexing, a test worker torn down), Node
+ * runs finalizers regardless of references, and unmapping the weights under that thread would
+ * crash the exit. The last of the handle and the running jobs frees the model. */
+typedef struct {
+    e5_model *m;
+    atomic_int refs;
+} holder_t;
+
+static void holder_release(holder_t *h) {
+    if (atomic_fetch_sub(&h->refs, 1) == 1) {
+        e5_free(h->m);
+        free(h);
+    }
+}
+
 static void finalize_model(napi_env env, void *data, void *hint) {
     (void)env; (void)hint;
-    e5_free((e5_model *)data);
+    holder_release((holder_t *)data);
 }
 
 /* load(path) -> handle; throws with the loader's reason when the file is refused. */
@@ -41,17 +58,26 @@ static napi_value load(napi_env env, napi_callback_info info) {
     e5_model *m = e5_load_checked(path, err, sizeof(err));
     free(path);
     if (!m) { napi_throw_error(env, "E5_BAD_MODEL", err); return NULL; }
+    holder_t *h = (holder_t *)malloc(sizeof(holder_t));
+    if (!h) { e5_free(m); napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+    h->m = m;
+    atomic_init(&h->refs, 1);
     napi_value ext;
-    CHECK(env, napi_create_external(env, m, finalize_model, NULL, &ext));
+    if (napi_create_external(env, h, finalize_model, NULL, &ext) != napi_ok) {
+        holder_release(h);
+        throw_last(env);
+        return NULL;
+    }
     return ext;
 }
 
 typedef struct {
+    holder_t *h;
     e5_model *m;
     char **texts;
     int n, is_query, dim, rc;
     float *out;
-    napi_ref model_ref;     /* keeps the model alive while a pool thread uses it */
+    int holds;              /* 1 while this job counts in h->refs (async jobs until run) */
     napi_deferred deferred;
     napi_async_work work;
 } job_t;
@@ -61,7 +87,7 @@ static void job_free(napi_env env, job_t *j) {
     if (j->texts) for (int i = 0; i < j->n; i++) free(j->texts[i]);
     free(j->texts);
     free(j->out);
-    if (j->model_ref) napi_delete_reference(env, j->model_ref);
+    if (j->holds) holder_release(j->h);
     free(j);
 }
 
@@ -88,7 +114,7 @@ static job_t *read_job(napi_env env, napi_callback_info info) {
     napi_get_value_bool(env, argv[2], &q);
     job_t *j = (job_t *)calloc(1, sizeof(job_t));
     if (!j) { napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
-    j->m = (e5_model *)m; j->n = (int)n; j->is_query = q ? 1 : 0; j->dim = e5_dim(j->m);
+    j->h = (holder_t *)m; j->m = j->h->m; j->n = (int)n; j->is_query = q ? 1 : 0; j->dim = e5_dim(j->m);
     j->texts = (char **)calloc(n > 0 ? n : 1, sizeof(char *));
     j->out = (float *)malloc(sizeof(float) * (size_t)j->dim * (n > 0 ? n : 1));
     if (!j->texts || !j->out) { job_free(env, j); napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
@@ -136,7 +162,14 @@ static napi_value embed_sync(napi_env env, napi_callback_info info) {
     return r;
 }
 
-static void exec_job(napi_env env, void *data) { (void)env; run_job((job_t *)data); }
+static void exec_job(napi_env env, void *data) {
+    (void)env;
+    job_t *j = (job_t *)data;
+    run_job(j);
+    /* Done with the weights: let them go now, even if complete_job never runs (process exit). */
+    j->holds = 0;
+    holder_release(j->h);
+}
 
 static void complete_job(napi_env env, napi_status status, void *data) {
     job_t *j = (job_t *)data;
@@ -160,8 +193,9 @@ static napi_value embed_async(napi_env env, napi_callback_info info) {
     job_t *j = read_job(env, info);
     if (!j) return NULL;
     napi_value promise, name;
-    if (napi_create_reference(env, argv[0], 1, &j->model_ref) != napi_ok ||
-        napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
+    atomic_fetch_add(&j->h->refs, 1);
+    j->holds = 1;
+    if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
         napi_create_string_utf8(env, "e5-embed", NAPI_AUTO_LENGTH, &name) != napi_ok ||
         napi_create_async_work(env, NULL, name, exec_job, complete_job, j, &j->work) != napi_ok ||
         napi_queue_async_work(env, j->work) != napi_ok) {
@@ -181,7 +215,7 @@ static napi_value dim(napi_env env, napi_callback_info info) {
         return NULL;
     }
     napi_value r;
-    CHECK(env, napi_create_int32(env, e5_dim((e5_model *)m), &r));
+    CHECK(env, napi_create_int32(env, e5_dim(((holder_t *)m)->m), &r));
     return r;
 }
 
