@@ -1,15 +1,15 @@
 // The app's own latency from "send" to the first provider request — phase-1 match, memory recall,
 // prompt assembly and persisting the user turn — with 10,000 skills and 10,000 earlier messages.
 // Target: p95 at most 3 ms. The model is an in-process stub, so provider time is excluded.
-// Measured twice: as the app sends a typed message (its draft was matched while it was typed, so
-// its e5 vector is ready), and as a message sent with no draft before it (the CLI, a paste sent at
-// once), which waits for the e5 model when it is installed.
+// Measured twice: as the app sends a typed message (its turn was prepared while it was typed, so
+// only storing it and reading the conversation are left), and as a message sent with no draft
+// before it (the CLI, a paste sent at once), which waits for the e5 model when it is installed.
 import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { denseQuery, e5Engine } from '../electron/activation/index.js';
-import { ChatStore, runTurn } from '../electron/chat/index.js';
+import { e5Engine } from '../electron/activation/index.js';
+import { ChatStore, prepareTurn, runTurn } from '../electron/chat/index.js';
 import { createSkillRuntime } from '../electron/dispatch/index.js';
 import type { Llm } from '../electron/llm/index.js';
 import { SkillCatalog } from '../electron/skills/catalog.js';
@@ -124,8 +124,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const mrand = rng(seed);
     for (let i = 0; i < n + 20; i++) {
       const message = sentences[Math.floor(mrand() * sentences.length)]!;
-      // The composer matched the draft on its last edit (`skills/match`), which embedded it.
-      if (typed) await denseQuery(message);
+      // The composer prepared the draft's turn on its last edit (`chat/prepare`).
+      if (typed) await prepareTurn(deps, { message, session_id: session });
       // CPU mark first: reading the process's CPU time is itself not free, and not the turn's.
       cpuMark = cpuNow();
       mark = performance.now();

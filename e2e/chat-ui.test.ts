@@ -43,6 +43,8 @@ describe.skipIf(skip)('chat in Chromium', () => {
   let provider: LoopbackProvider;
   let page: Page;
   const problems: string[] = [];
+  // What the page sent over web mode's socket (the renderer's requests).
+  const sent: string[] = [];
 
   beforeAll(async () => {
     suite = await startSuite(chromiumPath!, {
@@ -51,6 +53,7 @@ describe.skipIf(skip)('chat in Chromium', () => {
     ({ app, browser } = suite);
     provider = suite.provider!;
     page = await openPage(browser, problems, { width: 1360, height: 860 });
+    page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(String(f.payload))));
     await gotoChat(page, app.server.url);
   });
   afterAll(() => suite?.close());
@@ -94,6 +97,10 @@ describe.skipIf(skip)('chat in Chromium', () => {
 
   it('shows the skill a reply applied and opens its trace', async () => {
     await composer().fill('Summarize this: the team agreed to ship on Friday after the security review.');
+    // A pause in typing prepares the draft's turn in the open chat.
+    await expect
+      .poll(() => sent.find((f) => f.includes('"chat/prepare"') && f.includes('ship on Friday')) ?? '')
+      .toMatch(/"session_id":"[^"]+"/);
     await composer().press('Enter');
     const reply = replies().nth(1);
     const chip = reply.locator('.step__head');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { contentWords, stem, stemsOf, termStats } from '../activation/index.js';
+import { contentWords, stem, stemsOf, type TermSnapshot, termStats } from '../activation/index.js';
 import type { ChatMessageView, ChatModelChoice, ChatSessionView, ToolCallView } from '../contract/chat.js';
 import type { ErrorCode } from '../contract/errors.js';
 import { type Db, writeTransaction } from '../store/index.js';
@@ -121,13 +121,15 @@ export class ChatStore {
       leaf: db.prepare('SELECT leaf_id FROM chat_sessions WHERE id = ?').pluck(),
       message: db.prepare('SELECT * FROM chat_messages WHERE id = ? AND session_id = ?'),
       // From a message up its parents, nearest first, at most `limit` (the depth bounds a cycle).
+      // CROSS JOIN keeps the walk first: left to the planner, the last step scanned every message
+      // of the session by its session index and probed the walk, so a turn cost grew with the chat.
       branchUp: db.prepare(`WITH RECURSIVE up(id, depth) AS (
           SELECT @id, 0
           UNION ALL
           SELECT m.parent_id, up.depth + 1 FROM up JOIN chat_messages m ON m.id = up.id AND m.session_id = @session
           WHERE m.parent_id IS NOT NULL AND up.depth + 1 < @limit
         )
-        SELECT m.* FROM up JOIN chat_messages m ON m.id = up.id AND m.session_id = @session ORDER BY up.depth`),
+        SELECT m.* FROM up CROSS JOIN chat_messages m ON m.id = up.id AND m.session_id = @session ORDER BY up.depth`),
       search:
         db.prepare(`SELECT m.session_id, s.title AS session_title, m.id AS message_id, m.role, m.created_at,
         snippet(chat_messages_fts, 0, '[', ']', '…', 12) AS snippet
@@ -370,7 +372,7 @@ export class ChatStore {
     const minScore = opts.min_score ?? 0.3;
     // A new session has no earlier messages of its own.
     if (limit === 0 || (opts.scope === 'session' && !opts.session_id)) return [];
-    const stats = termStats(this.db, 'chat_messages_fts', 'chat_messages');
+    const stats = termStats(this.db, 'chat_messages_fts', 'chat_messages').snapshot();
     const terms = recallTerms(text).map((w) => ({ w, stem: stem(w), df: stats.df(`"${w}"`) }));
     const known = terms.filter((t) => t.df > 0);
     if (known.length === 0) return [];
@@ -383,12 +385,12 @@ export class ChatStore {
     const skip = opts.session_id ? Math.max(0, opts.skip_recent ?? 20) : 0;
     const skipped = new Set(skip > 0 ? (this.s.lastSeqs.all(opts.session_id, skip) as number[]) : []);
     const fetch = Math.max(50, limit * 10) + skipped.size;
-    const n = stats.size();
+    const n = stats.rows;
     const weighted = terms.map((t) => ({ stem: t.stem, df: t.df, weight: termWeight(t.df, n) }));
     const rows = (
       opts.scope === 'session'
         ? this.s.recallSession.all(query, opts.session_id, fetch)
-        : this.s.recallRows.all(JSON.stringify(this.candidates(query, n, fetch)))
+        : this.s.recallRows.all(JSON.stringify(this.candidates(stats, query, fetch)))
     ) as Array<Omit<RecalledMemory, 'score'> & { seq: number; rank?: number }>;
     return rows
       .filter((r) => !skipped.has(r.seq))
@@ -408,11 +410,10 @@ export class ChatStore {
    * candidates: {@link memoryScore} ranks them. Scoring the doclists here rather than by FTS5's
    * bm25 skips a document-size lookup per matching row, most of recall's time in a large store.
    */
-  private candidates(query: string, messages: number, fetch: number): number[] {
-    const stats = termStats(this.db, 'chat_messages_fts', 'chat_messages');
+  private candidates(stats: TermSnapshot, query: string, fetch: number): number[] {
     const score = new Map<number, number>();
     for (const token of query.split(' OR ')) {
-      const weight = termWeight(stats.df(token), messages);
+      const weight = termWeight(stats.df(token), stats.rows);
       for (const seq of this.s.termRows.all(token) as number[])
         score.set(seq, (score.get(seq) ?? 0) + weight);
     }

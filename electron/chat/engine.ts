@@ -20,6 +20,7 @@ import {
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError } from '../store/index.js';
 import type { ChatMessage, ChatStore, RecalledMemory, RecallOptions, ToolCallRecord } from './chat-store.js';
+import { keepPrepared, promptStamp, takePrepared } from './prepared-turns.js';
 import { buildSystemPrompt } from './prompt.js';
 import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
 
@@ -124,8 +125,8 @@ export const PROMPT_MIN_SCORE = 0.65;
  * earlier turns. It runs before the new message is stored, so a message never recalls itself.
  */
 export function buildTurnPrompt(
-  deps: ChatDeps,
-  input: TurnInput,
+  deps: Pick<ChatDeps, 'catalog' | 'chats'>,
+  input: Pick<TurnInput, 'message' | 'session_id' | 'settings'>,
   dense?: MatchOptions['dense'],
   recalled?: RecalledMemory[],
 ): TurnPrompt {
@@ -158,14 +159,58 @@ export function buildTurnPrompt(
   return { system, matches, memory: memory.length };
 }
 
+/** What a prepared prompt is kept under: the chat, the text and the turn's knobs. */
+function preparedKey(input: Pick<TurnInput, 'message' | 'session_id' | 'settings'>): string {
+  return JSON.stringify([input.session_id ?? null, input.message, input.settings ?? null]);
+}
+
+/**
+ * Build the prompt a draft would be sent with, while it is typed (`chat/prepare`), and keep it:
+ * sending that text unchanged, with nothing stored in between, then skips matching and recall.
+ * The draft's e5 vector is computed too (off the main thread), as a send would.
+ */
+export async function prepareTurn(
+  deps: Pick<ChatDeps, 'catalog' | 'chats'>,
+  input: Pick<TurnInput, 'message' | 'session_id' | 'settings'>,
+): Promise<TurnPrompt> {
+  const dense = await denseQuery(input.message);
+  const stamp = () => promptStamp(deps.chats, deps.catalog.stores());
+  // Kept only when no write landed while it was computed (it would be stale, or never used). The
+  // first match after a catalog change writes its index updates itself: then once more.
+  let prompt: TurnPrompt | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const before = stamp();
+    prompt = buildTurnPrompt(deps, input, dense);
+    if (stamp() === before) {
+      keepPrepared(deps.chats, preparedKey(input), before, prompt);
+      break;
+    }
+  }
+  return prompt!;
+}
+
 /** Earlier messages relevant to the turn's message (before it is stored: never itself). */
-export function recallMemory(deps: ChatDeps, input: TurnInput): RecalledMemory[] {
+export function recallMemory(
+  deps: Pick<ChatDeps, 'chats'>,
+  input: Pick<TurnInput, 'message' | 'session_id' | 'settings'>,
+): RecalledMemory[] {
   const s = input.settings ?? {};
   return deps.chats.recall(input.message, {
     skip_recent: s.history ?? 20,
     ...s.memory,
     session_id: input.session_id,
   });
+}
+
+/** A turn's prompt when none was prepared from its draft. */
+async function computeTurnPrompt(deps: ChatDeps, input: TurnInput): Promise<TurnPrompt> {
+  // The message's e5 vector is computed off the main thread; memory is recalled meanwhile, so the
+  // turn waits for the slower of the two rather than for both.
+  const dense = denseQuery(input.message);
+  // Awaited below; this only keeps a failure while recall runs from counting as unhandled.
+  dense.catch(() => undefined);
+  const memory = recallMemory(deps, input);
+  return buildTurnPrompt(deps, input, await dense, memory);
 }
 
 /** The stored user turn and the conversation that precedes it. */
@@ -553,13 +598,12 @@ export async function runTurn(
         { ...input, attachments: (branch.edited.attachments ?? []).map(({ size: _s, ...a }) => a) }
       : input;
   checkImages(deps.llm, turnInput);
-  // The message's e5 vector is computed off the main thread; memory is recalled meanwhile, so the
-  // turn waits for the slower of the two rather than for both.
-  const dense = denseQuery(turnInput.message);
-  // Awaited below; this only keeps a failure while recall runs from counting as unhandled.
-  dense.catch(() => undefined);
-  const memory = recallMemory(deps, turnInput);
-  const prompt = buildTurnPrompt(deps, turnInput, await dense, memory);
+  const prompt =
+    takePrepared<TurnPrompt>(
+      deps.chats,
+      preparedKey(turnInput),
+      promptStamp(deps.chats, deps.catalog.stores()),
+    ) ?? (await computeTurnPrompt(deps, turnInput));
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);
   emit({
     type: 'turn-started',

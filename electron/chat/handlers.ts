@@ -14,7 +14,7 @@ import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
 import { generateTitle } from './auto-title.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
-import { type ChatDeps, type ChatEvent, runTurn, type TurnInput } from './engine.js';
+import { type ChatDeps, type ChatEvent, prepareTurn, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
 
 /** The open workspace as the chat slice uses it (the host's workspace session fits). */
@@ -373,6 +373,15 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
 
   const handlers = {
     'chat/send-message': (req) => startTurn(req),
+
+    'chat/prepare': async (req) => {
+      // Read only: a draft never creates a store (a chat's first send does).
+      const chats = ws.chats.read();
+      if (!chats) return { matches: 0, memory: 0 };
+      if (req.session_id && !chats.getSession(req.session_id)) throw notFound(req.session_id);
+      const prompt = await prepareTurn({ catalog: ws.catalog.get(), chats }, req);
+      return { matches: prompt.matches.length, memory: prompt.memory };
+    },
 
     'chat/regenerate': (req) => {
       const chats = ws.chats.read();

@@ -208,6 +208,30 @@ export const SendMessageReqSchema = z
   .strict();
 /** Request of `chat/send-message`. */
 export type SendMessageReq = z.infer<typeof SendMessageReqSchema>;
+/**
+ * `chat/prepare`: the draft of a chat, as it stands after an edit. The turn's prompt (matched
+ * skills, recalled memory) is built now and kept, so sending the same text while nothing changed
+ * only stores it and reads the conversation. Best effort: a send never depends on it.
+ */
+export const PrepareTurnReqSchema = z
+  .object({
+    session_id: sessionId.optional(),
+    message: z
+      .string()
+      .max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`)
+      .refine((s) => s.trim() !== '', 'must not be empty'),
+    settings: TurnSettingsSchema.optional(),
+  })
+  .strict();
+/** Request of `chat/prepare`. */
+export type PrepareTurnReq = z.infer<typeof PrepareTurnReqSchema>;
+/** Reply of `chat/prepare`. */
+export interface PrepareTurnRes {
+  /** Skills the prompt names (phase-1 matches); the send reports the same. */
+  matches: number;
+  /** Earlier messages recalled as memory. */
+  memory: number;
+}
 /** `chat/regenerate`: answer again the user message a reply answered; the old reply stays as a sibling. */
 export const RegenerateReqSchema = z
   .object({
@@ -430,6 +454,7 @@ export interface GetAttachmentRes {
 /** The `chat/*` channels. */
 export interface ChatChannels {
   'chat/send-message': { req: SendMessageReq; res: SendMessageRes };
+  'chat/prepare': { req: PrepareTurnReq; res: PrepareTurnRes };
   'chat/cancel': { req: CancelTurnReq; res: CancelTurnRes };
   'chat/list-sessions': { req: ListSessionsReq; res: ListSessionsRes };
   'chat/get-session': { req: GetSessionReq; res: GetSessionRes };
@@ -447,6 +472,7 @@ export interface ChatChannels {
 /** Request schemas of the `chat/*` channels. */
 export const chatRequestSchemas = {
   'chat/send-message': SendMessageReqSchema,
+  'chat/prepare': PrepareTurnReqSchema,
   'chat/cancel': CancelTurnReqSchema,
   'chat/list-sessions': ListSessionsReqSchema,
   'chat/get-session': GetSessionReqSchema,

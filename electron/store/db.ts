@@ -241,3 +241,22 @@ function notSqlite(file: string, why: string): AppError {
     { file },
   );
 }
+
+const stampStatements = new WeakMap<Db, { total: Database.Statement; version: Database.Statement }>();
+
+/**
+ * A value that changes whenever the database may have: any commit by another connection
+ * (`data_version`) or any row this connection changed (`total_changes()`). Two reads within
+ * microseconds: a cache of results computed from the store checks it instead of recomputing.
+ */
+export function changeStamp(db: Db): string {
+  let s = stampStatements.get(db);
+  if (!s) {
+    s = {
+      total: db.prepare('SELECT total_changes()').pluck(),
+      version: db.prepare('PRAGMA data_version').pluck(),
+    };
+    stampStatements.set(db, s);
+  }
+  return `${s.version.get() as number}.${s.total.get() as number}`;
+}

@@ -23,6 +23,9 @@ import {
 } from './ComposerExtras.js';
 import { MatchHint } from './MatchHint.js';
 
+/** How long a draft is left alone before its turn is prepared (a pause in typing). */
+const PREPARE_AFTER_MS = 250;
+
 /**
  * The composer's text is the draft of the open chat: switching chats swaps drafts, and each is
  * kept (across reloads too) until sent.
@@ -78,6 +81,19 @@ export function Composer(props: {
     el.style.height = 'auto';
     el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [m.message]);
+
+  // A draft left alone for a moment has its turn prepared (skills matched, memory recalled), so
+  // sending it starts the reply at once. Best effort: a failure only means the send does it.
+  useEffect(() => {
+    const message = m.message;
+    if (message.trim() === '' || c.streaming || c.pending) return;
+    const timer = setTimeout(() => {
+      stores.client
+        .invoke('chat/prepare', { message, ...(c.activeId ? { session_id: c.activeId } : {}) })
+        .catch(() => undefined);
+    }, PREPARE_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [m.message, c.activeId, c.streaming, c.pending, stores.client]);
 
   // Files to send with the next message, and why some were refused.
   const [files, setFiles] = useState<AttachmentInput[]>([]);
