@@ -88,7 +88,10 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
           const used = line.skills_used.length
             ? `skills ran: ${line.skills_used.join(', ')}`
             : 'no skill ran';
-          const tokens = llm ? ` · ${line.input_tokens} in / ${line.output_tokens} out tokens` : '';
+          const tokens =
+            llm || line.input_tokens || line.output_tokens
+              ? ` · ${line.input_tokens} in / ${line.output_tokens} out tokens`
+              : '';
           const cost = line.estimated_cost != null ? ` · ~$${line.estimated_cost.toFixed(6)}` : '';
           err(`— ${used}${tokens}${cost}`);
           if (line.error) err(`error: ${line.error.message}`);
@@ -131,7 +134,8 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
           stopApprovals();
         }
       },
-      { llm },
+      // No --provider: the chat's own model, else the default set up with `skilldesk providers`.
+      { llm: llm ?? 'configured' },
     );
     if (finished.status !== 'complete') ctx.setExitCode(1);
   });

@@ -159,10 +159,12 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       ctx,
       async (c) => {
         const { skill } = await c.invoke('skills/get', { name });
-        if (!g.json)
+        if (!g.json) {
+          const model = llm ?? (await c.invoke('settings/get', {})).chat;
           ctx.io.stdout(
-            `${skill.name} ${skill.version} [${skill.scope}] · session ${sessionId}${llm ? ` · ${llm.provider}:${llm.model}` : ' · no model configured'}\n`,
+            `${skill.name} ${skill.version} [${skill.scope}] · session ${sessionId}${model ? ` · ${model.provider}:${model.model}` : ' · no model configured'}\n`,
           );
+        }
         const stop = c.subscribe('skills/artifact-ran', (e) => {
           if (e.run_id === runId && !g.json) ctx.io.stdout(`${humanResult(e.result)}\n`);
         });
@@ -185,7 +187,8 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
           stop();
         }
       },
-      { llm },
+      // No --provider: the default provider set up with `skilldesk providers`.
+      { llm: llm ?? 'configured' },
     );
     if (!r.ok) ctx.setExitCode(1);
     if (g.json) ctx.io.stdout(`${JSON.stringify(r)}\n`);

@@ -1,7 +1,8 @@
 /**
  * How a CLI command reaches the core: a host built for this one command (the CLI's flags choose
- * the model; keys come from the environment), its handler table called through the in-process
- * client, and the host disposed when the command ends.
+ * the model, else — for `chat` and `run-skill` — the default provider set up with `skilldesk
+ * providers`), its handler table called through the in-process client, and the host disposed when
+ * the command ends.
  */
 import { createHost, type Logger } from '../host.js';
 import type { Llm } from '../llm/index.js';
@@ -24,8 +25,11 @@ function cliLogger(ctx: CliContext): Logger {
 
 /** Options of {@link withClient}. */
 export interface ClientOptions {
-  /** The model of this command (from `--provider …`), or none; a function is asked on every call. */
-  llm?: Llm | null | (() => Llm | null);
+  /**
+   * The model of this command (from `--provider …`), or none; a function is asked on every call.
+   * `'configured'`: the default provider set up with `skilldesk providers` (Settings' model).
+   */
+  llm?: Llm | null | (() => Llm | null) | 'configured';
 }
 
 /**
@@ -38,7 +42,12 @@ export async function withClient<T>(
   opts: ClientOptions = {},
 ): Promise<T> {
   const g = ctx.globals();
-  const llm = typeof opts.llm === 'function' ? opts.llm : () => (opts.llm as Llm | null | undefined) ?? null;
+  const llm =
+    opts.llm === 'configured'
+      ? undefined
+      : typeof opts.llm === 'function'
+        ? opts.llm
+        : () => (opts.llm as Llm | null | undefined) ?? null;
   const host = createHost({
     home: g.home,
     workspace: g.workspace,

@@ -126,4 +126,64 @@ describe('skilldesk providers', () => {
     expect(r.stdout + r.stderr).toContain('flags still work');
     expect(server.requests.at(-1)?.body).toMatchObject({ model: 'flag-model' });
   });
+
+  it('chat and run-skill without --provider use the default provider set up with providers', async () => {
+    const a = await startLoopbackProvider({
+      script: { turns: [{ text: 'from A' }, { text: 'A again' }], api_key: 'sk-a', models: ['a-1'] },
+    });
+    const b = await startLoopbackProvider({
+      script: { turns: [{ text: 'Hello from B' }], models: ['b-1'] },
+    });
+    servers.push(a, b);
+    const home = tempDir();
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['--home', home, ...args], env);
+    const add = await cli(
+      [
+        'providers',
+        'add',
+        'openai-compatible',
+        '--id',
+        'aa',
+        '--model',
+        'a-1',
+        '--base-url',
+        a.url,
+        '--key-env',
+        'K',
+      ],
+      { K: 'sk-a' },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(
+      (
+        await cli([
+          'providers',
+          'add',
+          'openai-compatible',
+          '--id',
+          'bb',
+          '--model',
+          'b-1',
+          '--base-url',
+          b.url,
+        ])
+      ).code,
+    ).toBe(0);
+
+    const first = await cli(['--json', 'chat', 'hello']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('from A');
+    expect(a.requests.at(-1)?.body).toMatchObject({ model: 'a-1' });
+    const session = JSON.parse(first.stdout.split('\n')[0]!).session_id as string;
+
+    const again = await cli(['chat', 'and again', '--session', session]);
+    expect(again.stdout + again.stderr).toContain('A again');
+    // The default moves to B: the next run uses B.
+    expect((await cli(['providers', 'default', 'bb'])).code).toBe(0);
+    const run = await cli(['run-skill', 'Summarize', '--context', '{"text": "The team ships on Friday."}']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('openai-compatible:b-1');
+    expect(run.stdout).toContain('Hello from B');
+    expect(b.requests.at(-1)?.body).toMatchObject({ model: 'b-1' });
+  });
 });

@@ -35,6 +35,33 @@ export interface SkillVersionHandlerDeps {
 }
 
 /**
+ * A DSPy module's compiled state (few-shot demos from `optimize`) never reaches the editor, which
+ * sees only its size; a save from it would drop what an optimisation run produced. So a
+ * `dspy_module` saved without a state keeps the stored one of the same name and variant, as long
+ * as its program is unchanged: a changed program's demos may no longer fit it, so they go.
+ */
+function keepCompiledState(store: SkillStore, pkg: SkillPackage): SkillPackage {
+  const current = store.repo.getSkillByName(pkg.name);
+  if (!current) return pkg;
+  const stored = (skillToPackage(current) as SkillPackage).artifacts;
+  return {
+    ...pkg,
+    artifacts: pkg.artifacts.map((a) => {
+      if (a.kind !== 'dspy_module' || a.state_blob != null) return a;
+      const same = stored.find(
+        (o) =>
+          o.kind === a.kind &&
+          o.name === a.name &&
+          (o.model_variant ?? null) === (a.model_variant ?? null) &&
+          o.content === a.content &&
+          o.state_blob != null,
+      );
+      return same ? { ...a, state_blob: same.state_blob } : a;
+    }),
+  };
+}
+
+/**
  * The history slice: list, diff and restore kept versions, and fork an account skill into the
  * workspace. A skill's history lives in the store of its scope (the workspace one first).
  */
@@ -112,8 +139,8 @@ export function createSkillVersionHandlers(deps: SkillVersionHandlerDeps) {
           'No workspace is open: save to the account scope, or open a workspace',
         );
       }
-      const pkg = deps.parsePackage(req.package, 'package');
       const { store } = deps.catalog.withStore(req.scope);
+      const pkg = keepCompiledState(store, deps.parsePackage(req.package, 'package'));
       const r = savePackage(store, pkg, { expectedHash: req.expected_hash, note: req.note });
       if (r.action !== 'unchanged')
         deps.events.emit('skills/catalog-changed', { reason: 'saved', names: [r.name] });

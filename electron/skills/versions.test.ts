@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../contract/channels.js';
 import { openDatabase } from '../store/index.js';
-import { quietLogger, runCli, tempDir, testHost } from '../test-support/index.js';
+import {
+  consistencyCheckerExample,
+  quietLogger,
+  runCli,
+  tempDir,
+  testHost,
+  VALID_STATE_BLOB,
+} from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
 const pkg = (version: string, line: string, extra: Record<string, unknown> = {}) => ({
@@ -193,6 +200,35 @@ describe('skills/save-package (the Composer save)', () => {
       scope: 'account',
     });
     expect(!bad.ok && bad.error.code).toBe('INVALID_INPUT');
+  });
+
+  it("keeps a DSPy module's compiled state the editor never sees, until its program changes", async () => {
+    const host = testHost({ home: tempDir() });
+    const ctx = { transport: 'in-process' as const };
+    const optimised = consistencyCheckerExample();
+    const arts = optimised.artifacts as Array<Record<string, unknown>>;
+    arts[3]!.state_blob = VALID_STATE_BLOB;
+    await host.handlers['skills/save-package']({ package: optimised, scope: 'account' }, ctx);
+    const blobBytes = async () => {
+      const { skill } = await host.handlers['skills/get']({ name: 'Consistency Checker' }, ctx);
+      return skill.artifacts.find((a) => a.kind === 'dspy_module')!.state_blob_bytes;
+    };
+    const stored = await blobBytes();
+    expect(stored).toBeGreaterThan(0);
+    // As the Composer saves it: the form's fields, no state, a changed description.
+    const edited = consistencyCheckerExample();
+    delete (edited.artifacts as Array<Record<string, unknown>>)[3]!.state_blob;
+    edited.description = 'Finds contradictions across workspace pages.';
+    const r = await host.handlers['skills/save-package']({ package: edited, scope: 'account' }, ctx);
+    expect(r.saved.action).toBe('updated');
+    expect(await blobBytes()).toBe(stored);
+    // A changed program: its old demos may not fit, so they go.
+    const reprogrammed = consistencyCheckerExample();
+    const dspy = (reprogrammed.artifacts as Array<Record<string, unknown>>)[3]!;
+    delete dspy.state_blob;
+    dspy.content = `${String(dspy.content)}\n`;
+    await host.handlers['skills/save-package']({ package: reprogrammed, scope: 'account' }, ctx);
+    expect(await blobBytes()).toBeNull();
   });
 
   it('raises the patch version of changed content saved under the same version; a version the user set stays', async () => {
