@@ -6,45 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import { type SkillPackage, skillToAgentFiles, skillToPackage } from '../skills/index.js';
-import { type Db, type Skill, skillNameKey, writeTransaction } from '../store/index.js';
+import { type Db, loadMigrations, type Skill, skillNameKey, writeTransaction } from '../store/index.js';
 import type { SkillPermissions } from './permissions.js';
 import type { ModelReview } from './review.js';
 import type { ScanReport } from './scan.js';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS skill_sources (
-  id TEXT PRIMARY KEY,
-  kind TEXT NOT NULL CHECK (kind IN ('git', 'catalog')),
-  url TEXT NOT NULL,
-  ref TEXT,
-  subdir TEXT,
-  marketplace_id TEXT,
-  sync_etag TEXT,
-  revision TEXT,
-  snapshot TEXT,
-  checked_at TEXT,
-  check_error TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS source_skills (
-  source_id TEXT NOT NULL REFERENCES skill_sources(id) ON DELETE CASCADE,
-  name_key TEXT NOT NULL,
-  name TEXT NOT NULL,
-  revision TEXT NOT NULL,
-  upstream_hash TEXT NOT NULL,
-  files TEXT NOT NULL,
-  content_hash TEXT NOT NULL,
-  permissions TEXT NOT NULL,
-  scan TEXT NOT NULL,
-  accepted_risk INTEGER NOT NULL DEFAULT 0,
-  installed_at TEXT NOT NULL,
-  PRIMARY KEY (source_id, name_key)
-) WITHOUT ROWID;
-`;
-
 /**
  * Migration 0017 creates the source tables; a store opened with an explicit older migration set
- * (tests of earlier migrations) gets them here on first use.
+ * (tests of earlier migrations) gets them here on first use, from that migration's own SQL (its
+ * statements are `IF NOT EXISTS`), so the schema is written down once.
  */
 export function ensureSourceTables(db: Db): void {
   const have = db
@@ -53,7 +23,9 @@ export function ensureSourceTables(db: Db): void {
     )
     .get() as { n: number };
   if (have.n === 2) return;
-  writeTransaction(db, () => db.exec(SCHEMA));
+  const migration = loadMigrations().find((m) => m.name === 'skill_sources');
+  if (!migration) throw new Error('migration 0017_skill_sources.sql is missing');
+  writeTransaction(db, () => db.exec(migration.sql));
 }
 
 /** A subscription. */
