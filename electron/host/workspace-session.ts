@@ -19,7 +19,7 @@ import { type CatalogRef, openCatalog } from '../skills/index.js';
 export type { CatalogRef };
 
 import { allowsInProcessIsolation } from '../settings/index.js';
-import { type Db, resolveHome, type SkillStore } from '../store/index.js';
+import { type Db, openMemoryStore, resolveHome, type SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
 import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
 
@@ -106,10 +106,22 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
     }
   }
 
+  // A folder's pages before it has a store (see pages()).
+  let scratch: Db | null = null;
+
   /** The workspace's Markdown pages, indexed once per store, for the sandbox's host functions. */
   function pages(): WorkspacePages | undefined {
+    if (!workspace) return undefined;
     const ws = catalog.workspace;
-    if (!ws || !workspace) return undefined;
+    if (!ws) {
+      // Browsing creates no agents.db in the folder, yet a skill run there (an account skill, the
+      // CLI's `--workspace`) should read its pages: they are indexed in memory until it has one.
+      if (!scratch) {
+        scratch = openMemoryStore();
+        indexWorkspacePages(scratch, workspace);
+      }
+      return new WorkspacePages(scratch);
+    }
     if (!indexed.has(ws.db)) {
       indexWorkspacePages(ws.db, workspace);
       indexed.add(ws.db);
@@ -168,6 +180,8 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
       runtimes.clear();
       await Promise.allSettled([...all.map((rt) => rt.dispose()), sidecar?.dispose()]);
       sidecar = null;
+      scratch?.close();
+      scratch = null;
       catalog.close();
     },
   };

@@ -260,3 +260,15 @@ export function changeStamp(db: Db): string {
   }
   return `${s.version.get() as number}.${s.total.get() as number}`;
 }
+
+/**
+ * A store in memory, with the whole schema: for what must work before a folder has a store of its
+ * own (a workspace's pages read by a skill that runs before the first write creates `agents.db`).
+ */
+export function openMemoryStore(): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  const migrations = loadMigrations();
+  migrate(db, migrations, migrations.length, ':memory:');
+  return db;
+}
