@@ -24,6 +24,7 @@ import {
   type SkillEval,
   type SkillPrompts,
 } from '../skills/index.js';
+import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill } from '../store/index.js';
 import type { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
@@ -344,6 +345,8 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     const started = deps.now();
     const catalog = deps.catalog();
     const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+    // A skill changed since it was accepted from its source is not run, read or graded unasked.
+    assertPinned(catalog.store(scope), skill, scope);
     const file = readSkillEvals(skill);
     const llm = deps.llm();
     // Read once per run, so a run judges every eval with the same prompts.

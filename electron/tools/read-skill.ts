@@ -1,5 +1,7 @@
 import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
 import { skillSlug } from '../skills/index.js';
+// Directly the pin module, not the sources index (which reads this registry's effects).
+import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { unknownSkill } from './search-skills.js';
 import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
 
@@ -11,6 +13,33 @@ import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOut
 export const readSkill: ToolModule<'read_skill'> = {
   name: 'read_skill',
   async run({ name, artifact }, ctx) {
+    // A skill from a source whose stored files no longer match what the user accepted is
+    // unreviewed text: the model reads it only once the user says so (as apply_skill and
+    // run_script ask); where nobody can be asked, not at all.
+    const found = ctx.catalog.resolve(name);
+    const mismatch = found ? pinMismatch(ctx.catalog.store(found.scope), found.skill) : null;
+    if (found && mismatch) {
+      const refused = describeMismatch(found.skill.name, mismatch);
+      const approve = ctx.turn?.external?.approveSkill;
+      if (!approve)
+        return {
+          ok: false,
+          skill: found.skill.name,
+          result: { error: refused, changed_since_accepted: true },
+        };
+      const verdict = await approve.call(
+        ctx.turn!.external,
+        {
+          skill: `${found.skill.name} (changed since accepted)`,
+          args: { name, ...(artifact ? { artifact } : {}) },
+          effects: { effects: [], reasons: [] },
+          description: refused,
+        },
+        { call_id: ctx.call_id },
+      );
+      if (!verdict.allowed)
+        return { ok: false, skill: found.skill.name, result: { error: verdict.error, denied: true } };
+    }
     const out = read(ctx, name, artifact);
     const reveal = ctx.turn?.external?.reveal;
     if (!out.ok || artifact || !reveal || !out.skill) return out;

@@ -241,6 +241,16 @@ describe('run_script and source pins', () => {
     expect(String(r.result.error)).toMatch(
       /scripts\/aggregate_benchmark.py.*sources update team --skill skill-creator/,
     );
+    // Nor does the model read its changed instructions, or an eval grade it.
+    const read = await app.ok<{ ok: boolean; result: Record<string, unknown> }>('skills/call-tool', {
+      name: 'read_skill',
+      args: { name: 'skill-creator' },
+    });
+    expect(read).toMatchObject({ ok: false, result: { changed_since_accepted: true } });
+    expect(JSON.stringify(read)).not.toContain('iteratively improving');
+    await expect(app.ok('skills/eval', { name: 'skill-creator' })).rejects.toThrow(
+      /FORBIDDEN.*sources update team --skill skill-creator/,
+    );
   }, 60_000);
 });
 
