@@ -53,6 +53,81 @@ function ArtifactCard({ a }: { a: SkillArtifactView }) {
   );
 }
 
+/** The package lines of a skill's `requirements.txt` files (comments and blanks left out). */
+export function requirementLines(skill: SkillDetail): string[] {
+  return skill.artifacts
+    .filter((a) => {
+      const path = typeof a.metadata?.path === 'string' ? a.metadata.path : '';
+      return /(^|\/)requirements\.txt$/.test(path) && a.metadata?.encoding !== 'base64';
+    })
+    .flatMap((a) => a.content.split('\n'))
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean);
+}
+
+type InstallState =
+  | { status: 'idle' }
+  | { status: 'installing' }
+  | { status: 'done'; wheels: string[]; already: boolean }
+  | { status: 'error'; message: string };
+
+/**
+ * The pure-Python packages a skill's scripts import (its `requirements.txt`): fetched by pip at
+ * the user's request into the account's wheelhouse, never at run time (what `skilldesk skills
+ * packages install` does).
+ */
+function SkillPackages({ skill }: { skill: SkillDetail }) {
+  const stores = useStores();
+  const [state, setState] = useState<InstallState>({ status: 'idle' });
+  const lines = requirementLines(skill);
+  if (lines.length === 0) return null;
+  const install = async () => {
+    setState({ status: 'installing' });
+    try {
+      const r = await stores.client.invoke('scripts/install-packages', { name: skill.name });
+      setState({
+        status: 'done',
+        wheels: r.wheels.map((w) => `${w.name} ${w.version}`),
+        already: r.already_installed,
+      });
+    } catch (e) {
+      setState({ status: 'error', message: e instanceof Error ? e.message : String(e) });
+    }
+  };
+  return (
+    <section className="packages" aria-label="Python packages">
+      <h3 className="section-title">
+        Python packages <span className="count">{lines.length}</span>
+      </h3>
+      <p className="packages__help">
+        Its scripts import these. They are fetched once, pinned by SHA-256, and only pure-Python wheels are
+        accepted; nothing is downloaded while a script runs.
+      </p>
+      <PhraseList items={lines} />
+      <div className="packages__actions">
+        <button
+          type="button"
+          className="btn btn--small"
+          disabled={state.status === 'installing'}
+          onClick={() => void install()}
+        >
+          <Icon name="download" /> {state.status === 'installing' ? 'Installing…' : 'Install packages'}
+        </button>
+        <span role="status" className="packages__status">
+          {state.status === 'done' &&
+            `${state.already ? 'Already installed' : 'Installed'}: ${state.wheels.join(', ')}`}
+        </span>
+      </div>
+      {state.status === 'error' && (
+        <div className="callout callout--error" role="alert">
+          <Icon name="alert" />
+          <p>Packages not installed: {state.message}</p>
+        </div>
+      )}
+    </section>
+  );
+}
+
 /** The open skill: what it is, when it activates, and every artifact. */
 export function SkillDetailPane() {
   const open = useSkillsStore((s) => s.open);
@@ -248,6 +323,7 @@ export function SkillDetailPane() {
           <dd>{formatDate(skill.updated_at)}</dd>
         </div>
       </dl>
+      <SkillPackages key={key} skill={skill} />
       <h3 className="section-title">
         Artifacts <span className="count">{skill.artifacts.length}</span>
       </h3>
