@@ -599,9 +599,7 @@ export async function runTurn(
       : input;
   checkImages(deps.llm, turnInput);
   const prompt =
-    takePrepared<TurnPrompt>(
-      deps.chats,
-      preparedKey(turnInput),
+    takePrepared<TurnPrompt>(deps.chats, preparedKey(turnInput), () =>
       promptStamp(deps.chats, deps.catalog.stores()),
     ) ?? (await computeTurnPrompt(deps, turnInput));
   const user = persistUserTurn(deps, turnInput, prompt.matches, branch);

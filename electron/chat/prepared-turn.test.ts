@@ -4,7 +4,7 @@ import { createSkillRuntime } from '../dispatch/index.js';
 import { createHost } from '../host.js';
 import { createLlm, startLoopbackProvider } from '../llm/index.js';
 import { importPackages, openCatalog, type SkillPackage } from '../skills/index.js';
-import { quietLogger, smallPackage, tempDir } from '../test-support/index.js';
+import { chatMessage, quietLogger, smallPackage, tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { ChatStore } from './chat-store.js';
@@ -15,6 +15,19 @@ afterEach(async () => {
   vi.restoreAllMocks();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+/** A workspace skill with a description and its name, lower-cased, as its trigger phrase. */
+function addSkill(catalog: ReturnType<typeof openCatalog>, name: string, description: string) {
+  importPackages(catalog.workspace!, [
+    {
+      file: `${name}.json`,
+      pkg: smallPackage(name, '1.0.0', {
+        description,
+        trigger_phrases: [name.toLowerCase()],
+      }) as SkillPackage,
+    },
+  ]);
+}
 
 async function setup() {
   const provider = await startLoopbackProvider({ script: Array.from({ length: 8 }, () => ({ text: 'ok' })) });
@@ -33,37 +46,14 @@ async function setup() {
   // As the app does: a ChatStore per request over the one connection.
   const chats = () => new ChatStore(db);
   const deps = () => ({ catalog, chats: chats(), dispatcher: runtime.dispatcher, llm, workspace });
-  importPackages(catalog.workspace!, [
-    {
-      file: 'w.json',
-      pkg: smallPackage('Walrus Census', '1.0.0', {
-        description: 'Counts walruses on the ice floes and reports the census',
-        trigger_phrases: ['walrus census'],
-      }) as SkillPackage,
-    },
-  ]);
+  addSkill(catalog, 'Walrus Census', 'Counts walruses on the ice floes and reports the census');
   const other = chats().createSession('earlier').id;
   const store = chats();
   store.addMessage(userMessage(other, 'The walrus census on Svalbard found 2,400 walruses.'));
   return { provider, deps, chats, catalog, other };
 }
 
-function userMessage(session_id: string, content: string) {
-  return {
-    session_id,
-    role: 'user' as const,
-    content,
-    status: 'complete' as const,
-    tool_calls: null,
-    trace_ids: null,
-    skills: null,
-    model_id: null,
-    input_tokens: null,
-    output_tokens: null,
-    estimated_cost: null,
-    error: null,
-  };
-}
+const userMessage = (session_id: string, content: string) => chatMessage(session_id, 'user', content);
 
 async function send(
   deps: ReturnType<Awaited<ReturnType<typeof setup>>['deps']>,
@@ -109,15 +99,7 @@ describe('a turn prepared from its draft', () => {
     const draft = 'plan the narwhal survey';
     const prepared = await prepareTurn(deps(), { message: draft });
     expect(prepared.matches.map((m) => m.name)).not.toContain('Narwhal Survey');
-    importPackages(catalog.workspace!, [
-      {
-        file: 'n.json',
-        pkg: smallPackage('Narwhal Survey', '1.0.0', {
-          description: 'Plans a narwhal survey',
-          trigger_phrases: ['narwhal survey'],
-        }) as SkillPackage,
-      },
-    ]);
+    addSkill(catalog, 'Narwhal Survey', 'Plans a narwhal survey');
     const started = await send(deps(), draft);
     expect(started.matches.map((m) => m.name)).toContain('Narwhal Survey');
   });

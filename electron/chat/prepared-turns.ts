@@ -36,11 +36,14 @@ export function keepPrepared<T>(chats: ChatStore, key: string, stamp: string, va
   byChats.set(chats.db, list);
 }
 
-/** The value kept for `key`, if the stores are still as they were when it was computed. */
-export function takePrepared<T>(chats: ChatStore, key: string, stamp: string): T | undefined {
+/**
+ * The value kept for `key`, if the stores are still as they were when it was computed. The stamp
+ * is read only when something was kept for the key: a turn with no prepared prompt reads nothing.
+ */
+export function takePrepared<T>(chats: ChatStore, key: string, stamp: () => string): T | undefined {
   const list = byChats.get(chats.db);
   const i = list?.findIndex((e) => e.key === key) ?? -1;
   if (!list || i < 0) return undefined;
   const [entry] = list.splice(i, 1);
-  return entry!.stamp === stamp ? (entry!.value as T) : undefined;
+  return entry!.stamp === stamp() ? (entry!.value as T) : undefined;
 }

@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../store/db.js';
 import { storeFile } from '../store/paths.js';
-import { tempDir } from '../test-support/index.js';
-import { type ChatMessage, ChatStore } from './chat-store.js';
+import { chatMessage, tempDir } from '../test-support/index.js';
+import { ChatStore } from './chat-store.js';
 
-type NewMessage = Omit<ChatMessage, 'seq' | 'id' | 'created_at' | 'parent_id' | 'attachments'>;
-const msg = (session_id: string, role: 'user' | 'assistant', content: string): NewMessage => ({
-  session_id,
-  role,
-  content,
-  status: 'complete',
-  tool_calls: null,
-  trace_ids: null,
-  skills: null,
-  model_id: null,
-  input_tokens: null,
-  output_tokens: null,
-  estimated_cost: null,
-  error: null,
-});
+const msg = chatMessage;
 
 const FILLER = [
   'Can you ask the team about the release date earlier this week?',

@@ -14,12 +14,17 @@ export interface PinMismatch {
   changed_files: string[];
 }
 
-/** The mismatch of `skill` in `store`, or null when it matches or did not come from a source. */
-export function pinMismatch(store: SkillStore | null, skill: Skill): PinMismatch | null {
+/**
+ * The mismatch of `skill` in `store`, or null when it matches or did not come from a source. Given
+ * a name, the skill (every file) is loaded only when it came from a source.
+ */
+export function pinMismatch(store: SkillStore | null, skill: Skill | string): PinMismatch | null {
   if (!store) return null;
-  const rec = recordOf(store.db, skill.name);
+  const rec = recordOf(store.db, typeof skill === 'string' ? skill : skill.name);
   if (!rec) return null;
-  const changed = changedFiles(rec.files, skillDigests(skill).files);
+  const full = typeof skill === 'string' ? store.repo.getSkillByName(skill) : skill;
+  if (!full) return null;
+  const changed = changedFiles(rec.files, skillDigests(full).files);
   return changed.length > 0
     ? { source: rec.source_id, revision: rec.revision, changed_files: changed }
     : null;

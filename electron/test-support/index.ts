@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, it } from 'vitest';
+import type { ChatMessage } from '../chat/index.js';
 import { main } from '../cli/main.js';
 import { createHost, type Host, type HostDeps, type Logger } from '../host.js';
 
@@ -178,5 +179,27 @@ export function smallPackage(
     source: 'user',
     artifacts: [{ kind: 'prompt_template', name: 'Main', ordinal: 0, content: 'Hello {{ who }}' }],
     ...extra,
+  };
+}
+
+/** A complete message of `role` saying `content`, as `ChatStore.addMessage` takes it. */
+export function chatMessage(
+  session_id: string,
+  role: 'user' | 'assistant',
+  content: string,
+): Omit<ChatMessage, 'seq' | 'id' | 'created_at' | 'parent_id' | 'attachments'> {
+  return {
+    session_id,
+    role,
+    content,
+    status: 'complete',
+    tool_calls: null,
+    trace_ids: null,
+    skills: null,
+    model_id: null,
+    input_tokens: null,
+    output_tokens: null,
+    estimated_cost: null,
+    error: null,
   };
 }

@@ -1,5 +1,6 @@
 import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
 import { skillSlug } from '../skills/index.js';
+import type { SkillStore, SkillSummary } from '../store/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { unknownSkill } from './search-skills.js';
@@ -13,24 +14,26 @@ import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOut
 export const readSkill: ToolModule<'read_skill'> = {
   name: 'read_skill',
   async run({ name, artifact }, ctx) {
+    const store = ctx.catalog.stores().find((s) => s.repo.getSummaryByName(name));
+    const summary = store?.repo.getSummaryByName(name);
+    if (!store || !summary) return unknownSkill(ctx.catalog, name);
     // A skill from a source whose stored files no longer match what the user accepted is
     // unreviewed text: the model reads it only once the user says so (as apply_skill and
     // run_script ask); where nobody can be asked, not at all.
-    const found = ctx.catalog.resolve(name);
-    const mismatch = found ? pinMismatch(ctx.catalog.store(found.scope), found.skill) : null;
-    if (found && mismatch) {
-      const refused = describeMismatch(found.skill.name, mismatch);
+    const mismatch = pinMismatch(store, summary.name);
+    if (mismatch) {
+      const refused = describeMismatch(summary.name, mismatch);
       const approve = ctx.turn?.external?.approveSkill;
       if (!approve)
         return {
           ok: false,
-          skill: found.skill.name,
+          skill: summary.name,
           result: { error: refused, changed_since_accepted: true },
         };
       const verdict = await approve.call(
         ctx.turn!.external,
         {
-          skill: `${found.skill.name} (changed since accepted)`,
+          skill: `${summary.name} (changed since accepted)`,
           args: { name, ...(artifact ? { artifact } : {}) },
           effects: { effects: [], reasons: [] },
           description: refused,
@@ -38,16 +41,12 @@ export const readSkill: ToolModule<'read_skill'> = {
         { call_id: ctx.call_id },
       );
       if (!verdict.allowed)
-        return { ok: false, skill: found.skill.name, result: { error: verdict.error, denied: true } };
+        return { ok: false, skill: summary.name, result: { error: verdict.error, denied: true } };
     }
-    const out = read(ctx, name, artifact);
+    const out = read(ctx, store, summary, artifact);
     const reveal = ctx.turn?.external?.reveal;
     if (!out.ok || artifact || !reveal || !out.skill) return out;
-    const summary = ctx.catalog
-      .stores()
-      .map((st) => st.repo.getSummaryByName(out.skill!))
-      .find(Boolean);
-    if (!summary || (!summary.allowed_tools && !summary.metadata)) return out;
+    if (!summary.allowed_tools && !summary.metadata) return out;
     const revealed = await reveal.call(ctx.turn!.external, {
       name: summary.name,
       allowed_tools: summary.allowed_tools,
@@ -59,10 +58,7 @@ export const readSkill: ToolModule<'read_skill'> = {
   },
 };
 
-function read(ctx: ToolContext, name: string, artifact?: string): ToolOutcome {
-  const store = ctx.catalog.stores().find((s) => s.repo.getSummaryByName(name));
-  const summary = store?.repo.getSummaryByName(name);
-  if (!store || !summary) return unknownSkill(ctx.catalog, name);
+function read(ctx: ToolContext, store: SkillStore, summary: SkillSummary, artifact?: string): ToolOutcome {
   if (artifact) {
     const rows = store.repo.getArtifactsByName(summary.id, artifact);
     if (rows.length === 0) {
