@@ -1,8 +1,7 @@
 import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
 import { skillSlug } from '../skills/index.js';
-import type { SkillStore, SkillSummary } from '../store/index.js';
-// Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/index.js';
+import type { SkillStore, SkillSummary } from '../store/index.js';
 import { unknownSkill } from './search-skills.js';
 import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
 

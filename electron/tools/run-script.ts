@@ -1,6 +1,5 @@
 import { AppError } from '../contract/errors.js';
 import { listSkillScripts } from '../dispatch/index.js';
-// Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { unknownSkill } from './search-skills.js';
 import { clip, type ToolModule } from './types.js';
