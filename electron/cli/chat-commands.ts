@@ -46,6 +46,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
         '--yes',
         'allow every MCP tool call without asking (without a terminal, calls are denied unless --yes)',
       ),
+    { configured: true },
   ).action(async (message: string, o: Record<string, unknown>) => {
     const g = ctx.globals();
     const llm = llmFromFlags(ctx, o);

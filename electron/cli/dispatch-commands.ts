@@ -148,6 +148,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       .option('--context <json>', 'variables as a JSON object, or @file.json')
       .option('--input <text>', 'the request (an LLM skill\'s user message; the variable "input")')
       .option('--session <id>', 'session id recorded in the traces (default: a new cli-… id)'),
+    { configured: true },
   ).action(async (name: string, o: Record<string, unknown>) => {
     const context = parseContext(o.context as string | undefined);
     if (typeof o.input === 'string') context.input = o.input;

@@ -19,10 +19,14 @@ function portNumber(v: string): number {
  * `--provider P --model M --base-url URL --api-key-env VAR`. Read them back with
  * `llmConfigFromFlags(cmd.opts(), ctx.env)` from `electron/llm`.
  */
-export function addLlmOptions(cmd: Command): Command {
+export function addLlmOptions(cmd: Command, opts: { configured?: boolean } = {}): Command {
+  // `configured`: the command falls back to the default provider set up with `skilldesk providers`.
+  const fallback = opts.configured ? ', else the default set up with `skilldesk providers`' : '';
   return cmd
     .addOption(
-      new Option('--provider <id>', 'LLM provider (default: $SKILLDESK_PROVIDER)').choices(PROVIDER_IDS),
+      new Option('--provider <id>', `LLM provider (default: $SKILLDESK_PROVIDER${fallback})`).choices(
+        PROVIDER_IDS,
+      ),
     )
     .option('--model <id>', "model id (default: $SKILLDESK_MODEL, else the provider's default)")
     .option('--base-url <url>', 'API base URL, e.g. http://127.0.0.1:11434/v1 (default: $SKILLDESK_BASE_URL)')
