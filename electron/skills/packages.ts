@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -17,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/index.js';
+import { runCleanPip } from './pip.js';
 
 /**
  * Pure-Python packages for skills' scripts: declared in a `requirements.txt` of the skill, fetched
@@ -187,37 +187,6 @@ export function compiledPackageError(name: string): AppError {
   });
 }
 
-/** How pip runs: `SKILLDESK_PYTHON` (a Python with pip), else `python3`. */
-function pythonCommand(): string {
-  return process.env.SKILLDESK_PYTHON || (process.platform === 'win32' ? 'python' : 'python3');
-}
-
-function runPip(args: string[], signal?: AbortSignal): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(pythonCommand(), ['-m', 'pip', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      signal,
-      env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('error', (e) =>
-      reject(
-        new AppError(
-          'INVALID_INPUT',
-          `could not start pip with "${pythonCommand()} -m pip" (${e.message}); install Python 3 with pip, or point SKILLDESK_PYTHON at one`,
-        ),
-      ),
-    );
-    child.on('close', (code) => resolve({ code: code ?? 1, out }));
-  });
-}
-
 /**
  * Fetch a skill's declared packages into the wheelhouse: pip resolves them (dependencies included)
  * for the sandbox's Python as pure-Python wheels only (`--only-binary=:all: --platform any`), with
@@ -248,9 +217,9 @@ export async function installSkillPackages(
       reqs.map((r) => [r.spec, ...r.hashes.map((h) => `--hash=sha256:${h}`)].join(' ')).join('\n'),
     );
     const dl = join(tmp, 'dl');
-    const { code, out } = await runPip(
+    const { code, out } = await runCleanPip(
+      'download',
       [
-        'download',
         '--only-binary=:all:',
         '--platform',
         'any',
@@ -267,7 +236,7 @@ export async function installSkillPackages(
         '-r',
         reqFile,
       ],
-      opts.signal,
+      { signal: opts.signal },
     );
     if (code !== 0) {
       const missing = /No matching distribution found for ([A-Za-z0-9._-]+)/.exec(out)?.[1];
