@@ -966,6 +966,15 @@ export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchO
 }
 
 /**
+ * The phase-1 score a match needs to be put in front of the model as an index line (a trigger
+ * phrase, scoring 1 and above, always is). Calibrated with `bench/match-threshold.ts` on the
+ * retrieval harness (docs/benchmarks.md): on the 17-skill seed catalog it costs the tuning
+ * split 3 points of recall (0.935 to 0.907) for precision 0.22 to 0.31, and keeps most small talk
+ * and "what is 2+40" out; the model can still find a weaker match with `search_skills`.
+ */
+export const PROMPT_MIN_SCORE = 0.65;
+
+/**
  * {@link matchSkills} with its reasons: the query terms (with synonyms and spelling fixes), each
  * candidate's matched stems per field, and, for a named skill, its rank and why it was or was
  * not chosen.

@@ -1,4 +1,10 @@
-import { denseQuery, type MatchOptions, matchSkills, type SkillMatch } from '../activation/index.js';
+import {
+  denseQuery,
+  type MatchOptions,
+  matchSkills,
+  PROMPT_MIN_SCORE,
+  type SkillMatch,
+} from '../activation/index.js';
 import type {
   ChatModelChoice,
   DeltaReceivedEvent,
@@ -111,14 +117,8 @@ export interface TurnPrompt {
   memory: number;
 }
 
-/**
- * The phase-1 score a match needs to be put in front of the model as an index line (a trigger
- * phrase, scoring 1 and above, always is). Calibrated with `bench/match-threshold.ts` on the
- * retrieval harness (docs/benchmarks.md): on the 17-skill seed catalog it costs the tuning
- * split 3 points of recall (0.935 to 0.907) for precision 0.22 to 0.31, and keeps most small talk
- * and "what is 2+40" out; the model can still find a weaker match with `search_skills`.
- */
-export const PROMPT_MIN_SCORE = 0.65;
+/** The phase-1 score a match needs to reach the prompt (defined beside phase 1). */
+export { PROMPT_MIN_SCORE };
 
 /**
  * Step 1: the system prompt from phase-1 matches, always-on skills and memory recalled from

@@ -332,6 +332,99 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
       ].join('\n'),
     );
   });
+  addLlmOptions(
+    skills
+      .command('trigger-eval')
+      .description(
+        "measure whether skills fire when they should: each skill's trigger evals (evals/trigger-evals.json, skill-creator's list of {query, should_trigger}, and should_trigger entries of evals/evals.json) through phase 1 alone — deterministic, no model — and, with --with-model, through the whole turn (phase 1 lists the skill and the model chooses it). Reports recall and precision per skill beside its last run with the same model. Exit 0 measured, 1 below --min-recall/--min-precision, 2 invalid input or the cost cap",
+      )
+      .argument('[names...]', 'skills to measure (default: every skill that has trigger evals)')
+      .addOption(scopeOption('store of the skills'))
+      .option(
+        '--with-model',
+        'also ask the model, for each query phase 1 lists the skill for, whether it would use it',
+      )
+      .option('--max-cost <usd>', 'with --with-model: refuse to start above this estimated cost (default 1)')
+      .option(
+        '--min-recall <rate>',
+        "exit 1 when a skill's recall (the turn's with --with-model) is below this, 0..1",
+      )
+      .option('--min-precision <rate>', "exit 1 when a skill's precision is below this, 0..1")
+      .option('--no-record', "do not remember this run in the skills' stores"),
+    { configured: true },
+  ).action(async (names: string[], o: Record<string, unknown>) => {
+    const rate = (flag: string, v: unknown) => {
+      if (v === undefined) return undefined;
+      const x = Number(v);
+      if (!(x >= 0 && x <= 1)) throw new AppError('USAGE', `${flag} must be a number from 0 to 1`);
+      return x;
+    };
+    const minRecall = rate('--min-recall', o.minRecall);
+    const minPrecision = rate('--min-precision', o.minPrecision);
+    const maxCost = o.maxCost === undefined ? undefined : Number(o.maxCost);
+    if (maxCost !== undefined && !(maxCost >= 0))
+      throw new AppError('USAGE', '--max-cost must be a number of USD, 0 or more');
+    const withModel = o.withModel === true;
+    const llm = withModel ? llmFromFlags(ctx, o) : null;
+    const r = await withClient(
+      ctx,
+      (c) =>
+        c.invoke('skills/trigger-eval', {
+          ...(names.length ? { names } : {}),
+          ...(o.scope ? { scope: o.scope as SkillScope } : {}),
+          ...(withModel ? { with_model: true } : {}),
+          ...(maxCost !== undefined ? { max_cost: maxCost } : {}),
+          ...(o.record === false ? { record: false } : {}),
+        }),
+      withModel && llm === null ? { llm: 'configured' } : { llm },
+    );
+    const below = r.skills.filter((s) => {
+      const rates = s.turn ?? s.phase1;
+      return (
+        (minRecall !== undefined && rates.recall !== null && rates.recall < minRecall) ||
+        (minPrecision !== undefined && rates.precision !== null && rates.precision < minPrecision)
+      );
+    });
+    if (below.length > 0) ctx.setExitCode(1);
+    const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
+    const change = (now: number | null, was: number | null | undefined) =>
+      now === null || was === null || was === undefined || now === was
+        ? ''
+        : now < was
+          ? ` (was ${pct(was)}, lower)`
+          : ` (was ${pct(was)})`;
+    ctx.print(r, () =>
+      [
+        ...(r.estimate
+          ? [
+              `asked ${r.model} ${r.estimate.calls} time(s): estimated ${r.estimate.cost === null ? 'cost unknown (no price for this model)' : `$${r.estimate.cost.toFixed(4)}`}, spent ${r.estimated_cost ? `$${r.estimated_cost.toFixed(4)}` : '$0 (or unpriced)'} · ${r.input_tokens} in / ${r.output_tokens} out tokens`,
+            ]
+          : []),
+        ...(r.skills.length === 0 && r.skipped.length === 0
+          ? [
+              'No skill has trigger evals: add evals/trigger-evals.json ([{"query": "…", "should_trigger": true}, …]) to a skill\'s folder.',
+            ]
+          : []),
+        ...r.skills.flatMap((s) => [
+          `${s.name} [${s.scope}] ${s.version}: ${s.total} queries (${s.positives} should fire, ${s.negatives} should not)`,
+          `  phase 1: recall ${pct(s.phase1.recall)}${change(s.phase1.recall, s.previous?.phase1.recall)}, precision ${pct(s.phase1.precision)}${change(s.phase1.precision, s.previous?.phase1.precision)}`,
+          ...(s.turn
+            ? [
+                `  turn:    recall ${pct(s.turn.recall)}${change(s.turn.recall, s.previous?.turn?.recall)}, precision ${pct(s.turn.precision)}${change(s.turn.precision, s.previous?.turn?.precision)}`,
+              ]
+            : []),
+          ...s.results
+            .filter((q) => !q.passed)
+            .map(
+              (q) =>
+                `  miss ${q.should_trigger ? 'should fire    ' : 'should not fire'} ${JSON.stringify(q.query.slice(0, 70))}: ${q.rank === null ? 'not ranked' : `rank ${q.rank}, score ${q.score ?? '–'}`}${q.model_chose === null ? '' : q.model_chose ? ', the model chose it' : `, the model chose ${q.model_choice ?? 'none'}`}`,
+            ),
+        ]),
+        ...r.skipped.map((x) => `${x.name}: skipped — ${x.reason}`),
+        ...below.map((s) => `${s.name} is below the required rate`),
+      ].join('\n'),
+    );
+  });
 }
 
 /**

@@ -613,6 +613,84 @@ export const EvalSkillReqSchema = z
   .strict();
 /** Request of `skills/eval`. */
 export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
+
+/** `skills/trigger-eval`: whether skills fire for their trigger evals, by phase 1 and (with a model) the turn. */
+export const TriggerEvalReqSchema = z
+  .object({
+    /** Skills to measure (default: every skill that has trigger evals). */
+    names: z.array(name).max(1000).optional(),
+    scope: ScopeSchema.optional(),
+    /** Also ask the configured model, for each query phase 1 lists, whether it would use the skill. */
+    with_model: z.boolean().optional(),
+    /** With a model: refuse to start when the estimated cost is above this many USD (default 1). */
+    max_cost: z.number().min(0).max(10_000).optional(),
+    /** Remember each skill's run (per model) in its store (default true). */
+    record: z.boolean().optional(),
+  })
+  .strict();
+/** Request of `skills/trigger-eval`. */
+export type TriggerEvalReq = z.infer<typeof TriggerEvalReqSchema>;
+/** Counts of one way of deciding (phase 1, or the whole turn) against `should_trigger`. */
+export interface TriggerRates {
+  true_positives: number;
+  false_positives: number;
+  false_negatives: number;
+  true_negatives: number;
+  /** Of the queries that should fire, the share that did; null when none should. */
+  recall: number | null;
+  /** Of the queries that fired, the share that should have; null when none fired. */
+  precision: number | null;
+}
+/** One trigger eval's outcome. */
+export interface TriggerEvalQueryView {
+  id: string;
+  query: string;
+  should_trigger: boolean;
+  /** The file it came from (`evals/trigger-evals.json` or `evals/evals.json`). */
+  source: string;
+  /** Phase 1's rank of the skill for this query, and its score. */
+  rank: number | null;
+  score: number | null;
+  /** Phase 1 put the skill into the prompt (top 5 and at or above the prompt's cut). */
+  phase1: boolean;
+  /** With a model: whether it chose this skill among those listed (null: not asked). */
+  model_chose: boolean | null;
+  model_choice: string | null;
+  /** With a model: phase 1 listed it and the model chose it. Null without a model. */
+  turn: boolean | null;
+  /** The decision (the turn's with a model, else phase 1's) agrees with `should_trigger`. */
+  passed: boolean;
+}
+/** One skill's trigger evals. */
+export interface TriggerEvalSkillView {
+  name: string;
+  scope: SkillScope;
+  version: string;
+  total: number;
+  /** Queries that should fire, and queries that should not. */
+  positives: number;
+  negatives: number;
+  phase1: TriggerRates;
+  /** With a model; else null. */
+  turn: TriggerRates | null;
+  /** The last remembered run of this skill with the same model, for comparison (null: none). */
+  previous: { phase1: TriggerRates; turn: TriggerRates | null; version: string; at: string } | null;
+  results: TriggerEvalQueryView[];
+}
+/** Reply of `skills/trigger-eval`. */
+export interface TriggerEvalRes {
+  /** `provider:model` when the model was asked, else null. */
+  model: string | null;
+  /** With a model: the calls it was going to take and their estimated cost (null: no price known). */
+  estimate: { calls: number; input_tokens: number; output_tokens: number; cost: number | null } | null;
+  skills: TriggerEvalSkillView[];
+  /** Named skills that have no trigger evals. */
+  skipped: Array<{ name: string; reason: string }>;
+  duration_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number;
+}
 /** The outcome of one eval. */
 export interface EvalResultView {
   id: string;
@@ -748,6 +826,7 @@ export interface SkillsChannels {
   'skills/fork': { req: ForkSkillReq; res: ForkSkillRes };
   'skills/save-package': { req: SavePackageReq; res: SavePackageRes };
   'skills/eval': { req: EvalSkillReq; res: EvalSkillRes };
+  'skills/trigger-eval': { req: TriggerEvalReq; res: TriggerEvalRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/changes': { req: CatalogChangesReq; res: CatalogChangesRes };
@@ -772,6 +851,7 @@ export const skillsRequestSchemas = {
   'skills/fork': ForkSkillReqSchema,
   'skills/save-package': SavePackageReqSchema,
   'skills/eval': EvalSkillReqSchema,
+  'skills/trigger-eval': TriggerEvalReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
   'skills/changes': CatalogChangesReqSchema,

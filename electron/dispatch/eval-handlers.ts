@@ -1,4 +1,4 @@
-import { explainMatch } from '../activation/index.js';
+import { explainMatch, PROMPT_MIN_SCORE } from '../activation/index.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import type {
@@ -9,8 +9,13 @@ import type {
   EvalSkillRes,
   RunSkillReq,
   RunSkillRes,
+  TriggerEvalQueryView,
+  TriggerEvalReq,
+  TriggerEvalRes,
+  TriggerEvalSkillView,
+  TriggerRates,
 } from '../contract/skills.js';
-import type { Llm } from '../llm/index.js';
+import { BUILTIN_PRICES, estimateCost, type Llm, type PriceTable } from '../llm/index.js';
 import {
   EVALS_PATH,
   type EvalRunOrigin,
@@ -18,14 +23,16 @@ import {
   evalRunHistory,
   loadSkillPrompts,
   readSkillEvals,
+  readTriggerEvals,
   recordEvalRun,
   resolveOrThrow,
   type SkillCatalog,
   type SkillEval,
   type SkillPrompts,
+  type TriggerEval,
 } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
-import type { Scope, Skill } from '../store/index.js';
+import { type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
 import type { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
 
@@ -72,9 +79,71 @@ export interface SkillEvalHandlerDeps {
   now: () => number;
   /** Where `skills/eval-progressed` goes. */
   events?: Pick<EventHub, 'emit'>;
+  /** Prices for a trigger eval's estimate before it asks the model (default: the built-in table). */
+  prices?: () => PriceTable;
 }
 
 const DEFAULT_THRESHOLD = 0.8;
+/** What a trigger eval may spend on the model unless told otherwise, in USD. */
+const DEFAULT_TRIGGER_COST_CAP = 1;
+/** The router answers with a skill's name: a few tokens. */
+const ROUTE_MAX_OUTPUT_TOKENS = 60;
+/** Named in errors: where a skill's trigger evals go. */
+const TRIGGER_EVALS_FILE = 'evals/trigger-evals.json';
+
+/** Recall and precision of one way of deciding, from `[should_trigger, fired]` pairs. */
+export function triggerRates(pairs: ReadonlyArray<readonly [boolean, boolean]>): TriggerRates {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let tn = 0;
+  for (const [should, fired] of pairs) {
+    if (should && fired) tp++;
+    else if (!should && fired) fp++;
+    else if (should) fn++;
+    else tn++;
+  }
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    true_positives: tp,
+    false_positives: fp,
+    false_negatives: fn,
+    true_negatives: tn,
+    recall: tp + fn > 0 ? round(tp / (tp + fn)) : null,
+    precision: tp + fp > 0 ? round(tp / (tp + fp)) : null,
+  };
+}
+
+/** The last remembered trigger-eval run of a skill with this model, as rates (null: none). */
+function lastTriggerRun(db: Db, name: string, model: string | null): TriggerEvalSkillView['previous'] {
+  const row = db
+    .prepare(
+      `SELECT version, results, created_at FROM skill_eval_runs
+        WHERE name_key = ? AND model = ? AND only = 'trigger' ORDER BY id DESC LIMIT 1`,
+    )
+    .get(skillNameKey(name), model ?? '') as
+    | { version: string; results: string; created_at: string }
+    | undefined;
+  if (!row) return null;
+  let results: Array<{ should_trigger?: unknown; phase1?: unknown; turn?: unknown }>;
+  try {
+    results = JSON.parse(row.results);
+  } catch {
+    return null;
+  }
+  // Runs of `skills eval --only trigger` carry no per-way decision; only this command's runs compare.
+  const usable = results.filter(
+    (r) => typeof r.should_trigger === 'boolean' && typeof r.phase1 === 'boolean',
+  );
+  if (usable.length === 0 || usable.length !== results.length) return null;
+  const hasTurn = usable.every((r) => typeof r.turn === 'boolean');
+  return {
+    phase1: triggerRates(usable.map((r) => [r.should_trigger as boolean, r.phase1 as boolean])),
+    turn: hasTurn ? triggerRates(usable.map((r) => [r.should_trigger as boolean, r.turn as boolean])) : null,
+    version: row.version,
+    at: row.created_at,
+  };
+}
 
 /** The skill whose templates are the judge's and the router's prompts (seed-skills/eval-judge.json). */
 export const EVAL_JUDGE_SKILL = 'Eval Judge';
@@ -334,8 +403,202 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       const store = catalog.store(scope)!;
       return { name: skill.name, scope, ...evalRunHistory(store.db, skill.name, req.limit) };
     },
-  } satisfies Pick<HandlersFor<'skills'>, 'skills/eval' | 'skills/cancel-eval' | 'skills/eval-history'>;
+
+    'skills/trigger-eval': (req, ctx) => triggerEvaluate(req, ctx),
+  } satisfies Pick<
+    HandlersFor<'skills'>,
+    'skills/eval' | 'skills/cancel-eval' | 'skills/eval-history' | 'skills/trigger-eval'
+  >;
   return { handlers, evaluate };
+
+  /**
+   * Trigger evals of several skills: phase 1 alone decides first (deterministic, no model), then,
+   * when asked and a model is configured, the model is asked for each query phase 1 listed the
+   * skill for — after the estimated cost of those calls is checked against the cap.
+   */
+  async function triggerEvaluate(req: TriggerEvalReq, ctx: CallContext): Promise<TriggerEvalRes> {
+    const started = deps.now();
+    const catalog = deps.catalog();
+    const skipped: TriggerEvalRes['skipped'] = [];
+    const picked: Array<{ skill: Skill; scope: Scope; evals: TriggerEval[] }> = [];
+    if (req.names && req.names.length > 0) {
+      for (const n of req.names) {
+        const { skill, scope } = resolveOrThrow(catalog, n, req.scope);
+        assertPinned(catalog.store(scope), skill, scope);
+        const evals = readTriggerEvals(skill);
+        if (evals.length === 0)
+          skipped.push({
+            name: skill.name,
+            reason: `no trigger evals: add ${TRIGGER_EVALS_FILE} (a list of {"query", "should_trigger"}) to the skill's folder`,
+          });
+        else picked.push({ skill, scope, evals });
+      }
+    } else {
+      for (const entry of catalog.listAll()) {
+        if (req.scope && entry.scope !== req.scope) continue;
+        const found = catalog.resolve(entry.name, entry.scope);
+        if (!found) continue;
+        let evals: TriggerEval[];
+        try {
+          evals = readTriggerEvals(found.skill);
+        } catch (e) {
+          skipped.push({ name: entry.name, reason: isAppError(e) ? e.message : String(e) });
+          continue;
+        }
+        if (evals.length > 0) picked.push({ skill: found.skill, scope: entry.scope, evals });
+      }
+    }
+    // Phase 1 for every query first: it is free, and it decides which queries reach the model.
+    const phase1 = picked.map((p) =>
+      p.evals.map((e) => {
+        const ex = explainMatch(catalog, e.query, { limit: 5, skill: p.skill.name, skill_scope: p.scope });
+        const rank = ex.skill?.rank ?? null;
+        const score = rank !== null && rank <= 5 ? (ex.candidates[rank - 1]?.score ?? null) : null;
+        const listed = rank !== null && rank <= 5 && score !== null && score >= PROMPT_MIN_SCORE;
+        return { rank, score, listed, candidates: ex.candidates.filter((c) => c.score >= PROMPT_MIN_SCORE) };
+      }),
+    );
+    const llm = req.with_model ? deps.llm() : null;
+    if (req.with_model && !llm) {
+      throw new AppError(
+        'INVALID_INPUT',
+        'with_model needs a configured model: pass --provider and --model (key in the environment), or set one up with `skilldesk providers`',
+      );
+    }
+    const prompts = llm ? loadEvalPrompts(catalog) : null;
+    let estimate: TriggerEvalRes['estimate'] = null;
+    if (llm && prompts) {
+      let calls = 0;
+      let inputTokens = 0;
+      for (const [i, p] of picked.entries()) {
+        for (const [j, e] of p.evals.entries()) {
+          const r = phase1[i]![j]!;
+          if (!r.listed) continue;
+          calls++;
+          const skills = r.candidates.map((c) => {
+            const s = catalog.resolve(c.name, c.scope)?.skill;
+            return { name: c.name, description: s?.description ?? '', when: s?.when ?? '' };
+          });
+          const text =
+            render(prompts, 'Route System', {}) + render(prompts, 'Route', { skills, message: e.query });
+          // About four characters a token in English; a rough bound is what a cap needs.
+          inputTokens += Math.ceil(text.length / 4);
+        }
+      }
+      const outputTokens = calls * ROUTE_MAX_OUTPUT_TOKENS;
+      const cost = estimateCost(
+        llm.provider,
+        llm.model,
+        { input_tokens: inputTokens, output_tokens: outputTokens },
+        deps.prices?.() ?? BUILTIN_PRICES,
+      );
+      estimate = { calls, input_tokens: inputTokens, output_tokens: outputTokens, cost };
+      const cap = req.max_cost ?? DEFAULT_TRIGGER_COST_CAP;
+      if (cost !== null && cost > cap) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `asking ${llm.provider}:${llm.model} about ${calls} queries would cost about $${cost.toFixed(4)}, above the cap of $${cap.toFixed(2)}: raise it with --max-cost or name fewer skills; nothing was sent`,
+          { estimated_cost: cost, max_cost: cap, calls },
+        );
+      }
+    }
+    const model = llm ? `${llm.provider}:${llm.model}` : null;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let spent = 0;
+    const skills: TriggerEvalSkillView[] = [];
+    for (const [i, p] of picked.entries()) {
+      const results: TriggerEvalQueryView[] = [];
+      for (const [j, e] of p.evals.entries()) {
+        if (ctx.signal?.aborted) throw new AppError('CANCELLED', 'the trigger evals were cancelled');
+        const r = phase1[i]![j]!;
+        let chose: boolean | null = null;
+        let choice: string | null = null;
+        if (llm && prompts && r.listed) {
+          const m = await modelChoice(llm, prompts, catalog, e.query, r.candidates, ctx.signal);
+          choice = m.choice;
+          chose = m.choice !== null && m.choice.toLowerCase() === p.skill.name.toLowerCase();
+          inputTokens += m.usage.input_tokens;
+          outputTokens += m.usage.output_tokens;
+          spent += m.cost;
+        }
+        const turn = llm ? r.listed && chose === true : null;
+        const fired = turn ?? r.listed;
+        results.push({
+          id: e.id,
+          query: e.query,
+          should_trigger: e.should_trigger,
+          source: e.source,
+          rank: r.rank,
+          score: r.score === null ? null : Math.round(r.score * 1000) / 1000,
+          phase1: r.listed,
+          model_chose: chose,
+          model_choice: choice,
+          turn,
+          passed: fired === e.should_trigger,
+        });
+      }
+      const store = catalog.store(p.scope);
+      const previous = store ? lastTriggerRun(store.db, p.skill.name, model) : null;
+      const view: TriggerEvalSkillView = {
+        name: p.skill.name,
+        scope: p.scope,
+        version: p.skill.version,
+        total: results.length,
+        positives: results.filter((r) => r.should_trigger).length,
+        negatives: results.filter((r) => !r.should_trigger).length,
+        phase1: triggerRates(results.map((r) => [r.should_trigger, r.phase1])),
+        turn: llm ? triggerRates(results.map((r) => [r.should_trigger, r.turn === true])) : null,
+        previous,
+        results,
+      };
+      skills.push(view);
+      if (req.record !== false && store) {
+        const passed = results.filter((r) => r.passed).length;
+        recordEvalRun(store.db, {
+          name: p.skill.name,
+          version: p.skill.version,
+          model,
+          only: 'trigger',
+          total: results.length,
+          passed,
+          pass_rate: Math.round((passed / results.length) * 1000) / 1000,
+          threshold: DEFAULT_THRESHOLD,
+          results: results.map((r) => ({
+            id: r.id,
+            kind: 'trigger' as const,
+            prompt: r.query,
+            should_trigger: r.should_trigger,
+            rank: r.rank,
+            model_chose: r.model_chose,
+            model_choice: r.model_choice,
+            passed: r.passed,
+            reason: null,
+            checks: [],
+            duration_ms: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            estimated_cost: 0,
+            // What `previous` reads back: the decision of each way, beside the eval's verdict.
+            phase1: r.phase1,
+            turn: r.turn,
+          })),
+          duration_ms: 0,
+          origin: 'eval',
+        });
+      }
+    }
+    return {
+      model,
+      estimate,
+      skills,
+      skipped,
+      duration_ms: Math.round(deps.now() - started),
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      estimated_cost: Math.round(spent * 1e6) / 1e6,
+    };
+  }
 
   async function evaluate(
     req: EvalSkillReq,

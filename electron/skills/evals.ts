@@ -98,3 +98,85 @@ export function readSkillEvals(skill: Skill): EvalsFile {
 export function evalContext(e: SkillEval): Record<string, unknown> {
   return e.context ?? { input: e.prompt, text: e.prompt, message: e.prompt, prompt: e.prompt };
 }
+
+/** Where a skill's trigger evals live in skill-creator's shape (a list of `{query, should_trigger}`). */
+export const TRIGGER_EVALS_PATH = 'evals/trigger-evals.json';
+
+const TriggerEvalsFileSchema = z
+  .array(
+    z
+      .object({
+        query: z.string().trim().min(1).max(10_000),
+        should_trigger: z.boolean(),
+      })
+      .passthrough(),
+  )
+  .min(1)
+  .max(1000);
+
+/** One trigger eval, from either file. */
+export interface TriggerEval {
+  /** `q<N>` for the Nth entry of trigger-evals.json, the eval's own id for evals.json. */
+  id: string;
+  query: string;
+  should_trigger: boolean;
+  /** The file it came from. */
+  source: typeof TRIGGER_EVALS_PATH | typeof EVALS_PATH;
+}
+
+function bundled(skill: Skill, path: string) {
+  return skill.artifacts.find((a) => a.kind === 'resource' && (a.metadata?.path === path || a.name === path));
+}
+
+function artifactText(a: Skill['artifacts'][number]): string {
+  return a.metadata?.encoding === 'base64' ? Buffer.from(a.content, 'base64').toString('utf8') : a.content;
+}
+
+/**
+ * A skill's trigger evals: skill-creator's `evals/trigger-evals.json` list and the entries of
+ * `evals/evals.json` that carry `should_trigger`. Empty when it has neither; a file that does not
+ * parse is an error naming it and the entry.
+ */
+export function readTriggerEvals(skill: Skill): TriggerEval[] {
+  const out: TriggerEval[] = [];
+  const list = bundled(skill, TRIGGER_EVALS_PATH);
+  if (list) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(artifactText(list));
+    } catch (e) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `${TRIGGER_EVALS_PATH} of "${skill.name}" is not JSON: ${(e as Error).message}`,
+      );
+    }
+    const r = TriggerEvalsFileSchema.safeParse(raw);
+    if (!r.success) {
+      const i = r.error.issues[0]!;
+      throw new AppError(
+        'INVALID_INPUT',
+        `${TRIGGER_EVALS_PATH} of "${skill.name}": ${i.path.join('.') || '(file)'}: ${i.message} (expected a list of {"query": "…", "should_trigger": true|false})`,
+      );
+    }
+    for (const [i, e] of r.data.entries()) {
+      out.push({
+        id: `q${i + 1}`,
+        query: e.query,
+        should_trigger: e.should_trigger,
+        source: TRIGGER_EVALS_PATH,
+      });
+    }
+  }
+  const hasEvals = skill.artifacts.some(
+    (a) =>
+      a.kind === 'resource' &&
+      (a.metadata?.path === EVALS_PATH || a.name === EVALS_PATH || a.name.toLowerCase() === 'evals.json'),
+  );
+  if (hasEvals) {
+    for (const e of readSkillEvals(skill).evals) {
+      if (e.should_trigger === undefined) continue;
+      out.push({ id: String(e.id), query: e.prompt, should_trigger: e.should_trigger, source: EVALS_PATH });
+    }
+  }
+  return out;
+}

@@ -273,4 +273,5 @@ type SkillRunChannel =
   | 'skills/optimize'
   | 'skills/eval'
   | 'skills/cancel-eval'
-  | 'skills/eval-history';
+  | 'skills/eval-history'
+  | 'skills/trigger-eval';
