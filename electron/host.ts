@@ -311,7 +311,10 @@ export function createHost(deps: HostDeps): Host {
     ...createActivationHandlers({
       catalog,
       now,
-      embedBeforeMatch: deps.mode === 'cli',
+      embedInBackground: deps.mode !== 'cli',
+      // Tests start many short-lived hosts: they embed when a match asks, not on every import.
+      embedOnChange: deps.mode === 'electron' || deps.mode === 'web',
+      events,
       onMatched: (matches) => session.matched(matches),
     }),
     ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),

@@ -46,7 +46,7 @@ export function e5MatchStatus(catalog: SkillCatalog): E5MatchStatus {
   }
   return {
     used: embedded > 0,
-    ...(embedded === 0 && total > 0 ? { reason: 'no skill embedded yet (embedding in the background)' } : {}),
+    ...(embedded === 0 && total > 0 ? { reason: 'no skill has a vector yet' } : {}),
     model: engine.id,
     embedded,
     total,

@@ -1,4 +1,4 @@
-import type { HandlersFor } from '../contract/channels.js';
+import type { EventHub, HandlersFor } from '../contract/channels.js';
 import type { CatalogRef } from '../skills/index.js';
 import { denseQuery, e5MatchStatus, embedCatalog } from './full-match.js';
 import { explainMatch, matchSkills, syncSkillIndexes } from './phase1.js';
@@ -9,11 +9,19 @@ export interface ActivationHandlerDeps {
   /** Monotonic milliseconds, for `took_ms`. */
   now: () => number;
   /**
-   * Embed skills that have no e5 vector yet before matching (the CLI: a one-shot process would
-   * otherwise exit with the work undone, or stay alive after its answer); else they are embedded
-   * in the background and match by the fast path's signals meanwhile (the app).
+   * Start embedding skills that have no e5 vector yet in the background when a match finds them
+   * (the app, a long-lived process). A one-shot process (the CLI) leaves them to `skills/embed`
+   * (run at import): it would exit with the work undone or stay alive after its answer. A match
+   * never waits for embedding either way: it answers from what exists and says what is pending.
    */
-  embedBeforeMatch?: boolean;
+  embedInBackground?: boolean;
+  /**
+   * Also embed right after the catalog changes (an import, a save) rather than at the next
+   * match: the app, whose process outlives the import.
+   */
+  embedOnChange?: boolean;
+  /** Where `skills/embed-progressed` goes, and where catalog changes are heard. */
+  events?: Pick<EventHub, 'emit' | 'subscribe'>;
   /** Told of each match's skills (the sandbox warm-up's hook); never delays the reply. */
   onMatched?: (matches: ReadonlyArray<{ name: string; scope: 'account' | 'workspace' }>) => void;
 }
@@ -21,18 +29,22 @@ export interface ActivationHandlerDeps {
 /** `skills/match`: the full phase 1 over the merged catalog, with its explanation on request. */
 export function createActivationHandlers(deps: ActivationHandlerDeps) {
   const { catalog } = deps;
+  if (deps.embedOnChange)
+    deps.events?.subscribe('skills/catalog-changed', (e) => {
+      if (e.reason !== 'deleted') void embedCatalog(catalog.get()).catch(() => undefined);
+    });
   return {
     'skills/match': async (req) => {
       const c = catalog.get();
       const t0 = deps.now();
       syncSkillIndexes(c);
-      const embedding = embedCatalog(c);
-      if (deps.embedBeforeMatch) await embedding;
-      else void embedding.catch(() => undefined);
+      if (deps.embedInBackground) void embedCatalog(c).catch(() => undefined);
       const t = deps.now();
       const ms = (x: number) => Math.round(x * 1000) / 1000;
       // The message's embedding is part of the match's time (computed off this thread).
       const dense = await denseQuery(req.message);
+      const e5 = e5MatchStatus(c);
+      if (!dense && e5.used) Object.assign(e5, { used: false, reason: 'no content word in the message' });
       if (req.explain || req.explain_skill !== undefined) {
         const { matches, ...explain } = explainMatch(c, req.message, {
           limit: req.limit ?? 5,
@@ -40,21 +52,48 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
           skill_scope: req.explain_scope,
           dense,
         });
-        const e5 = e5MatchStatus(c);
-        if (!dense && e5.used) Object.assign(e5, { used: false, reason: 'no content word in the message' });
+        // `took_ms` is everything the call waited for (index upkeep and the message's vector too).
         const res = {
           matches,
-          took_ms: ms(deps.now() - t),
+          took_ms: ms(deps.now() - t0),
           index_ms: ms(t - t0),
+          e5,
           explain: { ...explain, e5 },
         };
         deps.onMatched?.(matches);
         return res;
       }
       const matches = matchSkills(c, req.message, { limit: req.limit ?? 5, dense });
-      const res = { matches, took_ms: ms(deps.now() - t), index_ms: ms(t - t0) };
+      const res = { matches, took_ms: ms(deps.now() - t0), index_ms: ms(t - t0), e5 };
       deps.onMatched?.(matches);
       return res;
     },
-  } satisfies Pick<HandlersFor<'skills'>, 'skills/match'>;
+
+    'skills/embed': async (req) => {
+      const c = catalog.get();
+      const t0 = deps.now();
+      syncSkillIndexes(c);
+      const before = e5MatchStatus(c);
+      if (!before.model)
+        return {
+          model: null,
+          reason: before.reason ?? 'the e5 model is not installed',
+          embedded: 0,
+          total: before.total,
+          newly_embedded: 0,
+          took_ms: 0,
+        };
+      await embedCatalog(c, (p) => {
+        if (req.run_id) deps.events?.emit('skills/embed-progressed', { run_id: req.run_id, ...p });
+      });
+      const after = e5MatchStatus(c);
+      return {
+        model: after.model ?? null,
+        embedded: after.embedded,
+        total: after.total,
+        newly_embedded: Math.max(0, after.embedded - before.embedded),
+        took_ms: Math.round(deps.now() - t0),
+      };
+    },
+  } satisfies Pick<HandlersFor<'skills'>, 'skills/match' | 'skills/embed'>;
 }

@@ -95,6 +95,7 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
   registerExport(skills, ctx);
   registerDelete(skills, ctx);
   registerMatch(skills, ctx);
+  registerEmbed(skills, ctx);
 }
 
 /** `skills import`: packages, Agent Skills folders and zips, all or nothing. */
@@ -133,6 +134,10 @@ function registerImport(skills: Command, ctx: CliContext): void {
       "also fetch the pure-Python packages each skill declares in a requirements.txt (pip, into the account's wheelhouse)",
       false,
     )
+    .option(
+      '--no-embed',
+      "skip computing the imported skills' e5 vectors (matching by meaning); `skills embed` does it later",
+    )
     .action(
       async (
         paths: string[],
@@ -143,6 +148,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
           maxFiles?: number;
           dryRun: boolean;
           installPackages: boolean;
+          embed: boolean;
         },
       ) => {
         const g = ctx.globals();
@@ -191,6 +197,8 @@ function registerImport(skills: Command, ctx: CliContext): void {
             servers.length > 0 ? await addPluginServers(c, servers, configured, scope, o.dryRun) : undefined;
           // The user's consent to download: only with the flag, only after the import stood.
           const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
+          // Vectors now, so the first match does not meet a catalog without them.
+          if (o.embed !== false && !o.dryRun && r.imported.length > 0) await embedWithProgress(c, ctx);
           return { imported: r.imported, packages, mcp };
         });
         const failed = packages?.filter((p) => !p.ok) ?? [];
@@ -219,6 +227,49 @@ function registerImport(skills: Command, ctx: CliContext): void {
         );
       },
     );
+}
+
+/**
+ * Compute the e5 vectors skills lack, with progress on stderr (a line per tenth on a terminal,
+ * the last line only otherwise). Nothing when the model is not installed.
+ */
+async function embedWithProgress(c: CoreClient, ctx: CliContext) {
+  const runId = `embed-${process.pid}-${Date.now()}`;
+  let shown = -1;
+  const stop = c.subscribe('skills/embed-progressed', (p) => {
+    if (p.run_id !== runId || !ctx.io.isTty || p.total === 0) return;
+    const tenth = Math.floor((p.embedded / p.total) * 10);
+    if (tenth === shown) return;
+    shown = tenth;
+    ctx.io.stderr(`embedding skills for matching by meaning: ${p.embedded} of ${p.total}\n`);
+  });
+  try {
+    const r = await c.invoke('skills/embed', { run_id: runId });
+    if (r.model && r.newly_embedded > 0)
+      ctx.io.stderr(
+        `embedded ${r.newly_embedded} skill(s) for matching by meaning in ${(r.took_ms / 1000).toFixed(1)} s (${r.embedded} of ${r.total} have a vector)\n`,
+      );
+    return r;
+  } finally {
+    stop();
+  }
+}
+
+/** `skills embed`: the e5 vectors skills lack (an import with --no-embed, an older catalog). */
+function registerEmbed(skills: Command, ctx: CliContext): void {
+  skills
+    .command('embed')
+    .description(
+      'compute the e5 vectors of skills that have none yet, with progress (import does it unless --no-embed; matches never wait for it and match such skills by words meanwhile)',
+    )
+    .action(async () => {
+      const r = await withClient(ctx, (c) => embedWithProgress(c, ctx));
+      ctx.print(r, () =>
+        r.model
+          ? `${r.embedded} of ${r.total} skills have an e5 vector (${r.newly_embedded} computed now, ${(r.took_ms / 1000).toFixed(1)} s).`
+          : `Nothing embedded: ${r.reason ?? 'the e5 model is not installed'}. Skills match by words and the static embedding.`,
+      );
+    });
 }
 
 /** The MCP servers of both stores' mcp.json; a file that cannot be read is an error. */
@@ -502,7 +553,13 @@ function registerMatch(skills: Command, ctx: CliContext): void {
     )
     .addOption(scopeOption('scope of the skill named by --explain'))
     .action(async (message: string, o: { limit: number; explain?: boolean | string; scope?: SkillScope }) => {
-      const { matches, took_ms, index_ms, explain } = await withClient(ctx, (c) =>
+      const {
+        matches,
+        took_ms,
+        index_ms,
+        e5: e5Status,
+        explain,
+      } = await withClient(ctx, (c) =>
         c.invoke('skills/match', {
           message,
           limit: o.limit,
@@ -510,51 +567,65 @@ function registerMatch(skills: Command, ctx: CliContext): void {
           ...(typeof o.explain === 'string' ? { explain_skill: o.explain, explain_scope: o.scope } : {}),
         }),
       );
-      ctx.print({ matches, took_ms, index_ms, ...(explain ? { explain } : {}) }, () => {
-        const lines: string[] = [];
-        if (matches.length === 0) lines.push('No skill matches that message.');
-        const width = Math.max(0, ...matches.map((m) => m.name.length));
-        matches.forEach((m, i) => {
-          lines.push(
-            `${String(i + 1).padStart(2)}. ${m.name.padEnd(width)}  ${m.scope.padEnd(9)}  ${m.score.toFixed(4)}  ${m.matched_on.join(', ')}`,
-          );
-          const why = explain?.candidates[i];
-          if (why) {
-            const fields = Object.entries(why.fields).map(([f, terms]) => `${f}: ${terms.join(' ')}`);
-            if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
-            const sem = why.semantic === null ? '' : `, semantic ${why.semantic.toFixed(3)}`;
-            const e5 = why.dense == null ? '' : `, e5 ${why.dense.toFixed(3)}`;
-            lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}${e5}; ${fields.join('; ')}`);
-          }
-        });
-        if (explain) {
-          const terms = explain.query_terms.map((t) =>
-            t.source === 'message' ? `${t.term}` : `${t.term} (${t.source} of ${t.from}, ×${t.weight})`,
-          );
-          lines.push(`Query terms: ${terms.join(', ') || 'none'}`);
-          const e5 = explain.e5;
-          if (e5) {
-            const cover = e5.total > 0 ? ` (${e5.embedded} of ${e5.total} skills embedded)` : '';
+      const pending = e5Status?.model ? e5Status.total - e5Status.embedded : 0;
+      ctx.print(
+        {
+          matches,
+          took_ms,
+          index_ms,
+          ...(e5Status ? { e5: e5Status } : {}),
+          ...(explain ? { explain } : {}),
+        },
+        () => {
+          const lines: string[] = [];
+          if (matches.length === 0) lines.push('No skill matches that message.');
+          const width = Math.max(0, ...matches.map((m) => m.name.length));
+          matches.forEach((m, i) => {
             lines.push(
-              e5.used
-                ? `e5 model: fused${cover}`
-                : `e5 model: not used, ${e5.reason ?? 'unavailable'}; ranked by words and the static embedding${cover}`,
+              `${String(i + 1).padStart(2)}. ${m.name.padEnd(width)}  ${m.scope.padEnd(9)}  ${m.score.toFixed(4)}  ${m.matched_on.join(', ')}`,
             );
+            const why = explain?.candidates[i];
+            if (why) {
+              const fields = Object.entries(why.fields).map(([f, terms]) => `${f}: ${terms.join(' ')}`);
+              if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
+              const sem = why.semantic === null ? '' : `, semantic ${why.semantic.toFixed(3)}`;
+              const e5 = why.dense == null ? '' : `, e5 ${why.dense.toFixed(3)}`;
+              lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}${e5}; ${fields.join('; ')}`);
+            }
+          });
+          if (explain) {
+            const terms = explain.query_terms.map((t) =>
+              t.source === 'message' ? `${t.term}` : `${t.term} (${t.source} of ${t.from}, ×${t.weight})`,
+            );
+            lines.push(`Query terms: ${terms.join(', ') || 'none'}`);
+            const e5 = explain.e5;
+            if (e5) {
+              const cover = e5.total > 0 ? ` (${e5.embedded} of ${e5.total} skills embedded)` : '';
+              lines.push(
+                e5.used
+                  ? `e5 model: fused${cover}`
+                  : `e5 model: not used, ${e5.reason ?? 'unavailable'}; ranked by words and the static embedding${cover}`,
+              );
+            }
+            const v = explain.skill;
+            if (v) {
+              const why = {
+                matched: `matched at rank ${v.rank}`,
+                lower_score: `ranked ${v.rank}: ${v.above} skills scored higher`,
+                no_term_overlap: 'shares no term (nor synonym) with the message',
+                overridden: 'hidden by the workspace skill of the same name',
+                not_found: 'no such skill',
+              }[v.reason];
+              lines.push(`${v.name}${v.scope ? ` [${v.scope}]` : ''}: ${why}`);
+            }
           }
-          const v = explain.skill;
-          if (v) {
-            const why = {
-              matched: `matched at rank ${v.rank}`,
-              lower_score: `ranked ${v.rank}: ${v.above} skills scored higher`,
-              no_term_overlap: 'shares no term (nor synonym) with the message',
-              overridden: 'hidden by the workspace skill of the same name',
-              not_found: 'no such skill',
-            }[v.reason];
-            lines.push(`${v.name}${v.scope ? ` [${v.scope}]` : ''}: ${why}`);
-          }
-        }
-        lines.push(`(${took_ms.toFixed(2)} ms${index_ms ? `, index ${index_ms.toFixed(1)} ms` : ''})`);
-        return lines.join('\n');
-      });
+          if (pending > 0 && !explain)
+            lines.push(
+              `e5: ${pending} of ${e5Status!.total} skills have no vector yet and match by words only; compute them with: skilldesk skills embed`,
+            );
+          lines.push(`(${took_ms.toFixed(2)} ms${index_ms ? `, index ${index_ms.toFixed(1)} ms` : ''})`);
+          return lines.join('\n');
+        },
+      );
     });
 }

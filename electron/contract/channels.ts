@@ -93,6 +93,7 @@ export const EVENT_NAMES = [
   'settings/changed',
   'composer/round-finished',
   'skills/eval-progressed',
+  'skills/embed-progressed',
 
   'tools/approval-requested',
   'tools/approval-settled',

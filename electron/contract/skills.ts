@@ -141,9 +141,35 @@ export interface SkillMatchView {
  */
 export interface MatchSkillsRes {
   matches: SkillMatchView[];
+  /** Everything the call waited for: index upkeep, the message's vector, the ranking. */
   took_ms: number;
+  /** Of `took_ms`, bringing the index up to date. */
   index_ms?: number;
+  /** Whether e5 ranked these matches and how many skills still wait for a vector. */
+  e5?: E5StatusView;
   explain?: MatchExplanationView;
+}
+
+/** `skills/embed`: compute the e5 vectors skills lack (after an import), reporting progress. */
+export const EmbedSkillsReqSchema = z
+  .object({
+    /** Names the run for the `skills/embed-progressed` events. */
+    run_id: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+/** Request of `skills/embed`. */
+export type EmbedSkillsReq = z.infer<typeof EmbedSkillsReqSchema>;
+/** Reply of `skills/embed`. */
+export interface EmbedSkillsRes {
+  /** The e5 model, or null when it is not installed (then nothing was embedded). */
+  model: string | null;
+  reason?: string;
+  /** Skills with a vector now, of all skills. */
+  embedded: number;
+  total: number;
+  /** Vectors this call computed. */
+  newly_embedded: number;
+  took_ms: number;
 }
 
 /** A field of a skill phase 1 searches (`instructions`: the start of its body and file names). */
@@ -831,6 +857,7 @@ export interface SkillsChannels {
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/changes': { req: CatalogChangesReq; res: CatalogChangesRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
+  'skills/embed': { req: EmbedSkillsReq; res: EmbedSkillsRes };
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
   'skills/delete': { req: DeleteSkillReq; res: DeleteSkillRes };
@@ -856,6 +883,7 @@ export const skillsRequestSchemas = {
   'skills/get': GetSkillReqSchema,
   'skills/changes': CatalogChangesReqSchema,
   'skills/match': MatchSkillsReqSchema,
+  'skills/embed': EmbedSkillsReqSchema,
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,
   'skills/delete': DeleteSkillReqSchema,
@@ -877,6 +905,8 @@ export interface SkillsEvents {
   };
   /** One artifact of a `skills/run` that was given a `run_id` finished. */
   'skills/artifact-ran': { run_id: string; result: ArtifactRunView };
+  /** Progress of a `skills/embed` given a `run_id`: skills of one store with a vector, of all. */
+  'skills/embed-progressed': { run_id: string; embedded: number; total: number };
   /** Progress of a `skills/optimize` that was given a `run_id`: `done` of `total` examples. */
   'skills/optimize-progressed': {
     run_id: string;

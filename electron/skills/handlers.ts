@@ -259,7 +259,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
     },
   } satisfies Omit<
     HandlersFor<'skills'>,
-    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/call-tool'
+    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/embed' | 'skills/call-tool'
   > &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
