@@ -1,6 +1,6 @@
 import type { SkillCatalog } from '../skills/index.js';
-import type { Scope } from '../store/index.js';
-import { normalizePhrase, skillNameKey } from '../store/index.js';
+import type { Scope, SkillSwitch } from '../store/index.js';
+import { normalizePhrase, readSwitches, skillNameKey } from '../store/index.js';
 import { DenseSpace, denseIndex } from './dense.js';
 import type { E5Engine } from './e5.js';
 import { type NearestSearch, type Query, SemanticSpace } from './semantic.js';
@@ -77,9 +77,10 @@ export interface SkillVerdict {
   /**
    * `matched`: within the limit; `lower_score`: ranked below `above` others; `no_term_overlap`:
    * shares no term (nor synonym) with the message; `overridden`: an account skill hidden by the
-   * workspace skill of the same name; `not_found`: no such skill.
+   * workspace skill of the same name; `switched_off`: switched name-only or off by the user;
+   * `not_found`: no such skill.
    */
-  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'not_found';
+  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'switched_off' | 'not_found';
   /** How many skills ranked above it. */
   above: number | null;
 }
@@ -304,16 +305,37 @@ const PRIMING = [
 
 function parts(catalog: SkillCatalog): Part[] {
   const ws = catalog.workspace ? skillIndex(catalog.workspace.db) : null;
+  // Switched name-only or off: never matched (the workspace's switch wins for both scopes).
+  const wsSwitches = catalog.workspace ? readSwitches(catalog.workspace.db) : EMPTY_SWITCHES;
+  const accSwitches = readSwitches(catalog.account.db);
   const out: Part[] = [];
-  if (ws && catalog.workspace) out.push({ scope: 'workspace', index: ws, hidden: () => false });
+  if (ws && catalog.workspace)
+    out.push({
+      scope: 'workspace',
+      index: ws,
+      hidden: wsSwitches.size === 0 ? () => false : (slot) => wsSwitches.has(ws.docs[slot]!.key),
+    });
   const acc = skillIndex(catalog.account.db);
+  const switched =
+    wsSwitches.size === 0 && accSwitches.size === 0
+      ? null
+      : (key: string) => (wsSwitches.get(key) ?? accSwitches.get(key)) !== undefined;
   out.push({
     scope: 'account',
     index: acc,
-    hidden: ws ? (slot) => ws.byKey.has(acc.docs[slot]!.key) : () => false,
+    hidden:
+      ws && switched
+        ? (slot) => ws.byKey.has(acc.docs[slot]!.key) || switched(acc.docs[slot]!.key)
+        : ws
+          ? (slot) => ws.byKey.has(acc.docs[slot]!.key)
+          : switched
+            ? (slot) => switched(acc.docs[slot]!.key)
+            : () => false,
   });
   return out;
 }
+
+const EMPTY_SWITCHES: ReadonlyMap<string, SkillSwitch> = new Map();
 
 interface PartScores {
   part: Part;
@@ -1025,7 +1047,9 @@ function verdict(
   const slot = part.index.byKey.get(key)!;
   const real = part.index.docs[slot]!.name;
   if (part.hidden(slot)) {
-    return { name: real, scope: part.scope, rank: null, score: null, reason: 'overridden', above: null };
+    const overridden = ps.some((p) => p !== part && p.scope === 'workspace' && p.index.byKey.has(key));
+    const reason = overridden ? 'overridden' : 'switched_off';
+    return { name: real, scope: part.scope, rank: null, score: null, reason, above: null };
   }
   const mine = scores.find((s) => s.part === part)!;
   // Within the fused pool (words or meaning found it), its fused rank.

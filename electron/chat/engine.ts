@@ -137,6 +137,8 @@ export function buildTurnPrompt(
     store.repo
       .listAlwaysOn()
       .filter((e) => store.scope === 'workspace' || !deps.catalog.isOverridden(e.name))
+      // A skill switched name-only or off is never put into a prompt unasked.
+      .filter((e) => deps.catalog.switchOf(e.name) === 'on')
       .map((e) => ({
         name: e.name,
         instructions: store.repo

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
 import {
@@ -96,6 +96,7 @@ export function registerSkillsCommands(program: Command, ctx: CliContext): void 
   registerDelete(skills, ctx);
   registerMatch(skills, ctx);
   registerEmbed(skills, ctx);
+  registerSet(skills, ctx);
 }
 
 /** `skills import`: packages, Agent Skills folders and zips, all or nothing. */
@@ -356,6 +357,7 @@ function registerList(skills: Command, ctx: CliContext): void {
         description: e.description,
         tags: e.tags,
         artifact_kinds: e.artifact_kinds,
+        switch: e.switch,
         overridden: e.overridden,
         ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
         ...(e.overrides ? { overrides: e.overrides } : {}),
@@ -376,10 +378,36 @@ function registerList(skills: Command, ctx: CliContext): void {
                 : e.internal
                   ? "  (internal: the app's own, never matched)"
                   : '';
-            return `${e.name.padEnd(width)}  ${e.scope.padEnd(9)}  ${e.version.padEnd(8)}  ${kindsLabel(e)}${flag}`;
+            const sw = e.switch === 'on' ? '' : `  [${e.switch}]`;
+            return `${e.name.padEnd(width)}  ${e.scope.padEnd(9)}  ${e.version.padEnd(8)}  ${kindsLabel(e)}${sw}${flag}`;
           })
           .join('\n');
       });
+    });
+}
+
+/** `skills set`: a skill's switch in one store. */
+function registerSet(skills: Command, ctx: CliContext): void {
+  skills
+    .command('set')
+    .description(
+      "switch a skill on, to name-only (listed and started by name, never matched into a prompt) or off (hidden from the model, matching, the MCP server and the / menu), in one store; a workspace's switch wins over the account's, and may name an account skill",
+    )
+    .argument('<name>', 'skill name')
+    .addArgument(new Argument('<state>', 'on, name-only or off').choices(['on', 'name-only', 'off']))
+    .addOption(
+      scopeOption('store that keeps the switch (default: workspace when --workspace is given, else account)'),
+    )
+    .action(async (name: string, state: 'on' | 'name-only' | 'off', o: { scope?: SkillScope }) => {
+      if (o.scope) requireWorkspaceFor(ctx, o.scope);
+      const r = await withClient(ctx, (c) =>
+        c.invoke('skills/set-switch', { name, state, ...(o.scope ? { scope: o.scope } : {}) }),
+      );
+      ctx.print(r, () =>
+        r.effective === r.state
+          ? `${r.name} is ${r.state} (${r.scope}).`
+          : `${r.name}: set ${r.state} in the ${r.scope} store, but the workspace's switch (${r.effective}) applies here.`,
+      );
     });
 }
 
@@ -614,6 +642,7 @@ function registerMatch(skills: Command, ctx: CliContext): void {
                 lower_score: `ranked ${v.rank}: ${v.above} skills scored higher`,
                 no_term_overlap: 'shares no term (nor synonym) with the message',
                 overridden: 'hidden by the workspace skill of the same name',
+                switched_off: 'switched name-only or off: never matched (skills set NAME on)',
                 not_found: 'no such skill',
               }[v.reason];
               lines.push(`${v.name}${v.scope ? ` [${v.scope}]` : ''}: ${why}`);

@@ -61,6 +61,12 @@ export interface SkillListItem {
   intent_patterns: string[];
   always_on: boolean;
   updated_at: string;
+  /**
+   * How the skill takes part here (the workspace's switch wins): `on`; `name-only` (listed and
+   * started by name, never matched into a prompt unasked); `off` (hidden from the model,
+   * matching, the MCP server and the `/` menu).
+   */
+  switch: SkillSwitchState;
   /** True for an account skill hidden by a workspace skill of the same name. */
   overridden: boolean;
   overridden_by?: 'workspace';
@@ -75,6 +81,28 @@ export interface SkillListItem {
   /** Claude Code's `argument-hint` ("[file] [format]"): shown next to the skill in the `/` menu. */
   argument_hint?: string;
 }
+/** A skill's switch. */
+export type SkillSwitchState = 'on' | 'name-only' | 'off';
+
+/** `skills/set-switch`: switch a skill on, to name-only or off in one store (default: the workspace's when open). */
+export const SetSkillSwitchReqSchema = z
+  .object({
+    name,
+    state: z.enum(['on', 'name-only', 'off']),
+    /** The store that keeps the switch; a workspace may switch an account skill. */
+    scope: ScopeSchema.optional(),
+  })
+  .strict();
+/** Request of `skills/set-switch`. */
+export type SetSkillSwitchReq = z.infer<typeof SetSkillSwitchReqSchema>;
+/** Reply of `skills/set-switch`: the switch set, and the skill's switch as it now applies. */
+export interface SetSkillSwitchRes {
+  name: string;
+  scope: SkillScope;
+  state: SkillSwitchState;
+  effective: SkillSwitchState;
+}
+
 /** Reply of `skills/list`: workspace skills first within a name, overridden ones included. */
 export interface ListSkillsRes {
   skills: SkillListItem[];
@@ -211,7 +239,7 @@ export interface SkillVerdictView {
   scope: SkillScope | null;
   rank: number | null;
   score: number | null;
-  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'not_found';
+  reason: 'matched' | 'lower_score' | 'no_term_overlap' | 'overridden' | 'switched_off' | 'not_found';
   above: number | null;
 }
 /** The reasons behind a `skills/match` reply. */
@@ -857,6 +885,7 @@ export interface SkillsChannels {
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/changes': { req: CatalogChangesReq; res: CatalogChangesRes };
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
+  'skills/set-switch': { req: SetSkillSwitchReq; res: SetSkillSwitchRes };
   'skills/embed': { req: EmbedSkillsReq; res: EmbedSkillsRes };
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
@@ -883,6 +912,7 @@ export const skillsRequestSchemas = {
   'skills/get': GetSkillReqSchema,
   'skills/changes': CatalogChangesReqSchema,
   'skills/match': MatchSkillsReqSchema,
+  'skills/set-switch': SetSkillSwitchReqSchema,
   'skills/embed': EmbedSkillsReqSchema,
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,
@@ -900,7 +930,7 @@ export const skillsRequestSchemas = {
 export interface SkillsEvents {
   /** The catalog changed (import or delete, from this or another window). */
   'skills/catalog-changed': {
-    reason: 'imported' | 'deleted' | 'restored' | 'forked' | 'saved';
+    reason: 'imported' | 'deleted' | 'restored' | 'forked' | 'saved' | 'switched';
     names: string[];
   };
   /** One artifact of a `skills/run` that was given a `run_id` finished. */

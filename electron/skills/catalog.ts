@@ -1,5 +1,5 @@
-import type { Scope, Skill, SkillStore, SkillSummary } from '../store/index.js';
-import { skillNameKey } from '../store/index.js';
+import type { Scope, Skill, SkillStore, SkillSummary, SkillSwitch } from '../store/index.js';
+import { readSwitches, skillNameKey } from '../store/index.js';
 
 /** A skill as the merged catalog shows it. */
 export interface CatalogEntry extends SkillSummary {
@@ -70,6 +70,19 @@ export class SkillCatalog {
   /** True when the workspace holds a skill of this name (so the account one is hidden). */
   isOverridden(name: string): boolean {
     return this.workspace?.repo.hasSkillNamed(name) ?? false;
+  }
+
+  /**
+   * A skill's switch as it applies here: the workspace's when it set one (a workspace may switch
+   * an account skill), else the account's, else on.
+   */
+  switchOf(name: string): SkillSwitch {
+    const key = skillNameKey(name);
+    return (
+      (this.workspace ? readSwitches(this.workspace.db).get(key) : undefined) ??
+      readSwitches(this.account.db).get(key) ??
+      'on'
+    );
   }
 
   /** Close both stores. */

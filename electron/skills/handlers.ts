@@ -1,7 +1,7 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
-import type { Scope, Skill } from '../store/index.js';
+import { type Scope, type Skill, type SkillSwitch, setSwitch } from '../store/index.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
 import { catalogChanges } from './changes.js';
@@ -21,7 +21,7 @@ export interface SkillsHandlerDeps {
   limits: ImportLimits;
 }
 
-function toListItem(e: CatalogEntry): SkillListItem {
+function toListItem(e: CatalogEntry, sw: SkillSwitch): SkillListItem {
   return {
     id: e.id,
     name: e.name,
@@ -36,6 +36,7 @@ function toListItem(e: CatalogEntry): SkillListItem {
     intent_patterns: e.intent_patterns ?? [],
     always_on: e.always_on,
     updated_at: e.updated_at,
+    switch: sw,
     overridden: e.overridden_by !== undefined,
     ...(e.overridden_by ? { overridden_by: e.overridden_by } : {}),
     ...(e.overrides ? { overrides: e.overrides } : {}),
@@ -46,9 +47,9 @@ function toListItem(e: CatalogEntry): SkillListItem {
   };
 }
 
-function toDetail(skill: Skill, entry: CatalogEntry): SkillDetail {
+function toDetail(skill: Skill, entry: CatalogEntry, sw: SkillSwitch): SkillDetail {
   return {
-    ...toListItem(entry),
+    ...toListItem(entry, sw),
     when: skill.when,
     modalities: skill.modalities ?? [],
     requires: skill.requires ?? [],
@@ -144,7 +145,8 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
         .get()
         .listAll({ includeOverridden: true })
         .filter((e) => !req.scope || e.scope === req.scope);
-      return { skills: all.map(toListItem) };
+      const c = catalog.get();
+      return { skills: all.map((e) => toListItem(e, c.switchOf(e.name))) };
     },
 
     'skills/get': (req) => {
@@ -154,10 +156,26 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
         .listAll({ includeOverridden: true })
         .find((e) => e.scope === found.scope && e.id === found.skill.id);
       if (!entry) throw notFound(req.name, req.scope);
-      return { skill: toDetail(found.skill, entry) };
+      return { skill: toDetail(found.skill, entry, c.switchOf(entry.name)) };
     },
 
-    'skills/changes': (req) => catalogChanges(catalog.get(), req.since, toDetail),
+    'skills/changes': (req) => {
+      const c = catalog.get();
+      return catalogChanges(c, req.since, (skill, entry) => toDetail(skill, entry, c.switchOf(entry.name)));
+    },
+
+    'skills/set-switch': (req) => {
+      const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
+      if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
+      const { catalog: c, store } = catalog.withStore(scope);
+      // A switch may name a skill of the other scope (a workspace turns an account skill off), so
+      // the name must resolve somewhere in the catalog, not necessarily in this store.
+      const found = c.resolve(req.name);
+      if (!found) throw notFound(req.name);
+      setSwitch(store.db, found.skill.name, req.state);
+      deps.events.emit('skills/catalog-changed', { reason: 'switched', names: [found.skill.name] });
+      return { name: found.skill.name, scope, state: req.state, effective: c.switchOf(found.skill.name) };
+    },
 
     'skills/import-package': (req) => {
       const file = req.file_name?.trim() || 'package.json';

@@ -3,7 +3,7 @@ import { EXECUTABLE_KINDS, listSkillScripts, scriptUsage } from '../dispatch/ind
 import { describeEffects, skillEffects } from '../kinds/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/index.js';
-import { unknownSkill } from './search-skills.js';
+import { switchedOff, unknownSkill } from './search-skills.js';
 import { clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
 
 /** `apply_skill`: run a skill's executable artifacts (or one artifact) with the variables in `ctx`. */
@@ -25,6 +25,8 @@ export async function runSkillTool(
 ): Promise<ToolOutcome> {
   const found = ctx.catalog.resolve(name);
   if (!found) return unknownSkill(ctx.catalog, name);
+  const off = switchedOff(ctx.catalog, found.skill.name);
+  if (off) return off;
   const { skill, scope } = found;
   if (artifact && !skill.artifacts.some((a) => a.name === artifact)) {
     return {

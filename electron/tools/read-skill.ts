@@ -2,7 +2,7 @@ import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
 import { skillSlug } from '../skills/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import type { SkillStore, SkillSummary } from '../store/index.js';
-import { unknownSkill } from './search-skills.js';
+import { switchedOff, unknownSkill } from './search-skills.js';
 import { type BundledTool, clip, type ToolContext, type ToolModule, type ToolOutcome } from './types.js';
 
 /**
@@ -16,6 +16,8 @@ export const readSkill: ToolModule<'read_skill'> = {
     const store = ctx.catalog.stores().find((s) => s.repo.getSummaryByName(name));
     const summary = store?.repo.getSummaryByName(name);
     if (!store || !summary) return unknownSkill(ctx.catalog, name);
+    const off = switchedOff(ctx.catalog, summary.name);
+    if (off) return off;
     // A skill from a source whose stored files no longer match what the user accepted is
     // unreviewed text: the model reads it only once the user says so (as apply_skill and
     // run_script ask); where nobody can be asked, not at all.

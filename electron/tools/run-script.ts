@@ -1,7 +1,7 @@
 import { AppError } from '../contract/errors.js';
 import { listSkillScripts } from '../dispatch/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
-import { unknownSkill } from './search-skills.js';
+import { switchedOff, unknownSkill } from './search-skills.js';
 import { clip, type ToolModule } from './types.js';
 
 /**
@@ -16,6 +16,8 @@ export const runScript: ToolModule<'run_script'> = {
   async run(args, ctx) {
     const found = ctx.catalog.resolve(args.name);
     if (!found) return unknownSkill(ctx.catalog, args.name);
+    const off = switchedOff(ctx.catalog, found.skill.name);
+    if (off) return off;
     const { skill, scope } = found;
     // A skill from a source whose stored files no longer match what the user accepted runs its
     // scripts only once asked again (as apply_skill does); where nobody can be asked, not at all.

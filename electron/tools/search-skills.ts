@@ -17,6 +17,7 @@ export const searchSkills: ToolModule<'search_skills'> = {
 
 /** The error for a skill name the catalog does not have, with the nearest names. */
 export function unknownSkill(catalog: SkillCatalog, name: string): ToolOutcome {
+  // A skill the user switched off is, to the model, no skill at all.
   const near = matchSkills(catalog, name, { limit: 3 }).map((m) => m.name);
   return {
     ok: false,
@@ -24,4 +25,10 @@ export function unknownSkill(catalog: SkillCatalog, name: string): ToolOutcome {
       error: `no skill named "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''} Use search_skills or list_skills.`,
     },
   };
+}
+
+/** The refusal for a skill the user switched off, or null when it may be used. */
+export function switchedOff(catalog: SkillCatalog, name: string): ToolOutcome | null {
+  if (catalog.switchOf(name) !== 'off') return null;
+  return unknownSkill(catalog, name);
 }

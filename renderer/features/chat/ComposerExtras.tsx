@@ -25,8 +25,10 @@ export async function skillVariables(client: Client, name: string): Promise<stri
 export function slashMatches(items: SkillListItem[], query: string): SkillListItem[] {
   const q = query.toLowerCase();
   // The app's own skills (the Composer's, the eval judge's) are not the user's to run from chat;
-  // nor is one whose SKILL.md says `user-invocable: false` (Claude Code's: the model's to use).
-  const offered = (s: SkillListItem) => !s.overridden && !s.internal && s.user_invocable !== false;
+  // nor is one whose SKILL.md says `user-invocable: false` (Claude Code's: the model's to use), nor
+  // one the user switched off (name-only stays: started by name is what it is for).
+  const offered = (s: SkillListItem) =>
+    !s.overridden && !s.internal && s.user_invocable !== false && s.switch !== 'off';
   return items
     .filter((s) => offered(s) && s.name.toLowerCase().includes(q))
     .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)))

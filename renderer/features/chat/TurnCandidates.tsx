@@ -27,6 +27,8 @@ export function describeVerdict(v: SkillVerdictView, shown = SHOWN): string {
       return `${v.name} shares no word (nor synonym) with this message and is not close enough to it in meaning, so phase 1 never considered it. In the Composer (Ctrl 3), add a trigger phrase or an intent pattern in the words you used.`;
     case 'overridden':
       return `${v.name} in your account is hidden by the workspace skill of the same name.`;
+    case 'switched_off':
+      return `${v.name} is switched off or to name-only, so it is never matched for a message. Switch it on in the Skills view to let it fire.`;
     case 'not_found':
       return `No skill is named “${v.name}”. Check the name in the Composer (Ctrl 3).`;
   }

@@ -26,6 +26,7 @@ const item = (name: string, over: Partial<SkillListItem> = {}): SkillListItem =>
   intent_patterns: [],
   always_on: false,
   updated_at: '2026-01-01',
+  switch: 'on',
   overridden: false,
   ...over,
 });
