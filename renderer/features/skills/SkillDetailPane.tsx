@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { SkillArtifactView, SkillDetail } from '../../../electron/contract/skills.js';
+import type { SkillArtifactView, SkillDetail, SkillSwitchState } from '../../../electron/contract/skills.js';
 import { useSkillsStore, useStores } from '../../stores.js';
 import { Kbd, KIND_HELP, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
@@ -128,6 +128,68 @@ function SkillPackages({ skill }: { skill: SkillDetail }) {
   );
 }
 
+const SWITCH_CHOICES: Array<{ state: SkillSwitchState; label: string; help: string }> = [
+  { state: 'on', label: 'On', help: 'Matched for your messages and listed for the model.' },
+  {
+    state: 'name-only',
+    label: 'Name only',
+    help: 'Listed and started by name (the / menu, the model asking for it), never put into a prompt unasked.',
+  },
+  { state: 'off', label: 'Off', help: 'Gone for the model, matching, the MCP server and the / menu.' },
+];
+
+/**
+ * On, name-only or off for this skill, kept in the open workspace when there is one (it may switch
+ * an account skill there), else in the account: what `skilldesk skills set` does.
+ */
+function SkillSwitchControl({ skill }: { skill: SkillDetail }) {
+  const stores = useStores();
+  const [state, setState] = useState<SkillSwitchState>(skill.switch);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setState(skill.switch), [skill.switch]);
+  const choose = async (next: SkillSwitchState) => {
+    const was = state;
+    setState(next);
+    setError(null);
+    try {
+      const r = await stores.client.invoke('skills/set-switch', { name: skill.name, state: next });
+      setState(r.effective);
+    } catch (e) {
+      setState(was);
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  const help = SWITCH_CHOICES.find((c) => c.state === state)?.help;
+  return (
+    <fieldset className="skill-switch">
+      <legend className="skill-switch__legend">Use in chats</legend>
+      <div className="segmented" role="radiogroup" aria-label="Use in chats">
+        {SWITCH_CHOICES.map((c) => (
+          <label
+            key={c.state}
+            className={`segmented__option${state === c.state ? ' segmented__option--on' : ''}`}
+          >
+            <input
+              type="radio"
+              name={`switch-${skill.scope}-${skill.name}`}
+              value={c.state}
+              checked={state === c.state}
+              onChange={() => void choose(c.state)}
+            />
+            {c.label}
+          </label>
+        ))}
+      </div>
+      <p className="skill-switch__help">{help}</p>
+      {error && (
+        <p className="skill-switch__error" role="alert">
+          Not switched: {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
 /** The open skill: what it is, when it activates, and every artifact. */
 export function SkillDetailPane() {
   const open = useSkillsStore((s) => s.open);
@@ -223,6 +285,7 @@ export function SkillDetailPane() {
             {skill.source === 'system' && <span className="badge badge--system">Built-in</span>}
             {skill.always_on && <span className="badge badge--overrides">Always on</span>}
           </div>
+          <SkillSwitchControl skill={skill} />
         </div>
         <div className="detail__actions">
           <button

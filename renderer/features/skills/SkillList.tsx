@@ -54,6 +54,18 @@ export function SkillList(props: {
                   Built-in
                 </span>
               )}
+              {item.switch !== 'on' && (
+                <span
+                  className="badge badge--switched"
+                  title={
+                    item.switch === 'off'
+                      ? 'Switched off: never used in chats'
+                      : 'Name only: used when asked for by name'
+                  }
+                >
+                  {item.switch === 'off' ? 'Off' : 'Name only'}
+                </span>
+              )}
               <span className="skill-row__kinds">
                 {item.artifact_kinds.map((k) => (
                   <KindChip key={k} kind={k} />
