@@ -4,6 +4,7 @@ import {
   matchSkills,
   PROMPT_MIN_SCORE,
   type SkillMatch,
+  skillIndex,
 } from '../activation/index.js';
 import type {
   ChatModelChoice,
@@ -24,10 +25,10 @@ import {
   modelReadsImages,
 } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
-import { namedStorageError } from '../store/index.js';
+import { namedStorageError, readSwitches, type SkillSummary } from '../store/index.js';
 import type { ChatMessage, ChatStore, RecalledMemory, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { keepPrepared, promptStamp, takePrepared } from './prepared-turns.js';
-import { buildSystemPrompt } from './prompt.js';
+import { buildSystemPrompt, indexLine } from './prompt.js';
 import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
 
 /**
@@ -53,7 +54,17 @@ export interface TurnSettings {
   /** Earlier messages of the session sent as conversation. */
   history?: number;
   base_prompt?: string;
+  /**
+   * The listing budget in tokens: when every enabled skill's index line fits it, they are all
+   * listed and the model chooses; above it phase 1 chooses (default ≈ 1% of a 128k context).
+   */
+  listing_budget_tokens?: number;
 }
+
+/** The listing budget when none is set: about 1% of a 128k-token context. */
+export const DEFAULT_LISTING_BUDGET_TOKENS = 1280;
+/** More enabled skills than this are never listed whole, whatever their lines cost. */
+const MAX_LISTED_WHOLE = 200;
 
 /** One turn's input. */
 export interface TurnInput {
@@ -148,17 +159,65 @@ export function buildTurnPrompt(
       })),
   );
   const memory = recalled ?? recallMemory(deps, input);
+  const listed = matches.flatMap((m) => {
+    if (m.score < PROMPT_MIN_SCORE) return [];
+    const entry = deps.catalog.store(m.scope)?.repo.getSummaryByName(m.name);
+    return entry ? [{ match: m, entry }] : [];
+  });
+  const whole = wholeCatalog(deps.catalog, s.listing_budget_tokens ?? DEFAULT_LISTING_BUDGET_TOKENS, listed);
   const system = buildSystemPrompt({
     base: s.base_prompt,
-    matches: matches.flatMap((m) => {
-      if (m.score < PROMPT_MIN_SCORE) return [];
-      const entry = deps.catalog.store(m.scope)?.repo.getSummaryByName(m.name);
-      return entry ? [{ match: m, entry }] : [];
-    }),
+    matches: listed,
+    ...(whole ? { catalog: whole } : { unlisted: enabledCount(deps.catalog) - listed.length }),
     alwaysOn,
     memory,
   });
   return { system, matches, memory: memory.length };
+}
+
+/** The enabled skills of a catalog, kept until an index or a switch changes (read on every turn). */
+const enabledCache = new WeakMap<SkillCatalog, { key: unknown[]; entries: SkillSummary[] }>();
+
+function enabledSkills(catalog: SkillCatalog): SkillSummary[] {
+  const key = catalog.stores().flatMap((s) => [skillIndex(s.db).generation, readSwitches(s.db)]);
+  const hit = enabledCache.get(catalog);
+  if (hit && hit.key.length === key.length && hit.key.every((k, i) => k === key[i])) return hit.entries;
+  const entries = catalog
+    .listAll()
+    .filter(
+      (e) =>
+        e.metadata?.internal !== 'true' &&
+        e.invocation?.model_invocable !== false &&
+        catalog.switchOf(e.name) === 'on',
+    );
+  enabledCache.set(catalog, { key, entries });
+  return entries;
+}
+
+/** How many skills phase 1 may match (indexes are synced by the match that ran first). */
+function enabledCount(catalog: SkillCatalog): number {
+  let n = 0;
+  for (const store of catalog.stores()) n += skillIndex(store.db).live;
+  return n;
+}
+
+/**
+ * Every enabled skill (not internal, not `disable-model-invocation`, switched on), matched ones
+ * first, when all their index lines fit the budget (about four characters a token); else null and
+ * phase 1's matches are listed alone. Small catalogs are cheap to list whole, and the model then
+ * chooses among everything rather than among what the words found.
+ */
+function wholeCatalog(
+  catalog: SkillCatalog,
+  budgetTokens: number,
+  matched: ReadonlyArray<{ entry: SkillSummary }>,
+): SkillSummary[] | null {
+  if (budgetTokens <= 0 || enabledCount(catalog) > MAX_LISTED_WHOLE) return null;
+  const first = new Set(matched.map((m) => m.entry.name));
+  const rest = enabledSkills(catalog).filter((e) => !first.has(e.name));
+  const all = [...matched.map((m) => m.entry), ...rest];
+  const chars = all.reduce((n, e) => n + indexLine(e).length + 1, 0);
+  return chars <= budgetTokens * 4 ? all : null;
 }
 
 /** What a prepared prompt is kept under: the chat, the text and the turn's knobs. */

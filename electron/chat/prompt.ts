@@ -27,6 +27,10 @@ export interface SystemPromptParts {
   base?: string;
   /** Phase-1 matches for this message, with their catalog entries. */
   matches: Array<{ match: SkillMatch; entry: SkillSummary }>;
+  /** Every enabled skill, matched ones first, when the catalog fits the listing budget. */
+  catalog?: SkillSummary[];
+  /** How many enabled skills phase 1 left out of the listing (said, so the model can look). */
+  unlisted?: number;
   /** Always-on skills: name and the instructions to inject. */
   alwaysOn: Array<{ name: string; instructions: string }>;
   memory: RecalledMemory[];
@@ -35,11 +39,19 @@ export interface SystemPromptParts {
 /** Compose the turn's system prompt: base, skill index, always-on instructions, recalled memory. */
 export function buildSystemPrompt(p: SystemPromptParts): string {
   const parts = [p.base ?? BASE_PROMPT];
-  if (p.matches.length > 0) {
+  const more =
+    p.unlisted && p.unlisted > 0
+      ? `\n(${p.unlisted} other skill${p.unlisted === 1 ? ' is' : 's are'} not listed here: search_skills(query) or list_skills() finds them.)`
+      : '';
+  if (p.catalog && p.catalog.length > 0) {
     parts.push(
-      `## Skills\nSkills that may fit this message (read one with read_skill before applying it):\n${p.matches.map((m) => indexLine(m.entry)).join('\n')}`,
+      `## Skills\nThe skills you can use (read one with read_skill before applying it); those that fit this message best come first:\n${p.catalog.map((e) => indexLine(e)).join('\n')}`,
     );
-  } else {
+  } else if (p.matches.length > 0) {
+    parts.push(
+      `## Skills\nSkills that may fit this message (read one with read_skill before applying it):\n${p.matches.map((m) => indexLine(m.entry)).join('\n')}${more}`,
+    );
+  } else if (p.catalog === undefined) {
     parts.push(
       '## Skills\nNo skill matched this message; search_skills(query) or list_skills() can still find one.',
     );
