@@ -10,7 +10,8 @@ import type { Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
 import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
-import { parseRequirements, skillPackages, wheelTags } from './packages.js';
+import { skillPackages, wheelTags } from './packages.js';
+import { parseRequirements } from './requirements.js';
 
 describe('requirements.txt', () => {
   it('accepts plain requirements with versions, extras, markers and hashes', () => {
