@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/index.js';
-import { runCleanPip } from './pip.js';
+import { DEFAULT_PACKAGE_INDEX, runCleanPip } from './pip.js';
 import {
   isRequirementsPath,
   normalizeName,
@@ -215,7 +215,7 @@ export async function installSkillPackages(
       ],
       { signal: opts.signal, indexUrl: opts.indexUrl },
     );
-    if (code !== 0) throw pipFailure(skill.name, reqs, out);
+    if (code !== 0) throw pipFailure(skill.name, reqs, out, opts.indexUrl);
     const wheels: WheelRecord[] = [];
     for (const filename of readdirSync(dl).sort()) {
       const tags = wheelTags(filename);
@@ -254,8 +254,21 @@ export async function installSkillPackages(
  * of a dependency "depend on" the package no wheel of which fits (pydantic → pydantic-core under
  * mcp). The requirement it came through is named too, from the requirements SkillDesk passed.
  */
-export function pipFailure(skill: string, reqs: Requirement[], out: string): AppError {
+export function pipFailure(skill: string, reqs: Requirement[], out: string, indexUrl?: string): AppError {
   const requested = new Set(reqs.map((r) => r.name));
+  // An index that did not answer makes pip say "from versions: none" too: that is no verdict on
+  // the package, so it is said as what it is.
+  const unreachable =
+    /Failed to establish a new connection|NewConnectionError|ConnectTimeoutError|SSLError|Could not fetch URL|ProxyError|Name or service not known/.exec(
+      out,
+    );
+  if (unreachable) {
+    return new AppError(
+      'INVALID_INPUT',
+      `pip could not reach the package index ${indexUrl ?? DEFAULT_PACKAGE_INDEX} (${unreachable[0]}) while fetching the packages of "${skill}"; check the network, or the index set in Settings`,
+      { skill },
+    );
+  }
   const missing = /No matching distribution found for ([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(out)?.[1];
   if (missing && /from versions: none\)|Could not find a version/.test(out)) {
     const via = /satisfies the requirement \S+ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(out)?.[1];

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import { DEFAULT_PACKAGE_INDEX, packageIndexProblem } from '../contract/settings.js';
 
+export { DEFAULT_PACKAGE_INDEX };
+
 /**
  * The one way SkillDesk runs pip. pip is a program of the user's machine that runs outside every
  * sandbox, so what it reads is decided here, never by a skill:
