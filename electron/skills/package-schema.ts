@@ -252,16 +252,22 @@ export const SkillPackageSchema = z
     p.artifacts.forEach((a, i) => {
       const path = a.metadata?.path;
       if (typeof path !== 'string' || !isRequirementsPath(path)) return;
+      let text = a.content;
       if (a.metadata?.encoding === 'base64') {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${path} is not text; a requirements.txt must be UTF-8 text`,
-          path: ['artifacts', i, 'content'],
-        });
-        return;
+        // Kept as binary (a NUL byte makes a file binary): read as text to say where and what.
+        try {
+          text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(a.content, 'base64'));
+        } catch {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${path} is not UTF-8 text; a requirements.txt must be`,
+            path: ['artifacts', i, 'content'],
+          });
+          return;
+        }
       }
       try {
-        parseRequirements(a.content, path);
+        parseRequirements(text, path);
       } catch (e) {
         ctx.addIssue({ code: 'custom', message: (e as Error).message, path: ['artifacts', i, 'content'] });
       }
