@@ -21,6 +21,38 @@ export const ProviderIdNameSchema = z.enum(PROVIDER_ID_VALUES);
 /** Where a provider's key comes from. */
 export type KeySourceName = 'keychain' | 'file' | 'env';
 
+/** The package index pip uses when the user has not set one. */
+export const DEFAULT_PACKAGE_INDEX = 'https://pypi.org/simple/';
+
+/**
+ * What is wrong with a package index URL, or null: https only (plain HTTP lets anyone on the way
+ * swap the wheels) and no user name or password in it (the settings file is not a secret store,
+ * and pip would send them along).
+ */
+export function packageIndexProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `"${url.slice(0, 200)}" is not a URL`;
+  }
+  if (u.protocol !== 'https:') return `"${url.slice(0, 200)}" must be an https:// URL`;
+  if (u.username || u.password) return 'must not hold a user name or password';
+  if (/[\s${}]/.test(url)) return 'must not hold spaces, "$", "{" or "}"';
+  return null;
+}
+
+/** A package index URL as the user may set it (see {@link packageIndexProblem}). */
+export const PackageIndexUrlSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2000)
+  .superRefine((url, ctx) => {
+    const problem = packageIndexProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** `settings/get` takes no arguments. */
 export const GetSettingsReqSchema = z.object({}).strict();
 /** Request of `settings/get`. */
@@ -109,6 +141,13 @@ export interface GetSettingsRes {
   chat_titles: 'auto' | 'off';
   /** Set when `SKILLDESK_CHAT_TITLES` decides `chat_titles` (the setting here then has no effect). */
   chat_titles_from_env: boolean;
+  /** Where Install packages fetches skills' Python packages. */
+  packages: {
+    /** The index the user set, or null for PyPI. */
+    index_url: string | null;
+    /** The index in use (the user's, else PyPI's). */
+    effective_index_url: string;
+  };
   /** Where keys entered here are kept. */
   key_storage: 'keychain' | 'file';
   /** Set when the settings file could not be read (defaults are in use); says what happened. */
@@ -218,6 +257,16 @@ export const SetSandboxReqSchema = z.object({ allow_in_process_isolation: z.bool
 /** Request of `settings/set-sandbox`. */
 export type SetSandboxReq = z.infer<typeof SetSandboxReqSchema>;
 
+/**
+ * `settings/set-packages`: the package index Install packages uses (an empty string: PyPI). Only
+ * the user sets it; a skill never chooses an index.
+ */
+export const SetPackagesReqSchema = z
+  .object({ index_url: z.union([z.literal(''), PackageIndexUrlSchema]) })
+  .strict();
+/** Request of `settings/set-packages`. */
+export type SetPackagesReq = z.infer<typeof SetPackagesReqSchema>;
+
 // ---- a provider's models, for choosing one per chat ----
 /** `settings/list-models`: the models a provider offers (its `/models`, else a known list). */
 export const ListModelsReqSchema = z
@@ -243,6 +292,7 @@ export interface ListModelsRes {
 /** The `settings/*` channels. */
 export interface SettingsChannels {
   'settings/set-sandbox': { req: SetSandboxReq; res: GetSettingsRes };
+  'settings/set-packages': { req: SetPackagesReq; res: GetSettingsRes };
   'settings/get': { req: GetSettingsReq; res: GetSettingsRes };
   'settings/set-provider': { req: SetProviderReq; res: GetSettingsRes };
   'settings/save-provider': { req: SaveProviderReq; res: SaveProviderRes };
@@ -257,6 +307,7 @@ export interface SettingsChannels {
 /** Request schemas of the `settings/*` channels. */
 export const settingsRequestSchemas = {
   'settings/set-sandbox': SetSandboxReqSchema,
+  'settings/set-packages': SetPackagesReqSchema,
   'settings/get': GetSettingsReqSchema,
   'settings/set-provider': SetProviderReqSchema,
   'settings/save-provider': SaveProviderReqSchema,
@@ -271,5 +322,5 @@ export const settingsRequestSchemas = {
 /** The `settings/*` events. */
 export interface SettingsEvents {
   /** The provider choice or a key status changed. */
-  'settings/changed': { what: 'provider' | 'key' | 'sandbox' };
+  'settings/changed': { what: 'provider' | 'key' | 'sandbox' | 'packages' };
 }

@@ -53,6 +53,8 @@ export interface SkillRuntimeDeps {
   spawnSandbox?: SpawnSandboxProcess;
   /** Whether the user accepted in-process isolation where the OS cannot confine the sandbox. */
   allowInProcessIsolation?: () => boolean;
+  /** The package index the user set in Settings (undefined: PyPI), read at each install. */
+  packageIndex?: () => string | undefined;
   /** A packaged app's resources folder, where the bundled sidecar binary lives. */
   resourcesPath?: string;
   log?: (line: string) => void;
@@ -234,6 +236,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           outputDir: join(deps.home, 'cache', 'script-outputs'),
           home: deps.home,
           packagesFor: (skill) => skillPackages(deps.home, skill),
+          packageIndex: deps.packageIndex,
         });
   const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts);
 

@@ -137,6 +137,8 @@ export function createSkillScriptRunner(deps: {
   /** The account's data folder, whose wheelhouse holds the installed packages. */
   home?: string;
   packagesFor?: (skill: Skill) => SkillPackagesFor;
+  /** The package index the user set in Settings (undefined: PyPI). */
+  packageIndex?: () => string | undefined;
 }): SkillScriptRunner {
   const runDir = (runId: string) => {
     if (!RUN_ID.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a script run id`);
@@ -220,7 +222,7 @@ export function createSkillScriptRunner(deps: {
     installPackages(skill, signal) {
       if (!deps.home)
         return Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', 'no account folder for packages'));
-      return installSkillPackages(deps.home, skill, { signal });
+      return installSkillPackages(deps.home, skill, { signal, indexUrl: deps.packageIndex?.() });
     },
   };
 }

@@ -18,7 +18,7 @@ import { type CatalogRef, openCatalog } from '../skills/index.js';
 
 export type { CatalogRef };
 
-import { allowsInProcessIsolation } from '../settings/index.js';
+import { allowsInProcessIsolation, packageIndexUrl } from '../settings/index.js';
 import { type Db, openMemoryStore, resolveHome, type SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
 import { indexWorkspacePages, WorkspacePages } from '../workspace/index.js';
@@ -143,6 +143,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
           workspace: pages(),
           spawnSandbox: deps.spawnSandbox,
           allowInProcessIsolation: () => allowsInProcessIsolation(home, loc.env),
+          packageIndex: () => packageIndexUrl(home),
           resourcesPath: deps.resourcesPath,
           sidecar: () => session.sidecar(),
           log: deps.log,

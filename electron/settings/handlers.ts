@@ -8,6 +8,7 @@ import type {
   ProviderView,
   TestConnectionRes,
 } from '../contract/settings.js';
+import { DEFAULT_PACKAGE_INDEX } from '../contract/settings.js';
 import {
   createLlm,
   envKeySource,
@@ -195,6 +196,10 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       configured: settings.providers.map((p) => configuredView(p, settings)),
       chat_titles: autoTitles() ? 'auto' : 'off',
       chat_titles_from_env: titlesFromEnv() !== null,
+      packages: {
+        index_url: settings.packages?.index_url ?? null,
+        effective_index_url: settings.packages?.index_url ?? DEFAULT_PACKAGE_INDEX,
+      },
       key_storage: deps.secrets.kind,
       warning,
       file,
@@ -309,6 +314,13 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         sandbox: { allow_in_process_isolation: req.allow_in_process_isolation },
       });
       deps.events.emit('settings/changed', { what: 'sandbox' });
+      return view();
+    },
+
+    'settings/set-packages': (req) => {
+      const { packages: _old, ...rest } = settingsNow();
+      writeSettings(deps.home, req.index_url ? { ...rest, packages: { index_url: req.index_url } } : rest);
+      deps.events.emit('settings/changed', { what: 'packages' });
       return view();
     },
 

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ProviderIdNameSchema, ProviderRefSchema } from '../contract/settings.js';
+import { PackageIndexUrlSchema, ProviderIdNameSchema, ProviderRefSchema } from '../contract/settings.js';
 import { PROVIDERS } from '../llm/index.js';
 import { writePrivateFile } from './secrets.js';
 
@@ -44,6 +44,9 @@ export const SandboxSettingsSchema = z.object({
   allow_in_process_isolation: z.boolean().default(false),
 });
 
+/** Where Install packages fetches skills' Python packages: PyPI unless the user set an index. */
+export const PackagesSettingsSchema = z.object({ index_url: PackageIndexUrlSchema.optional() });
+
 /** The whole settings file. Unknown keys are dropped on the next write. */
 export const SettingsFileSchema = z
   .object({
@@ -54,6 +57,7 @@ export const SettingsFileSchema = z
     /** `auto` (also when absent): a new chat is named by its model after the first reply. */
     chat_titles: z.enum(['auto', 'off']).optional(),
     sandbox: SandboxSettingsSchema.default({ allow_in_process_isolation: false }),
+    packages: PackagesSettingsSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();
@@ -166,4 +170,9 @@ export function writeSettings(home: string, settings: SettingsFile): void {
 export function allowsInProcessIsolation(home: string, env: NodeJS.ProcessEnv): boolean {
   if (env.SKILLDESK_SANDBOX_ISOLATION === 'in-process') return true;
   return readSettings(home).settings.sandbox.allow_in_process_isolation;
+}
+
+/** The package index the user set in Settings, or undefined (pip then uses PyPI). */
+export function packageIndexUrl(home: string): string | undefined {
+  return readSettings(home).settings.packages?.index_url;
 }

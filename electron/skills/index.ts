@@ -14,6 +14,7 @@ export * from './open.js';
 export * from './package-schema.js';
 export * from './packages.js';
 export { loadPlugin, type PluginServer, pluginManifestPath } from './plugin.js';
+export * from './requirements.js';
 export * from './seed.js';
 export * from './skill-prompts.js';
 export * from './version.js';

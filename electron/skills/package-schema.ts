@@ -7,6 +7,7 @@ import {
 } from '../contract/skills.js';
 import { KINDS } from '../kinds/index.js';
 import { skillNameProblem } from '../store/index.js';
+import { isRequirementsPath, parseRequirements } from './requirements.js';
 import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
 
 export { ARTIFACT_KINDS, SKILL_SOURCES, type SkillSource };
@@ -244,6 +245,31 @@ export const SkillPackageSchema = z
           message: `the file path "${path}" ${problem}`,
           path: ['artifacts', i, ...(typeof declared === 'string' ? ['metadata', 'path'] : ['name'])],
         });
+      }
+    });
+    // A requirements.txt is what Install packages hands pip (after SkillDesk's own parse): a file
+    // that parse refuses is refused at import, so a hostile one never gets in.
+    p.artifacts.forEach((a, i) => {
+      const path = a.metadata?.path;
+      if (typeof path !== 'string' || !isRequirementsPath(path)) return;
+      let text = a.content;
+      if (a.metadata?.encoding === 'base64') {
+        // Kept as binary (a NUL byte makes a file binary): read as text to say where and what.
+        try {
+          text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(a.content, 'base64'));
+        } catch {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${path} is not UTF-8 text; a requirements.txt must be`,
+            path: ['artifacts', i, 'content'],
+          });
+          return;
+        }
+      }
+      try {
+        parseRequirements(text, path);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message, path: ['artifacts', i, 'content'] });
       }
     });
     // Each kind's own checks (a dspy_module's content and fallback, …), at paths under the artifact.

@@ -10,34 +10,45 @@ import type { Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
 import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
-import { parseRequirements, skillPackages, wheelTags } from './packages.js';
+import { pipFailure, skillPackages, wheelTags } from './packages.js';
+import { parseRequirements } from './requirements.js';
 
-describe('requirements.txt', () => {
-  it('accepts plain requirements with versions, extras, markers and hashes', () => {
-    const h = 'a'.repeat(64);
-    expect(
-      parseRequirements(
-        `# tools\npypdf>=5.0\nopenpyxl == 3.1.5  # xlsx\nrequests[socks]~=2.0 ; python_version >= "3.8"\nEt_XmlFile --hash=sha256:${h}\n`,
-      ),
-    ).toEqual([
-      { spec: 'pypdf>=5.0', name: 'pypdf', hashes: [] },
-      { spec: 'openpyxl == 3.1.5', name: 'openpyxl', hashes: [] },
-      { spec: 'requests[socks]~=2.0 ; python_version >= "3.8"', name: 'requests', hashes: [] },
-      { spec: 'Et_XmlFile', name: 'et-xmlfile', hashes: [h] },
-    ]);
-  });
+describe('wheels and pip’s refusals', () => {
+  it('names the dependency without a pure-Python wheel, and what needs it, from pip’s own words', () => {
+    // Excerpts of pip 23's real output for `mcp` and `anthropic>=0.40` (wheels only, any platform).
+    const mcp = `ERROR: Cannot install mcp because these package versions have conflicting dependencies.
 
-  it.each([
-    '--index-url http://example.com/simple',
-    '-e git+https://example.com/x.git',
-    'https://example.com/x.whl',
-    '-r other.txt',
-    './local/package',
-    'pkg @ https://example.com/pkg.zip',
-  ])('refuses %s, naming the line', (line) => {
-    expect(() => parseRequirements(`pypdf\n${line}\n`, 'x/requirements.txt')).toThrow(
-      /x\/requirements.txt line 2: .* is not a plain requirement/,
+The conflict is caused by:
+    pydantic 2.14.4 depends on pydantic-core==2.50.5
+    pydantic 2.14.3 depends on pydantic-core==2.50.4
+    pydantic 2.0 depends on pydantic-core==2.0.1
+
+To fix this you could try to:
+1. loosen the range of package versions you've specified
+
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+`;
+    const e = pipFailure('agent', parseRequirements('mcp\n'), mcp);
+    expect(e.message).toMatch(
+      /^mcp → pydantic needs "pydantic-core", which has compiled \(C\/Rust\) code and no pure-Python wheel/,
     );
+    expect(e.details).toMatchObject({ package: 'pydantic-core', required_by: 'mcp → pydantic' });
+    const anthropic = `ERROR: Cannot install anthropic==0.100.0, anthropic==0.40.0 and anthropic==2.9.0 because these package versions have conflicting dependencies.
+
+The conflict is caused by:
+    anthropic 2.14.0 depends on jiter<1 and >=0.4.0
+    anthropic 2.13.0 depends on jiter<1 and >=0.4.0
+`;
+    expect(pipFailure('agent', parseRequirements('anthropic>=0.40\n'), anthropic).message).toMatch(
+      /^anthropic needs "jiter", which has compiled/,
+    );
+    expect(
+      pipFailure(
+        'x',
+        parseRequirements('pypdf\n'),
+        'ERROR: Could not find a version that satisfies the requirement pypdf (from versions: none)\n  Retrying after connection broken by NewConnectionError',
+      ).message,
+    ).toMatch(/could not reach the package index https:\/\/pypi\.org\/simple\//);
   });
 
   it('tells pure wheels from compiled ones', () => {
@@ -179,6 +190,13 @@ describe.skipIf(skipWithout(missing, 'script packages from PyPI'))('script packa
     ]);
     expect(r.stderr).toMatch(/loop-maker: imported, but its packages were not installed/);
   }, 180_000);
+
+  it('a dependency with compiled code is named with the package that needs it', async () => {
+    await ok('skills/import-files', { files: skillFiles('models', 'pydantic>=2.12\n'), scope: 'account' });
+    const r = await call('scripts/install-packages', { name: 'models' });
+    expect(!r.ok && r.error.message).toMatch(/^pydantic needs "pydantic-core", which has compiled/);
+    expect(!r.ok && r.error.message).not.toMatch(/ResolutionImpossible/);
+  }, 240_000);
 
   it('a package with compiled code is refused naming it, whether or not Pyodide builds it', async () => {
     await ok('skills/import-files', { files: skillFiles('fast-loop', 'uvloop\n'), scope: 'account' });

@@ -16,7 +16,14 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 import type { Skill } from '../store/index.js';
-import { runCleanPip } from './pip.js';
+import { DEFAULT_PACKAGE_INDEX, runCleanPip } from './pip.js';
+import {
+  isRequirementsPath,
+  normalizeName,
+  parseRequirements,
+  type Requirement,
+  requirementLine,
+} from './requirements.js';
 
 /**
  * Pure-Python packages for skills' scripts: declared in a `requirements.txt` of the skill, fetched
@@ -27,16 +34,6 @@ import { runCleanPip } from './pip.js';
 
 /** The sandbox's Python version (Pyodide's), which pip resolves for. */
 export const SANDBOX_PYTHON_VERSION = '3.14';
-
-/** One requirement as the skill declared it, checked. */
-export interface Requirement {
-  /** The line as written (without comments). */
-  spec: string;
-  /** The normalised project name (PEP 503). */
-  name: string;
-  /** `--hash=sha256:…` values given on the line. */
-  hashes: string[];
-}
 
 /** A wheel in the wheelhouse. */
 export interface WheelRecord {
@@ -92,51 +89,21 @@ function writeLock(home: string, lock: Lock): void {
   renameSync(tmp, lockPath(home));
 }
 
-/** PEP 503 name normalisation. */
-export function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, '-');
-}
-
-const REQ_LINE =
-  /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9._,\s-]*\])?\s*((?:(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)*)(;\s*[^#]*)?$/;
-
-/**
- * The requirements of one `requirements.txt`: plain `name[extras] <op> version` lines with optional
- * `--hash=sha256:…`. Any other pip option (an index, a URL, `-e`, `-r`) could send pip elsewhere, so
- * it is refused, naming the line.
- */
-export function parseRequirements(text: string, file = 'requirements.txt'): Requirement[] {
-  const out: Requirement[] = [];
-  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = raw.replace(/(^|\s)#.*$/, '').trim();
-    if (!line) return;
-    const hashes: string[] = [];
-    const rest = line
-      .replace(/--hash[=\s]+sha256:([0-9a-fA-F]{64})/g, (_m, h: string) => {
-        hashes.push(h.toLowerCase());
-        return '';
-      })
-      .trim();
-    const m = REQ_LINE.exec(rest);
-    if (!m || rest.startsWith('-')) {
-      throw new AppError(
-        'INVALID_INPUT',
-        `${file} line ${i + 1}: "${raw.trim()}" is not a plain requirement (name, optional version, optional --hash=sha256:…); pip options, URLs and paths are not accepted`,
-        { file, line: i + 1 },
-      );
-    }
-    out.push({ spec: rest, name: normalizeName(m[1]!), hashes });
-  });
-  return out;
-}
-
 /** The requirements a skill declares: every `requirements.txt` among its files. */
 export function skillRequirements(skill: Skill): Requirement[] {
   const out: Requirement[] = [];
   for (const a of skill.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
-    if (!path || !/(^|\/)requirements\.txt$/.test(path) || a.metadata?.encoding === 'base64') continue;
+    if (!path || !isRequirementsPath(path)) continue;
+    // Import refuses a binary requirements.txt; one stored before that rule is refused here too.
+    if (a.metadata?.encoding === 'base64')
+      throw new AppError(
+        'INVALID_INPUT',
+        `${skill.name}/${path} is not text; a requirements.txt must be UTF-8 text`,
+        {
+          file: `${skill.name}/${path}`,
+        },
+      );
     out.push(...parseRequirements(a.content, `${skill.name}/${path}`));
   }
   return out;
@@ -176,27 +143,41 @@ function pyodideBuilds(): Map<string, PyodideLockEntry> {
   }
 }
 
-/** Why a package cannot be used in the sandbox, in words that name it. */
-export function compiledPackageError(name: string): AppError {
+/**
+ * Why a package cannot be used in the sandbox, in words that name it, and, when the skill did not
+ * ask for it itself, the package that needs it (`via`, e.g. "mcp → pydantic").
+ */
+export function compiledPackageError(name: string, via?: string): AppError {
   const build = pyodideBuilds().get(normalizeName(name));
+  const who = via ? `${via} needs "${name}", which` : `"${name}"`;
   const why = build
-    ? `"${name}" has compiled (C/Rust) code and no pure-Python wheel; Pyodide builds it (${build.name} ${build.version}) but SkillDesk's sandbox ships only Pyodide's core, so it cannot be installed`
-    : `"${name}" has compiled (C/Rust) code and no pure-Python wheel, and Pyodide has no build of it, so it cannot run in the sandbox`;
+    ? `${who} has compiled (C/Rust) code and no pure-Python wheel; Pyodide builds it (${build.name} ${build.version}) but SkillDesk's sandbox ships only Pyodide's core, so it cannot be installed`
+    : `${who} has compiled (C/Rust) code and no pure-Python wheel, and Pyodide has no build of it, so it cannot run in the sandbox`;
   return new AppError('INVALID_INPUT', `${why}. Scripts may use pure-Python packages only.`, {
     package: name,
+    ...(via ? { required_by: via } : {}),
   });
+}
+
+/** Options of {@link installSkillPackages}. */
+export interface InstallPackagesOptions {
+  signal?: AbortSignal;
+  /** The index the *user* chose in Settings; PyPI when absent. A skill never chooses one. */
+  indexUrl?: string;
 }
 
 /**
  * Fetch a skill's declared packages into the wheelhouse: pip resolves them (dependencies included)
  * for the sandbox's Python as pure-Python wheels only (`--only-binary=:all: --platform any`), with
- * `--require-hashes` when every line pins a hash. Each wheel's SHA-256 is recorded; a package with
- * compiled code is refused naming it. Nothing is changed when the download fails.
+ * `--require-hashes` when every line pins a hash. pip reads a requirements file SkillDesk writes
+ * from what it parsed, never the skill's own. Each wheel's SHA-256 is recorded; a package with
+ * compiled code (asked for, or needed by one asked for) is refused naming it. Nothing is changed
+ * when the download fails.
  */
 export async function installSkillPackages(
   home: string,
   skill: Skill,
-  opts: { signal?: AbortSignal } = {},
+  opts: InstallPackagesOptions = {},
 ): Promise<PackageInstallReport> {
   const reqs = skillRequirements(skill);
   if (reqs.length === 0) {
@@ -212,10 +193,7 @@ export async function installSkillPackages(
   try {
     const reqFile = join(tmp, 'requirements.txt');
     const pinned = reqs.every((r) => r.hashes.length > 0);
-    writeFileSync(
-      reqFile,
-      reqs.map((r) => [r.spec, ...r.hashes.map((h) => `--hash=sha256:${h}`)].join(' ')).join('\n'),
-    );
+    writeFileSync(reqFile, `${reqs.map(requirementLine).join('\n')}\n`);
     const dl = join(tmp, 'dl');
     const { code, out } = await runCleanPip(
       'download',
@@ -229,25 +207,15 @@ export async function installSkillPackages(
         'none',
         '--python-version',
         SANDBOX_PYTHON_VERSION,
-        '--no-cache-dir',
         ...(pinned ? ['--require-hashes'] : []),
         '-d',
         dl,
         '-r',
         reqFile,
       ],
-      { signal: opts.signal },
+      { signal: opts.signal, indexUrl: opts.indexUrl },
     );
-    if (code !== 0) {
-      const missing = /No matching distribution found for ([A-Za-z0-9._-]+)/.exec(out)?.[1];
-      if (missing && /from versions: none\)|Could not find a version/.test(out)) {
-        throw compiledPackageError(missing);
-      }
-      const last = out.trim().split('\n').slice(-3).join(' ').slice(0, 600);
-      throw new AppError('INVALID_INPUT', `pip could not fetch the packages of "${skill.name}": ${last}`, {
-        skill: skill.name,
-      });
-    }
+    if (code !== 0) throw pipFailure(skill.name, reqs, out, opts.indexUrl);
     const wheels: WheelRecord[] = [];
     for (const filename of readdirSync(dl).sort()) {
       const tags = wheelTags(filename);
@@ -277,6 +245,61 @@ export async function installSkillPackages(
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Why pip could not fetch a skill's packages, naming the package at fault. pip says it two ways
+ * when a package has no pure-Python wheel: "No matching distribution found for X" when no version
+ * of X has one, and a ResolutionImpossible whose "conflict is caused by" lines say which versions
+ * of a dependency "depend on" the package no wheel of which fits (pydantic → pydantic-core under
+ * mcp). The requirement it came through is named too, from the requirements SkillDesk passed.
+ */
+export function pipFailure(skill: string, reqs: Requirement[], out: string, indexUrl?: string): AppError {
+  const requested = new Set(reqs.map((r) => r.name));
+  // An index that did not answer makes pip say "from versions: none" too: that is no verdict on
+  // the package, so it is said as what it is.
+  const unreachable =
+    /Failed to establish a new connection|NewConnectionError|ConnectTimeoutError|SSLError|Could not fetch URL|ProxyError|Name or service not known/.exec(
+      out,
+    );
+  if (unreachable) {
+    return new AppError(
+      'INVALID_INPUT',
+      `pip could not reach the package index ${indexUrl ?? DEFAULT_PACKAGE_INDEX} (${unreachable[0]}) while fetching the packages of "${skill}"; check the network, or the index set in Settings`,
+      { skill },
+    );
+  }
+  const missing = /No matching distribution found for ([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(out)?.[1];
+  if (missing && /from versions: none\)|Could not find a version/.test(out)) {
+    const via = /satisfies the requirement \S+ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(out)?.[1];
+    return compiledPackageError(missing, via && !requested.has(normalizeName(missing)) ? via : undefined);
+  }
+  const caused = /The conflict is caused by:\n((?:[ \t]+\S.*\n?)+)/.exec(out)?.[1];
+  if (caused) {
+    const deps = new Map<string, Set<string>>();
+    for (const m of caused.matchAll(
+      /^\s+([A-Za-z0-9][A-Za-z0-9._-]*) \S+ depends on ([A-Za-z0-9][A-Za-z0-9._-]*)/gm,
+    )) {
+      const dep = normalizeName(m[2]!);
+      if (!deps.has(dep)) deps.set(dep, new Set());
+      deps.get(dep)!.add(normalizeName(m[1]!));
+    }
+    // One package every conflicting version needs: that is the one without a usable wheel.
+    if (deps.size === 1) {
+      const [dep, parents] = [...deps][0]!;
+      const top = /Cannot install ([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(out)?.[1];
+      const chain = [top, ...parents].filter((x): x is string => !!x && normalizeName(x) !== dep);
+      return compiledPackageError(dep, chain.length ? [...new Set(chain)].join(' → ') : undefined);
+    }
+  }
+  const last = out
+    .trim()
+    .split('\n')
+    .filter((l) => !/^\[notice\]/.test(l))
+    .slice(-3)
+    .join(' ')
+    .slice(0, 600);
+  return new AppError('INVALID_INPUT', `pip could not fetch the packages of "${skill}": ${last}`, { skill });
 }
 
 /** The skill's recorded wheels when they match its requirements and their hashes; else null. */

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import { DEFAULT_PACKAGE_INDEX, packageIndexProblem } from '../contract/settings.js';
+
+export { DEFAULT_PACKAGE_INDEX };
 
 /**
  * The one way SkillDesk runs pip. pip is a program of the user's machine that runs outside every
@@ -17,9 +20,6 @@ import { AppError } from '../contract/errors.js';
  *   distribution is built, so no `setup.py` runs anywhere;
  * - the index is PyPI unless the *user* set another in Settings.
  */
-
-/** The package index pip uses when the user has not set one. */
-export const DEFAULT_PACKAGE_INDEX = 'https://pypi.org/simple/';
 
 /** How pip runs: `SKILLDESK_PYTHON` (a Python with pip), else `python3`. */
 export function pythonCommand(): string {
@@ -73,8 +73,10 @@ export function runCleanPip(
   opts: PipRunOptions = {},
 ): Promise<{ code: number; out: string }> {
   const python = opts.python ?? pythonCommand();
-  const home = mkdtempSync(join(tmpdir(), 'skilldesk-pip-home-'));
   const index = opts.indexUrl ?? DEFAULT_PACKAGE_INDEX;
+  const problem = packageIndexProblem(index);
+  if (problem) return Promise.reject(new AppError('INVALID_INPUT', `package index ${problem}`));
+  const home = mkdtempSync(join(tmpdir(), 'skilldesk-pip-home-'));
   const argv = [
     '-m',
     'pip',
@@ -92,6 +94,8 @@ export function runCleanPip(
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: opts.signal,
       env: cleanPipEnv(home),
+      // pip reads a requirement that looks like a path relative to its working folder: an empty one.
+      cwd: home,
     });
     let out = '';
     const take = (d: Buffer) => {

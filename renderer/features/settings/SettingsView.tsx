@@ -3,6 +3,7 @@ import { useSettingsStore, useStores } from '../../stores.js';
 import { Icon, type IconName } from '../../ui/Icon.js';
 import { SourcesCard } from '../sources/SourcesCard.js';
 import { ToolsSettings } from '../tools/ToolsSettings.js';
+import { PackagesCard } from './PackagesCard.js';
 import { ProvidersCard } from './ProvidersCard.js';
 import { SandboxCard } from './SandboxCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
@@ -65,6 +66,7 @@ export function SettingsView() {
       <div className="settings__body">
         <ProvidersCard />
         <SandboxCard />
+        <PackagesCard />
         <ToolsSettings />
         <SourcesCard />
         <section className="card" aria-labelledby="appearance-title">

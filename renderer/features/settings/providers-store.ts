@@ -141,6 +141,8 @@ export interface ProvidersStore extends ProvidersState {
   setSandbox(allowInProcessIsolation: boolean): Promise<boolean>;
   /** Name new chats automatically from their first exchange, or not. */
   setChatTitles(on: boolean): Promise<boolean>;
+  /** The package index Install packages uses; empty for PyPI. */
+  setPackageIndex(url: string): Promise<boolean>;
 }
 
 const toErrorData = (e: unknown): AppErrorData =>
@@ -217,6 +219,11 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
           allow
             ? 'Code will run with in-process isolation only.'
             : 'In-process isolation is no longer accepted.',
+        ),
+      setPackageIndex: (url) =>
+        change(
+          () => client.invoke('settings/set-packages', { index_url: url.trim() }),
+          url.trim() ? 'Packages will come from your index.' : 'Packages will come from PyPI.',
         ),
       setChatTitles: (on) =>
         change(
