@@ -154,11 +154,7 @@ describe('a hostile git source', () => {
     );
     write(home, 'attributes', '*.txt filter=evil\n');
     const repo = repoWith((r) => {
-      write(
-        r,
-        '.gitattributes',
-        '*.md filter=evil\n*.py filter=proc\n* ident\n',
-      );
+      write(r, '.gitattributes', '*.md filter=evil\n*.py filter=proc\n* ident\n');
       write(r, 'skills/honest/notes.txt', 'notes $Id$\n');
       write(r, 'skills/honest/scripts/run.py', 'print("hi")\n');
     });
