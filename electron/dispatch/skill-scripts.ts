@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  type Dirent,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import type { ScriptOutputRef } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import {
@@ -208,8 +218,13 @@ export function createSkillScriptRunner(deps: {
     },
     readOutput(runId, path) {
       const rel = scriptRelativePath(path, 'output file');
-      const abs = join(runDir(runId), ...rel.split('/'));
+      const dir = runDir(runId);
+      const abs = join(dir, ...rel.split('/'));
       try {
+        // Only a regular file that really lies inside the run's folder: a link planted there (to a
+        // key, to the store) is not followed, whatever the path says.
+        if (!lstatSync(abs).isFile() || !realpathSync(abs).startsWith(realpathSync(dir) + sep))
+          throw new Error('not a file of the run');
         return { bytes: readFileSync(abs), media_type: mediaTypeOf(rel) };
       } catch {
         throw new AppError(

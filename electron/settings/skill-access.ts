@@ -30,6 +30,14 @@ export interface SkillAccess {
 }
 
 const secretName = (skill: string, name: string) => `skill-secret:${skill}:${name}`;
+
+/**
+ * Whether `value` is or holds one of the provider keys (`Bearer sk-…`, the key in quotes or with a
+ * suffix). Keys shorter than 8 characters are not real keys and would match by chance.
+ */
+function holdsKey(value: string, keys: readonly string[]): boolean {
+  return keys.some((k) => k.length >= 8 && value.includes(k));
+}
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** Build the access store over the account folder and its secret store. */
@@ -94,9 +102,13 @@ export function createSkillAccess(deps: {
     },
     secrets(skill, names) {
       const out: Record<string, string> = {};
+      // Checked again at each run, not only when stored: a provider key set up after the secret
+      // (or the same key pasted inside a longer value) must still never reach a tool.
+      const keys = providerKeys();
       for (const n of names) {
+        if (PROVIDER_KEY_ENV_NAMES.includes(n.toUpperCase())) continue;
         const v = deps.secrets.get(secretName(skill, n));
-        if (v) out[n] = v;
+        if (v && !holdsKey(v, keys)) out[n] = v;
       }
       return out;
     },
@@ -109,7 +121,7 @@ export function createSkillAccess(deps: {
           `refused: ${name} is a model provider's key name; provider keys never reach a skill's tools`,
         );
       const v = value.replace(/\r?\n$/, '');
-      if (v && providerKeys().includes(v.trim())) {
+      if (v && holdsKey(v, providerKeys())) {
         throw new AppError(
           'FORBIDDEN',
           `refused: the value given for ${name} is one of your model provider keys; provider keys never reach a skill's tools. Give the tool a key of its own`,

@@ -69,9 +69,30 @@ async function get(url: string, headers: Record<string, string>, timeoutMs: numb
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > maxBytes)
     throw new AppError('TOO_LARGE', `${url}: ${declared} bytes is over the ${maxBytes}-byte limit`);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (bytes.length > maxBytes)
-    throw new AppError('TOO_LARGE', `${url}: ${bytes.length} bytes is over the ${maxBytes}-byte limit`);
+  // The body is read piece by piece and dropped past the limit: a server that sends no length, or
+  // a false one, cannot make the app hold more than the limit in memory.
+  const chunks: Buffer[] = [];
+  let got = 0;
+  try {
+    const reader = res.body?.getReader();
+    for (let r = await reader?.read(); reader && r && !r.done; r = await reader.read()) {
+      got += r.value.byteLength;
+      if (got > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw new AppError(
+          'TOO_LARGE',
+          `${url}: more than ${maxBytes} bytes, over the limit (the server sent more than it said)`,
+        );
+      }
+      chunks.push(Buffer.from(r.value));
+    }
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw new SourceUnreachable(
+      `${url}: the download broke off (${(e as Error & { cause?: unknown }).cause ?? (e as Error).message}); the server may have sent a length that does not match its body`,
+    );
+  }
+  const bytes = Buffer.concat(chunks);
   return { res, bytes };
 }
 
@@ -109,11 +130,21 @@ export async function fetchCatalog(
   mkdirSync(tmp, { recursive: true });
   try {
     const used = new Set<string>();
+    // Each package is bounded by the import limit and all of them together by a multiple of it:
+    // a catalog of 5,000 entries cannot fill the disk.
+    const maxTotal = maxBytes * 8;
+    let total = index.bytes.length;
     for (const entry of parsed.skills) {
       const target = new URL(entry.url, url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:')
         throw new AppError('INVALID_INPUT', `${url}: skill "${entry.name}" has a non-http URL ${entry.url}`);
       const { bytes } = await get(target.href, { accept: 'application/json' }, timeoutMs, maxBytes);
+      total += bytes.length;
+      if (total > maxTotal)
+        throw new AppError(
+          'TOO_LARGE',
+          `${url}: the catalog's packages add up to more than ${maxTotal} bytes (8 times the import limit); nothing was changed`,
+        );
       const digest = createHash('sha256').update(bytes).digest('hex');
       if (entry.sha256 && entry.sha256.toLowerCase() !== digest)
         throw new AppError(

@@ -6,8 +6,18 @@
  */
 import type { ScanFinding, ScanReport, Severity } from '../contract/sources.js';
 import type { SkillPackage } from '../skills/index.js';
+import {
+  entropy,
+  type FoldedText,
+  firstHidden,
+  firstMixedScriptWord,
+  foldText,
+  joinPieces,
+  showInvisible,
+} from './scan-fold.js';
 
 export type { ScanFinding, ScanReport, Severity };
+export { showInvisible };
 
 interface Rule {
   id: string;
@@ -17,10 +27,6 @@ interface Rule {
   /** Which text the rule reads: instructions (prose the model reads), code, or both. */
   on: 'code' | 'text' | 'any';
 }
-
-// Bidi controls, zero-width characters, word joiner and BOM, and Unicode tag characters: text the
-// model reads and a reviewer does not see.
-const HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060\u2062-\u2064\uFEFF\u{E0000}-\u{E007F}]/u;
 
 const RULES: Rule[] = [
   {
@@ -76,7 +82,10 @@ const RULES: Rule[] = [
     severity: 'medium',
     on: 'code',
     message: 'builds and runs code at run time (exec/eval)',
-    pattern: /\b(?:exec|eval|compile)\s*\(|\bnew\s+Function\(|\b__import__\s*\(/,
+    // Also a name looked up from a string (`getattr(builtins, "ev" + "al")`, read with the pieces
+    // joined), which a plain `exec(` pattern misses.
+    pattern:
+      /\b(?:exec|eval|compile)\s*\(|\bnew\s+Function\(|\b__import__\s*\(|\b(?:getattr|__getattribute__)\s*\([^)]*['"](?:exec|eval|compile|__import__|system|popen)['"]|\b(?:__builtins__|globals\(\)|vars\(\))\s*\[\s*['"](?:exec|eval|compile|__import__)['"]/,
   },
   {
     id: 'destructive',
@@ -91,21 +100,23 @@ const RULES: Rule[] = [
 // A long run of base64 or hex: a payload a reviewer cannot read.
 const ENCODED = /[A-Za-z0-9+/]{160,}={0,2}|(?:\\x[0-9a-fA-F]{2}){40,}|\b[0-9a-fA-F]{200,}\b/;
 const DECODE_AND_RUN =
-  /\b(?:exec|eval)\s*\(|\bnew\s+Function\(|\b(?:b64decode|a85decode|b32decode|fromhex|unhexlify|atob|Buffer\.from)\s*\(|\bmarshal\.loads|\bzlib\.decompress/;
+  /\b(?:exec|eval)\s*\(|\bnew\s+Function\(|\b(?:b64decode|b85decode|a85decode|b32decode|fromhex|unhexlify|atob|Buffer\.from)\s*\(|\bcodecs\.decode\s*\(|\bmarshal\.loads|\bzlib\.decompress|\bgetattr\s*\([^)]*['"](?:exec|eval)['"]/;
+
+/**
+ * Whether a run found only once pieces were joined is a payload rather than words that happen to
+ * sit in adjacent strings or lines: hex, or base64 with the spread of characters random bytes give
+ * (English words joined stay near 4 bits a character and rarely mix digits and both cases).
+ */
+function looksEncoded(run: string): boolean {
+  if (/^(?:\\x[0-9a-fA-F]{2})+$|^[0-9a-fA-F]+$/.test(run)) return true;
+  return /[0-9+/]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) && entropy(run) >= 4.6;
+}
 
 /** A short, visible excerpt of `text` around `index`. */
 function excerptAt(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
   const raw = text.slice(start, Math.min(text.length, index + Math.min(length, 80) + 20));
   return showInvisible(raw.replace(/\s+/g, ' ').trim());
-}
-
-/** Invisible and bidi characters written as `<U+XXXX>`, so a report shows what is there. */
-export function showInvisible(s: string): string {
-  return s.replace(
-    new RegExp(HIDDEN.source, 'gu'),
-    (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`,
-  );
 }
 
 function lineOf(text: string, index: number): number {
@@ -124,6 +135,48 @@ function isCode(a: SkillPackage['artifacts'][number]): boolean {
   return a.kind === 'resource' && (CODE_FILE.test(path) || /^scripts\//.test(path));
 }
 
+/** A match in one of the views, placed in the original text. */
+interface Placed {
+  /** Index in the original text. */
+  start: number;
+  /** Length in the original text. */
+  length: number;
+  /** What the view read there, when it differs from what the original spells. */
+  readsAs: string | null;
+}
+
+function place(view: FoldedText, original: string, m: RegExpExecArray): Placed {
+  const start = view.origin[m.index] ?? 0;
+  const lastOrigin = view.origin[m.index + m[0].length - 1] ?? start;
+  const end = lastOrigin + (original.codePointAt(lastOrigin)! > 0xffff ? 2 : 1);
+  const spelled = original.slice(start, end);
+  return { start, length: end - start, readsAs: spelled === m[0] ? null : m[0] };
+}
+
+/** The first match of `re` in the views, in order, placed in the original. */
+function firstIn(
+  views: FoldedText[],
+  original: string,
+  re: RegExp,
+  accept?: (s: string) => boolean,
+): Placed | null {
+  for (const v of views) {
+    const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+    for (let m = g.exec(v.text); m; m = g.exec(v.text)) {
+      if (!accept || accept(m[0])) return place(v, original, m);
+      if (m[0].length === 0) g.lastIndex++;
+    }
+  }
+  return null;
+}
+
+/** The message, saying what a disguised match reads as. */
+function withReading(message: string, p: Placed): string {
+  if (!p.readsAs) return message;
+  const shown = p.readsAs.replace(/\s+/g, ' ').slice(0, 60);
+  return `${message}; written with look-alike, compatibility, invisible or split characters, it reads as "${shown}"`;
+}
+
 /** Run every rule over a package: its fields, each artifact (not components' bytes), allowed tools. */
 export function scanPackage(pkg: SkillPackage): ScanReport {
   const findings: ScanFinding[] = [];
@@ -136,41 +189,58 @@ export function scanPackage(pkg: SkillPackage): ScanReport {
   };
   const scanText = (text: string, where: string, code: boolean, withLine: boolean) => {
     const at = (i: number) => (withLine ? `${where} line ${lineOf(text, i)}` : where);
-    const hidden = HIDDEN.exec(text);
-    // A BOM at the very start of a file is an encoding mark, not hidden text.
-    if (hidden && !(hidden.index === 0 && text.charCodeAt(0) === 0xfeff && !HIDDEN.test(text.slice(1)))) {
+    const hidden = firstHidden(text);
+    if (hidden >= 0) {
       add({
         rule: 'hidden-unicode',
         severity: 'high',
-        where: at(hidden.index),
-        message: 'holds invisible or text-direction characters (bidi controls, zero-width or tag characters)',
-        excerpt: excerptAt(text, hidden.index, 1),
+        where: at(hidden),
+        message:
+          'holds invisible or text-direction characters (bidi controls, zero-width, tag or other format characters)',
+        excerpt: excerptAt(text, hidden, 1),
       });
     }
+    const mixed = firstMixedScriptWord(text);
+    if (mixed) {
+      add({
+        rule: 'mixed-script',
+        severity: 'medium',
+        where: at(mixed.index),
+        message: `mixes look-alike letters of different scripts in one word (${mixed.scripts.join(' and ')}: ${mixed.disguised.join(', ')}), a way to pass a word by a reader or a filter`,
+        excerpt: excerptAt(text, mixed.index, mixed.word.length),
+      });
+    }
+    // The rules read the text as folded (what Python and a model read), then with split strings
+    // and lines joined; the first view is tried first so a plain match keeps its place.
+    const folded = foldText(text);
+    const joined = joinPieces(folded);
+    const views = joined === folded ? [folded] : [folded, joined];
     for (const r of RULES) {
       if (r.on === 'code' && !code) continue;
       if (r.on === 'text' && code) continue;
-      const m = r.pattern.exec(text);
-      if (m)
+      const p = firstIn(views, text, r.pattern);
+      if (p)
         add({
           rule: r.id,
           severity: r.severity,
-          where: at(m.index),
-          message: r.message,
-          excerpt: excerptAt(text, m.index, m[0].length),
+          where: at(p.start),
+          message: withReading(r.message, p),
+          excerpt: excerptAt(text, p.start, p.length),
         });
     }
-    const enc = ENCODED.exec(text);
+    const enc =
+      firstIn([folded], text, ENCODED) ??
+      (joined === folded ? null : firstIn([joined], text, ENCODED, (run) => looksEncoded(run)));
     if (enc) {
-      const runs = DECODE_AND_RUN.test(text);
+      const runs = views.some((v) => DECODE_AND_RUN.test(v.text));
       add({
         rule: 'encoded-payload',
         severity: runs && code ? 'high' : runs ? 'medium' : 'low',
-        where: at(enc.index),
+        where: at(enc.start),
         message: runs
           ? 'holds a long encoded blob beside code that decodes or runs it (an obfuscated payload)'
           : 'holds a long encoded blob',
-        excerpt: excerptAt(text, enc.index, 40),
+        excerpt: excerptAt(text, enc.start, 40),
       });
     }
   };
