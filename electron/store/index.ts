@@ -6,6 +6,6 @@ export * from './paths.js';
 export * from './skill-name.js';
 export * from './skill-repository.js';
 export * from './storage-errors.js';
-export * from './switches.js';
 export * from './stores.js';
+export * from './switches.js';
 export * from './write-transaction.js';
