@@ -256,7 +256,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
             [
               ...collections.map(
                 (x) =>
-                  `Found ${plural(x.skills, 'skill')}${x.plugins > 0 ? ` and ${plural(x.plugins, 'plugin')}` : ''} in ${x.path === '.' ? x.import : `${x.import}/${x.path}`}`,
+                  `Found ${[x.skills > 0 ? plural(x.skills, 'skill') : '', x.plugins > 0 ? plural(x.plugins, 'plugin') : ''].filter(Boolean).join(' and ')} in ${x.path === '.' ? x.import : `${x.import}/${x.path}`}`,
               ),
               ...skippedLines(skipped),
               ...(imported.length > 0 || !mcp ? [formatImported(imported, o.dryRun)] : []),
