@@ -4,14 +4,15 @@ import { Argument, type Command, InvalidArgumentError, Option } from 'commander'
 import { AppError } from '../contract/errors.js';
 import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
 import {
+  type FoundCollection,
   type LoadedPackage,
   limitsFrom,
-  loadPackages,
-  loadPlugin,
+  loadCollection,
   networkNotices,
+  type PluginPart,
   type PluginServer,
   packageForChannel,
-  pluginManifestPath,
+  type SkippedPath,
   writeAgentSkillFolder,
   writeZip,
 } from '../skills/index.js';
@@ -28,6 +29,31 @@ export function positiveInt(name: string) {
       throw new InvalidArgumentError(`${name} must be a positive whole number`);
     return n;
   };
+}
+
+/** Parse a whole-number option that may be 0. */
+function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError(`${name} must be a whole number (0 or more)`);
+    return n;
+  };
+}
+
+const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/** Most skipped paths printed one by one (the JSON report has them all). */
+const SKIPPED_LINES = 20;
+
+/** What an import passed over: each path with why, the too-deep ones counted when many. */
+function skippedLines(skipped: Array<SkippedPath & { import: string }>): string[] {
+  if (skipped.length === 0) return [];
+  const lines = [`Skipped ${plural(skipped.length, 'path')}:`];
+  for (const x of skipped.slice(0, SKIPPED_LINES)) lines.push(`  ${x.import}/${x.path}: ${x.message}`);
+  if (skipped.length > SKIPPED_LINES)
+    lines.push(`  … ${skipped.length - SKIPPED_LINES} more (--json lists them all)`);
+  return lines;
 }
 
 /** The `--scope workspace|account` option. */
@@ -131,6 +157,11 @@ function registerImport(skills: Command, ctx: CliContext): void {
       false,
     )
     .option(
+      '--depth <n>',
+      'look for skills at most N folders below a folder being imported (default: any depth)',
+      nonNegativeInt('--depth'),
+    )
+    .option(
       '--install-packages',
       "also fetch the pure-Python packages each skill declares in a requirements.txt (pip, into the account's wheelhouse)",
       false,
@@ -150,6 +181,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
           dryRun: boolean;
           installPackages: boolean;
           embed: boolean;
+          depth?: number;
         },
       ) => {
         const g = ctx.globals();
@@ -161,13 +193,26 @@ function registerImport(skills: Command, ctx: CliContext): void {
         const loaded: LoadedPackage[] = [];
         // An Agent Plugin's MCP servers, added disabled once its skills are in.
         const servers: PluginServer[] = [];
+        const plugins: Array<{ name: string; path: string; skills: string[]; not_installed: PluginPart[] }> =
+          [];
+        const collections: Array<FoundCollection & { import: string }> = [];
+        const skipped: Array<SkippedPath & { import: string }> = [];
         for (const p of paths) {
           const abs = resolve(p);
-          if (pluginManifestPath(abs)) {
-            const plugin = await loadPlugin(abs, limits);
+          const c = await loadCollection(abs, limits, { depth: o.depth });
+          loaded.push(...c.packages);
+          for (const plugin of c.plugins) {
             loaded.push(...plugin.skills);
             servers.push(...plugin.servers);
-          } else loaded.push(...(await loadPackages(abs, limits)));
+            plugins.push({
+              name: plugin.name,
+              path: plugin.dir,
+              skills: plugin.skills.map((l) => l.pkg.name),
+              not_installed: plugin.not_installed,
+            });
+          }
+          collections.push(...c.collections.map((x) => ({ import: p, ...x })));
+          skipped.push(...c.skipped.map((x) => ({ import: p, ...x })));
         }
         const dupe = servers.find(
           (s, i) => servers.findIndex((x) => x.name.toLowerCase() === s.name.toLowerCase()) !== i,
@@ -209,13 +254,29 @@ function registerImport(skills: Command, ctx: CliContext): void {
         ctx.print(
           {
             imported,
+            ...(collections.length > 0 ? { collections } : {}),
+            ...(skipped.length > 0 ? { skipped } : {}),
+            ...(plugins.length > 0 ? { plugins } : {}),
             ...(o.dryRun ? { dry_run: true } : {}),
             ...(packages ? { packages } : {}),
             ...(mcp ? { mcp_servers: mcp } : {}),
           },
           () =>
             [
+              ...collections.map(
+                (x) =>
+                  `Found ${[x.skills > 0 ? plural(x.skills, 'skill') : '', x.plugins > 0 ? plural(x.plugins, 'plugin') : ''].filter(Boolean).join(' and ')} in ${x.path === '.' ? x.import : `${x.import}/${x.path}`}`,
+              ),
+              ...skippedLines(skipped),
               ...(imported.length > 0 || !mcp ? [formatImported(imported, o.dryRun)] : []),
+              ...plugins.flatMap((pl) =>
+                pl.not_installed.length === 0
+                  ? []
+                  : [
+                      `Plugin ${pl.name}: not installed (SkillDesk installs a plugin's skills and MCP servers only):`,
+                      ...pl.not_installed.map((x) => `  ${x.path} (${x.part}): ${x.reason}`),
+                    ],
+              ),
               ...(mcp ?? []).map((m) =>
                 m.action === 'exists'
                   ? `MCP server ${m.name}: a server of that name is already configured (${m.scope}); kept it, the plugin's was not added`

@@ -1,9 +1,9 @@
 // Agent Plugins: `skills import PLUGIN_DIR` imports the plugin's skills through the ordinary
 // import and adds its MCP servers to mcp.json disabled, until `skilldesk mcp enable NAME`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../test-support/index.js';
+import { PROJECT_ROOT, runCli, tempDir } from '../test-support/index.js';
 
 function write(root: string, rel: string, text: string): void {
   const file = join(root, rel);
@@ -54,7 +54,10 @@ describe('skills import of an Agent Plugin', () => {
       imported: Array<{ name: string; action: string }>;
       mcp_servers: Array<Record<string, unknown>>;
     };
-    expect(out.imported.map((i) => i.name).sort()).toEqual(['widget-deploy', 'widget-report']);
+    expect(out.imported.map((i) => i.name).sort()).toEqual([
+      'widget-tools:widget-deploy',
+      'widget-tools:widget-report',
+    ]);
     expect(out.mcp_servers).toEqual([
       {
         name: 'widget-db',
@@ -122,7 +125,7 @@ describe('skills import of an Agent Plugin', () => {
     const ok = await runCli(['--home', home, 'skills', 'import', root, '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({
-      imported: [{ name: 'flat-skill' }],
+      imported: [{ name: 'flat:flat-skill' }],
       mcp_servers: [{ name: 'tool', action: 'added' }],
     });
 
@@ -156,5 +159,100 @@ describe('skills import of an Agent Plugin', () => {
     const e = await runCli(['--home', tempDir(), 'skills', 'import', outside]);
     expect(e.code).not.toBe(0);
     expect(e.stderr).toContain('outside the plugin folder');
+  });
+});
+
+// Anthropic's own plugins (fixtures copied from anthropics/claude-plugins-official, Apache-2.0).
+const PLUGINS = join(PROJECT_ROOT, 'electron', 'skills', 'fixtures', 'anthropic-plugins');
+
+describe('skills import of Anthropic plugins: names as Claude Code gives them', () => {
+  it('keeps discord:access and telegram:access apart, by name everywhere', async () => {
+    const home = tempDir();
+    const d = await runCli(['--home', home, 'skills', 'import', join(PLUGINS, 'discord'), '--json']);
+    expect(d.code, d.stderr).toBe(0);
+    const t = await runCli(['--home', home, 'skills', 'import', join(PLUGINS, 'telegram'), '--json']);
+    expect(t.code, t.stderr).toBe(0);
+    expect((t.json() as { imported: Array<{ name: string; action: string }> }).imported).toEqual([
+      expect.objectContaining({ name: 'telegram:access', action: 'created' }),
+      expect.objectContaining({ name: 'telegram:configure', action: 'created' }),
+    ]);
+    const list = (await runCli(['--home', home, 'skills', 'list', '--json'])).json() as {
+      skills: Array<{ name: string }>;
+    };
+    expect(
+      list.skills
+        .map((s) => s.name)
+        .filter((n) => n.includes(':'))
+        .sort(),
+    ).toEqual(['discord:access', 'discord:configure', 'telegram:access', 'telegram:configure']);
+    // Each is shown, matched and exported under its own name, with its own plugin's text.
+    const show = await runCli(['--home', home, 'skills', 'show', 'discord:access', '--json']);
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.stringify(show.json())).toContain('Discord channel access');
+    const tshow = await runCli(['--home', home, 'skills', 'show', 'telegram:access', '--json']);
+    expect(JSON.stringify(tshow.json())).toContain('Telegram');
+    const match = await runCli(['--home', home, 'skills', 'match', 'approve a telegram pairing', '--json']);
+    expect(match.code, match.stderr).toBe(0);
+    expect(JSON.stringify(match.json())).toContain('telegram:access');
+    for (const plugin of ['discord', 'telegram']) {
+      const out = join(tempDir(), plugin);
+      const x = await runCli([
+        '--home',
+        home,
+        'skills',
+        'export',
+        `${plugin}:access`,
+        '--format',
+        'agent-skill',
+        '-o',
+        out,
+      ]);
+      expect(x.code, x.stderr).toBe(0);
+      // The author's folder, byte for byte: its own name, no manifest added.
+      expect(readdirSync(out)).toEqual(['SKILL.md']);
+      expect(readFileSync(join(out, 'SKILL.md'))).toEqual(
+        readFileSync(join(PLUGINS, plugin, 'skills', 'access', 'SKILL.md')),
+      );
+    }
+  });
+
+  it('names every part of a plugin it does not install', async () => {
+    const r = await runCli(['--home', tempDir(), 'skills', 'import', join(PLUGINS, 'discord'), '--json']);
+    const out = r.json() as {
+      plugins: Array<{
+        name: string;
+        skills: string[];
+        not_installed: Array<{ path: string; part: string }>;
+      }>;
+    };
+    expect(out.plugins[0]!.skills).toEqual(['discord:access', 'discord:configure']);
+    expect(out.plugins[0]!.not_installed.map((p) => p.path)).toEqual([
+      '.npmrc',
+      'ACCESS.md',
+      'package.json',
+      'server.ts',
+    ]);
+    const ex = await runCli(['--home', tempDir(), 'skills', 'import', join(PLUGINS, 'example-plugin')]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stdout).toContain(
+      'commands/example-command.md (command): slash commands are a Claude Code feature',
+    );
+
+    // Agents, hooks and what plugin.json declares elsewhere are named too.
+    const root = join(tempDir(), 'kit');
+    write(root, '.claude-plugin/plugin.json', JSON.stringify({ name: 'kit', commands: './extra/cmds' }));
+    skill(root, 'review', 'Review a change.');
+    write(root, 'agents/reviewer.md', '---\nname: reviewer\n---\n');
+    write(root, 'hooks/hooks.json', '{"hooks":{}}');
+    write(root, 'extra/cmds/ship.md', 'Ship it.\n');
+    write(root, 'output-styles/terse.md', 'Be terse.\n');
+    write(root, 'LICENSE', 'MIT\n');
+    const k = (await runCli(['--home', tempDir(), 'skills', 'import', root, '--json'])).json() as typeof out;
+    expect(k.plugins[0]!.not_installed.map((p) => `${p.part} ${p.path}`)).toEqual([
+      'command extra/cmds/ship.md',
+      'agent agents/reviewer.md',
+      'hook hooks/hooks.json',
+      'output style output-styles/terse.md',
+    ]);
   });
 });

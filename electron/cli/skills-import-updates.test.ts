@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../test-support/index.js';
@@ -112,5 +112,91 @@ describe('skilldesk skills import: updates by content', () => {
     expect(over.stderr).toMatch(
       /two: more than 4 files; pass --max-files N \(or set SKILLDESK_MAX_IMPORT_FILES\)/,
     );
+  });
+});
+
+describe('skills import of nested collections', () => {
+  it('finds skills at any depth, says where, and --depth limits it', async () => {
+    const root = tempDir();
+    const put = (rel: string, name: string) => {
+      mkdirSync(join(root, rel), { recursive: true });
+      writeFileSync(
+        join(root, rel, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Does ${name}.\n---\nDo ${name}.\n`,
+      );
+    };
+    put('alpha', 'alpha');
+    put('collection-a/beta', 'beta');
+    put('collection-a/gamma', 'gamma');
+    put('vendor/nested/collection-b/delta', 'delta');
+    writeFileSync(join(root, 'package.json'), '{"name":"repo"}');
+    const all = await runCli(['--home', tempDir(), 'skills', 'import', root, '--json']);
+    expect(all.code, all.stderr).toBe(0);
+    const out = all.json() as {
+      imported: Array<{ name: string }>;
+      collections: Array<{ path: string; skills: number }>;
+      skipped: Array<{ path: string; reason: string }>;
+    };
+    expect(out.imported.map((i) => i.name).sort()).toEqual(['alpha', 'beta', 'delta', 'gamma']);
+    expect(out.collections.map((c) => [c.path, c.skills])).toEqual([
+      ['.', 1],
+      ['collection-a', 2],
+      ['vendor/nested/collection-b', 1],
+    ]);
+    expect(out.skipped).toEqual([expect.objectContaining({ path: 'package.json', reason: 'not_a_package' })]);
+
+    const limited = await runCli(['--home', tempDir(), 'skills', 'import', root, '--depth', '2']);
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(limited.stdout).toContain('Found 2 skills in');
+    expect(limited.stdout).toMatch(/vendor\/nested\/collection-b\/delta: deeper than --depth 2/);
+    expect(limited.stdout).not.toMatch(/^delta /m);
+    const none = await runCli([
+      '--home',
+      tempDir(),
+      'skills',
+      'import',
+      join(root, 'vendor'),
+      '--depth',
+      '1',
+    ]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/no skills within --depth 1; 1 skill folder is deeper/);
+  });
+});
+
+describe('export of an Agent Skill after upstream updates', () => {
+  it("writes the author's bytes after two updates, the raised version kept by SkillDesk", async () => {
+    const home = tempDir();
+    const dir = join(tempDir(), 'tone-check');
+    mkdirSync(dir);
+    const header = `---\nname: tone-check\ndescription: 'Checks: the tone of a text'\nlicense: "MIT"\n---\n`;
+    for (const [i, body] of [
+      '# Tone\nBe kind.\n',
+      '# Tone\nBe kinder.\n',
+      '# Tone\nBe kindest.\n',
+    ].entries()) {
+      writeFileSync(join(dir, 'SKILL.md'), header + body);
+      const r = await runCli(['--home', home, 'skills', 'import', dir, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json().imported[0]).toMatchObject({ version: `1.0.${i}` });
+    }
+    const out = join(tempDir(), 'out');
+    const x = await runCli([
+      '--home',
+      home,
+      'skills',
+      'export',
+      'tone-check',
+      '--format',
+      'agent-skill',
+      '-o',
+      out,
+    ]);
+    expect(x.code, x.stderr).toBe(0);
+    expect(readdirSync(out)).toEqual(['SKILL.md']);
+    expect(readFileSync(join(out, 'SKILL.md'), 'utf8')).toBe(`${header}# Tone\nBe kindest.\n`);
+    // Imported again, the export is the installed skill: unchanged, still 1.0.2.
+    const again = await runCli(['--home', home, 'skills', 'import', out, '--json']);
+    expect(again.json().imported[0]).toMatchObject({ action: 'unchanged', version: '1.0.2' });
   });
 });

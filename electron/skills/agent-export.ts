@@ -16,6 +16,7 @@ import { sortedJson } from './content-hash.js';
 import { skillToPackage } from './convert.js';
 import { markExecutable } from './file-modes.js';
 import { type PackageArtifact, validatePackage } from './package-schema.js';
+import { pluginSkillPart } from './plugin-name.js';
 import { collision, portablePathProblem, safeRelativePath, type TakenPaths } from './safe-path.js';
 import type { FileMap } from './zip.js';
 
@@ -36,9 +37,31 @@ function bodyArtifact(skill: Skill): SkillArtifact | undefined {
   );
 }
 
+/** The `name` an imported SKILL.md gives itself, or null (no such header, or it does not parse). */
+function authorsName(body: SkillArtifact | undefined): string | null {
+  const raw = body && !isLlm(body) ? body.metadata?.frontmatter : undefined;
+  if (typeof raw !== 'string') return null;
+  try {
+    const data = splitFrontmatter(raw, 'SKILL.md').data as Record<string, unknown> | null;
+    return typeof data?.name === 'string' ? data.name.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The folder name a skill exports under: its slug, or for a plugin's skill (`discord:access`) the
+ * name its own SKILL.md gives it (`access`), so the folder is the author's as it came.
+ */
+export function agentFolderSlug(skill: Skill): string {
+  const own = authorsName(bodyArtifact(skill));
+  const part = own ? pluginSkillPart(skill.name, own) : null;
+  return part && skillSlug(part) === part ? part : skillSlug(skill.name);
+}
+
 /** See the module comment. `skipped` lists artifacts that could not be placed (none today). */
 export function buildAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
-  const slug = skillSlug(skill.name);
+  const slug = agentFolderSlug(skill);
   const files: FileMap = new Map();
   const skipped: string[] = [];
   const taken: TakenPaths = new Map();
@@ -241,6 +264,16 @@ function headerFor(skill: Skill, slug: string, body: SkillArtifact | undefined):
   } catch {
     // A header that no longer parses is replaced whole.
   }
+  // The version SkillDesk raises on an update is its own record: it goes into the author's
+  // frontmatter only where the author keeps a version there.
+  const authorsMeta = data.metadata;
+  const authorHasVersion =
+    !!authorsMeta && typeof authorsMeta === 'object' && 'version' in (authorsMeta as object);
+  if (!authorHasVersion && fm.metadata && typeof fm.metadata === 'object') {
+    const { version: _v, ...rest } = fm.metadata as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) fm.metadata = rest;
+    else delete fm.metadata;
+  }
   const merged: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     if (!MANAGED.includes(k)) merged[k] = v;
@@ -266,10 +299,11 @@ function sameFields(header: string, skill: Skill): boolean {
   }
   const fields = (p: Record<string, unknown>) => {
     const out: Record<string, unknown> = {};
+    // Not the version: an imported skill's version is SkillDesk's record (raised by each update
+    // whose source declared none), not a reason to rewrite what the author wrote.
     for (const k of [
       'name',
       'description',
-      'version',
       'license',
       'compatibility',
       'metadata',
@@ -284,10 +318,10 @@ function sameFields(header: string, skill: Skill): boolean {
     out.source ??= 'user';
     return sortedJson(out);
   };
-  return (
-    fields(pkg as unknown as Record<string, unknown>) ===
-    fields(skillToPackage(skill) as unknown as Record<string, unknown>)
-  );
+  const ours = skillToPackage(skill) as unknown as Record<string, unknown>;
+  // A plugin's skill is stored as `plugin:skill`; its SKILL.md calls it `skill`.
+  if (pluginSkillPart(skill.name, pkg.name)) ours.name = pkg.name;
+  return fields(pkg as unknown as Record<string, unknown>) === fields(ours);
 }
 
 /**

@@ -2,7 +2,8 @@ import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import { type Skill, writeFolderAtomic } from '../store/index.js';
-import { skillSlug, skillToAgentFiles } from './agent-skill.js';
+import { agentFolderSlug } from './agent-export.js';
+import { skillToAgentFiles } from './agent-skill.js';
 import { skillToPackage } from './convert.js';
 import { isExecutable } from './file-modes.js';
 import { assertPortablePaths, safeRelativePath } from './safe-path.js';
@@ -24,7 +25,10 @@ export function exportAgentSkill(
 ): { dir: string; skipped: string[]; files: string[] } {
   const { files, skipped } = skillToAgentFiles(skill);
   const executable = [...files.keys()].filter((p) => isExecutable(files, p));
-  return { ...writeAgentSkillFolder(skillSlug(skill.name), files, target, { ...opts, executable }), skipped };
+  return {
+    ...writeAgentSkillFolder(agentFolderSlug(skill), files, target, { ...opts, executable }),
+    skipped,
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
 import { type Scope, type Skill, type SkillSwitch, setSwitch } from '../store/index.js';
+import { agentFolderSlug } from './agent-export.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
 import { catalogChanges } from './changes.js';
@@ -234,7 +235,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       return {
         name: found.skill.name,
         scope: found.scope,
-        slug: skillSlug(found.skill.name),
+        slug: agentFolderSlug(found.skill),
         files: [...files].map(([path, bytes]) => ({
           path,
           data_base64: Buffer.from(bytes).toString('base64'),

@@ -1,16 +1,12 @@
 import { AppError, isAppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
-import {
-  agentSkillFrontmatter,
-  agentSkillName,
-  agentSkillToPackage,
-  unwrapSingleFolder,
-} from './agent-skill.js';
+import { agentSkillToPackage, unwrapSingleFolder } from './agent-skill.js';
 import { type ImportOptions, importPackages, type LoadedPackage } from './import.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { agentSkillNameProblem, agentSkillWarnings, packageWarnings } from './lint.js';
+import { packageWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
 import { safeRelativePath } from './safe-path.js';
+import { skillsRefWarnings } from './skills-ref-rules.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
 import { type FileMap, readZip } from './zip.js';
 
@@ -174,12 +170,10 @@ function fromAgentFolder(
   } catch (e) {
     return refusal(source, null, e);
   }
-  const problem = agentSkillNameProblem(agentSkillName(raw), folder);
-  const r = checked(source, raw, problem ? [{ path: 'name', message: problem }] : []);
+  const r = checked(source, raw, skillsRefWarnings(files.get('SKILL.md')!, folder));
   if (!r.ok) return r;
   return {
     ...r,
-    warnings: [...r.warnings, ...agentSkillWarnings(r.pkg, agentSkillFrontmatter(raw))],
     version_declared: typeof raw.version === 'string',
   };
 }

@@ -1,20 +1,15 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import type { SkillStore } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
-import {
-  agentSkillFrontmatter,
-  agentSkillName,
-  agentSkillToPackage,
-  readFolder,
-  unwrapSingleFolder,
-} from './agent-skill.js';
+import { agentSkillToPackage, readFolder, unwrapSingleFolder } from './agent-skill.js';
 import { contentHash } from './content-hash.js';
 import { packageToRows, skillToPackage } from './convert.js';
+import { findSkillFolders } from './discover-folders.js';
 import { formatBytes, type ImportLimits, SIZE_REMEDY } from './limits.js';
-import { agentSkillNameProblem, agentSkillWarnings } from './lint.js';
 import { type PackageIssue, type SkillPackage, validatePackage } from './package-schema.js';
+import { skillsRefWarnings } from './skills-ref-rules.js';
 import { decodeUtf8Strict } from './strict-utf8.js';
 import { bumpPatch, compareVersions } from './version.js';
 import { type ArtifactDiff, diffPackages, type PackageDiff, recordVersion } from './versions.js';
@@ -68,25 +63,20 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
   if (st.isDirectory()) {
     if (existsSync(join(path, 'SKILL.md')))
       return [fromAgentFiles(readFolder(path, limits), path, basename(path))];
-    // A collection: the limits apply to each package in it (a skill folder, a .json file), so a
-    // collection of a thousand skills imports under the defaults as each of its skills would.
+    // A collection, at any depth: the limits apply to each package in it (a skill folder, a .json
+    // file), so a collection of a thousand skills imports under the defaults as each would.
+    const found = findSkillFolders(path);
+    const link = found.skipped.find((x) => x.reason === 'symbolic_link');
+    if (link)
+      throw new AppError('UNSAFE_PATH', `${link.path} is a symbolic link; links are not imported`, {
+        file: link.path,
+      });
     const out: LoadedPackage[] = [];
-    const entries = readdirSync(path, { withFileTypes: true })
-      .filter((e) => !e.name.startsWith('.') && e.name !== '__MACOSX')
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries.filter((x) => x.isFile() && x.name.endsWith('.json'))) {
-      const file = join(path, e.name);
+    for (const file of found.jsonFiles) {
       if (statSync(file).size > limits.maxBytes) throw tooLarge(file, statSync(file).size, limits);
       out.push(fromJson(readFileSync(file), file, limits));
     }
-    for (const e of entries) {
-      const dir = join(path, e.name);
-      if (e.isSymbolicLink() && existsSync(join(dir, 'SKILL.md'))) {
-        throw new AppError('UNSAFE_PATH', `${dir} is a symbolic link; links are not imported`, { file: dir });
-      }
-      if (!e.isDirectory() || !existsSync(join(dir, 'SKILL.md'))) continue;
-      out.push(fromAgentFiles(readFolder(dir, limits), dir, e.name));
-    }
+    for (const dir of found.skillDirs) out.push(fromAgentFiles(readFolder(dir, limits), dir, basename(dir)));
     if (out.length === 0) {
       throw new AppError('INVALID_INPUT', `${path}: no SKILL.md, *.json packages or skill folders inside`, {
         file: path,
@@ -161,11 +151,8 @@ function fromAgentFiles(files: FileMap, file: string, folder: string): LoadedPac
   const raw = agentSkillToPackage(files, file);
   const pkg = check(raw, file);
   // The Agent Skills client guide: warn about a name off the standard, and still load the skill.
-  const problem = agentSkillNameProblem(agentSkillName(raw), folder);
-  const warnings = [
-    ...(problem ? [{ path: 'name', message: problem }] : []),
-    ...agentSkillWarnings(pkg, agentSkillFrontmatter(raw)),
-  ];
+  // Everything the reference validator would reject, read from the file as it reads it.
+  const warnings = skillsRefWarnings(files.get('SKILL.md')!, folder);
   return {
     file,
     pkg,

@@ -1,8 +1,10 @@
 /**
  * Agent Plugins (Claude Code's plugin layout): a folder with `.claude-plugin/plugin.json` (or a
  * `plugin.json` at its top), Agent Skills under `skills/<name>/SKILL.md` and MCP servers in
- * `.mcp.json` / `mcp.json` or plugin.json's `mcpServers`. The skills go through the ordinary import;
- * the servers are checked here, before anything is written, and added disabled by the caller.
+ * `.mcp.json` / `mcp.json` or plugin.json's `mcpServers`. The skills go through the ordinary import,
+ * named `plugin:skill` as Claude Code names them; the servers are checked here, before anything is
+ * written, and added disabled by the caller. Everything else (commands, agents, hooks, …) is named
+ * in `not_installed`.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -11,6 +13,7 @@ import { AppError } from '../contract/errors.js';
 import { type McpServerConfigView, SaveServerReqSchema } from '../contract/tools.js';
 import { type LoadedPackage, loadPackages } from './import.js';
 import type { ImportLimits } from './limits.js';
+import { pluginSkillName } from './plugin-name.js';
 
 /** Where plugin.json may be, in the order looked at. */
 const MANIFESTS = ['.claude-plugin/plugin.json', 'plugin.json'];
@@ -37,14 +40,42 @@ export interface PluginServer {
   config: McpServerConfigView;
 }
 
+/** A part of a plugin that SkillDesk does not install, by its path in the plugin. */
+export interface PluginPart {
+  /** Relative to the plugin folder (`commands/deploy.md`, `hooks/hooks.json`, `server.ts`). */
+  path: string;
+  /** What it is: `command`, `agent`, `hook`, `output style`, `LSP server`, `file`, `folder`. */
+  part: string;
+  /** Why it is not installed, in a few words. */
+  reason: string;
+}
+
 /** What a plugin folder holds. */
 export interface LoadedPlugin {
   name: string;
   version?: string;
   dir: string;
+  /** Each named `plugin:skill`, as Claude Code names a plugin's skills. */
   skills: LoadedPackage[];
   servers: PluginServer[];
+  /** Everything in the plugin that is not installed (its skills and MCP servers are). */
+  not_installed: PluginPart[];
 }
+
+/** Claude Code plugin parts SkillDesk has no equivalent for, by folder and plugin.json key. */
+const COMPONENTS: Array<{ dir: string; key: string; part: string; reason: string }> = [
+  { dir: 'commands', key: 'commands', part: 'command', reason: 'slash commands are a Claude Code feature' },
+  { dir: 'agents', key: 'agents', part: 'agent', reason: 'subagents are a Claude Code feature' },
+  { dir: 'hooks', key: 'hooks', part: 'hook', reason: 'hooks run on Claude Code events' },
+  {
+    dir: 'output-styles',
+    key: 'outputStyles',
+    part: 'output style',
+    reason: 'output styles are a Claude Code feature',
+  },
+];
+/** Files every plugin folder may carry that are documentation, not parts. */
+const DOCS = /^(?:readme|license|licence|notice|copying|changelog|contributing|security)(?:[._-].*)?$/i;
 
 /** The plugin.json of a folder, or null when it is not a plugin. */
 export function pluginManifestPath(dir: string): string | null {
@@ -155,6 +186,7 @@ export async function loadPlugin(dir: string, limits: ImportLimits): Promise<Loa
     for (const n of names) skills.push(...(await loadPackages(join(sd, n), limits)));
   }
   let servers: PluginServer[] = [];
+  let mcpFile: string | undefined;
   if (m.mcpServers !== undefined && typeof m.mcpServers === 'object') {
     servers = serversOf(m.mcpServers, dir, manifestFile);
   } else {
@@ -163,6 +195,7 @@ export async function loadPlugin(dir: string, limits: ImportLimits): Promise<Loa
         ? inside(dir, m.mcpServers, manifestFile, 'mcpServers')
         : MCP_FILES.map((f) => join(dir, f)).find((f) => existsSync(f));
     if (file) {
+      mcpFile = file;
       if (!existsSync(file))
         throw new AppError('INVALID_INPUT', `${manifestFile}: mcpServers file ${file} does not exist`, {
           file: manifestFile,
@@ -176,5 +209,77 @@ export async function loadPlugin(dir: string, limits: ImportLimits): Promise<Loa
       `${dir}: the plugin "${m.name}" holds no skills (skills/<name>/SKILL.md) and no MCP servers (.mcp.json); nothing to import`,
       { file: dir },
     );
-  return { name: m.name, ...(m.version ? { version: m.version } : {}), dir, skills, servers };
+  const used = new Set<string>([
+    ...skillDirs.map((d) => relative(dir, d).split(/[\\/]/)[0]!),
+    relative(dir, manifestFile).split(/[\\/]/)[0]!,
+    ...(mcpFile ? [relative(dir, mcpFile).split(/[\\/]/)[0]!] : []),
+  ]);
+  const named = skills.map((l) => ({ ...l, pkg: { ...l.pkg, name: pluginSkillName(m.name, l.pkg.name) } }));
+  return {
+    name: m.name,
+    ...(m.version ? { version: m.version } : {}),
+    dir,
+    skills: named,
+    servers,
+    not_installed: partsNotInstalled(dir, m, used),
+  };
+}
+
+/**
+ * What a plugin holds beyond its skills and MCP servers, by name: each command, agent, hook and
+ * output style, what plugin.json declares elsewhere (LSP servers, other paths), and any other file
+ * or folder at its top (a server's program stays in the plugin folder, where its config runs it).
+ */
+function partsNotInstalled(dir: string, m: Record<string, unknown>, used: Set<string>): PluginPart[] {
+  const out: PluginPart[] = [];
+  const top = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const listDir = (rel: string, part: string, reason: string) => {
+    const abs = join(dir, rel);
+    if (!existsSync(abs) || lstatSync(abs).isSymbolicLink() || !lstatSync(abs).isDirectory()) return false;
+    const walk = (r: string) => {
+      for (const e of readdirSync(join(dir, r), { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : 1,
+      )) {
+        if (e.isDirectory()) walk(`${r}/${e.name}`);
+        else out.push({ path: `${r}/${e.name}`, part, reason });
+      }
+    };
+    walk(rel);
+    return true;
+  };
+  const covered = new Set(used);
+  for (const c of COMPONENTS) {
+    if (listDir(c.dir, c.part, c.reason)) covered.add(c.dir);
+    const declared = m[c.key];
+    const paths = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
+    for (const p of paths) {
+      if (typeof p !== 'string') continue;
+      const rel = relative(dir, resolve(dir, p));
+      if (rel.startsWith('..') || isAbsolute(rel)) continue;
+      covered.add(rel.split(/[\\/]/)[0]!);
+      if (!listDir(rel, c.part, c.reason)) out.push({ path: rel, part: c.part, reason: c.reason });
+    }
+    if (declared && typeof declared === 'object' && !Array.isArray(declared))
+      out.push({ path: `plugin.json ${c.key}`, part: c.part, reason: c.reason });
+  }
+  if (m.lspServers !== undefined) {
+    out.push({
+      path: typeof m.lspServers === 'string' ? m.lspServers : 'plugin.json lspServers',
+      part: 'LSP server',
+      reason: 'language servers are a Claude Code feature',
+    });
+    if (typeof m.lspServers === 'string') covered.add(m.lspServers.replace(/^\.\//, '').split('/')[0]!);
+  }
+  if (existsSync(join(dir, '.lsp.json'))) covered.add('.lsp.json');
+  for (const e of top) {
+    if (covered.has(e.name) || DOCS.test(e.name) || e.name === '.git') continue;
+    out.push({
+      path: e.isDirectory() ? `${e.name}/` : e.name,
+      part: e.isDirectory() ? 'folder' : 'file',
+      reason: 'left in the plugin folder (an MCP server runs from there)',
+    });
+  }
+  if (existsSync(join(dir, '.lsp.json')) && m.lspServers === undefined)
+    out.push({ path: '.lsp.json', part: 'LSP server', reason: 'language servers are a Claude Code feature' });
+  return out;
 }

@@ -12,6 +12,10 @@ export type { PermissionChange, SkillPermissions };
 const PAGE_FUNCTIONS = Object.keys(HOST_FUNCTION_EFFECTS).filter((f) => !f.startsWith('llm_'));
 const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?/g;
 
+// Licence texts cite the licence's home page (www.apache.org, www.gnu.org): a URL there is no host
+// the skill's code or instructions reach.
+const LICENCE_FILE = /(?:^|\/)(?:LICEN[CS]E|NOTICE|COPYING|COPYRIGHT)(?:[._-][^/]*)?$/i;
+
 const sorted = (s: Iterable<string>) => [...new Set(s)].sort();
 
 /** The permissions of a package. */
@@ -45,6 +49,7 @@ export function packagePermissions(pkg: SkillPackage): SkillPermissions {
         if (name && !name.startsWith('-')) packages.add(name);
       }
     }
+    if (a.metadata?.encoding === 'base64' || LICENCE_FILE.test(path)) continue;
     for (const m of a.content.matchAll(URL_HOST)) hosts.add(m[1]!.toLowerCase());
   }
   const mcp = new Set<string>();

@@ -3,8 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPackages, type SkillPackage, validatePackage } from '../skills/index.js';
-import { DEFAULT_LIMITS } from '../skills/limits.js';
+import { DEFAULT_LIMITS, loadPackages, type SkillPackage, validatePackage } from '../skills/index.js';
 import { PROJECT_ROOT } from '../test-support/index.js';
 import { gitEnv, gitUrlProblem } from './git.js';
 import { diffPermissions, packagePermissions } from './permissions.js';
@@ -315,6 +314,22 @@ describe('packagePermissions', () => {
       { permission: 'network_hosts', added: ['evil.example'], removed: [] },
     ]);
     expect(diffPermissions(perms, perms)).toEqual([]);
+  });
+
+  it('lists no host for a URL in a licence text, only those the code and instructions reach', async () => {
+    const dir = join(PROJECT_ROOT, 'electron', 'skills', 'fixtures', 'anthropic', 'brand-guidelines');
+    const [loaded] = await loadPackages(dir, DEFAULT_LIMITS);
+    // The fixture's LICENSE.txt is the Apache licence, which cites www.apache.org.
+    expect(readFileSync(join(dir, 'LICENSE.txt'), 'utf8')).toContain('http://www.apache.org/licenses/');
+    expect(packagePermissions(loaded!.pkg).network_hosts).not.toContain('www.apache.org');
+    const p = pkg([
+      approach('Fetch https://status.example.org/feed first.'),
+      { kind: 'resource', name: 'LICENSE', content: 'See https://www.apache.org/licenses/LICENSE-2.0' },
+      { kind: 'resource', name: 'docs/NOTICE.md', content: 'Mirrored at https://www.gnu.org/licenses/' },
+      { kind: 'resource', name: 'COPYING', content: 'https://opensource.org/license/mit' },
+      { kind: 'resource', name: 'scripts/get.py', content: 'get("https://api.example.com/x")' },
+    ]);
+    expect(packagePermissions(p).network_hosts).toEqual(['api.example.com', 'status.example.org']);
   });
 });
 
