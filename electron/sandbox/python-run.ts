@@ -72,11 +72,13 @@ const b64 = (bytes: Uint8Array) =>
  * one run reaches the next.
  */
 function bootstrap(job: unknown, code: string): string {
-  return `import json as _json
-_job = _json.loads(${JSON.stringify(JSON.stringify(job))})
+  // JSON of strings, integers and lists is a Python literal: no json import on the hot path. Only
+  // what a run needs is imported (base64 with files, traceback on an exception): a trivial run
+  // pays for no module load.
+  return `_job = ${JSON.stringify(job)}
 _code = ${JSON.stringify(code)}
 def _skilldesk_python(job, source):
-    import base64, linecache, os, stat, sys, traceback, skilldesk
+    import os, sys, skilldesk
     submit = skilldesk.submit
     # The report goes out through submit(); the code must not be able to make it first.
     def _refused(*_a, **_k):
@@ -85,18 +87,19 @@ def _skilldesk_python(job, source):
     sys.dont_write_bytecode = True
     cwd = os.getcwd()
     given = {}
-    for rel, data in job["files"]:
-        path = os.path.join(cwd, rel)
-        parent = os.path.dirname(path)
-        if parent != cwd:
-            os.makedirs(parent, exist_ok=True)
-        raw = base64.b64decode(data)
-        with open(path, "wb") as f:
-            f.write(raw)
-        os.chmod(path, 0o444)
-        given[rel] = raw
+    if job["files"]:
+        import base64
+        for rel, data in job["files"]:
+            path = os.path.join(cwd, rel)
+            parent = os.path.dirname(path)
+            if parent != cwd:
+                os.makedirs(parent, exist_ok=True)
+            raw = base64.b64decode(data)
+            with open(path, "wb") as f:
+                f.write(raw)
+            os.chmod(path, 0o444)
+            given[rel] = raw
     name = job["name"]
-    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exception = None
     try:
         try:
@@ -115,13 +118,19 @@ def _skilldesk_python(job, source):
         if e.code not in (None, 0):
             exception = {"type": "SystemExit", "message": str(e.code), "traceback": ""}
     except BaseException as e:
+        import linecache, traceback
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         tb = e.__traceback__
         # The code's frames only, as \`python main.py\` shows them.
         while tb is not None and tb.tb_frame.f_code.co_filename != name:
             tb = tb.tb_next
         text = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
         sys.__stderr__.write(text)
-        exception = {"type": type(e).__name__, "message": str(e)[:8000], "traceback": text[-32000:]}
+        try:
+            message = str(e)[:8000]
+        except BaseException:
+            message = "(the exception's message could not be read)"
+        exception = {"type": type(e).__name__, "message": message, "traceback": text[-32000:]}
     try:
         sys.__stderr__.flush()
         sys.__stdout__.flush()
@@ -134,7 +143,7 @@ def _skilldesk_python(job, source):
             path = os.path.join(root, n)
             rel = os.path.relpath(path, cwd)
             try:
-                if not stat.S_ISREG(os.lstat(path).st_mode):
+                if os.path.islink(path) or not os.path.isfile(path):
                     continue
                 with open(path, "rb") as f:
                     raw = f.read(job["max_bytes"] + 1)
@@ -145,6 +154,7 @@ def _skilldesk_python(job, source):
             if n.startswith(".") or len(files) >= job["max_files"] or total + len(raw) > job["max_bytes"]:
                 dropped.append(rel)
                 continue
+            import base64
             total += len(raw)
             files.append([rel, base64.b64encode(raw).decode("ascii")])
     submit({"exception": exception, "files": [{"path": p, "data": d} for p, d in files], "dropped": dropped})
