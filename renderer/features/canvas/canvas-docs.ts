@@ -119,6 +119,19 @@ export function docFromFile(fileName: string, mediaType: string, data: string, s
   } catch {
     text = null;
   }
+  // An SVG is shown as an image: drawn by an <img>, which runs none of its scripts and loads
+  // nothing it links to.
+  if (
+    text !== null &&
+    (extOf(fileName) === 'svg' || mediaType === 'image/svg+xml') &&
+    /<svg[\s>]/i.test(text)
+  )
+    return {
+      title: fileName,
+      fileName,
+      source,
+      content: { kind: 'image', media_type: 'image/svg+xml', data },
+    };
   if (text === null || text.includes('\u0000'))
     return {
       title: fileName,
