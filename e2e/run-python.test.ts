@@ -1,8 +1,8 @@
 // run_python in the chat, in Chromium with the loopback provider: a CSV dropped into the chat's
 // Files panel; the model's first run asks with the approval card showing the code; allowed for the
 // chat, the run reads the CSV with the standard library and draws a bar chart as a PNG (zlib and
-// struct, no matplotlib in Pyodide); the step's chip and the Files panel open the chart in the
-// canvas. Screenshots at 1440×900, light and dark.
+// struct, no matplotlib in Pyodide) and a Vega-Lite spec; the step's chips open the PNG in the
+// canvas and the spec as an interactive chart. Screenshots at 1440×900, light and dark.
 import { expect as pw } from '@playwright/test';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,12 @@ def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 open("chart.png", "wb").write(png)
+import json
+spec = {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": "Sales by region",
+        "data": {"values": [{"region": r["region"], "amount": float(r["amount"])} for r in rows]},
+        "mark": {"type": "bar", "tooltip": True},
+        "encoding": {"x": {"field": "region", "type": "nominal"}, "y": {"field": "amount", "type": "quantitative"}}}
+json.dump(spec, open("sales.vl.json", "w"))
 print("bars", len(values), "max", top)
 `;
 
@@ -85,7 +91,7 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     await card.getByRole('button', { name: 'Allow in this chat' }).click();
 
     await pw(page.getByText('The chart is in chart.png.')).toBeVisible({ timeout: 120_000 });
-    await pw(page.getByText('Ran Python · 1 file written')).toBeVisible();
+    await pw(page.getByText('Ran Python · 2 files written')).toBeVisible();
     const chip = page.getByRole('button', { name: /chart\.png/ }).first();
     await chip.click();
     const canvasImg = page.locator('.canvas img');
@@ -94,7 +100,7 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     expect(size).toEqual([480, 300]);
 
     // The Files panel lists both, reachable by keyboard.
-    const toggle = page.getByRole('button', { name: /Files · 2 ·/ });
+    const toggle = page.getByRole('button', { name: /Files · 3 ·/ });
     // Open since the CSV was added; Enter folds it and opens it again.
     await pw(toggle).toHaveAttribute('aria-expanded', 'true');
     await toggle.focus();
@@ -106,6 +112,18 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     await pw(page.getByRole('button', { name: 'Download sales.csv' })).toBeVisible();
 
     await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-chart');
+
+    // The Vega-Lite file opens as an interactive chart (vega-embed, loaded only now).
+    await page
+      .getByRole('button', { name: /sales\.vl\.json/ })
+      .first()
+      .click();
+    const chart = page.locator('.canvas__chart svg');
+    await pw(chart).toBeVisible({ timeout: 30_000 });
+    await pw(
+      page.locator('.canvas__chart path[aria-roledescription="bar"], .canvas__chart .mark-rect path'),
+    ).toHaveCount(4);
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-vega');
     expect(problems).toEqual([]);
   }, 240_000);
 });
