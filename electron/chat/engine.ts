@@ -15,8 +15,14 @@ import type {
   TurnStartedEvent,
 } from '../contract/chat.js';
 import { base64Bytes } from '../contract/chat.js';
+import type { PythonRuntimeName } from '../contract/chat-files.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
+import {
+  type ArtifactDispatcher,
+  type ChatFolder,
+  createRunScope,
+  safeChatFileName,
+} from '../dispatch/index.js';
 import {
   imageModelsOf,
   type Llm,
@@ -89,6 +95,8 @@ export interface TurnInput {
   model?: ChatModelChoice;
   signal?: AbortSignal;
   settings?: TurnSettings;
+  /** The runtime `run_python` uses in this turn (default Pyodide). */
+  python?: PythonRuntimeName;
 }
 
 /** What a turn needs from the app. */
@@ -105,6 +113,8 @@ export interface ChatDeps {
   onBeforeModel?: () => void;
   /** MCP tools for a session's turn, offered beside the skill tools. */
   external?: (session_id: string, signal?: AbortSignal) => ExternalTools | undefined;
+  /** The folder of a chat (`run_python` works in it; the turn's attachments are put in it). */
+  files?: (session_id: string) => ChatFolder;
 }
 
 /**
@@ -422,16 +432,37 @@ export function skillAttachments(
 }
 
 /**
+ * Put a message's attachments in the chat's folder as files, by their names (a same name is
+ * replaced: the newest wins), so `run_python` finds them where the user said they are. One that
+ * does not fit the folder's limits stays in the message only.
+ */
+export function keepAttachments(folder: ChatFolder, list: TurnInput['attachments']): void {
+  for (const [i, a] of (list ?? []).entries()) {
+    const name = safeChatFileName(a.name, `attachment-${i + 1}`);
+    const bytes = a.data !== undefined ? Buffer.from(a.data, 'base64') : Buffer.from(a.text ?? '', 'utf8');
+    try {
+      folder.write(name, bytes);
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+    }
+  }
+}
+
+/**
  * Step 3: the tools of this turn, bound to its context. Skills receive these harness keys, which
  * win over anything the model passes.
  */
 export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: string): TurnTools {
+  const files = deps.files?.(sessionId);
+  if (files) keepAttachments(files, input.attachments);
   const scope = createRunScope({
     session_id: sessionId,
     workspace: deps.workspace,
     llm: deps.llm,
     harness: { attachments: skillAttachments(input.attachments) },
     signal: input.signal,
+    files,
+    python: input.python,
   });
   return new TurnTools({
     scope,

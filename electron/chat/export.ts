@@ -25,8 +25,20 @@ function usageLine(m: ChatMessage): string | null {
   return parts.join(' · ');
 }
 
+/** A file of the chat's folder as an export carries it (JSON: with its bytes, base64). */
+export interface ExportedChatFile {
+  name: string;
+  media_type: string;
+  size: number;
+  data_base64: string;
+}
+
 /** The branch shown as Markdown: a heading per message, attachments and skills named, usage in a note. */
-export function toMarkdown(session: ChatSession, branch: BranchMessage[]): string {
+export function toMarkdown(
+  session: ChatSession,
+  branch: BranchMessage[],
+  files: ExportedChatFile[] = [],
+): string {
   const out = [
     `# ${session.title || 'Untitled chat'}`,
     '',
@@ -42,24 +54,31 @@ export function toMarkdown(session: ChatSession, branch: BranchMessage[]): strin
     const usage = usageLine(m);
     if (usage) out.push('', `<sub>${usage}</sub>`);
   }
+  if (files.length) {
+    out.push('', "## Chat's files", '');
+    for (const f of files) out.push(`- ${f.name} (${f.media_type}, ${f.size} bytes)`);
+    out.push('', '_The JSON export carries the files themselves._');
+  }
   return `${out.join('\n')}\n`;
 }
 
 /**
  * A chat as a file: Markdown is the branch shown, for reading; JSON is every message of every
- * branch (with `parent_id` and attachment texts), for keeping or loading elsewhere.
+ * branch (with `parent_id` and attachment texts) and the files of the chat's folder, for keeping
+ * or loading elsewhere.
  */
 export function exportSession(
   chats: ChatStore,
   session: ChatSession,
   format: 'md' | 'json',
+  files: ExportedChatFile[] = [],
 ): ExportSessionRes {
   switch (format) {
     case 'md':
       return {
         filename: exportFileName(session.title, 'md'),
         media_type: 'text/markdown',
-        content: toMarkdown(session, chats.branch(session.id)),
+        content: toMarkdown(session, chats.branch(session.id), files),
       };
     case 'json': {
       const { message_count: _n, ...meta } = session;
@@ -69,6 +88,7 @@ export function exportSession(
         usage: chats.usage(session.id),
         branch: chats.branch(session.id).map((m) => m.id),
         messages: chats.listMessages(session.id).map(({ seq: _s, skills: _k, ...m }) => m),
+        files,
       };
       return {
         filename: exportFileName(session.title, 'json'),

@@ -8,7 +8,7 @@ import type {
   ToolCallView,
 } from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
-import type { ArtifactDispatcher } from '../dispatch/index.js';
+import { type ArtifactDispatcher, type ChatFolder, chatFilesRoot, chatFolder } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
@@ -211,6 +211,13 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
   // Titles being written for new chats, by session: renaming or deleting the chat stops its call.
   const titling = new Map<string, AbortController>();
   const ws = deps.session;
+  /** A chat's folder, beside the store its messages are in. */
+  const folderOf = (sessionId: string): ChatFolder => chatFolder(chatFilesRoot(ws.writeStore()), sessionId);
+  /** The folder of a chat that exists (NOT_FOUND otherwise). */
+  const existingFolder = (sessionId: string): ChatFolder => {
+    if (!ws.chats.read()?.getSession(sessionId)) throw notFound(sessionId);
+    return folderOf(sessionId);
+  };
 
   /**
    * Name a chat from its first exchange with the chat's model, in the background. The title set
@@ -320,6 +327,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             workspace: ws.workspace,
             face: deps.face,
             external: deps.external,
+            files: folderOf,
           },
           { ...req, signal: abort.signal },
           emit,
@@ -461,7 +469,14 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const chats = ws.chats.read();
       const session = chats?.getSession(req.session_id);
       if (!chats || !session) throw notFound(req.session_id);
-      return exportSession(chats, session, req.format);
+      const folder = folderOf(session.id);
+      const files = folder.list().map((f) => ({
+        name: f.name,
+        media_type: f.media_type,
+        size: f.size,
+        data_base64: req.format === 'json' ? folder.read(f.name).bytes.toString('base64') : '',
+      }));
+      return exportSession(chats, session, req.format, files);
     },
 
     'chat/set-model': (req) => {
@@ -478,6 +493,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       running.get(session.id)?.abort.abort();
       stopTitle(session.id);
       chats.deleteSession(session.id);
+      folderOf(session.id).removeAll();
       deps.events.emit('chat/sessions-changed', { reason: 'deleted', session_id: session.id });
       return { deleted: { id: session.id, title: session.title } };
     },
@@ -490,6 +506,23 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       if (!session) throw notFound(req.session_id);
       deps.events.emit('chat/sessions-changed', { reason: 'renamed', session_id: session.id });
       return { session: toSessionView(session) };
+    },
+
+    'chat/list-files': (req) => {
+      const files = existingFolder(req.session_id).list();
+      return { files, total_bytes: files.reduce((n, f) => n + f.size, 0) };
+    },
+
+    'chat/read-file': (req) => {
+      const { file, bytes } = existingFolder(req.session_id).read(req.name);
+      return { ...file, data_base64: bytes.toString('base64') };
+    },
+
+    'chat/delete-file': (req) => ({ deleted: existingFolder(req.session_id).remove(req.name) }),
+
+    'chat/upload-file': (req) => {
+      const bytes = Buffer.from(req.data_base64, 'base64');
+      return { file: existingFolder(req.session_id).write(req.name, bytes) };
     },
   } satisfies HandlersFor<'chat'>;
 

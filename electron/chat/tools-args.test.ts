@@ -39,7 +39,12 @@ describe('built-in tool arguments are parsed with zod', () => {
       'read_skill',
       'apply_skill',
       'run_script',
+      'run_python',
     ]);
+    expect(byName.run_python).toMatchObject({
+      required: ['code'],
+      properties: { timeout_ms: { type: 'integer', minimum: 100, maximum: 120_000 } },
+    });
     expect(byName.search_skills).toMatchObject({
       type: 'object',
       required: ['query'],

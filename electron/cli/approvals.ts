@@ -4,7 +4,12 @@
  * denies (scripts must say `--yes`), and otherwise the user is asked on stderr.
  */
 import { createInterface } from 'node:readline';
-import type { ApprovalDecision, ApprovalRequestedEvent } from '../contract/tools.js';
+import {
+  type ApprovalDecision,
+  type ApprovalRequestedEvent,
+  BUILTIN_TOOL_SERVER,
+  SKILL_SERVER,
+} from '../contract/tools.js';
 import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 
@@ -19,11 +24,17 @@ export function parseApprovalAnswer(line: string): ApprovalDecision {
 
 /** The tool in words: an MCP server's tool, or a skill with side effects (server `skill`). */
 function what(e: ApprovalRequestedEvent): string {
-  return e.server === 'skill' ? `skill "${e.server_tool}"` : `${e.server_tool} (MCP server ${e.server})`;
+  if (e.server === SKILL_SERVER) return `skill "${e.server_tool}"`;
+  if (e.server === BUILTIN_TOOL_SERVER) return e.server_tool;
+  return `${e.server_tool} (MCP server ${e.server})`;
 }
 
-function argsLine(args: unknown): string {
-  const s = JSON.stringify(args ?? {});
+function argsLine(e: ApprovalRequestedEvent): string {
+  // Code the model wants to run is shown whole, as written: it is what the user is asked about.
+  const code = (e.args as { code?: unknown } | undefined)?.code;
+  if (e.server === BUILTIN_TOOL_SERVER && typeof code === 'string')
+    return `this code:\n${code.replace(/^/gm, '    ')}\n`;
+  const s = JSON.stringify(e.args ?? {});
   return s.length > 400 ? `${s.slice(0, 400)}…` : s;
 }
 
@@ -40,7 +51,7 @@ export function answerApprovals(c: CoreClient, ctx: CliContext, opts: { yes: boo
     new Promise<ApprovalDecision>((resolve) => {
       rl ??= createInterface({ input: stdin, terminal: false });
       ctx.io.stderr(
-        `\n? ${what(e)} wants to run with ${argsLine(e.args)}\n${e.server === 'skill' && e.description ? `  ${e.description}\n` : ''}  allow [y]es once, for this [c]hat, [a]lways for this tool, or [N]o: `,
+        `\n? ${what(e)} wants to run with ${argsLine(e)}\n${(e.server === SKILL_SERVER || e.server === BUILTIN_TOOL_SERVER) && e.description ? `  ${e.description}\n` : ''}  allow [y]es once, for this [c]hat, [a]lways for this tool, or [N]o: `,
       );
       rl.once('line', (line) => resolve(parseApprovalAnswer(line)));
     });

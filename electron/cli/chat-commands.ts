@@ -44,7 +44,15 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
       .option('--max-tool-rounds <n>', 'tool-call rounds per turn', positiveInt('--max-tool-rounds'), 10)
       .option(
         '--yes',
-        'allow every MCP tool call without asking (without a terminal, calls are denied unless --yes)',
+        'allow every MCP tool call and run_python run without asking (without a terminal, they are denied unless --yes)',
+      )
+      .addOption(
+        new Option(
+          '--python <runtime>',
+          'where run_python runs the model’s code: pyodide (the standard library) or full (CPython with the scientific stack)',
+        )
+          .choices(['pyodide', 'full'])
+          .default('pyodide'),
       ),
     { configured: true },
   ).action(async (message: string, o: Record<string, unknown>) => {
@@ -118,6 +126,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
                 message,
                 session_id: o.session as string | undefined,
                 ...(attachments.length ? { attachments } : {}),
+                python: o.python as 'pyodide' | 'full',
                 settings: {
                   max_tool_rounds: o.maxToolRounds as number,
                   memory: {

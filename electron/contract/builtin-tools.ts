@@ -101,6 +101,11 @@ export interface BuiltinToolFacts {
 
 const skillOf = (call: ToolCallFacts) => call.skill ?? str(call.args.name) ?? 'a skill';
 
+/** `run_python`'s default wall-clock limit. */
+export const DEFAULT_RUN_PYTHON_TIMEOUT_MS = 30_000;
+/** The most `run_python`'s `timeout_ms` may ask for. */
+export const MAX_RUN_PYTHON_TIMEOUT_MS = 120_000;
+
 /** Every built-in tool, keyed by the name models and MCP clients call it by. */
 export const BUILTIN_TOOLS = {
   list_skills: {
@@ -179,7 +184,60 @@ export const BUILTIN_TOOLS = {
       return `Ran ${what} — exit ${typeof code === 'number' ? code : '?'}${files ? ` · ${files} file${files === 1 ? '' : 's'}` : ''}`;
     },
   },
+  run_python: {
+    description: [
+      'Run Python code you write in a sandbox and get back its stdout, stderr, the exception (type, message, traceback) if one was raised, and the files it wrote.',
+      "Files: the current folder is this chat's folder. The chat's attached files are in it by their names (open('sales.csv')), with every file earlier runs wrote and files the user dropped in. Existing files are read-only: write results to new files (e.g. out/chart.png, summary.csv); they are kept in the chat's folder and shown to the user. Pass files to give a run only some of the folder's files.",
+      'State: nothing persists between runs except files. Variables, imports and definitions are gone in the next run, so re-read inputs and re-define helpers each time; save anything a later run needs to a file.',
+      'Installed (Pyodide runtime, the default): Python 3 with the standard library only (csv, json, statistics, math, decimal, fractions, datetime, re, collections, itertools, sqlite3, zipfile, xml, html, base64, random); no numpy, pandas or matplotlib, and no pip. For a chart, write a Vega-Lite spec to a .vl.json file (shown as an interactive chart) or an SVG/PNG file you build yourself.',
+      'Full Python runtime (when the user has switched it on for the chat): CPython with numpy, pandas, matplotlib, scipy, openpyxl, python-docx, pypdf and Pillow.',
+      'No network: sockets and HTTP are refused. Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
+    ].join(' '),
+    args: toolArgs({
+      code: z
+        .string()
+        .min(1)
+        .max(200_000)
+        .describe('The Python program to run (a whole script, not a REPL line).'),
+      files: z
+        .preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1).max(400)).max(200))
+        .optional()
+        .describe(
+          "Only these files of the chat's folder are given to the run (paths in the folder); default: all of them.",
+        ),
+      timeout_ms: z
+        .int()
+        .min(100)
+        .max(MAX_RUN_PYTHON_TIMEOUT_MS)
+        .optional()
+        .describe(
+          `Wall-clock limit in milliseconds (default ${DEFAULT_RUN_PYTHON_TIMEOUT_MS}, at most ${MAX_RUN_PYTHON_TIMEOUT_MS}).`,
+        ),
+    }),
+    read_only: false,
+    activity(call) {
+      if (call.status === 'running') return 'Running Python…';
+      if (call.status === 'failed') {
+        const stopped = call.result.stopped as { reason?: unknown } | undefined;
+        return stopped && typeof stopped.reason === 'string'
+          ? `Python stopped — ${stopped.reason}`
+          : 'Couldn’t run Python';
+      }
+      const exc = call.result.exception as { type?: unknown } | null | undefined;
+      const files = Array.isArray(call.result.files) ? call.result.files.length : 0;
+      const bits = [exc && typeof exc.type === 'string' ? `Ran Python — raised ${exc.type}` : 'Ran Python'];
+      if (files) bits.push(`${files} file${files === 1 ? '' : 's'} written`);
+      return bits.join(' · ');
+    },
+  },
 } as const satisfies Record<string, BuiltinToolFacts>;
+
+/** A file a `run_python` run wrote, now in the chat's folder. */
+export interface RunPythonFileRef {
+  name: string;
+  size: number;
+  mime: string;
+}
 
 /** The name of a built-in tool. */
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;

@@ -18,6 +18,7 @@ import {
 import { type AttachmentsChannels, attachmentsRequestSchemas } from './attachments.js';
 import { type BuiltinToolChannels, builtinToolRequestSchemas } from './builtin-tools.js';
 import { type ChatChannels, type ChatEvents, chatRequestSchemas } from './chat.js';
+import { type ChatFilesChannels, chatFilesRequestSchemas } from './chat-files.js';
 import { type CodeChannels, codeRequestSchemas } from './code.js';
 import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } from './composer.js';
 import type { AppErrorData } from './errors.js';
@@ -45,6 +46,7 @@ export type Channels = SkillsChannels &
   AppChannels &
   AppWindowChannels &
   ChatChannels &
+  ChatFilesChannels &
   AttachmentsChannels &
   TracesChannels &
   SettingsChannels &
@@ -122,6 +124,7 @@ export const requestSchemas = {
   ...appRequestSchemas,
   ...appWindowRequestSchemas,
   ...chatRequestSchemas,
+  ...chatFilesRequestSchemas,
   ...attachmentsRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,

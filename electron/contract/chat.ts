@@ -204,6 +204,11 @@ export const SendMessageReqSchema = z
      * model before its first message. Absent: the chat's model, else Settings'.
      */
     model: modelChoice.optional(),
+    /**
+     * The runtime `run_python` uses in this turn: Pyodide (default) or Full Python (CPython in the
+     * OS sandbox, where the build has it).
+     */
+    python: z.enum(['pyodide', 'full']).optional(),
   })
   .strict();
 /** Request of `chat/send-message`. */

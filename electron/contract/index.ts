@@ -2,6 +2,7 @@ export * from './app.js';
 export * from './builtin-tools.js';
 export * from './channels.js';
 export * from './chat.js';
+export * from './chat-files.js';
 export * from './code.js';
 export * from './composer.js';
 export * from './errors.js';

@@ -12,11 +12,20 @@ import { z } from 'zod';
  */
 export const SKILL_SERVER = 'skill';
 
+/**
+ * The server name approvals of SkillDesk's own tools with effects (`run_python`) go under; reserved
+ * like {@link SKILL_SERVER}.
+ */
+export const BUILTIN_TOOL_SERVER = 'skilldesk';
+
 /** Why a server name is refused, or null when it may be used. */
 export function reservedServerName(name: string): string | null {
-  return name.trim().toLowerCase() === SKILL_SERVER
-    ? `the name "${SKILL_SERVER}" is reserved for SkillDesk's skills (their approvals are kept under it); rename the server`
-    : null;
+  const n = name.trim().toLowerCase();
+  if (n === SKILL_SERVER)
+    return `the name "${SKILL_SERVER}" is reserved for SkillDesk's skills (their approvals are kept under it); rename the server`;
+  if (n === BUILTIN_TOOL_SERVER)
+    return `the name "${BUILTIN_TOOL_SERVER}" is reserved for SkillDesk's own tools (their approvals are kept under it); rename the server`;
+  return null;
 }
 
 const serverName = z
@@ -27,7 +36,7 @@ const serverName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'use letters, digits, spaces, dots, dashes and underscores');
 /** A name a server may be saved under. */
 const newServerName = serverName.refine((n) => reservedServerName(n) === null, {
-  message: `"${SKILL_SERVER}" is reserved for SkillDesk's skills; choose another name`,
+  message: `"${SKILL_SERVER}" and "${BUILTIN_TOOL_SERVER}" are reserved for SkillDesk; choose another name`,
 });
 const scope = z.enum(['workspace', 'account']);
 

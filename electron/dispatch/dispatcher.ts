@@ -3,6 +3,7 @@ import { modelFamily, resolveVariants } from '../kinds/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
+import type { PythonRunner } from './python-runner.js';
 import { modelId, type RunScope } from './run-scope.js';
 import type { SkillScriptRunner } from './skill-scripts.js';
 import type {
@@ -50,6 +51,8 @@ export class ArtifactDispatcher {
     private readonly traces: TraceStore,
     /** Runs skills' bundled scripts (`run_script`); null where the runtime has no sandbox. */
     readonly scripts: SkillScriptRunner | null = null,
+    /** Runs the model's own Python (`run_python`); null where the runtime has no sandbox. */
+    readonly python: PythonRunner | null = null,
   ) {}
 
   /** Execute one artifact. Never throws: the result carries the error. */

@@ -1,11 +1,13 @@
 export { modelFamily, resolveVariants, selectVariant } from '../kinds/index.js';
 export * from './assertions.js';
+export * from './chat-files.js';
 export * from './code-handlers.js';
 export * from './dispatcher.js';
 export * from './dspy-upgrade.js';
 export * from './eval-handlers.js';
 export * from './handlers.js';
 export * from './prompt-engine.js';
+export * from './python-runner.js';
 export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';

@@ -1,4 +1,6 @@
+import type { PythonRuntimeName } from '../contract/chat-files.js';
 import type { Llm } from '../llm/index.js';
+import type { ChatFolder } from './chat-files.js';
 import type { DispatchResult } from './types.js';
 
 /**
@@ -26,6 +28,10 @@ export interface RunScope {
    * for the chat's activity; set on the scope of one tool call by the chat, absent elsewhere.
    */
   readonly progress?: (message: string) => void;
+  /** The chat's folder (`run_python`'s working folder); absent where the call has none. */
+  readonly files?: ChatFolder;
+  /** The runtime `run_python` uses in this call (default Pyodide). */
+  readonly python?: PythonRuntimeName;
 }
 
 /** What an entry point knows when it builds a {@link RunScope}. */
@@ -37,6 +43,8 @@ export interface RunScopeInit {
   harness?: Record<string, unknown>;
   signal?: AbortSignal;
   trace?: (result: DispatchResult) => void;
+  files?: ChatFolder;
+  python?: PythonRuntimeName;
 }
 
 /** Build the scope of one call; the harness always carries its session and workspace. */
@@ -52,6 +60,8 @@ export function createRunScope(init: RunScopeInit): RunScope {
     }),
     signal: init.signal,
     trace: init.trace ?? (() => {}),
+    ...(init.files ? { files: init.files } : {}),
+    ...(init.python ? { python: init.python } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { toolScriptService } from './llm-skill-tools.js';
 import { PromptEngine } from './prompt-engine.js';
+import { createPythonRunner, fullPythonUnavailable, pyodideRuntime } from './python-runner.js';
 import { modelId } from './run-scope.js';
 import { createSkillScriptRunner } from './skill-scripts.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
@@ -238,7 +239,11 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           packagesFor: (skill) => skillPackages(deps.home, skill),
           packageIndex: deps.packageIndex,
         });
-  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts);
+  const python =
+    deps.sandbox === false
+      ? null
+      : createPythonRunner({ pyodide: pyodideRuntime(sandboxPool), full: fullPythonUnavailable() });
+  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts, python);
 
   return {
     dispatcher,

@@ -42,6 +42,7 @@ describe('skilldesk mcp serve', () => {
       'apply_skill',
       'list_skills',
       'read_skill',
+      'run_python',
       'run_script',
       'search_skills',
     ]);
@@ -99,6 +100,21 @@ describe('skilldesk mcp serve', () => {
     const code = run.outputs.find((r: { kind: string }) => r.kind === 'code_template');
     expect(code.ok).toBe(true);
     expect(code.data).toMatchObject({ rows: 2 });
+
+    // run_python over MCP: the standard library in Pyodide; a file one call writes, the next reads.
+    const wrote = await c.callTool({
+      name: 'run_python',
+      arguments: {
+        code: 'import statistics\nm = statistics.mean([1, 2, 3, 6])\nopen("m.txt", "w").write(str(m))\nprint(m)',
+      },
+    });
+    expect(wrote.isError).toBe(false);
+    expect(JSON.parse(textOf(wrote))).toMatchObject({ stdout: '3\n', files: [{ name: 'm.txt' }] });
+    const again = await c.callTool({
+      name: 'run_python',
+      arguments: { code: 'print(open("m.txt").read())' },
+    });
+    expect(JSON.parse(textOf(again))).toMatchObject({ stdout: '3\n', exception: null });
 
     const bad = await c.callTool({ name: 'apply_skill', arguments: { name: 'No Such Skill' } });
     expect(bad.isError).toBe(true);

@@ -2,7 +2,7 @@
  * MCP tools in a chat turn: the hub's tools as model tool specs (annotations in words), each call
  * approved first (see approvals.ts), its progress published, and cancelled with the turn.
  */
-import { SKILL_SERVER, type ToolCallProgressedEvent } from '../contract/tools.js';
+import { BUILTIN_TOOL_SERVER, SKILL_SERVER, type ToolCallProgressedEvent } from '../contract/tools.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { ApprovalBroker, ApprovalVerdict } from './approvals.js';
 import type { HubTool, McpHub } from './hub.js';
@@ -108,6 +108,26 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
       return verdict.allowed
         ? { allowed: true }
         : { allowed: false, error: deniedError(`skill "${ask.skill}"`, verdict) };
+    },
+    async approveTool(
+      ask: { tool: string; title: string; description: string; args: Record<string, unknown> },
+      ctx: { call_id: string | null },
+    ): Promise<{ allowed: true } | { allowed: false; error: string }> {
+      const verdict = await deps.approvals.request(
+        {
+          session_id: sessionId,
+          call_id: ctx.call_id,
+          tool: ask.tool,
+          server: BUILTIN_TOOL_SERVER,
+          server_tool: ask.tool,
+          title: ask.title,
+          description: ask.description,
+          args: ask.args,
+          annotations: { readOnlyHint: false, openWorldHint: false },
+        },
+        signal,
+      );
+      return verdict.allowed ? { allowed: true } : { allowed: false, error: deniedError(ask.tool, verdict) };
     },
     progress(callId: string, step: number, message: string): void {
       deps.progressed({ session_id: sessionId, call_id: callId, progress: step, total: null, message });

@@ -60,6 +60,16 @@ export {
   type SandboxPoolStats,
 } from './pool.js';
 export {
+  MAX_PYTHON_INPUT_BYTES,
+  MAX_PYTHON_OUTPUT_BYTES,
+  MAX_PYTHON_OUTPUT_FILES,
+  PYTHON_CODE_NAME,
+  type PythonException,
+  type RunPythonCodeOptions,
+  type RunPythonCodeResult,
+  runPythonCode,
+} from './python-run.js';
+export {
   MAX_SCRIPT_INPUT_BYTES,
   MAX_SCRIPT_OUTPUT_BYTES,
   MAX_SCRIPT_OUTPUT_FILES,

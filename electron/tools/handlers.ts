@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Handlers } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, createRunScope } from '../dispatch/index.js';
+import { type ArtifactDispatcher, chatFilesRoot, chatFolder, createRunScope } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { assertPinned } from '../sources/index.js';
 import type { SkillStore } from '../store/index.js';
 import { callBuiltinTool } from './registry.js';
+
+/** The folder `run_python` calls from outside a chat (MCP clients) work in. */
+export const MCP_FOLDER = 'mcp-calls';
 
 /** What the tool slice needs from the open workspace (the host's workspace session fits). */
 export interface ToolHandlerDeps {
@@ -29,16 +32,19 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
   return {
     'skills/call-tool': (req, ctx) => {
       const { session } = deps;
+      const store = session.writeStore();
       const scope = createRunScope({
         session_id: `mcp-${randomUUID()}`,
         workspace: session.workspace,
         llm: deps.llm(),
         signal: ctx.signal,
+        // Calls from outside a chat share one folder, so a file one call wrote is there for the next.
+        files: chatFolder(chatFilesRoot(store), MCP_FOLDER),
       });
       return callBuiltinTool(req.name, req.args ?? {}, {
         scope,
         catalog: session.catalog.get(),
-        dispatcher: session.runtime(session.writeStore()).dispatcher,
+        dispatcher: session.runtime(store).dispatcher,
         call_id: null,
       });
     },

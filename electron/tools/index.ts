@@ -10,7 +10,7 @@ export {
   skillEffects,
 } from '../kinds/index.js';
 export { runSkillTool } from './apply-skill.js';
-export { createToolHandlers, type ToolHandlerDeps } from './handlers.js';
+export { createToolHandlers, MCP_FOLDER, type ToolHandlerDeps } from './handlers.js';
 export { BUILTIN_TOOL_SPECS, callBuiltinTool, parseToolArgs, TOOL_MODULES } from './registry.js';
 export type {
   BundledTool,

@@ -8,6 +8,7 @@ import type { LlmToolSpec } from '../llm/index.js';
 import { applySkill } from './apply-skill.js';
 import { listSkills } from './list-skills.js';
 import { readSkill } from './read-skill.js';
+import { runPython } from './run-python.js';
 import { runScript } from './run-script.js';
 import { searchSkills } from './search-skills.js';
 import type { ToolContext, ToolModule, ToolOutcome } from './types.js';
@@ -22,6 +23,7 @@ export const TOOL_MODULES: { readonly [N in BuiltinToolName]: ToolModule<N> } = 
   read_skill: readSkill,
   apply_skill: applySkill,
   run_script: runScript,
+  run_python: runPython,
 };
 
 /** The built-in tools as a model is offered them (JSON Schema generated from the zod schemas). */

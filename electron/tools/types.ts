@@ -43,6 +43,15 @@ export interface ExternalTools {
     ask: { skill: string; args: Record<string, unknown>; effects: SkillEffectsView; description: string },
     ctx: { call_id: string | null },
   ): Promise<{ allowed: true } | { allowed: false; error: string }>;
+  /**
+   * Ask the user before one of SkillDesk's own tools with effects runs (`run_python`): server
+   * `skilldesk`, tool = its name; once / this chat / always / deny apply. Without it the tool runs
+   * unasked (evals, where nobody can be asked).
+   */
+  approveTool?(
+    ask: { tool: string; title: string; description: string; args: Record<string, unknown> },
+    ctx: { call_id: string | null },
+  ): Promise<{ allowed: true } | { allowed: false; error: string }>;
   /** Show what a running call is doing in the chat's activity (an LLM skill's inner steps). */
   progress?(call_id: string, step: number, message: string): void;
 }

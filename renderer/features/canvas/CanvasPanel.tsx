@@ -102,6 +102,70 @@ function ImageView({ media_type, data, alt }: { media_type: string; data: string
   return src ? <img className="canvas__image" src={src} alt={alt} /> : null;
 }
 
+/** Whether the app is showing its dark theme (forced in Settings, or following the OS). */
+function isDark(): boolean {
+  const forced = document.documentElement.dataset.theme;
+  if (forced) return forced === 'dark';
+  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+}
+
+/** A Vega-Lite chart file, drawn by vega-embed loaded only now (the chat's bundle stays small). */
+function ChartView({ text }: { text: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  // The chart is drawn in the theme shown: a change of the OS's scheme draws it again.
+  const [dark, setDark] = useState(isDark);
+  useEffect(() => {
+    const media = window.matchMedia?.('(prefers-color-scheme: dark)');
+    if (!media) return;
+    const onChange = () => setDark(isDark());
+    media.addEventListener('change', onChange);
+    return () => media.removeEventListener('change', onChange);
+  }, []);
+  const [state, setState] = useState<{ error: string | null; removed: number; drawn: boolean }>({
+    error: null,
+    removed: 0,
+    drawn: false,
+  });
+  useEffect(() => {
+    let live = true;
+    let done: { finalize(): void } | null = null;
+    const el = ref.current;
+    if (!el) return;
+    import('./vega-chart.js')
+      .then((m) => m.drawChart(el, text, dark))
+      .then(
+        (chart) => {
+          done = chart;
+          if (live) setState({ error: null, removed: chart.removed, drawn: true });
+          else chart.finalize();
+        },
+        (e: unknown) => {
+          if (live) setState({ error: (e as Error).message ?? String(e), removed: 0, drawn: false });
+        },
+      );
+    return () => {
+      live = false;
+      done?.finalize();
+    };
+  }, [text, dark]);
+  return (
+    <div className="canvas__chart-wrap">
+      {state.error && (
+        <p className="canvas__note" role="alert">
+          This chart cannot be drawn: {state.error} Switch to Source to read the spec.
+        </p>
+      )}
+      {state.removed > 0 && (
+        <p className="canvas__note">
+          Links and data URLs were left out: a chart here shows only the data in its file.
+        </p>
+      )}
+      {!state.drawn && !state.error && <p className="muted">Drawing the chart…</p>}
+      <div ref={ref} className="canvas__chart" aria-label="Chart" role="img" />
+    </div>
+  );
+}
+
 /** The document's body as the reader chose to see it (rendered, or its text as it is). */
 function Body({ doc, view }: { doc: CanvasDoc; view: 'rendered' | 'source' }) {
   const c = doc.content;
@@ -127,6 +191,7 @@ function Body({ doc, view }: { doc: CanvasDoc; view: 'rendered' | 'source' }) {
     </p>
   );
   if (c.kind === 'csv' && view === 'rendered') return <CsvView text={text} />;
+  if (c.kind === 'chart' && view === 'rendered') return <ChartView text={c.text} />;
   if (c.kind === 'markdown' && view === 'rendered')
     return (
       <>
@@ -134,7 +199,14 @@ function Body({ doc, view }: { doc: CanvasDoc; view: 'rendered' | 'source' }) {
         <Markdown text={text} />
       </>
     );
-  const lang = c.kind === 'code' ? c.lang : c.kind === 'markdown' ? 'markdown' : 'plaintext';
+  const lang =
+    c.kind === 'code'
+      ? c.lang
+      : c.kind === 'markdown'
+        ? 'markdown'
+        : c.kind === 'chart'
+          ? 'json'
+          : 'plaintext';
   return (
     <>
       {note}
@@ -244,7 +316,7 @@ export function CanvasPanel(props: { streaming: boolean }) {
   if (!open) return null;
   const doc = s.doc;
   const c = doc?.content;
-  const switchable = c?.kind === 'markdown' || c?.kind === 'csv';
+  const switchable = c?.kind === 'markdown' || c?.kind === 'csv' || c?.kind === 'chart';
   const style = s.width !== null ? ({ '--canvas-w': `${s.width}px` } as React.CSSProperties) : undefined;
   return (
     <aside
@@ -290,7 +362,7 @@ export function CanvasPanel(props: { streaming: boolean }) {
                 className={s.view === 'rendered' ? 'is-on' : ''}
                 onClick={() => canvas.getState().setView('rendered')}
               >
-                {c?.kind === 'csv' ? 'Table' : 'Rendered'}
+                {c?.kind === 'csv' ? 'Table' : c?.kind === 'chart' ? 'Chart' : 'Rendered'}
               </button>
               <button
                 type="button"

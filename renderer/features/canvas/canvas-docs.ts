@@ -6,6 +6,7 @@
  */
 import { isImageMediaType, sniffImage } from '../../../electron/contract/chat.js';
 import { toCsv } from './csv.js';
+import { isVegaSpec } from './vega-spec.js';
 
 /** The content of a canvas document, by how it is shown. */
 export type CanvasContent =
@@ -13,6 +14,8 @@ export type CanvasContent =
   /** Source code, highlighted by language (a highlight.js name; `plaintext` for none). */
   | { kind: 'code'; text: string; lang: string }
   | { kind: 'csv'; text: string }
+  /** A Vega-Lite (or Vega) spec, drawn as an interactive chart. */
+  | { kind: 'chart'; text: string }
   /** PNG, JPEG, GIF or WebP, base64. */
   | { kind: 'image'; media_type: string; data: string }
   /** A file the canvas cannot show (a PDF, a zip): offered for download. */
@@ -92,6 +95,7 @@ export function mediaTypeOf(doc: CanvasDoc): string {
   if (c.kind === 'image' || c.kind === 'binary') return c.media_type;
   if (c.kind === 'markdown') return 'text/markdown';
   if (c.kind === 'csv') return extOf(doc.fileName) === 'tsv' ? 'text/tab-separated-values' : 'text/csv';
+  if (c.kind === 'chart') return 'application/json';
   return c.lang === 'json' ? 'application/json' : 'text/plain';
 }
 
@@ -103,7 +107,9 @@ export function docFromText(fileName: string, text: string, source: string): Can
       ? { kind: 'markdown', text }
       : ext === 'csv' || ext === 'tsv'
         ? { kind: 'csv', text }
-        : { kind: 'code', text, lang: CODE_LANGS[ext] ?? 'plaintext' };
+        : ext === 'json' && isVegaSpec(fileName, text)
+          ? { kind: 'chart', text }
+          : { kind: 'code', text, lang: CODE_LANGS[ext] ?? 'plaintext' };
   return { title: fileName, fileName, source, content };
 }
 
@@ -119,6 +125,19 @@ export function docFromFile(fileName: string, mediaType: string, data: string, s
   } catch {
     text = null;
   }
+  // An SVG is shown as an image: drawn by an <img>, which runs none of its scripts and loads
+  // nothing it links to.
+  if (
+    text !== null &&
+    (extOf(fileName) === 'svg' || mediaType === 'image/svg+xml') &&
+    /<svg[\s>]/i.test(text)
+  )
+    return {
+      title: fileName,
+      fileName,
+      source,
+      content: { kind: 'image', media_type: 'image/svg+xml', data },
+    };
   if (text === null || text.includes('\u0000'))
     return {
       title: fileName,

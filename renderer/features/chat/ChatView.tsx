@@ -7,6 +7,7 @@ import { CanvasPanel } from '../canvas/CanvasPanel.js';
 import { skillKey } from '../skills/skills-store.js';
 import { ChatApprovals } from '../tools/ChatApprovals.js';
 import { TraceDrawer } from '../traces/TraceDrawer.js';
+import { ChatFiles } from './ChatFiles.js';
 import { ChatHeader } from './ChatHeader.js';
 import { Composer } from './Composer.js';
 import type { UiMessage } from './chat-store.js';
@@ -168,6 +169,7 @@ export function ChatView() {
           }}
         />
         <ChatApprovals sessionId={activeId} composerRef={inputRef} />
+        <ChatFiles />
         <Composer
           inputRef={inputRef}
           configured={configured}

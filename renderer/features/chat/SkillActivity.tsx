@@ -14,6 +14,7 @@ import { Icon } from '../../ui/Icon.js';
 import { ResultView } from '../../ui/ResultView.js';
 import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
 import { openScriptOutput, scriptOutputsOf } from '../canvas/script-output.js';
+import { PythonRunFiles } from './ChatFiles.js';
 import type { UiToolCall } from './chat-store.js';
 import { ScriptFiles } from './ScriptFiles.js';
 
@@ -201,7 +202,10 @@ export function SandboxStartLine() {
 
 /** Whether a step may run Python: a skill's run, its own tool, or a bundled script. */
 const mayRunPython = (call: UiToolCall) =>
-  call.skill !== undefined || call.name === 'apply_skill' || call.name === 'run_script';
+  call.skill !== undefined ||
+  call.name === 'apply_skill' ||
+  call.name === 'run_script' ||
+  call.name === 'run_python';
 
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
@@ -235,6 +239,7 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
       {reason && <p className="step__reason">{reason}</p>}
       {call.status === 'running' && mayRunPython(call) && <SandboxStartLine />}
       {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
+      {call.name === 'run_python' && call.status !== 'running' && <PythonRunFiles result={call.result} />}
       {open && (
         <div className="step__more">
           {hasArgs && (

@@ -88,6 +88,30 @@ const button = (el: HTMLElement, name: RegExp) =>
   [...el.querySelectorAll('button')].find((b) => name.test(b.textContent ?? ''))!;
 
 describe('ApprovalCard', () => {
+  it('shows the code run_python will run as written, and its answers', () => {
+    const s = setup();
+    const onAnswer = vi.fn();
+    const code = 'import csv\nfor row in csv.reader(open("sales.csv")):\n    print(row)\n';
+    render(s, {
+      pending: [
+        request({
+          tool: 'run_python',
+          server: 'skilldesk',
+          server_tool: 'run_python',
+          title: 'Run Python',
+          description: "The model wants to run Python code (Pyodide) in this chat's folder",
+          args: { code },
+        }),
+      ],
+      onAnswer,
+    });
+    const shown = s.el.querySelector('.approval__code code');
+    expect(shown?.textContent).toBe(code);
+    expect(s.el.querySelector('.approval__title')?.textContent).toContain('Run Python: allow run_python?');
+    act(() => button(s.el, /Allow in this chat/).click());
+    expect(onAnswer).toHaveBeenCalledWith('a1', 'chat');
+  });
+
   it('appears without taking focus from the message box, and no typed key answers it', () => {
     const s = setup();
     const onAnswer = vi.fn();

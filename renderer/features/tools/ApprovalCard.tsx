@@ -2,6 +2,7 @@ import { type RefObject, useEffect, useId, useRef } from 'react';
 import {
   type ApprovalDecision,
   type ApprovalRequestedEvent,
+  BUILTIN_TOOL_SERVER,
   SKILL_SERVER,
 } from '../../../electron/contract/tools.js';
 import { Icon } from '../../ui/Icon.js';
@@ -56,8 +57,17 @@ export function ApprovalCard(props: {
   const args = JSON.stringify(r.args ?? {}, null, 2);
   const hints = HINTS.filter(([k]) => r.annotations?.[k] === true);
   const skill = r.server === SKILL_SERVER;
+  const builtin = r.server === BUILTIN_TOOL_SERVER;
+  // Code the model wants to run is shown as written (not as an escaped JSON string): it is what
+  // the user is deciding on.
+  const rawCode = builtin ? (r.args as { code?: unknown } | null)?.code : undefined;
+  const code = typeof rawCode === 'string' ? rawCode : null;
   const where = scopeWords(props.scope);
-  const what = skill ? `the skill ${r.server_tool}` : `${r.server_tool} from ${r.server}`;
+  const what = skill
+    ? `the skill ${r.server_tool}`
+    : builtin
+      ? `SkillDesk's ${r.server_tool}`
+      : `${r.server_tool} from ${r.server}`;
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLElement>) => {
     if (!isTypedText(e.nativeEvent)) return;
@@ -83,6 +93,10 @@ export function ApprovalCard(props: {
               <>
                 Run skill <strong>{r.server_tool}</strong>?
               </>
+            ) : builtin ? (
+              <>
+                {r.title ?? r.server_tool}: allow <code>{r.server_tool}</code>?
+              </>
             ) : (
               <>
                 Allow <code>{r.server_tool}</code> from <strong>{r.server}</strong>?
@@ -104,9 +118,15 @@ export function ApprovalCard(props: {
           </ul>
         )}
       </div>
-      <pre className="approval__args" title="Arguments">
-        {args}
-      </pre>
+      {code !== null ? (
+        <pre className="approval__args approval__code" title="The code it will run">
+          <code>{code}</code>
+        </pre>
+      ) : (
+        <pre className="approval__args" title="Arguments">
+          {args}
+        </pre>
+      )}
       <div className="approval__actions">
         <button
           type="button"
@@ -143,7 +163,9 @@ export function ApprovalCard(props: {
       <p className="approval__foot">
         <span id={storesId}>
           <strong>Always allow</strong> saves{' '}
-          {skill ? (
+          {builtin ? (
+            <code>{r.server_tool}</code>
+          ) : skill ? (
             <>
               the skill <code>{r.server_tool}</code>
             </>

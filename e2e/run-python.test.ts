@@ -1,0 +1,129 @@
+// run_python in the chat, in Chromium with the loopback provider: a CSV dropped into the chat's
+// Files panel; the model's first run asks with the approval card showing the code; allowed for the
+// chat, the run reads the CSV with the standard library and draws a bar chart as a PNG (zlib and
+// struct, no matplotlib in Pyodide) and a Vega-Lite spec; the step's chips open the PNG in the
+// canvas and the spec as an interactive chart. Screenshots at 1440×900, light and dark.
+import { expect as pw } from '@playwright/test';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
+import {
+  connectProvider,
+  type E2eSuite,
+  findChromium,
+  gotoChat,
+  openPage,
+  shootSchemes,
+  startSuite,
+} from './browser.js';
+
+const chromiumPath = findChromium();
+const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/run-python');
+
+const CHART = `import csv, struct, zlib
+rows = list(csv.DictReader(open("sales.csv")))
+values = [float(r["amount"]) for r in rows]
+W, H, PAD = 480, 300, 20
+img = [[(255, 255, 255)] * W for _ in range(H)]
+colors = [(37, 99, 235), (22, 163, 74), (234, 88, 12), (147, 51, 234)]
+bar = (W - 2 * PAD) // len(values)
+top = max(values)
+for i, v in enumerate(values):
+    h = int((H - 2 * PAD) * v / top)
+    for y in range(H - PAD - h, H - PAD):
+        for x in range(PAD + i * bar + 6, PAD + (i + 1) * bar - 6):
+            img[y][x] = colors[i % len(colors)]
+for x in range(PAD, W - PAD):
+    img[H - PAD][x] = (60, 60, 60)
+raw = b"".join(b"\\x00" + bytes(c for px in row for c in px) for row in img)
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+open("chart.png", "wb").write(png)
+import json
+spec = {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "description": "Sales by region",
+        "data": {"values": [{"region": r["region"], "amount": float(r["amount"])} for r in rows]},
+        "mark": {"type": "bar", "tooltip": True},
+        "encoding": {"x": {"field": "region", "type": "nominal"}, "y": {"field": "amount", "type": "quantitative"}}}
+json.dump(spec, open("sales.vl.json", "w"))
+print("bars", len(values), "max", top)
+`;
+
+const SCRIPT = [
+  { tool_calls: [{ name: 'run_python', arguments: { code: CHART } }] },
+  { text: 'The chart is in chart.png.', expect: { tool_result_contains: 'bars 4 max 45.0' } },
+];
+
+describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
+  let suite: E2eSuite;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    suite = await startSuite(chromiumPath!, { script: SCRIPT });
+    page = await openPage(suite.browser, problems, { timeoutMs: 30_000 });
+    await gotoChat(page, suite.app.server.url);
+  });
+  afterAll(async () => {
+    await page?.close();
+    await suite?.close();
+  });
+
+  it('asks with the code, runs it, and opens the chart it saved in the canvas', async () => {
+    await connectProvider(page, suite.provider!.url, 'sk-e2e-python');
+    await page.keyboard.press('Control+1');
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('Chart the sales by region');
+    // The chat exists once its first message is stored; the CSV then goes in through the panel.
+    await composer.press('Enter');
+    const card = page.locator('.approval');
+    await pw(card).toBeVisible({ timeout: 60_000 });
+    await pw(card.locator('.approval__code')).toContainText('rows = list(csv.DictReader(open("sales.csv")))');
+    await pw(card.getByText('Run Python: allow run_python?')).toBeVisible();
+
+    // The file the code reads is dropped in (the panel's file input) while the card waits.
+    await page.getByLabel('Add files to this chat').setInputFiles({
+      name: 'sales.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('region,amount\nnorth,10\nsouth,20\neast,30\nwest,45\n'),
+    });
+    await pw(page.getByRole('button', { name: /Files · 1 ·/ })).toBeVisible();
+    await card.getByRole('button', { name: 'Allow in this chat' }).click();
+
+    await pw(page.getByText('The chart is in chart.png.')).toBeVisible({ timeout: 120_000 });
+    await pw(page.getByText('Ran Python · 2 files written')).toBeVisible();
+    const chip = page.getByRole('button', { name: /chart\.png/ }).first();
+    await chip.click();
+    const canvasImg = page.locator('.canvas img');
+    await pw(canvasImg).toBeVisible({ timeout: 30_000 });
+    const size = await canvasImg.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
+    expect(size).toEqual([480, 300]);
+
+    // The Files panel lists both, reachable by keyboard.
+    const toggle = page.getByRole('button', { name: /Files · 3 ·/ });
+    // Open since the CSV was added; Enter folds it and opens it again.
+    await pw(toggle).toHaveAttribute('aria-expanded', 'true');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await pw(toggle).toHaveAttribute('aria-expanded', 'false');
+    await page.keyboard.press('Enter');
+    await pw(toggle).toHaveAttribute('aria-expanded', 'true');
+    await pw(page.getByRole('button', { name: 'Delete chart.png' })).toBeVisible();
+    await pw(page.getByRole('button', { name: 'Download sales.csv' })).toBeVisible();
+
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-chart');
+
+    // The Vega-Lite file opens as an interactive chart (vega-embed, loaded only now).
+    await page
+      .getByRole('button', { name: /sales\.vl\.json/ })
+      .first()
+      .click();
+    const chart = page.locator('.canvas__chart svg');
+    await pw(chart).toBeVisible({ timeout: 30_000 });
+    await pw(
+      page.locator('.canvas__chart path[aria-roledescription="bar"], .canvas__chart .mark-rect path'),
+    ).toHaveCount(4);
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-vega');
+    expect(problems).toEqual([]);
+  }, 240_000);
+});

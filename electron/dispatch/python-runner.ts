@@ -1,0 +1,179 @@
+import type { RunPythonFileRef } from '../contract/builtin-tools.js';
+import { chatFilePathProblem, type PythonRuntimeName } from '../contract/chat-files.js';
+import { AppError, assertNever } from '../contract/errors.js';
+import {
+  MAX_PYTHON_INPUT_BYTES,
+  type PythonException,
+  runPythonCode,
+  type SandboxPool,
+  type ScriptFile,
+} from '../sandbox/index.js';
+import type { ChatFolder } from './chat-files.js';
+
+/** One `run_python` run as its callers ask for it. */
+export interface PythonRunRequest {
+  runtime: PythonRuntimeName;
+  code: string;
+  /** The chat's folder: the run's working folder, read-only, where what it writes lands after. */
+  folder: ChatFolder;
+  /** Only these files of the folder are given (default: all). */
+  files?: string[];
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Fair-queue key (the chat's session). */
+  queue?: string;
+}
+
+/** What a run gave back: its output, its exception, and the files it wrote (now in the folder). */
+export interface PythonRunOutcome {
+  runtime: PythonRuntimeName;
+  stdout: string;
+  stderr: string;
+  exception: PythonException | null;
+  files: RunPythonFileRef[];
+  duration_ms: number;
+  truncated?: { stdout?: boolean; stderr?: boolean; files?: string[] };
+  /** The sandbox ended the run (a limit, a cancel): why, in words. */
+  stopped?: { code: string; reason: string };
+  /** Files the run wrote that the folder did not take, and why. */
+  not_kept?: Array<{ name: string; reason: string }>;
+}
+
+/**
+ * A runtime `run_python` can run in. Each says whether it can run here (null) or why not, and runs
+ * the code with the folder's files; the runner keeps what it wrote.
+ */
+export interface PythonRuntime {
+  readonly name: PythonRuntimeName;
+  unavailable(): string | null;
+  run(req: {
+    code: string;
+    files: ScriptFile[];
+    timeoutMs: number;
+    signal?: AbortSignal;
+    queue?: string;
+  }): Promise<
+    Omit<PythonRunOutcome, 'runtime' | 'files' | 'not_kept'> & {
+      files: Array<{ path: string; bytes: Uint8Array; media_type: string }>;
+    }
+  >;
+}
+
+/** Runs `run_python` code in one of its runtimes. */
+export interface PythonRunner {
+  /** Null when `runtime` can run here, else why not (for the tool's error and the CLI). */
+  unavailable(runtime: PythonRuntimeName): string | null;
+  run(req: PythonRunRequest): Promise<PythonRunOutcome>;
+}
+
+/** Pyodide in the app's sandbox pool: the standard library, no install step, always there. */
+export function pyodideRuntime(pool: () => SandboxPool): PythonRuntime {
+  return {
+    name: 'pyodide',
+    unavailable: () => null,
+    run: (req) =>
+      runPythonCode({
+        pool: pool(),
+        code: req.code,
+        files: req.files,
+        timeoutMs: req.timeoutMs,
+        signal: req.signal,
+        queue: req.queue,
+        limits: { memory_mb: 512, output_bytes: 1024 * 1024 },
+      }),
+  };
+}
+
+/**
+ * Full Python: CPython with the scientific stack in the OS sandbox. This build has no native
+ * runtime, so it says so instead of falling back to anything less confined.
+ */
+export function fullPythonUnavailable(): PythonRuntime {
+  const why =
+    'Full Python is not available yet: this build of SkillDesk has no native CPython runtime (the OS sandbox with numpy, pandas, matplotlib). Use the Pyodide runtime (the standard library) instead: skilldesk chat --python pyodide.';
+  return {
+    name: 'full',
+    unavailable: () => why,
+    run: () => Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', why)),
+  };
+}
+
+/** The runner over the given runtimes (one per name). */
+export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonRuntime }): PythonRunner {
+  const pick = (name: PythonRuntimeName): PythonRuntime => {
+    switch (name) {
+      case 'pyodide':
+      case 'full':
+        return runtimes[name];
+      default:
+        return assertNever(name);
+    }
+  };
+  return {
+    unavailable: (name) => pick(name).unavailable(),
+    async run(req) {
+      const runtime = pick(req.runtime);
+      const why = runtime.unavailable();
+      if (why) throw new AppError('HANDLER_NOT_AVAILABLE', why);
+      const files = inputsOf(req.folder, req.files);
+      const r = await runtime.run({
+        code: req.code,
+        files,
+        timeoutMs: req.timeoutMs,
+        signal: req.signal,
+        queue: req.queue,
+      });
+      const kept: RunPythonFileRef[] = [];
+      const notKept: Array<{ name: string; reason: string }> = [];
+      for (const f of r.files) {
+        // Paths come from the sandbox: checked again before they name a file on disk.
+        const why = chatFilePathProblem(f.path);
+        if (why) {
+          notKept.push({ name: f.path, reason: `the name ${why}` });
+          continue;
+        }
+        try {
+          const v = req.folder.write(f.path, f.bytes);
+          kept.push({ name: v.name, size: v.size, mime: v.media_type });
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          notKept.push({ name: f.path, reason: e.message });
+        }
+      }
+      return {
+        runtime: runtime.name,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        exception: r.exception,
+        files: kept,
+        duration_ms: r.duration_ms,
+        ...(r.truncated ? { truncated: r.truncated } : {}),
+        ...(r.stopped ? { stopped: r.stopped } : {}),
+        ...(notKept.length ? { not_kept: notKept } : {}),
+      };
+    },
+  };
+}
+
+/** The folder's files a run is given: all of them, or those named (each must exist). */
+function inputsOf(folder: ChatFolder, names: string[] | undefined): ScriptFile[] {
+  const all = folder.list();
+  const chosen = names
+    ? names.map((n) => {
+        const f = all.find((x) => x.name === n.replace(/^\.\//, ''));
+        if (!f)
+          throw new AppError(
+            'NOT_FOUND',
+            `no file "${n}" in this chat's folder${all.length ? `; its files: ${all.map((x) => x.name).join(', ')}` : ' (it is empty)'}`,
+          );
+        return f;
+      })
+    : all;
+  const total = chosen.reduce((n, f) => n + f.size, 0);
+  if (total > MAX_PYTHON_INPUT_BYTES)
+    throw new AppError(
+      'TOO_LARGE',
+      `the chat's files come to ${total} bytes, more than the ${MAX_PYTHON_INPUT_BYTES} a run takes: pass files to give the run only those it needs`,
+    );
+  return chosen.map((f) => ({ path: f.name, bytes: new Uint8Array(folder.read(f.name).bytes) }));
+}

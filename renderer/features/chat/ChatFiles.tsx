@@ -1,0 +1,281 @@
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import type { StoreApi } from 'zustand/vanilla';
+import type { ChatFileView } from '../../../electron/contract/chat-files.js';
+import { MAX_CHAT_FILE_BYTES } from '../../../electron/contract/chat-files.js';
+import type { Client } from '../../bridge/client.js';
+import { useChatStore, useStores } from '../../stores.js';
+import { Icon } from '../../ui/Icon.js';
+import { docFromFile } from '../canvas/canvas-docs.js';
+import type { CanvasStore } from '../canvas/canvas-store.js';
+import './chat-files.css';
+
+function sizeText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * Show a file of a chat's folder in the canvas: its bytes are read from the main process only now,
+ * and shown by what they are (an image — PNG or SVG —, a CSV as a table, a Vega-Lite chart, text).
+ */
+export function openChatFile(
+  client: Client,
+  canvas: StoreApi<CanvasStore>,
+  sessionId: string,
+  name: string,
+): Promise<void> {
+  const short = name.split('/').at(-1) || name;
+  return canvas.getState().openLoaded(short, async () => {
+    const r = await client.invoke('chat/read-file', { session_id: sessionId, name });
+    return docFromFile(short, r.media_type, r.data_base64, `In this chat’s files · ${name}`);
+  });
+}
+
+/** Save a chat file (a blob URL on this origin: nothing leaves the app). */
+async function downloadChatFile(client: Client, sessionId: string, name: string): Promise<void> {
+  const r = await client.invoke('chat/read-file', { session_id: sessionId, name });
+  const bytes = Uint8Array.from(atob(r.data_base64), (c) => c.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bytes], { type: r.media_type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name.split('/').at(-1) || 'file';
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function toBase64(buf: ArrayBuffer): string {
+  const bytes = new Uint8Array(buf);
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/**
+ * The chat's folder: the files its runs wrote, its attachments and the files dropped in, each to
+ * open in the canvas, download or delete; files dropped on the panel (or chosen) are added. Every
+ * control is a button or a file input, so the panel is reached and used with the keyboard.
+ */
+export function ChatFiles() {
+  const { client, canvas } = useStores();
+  const sessionId = useChatStore((s) => s.activeId);
+  const [files, setFiles] = useState<ChatFileView[] | null>(null);
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const listId = useId();
+
+  const load = useCallback(async () => {
+    if (!sessionId) return setFiles(null);
+    try {
+      const r = await client.invoke('chat/list-files', { session_id: sessionId });
+      setFiles(r.files);
+    } catch {
+      // A chat not stored yet (or deleted) has no folder to show.
+      setFiles([]);
+    }
+  }, [client, sessionId]);
+
+  useEffect(() => {
+    setError(null);
+    void load();
+    if (!sessionId) return;
+    // A run writes files, a message brings attachments: the list follows both.
+    const offs = [
+      client.subscribe('chat/tool-call-finished', (e) => {
+        if (e.session_id === sessionId) void load();
+      }),
+      client.subscribe('chat/turn-finished', (e) => {
+        if (e.session_id === sessionId) void load();
+      }),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }, [client, sessionId, load]);
+
+  if (!sessionId || files === null) return null;
+
+  const upload = async (list: FileList | File[]) => {
+    setError(null);
+    for (const f of Array.from(list)) {
+      if (f.size > MAX_CHAT_FILE_BYTES) {
+        setError(
+          `${f.name} is ${sizeText(f.size)}; a chat’s file may be at most ${sizeText(MAX_CHAT_FILE_BYTES)}.`,
+        );
+        continue;
+      }
+      try {
+        const data_base64 = toBase64(await f.arrayBuffer());
+        await client.invoke('chat/upload-file', { session_id: sessionId, name: f.name, data_base64 });
+      } catch (e) {
+        setError(`Couldn’t add ${f.name}: ${(e as Error).message}`);
+      }
+    }
+    setOpen(true);
+    await load();
+  };
+  const remove = async (name: string) => {
+    setError(null);
+    try {
+      await client.invoke('chat/delete-file', { session_id: sessionId, name });
+    } catch (e) {
+      setError(`Couldn’t delete ${name}: ${(e as Error).message}`);
+    }
+    await load();
+  };
+  const act = (what: string, p: Promise<void>) =>
+    p.catch((e: unknown) => setError(`Couldn’t ${what}: ${(e as Error).message}`));
+
+  const total = files.reduce((n, f) => n + f.size, 0);
+  return (
+    <section
+      className={`chat-files${dragging ? ' is-dragging' : ''}`}
+      aria-label="This chat’s files"
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        if (!e.dataTransfer.files.length) return;
+        e.preventDefault();
+        setDragging(false);
+        void upload(e.dataTransfer.files);
+      }}
+    >
+      <div className="chat-files__bar">
+        <button
+          type="button"
+          className="chat-files__toggle"
+          aria-expanded={open}
+          aria-controls={listId}
+          onClick={() => setOpen((v) => !v)}
+        >
+          <Icon name={open ? 'chevronDown' : 'chevronRight'} /> <Icon name="folder" /> Files
+          <span className="muted">
+            {' '}
+            · {files.length === 0 ? 'none yet' : `${files.length} · ${sizeText(total)}`}
+          </span>
+        </button>
+        <button
+          type="button"
+          className="btn btn--small"
+          title="Add files to this chat’s folder, where Python runs find them by name"
+          onClick={() => inputRef.current?.click()}
+        >
+          <Icon name="upload" /> Add files
+        </button>
+        <input
+          ref={inputRef}
+          type="file"
+          multiple
+          hidden
+          aria-label="Add files to this chat"
+          onChange={(e) => {
+            if (e.target.files) void upload(e.target.files);
+            e.target.value = '';
+          }}
+        />
+      </div>
+      {open && (
+        <div id={listId}>
+          {files.length === 0 ? (
+            <p className="chat-files__empty muted">
+              Files attached to messages, written by Python runs or dropped here appear in this chat’s folder.
+            </p>
+          ) : (
+            <ul className="chat-files__list">
+              {files.map((f) => (
+                <li key={f.name} className="chat-files__item">
+                  <button
+                    type="button"
+                    className="chat-files__name"
+                    title={`Open ${f.name} in the canvas`}
+                    onClick={() =>
+                      void act(`open ${f.name}`, openChatFile(client, canvas, sessionId, f.name))
+                    }
+                  >
+                    <Icon name="file" /> {f.name}
+                  </button>
+                  <span className="muted chat-files__size">{sizeText(f.size)}</span>
+                  <button
+                    type="button"
+                    className="btn btn--icon btn--small"
+                    aria-label={`Download ${f.name}`}
+                    title={`Download ${f.name}`}
+                    onClick={() =>
+                      void act(`download ${f.name}`, downloadChatFile(client, sessionId, f.name))
+                    }
+                  >
+                    <Icon name="download" />
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn--icon btn--small"
+                    aria-label={`Delete ${f.name}`}
+                    title={`Delete ${f.name} from this chat`}
+                    onClick={() => void remove(f.name)}
+                  >
+                    <Icon name="trash" />
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {error && (
+        <p className="step__reason" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The files a `run_python` result lists (untrusted: only well-formed entries), or none. */
+export function pythonFilesOf(result: unknown): Array<{ name: string; size: number; mime: string }> {
+  const r = result && typeof result === 'object' ? (result as Record<string, unknown>) : null;
+  if (!r || !Array.isArray(r.files)) return [];
+  return r.files.filter(
+    (f): f is { name: string; size: number; mime: string } =>
+      !!f &&
+      typeof f === 'object' &&
+      typeof (f as { name?: unknown }).name === 'string' &&
+      typeof (f as { size?: unknown }).size === 'number' &&
+      typeof (f as { mime?: unknown }).mime === 'string',
+  );
+}
+
+/** The files a `run_python` run wrote, as chips under its step that open them in the canvas. */
+export function PythonRunFiles({ result }: { result: unknown }) {
+  const { client, canvas } = useStores();
+  const sessionId = useChatStore((s) => s.activeId);
+  const files = pythonFilesOf(result);
+  if (!sessionId || files.length === 0) return null;
+  return (
+    <div className="script-files">
+      <ul className="script-files__list" aria-label="Files the run wrote">
+        {files.map((f) => (
+          <li key={f.name}>
+            <button
+              type="button"
+              className="script-file"
+              title={`Open ${f.name} (${f.mime}) in the canvas`}
+              onClick={() => void openChatFile(client, canvas, sessionId, f.name)}
+            >
+              <Icon name="panelRight" /> <span className="script-file__name">{f.name}</span>{' '}
+              <span className="muted">{sizeText(f.size)}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
