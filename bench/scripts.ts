@@ -49,7 +49,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     try {
       const t0 = performance.now();
       await client.invoke('scripts/run', REQ);
-      opts.log(`first run in a fresh host (sandbox process start included): ${Math.round(performance.now() - t0)} ms`);
+      opts.log(
+        `first run in a fresh host (sandbox process start included): ${Math.round(performance.now() - t0)} ms`,
+      );
       const n = opts.quick ? 5 : 30;
       for (let i = 0; i < n; i++) {
         const t = performance.now();

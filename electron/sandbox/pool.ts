@@ -24,8 +24,8 @@ import { FairQueue } from './fair-queue.js';
 import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
 import {
   type AppMessage,
-  type RunResult,
   RUN_FILE_CHUNK,
+  type RunResult,
   rpcToWire,
   SANDBOX_ERROR_CODES,
   SANDBOX_ID_PREFIX,

@@ -241,7 +241,11 @@ describe('runSkillScript', () => {
       timeoutMs: 120_000,
     });
     expect(r.stderr).toBe('');
-    expect(r).toMatchObject({ exit_code: 0, stdout: `${100 * 1024 * 1024} ${100 * 1024 * 1024} END!\n`, files: [] });
+    expect(r).toMatchObject({
+      exit_code: 0,
+      stdout: `${100 * 1024 * 1024} ${100 * 1024 * 1024} END!\n`,
+      files: [],
+    });
   }, 300_000);
 
   it('refuses input names that are not plain file names, twice the same name, and a missing file', async () => {

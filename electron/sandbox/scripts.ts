@@ -388,7 +388,10 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
   }
   // The user's inputs take the place of any `inputs/` the skill itself bundles.
   const inputs = readScriptInputs(opts.inputs ?? [], MAX_SCRIPT_INPUT_BYTES - inputBytes);
-  const staged = [...(inputs.length ? files.filter((f) => !f.path.startsWith(`${SCRIPT_INPUTS_DIR}/`)) : files), ...inputs];
+  const staged = [
+    ...(inputs.length ? files.filter((f) => !f.path.startsWith(`${SCRIPT_INPUTS_DIR}/`)) : files),
+    ...inputs,
+  ];
   const stdin = opts.stdin ?? '';
   if (stdin.length > MAX_SCRIPT_STDIN) {
     throw new AppError('TOO_LARGE', `stdin is longer than ${MAX_SCRIPT_STDIN} characters`, {

@@ -117,8 +117,7 @@ async function loadProtocol() {
   reader = new FrameReader(
     {
       maxJson: MAX_IN_JSON,
-      maxBinary: () =>
-        receiving ? nextChunkSize(receiving) : expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0,
+      maxBinary: () => (receiving ? nextChunkSize(receiving) : expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0),
     },
     {
       onJson: (m) => {

@@ -611,7 +611,8 @@ function capturePristine() {
   const write = FS.write;
   FS.write = function hookedWrite(stream, ...rest) {
     // Writes to character devices (stdout, stderr, /dev/skilldesk) change no file.
-    if (!(stream?.node && (FS.isChrdev(stream.node.mode) || nodeInJob(stream.node)))) mark('a file was written');
+    if (!(stream?.node && (FS.isChrdev(stream.node.mode) || nodeInJob(stream.node))))
+      mark('a file was written');
     return write.call(this, stream, ...rest);
   };
   const ioctl = FS.ioctl;
