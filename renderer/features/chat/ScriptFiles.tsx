@@ -100,7 +100,7 @@ export function ScriptFiles({ result }: { result: unknown }) {
             </button>{' '}
             <button
               type="button"
-              className="script-file script-file__save"
+              className="script-file-save"
               aria-label={`Save ${f.path} to…`}
               title={`Choose where to save ${f.path}`}
               onClick={() => void saveTo(f)}
