@@ -109,7 +109,7 @@ export const AttachmentInputSchema = z
     if (a.text === undefined && a.data === undefined && a.file !== undefined) return;
     if ((a.text === undefined) === (a.data === undefined)) {
       fail(
-        `${a.name}: send \`text\` (a text file), \`data\` (an image, base64) or \`file\` (a file the app kept)`,
+        `${a.name}: send either \`text\` (a text file), \`data\` (an image, base64) or \`file\` (a file the app kept)`,
         'text',
       );
       return;
