@@ -140,7 +140,12 @@ function givenFiles(
     }
     const output = /^skilldesk:\/\/script-output\/([^/]+)\/(.+)$/.exec(f.uri);
     if (output) {
-      const rel = output[2]!.split('/').map(decodeURIComponent).join('/');
+      let rel: string;
+      try {
+        rel = output[2]!.split('/').map(decodeURIComponent).join('/');
+      } catch {
+        throw new AppError('INVALID_INPUT', `${f.uri} is not a valid script output URI`);
+      }
       const { bytes } = runner.readOutput(output[1]!, rel);
       const { sha256 } = runner.files.put(bytes);
       return { name, path: runner.files.pathOf(sha256)! };
