@@ -37,7 +37,7 @@ import {
 import { createSidecarHandlers } from './sidecar-client/index.js';
 import { createSkillsHandlers, limitsFrom, resolveOrThrow } from './skills/index.js';
 import { createSourcesHandlers, startBackgroundChecks } from './sources/index.js';
-import { resolveHome, storeFile } from './store/index.js';
+import { createFileStore, resolveHome, storeFile } from './store/index.js';
 import { createToolHandlers } from './tools/index.js';
 import { createTracesHandlers } from './traces/index.js';
 import {
@@ -320,7 +320,7 @@ export function createHost(deps: HostDeps): Host {
     ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),
     ...appHandlers,
     ...chat.handlers,
-    ...createAttachmentsHandlers(),
+    ...createAttachmentsHandlers({ files: createFileStore(join(home, 'files')) }),
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,
     ...createCodeHandlers({ session }),

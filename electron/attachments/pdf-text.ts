@@ -178,7 +178,7 @@ export async function readPdfText(
   bytes: Uint8Array,
   name: string,
   limits: Partial<PdfLimits> = {},
-): Promise<ReadPdfRes> {
+): Promise<Omit<ReadPdfRes, 'file'>> {
   const lim = { ...DEFAULT_LIMITS, ...limits };
   const reply = await readOnThread(bytes, name, lim);
   if (!reply.ok) {

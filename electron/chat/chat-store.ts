@@ -23,6 +23,8 @@ export interface StoredAttachment {
   size: number;
   text: string;
   data?: string;
+  /** The file itself, kept in the user's file store (its SHA-256), for scripts. */
+  file?: string;
 }
 
 /** One search hit over the stored messages. */

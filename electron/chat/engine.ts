@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import {
   denseQuery,
   type MatchOptions,
@@ -80,7 +81,7 @@ export interface TurnInput {
    * Files sent with the message: text files into the model's context and to skills
    * (`attachments`); images (`data`, base64) to models that read them, never to skills.
    */
-  attachments?: Array<{ name: string; text?: string; media_type?: string; data?: string }>;
+  attachments?: Array<{ name: string; text?: string; media_type?: string; data?: string; file?: string }>;
   /** Edit and resend: the user message this one replaces (a new branch beside it). */
   edit_of?: string;
   /** Regenerate: the reply to write again (its user message is answered again; `message` is ignored). */
@@ -301,8 +302,19 @@ export interface UserTurn {
  */
 export function userContent(m: Pick<ChatMessage, 'content' | 'attachments'>): string {
   const files = (m.attachments ?? [])
-    .filter((a) => a.text)
-    .map((a) => attachmentBlock(a.name, `\n${a.text}\n`))
+    .map((a) =>
+      a.text
+        ? attachmentBlock(a.name, `\n${a.text}\n`)
+        : // A file kept as itself with no text to read (a workbook, a document): the model learns it
+          // is there and how a script reaches it.
+          a.file && a.data === undefined
+          ? attachmentBlock(
+              a.name,
+              `[a ${a.media_type || 'binary'} file of ${a.size} bytes, not readable as text here; run_script gives it to a skill's script as inputs/${a.name}]`,
+              a.media_type,
+            )
+          : '',
+    )
     .join('');
   return m.content + files;
 }
@@ -400,13 +412,19 @@ export function persistUserTurn(
   const message = deps.chats.addMessage({
     session_id: sessionId,
     ...(branch.parent_id !== undefined ? { parent_id: branch.parent_id } : {}),
-    attachments: (input.attachments ?? []).map((a) => ({
-      name: a.name,
-      media_type: a.media_type ?? 'text/plain',
-      size: a.data !== undefined ? base64Bytes(a.data) : new TextEncoder().encode(a.text ?? '').length,
-      text: a.text ?? '',
-      ...(a.data !== undefined ? { data: a.data } : {}),
-    })),
+    attachments: (input.attachments ?? []).map((a) => {
+      const kept = a.file ? keptFileSize(deps, a.name, a.file) : null;
+      return {
+        name: a.name,
+        media_type: a.media_type ?? 'text/plain',
+        size:
+          kept ??
+          (a.data !== undefined ? base64Bytes(a.data) : new TextEncoder().encode(a.text ?? '').length),
+        text: a.text ?? '',
+        ...(a.data !== undefined ? { data: a.data } : {}),
+        ...(a.file ? { file: a.file } : {}),
+      };
+    }),
     role: 'user',
     content: input.message,
     status: 'complete',
@@ -422,13 +440,35 @@ export function persistUserTurn(
   return { session_id: sessionId, new_session: newSession, stored_now: true, message, history };
 }
 
-/** The `attachments` harness key skills receive: text files only (images go to the model alone). */
+/**
+ * The size of an attachment kept as a file (the user's file store, by SHA-256): INVALID_INPUT when
+ * the store has no such file, before anything is stored.
+ */
+function keptFileSize(deps: Pick<ChatDeps, 'dispatcher'>, name: string, sha256: string): number {
+  const path = deps.dispatcher.scripts?.files.pathOf(sha256) ?? null;
+  if (!path)
+    throw new AppError('INVALID_INPUT', `${name}: the attached file is no longer kept; attach it again`, {
+      attachment: name,
+    });
+  return statSync(path).size;
+}
+
+/**
+ * The `attachments` harness key skills receive: text files with their text, and every file kept
+ * as itself (`file`, its SHA-256 in the user's file store) — which `run_script` gives a script as
+ * `inputs/<name>`. Images without a kept file go to the model alone.
+ */
 export function skillAttachments(
   list: TurnInput['attachments'],
-): Array<{ name: string; media_type: string; text: string }> {
+): Array<{ name: string; media_type: string; text: string; file?: string }> {
   return (list ?? [])
-    .filter((a) => a.data === undefined)
-    .map((a) => ({ name: a.name, media_type: a.media_type ?? 'text/plain', text: a.text ?? '' }));
+    .filter((a) => a.data === undefined || a.file)
+    .map((a) => ({
+      name: a.name,
+      media_type: a.media_type ?? 'text/plain',
+      text: a.text ?? '',
+      ...(a.file ? { file: a.file } : {}),
+    }));
 }
 
 /**
@@ -683,6 +723,7 @@ export async function runTurn(
           text: a.text,
           media_type: a.media_type,
           ...(a.data !== undefined ? { data: a.data } : {}),
+          ...(a.file ? { file: a.file } : {}),
         })),
       }
     : branch.edited && input.attachments === undefined

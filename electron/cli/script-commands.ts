@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { RunScriptRes } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
+import { MAX_SCRIPT_INPUT_BYTES } from '../sandbox/index.js';
 import { listInstalledPackages } from '../skills/index.js';
 import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -28,6 +29,38 @@ async function readAll(ctx: CliContext): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The `--file` paths as a run's inputs, each named by its file name: a missing file, something
+ * other than a file, or two files of the same name are refused before anything runs (USAGE).
+ */
+export function inputFilesOf(paths: string[]): Array<{ name: string; path: string }> {
+  const byName = new Map<string, string>();
+  return paths.map((p) => {
+    const path = resolve(p);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path);
+    } catch {
+      throw new AppError('USAGE', `--file ${p}: no such file`);
+    }
+    if (!st.isFile()) throw new AppError('USAGE', `--file ${p}: not a regular file`);
+    if (st.size > MAX_SCRIPT_INPUT_BYTES)
+      throw new AppError(
+        'USAGE',
+        `--file ${p}: ${st.size} bytes, more than the ${MAX_SCRIPT_INPUT_BYTES} a script run takes`,
+      );
+    const name = basename(path);
+    const other = byName.get(name);
+    if (other)
+      throw new AppError(
+        'USAGE',
+        `--file ${other} and --file ${p} are both named ${name}: the script sees its files as inputs/NAME, so give each its own name (copy or link one under another name)`,
+      );
+    byName.set(name, p);
+    return { name, path };
+  });
+}
+
 /** The process exit code for a script run: the script's own, or 124/125 when the sandbox stopped it. */
 export function scriptExitCode(r: Pick<RunScriptRes, 'exit_code' | 'sandbox_error'>): number {
   if (r.sandbox_error)
@@ -42,15 +75,26 @@ export function scriptExitCode(r: Pick<RunScriptRes, 'exit_code' | 'sandbox_erro
 export function registerScriptCommands(program: Command, ctx: CliContext): void {
   const skills = program.commands.find((c) => c.name() === 'skills');
   if (!skills) return;
-  skills
+  const runScript = skills
     .command('run-script')
+    // Options the command does not know are the script's (`run-script NAME SCRIPT --help` asks the
+    // script for its usage, as `python SCRIPT --help` would); -h/--help before NAME is this
+    // command's own help.
+    .helpOption(false)
+    .allowUnknownOption()
     .description(
       "run a skill's bundled Python script in the sandbox with arguments (put -- before arguments that start with -); exits with the script's exit code",
     )
-    .argument('<name>', 'skill name')
-    .argument('<script>', 'the script, by its path in the skill folder (scripts/extract.py)')
+    // Checked in the action: -h/--help alone must reach it (commander checks required ones first).
+    .argument('[name]', 'skill name')
+    .argument('[script]', 'the script, by its path in the skill folder (scripts/extract.py)')
     .argument('[args...]', 'arguments for the script (sys.argv[1:])')
     .option('--stdin <text>', "text for the script's standard input; - reads this command's stdin")
+    .option(
+      '--file <path>',
+      'give the script this file, read-only as inputs/<its file name> (repeat for more; arguments may name it inputs/NAME)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--out <dir>', 'write the files the script created into this folder (relative paths kept)')
     .option('--timeout-ms <n>', 'time limit of the run (default 10000, at most 300000)', (v) => {
       const n = Number(v);
@@ -60,12 +104,22 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
     })
     .action(
       async (
-        name: string,
-        script: string,
+        name: string | undefined,
+        script: string | undefined,
         args: string[],
-        o: { stdin?: string; out?: string; timeoutMs?: number },
+        o: { stdin?: string; out?: string; timeoutMs?: number; file?: string[] },
       ) => {
+        if (name === undefined || name === '--help' || name === '-h') {
+          ctx.io.stdout(runScript.helpInformation());
+          return;
+        }
+        if (script === undefined)
+          throw new AppError(
+            'USAGE',
+            'skills run-script NAME SCRIPT: which script? (skilldesk skills show NAME lists them)',
+          );
         const g = ctx.globals();
+        const files = inputFilesOf(o.file ?? []);
         const stdin = o.stdin === '-' ? await readAll(ctx) : o.stdin;
         const { r, saved } = await withClient(ctx, async (c) => {
           const r = await untilInterrupted((signal) =>
@@ -77,6 +131,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
                 args,
                 ...(stdin !== undefined ? { stdin } : {}),
                 ...(o.timeoutMs ? { timeout_ms: o.timeoutMs } : {}),
+                ...(files.length ? { files } : {}),
               },
               { signal },
             ),

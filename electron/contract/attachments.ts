@@ -48,14 +48,47 @@ export interface ReadPdfRes {
   chars: number;
   /** Why the text is shorter than the file, in words for the user; null when nothing was cut. */
   cut: string | null;
+  /** The PDF itself, kept for scripts: attach it as the attachment's `file`. */
+  file: string;
+}
+
+/** Largest file kept by `attachments/store-file` (bytes; as base64 it stays under the transport's 24 MiB). */
+export const MAX_STORED_ATTACHMENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `attachments/store-file`: keep a file of any type as itself, for the skills' scripts a message
+ * runs (`inputs/<name>`); the reply's `file` goes into the attachment.
+ */
+export const StoreFileReqSchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(255),
+    data: z
+      .string()
+      .max(
+        Math.ceil((MAX_STORED_ATTACHMENT_BYTES * 4) / 3) + 4,
+        `is larger than ${MAX_STORED_ATTACHMENT_BYTES / 1024 / 1024} MiB`,
+      )
+      .refine((s) => s.length % 4 === 0 && BASE64.test(s), 'is not valid base64'),
+  })
+  .strict();
+/** Request of `attachments/store-file`. */
+export type StoreFileReq = z.infer<typeof StoreFileReqSchema>;
+/** Reply of `attachments/store-file`. */
+export interface StoreFileRes {
+  name: string;
+  /** The file's SHA-256: the attachment's `file`. */
+  file: string;
+  size: number;
 }
 
 /** The `attachments/*` channels. */
 export interface AttachmentsChannels {
   'attachments/read-pdf': { req: ReadPdfReq; res: ReadPdfRes };
+  'attachments/store-file': { req: StoreFileReq; res: StoreFileRes };
 }
 
 /** Request schemas of the `attachments/*` channels. */
 export const attachmentsRequestSchemas = {
   'attachments/read-pdf': ReadPdfReqSchema,
+  'attachments/store-file': StoreFileReqSchema,
 };

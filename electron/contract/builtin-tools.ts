@@ -26,6 +26,37 @@ const SkillName = z
   .describe('The skill name, as list_skills or search_skills report it.');
 const ArtifactName = z.string().min(1).max(200).describe('One artifact of the skill, by name.');
 
+/** Largest base64 text of the files one `run_script` call carries in its arguments (about 12 MiB of bytes). */
+export const MAX_SCRIPT_FILES_BASE64 = 16 * 1024 * 1024;
+/** Most files one `run_script` call names in its arguments. */
+export const MAX_SCRIPT_FILE_ARGS = 20;
+const InputFileName = z
+  .string()
+  .min(1)
+  .max(255)
+  .describe('Where the script finds the file: inputs/NAME (a plain file name, no folders).');
+const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
+/** A file given to `run_script`: a resource the app serves, or the bytes themselves. */
+const ScriptFileArg = z.union([
+  z.strictObject({
+    name: InputFileName,
+    uri: z
+      .string()
+      .max(2048)
+      .describe(
+        'A file the app holds: skilldesk://script-output/RUN_ID/PATH (a file an earlier run wrote) or skilldesk://file/SHA256 (a stored file).',
+      ),
+  }),
+  z.strictObject({
+    name: InputFileName,
+    data_base64: z
+      .string()
+      .max(MAX_SCRIPT_FILES_BASE64)
+      .refine((s) => s.length % 4 === 0 && BASE64_TEXT.test(s), 'is not valid base64')
+      .describe("The file's bytes, base64."),
+  }),
+]);
+
 /**
  * A tool's arguments: exactly these keys. An unknown one is refused, naming the accepted ones, so a
  * caller that misspells an argument learns it instead of running with the argument dropped.
@@ -172,6 +203,19 @@ export const BUILTIN_TOOLS = {
         .optional()
         .describe("The script's command-line arguments (sys.argv[1:]), one string each."),
       stdin: z.string().max(1_000_000).optional().describe("Text on the script's standard input."),
+      files: z
+        .array(ScriptFileArg)
+        .max(MAX_SCRIPT_FILE_ARGS)
+        .refine(
+          (fs) =>
+            fs.reduce((n, f) => n + ('data_base64' in f ? f.data_base64.length : 0), 0) <=
+            MAX_SCRIPT_FILES_BASE64,
+          `files given as data_base64 may hold at most ${MAX_SCRIPT_FILES_BASE64} characters in all: send larger files by uri`,
+        )
+        .optional()
+        .describe(
+          "Files for the script besides the chat's attachments, each read-only at inputs/NAME: {name, uri} or {name, data_base64}.",
+        ),
     }),
     read_only: false,
     activity(call) {
@@ -298,6 +342,15 @@ export const RunScriptReqSchema = z
     args: z.array(z.string().max(100_000)).max(200).optional(),
     stdin: z.string().max(1_000_000).optional(),
     timeout_ms: z.number().int().positive().max(300_000).optional(),
+    /**
+     * Files of this machine given to the script, read-only at `inputs/<name>`. Taken only from the
+     * CLI (a caller in the app's own process): a window or a WebSocket client naming paths of the
+     * machine would read what it cannot otherwise reach.
+     */
+    files: z
+      .array(z.strictObject({ name: z.string().min(1).max(255), path: z.string().min(1).max(4096) }))
+      .max(100)
+      .optional(),
   })
   .strict();
 /** Request of `scripts/run`. */

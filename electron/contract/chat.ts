@@ -93,12 +93,25 @@ export const AttachmentInputSchema = z
     media_type: z.string().trim().max(100),
     text: z.string().optional(),
     data: z.string().optional(),
+    /**
+     * The file itself, kept by `attachments/store-file` or `attachments/read-pdf` (its SHA-256):
+     * scripts get it as `inputs/<name>`. Alone for a file with no text to read (a workbook), or
+     * beside the text the model reads (a PDF's).
+     */
+    file: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be the SHA-256 the app gave when it kept the file')
+      .optional(),
   })
   .strict()
   .superRefine((a, ctx) => {
     const fail = (message: string, path: string) => ctx.addIssue({ code: 'custom', message, path: [path] });
+    if (a.text === undefined && a.data === undefined && a.file !== undefined) return;
     if ((a.text === undefined) === (a.data === undefined)) {
-      fail(`${a.name}: send either \`text\` (a text file) or \`data\` (an image, base64)`, 'text');
+      fail(
+        `${a.name}: send either \`text\` (a text file), \`data\` (an image, base64) or \`file\` (a file the app kept)`,
+        'text',
+      );
       return;
     }
     if (a.text !== undefined) {

@@ -15,6 +15,7 @@ import {
 } from '../sandbox/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import { skillPackages } from '../skills/index.js';
+import { createFileStore } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { toolScriptService } from './llm-skill-tools.js';
@@ -238,6 +239,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           home: deps.home,
           packagesFor: (skill) => skillPackages(deps.home, skill),
           packageIndex: deps.packageIndex,
+          files: createFileStore(join(deps.home, 'files')),
         });
   const python =
     deps.sandbox === false

@@ -19,11 +19,12 @@ import {
   runSkillScript,
   type SandboxPool,
   type ScriptFile,
+  type ScriptInput,
   type ScriptPackage,
   scriptRelativePath,
 } from '../sandbox/index.js';
 import { installSkillPackages, type PackageInstallReport, skillToAgentFiles } from '../skills/index.js';
-import type { Skill } from '../store/index.js';
+import type { FileStore, Skill } from '../store/index.js';
 
 /** A script of a skill as the model is told about it. */
 export interface SkillScriptInfo {
@@ -53,26 +54,30 @@ export interface SkillScriptRequest {
   signal?: AbortSignal;
   /** Fair-queue key (the chat's session). */
   queue?: string;
-  /** Files given to this run besides the skill's own (a chat's attachments), read-only under `inputs/`. */
-  inputs?: Array<{ name: string; bytes: Uint8Array }>;
+  /**
+   * The user's files given to this run, read-only under `inputs/<name>` (by their path on this
+   * machine: either runtime takes them without copying them into a program).
+   */
+  inputs?: ScriptInput[];
 }
 
-/** Where a run's input files sit, relative to the working folder. */
-export const SCRIPT_INPUTS_DIR = 'inputs';
-
-/** `inputs/<name>` for each input: a plain file name (no folders), duplicates numbered. */
-export function inputFiles(inputs: Array<{ name: string; bytes: Uint8Array }>): ScriptFile[] {
+/**
+ * Input names for files named by people and models (chat attachments): the last path segment,
+ * control and reserved characters replaced, a leading dot dropped, duplicates numbered (`2-a.csv`).
+ * The CLI and MCP refuse such names instead, so the user sees what the script will.
+ */
+export function inputNames(names: string[]): string[] {
   const taken = new Set<string>();
-  return inputs.map((f, i) => {
+  return names.map((n, i) => {
     const base =
-      (f.name.split(/[\\/]/).at(-1) ?? '')
+      (n.split(/[\\/]/).at(-1) ?? '')
         .replace(/[\u0000-\u001f<>:"|?*]/g, '_')
         .replace(/^\.+/, '')
         .slice(0, 200) || `input-${i + 1}`;
     let name = base;
-    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${n}-${base}`;
+    for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${k}-${base}`;
     taken.add(name.toLowerCase());
-    return { path: `${SCRIPT_INPUTS_DIR}/${name}`, bytes: f.bytes };
+    return name;
   });
 }
 
@@ -92,6 +97,8 @@ export interface SkillScriptRunner {
   listOutputs(runId: string): ScriptOutputRef[];
   /** Fetch the packages the skill declares into the account's wheelhouse (pip; see skills/packages.ts). */
   installPackages(skill: Skill, signal?: AbortSignal): Promise<PackageInstallReport>;
+  /** The user's files kept for runs (chat attachments, files an MCP client sent), by SHA-256. */
+  readonly files: FileStore;
 }
 
 /** How long a run's output files are kept. */
@@ -149,6 +156,8 @@ export function createSkillScriptRunner(deps: {
   packagesFor?: (skill: Skill) => SkillPackagesFor;
   /** The package index the user set in Settings (undefined: PyPI). */
   packageIndex?: () => string | undefined;
+  /** The store of the user's files (see {@link SkillScriptRunner.files}). */
+  files: FileStore;
 }): SkillScriptRunner {
   const runDir = (runId: string) => {
     if (!RUN_ID.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a script run id`);
@@ -178,10 +187,8 @@ export function createSkillScriptRunner(deps: {
       const pkgs = deps.packagesFor?.(skill) ?? { wheels: [], missing: [] };
       const result = await runSkillScript({
         pool: deps.pool(),
-        files: [
-          ...skillScriptFiles(skill).filter((f) => !f.path.startsWith(`${SCRIPT_INPUTS_DIR}/`)),
-          ...inputFiles(req.inputs ?? []),
-        ],
+        files: skillScriptFiles(skill),
+        inputs: req.inputs,
         script: req.script,
         argv: req.argv,
         stdin: req.stdin,
@@ -234,6 +241,7 @@ export function createSkillScriptRunner(deps: {
       }
     },
     listOutputs,
+    files: deps.files,
     installPackages(skill, signal) {
       if (!deps.home)
         return Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', 'no account folder for packages'));

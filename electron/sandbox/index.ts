@@ -71,18 +71,23 @@ export {
 } from './python-run.js';
 export {
   MAX_SCRIPT_INPUT_BYTES,
+  MAX_SCRIPT_INPUTS,
   MAX_SCRIPT_OUTPUT_BYTES,
   MAX_SCRIPT_OUTPUT_FILES,
   mediaTypeOf,
   type RunSkillScriptOptions,
   type RunSkillScriptResult,
+  readScriptInputs,
   runSkillScript,
   SCRIPT_CWD,
+  SCRIPT_INPUTS_DIR,
   SCRIPT_OUT_DIR,
   SCRIPT_PACKAGES_DIR,
   type ScriptFile,
+  type ScriptInput,
   type ScriptOutputFile,
   type ScriptPackage,
+  scriptInputName,
   scriptRelativePath,
 } from './scripts.js';
 export {

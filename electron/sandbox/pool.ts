@@ -24,6 +24,7 @@ import { FairQueue } from './fair-queue.js';
 import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
 import {
   type AppMessage,
+  RUN_FILE_CHUNK,
   type RunResult,
   rpcToWire,
   SANDBOX_ERROR_CODES,
@@ -31,7 +32,7 @@ import {
   SandboxMessageSchema,
   wireToRpc,
 } from './protocol.js';
-import { encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
+import { encodeBinaryFrame, encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { packSparse } from './runtime/sparse.mjs';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
@@ -941,13 +942,33 @@ export class SandboxPool {
         job.sentAt = performance.now();
         // The peer's timeout is the app's own backstop: the process should answer by the deadline
         // plus grace; one that does not is killed.
+        const files = job.component ? [] : (job.opts.files ?? []);
         const call = proc.peer.request(
           job.component ? 'component' : 'run',
           job.component
             ? { sha256: job.component, input: job.code, limits: job.limits }
-            : { code: job.code, limits: job.limits },
+            : {
+                code: job.code,
+                limits: job.limits,
+                ...(files.length
+                  ? {
+                      files: files.map((f) => ({
+                        path: f.path,
+                        size: f.bytes.byteLength,
+                        ...(f.writable ? { writable: true } : {}),
+                      })),
+                    }
+                  : {}),
+              },
           { timeoutMs: job.limits.timeout_ms + job.limits.grace_ms + BACKSTOP_MS, context: job },
         );
+        // The peer wrote the run's frame synchronously: the files' bytes follow it on the pipe.
+        for (const f of files) {
+          for (let at = 0; at < f.bytes.byteLength; at += RUN_FILE_CHUNK) {
+            const chunk = f.bytes.subarray(at, Math.min(f.bytes.byteLength, at + RUN_FILE_CHUNK));
+            for (const frame of encodeBinaryFrame(chunk)) proc.handle.write(frame);
+          }
+        }
         proc.runs.set(call.id, { hostCall: null });
         job.runId = call.id;
         call.result.then(

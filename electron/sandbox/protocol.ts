@@ -52,8 +52,42 @@ export const WireLimitsSchema = z.strictObject(
   ) as Record<keyof typeof MAX_LIMITS, z.ZodNumber>,
 );
 
-/** `run` params: one program and its limits. */
-export const RunParamsSchema = z.strictObject({ code: z.string().max(MAX_CODE), limits: WireLimitsSchema });
+/** Largest total size of the files one run is given (each follows its `run` frame as binary frames). */
+export const MAX_RUN_FILES_BYTES = 512 * 1024 * 1024;
+/** Most files one run is given. */
+export const MAX_RUN_FILES = 20_000;
+/** Largest binary frame of a run's file: a file is sent in chunks of at most this size. */
+export const RUN_FILE_CHUNK = 8 * 1024 * 1024;
+
+/**
+ * A file the run is given, written into the worker's file system before the program runs (under
+ * one of the run's own folders: `/skill/`, `/packages/`, `/tmp/`). Its bytes follow the `run`
+ * frame as binary frames of at most {@link RUN_FILE_CHUNK} bytes, file after file in this order
+ * (none for an empty file): never inside the program.
+ */
+export const RunFileSchema = z.strictObject({
+  path: z
+    .string()
+    .min(2)
+    .max(1100)
+    .regex(/^\/(skill|packages|tmp)\/[^\0]+$/),
+  size: z.number().int().nonnegative().max(MAX_RUN_FILES_BYTES),
+  /** Writable by the run (default: read-only, mode 0444). */
+  writable: z.boolean().optional(),
+});
+
+/** `run` params: one program and its limits, and the files it is given. */
+export const RunParamsSchema = z.strictObject({
+  code: z.string().max(MAX_CODE),
+  limits: WireLimitsSchema,
+  files: z
+    .array(RunFileSchema)
+    .max(MAX_RUN_FILES)
+    .refine((fs) => fs.reduce((n, f) => n + f.size, 0) <= MAX_RUN_FILES_BYTES, {
+      message: `a run's files may hold at most ${MAX_RUN_FILES_BYTES} bytes`,
+    })
+    .optional(),
+});
 
 /**
  * `component` params: run the WebAssembly component the app transpiled into its component cache
@@ -206,7 +240,12 @@ export function rpcToWire(m: RpcMessage, from: SandboxSide): AppMessage | Sandbo
 export function wireToRpc(m: AppMessage | SandboxMessage): RpcMessage | null {
   switch (m.type) {
     case 'run':
-      return { type: 'req', id: m.id, method: 'run', params: { code: m.code, limits: m.limits } };
+      return {
+        type: 'req',
+        id: m.id,
+        method: 'run',
+        params: { code: m.code, limits: m.limits, ...(m.files ? { files: m.files } : {}) },
+      };
     case 'component':
       return {
         type: 'req',

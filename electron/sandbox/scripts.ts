@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
@@ -12,13 +13,108 @@ export const SCRIPT_OUT_DIR = 'out';
 /** Where package wheels are mounted (read-only, each on `sys.path`). */
 export const SCRIPT_PACKAGES_DIR = '/packages';
 
-/** Largest total size of the files a script may be given (skill files, inputs and wheels). */
-export const MAX_SCRIPT_INPUT_BYTES = 12 * 1024 * 1024;
+/** Where a run's input files sit, relative to {@link SCRIPT_CWD}. */
+export const SCRIPT_INPUTS_DIR = 'inputs';
+
+/**
+ * Largest total size of the files a script is given (skill files, inputs and wheels). They cross to
+ * the sandbox as binary frames and sit in its memory file system, so the bound is the sandbox
+ * process's memory, not a program's size.
+ */
+export const MAX_SCRIPT_INPUT_BYTES = 256 * 1024 * 1024;
+/** Most input files one run takes. */
+export const MAX_SCRIPT_INPUTS = 100;
 /** Files a run hands back at most, and their total size: base64 in the run's result must fit. */
 export const MAX_SCRIPT_OUTPUT_FILES = 64;
 export const MAX_SCRIPT_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Largest stdin. */
 export const MAX_SCRIPT_STDIN = 1024 * 1024;
+
+/**
+ * A file of the user's given to a run: `name` is where the script finds it (`inputs/<name>`,
+ * read-only), `path` the file on this machine. The native runtime binds the path; Pyodide's reads
+ * it here and hands the bytes to the sandbox.
+ */
+export interface ScriptInput {
+  name: string;
+  path: string;
+}
+
+/**
+ * `name` if it can be an input's name: one plain file name (no folder, not `.`/`..`, no NUL or
+ * control character, at most 255 bytes). Throws INVALID_INPUT naming it otherwise.
+ */
+export function scriptInputName(name: string): string {
+  const bad =
+    !name ||
+    name === '.' ||
+    name === '..' ||
+    /[/\\\u0000-\u001f]/.test(name) ||
+    Buffer.byteLength(name) > 255;
+  if (bad)
+    throw new AppError(
+      'INVALID_INPUT',
+      `"${name}" cannot name an input file: it must be a plain file name (no folders, not . or ..), as the script sees it under ${SCRIPT_INPUTS_DIR}/`,
+      { input: name },
+    );
+  return name;
+}
+
+/**
+ * Check a run's inputs (names plain and distinct, files present and regular, sizes within
+ * `budget`) and read them: AppError NOT_FOUND / INVALID_INPUT / TOO_LARGE naming the file.
+ */
+export function readScriptInputs(inputs: ScriptInput[], budget = MAX_SCRIPT_INPUT_BYTES): ScriptFile[] {
+  if (inputs.length > MAX_SCRIPT_INPUTS)
+    throw new AppError('TOO_LARGE', `at most ${MAX_SCRIPT_INPUTS} input files per run`, {
+      limit: 'script_inputs',
+      max: MAX_SCRIPT_INPUTS,
+    });
+  const seen = new Set<string>();
+  let total = 0;
+  const sized = inputs.map((i) => {
+    const name = scriptInputName(i.name);
+    if (seen.has(name))
+      throw new AppError(
+        'INVALID_INPUT',
+        `two input files are named "${name}": the script sees them all under ${SCRIPT_INPUTS_DIR}/, so each needs its own name (rename or copy one)`,
+        { input: name },
+      );
+    seen.add(name);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(i.path);
+    } catch {
+      throw new AppError('NOT_FOUND', `input file ${i.path} does not exist (or cannot be read)`, {
+        input: name,
+      });
+    }
+    if (!st.isFile())
+      throw new AppError('INVALID_INPUT', `input ${i.path} is not a regular file`, { input: name });
+    total += st.size;
+    if (total > budget)
+      throw new AppError(
+        'TOO_LARGE',
+        `the input files come to more than ${budget} bytes (${i.path} is ${st.size}), the most a run takes`,
+        { limit: 'script_input_bytes', max: budget, input: name },
+      );
+    return { name, path: i.path };
+  });
+  return sized.map(({ name, path }) => {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (e) {
+      throw new AppError('NOT_FOUND', `input file ${path} cannot be read (${(e as Error).message})`, {
+        input: name,
+      });
+    }
+    return {
+      path: `${SCRIPT_INPUTS_DIR}/${name}`,
+      bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    };
+  });
+}
 
 /** One file a script sees, at a path relative to its working folder. */
 export interface ScriptFile {
@@ -38,8 +134,10 @@ export interface ScriptPackage {
 /** Options of {@link runSkillScript}. */
 export interface RunSkillScriptOptions {
   pool: SandboxPool;
-  /** The skill's files (and any inputs), read-only at their relative paths under the working folder. */
+  /** The skill's files, read-only at their relative paths under the working folder. */
   files: ScriptFile[];
+  /** The user's files, read-only under `inputs/` (see {@link ScriptInput}). */
+  inputs?: ScriptInput[];
   /** The script to run, relative to the working folder (`scripts/extract.py`). */
   script: string;
   /** `sys.argv[1:]`. */
@@ -108,19 +206,20 @@ export function scriptRelativePath(path: string, what = 'path'): string {
   return p;
 }
 
-const b64 = (bytes: Uint8Array) =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+/** The modification time (seconds) the sandbox gives every file a run is given (worker.mjs). */
+const GIVEN_MTIME_S = 1;
 
 /**
- * The Python program that sets a script's stage and runs it. The files travel inside the program
- * (base64), so the sandbox protocol and its per-run reset stay as they are: writing them marks the
- * worker dirty and the pool ends it after the run, so nothing of one script run reaches the next.
+ * The Python program that sets a script's stage and runs it. The files are not in it: the pool
+ * hands them to the sandbox as binary frames and the worker writes them into the run's own folders
+ * (fresh for each run and dropped after it, see worker.mjs), read-only, with the modification time
+ * {@link GIVEN_MTIME_S}; what the script changed is what is newer.
  */
 function bootstrap(job: unknown): string {
   return `import json as _json
 _job = _json.loads(${JSON.stringify(JSON.stringify(job))})
 def _skilldesk_script(job):
-    import base64, io, os, stat, sys, traceback, skilldesk
+    import io, os, stat, sys, traceback, skilldesk
     submit = skilldesk.submit
     # The report goes out through submit(); the script must not be able to make it first.
     def _refused(*_a, **_k):
@@ -128,24 +227,8 @@ def _skilldesk_script(job):
     skilldesk.submit = _refused
     cwd, pkgs = job["cwd"], job["packages_dir"]
     sys.dont_write_bytecode = True
-    os.makedirs(pkgs, exist_ok=True)
-    for name, data in job["packages"]:
-        path = os.path.join(pkgs, name)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
-        os.chmod(path, 0o444)
-    os.makedirs(cwd, exist_ok=True)
-    given = {}
-    for rel, data in job["files"]:
-        path = os.path.join(cwd, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        raw = base64.b64decode(data)
-        with open(path, "wb") as f:
-            f.write(raw)
-        os.chmod(path, 0o444)
-        given[rel] = raw
+    given = set(job["given"])
     os.makedirs(os.path.join(cwd, job["out_dir"]), exist_ok=True)
-    os.chmod(pkgs, 0o555)
     os.chdir(cwd)
     script = os.path.join(cwd, job["script"])
     sys.argv = [job["script"], *job["argv"]]
@@ -153,7 +236,7 @@ def _skilldesk_script(job):
     os.environ.clear()
     os.environ.update(job["env"])
     # As \`python scripts/x.py\` would: the script's folder first, then the packages.
-    sys.path[:0] = [os.path.dirname(script)] + [os.path.join(pkgs, n) for n, _ in job["packages"]]
+    sys.path[:0] = [os.path.dirname(script)] + [os.path.join(pkgs, n) for n in job["packages"]]
     code = 0
     try:
         try:
@@ -191,21 +274,27 @@ def _skilldesk_script(job):
     except BaseException:
         pass
     files, dropped, total = [], [], 0
+    import base64
     for root, dirs, names in os.walk(cwd):
         dirs.sort()
         for n in sorted(names):
             path = os.path.join(root, n)
             rel = os.path.relpath(path, cwd)
             try:
-                if not stat.S_ISREG(os.lstat(path).st_mode):
+                st = os.lstat(path)
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                # A given file the run left alone keeps the time it was given with: not read again.
+                if rel in given and st.st_mtime == job["given_mtime"]:
+                    continue
+                if len(files) >= job["max_files"] or total + st.st_size > job["max_bytes"]:
+                    dropped.append(rel)
                     continue
                 with open(path, "rb") as f:
                     raw = f.read(job["max_bytes"] + 1)
             except OSError:
                 continue
-            if given.get(rel) == raw:
-                continue
-            if len(files) >= job["max_files"] or total + len(raw) > job["max_bytes"]:
+            if total + len(raw) > job["max_bytes"]:
                 dropped.append(rel)
                 continue
             total += len(raw)
@@ -267,7 +356,7 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
     if (seen.has(path)) throw new AppError('INVALID_INPUT', `the file "${path}" is given twice`);
     seen.add(path);
     inputBytes += f.bytes.byteLength;
-    return [path, b64(f.bytes)] as const;
+    return { path, bytes: f.bytes };
   });
   if (!seen.has(script)) {
     const scripts = [...seen].filter((p) => p.endsWith('.py'));
@@ -288,7 +377,7 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
       throw new AppError('INVALID_INPUT', `"${p.filename}" is not a wheel file name`);
     }
     inputBytes += p.bytes.byteLength;
-    return [p.filename, b64(p.bytes)] as const;
+    return p;
   });
   if (inputBytes > MAX_SCRIPT_INPUT_BYTES) {
     throw new AppError(
@@ -297,6 +386,12 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
       { limit: 'script_input_bytes', max: MAX_SCRIPT_INPUT_BYTES },
     );
   }
+  // The user's inputs take the place of any `inputs/` the skill itself bundles.
+  const inputs = readScriptInputs(opts.inputs ?? [], MAX_SCRIPT_INPUT_BYTES - inputBytes);
+  const staged = [
+    ...(inputs.length ? files.filter((f) => !f.path.startsWith(`${SCRIPT_INPUTS_DIR}/`)) : files),
+    ...inputs,
+  ];
   const stdin = opts.stdin ?? '';
   if (stdin.length > MAX_SCRIPT_STDIN) {
     throw new AppError('TOO_LARGE', `stdin is longer than ${MAX_SCRIPT_STDIN} characters`, {
@@ -319,8 +414,9 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
     cwd: SCRIPT_CWD,
     out_dir: SCRIPT_OUT_DIR,
     packages_dir: SCRIPT_PACKAGES_DIR,
-    files,
-    packages,
+    given: staged.map((f) => f.path),
+    given_mtime: GIVEN_MTIME_S,
+    packages: packages.map((p) => p.filename),
     script,
     argv,
     stdin,
@@ -335,7 +431,15 @@ export async function runSkillScript(opts: RunSkillScriptOptions): Promise<RunSk
     result_bytes: MAX_LIMITS.result_bytes,
   };
   const run = await raceSignal(
-    opts.pool.run(code, { limits, host: opts.host, queue: opts.queue }),
+    opts.pool.run(code, {
+      limits,
+      host: opts.host,
+      queue: opts.queue,
+      files: [
+        ...staged.map((f) => ({ path: `${SCRIPT_CWD}/${f.path}`, bytes: f.bytes })),
+        ...packages.map((p) => ({ path: `${SCRIPT_PACKAGES_DIR}/${p.filename}`, bytes: p.bytes })),
+      ],
+    }),
     opts.signal,
   );
   return toResult(run, performance.now() - t0);

@@ -74,6 +74,20 @@ export interface SandboxRunOptions {
    * one chat's burst never starves another chat. Runs without one share the key ''.
    */
   queue?: string;
+  /**
+   * Files the run is given, written into the worker's file system before the program runs, each
+   * at an absolute path under `/skill/`, `/packages/` or `/tmp/` (the run's own folders, fresh for
+   * it and dropped after it). Their bytes cross the pipe as binary frames, never inside the program.
+   */
+  files?: SandboxRunFile[];
+}
+
+/** A file a run is given (see {@link SandboxRunOptions.files}). */
+export interface SandboxRunFile {
+  path: string;
+  bytes: Uint8Array;
+  /** Writable by the run (default: read-only). */
+  writable?: boolean;
 }
 
 /** What the pool asks a spawner to start. */

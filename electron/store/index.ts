@@ -1,6 +1,7 @@
 export * from './artifact-kinds.js';
 export * from './atomic-file.js';
 export * from './db.js';
+export * from './file-store.js';
 export { FRONTMATTER_SQL, type InvocationFields, invocationFields } from './invocation.js';
 export * from './paths.js';
 export * from './skill-name.js';

@@ -203,3 +203,4 @@ export function chatMessage(
     error: null,
   };
 }
+export { minimalPdf } from './pdf.js';

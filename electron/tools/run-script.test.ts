@@ -10,7 +10,7 @@ import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
 import { ensureSourceTables, skillDigests, upsertRecord } from '../sources/records.js';
 import { openStore } from '../store/stores.js';
-import { quietLogger, tempDir } from '../test-support/index.js';
+import { minimalPdf, quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'skill-creator');
@@ -200,6 +200,90 @@ describe('run_script and the chat’s attachments', () => {
     const result = JSON.parse(lastToolResult(provider.requests[1]!.body));
     // Read, not changed (it is read-only), and not handed back as an output.
     expect(result).toMatchObject({ exit_code: 0, stdout: '3 lines in inputs/data.csv\n', files: [] });
+  }, 120_000);
+});
+
+describe('run_script and files kept as themselves', () => {
+  it('a PDF and a binary file attached in chat reach the script as their bytes; the model reads the PDF text', async () => {
+    const pdf = minimalPdf();
+    const binary = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 255, 1, 2, 3]);
+    const script: LoopbackScriptInput = [
+      {
+        tool_calls: [
+          {
+            name: 'run_script',
+            arguments: {
+              name: 'byte-counter',
+              script: 'scripts/bytes.py',
+              args: ['inputs/form.pdf', 'inputs/book.xlsx'],
+            },
+          },
+        ],
+      },
+      { text: 'Done.', expect: { tool_result_contains: `form.pdf ${pdf.length} %PDF-` } },
+    ];
+    const provider = await startLoopbackProvider({ script });
+    cleanups.push(() => provider.close());
+    const app = open(tempDir());
+    await app.ok('settings/set-provider', { provider: 'openai', base_url: provider.url });
+    await app.ok('settings/set-key', { provider: 'openai', key: 'sk-test' });
+    const files = {
+      'byte-counter/SKILL.md':
+        '---\nname: byte-counter\ndescription: Counts the bytes of files.\n---\nRun scripts/bytes.py FILE...\n',
+      'byte-counter/scripts/bytes.py':
+        'import os, sys\nfor p in sys.argv[1:]:\n    raw = open(p, "rb").read()\n    print(os.path.basename(p), len(raw), raw[:5].decode("latin1"), raw[-3:].hex())\n',
+    };
+    await app.ok('skills/import-files', {
+      files: Object.entries(files).map(([path, text]) => ({
+        path,
+        data_base64: Buffer.from(text).toString('base64'),
+      })),
+      scope: 'account',
+    });
+    // As the composer attaches them: the PDF's text read (and the PDF kept), the workbook kept.
+    const read = await app.ok<{ text: string; file: string }>('attachments/read-pdf', {
+      name: 'form.pdf',
+      data: pdf.toString('base64'),
+    });
+    expect(read.file).toMatch(/^[0-9a-f]{64}$/);
+    const kept = await app.ok<{ file: string; size: number }>('attachments/store-file', {
+      name: 'book.xlsx',
+      data: binary.toString('base64'),
+    });
+    expect(kept.size).toBe(binary.length);
+    const done = new Promise<EventPayload<'chat/turn-finished'>>((resolve) => {
+      const off = app.host.events.subscribe('chat/turn-finished', (p) => {
+        off();
+        resolve(p);
+      });
+    });
+    await app.ok('chat/send-message', {
+      message: 'Count the bytes.',
+      attachments: [
+        { name: 'form.pdf', media_type: 'application/pdf', text: read.text, file: read.file },
+        {
+          name: 'book.xlsx',
+          media_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          file: kept.file,
+        },
+      ],
+    });
+    expect(await done).toMatchObject({ status: 'complete', text: 'Done.' });
+    // The model was told of the workbook (no text to read) and how a script gets it.
+    const sent = JSON.stringify(provider.requests[0]!.body);
+    expect(sent).toContain('run_script gives it to a skill');
+    expect(sent).toContain('Hello form');
+    const result = JSON.parse(lastToolResult(provider.requests[1]!.body));
+    expect(result.stdout).toBe(
+      `form.pdf ${pdf.length} %PDF- ${pdf.subarray(-3).toString('hex')}\nbook.xlsx ${binary.length} ${binary.subarray(0, 5).toString('latin1')} ${binary.subarray(-3).toString('hex')}\n`,
+    );
+
+    // A file the store does not hold is refused before anything is stored.
+    const missing = await app.call('chat/send-message', {
+      message: 'again',
+      attachments: [{ name: 'gone.bin', media_type: 'application/octet-stream', file: 'a'.repeat(64) }],
+    });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
   }, 120_000);
 });
 

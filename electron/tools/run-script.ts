@@ -1,6 +1,9 @@
+import type { BuiltinToolArgs } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
-import { listSkillScripts } from '../dispatch/index.js';
+import { inputNames, listSkillScripts, type SkillScriptRunner } from '../dispatch/index.js';
+import { type ScriptInput, scriptInputName } from '../sandbox/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
+import { isFileHash } from '../store/index.js';
 import { switchedOff, unknownSkill } from './search-skills.js';
 import { clip, type ToolModule } from './types.js';
 
@@ -56,7 +59,7 @@ export const runScript: ToolModule<'run_script'> = {
         stdin: args.stdin,
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
-        inputs: attachmentsOf(ctx.scope.harness),
+        inputs: [...attachmentsOf(ctx.scope.harness, runner), ...givenFiles(args.files ?? [], runner)],
       });
       return {
         ok: !r.sandbox_error,
@@ -91,17 +94,67 @@ export const runScript: ToolModule<'run_script'> = {
 };
 
 /**
- * The chat message's text attachments (the harness key skills receive), as the script's input
- * files: the model names them `inputs/<file name>` in the script's arguments.
+ * The chat message's attachments (the harness key skills receive) as the script's input files, each
+ * the file itself: the bytes kept when it was attached (`file`, any type), else its text or image
+ * kept now. The model names them `inputs/<file name>` in the script's arguments.
  */
-function attachmentsOf(
-  harness: Readonly<Record<string, unknown>>,
-): Array<{ name: string; bytes: Uint8Array }> {
+function attachmentsOf(harness: Readonly<Record<string, unknown>>, runner: SkillScriptRunner): ScriptInput[] {
   const list = harness.attachments;
   if (!Array.isArray(list)) return [];
-  return list.flatMap((a: { name?: unknown; text?: unknown }) =>
-    typeof a?.name === 'string' && typeof a.text === 'string'
-      ? [{ name: a.name, bytes: new TextEncoder().encode(a.text) }]
-      : [],
-  );
+  const found = list.flatMap((a: { name?: unknown; text?: unknown; data?: unknown; file?: unknown }) => {
+    if (typeof a?.name !== 'string') return [];
+    const kept = isFileHash(a.file) ? runner.files.pathOf(a.file) : null;
+    if (kept) return [{ name: a.name, path: kept }];
+    const bytes =
+      typeof a.data === 'string'
+        ? Buffer.from(a.data, 'base64')
+        : typeof a.text === 'string'
+          ? Buffer.from(a.text, 'utf8')
+          : null;
+    if (!bytes) return [];
+    const { sha256 } = runner.files.put(bytes);
+    return [{ name: a.name, path: runner.files.pathOf(sha256)! }];
+  });
+  const names = inputNames(found.map((f) => f.name));
+  return found.map((f, i) => ({ name: names[i]!, path: f.path }));
+}
+
+/**
+ * The files the call names (`files`): a URI of a file the app holds, or the bytes, which are kept in
+ * the file store first so either runtime takes them by path. A name that is not a plain file name,
+ * or a URI the app does not serve, is the caller's error (INVALID_INPUT / NOT_FOUND).
+ */
+function givenFiles(
+  files: NonNullable<BuiltinToolArgs<'run_script'>['files']>,
+  runner: SkillScriptRunner,
+): ScriptInput[] {
+  return files.map((f) => {
+    const name = scriptInputName(f.name);
+    if ('data_base64' in f) {
+      const { sha256 } = runner.files.put(Buffer.from(f.data_base64, 'base64'));
+      return { name, path: runner.files.pathOf(sha256)! };
+    }
+    const stored = /^skilldesk:\/\/file\/([0-9a-f]{64})$/.exec(f.uri);
+    if (stored) {
+      const path = runner.files.pathOf(stored[1]!);
+      if (!path) throw new AppError('NOT_FOUND', `no stored file ${f.uri}`);
+      return { name, path };
+    }
+    const output = /^skilldesk:\/\/script-output\/([^/]+)\/(.+)$/.exec(f.uri);
+    if (output) {
+      let rel: string;
+      try {
+        rel = output[2]!.split('/').map(decodeURIComponent).join('/');
+      } catch {
+        throw new AppError('INVALID_INPUT', `${f.uri} is not a valid script output URI`);
+      }
+      const { bytes } = runner.readOutput(output[1]!, rel);
+      const { sha256 } = runner.files.put(bytes);
+      return { name, path: runner.files.pathOf(sha256)! };
+    }
+    throw new AppError(
+      'INVALID_INPUT',
+      `${f.uri} is not a file the app serves: give skilldesk://script-output/RUN_ID/PATH, skilldesk://file/SHA256, or the bytes as data_base64`,
+    );
+  });
 }

@@ -3,6 +3,8 @@ export const KIND_JSON: 1;
 export const KIND_BINARY: 2;
 /** Encode one JSON message, optionally followed by one binary attachment. */
 export function encodeFrames(message: unknown, binary?: Uint8Array): Uint8Array[];
+/** Encode one binary frame on its own (a run's file chunk, after its run's JSON frame). */
+export function encodeBinaryFrame(binary: Uint8Array): Uint8Array[];
 /** Limits of a {@link FrameReader}. */
 export interface FrameLimits {
   /** Largest JSON payload accepted, in bytes. */

@@ -24,6 +24,15 @@ export function encodeFrames(message, binary) {
   return out;
 }
 
+/**
+ * Encode one binary frame on its own (a run's file chunk, after its run's JSON frame).
+ * @param {Uint8Array} binary
+ * @returns {Uint8Array[]}
+ */
+export function encodeBinaryFrame(binary) {
+  return [header(binary.length, KIND_BINARY), binary];
+}
+
 /** @param {number} length @param {number} kind */
 function header(length, kind) {
   const h = new Uint8Array(HEADER);

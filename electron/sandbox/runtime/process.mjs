@@ -60,6 +60,46 @@ function send(msg, binary) {
 }
 
 let expectSnapshotBytes = false;
+/** @type {any} */ let RUN_FILE_CHUNK;
+
+// --- a run's files ----------------------------------------------------------------------------------
+// A `run` may list files; their bytes follow its frame as binary frames (file after file, each in
+// chunks of at most RUN_FILE_CHUNK), and no other message may come in between. Each file is
+// gathered into one buffer of its declared size and handed to the worker as a transfer.
+/** The run whose files are arriving: {id, files, buffers, index, at, done}; null otherwise. */
+let receiving = null;
+/** Files of runs that arrived whole, by run id, until the run takes them. */
+const received = new Map();
+
+function startReceiving(id, files) {
+  const state = { id, files, buffers: files.map((f) => new Uint8Array(f.size)), index: 0, at: 0 };
+  skipEmpty(state);
+  if (state.index >= files.length) received.set(id, state.buffers);
+  else receiving = state;
+}
+
+function skipEmpty(state) {
+  while (state.index < state.files.length && state.at >= state.files[state.index].size) {
+    state.index++;
+    state.at = 0;
+  }
+}
+
+function nextChunkSize(state) {
+  return Math.min(RUN_FILE_CHUNK, state.files[state.index].size - state.at);
+}
+
+function receiveChunk(bytes) {
+  const state = receiving;
+  if (bytes.length !== nextChunkSize(state)) return die('a file chunk of the wrong size');
+  state.buffers[state.index].set(bytes, state.at);
+  state.at += bytes.length;
+  skipEmpty(state);
+  if (state.index >= state.files.length) {
+    receiving = null;
+    if (!state.dropped) received.set(state.id, state.buffers);
+  }
+}
 // The protocol's schemas and the RPC peer (peer.bundle.mjs, 300 KB with zod) load once the first
 // worker has started (see "start"), not before it as a static import: parsing and evaluating them
 // took 57-124 ms on the loaded 2-core machine, and the worker's start-up now overlaps them.
@@ -73,12 +113,19 @@ let expectSnapshotBytes = false;
 async function loadProtocol() {
   const bundle = await import('./peer.bundle.mjs');
   const { createPeer, MAX_SNAPSHOT_BYTES, rpcToWire, SANDBOX_ID_PREFIX } = bundle;
-  ({ AppError, AppMessageSchema, wireToRpc } = bundle);
+  ({ AppError, AppMessageSchema, wireToRpc, RUN_FILE_CHUNK } = bundle);
   reader = new FrameReader(
-    { maxJson: MAX_IN_JSON, maxBinary: () => (expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0) },
     {
-      onJson: (m) => handleParent(m),
+      maxJson: MAX_IN_JSON,
+      maxBinary: () => (receiving ? nextChunkSize(receiving) : expectSnapshotBytes ? MAX_SNAPSHOT_BYTES : 0),
+    },
+    {
+      onJson: (m) => {
+        if (receiving) return die(`a message arrived before the files of run ${receiving.id}`);
+        handleParent(m);
+      },
       onBinary: (bytes) => {
+        if (receiving) return receiveChunk(bytes);
         if (!expectSnapshotBytes) return die('unexpected binary frame');
         expectSnapshotBytes = false;
         if (config.snapshot_sparse) {
@@ -198,6 +245,7 @@ function handleParent(raw) {
     default:
       // `run` and `host-reply`: calls, only once the process is configured and has its snapshot.
       if (!config || expectSnapshotBytes) return die(`${msg.type} before init`);
+      if (msg.type === 'run' && msg.files?.length) startReceiving(msg.id, msg.files);
       peer.receive(wireToRpc(msg));
   }
 }
@@ -455,8 +503,12 @@ function kill(entry, why) {
 // --- jobs -------------------------------------------------------------------------------------------
 /** Answer a `run` call (params checked by the protocol): resolves with the result when the job ends. */
 function runJob(params, call) {
-  if (actives.size + waiting.length >= MAX_ACTIVE)
+  if (actives.size + waiting.length >= MAX_ACTIVE) {
+    received.delete(call.id);
+    // Files still arriving are read and dropped (receiving stays set until they are all here).
+    if (receiving?.id === call.id) receiving.dropped = true;
     throw new AppError('SANDBOX_FAILED', 'the sandbox is busy');
+  }
   let resolve;
   const result = new Promise((r) => {
     resolve = r;
@@ -468,6 +520,8 @@ function runJob(params, call) {
     ended: new AbortController(),
     code: params.code,
     limits: params.limits,
+    /** The run's files ({path, writable} with their bytes), or null when it has none. */
+    files: params.files?.length ? { list: params.files, id: call.id } : null,
     queuedAt: performance.now(),
     submitted: false,
     submitValue: null,
@@ -537,7 +591,38 @@ function assign(job, entry) {
     }, job.limits.timeout_ms),
   );
   watchProcessMemory(job);
-  entry.worker.postMessage({ type: 'run', code: job.code, limits: job.limits });
+  if (!job.files) {
+    entry.worker.postMessage({ type: 'run', code: job.code, limits: job.limits });
+    return;
+  }
+  // The bytes arrive right behind the run's frame: they are here by the time a worker is, except
+  // for large files, which the run then waits for (its deadline is running).
+  const send = () => {
+    if (job.done) return;
+    const buffers = received.get(job.files.id);
+    received.delete(job.files.id);
+    const files = job.files.list.map((f, i) => ({
+      path: f.path,
+      writable: f.writable === true,
+      bytes: buffers[i].buffer,
+    }));
+    job.files = null;
+    entry.worker.postMessage(
+      { type: 'run', code: job.code, limits: job.limits, files },
+      files.filter((f) => f.bytes.byteLength > 0).map((f) => f.bytes),
+    );
+  };
+  if (received.has(job.files.id)) send();
+  else {
+    const wait = setInterval(() => {
+      if (job.done) clearInterval(wait);
+      else if (received.has(job.files.id)) {
+        clearInterval(wait);
+        send();
+      }
+    }, 5);
+    job.timers.push(wait);
+  }
 }
 
 function onWorkerMessage(job, m) {
@@ -665,6 +750,7 @@ function finish(job, how) {
   if (job.done) return;
   job.done = true;
   for (const t of job.timers) clearTimeout(t);
+  if (job.files) received.delete(job.files.id);
   actives.delete(job);
   const entry = job.entry;
   const report = how.report && typeof how.report === 'object' ? how.report : null;

@@ -140,6 +140,14 @@ function lockDown() {
   }
   Module = py._module;
   FS = py.FS;
+  // The mount points of a run's folders (see "A run's files"), empty between runs.
+  for (const dir of JOB_FOLDERS) {
+    try {
+      FS.mkdir(dir, 0o755);
+    } catch {
+      // there already (/tmp)
+    }
+  }
   // A JSON array of strings is a Python list literal.
   py.runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
   const entry = encoder.encode("__import__('_skilldesk_runner').run_job()\0");
@@ -303,7 +311,7 @@ function installJobDevice() {
   FS.mkdev('/dev/skilldesk-job', 0o666, dev);
 }
 
-function runJob({ code, limits }) {
+function runJob({ code, limits, files }) {
   const started = now();
   out.cap = limits.output_bytes;
   memoryCapBytes = limits.memory_mb * 1024 * 1024;
@@ -311,8 +319,17 @@ function runJob({ code, limits }) {
   let broke = false;
   job.input = encoder.encode(JSON.stringify({ code, recursion_limit: limits.recursion_limit }));
   job.report = null;
+  let staging = null;
+  if (Array.isArray(files)) {
+    try {
+      stageFiles(files);
+    } catch (e) {
+      staging = String(e?.errno !== undefined ? `errno ${e.errno}` : (e?.message ?? e)).slice(0, 500);
+    }
+  }
   if (pristine) armed = true;
   try {
+    if (staging !== null) throw new Error(`the run's files could not be staged (${staging})`);
     const rc = Module._PyRun_SimpleString(runnerEntry);
     if (job.report === null) throw new Error(`the runner gave no report (${rc})`);
     outcome = JSON.parse(decoder.decode(job.report));
@@ -336,10 +353,11 @@ function runJob({ code, limits }) {
     };
   }
   armed = false;
+  const unstaged = unstageFiles();
   if (!outcome.ok && outcome.error?.type === 'MemoryError') memoryCapHit = true;
   // Whether this worker can be restored for another job; the supervisor decides (it also knows
   // about deadlines and protocol breaks), the worker only says what it saw.
-  const unrestorable = pristine ? restoreBlocker(broke) : 'reuse is off';
+  const unrestorable = pristine ? (unstaged ?? restoreBlocker(broke)) : 'reuse is off';
   port.postMessage({
     type: 'done',
     outcome,
@@ -356,6 +374,76 @@ function runJob({ code, limits }) {
     port.postMessage({ type: 'ready', resetMs: now() - t0 });
     // After the first job only (a no-op later); a job sent meanwhile waits in the port's queue.
     compactPristine();
+  }
+}
+
+// --- A run's files ---------------------------------------------------------------------------------
+// A run may come with files (a skill's folder, its inputs, wheels): the supervisor hands their bytes
+// over as transferred buffers, never inside the program, so a 100 MB input is not a 133 MB base64
+// string in Python source. Each of JOB_FOLDERS gets a fresh in-memory file system mounted for the
+// run, the files are written into it from here (read-only, mtime GIVEN_MTIME_MS so the runner can
+// tell them from what the run wrote without reading them), and after the run the mounts are
+// dropped whole. Changes inside those mounts therefore need no restore and do not mark the worker
+// dirty; a change anywhere else still does (see "Reuse").
+
+/** The folders a run with files gets fresh (they exist, empty, in the pristine file system). */
+const JOB_FOLDERS = ['/skill', '/packages', '/tmp'];
+/** The modification time of every given file (1 s after the epoch): anything newer was written by the run. */
+const GIVEN_MTIME_MS = 1000;
+/** The mounts of the current run (empty between runs). */
+const jobMounts = new Set();
+
+/** Whether `path` (absolute, normalised) lies inside one of the job folders. */
+function inJobFolder(path) {
+  return JOB_FOLDERS.some((root) => path.startsWith(`${root}/`));
+}
+
+function stageFiles(files) {
+  for (const root of JOB_FOLDERS) {
+    // FS.mount returns the new file system's root node; its `mount` is what nodes inside point to.
+    jobMounts.add(FS.mount(FS.filesystems.MEMFS, {}, root).mount);
+  }
+  const dirs = new Set();
+  for (const f of files) {
+    const path = typeof f?.path === 'string' ? f.path : '';
+    if (!inJobFolder(path) || path.split('/').some((s, i) => i > 0 && (s === '' || s === '.' || s === '..')))
+      throw new Error(`"${String(path).slice(0, 200)}" is not a path inside the run's folders`);
+    const parts = path.split('/');
+    for (let i = 2; i < parts.length - 1; i++) {
+      const dir = parts.slice(0, i + 1).join('/');
+      if (dirs.has(dir)) continue;
+      dirs.add(dir);
+      try {
+        FS.mkdir(dir, 0o755);
+      } catch (e) {
+        if (e?.errno !== 20 /* EEXIST */) throw e;
+      }
+    }
+    if (f.dir === true) continue;
+    const bytes = f.bytes instanceof ArrayBuffer ? new Uint8Array(f.bytes) : new Uint8Array(0);
+    // canOwn: the file keeps the transferred buffer itself (no copy of a large input).
+    FS.writeFile(path, bytes, { canOwn: true });
+    FS.utime(path, GIVEN_MTIME_MS, GIVEN_MTIME_MS);
+    FS.chmod(path, f.writable === true ? 0o644 : 0o444);
+  }
+}
+
+/**
+ * Drop the run's mounts (and go back to the pristine working folder if the run sat in one).
+ * Returns why the worker cannot be reused, or null.
+ */
+function unstageFiles() {
+  if (jobMounts.size === 0) return null;
+  try {
+    if (pristine && inJobFolder(`${FS.cwd()}/`)) FS.chdir(pristine.cwd);
+    for (const root of JOB_FOLDERS) {
+      if (FS.isMountpoint(FS.lookupPath(root, { follow_mount: false }).node)) FS.unmount(root);
+    }
+    jobMounts.clear();
+    return null;
+  } catch (e) {
+    jobMounts.clear();
+    return `the run's folders could not be dropped (${String(e?.message ?? e).slice(0, 200)})`;
   }
 }
 
@@ -412,6 +500,8 @@ function jsFingerprint() {
     FS.streams.length,
     Module.wasmTable?.length ?? null,
     Object.keys(FS.root?.contents ?? {}).length,
+    // A run's mounts are dropped after it: any mount left is state the restore does not cover.
+    FS.root?.mount?.mounts?.length ?? null,
     // Emscripten's libraries that keep state in JavaScript (refused by the gate; checked anyway).
     sizeOf(Module.DNS?.address_map?.addrs),
     sizeOf(Module.DNS?.address_map?.names),
@@ -455,6 +545,36 @@ function capturePristine() {
   const mark = (why) => {
     if (armed) dirty ??= why;
   };
+  // Inside a run's own mounts a change needs no restore: they are dropped whole after the run.
+  const nodeInJob = (node) => jobMounts.size > 0 && jobMounts.has(node?.mount);
+  const pathInJob = (path, parent) => {
+    if (jobMounts.size === 0 || typeof path !== 'string') return false;
+    try {
+      const { node } = FS.lookupPath(path, { parent, follow: false });
+      // A mount's root node belongs to the parent mount's tree as a mount point: its own mount is the job's.
+      return nodeInJob(node) || jobMounts.has(node?.mounted?.mount);
+    } catch {
+      return false;
+    }
+  };
+  const targetInJob = {
+    mknod: (a) => pathInJob(a[0], true),
+    mkdir: (a) => pathInJob(a[0], true),
+    symlink: (a) => pathInJob(a[1], true),
+    rename: (a) => pathInJob(a[0], false) && pathInJob(a[1], true),
+    rmdir: (a) => pathInJob(a[0], false),
+    unlink: (a) => pathInJob(a[0], false),
+    chmod: (a) => (typeof a[0] === 'string' ? pathInJob(a[0], false) : nodeInJob(a[0])),
+    lchmod: (a) => pathInJob(a[0], false),
+    fchmod: (a) => nodeInJob(FS.getStream?.(a[0])?.node),
+    truncate: (a) => (typeof a[0] === 'string' ? pathInJob(a[0], false) : nodeInJob(a[0])),
+    ftruncate: (a) => nodeInJob(FS.getStream?.(a[0])?.node),
+    utime: (a) => pathInJob(a[0], false),
+    allocate: (a) => nodeInJob(a[0]?.node),
+    chdir: (a) => pathInJob(a[0], false),
+    mmap: (a) => nodeInJob(a[0]?.node),
+    msync: (a) => nodeInJob(a[0]?.node),
+  };
   for (const name of [
     'mknod',
     'mkdir',
@@ -482,15 +602,17 @@ function capturePristine() {
   ]) {
     const original = FS[name];
     if (typeof original !== 'function') continue;
+    const inJob = targetInJob[name];
     FS[name] = function hooked(...args) {
-      mark(`the file system changed (${name})`);
+      if (!(armed && inJob?.(args))) mark(`the file system changed (${name})`);
       return original.apply(this, args);
     };
   }
   const write = FS.write;
   FS.write = function hookedWrite(stream, ...rest) {
     // Writes to character devices (stdout, stderr, /dev/skilldesk) change no file.
-    if (!(stream?.node && FS.isChrdev(stream.node.mode))) mark('a file was written');
+    if (!(stream?.node && (FS.isChrdev(stream.node.mode) || nodeInJob(stream.node))))
+      mark('a file was written');
     return write.call(this, stream, ...rest);
   };
   const ioctl = FS.ioctl;
@@ -636,6 +758,43 @@ function removeBuiltinModules(Module, names) {
   if (rewritten === 0) throw new Error('the built-in module table was not found');
 }
 
+/** Pure standard-library modules imported into the snapshot (none reaches JavaScript or keeps per-run state). */
+const PRELOADED_MODULES = [
+  'argparse',
+  'base64',
+  'collections',
+  'copy',
+  'csv',
+  'dataclasses',
+  'datetime',
+  'decimal',
+  'enum',
+  'fnmatch',
+  'functools',
+  'glob',
+  'gzip',
+  'hashlib',
+  'io',
+  'itertools',
+  'json',
+  'logging',
+  'math',
+  'os',
+  'pathlib',
+  're',
+  'shutil',
+  'statistics',
+  'string',
+  'struct',
+  'tempfile',
+  'textwrap',
+  'traceback',
+  'typing',
+  'xml.etree.ElementTree',
+  'zipfile',
+  'zlib',
+];
+
 // --- main ------------------------------------------------------------------------------------------
 const { loadPyodide } = await import(pyodideUrl);
 // Parsing Pyodide's 1.2 MB of JavaScript needs no snapshot: the first worker does it while the
@@ -687,6 +846,10 @@ try {
 if (makeSnapshot) {
   removeBuiltinModules(py._module, REMOVED_BUILTINS);
   py.runPython(prelude, { filename: '<skilldesk-prelude>' });
+  // Standard modules scripts commonly start with, imported once into the snapshot: every run then
+  // finds them in sys.modules as the snapshot left them (the restore puts them back after each run)
+  // instead of unzipping and executing them again — `import argparse` alone took 200-450 ms a run.
+  py.runPython(`import ${PRELOADED_MODULES.join(', ')}`, { filename: '<skilldesk-preload>' });
   const bytes = py.makeMemorySnapshot();
   port.postMessage({ type: 'snapshot', bytes }, [bytes.buffer]);
   // The snapshot maker never runs a job.

@@ -109,8 +109,11 @@ export function Composer(props: {
     const pdfs = picked.filter((f) => attachKind(f) === 'pdf').map((f) => f.name);
     setReading(pdfs);
     try {
-      const r = await readAttachments(picked, files, (name, data) =>
-        stores.client.invoke('attachments/read-pdf', { name, data }),
+      const r = await readAttachments(
+        picked,
+        files,
+        (name, data) => stores.client.invoke('attachments/read-pdf', { name, data }),
+        (name, data) => stores.client.invoke('attachments/store-file', { name, data }),
       );
       setFiles(r.attachments);
       setFileErrors(r.errors);

@@ -318,10 +318,12 @@ export function PendingAttachments(props: {
               className={f.data !== undefined ? 'attach-chip attach-chip--image' : 'attach-chip'}
               title={
                 f.data !== undefined
-                  ? `${f.name}: the model sees this image; skills receive text files only`
+                  ? `${f.name}: the model sees this image; skills' scripts get it as inputs/${f.name}`
                   : f.media_type === 'application/pdf'
-                    ? `${f.name}: the model and skills read its text, page by page (not its images or layout)`
-                    : `${f.name}: the model and skills read this file`
+                    ? `${f.name}: the model reads its text, page by page; skills' scripts get the PDF itself as inputs/${f.name}`
+                    : f.text === undefined
+                      ? `${f.name}: kept as a file; the model is told it is there, skills' scripts get it as inputs/${f.name}`
+                      : `${f.name}: the model and skills read this file`
               }
             >
               {f.data !== undefined ? (
@@ -333,7 +335,9 @@ export function PendingAttachments(props: {
               <span className="attach-chip__size">
                 {f.media_type === 'application/pdf'
                   ? (/, (\d+ pages?);/.exec(f.text?.slice(0, 400) ?? '')?.[1] ?? 'PDF')
-                  : fileSize(f.data !== undefined ? base64Bytes(f.data) : new Blob([f.text ?? '']).size)}
+                  : f.text === undefined && f.data === undefined
+                    ? 'file'
+                    : fileSize(f.data !== undefined ? base64Bytes(f.data) : new Blob([f.text ?? '']).size)}
               </span>
               <button
                 type="button"

@@ -39,12 +39,39 @@ export function ScriptFiles({ result }: { result: unknown }) {
   const [error, setError] = useState<string | null>(null);
   const found = scriptFilesOf(result);
   if (!found) return null;
+  const fetchBlob = async (f: ScriptFile) => {
+    const r = await client.invoke('scripts/read-output', { run_id: found.runId, path: f.path });
+    const bytes = Uint8Array.from(atob(r.data_base64), (c) => c.charCodeAt(0));
+    return new Blob([bytes], { type: r.media_type });
+  };
+  // "Save to…": where the browser engine offers a save dialog (Chromium, so the desktop app too:
+  // the operating system's own dialog, nothing added to the bridge), the user picks the place;
+  // elsewhere the file downloads.
+  const saveTo = async (f: ScriptFile) => {
+    setError(null);
+    const picker = (
+      window as unknown as {
+        showSaveFilePicker?: (o: { suggestedName: string }) => Promise<{
+          createWritable(): Promise<{ write(b: Blob): Promise<void>; close(): Promise<void> }>;
+        }>;
+      }
+    ).showSaveFilePicker;
+    if (!picker) return save(f);
+    try {
+      const handle = await picker({ suggestedName: f.path.split('/').at(-1) ?? 'output' });
+      const blob = await fetchBlob(f);
+      const w = await handle.createWritable();
+      await w.write(blob);
+      await w.close();
+    } catch (e) {
+      if ((e as Error)?.name === 'AbortError') return;
+      setError(`Couldn’t save ${f.path}: ${(e as Error).message}. Run the script again to get it back.`);
+    }
+  };
   const save = async (f: ScriptFile) => {
     setError(null);
     try {
-      const r = await client.invoke('scripts/read-output', { run_id: found.runId, path: f.path });
-      const bytes = Uint8Array.from(atob(r.data_base64), (c) => c.charCodeAt(0));
-      const url = URL.createObjectURL(new Blob([bytes], { type: r.media_type }));
+      const url = URL.createObjectURL(await fetchBlob(f));
       const a = document.createElement('a');
       a.href = url;
       a.download = f.path.split('/').at(-1) ?? 'output';
@@ -70,6 +97,15 @@ export function ScriptFiles({ result }: { result: unknown }) {
             >
               <Icon name="download" /> <span className="script-file__name">{f.path}</span>{' '}
               <span className="muted">{sizeText(f.size)}</span>
+            </button>{' '}
+            <button
+              type="button"
+              className="script-file-save"
+              aria-label={`Save ${f.path} to…`}
+              title={`Choose where to save ${f.path}`}
+              onClick={() => void saveTo(f)}
+            >
+              Save to…
             </button>
           </li>
         ))}

@@ -1,4 +1,9 @@
-import { MAX_PDF_BYTES, type ReadPdfRes } from '../../../electron/contract/attachments.js';
+import {
+  MAX_PDF_BYTES,
+  MAX_STORED_ATTACHMENT_BYTES,
+  type ReadPdfRes,
+  type StoreFileRes,
+} from '../../../electron/contract/attachments.js';
 import {
   type AttachmentInput,
   base64Bytes,
@@ -90,8 +95,37 @@ async function readPdfFile(
   try {
     const r = await readPdf(file.name, toBase64(new Uint8Array(await file.arrayBuffer())));
     return {
-      list: [...rest, { name: file.name, media_type: 'application/pdf', text: r.text }],
+      list: [...rest, { name: file.name, media_type: 'application/pdf', text: r.text, file: r.file }],
       note: r.cut ? `${file.name}: ${r.cut}` : null,
+    };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** The main process keeping a file as itself (`attachments/store-file`), for the skills' scripts. */
+export type StoreFile = (name: string, data: string) => Promise<StoreFileRes>;
+
+/**
+ * A file with no text to read here (a workbook, a document, an archive), kept by the main process
+ * as itself: the model is told it is there, and a skill's script gets it as `inputs/<name>`.
+ */
+async function storeOtherFile(
+  file: File,
+  list: AttachmentInput[],
+  storeFile: StoreFile,
+): Promise<{ list: AttachmentInput[] } | { error: string }> {
+  if (file.size > MAX_STORED_ATTACHMENT_BYTES)
+    return {
+      error: `${file.name} is ${size(file.size)}; files up to ${size(MAX_STORED_ATTACHMENT_BYTES)} can be attached here. For larger files run the script from the command line: skilldesk skills run-script NAME SCRIPT --file PATH.`,
+    };
+  const rest = list.filter((a) => a.name !== file.name);
+  if (rest.length >= MAX_ATTACHMENTS)
+    return { error: `${file.name}: a message can carry ${MAX_ATTACHMENTS} files at most.` };
+  try {
+    const r = await storeFile(file.name, toBase64(new Uint8Array(await file.arrayBuffer())));
+    return {
+      list: [...rest, { name: file.name, media_type: file.type || 'application/octet-stream', file: r.file }],
     };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
@@ -107,6 +141,7 @@ export async function readAttachments(
   files: ReadonlyArray<File>,
   current: ReadonlyArray<AttachmentInput>,
   readPdf?: ReadPdf,
+  storeFile?: StoreFile,
 ): Promise<{ attachments: AttachmentInput[]; errors: string[]; notes: string[] }> {
   const errors: string[] = [];
   const notes: string[] = [];
@@ -138,6 +173,12 @@ export async function readAttachments(
         list = r.list;
         if (r.note) notes.push(r.note);
       }
+      continue;
+    }
+    if (kind === 'other' && storeFile) {
+      const r = await storeOtherFile(file, list, storeFile);
+      if ('error' in r) errors.push(r.error);
+      else list = r.list;
       continue;
     }
     if (kind === 'other') {

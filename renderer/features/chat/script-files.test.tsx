@@ -92,6 +92,29 @@ describe('script output files in the skill activity', () => {
       expect(names).toEqual(['benchmark.json']);
       expect(saved[0]!.type).toBe('application/json');
       expect(JSON.parse(await saved[0]!.text()).metadata.skill_name).toBe('ui-demo');
+      // Save to…: the engine's save dialog (the desktop's own) gets the name and the bytes.
+      const written: Blob[] = [];
+      const suggested: string[] = [];
+      (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async (o: {
+        suggestedName: string;
+      }) => {
+        suggested.push(o.suggestedName);
+        return {
+          createWritable: async () => ({
+            write: async (b: Blob) => {
+              written.push(b);
+            },
+            close: async () => {},
+          }),
+        };
+      };
+      const saveTo = el.querySelector<HTMLButtonElement>('button[aria-label="Save out/benchmark.md to…"]');
+      expect(saveTo).not.toBeNull();
+      await act(async () => saveTo!.click());
+      await expect.poll(() => written.length).toBe(1);
+      expect(suggested).toEqual(['benchmark.md']);
+      expect(await written[0]!.text()).toMatch(/ui-demo/);
+      delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker;
       root.unmount();
     } finally {
       HTMLAnchorElement.prototype.click = click;

@@ -1,0 +1,87 @@
+// Skill script runs in the Pyodide runtime: the issue's stdlib-only command
+// (`skills run-script skill-creator scripts/aggregate_benchmark.py --help`), warm in an app's host
+// (its pool kept between runs, as `skilldesk serve` and the desktop keep it) and cold as the CLI
+// runs it (a process of its own: host, sandbox process, snapshot from the cache, worker boot).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHost } from '../electron/host.js';
+import { createInProcessClient } from '../electron/transport/index.js';
+import { type BenchOptions, type BenchResult, percentile, r3 } from './lib.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const FIXTURE = join(ROOT, 'electron', 'tools', 'fixtures', 'skill-creator');
+const CLI = join(ROOT, 'bin', 'skilldesk.mjs');
+const REQ = { name: 'skill-creator', script: 'scripts/aggregate_benchmark.py', args: ['--help'] };
+
+/** Wall time of one CLI process running the script (ms); throws when the script did not print its usage. */
+function cliRun(home: string): number {
+  const t = performance.now();
+  const out = execFileSync(
+    process.execPath,
+    [CLI, '--home', home, 'skills', 'run-script', REQ.name, REQ.script, '--', ...REQ.args],
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+  );
+  const ms = performance.now() - t;
+  if (!/usage/i.test(out)) throw new Error(`the script did not print its usage: ${out.slice(0, 200)}`);
+  return ms;
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const home = mkdtempSync(join(tmpdir(), 'skilldesk-bench-scripts-'));
+  try {
+    execFileSync(process.execPath, [CLI, '--home', home, 'skills', 'import', FIXTURE], {
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    // First run: a CLI process of its own. The first ever builds the snapshot cache (once per
+    // install); the figure is the run after it, as every later cold CLI run is.
+    const build = cliRun(home);
+    opts.log(`CLI run that built the snapshot cache: ${Math.round(build)} ms`);
+    const firsts = Array.from({ length: opts.quick ? 1 : 5 }, () => cliRun(home));
+
+    // Warm: one host (as `skilldesk serve` holds it), the pool warmed by its first run.
+    const host = createHost({ home, mode: 'cli', env: { PATH: process.env.PATH ?? '' } });
+    const client = createInProcessClient(host);
+    const warm: number[] = [];
+    const workerRuns: number[] = [];
+    try {
+      const t0 = performance.now();
+      await client.invoke('scripts/run', REQ);
+      opts.log(
+        `first run in a fresh host (sandbox process start included): ${Math.round(performance.now() - t0)} ms`,
+      );
+      const n = opts.quick ? 5 : 30;
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        const r = await client.invoke('scripts/run', REQ);
+        warm.push(performance.now() - t);
+        if (r.exit_code !== 0) throw new Error(`exit code ${r.exit_code}: ${r.stderr.slice(0, 300)}`);
+        workerRuns.push(r.duration_ms);
+      }
+    } finally {
+      await host.dispose();
+    }
+    return [
+      {
+        bench: 'scripts.pyodide.run_p50_ms',
+        unit: 'ms',
+        p50: r3(percentile(warm, 50)),
+        p95: r3(percentile(warm, 95)),
+        n: warm.length,
+        runner_p50_ms: r3(percentile(workerRuns, 50)),
+      },
+      {
+        bench: 'scripts.pyodide.first_run_ms',
+        unit: 'ms',
+        p50: r3(percentile(firsts, 50)),
+        p95: r3(percentile(firsts, 95)),
+        n: firsts.length,
+        cache_build_ms: r3(build),
+      },
+    ];
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
