@@ -4,6 +4,7 @@
 // message is answered by a model it lists (no model name typed: clicks counted). A provider
 // saved without a model gets the first one its server lists; Test connection that finds the
 // saved model missing is amber, not green, and offers the served models in one click.
+// A reply's single newlines stay line breaks (a haiku keeps its three lines).
 // Screenshots at 1440×900 and 1024×700, light and dark.
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
@@ -29,7 +30,12 @@ describe.skipIf(skip)('a model that answers the first message (Chromium)', () =>
   beforeAll(async () => {
     ollama = await startLoopbackProvider({
       script: {
-        turns: [{ text: 'Cherry blossoms fall', expect: { model: 'gemma3:1b' } }],
+        turns: [
+          {
+            text: 'Cherry blossoms fall\nPetals drift on quiet streams\nSpring whispers goodbye',
+            expect: { model: 'gemma3:1b' },
+          },
+        ],
         models: ['qwen3:4b', 'gemma3:1b'],
         strict_models: true,
       },
@@ -101,11 +107,22 @@ describe.skipIf(skip)('a model that answers the first message (Chromium)', () =>
     await page.getByRole('button', { name: 'Ollama · gemma3:1b' }).waitFor();
     await composer().fill('Write a haiku');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await replies().last().getByText('Cherry blossoms fall').waitFor();
+    await replies()
+      .last()
+      .getByText(/Cherry blossoms fall/)
+      .waitFor();
     const seconds = (Date.now() - t0) / 1000;
     expect(clicks).toBeLessThanOrEqual(3);
     console.info(`first answer: ${clicks} clicks, ${seconds.toFixed(1)} s after the first click`);
     expect(ollama.requests.filter((r) => r.kind !== 'models').map((r) => r.status)).toEqual([200]);
+    // The haiku keeps its three lines: a single newline is a line break, as the model meant it.
+    await pw(replies().last().locator('p br')).toHaveCount(2);
+    const lines = await replies().last().locator('p').first().innerText();
+    expect(lines.split('\n')).toEqual([
+      'Cherry blossoms fall',
+      'Petals drift on quiet streams',
+      'Spring whispers goodbye',
+    ]);
     await shoot('first-model-answered');
   });
 
