@@ -17,7 +17,7 @@ import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } f
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import { type LlmSkillHost, parseLlmSkill } from './kinds/index.js';
-import { type Llm, PROVIDERS } from './llm/index.js';
+import type { Llm } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import {
   createProgressTracker,
@@ -142,8 +142,7 @@ export function createHost(deps: HostDeps): Host {
   // An LLM skill naming another provider gets it as Settings (or the environment) sets it up.
   const skillAccess = createSkillAccess({ home, secrets, env: deps.env ?? process.env });
   const llmSkill: LlmSkillHost = {
-    modelFor: (provider, model) =>
-      settings.chatLlm({ provider, model: model ?? PROVIDERS[provider].defaultModel })!,
+    modelFor: (provider, model) => settings.chatLlm({ provider, ...(model ? { model } : {}) })!,
     secrets: (skill, names) => skillAccess.secrets(skill, names),
     grants: (skill) => skillAccess.grants(skill),
   };

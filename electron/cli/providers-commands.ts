@@ -42,7 +42,7 @@ function listText(s: GetSettingsRes): string {
           ? 'no key'
           : 'no key needed';
       const models = p.models ? `${p.models.length} models` : 'models not read';
-      return `${p.is_default ? '*' : ' '} ${p.id.padEnd(20)} ${p.label} (${p.kind}) · ${p.effective_model} · ${p.base_url ?? 'default URL'} · ${key} · ${models}`;
+      return `${p.is_default ? '*' : ' '} ${p.id.padEnd(20)} ${p.label} (${p.kind}) · ${p.effective_model ?? 'no model yet'} · ${p.base_url ?? 'default URL'} · ${key} · ${models}`;
     })
     .join('\n');
 }
@@ -152,7 +152,7 @@ export function registerProvidersCommands(program: Command, ctx: CliContext): vo
       if (!r.ok) ctx.setExitCode(EXIT.FAILURE);
       ctx.print(r, () =>
         r.ok
-          ? `Connected to ${r.label} in ${r.took_ms} ms: ${r.model_count} models listed${r.model_listed ? `, ${r.model} among them` : `, not ${r.model}`}.`
+          ? `Connected to ${r.label} in ${r.took_ms} ms: ${r.model_count} models listed${r.picked_model ? `; chats use ${r.picked_model}, the first it serves` : r.model_listed ? `, ${r.model} among them` : `, not ${r.model ?? 'any chosen model'}: choose one with skilldesk providers default ${r.provider} --model <id>`}.`
           : `Connection failed: ${r.error?.message ?? 'unknown error'}`,
       );
     });

@@ -62,7 +62,8 @@ export type GetSettingsReq = z.infer<typeof GetSettingsReqSchema>;
 export interface ProviderView {
   id: ProviderIdName;
   label: string;
-  default_model: string;
+  /** Null where the model comes from the server's own list (openai-compatible). */
+  default_model: string | null;
   /** Null when the provider needs one (openai-compatible). */
   default_base_url: string | null;
   requires_key: boolean;
@@ -101,8 +102,11 @@ export interface ConfiguredProviderView {
   base_url: string | null;
   /** The model chats following the default get; null means the kind's default model. */
   model: string | null;
-  /** `model`, else the kind's default model. */
-  effective_model: string;
+  /**
+   * The model calls get: `model`, else the kind's default when its list has it (or was not read),
+   * else the first model of its list; null when none can be known yet (read its list first).
+   */
+  effective_model: string | null;
   requires_key: boolean;
   /** The environment variable read when no key is stored for this provider. */
   env_var: string;
@@ -235,8 +239,13 @@ export interface TestConnectionRes {
   /** The configured provider's id. */
   provider: string | null;
   label: string | null;
-  /** The provider's model (its own or the kind's default). */
+  /** The provider's model as calls will use it (after any pick this test made). */
   model: string | null;
+  /**
+   * Set when the test chose the model because none was chosen and the kind's default is not
+   * served: the model it picked from the list (the first one).
+   */
+  picked_model: string | null;
   /** The base URL that was asked, so a later change of it can make this outcome stale. */
   base_url: string | null;
   took_ms: number;
@@ -289,6 +298,28 @@ export interface ListModelsRes {
   warning: string | null;
 }
 
+// ---- model servers on this machine ----
+/** `settings/find-local-servers`: look for Ollama, LM Studio and llama.cpp on loopback. */
+export const FindLocalServersReqSchema = z.object({}).strict();
+/** Request of `settings/find-local-servers`. */
+export type FindLocalServersReq = z.infer<typeof FindLocalServersReqSchema>;
+/** A model server found answering on this machine. */
+export interface LocalServerView {
+  /** What it is, e.g. "Ollama". */
+  name: string;
+  /** Its OpenAI-style API root, e.g. `http://127.0.0.1:11434/v1`. */
+  base_url: string;
+  /** The models it serves, as its `/models` lists them. */
+  models: string[];
+  /** The provider already set up at this base URL, if any. */
+  configured_id: string | null;
+}
+/** Reply of `settings/find-local-servers`: only servers that answered with at least one model. */
+export interface FindLocalServersRes {
+  servers: LocalServerView[];
+  took_ms: number;
+}
+
 /** The `settings/*` channels. */
 export interface SettingsChannels {
   'settings/set-sandbox': { req: SetSandboxReq; res: GetSettingsRes };
@@ -302,6 +333,7 @@ export interface SettingsChannels {
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
   'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
   'settings/list-models': { req: ListModelsReq; res: ListModelsRes };
+  'settings/find-local-servers': { req: FindLocalServersReq; res: FindLocalServersRes };
 }
 
 /** Request schemas of the `settings/*` channels. */
@@ -317,6 +349,7 @@ export const settingsRequestSchemas = {
   'settings/set-key': SetKeyReqSchema,
   'settings/test-connection': TestConnectionReqSchema,
   'settings/list-models': ListModelsReqSchema,
+  'settings/find-local-servers': FindLocalServersReqSchema,
 };
 
 /** The `settings/*` events. */

@@ -45,8 +45,10 @@ export {
   ProviderIdSchema,
   type ProviderInfo,
   parseLlmConfig,
+  type ResolvedEndpoint,
   type ResolvedLlmConfig,
   resolveApiKey,
+  resolveEndpoint,
   resolveLlmConfig,
 } from './providers.js';
 export type {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type KeySource, type ProviderId, resolveApiKey, resolveLlmConfig } from './providers.js';
+import { type KeySource, type ProviderId, resolveApiKey, resolveEndpoint } from './providers.js';
 
 /**
  * Models offered when a provider's `/models` cannot be asked (no key yet, offline, an endpoint
@@ -91,10 +91,10 @@ export async function listModels(
     source: 'known',
     warning,
   });
-  let resolved: ReturnType<typeof resolveLlmConfig>;
+  let resolved: ReturnType<typeof resolveEndpoint>;
   let key: string | undefined;
   try {
-    resolved = resolveLlmConfig({
+    resolved = resolveEndpoint({
       provider: config.provider,
       baseUrl: config.baseUrl,
       keyName: config.keyName,

@@ -13,21 +13,29 @@ import {
   PROVIDERS,
   parseLlmConfig,
   resolveApiKey,
+  resolveEndpoint,
   resolveLlmConfig,
 } from './index.js';
 
 describe('provider registry and config', () => {
-  it('has the six provider ids, each with a default model', () => {
+  it('has the six provider ids, each hosted one with a default model, a local server with none', () => {
     expect(PROVIDER_IDS).toEqual(['anthropic', 'openai', 'google', 'xai', 'deepseek', 'openai-compatible']);
     for (const id of PROVIDER_IDS) {
       expect(PROVIDERS[id].id).toBe(id);
-      expect(PROVIDERS[id].defaultModel).not.toBe('');
+      if (id === 'openai-compatible') expect(PROVIDERS[id].defaultModel).toBeNull();
+      else expect(PROVIDERS[id].defaultModel).toMatch(/\S/);
     }
+  });
+
+  it('refuses to invent a model for a local server', () => {
+    expect(() =>
+      resolveLlmConfig({ provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' }),
+    ).toThrow(/no model chosen: press Test connection/);
   });
 
   it('prices every hosted provider’s default model', () => {
     for (const id of PROVIDER_IDS.filter((p) => p !== 'openai-compatible')) {
-      const cost = estimateCost(id, PROVIDERS[id].defaultModel, { input_tokens: 1000, output_tokens: 1000 });
+      const cost = estimateCost(id, PROVIDERS[id].defaultModel!, { input_tokens: 1000, output_tokens: 1000 });
       expect(cost, id).toBeGreaterThan(0);
     }
   });
@@ -96,7 +104,7 @@ describe('keys', () => {
     const custom = resolveLlmConfig({ provider: 'openai', keyName: 'WORK_OPENAI_KEY' });
     expect(() => resolveApiKey(custom, keys)).toThrow(/WORK_OPENAI_KEY/);
     expect(resolveApiKey(custom, envKeySource({ WORK_OPENAI_KEY: 'w' }))).toBe('w');
-    const local = resolveLlmConfig({ provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' });
+    const local = resolveEndpoint({ provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' });
     expect(resolveApiKey(local, keys)).toBeUndefined();
     // A keychain-backed source without a hint points at the settings.
     expect(() => resolveApiKey(resolveLlmConfig({ provider: 'google' }), { get: () => undefined })).toThrow(

@@ -13,8 +13,11 @@ export interface ProviderInfo {
   id: ProviderId;
   /** Human name for settings and messages. */
   label: string;
-  /** The model used when the config names none. */
-  defaultModel: string;
+  /**
+   * The model used when the config names none; null where no name can be guessed (a local server
+   * serves whatever was pulled into it): the model then comes from the server's own `/models`.
+   */
+  defaultModel: string | null;
   /** The API root the SDK talks to when the config gives no `baseUrl` (undefined: must be given). */
   defaultBaseUrl: string | undefined;
   /** The environment variable the CLI reads the key from. */
@@ -68,7 +71,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
   'openai-compatible': {
     id: 'openai-compatible',
     label: 'OpenAI-compatible',
-    defaultModel: 'llama3.2',
+    defaultModel: null,
     defaultBaseUrl: undefined,
     envVar: 'OPENAI_COMPATIBLE_API_KEY',
     requiresKey: false,
@@ -167,8 +170,11 @@ export function parseLlmConfig(input: unknown): LlmConfig {
   });
 }
 
-/** Fill in the provider's defaults (model, base URL, key name). */
-export function resolveLlmConfig(config: LlmConfig): ResolvedLlmConfig {
+/** Where a provider is and which key it takes: a {@link ResolvedLlmConfig} without a model. */
+export type ResolvedEndpoint = Omit<ResolvedLlmConfig, 'model'>;
+
+/** Fill in the provider's base URL and key name (what listing its models needs). */
+export function resolveEndpoint(config: Omit<LlmConfig, 'model'>): ResolvedEndpoint {
   const info = PROVIDERS[config.provider];
   const baseUrl = config.baseUrl ?? info.defaultBaseUrl;
   if (!baseUrl) {
@@ -176,17 +182,34 @@ export function resolveLlmConfig(config: LlmConfig): ResolvedLlmConfig {
   }
   return {
     provider: config.provider,
-    model: config.model ?? info.defaultModel,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     keyName: config.keyName ?? config.provider,
   };
 }
 
 /**
+ * Fill in the provider's defaults (model, base URL, key name). Throws LLM_NOT_CONFIGURED when no
+ * model is named and the provider has no default: a made-up name would only fail at the server.
+ */
+export function resolveLlmConfig(config: LlmConfig): ResolvedLlmConfig {
+  const info = PROVIDERS[config.provider];
+  const endpoint = resolveEndpoint(config);
+  const model = config.model ?? info.defaultModel;
+  if (!model) {
+    throw new AppError(
+      'LLM_NOT_CONFIGURED',
+      `${info.label} has no model chosen: press Test connection in Settings → Providers to pick one from the models it serves.`,
+      { provider: config.provider },
+    );
+  }
+  return { ...endpoint, model };
+}
+
+/**
  * Look up the key for a call. Throws LLM_MISSING_KEY (naming where to put it) when the provider
  * needs one and none is stored; local OpenAI-compatible servers get `undefined` and no header.
  */
-export function resolveApiKey(config: ResolvedLlmConfig, keys: KeySource): string | undefined {
+export function resolveApiKey(config: ResolvedEndpoint, keys: KeySource): string | undefined {
   const key = keys.get(config.keyName);
   if (key) return key;
   const info = PROVIDERS[config.provider];

@@ -2,6 +2,7 @@ import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, isAppError } from '../contract/errors.js';
 import type {
   ConfiguredProviderView,
+  FindLocalServersRes,
   GetSettingsRes,
   KeySourceName,
   ProviderChoice,
@@ -23,7 +24,7 @@ import {
   type ProviderId,
   readPriceTable,
   resolveApiKey,
-  resolveLlmConfig,
+  resolveEndpoint,
 } from '../llm/index.js';
 import { sandboxIsolation } from '../sandbox/index.js';
 import { cleanStaleTemps } from '../store/index.js';
@@ -50,7 +51,7 @@ export interface ProviderSettings {
    * no default. Throws INVALID_INPUT on a bad saved config, LLM_NOT_CONFIGURED when a chat's
    * provider was removed.
    */
-  chatLlm(choice?: { provider: string; model: string }): Llm | null;
+  chatLlm(choice?: { provider: string; model?: string }): Llm | null;
   /**
    * Whether new chats are named by their model after the first reply: `SKILLDESK_CHAT_TITLES`
    * (`auto` or `off`) when set, else settings.json's `chat_titles` (default `auto`).
@@ -69,6 +70,53 @@ export function resolveProvider(settings: SettingsFile, ref: string): ProviderEn
   return isProviderId(ref) ? { id: ref, kind: ref, label: PROVIDERS[ref].label } : null;
 }
 
+/**
+ * The model a provider's calls get when no chat names one: its own, else its kind's default when
+ * the server lists it (or its list was never read), else the first model the server lists. Null
+ * when nothing is known yet: a made-up name would only come back as a 404 on the first message.
+ */
+export function effectiveModel(p: ProviderEntry): string | null {
+  if (p.model) return p.model;
+  const list = p.models?.list;
+  const def = PROVIDERS[p.kind].defaultModel;
+  if (def && (!list || list.includes(def))) return def;
+  return list?.[0] ?? def;
+}
+
+/** Model servers people run on their own machine, at the ports they listen on out of the box. */
+export const LOCAL_SERVERS: readonly { name: string; base_url: string }[] = [
+  { name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1' },
+  { name: 'LM Studio', base_url: 'http://127.0.0.1:1234/v1' },
+  { name: 'llama.cpp', base_url: 'http://127.0.0.1:8080/v1' },
+];
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Where to look for local servers: {@link LOCAL_SERVERS}, or `SKILLDESK_LOCAL_SERVERS`
+ * (`Name=http://127.0.0.1:PORT/v1;…`) for servers on other ports. Only loopback URLs are kept:
+ * this probe must never become a way to make SkillDesk call out to the network.
+ */
+export function localServerCandidates(env: NodeJS.ProcessEnv): { name: string; base_url: string }[] {
+  const raw = env.SKILLDESK_LOCAL_SERVERS?.trim();
+  if (!raw) return [...LOCAL_SERVERS];
+  const out: { name: string; base_url: string }[] = [];
+  for (const part of raw.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    const url = part.slice(eq + 1).trim();
+    try {
+      const u = new URL(url);
+      if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname) && name)
+        out.push({ name, base_url: url.replace(/\/+$/, '') });
+    } catch {
+      // Not a URL: skipped, like any entry that is not a loopback server.
+    }
+  }
+  return out;
+}
+
 function configOf(p: { kind: ProviderId; id?: string; model?: string; base_url?: string }): LlmConfig {
   const r = LlmConfigSchema.safeParse({
     provider: p.kind,
@@ -83,6 +131,8 @@ function configOf(p: { kind: ProviderId; id?: string; model?: string; base_url?:
     issues: [{ path: field, message: issue.message }],
   });
 }
+
+const NO_KEYS_SOURCE: KeySource = { get: () => undefined };
 
 /** A free id for a new provider of `kind`: the kind's own id first, then `kind-2`, `kind-3` … */
 function newProviderId(settings: SettingsFile, kind: ProviderId): string {
@@ -114,7 +164,12 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     // Prices only feed cost estimates: a broken prices.json is a warning, never a refused call.
     const prices = readPriceTable(deps.home);
     if (prices.warning) deps.onWarning?.(prices.warning);
-    const config = configOf({ kind: p.kind, id: p.id, model: model ?? p.model, base_url: p.base_url });
+    const config = configOf({
+      kind: p.kind,
+      id: p.id,
+      model: model ?? effectiveModel(p) ?? undefined,
+      base_url: p.base_url,
+    });
     return createLlm(config, { keys: keysOf(p), prices: prices.table, onWarning: deps.onWarning });
   };
   const settingsNow = () => readSettings(deps.home).settings;
@@ -141,7 +196,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     return {
       id,
       label: info.label,
-      default_model: info.defaultModel,
+      default_model: info.defaultModel ?? null,
       default_base_url: info.defaultBaseUrl ?? null,
       requires_key: info.requiresKey,
       env_var: info.envVar,
@@ -158,7 +213,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       label: p.label,
       base_url: p.base_url ?? null,
       model: p.model ?? null,
-      effective_model: p.model ?? info.defaultModel,
+      effective_model: effectiveModel(p),
       requires_key: info.requiresKey,
       env_var: info.envVar,
       ...keyStatusOf(p),
@@ -264,7 +319,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       return view();
     },
 
-    'settings/save-provider': (req) => {
+    'settings/save-provider': async (req) => {
       // A new provider may choose its id, but a kind's id is only for that kind: chats pinned
       // before several providers existed name their provider by kind.
       if (req.id && isProviderId(req.id) && req.id !== req.kind) {
@@ -275,6 +330,10 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         );
       }
       const id = upsert(req, req.make_default ?? false);
+      // A provider whose model can only come from its list gets the list now, so its first
+      // message goes to a model the server has (a server that does not answer is said by Test).
+      const saved = settingsNow().providers.find((p) => p.id === id);
+      if (saved && !saved.models && effectiveModel(saved) === null) await fetchModels(saved);
       return { id, settings: view() };
     },
 
@@ -356,7 +415,8 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         ok: false,
         provider: p?.id ?? ref ?? null,
         label: p?.label ?? null,
-        model: p ? (p.model ?? PROVIDERS[p.kind].defaultModel) : null,
+        model: p ? effectiveModel(p) : null,
+        picked_model: null,
         base_url: p?.base_url ?? null,
         took_ms: took(),
         model_count: 0,
@@ -373,10 +433,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       }
       try {
         // Said before asking, in the words a chat would use, rather than as an HTTP 401.
-        resolveApiKey(
-          resolveLlmConfig(configOf({ kind: p.kind, id: p.id, base_url: p.base_url })),
-          keysOf(p),
-        );
+        resolveApiKey(resolveEndpoint(configOf({ kind: p.kind, id: p.id, base_url: p.base_url })), keysOf(p));
       } catch (e) {
         if (!isAppError(e)) throw e;
         return fail(e.code, e.message);
@@ -391,17 +448,46 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
           ),
         );
       }
-      const model = p.model ?? PROVIDERS[p.kind].defaultModel;
+      // With no model of its own, the provider now follows its list (see effectiveModel); the
+      // test says which one it picked when that is not the kind's default.
+      const model = effectiveModel({ ...p, models: { list: r.models, fetched_at: r.fetched_at ?? '' } });
+      const picked = !p.model && model !== null && model !== PROVIDERS[p.kind].defaultModel ? model : null;
       return {
         ok: true,
         provider: p.id,
         label: p.label,
         model,
+        picked_model: picked,
         base_url: p.base_url ?? null,
         took_ms: took(),
         model_count: r.models.length,
-        model_listed: r.models.includes(model),
+        model_listed: model !== null && r.models.includes(model),
         error: null,
+      };
+    },
+
+    'settings/find-local-servers': async (): Promise<FindLocalServersRes> => {
+      const t = deps.now();
+      const settings = settingsNow();
+      const norm = (u: string) => u.replace(/\/+$/, '').replace('://localhost', '://127.0.0.1');
+      const found = await Promise.all(
+        localServerCandidates(deps.env).map(async (c) => {
+          // Each server is asked only for its model list, with a short timeout: a port nobody
+          // listens on refuses at once, and a stuck one must not hold Settings up.
+          const r = await listModels(
+            { provider: 'openai-compatible', baseUrl: c.base_url },
+            { keys: NO_KEYS_SOURCE, timeoutMs: 1500 },
+          );
+          if (r.source !== 'provider' || r.models.length === 0) return null;
+          const own = settings.providers.find(
+            (p) => p.kind === 'openai-compatible' && p.base_url && norm(p.base_url) === norm(c.base_url),
+          );
+          return { ...c, models: r.models, configured_id: own?.id ?? null };
+        }),
+      );
+      return {
+        servers: found.filter((x): x is NonNullable<typeof x> => x !== null),
+        took_ms: Math.round(deps.now() - t),
       };
     },
 

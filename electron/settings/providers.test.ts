@@ -5,12 +5,17 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Result } from '../contract/channels.js';
-import type { GetSettingsRes, SaveProviderRes } from '../contract/settings.js';
+import type {
+  FindLocalServersRes,
+  GetSettingsRes,
+  SaveProviderRes,
+  TestConnectionRes,
+} from '../contract/settings.js';
 import { createEventHub } from '../host/events.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
 import { tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
-import { createProviderSettings, resolveProvider } from './handlers.js';
+import { createProviderSettings, localServerCandidates, resolveProvider } from './handlers.js';
 import { createMemorySecretStore } from './secrets.js';
 import { parseSettingsFile, readSettings } from './settings-file.js';
 
@@ -187,7 +192,8 @@ describe('providers side by side', () => {
     expect(a.requests.at(-1)?.body).toMatchObject({ model: 'alpha-2' });
     expect(b.requests.at(-1)?.body).toMatchObject({ model: 'beta-1' });
 
-    // A change of base URL forgets the list; a change of label keeps it.
+    // A change of base URL forgets the list (read again at once, since the model must come from
+    // it); a change of label keeps it.
     await ok('settings/save-provider', {
       id: first.id,
       kind: 'openai-compatible',
@@ -195,8 +201,10 @@ describe('providers side by side', () => {
       base_url: a.url,
     });
     expect(readSettings(home).settings.providers[0]?.models?.list).toEqual(['alpha-1', 'alpha-2']);
+    const modelReads = a.requests.filter((r) => r.kind === 'models').length;
     await ok('settings/save-provider', { id: first.id, kind: 'openai-compatible', base_url: `${a.url}/` });
-    expect(readSettings(home).settings.providers[0]?.models).toBeUndefined();
+    expect(a.requests.filter((r) => r.kind === 'models')).toHaveLength(modelReads + 1);
+    expect(readSettings(home).settings.providers[0]?.models?.list).toEqual(['alpha-1', 'alpha-2']);
     // A key only for a provider set up (or a provider kind).
     expect(await call('settings/set-key', { provider: 'nobody', key: 'sk-x' })).toMatchObject({
       ok: false,
@@ -222,7 +230,8 @@ describe('providers side by side', () => {
         make_default: true,
       })
     ).id;
-    expect(settings.chatLlm()).toMatchObject({ model: 'llama3.2' });
+    // No model named and none to guess: the first one its server lists, read when it was saved.
+    expect(settings.chatLlm()).toMatchObject({ model: 'beta-1' });
     expect((await ok('settings/get', {})).chat?.provider).toBe(idb);
     const pinned = { provider: ida, model: 'alpha-1' };
     expect(settings.chatLlm(pinned)).toMatchObject({ provider: 'openai-compatible', model: 'alpha-1' });
@@ -287,5 +296,67 @@ describe('providers side by side', () => {
       chat_titles_from_env: true,
     });
     expect(forced.settings.autoTitles()).toBe(false);
+  });
+
+  it('picks a model its server serves: never an invented name, and Test says which it took', async () => {
+    const strict = await loopback({
+      turns: [{ text: 'served', expect: { model: 'alpha-small' } }],
+      models: ['alpha-small', 'alpha-large'],
+      strict_models: true,
+    });
+    const { settings, ok } = setup();
+    // A hosted kind pointed at a server without its default model: Test picks the first listed.
+    const id = (await ok<SaveProviderRes>('settings/save-provider', { kind: 'openai', base_url: strict.url }))
+      .id;
+    await ok('settings/set-key', { provider: id, key: 'sk-x' });
+    const t = await ok<TestConnectionRes>('settings/test-connection', { provider: id });
+    expect(t).toMatchObject({
+      ok: true,
+      model: 'alpha-large',
+      picked_model: 'alpha-large',
+      model_listed: true,
+    });
+    // A model the user named that the server lacks is said, not picked over their choice.
+    await ok('settings/save-provider', { id, kind: 'openai', base_url: strict.url, model: 'gone' });
+    const t2 = await ok<TestConnectionRes>('settings/test-connection', { provider: id });
+    expect(t2).toMatchObject({ ok: true, model: 'gone', picked_model: null, model_listed: false });
+    // A local server saved with no model answers its first message with its first model.
+    const local = (
+      await ok<SaveProviderRes>('settings/save-provider', {
+        kind: 'openai-compatible',
+        base_url: strict.url,
+        make_default: true,
+      })
+    ).settings;
+    expect(local.configured.at(-1)).toMatchObject({ model: null, effective_model: 'alpha-large' });
+    await ok('settings/save-provider', {
+      id: local.configured.at(-1)!.id,
+      kind: 'openai-compatible',
+      base_url: strict.url,
+      model: 'alpha-small',
+    });
+    const reply = await settings.chatLlm()!.generate({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(reply.text).toBe('served');
+  });
+
+  it('finds model servers on loopback and only there', async () => {
+    const srv = await loopback({ turns: [], models: ['qwen3:4b', 'llama3.2:1b'] });
+    const { ok } = setup({
+      SKILLDESK_LOCAL_SERVERS: `Ollama=${srv.url};Nothing=http://127.0.0.1:9/v1;Far=http://example.com/v1`,
+    });
+    expect(localServerCandidates({ SKILLDESK_LOCAL_SERVERS: 'Far=http://example.com/v1' })).toEqual([]);
+    expect(localServerCandidates({}).map((c) => c.base_url)).toEqual([
+      'http://127.0.0.1:11434/v1',
+      'http://127.0.0.1:1234/v1',
+      'http://127.0.0.1:8080/v1',
+    ]);
+    const found = await ok<FindLocalServersRes>('settings/find-local-servers', {});
+    expect(found.servers).toEqual([
+      { name: 'Ollama', base_url: srv.url, models: ['llama3.2:1b', 'qwen3:4b'], configured_id: null },
+    ]);
+    await ok('settings/save-provider', { kind: 'openai-compatible', label: 'Ollama', base_url: srv.url });
+    expect((await ok<FindLocalServersRes>('settings/find-local-servers', {})).servers[0]?.configured_id).toBe(
+      'openai-compatible',
+    );
   });
 });

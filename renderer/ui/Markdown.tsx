@@ -5,6 +5,7 @@ import ReactMarkdown, { type Components, type Options } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeKatex from 'rehype-katex';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
+import remarkBreaks from 'remark-breaks';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import { splitBlocks } from './markdown-blocks.js';
@@ -22,7 +23,9 @@ const schema = {
   },
 };
 
-const remarkPlugins: Options['remarkPlugins'] = [remarkGfm, remarkMath];
+// A single newline is a line break, as models mean it (a haiku's three lines, an address) and as
+// ChatGPT and Claude show replies; CommonMark alone would join the lines into one.
+const remarkPlugins: Options['remarkPlugins'] = [remarkGfm, remarkMath, remarkBreaks];
 const rehypePlugins: Options['rehypePlugins'] = [
   [rehypeSanitize, schema],
   [rehypeKatex, { throwOnError: false, strict: 'ignore' }],

@@ -87,6 +87,8 @@ const ScriptObjectSchema = z.strictObject({
   models: z.array(z.string().min(1)).optional(),
   /** When set, requests must carry this key (Bearer or x-api-key) or get a 401. */
   api_key: z.string().min(1).optional(),
+  /** Answer a completion for a model not in `models` with a 404, as Ollama does. */
+  strict_models: z.boolean().optional(),
 });
 
 /** A whole script: the turns in order, or `{turns, models?, api_key?}` with server-wide settings. */
@@ -106,6 +108,8 @@ export interface LoopbackScript {
   turns: ScriptTurn[];
   models: string[];
   apiKey?: string;
+  /** Completions for a model not in `models` get a 404. */
+  strictModels?: boolean;
 }
 
 /** Default models listed by `GET /v1/models`. */
@@ -122,7 +126,12 @@ export function parseLoopbackScript(input: unknown, source = 'script'): Loopback
   }
   const s = r.data;
   if (Array.isArray(s)) return { turns: s, models: DEFAULT_LOOPBACK_MODELS, apiKey: undefined };
-  return { turns: s.turns, models: s.models ?? DEFAULT_LOOPBACK_MODELS, apiKey: s.api_key };
+  return {
+    turns: s.turns,
+    models: s.models ?? DEFAULT_LOOPBACK_MODELS,
+    apiKey: s.api_key,
+    ...(s.strict_models ? { strictModels: true } : {}),
+  };
 }
 
 /** Read and validate a script file. A missing file is a USAGE error; a bad one INVALID_INPUT. */

@@ -461,6 +461,19 @@ describe('errors, script and recording', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('answers 404 for a model it does not serve when strict, as Ollama does', async () => {
+    const s = await serve({ turns: [{ text: 'served' }], models: ['alpha-small'], strict_models: true });
+    const msg = { messages: [{ role: 'user', content: 'x' }] };
+    const missing = await post(`${s.url}/chat/completions`, { model: 'llama3.2', ...msg });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toBe(
+      'model "llama3.2" not found, try pulling it first',
+    );
+    expect(s.remaining()).toBe(1);
+    const ok = await post(`${s.url}/chat/completions`, { model: 'alpha-small', ...msg });
+    expect(ok.status).toBe(200);
+  });
+
   it('lists models in both shapes and 404s unknown paths', async () => {
     const s = await serve({ turns: [], models: ['m1', 'm2'] });
     expect(await (await fetch(`${s.url}/models`)).json()).toEqual({

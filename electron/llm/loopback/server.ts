@@ -174,6 +174,13 @@ export async function startLoopbackProvider(opts: LoopbackOptions): Promise<Loop
     if (invalid) return fail(400, { message: invalid, type: 'invalid_request_error' });
 
     const facts = wire.facts(body);
+    if (script.strictModels && typeof body.model === 'string' && !script.models.includes(body.model)) {
+      // Ollama's words for a model that was never pulled; no scripted turn is used up.
+      return fail(404, {
+        message: `model "${body.model}" not found, try pulling it first`,
+        type: 'not_found_error',
+      });
+    }
     const turnIndex = nextTurn;
     const turn = script.turns[turnIndex];
     if (!turn) {
@@ -239,7 +246,12 @@ export async function startLoopbackProvider(opts: LoopbackOptions): Promise<Loop
 /** Accept the normal form too (re-validated: defaults are idempotent). */
 function toInput(s: LoopbackOptions['script']): unknown {
   if (Array.isArray(s) || !('apiKey' in s)) return s;
-  return { turns: s.turns, models: s.models, ...(s.apiKey ? { api_key: s.apiKey } : {}) };
+  return {
+    turns: s.turns,
+    models: s.models,
+    ...(s.apiKey ? { api_key: s.apiKey } : {}),
+    ...(s.strictModels ? { strict_models: true } : {}),
+  };
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

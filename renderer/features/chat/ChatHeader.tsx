@@ -135,7 +135,7 @@ export function ChatHeader({ onSettings }: { onSettings: () => void }) {
   const configured = pick ? v.value?.configured.find((p) => p.id === pick.provider) : undefined;
   const kind = pick ? v.value?.providers.find((p) => p.id === pick.provider) : undefined;
   const modelLabel = pick
-    ? `${configured?.label ?? kind?.label ?? `${pick.provider} (removed)`} · ${pick.model ?? configured?.effective_model ?? kind?.default_model}`
+    ? `${configured?.label ?? kind?.label ?? `${pick.provider} (removed)`} · ${pick.model ?? configured?.effective_model ?? kind?.default_model ?? 'no model yet'}`
     : null;
   return (
     <header className="chat__head">

@@ -1,4 +1,5 @@
 import { Icon } from '../../ui/Icon.js';
+import { LocalServers } from '../settings/LocalServers.js';
 
 const SUGGESTIONS = [
   {
@@ -40,6 +41,7 @@ export function EmptyState(props: {
             Pick a provider in Settings, or try the built-in skills: Summarize, Translate, Meeting Action
             Items, CSV Statistics… Without a model, SkillDesk still shows which skills your message activates.
           </p>
+          <LocalServers title="A model server is running on this computer — use it in one click" />
           <button type="button" className="btn btn--primary hero__cta" onClick={props.onSettings}>
             <Icon name="key" /> Pick a provider
           </button>

@@ -8,6 +8,7 @@ import type {
 import { useProvidersStore } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { ApiKeyField } from './ApiKeyField.js';
+import { LocalServers } from './LocalServers.js';
 import { currentTest, type ProviderTest } from './providers-store.js';
 import './providers.css';
 
@@ -66,9 +67,56 @@ function testLine(t: ProviderTest): string {
   if (t.status === 'running' || !r) return 'Reading the model list…';
   if (!r.ok) return `Connection failed: ${r.error?.message ?? 'unknown error'}`;
   const n = `${r.model_count} model${r.model_count === 1 ? '' : 's'}`;
+  if (r.model_listed && r.picked_model)
+    return `Connected to ${r.label}: ${n} listed, no tokens spent. Chats use ${r.picked_model}, the first it serves (${r.took_ms} ms).`;
   return r.model_listed
     ? `Connected to ${r.model} on ${r.label}: ${n} listed, no tokens spent (${r.took_ms} ms).`
-    : `Connected to ${r.label}: ${n} listed, not ${r.model} — pick one of them as its model (${r.took_ms} ms).`;
+    : `${r.label} answered, but it does not serve ${r.model ?? 'any model yet'}: messages would fail. Choose one of its ${n} below.`;
+}
+
+/** How a test outcome looks: green only when the model chats will use is served. */
+function testTone(t: ProviderTest): string {
+  if (!t.result) return '';
+  if (!t.result.ok) return ' is-error';
+  return t.result.model_listed ? ' is-ok' : ' is-warn';
+}
+
+/** After a test found the provider's model missing: its served models, one pressed to use it. */
+function ModelPick(props: { p: ConfiguredProviderView }) {
+  const models = props.p.models ?? [];
+  const [model, setModel] = useState(models[0] ?? '');
+  const s = useProvidersStore(useShallow((st) => ({ saving: st.saving, pickModel: st.pickModel })));
+  const id = useId();
+  if (models.length === 0) return null;
+  return (
+    <div className="provider-row__pick">
+      <label htmlFor={id} className="visually-hidden">
+        Model for {props.p.label}
+      </label>
+      <div className="select">
+        <select
+          id={id}
+          value={models.includes(model) ? model : models[0]}
+          onChange={(e) => setModel(e.target.value)}
+        >
+          {models.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+        <Icon name="chevronDown" />
+      </div>
+      <button
+        type="button"
+        className="btn btn--primary btn--small"
+        disabled={s.saving}
+        onClick={() => void s.pickModel(props.p.id, models.includes(model) ? model : models[0]!)}
+      >
+        Use this model
+      </button>
+    </div>
+  );
 }
 
 /** When a model list was read, in words. */
@@ -119,7 +167,7 @@ function ProviderRow(props: {
           <span className="mono" title={url}>
             {url}
           </span>
-          <span>· {p.effective_model}</span>
+          <span>· {p.effective_model ?? 'model: the first it serves, once its list is read'}</span>
         </div>
         <div className="provider-row__meta">
           <span className={p.has_key || !p.requires_key ? '' : 'provider-row__warn'}>{key}</span>
@@ -131,14 +179,14 @@ function ProviderRow(props: {
           </span>
         </div>
         {s.test && (
-          <p
-            className={`provider-row__status${s.test.result ? (s.test.result.ok ? ' is-ok' : ' is-error') : ''}`}
-            role="status"
-          >
-            {s.test.result && <Icon name={s.test.result.ok ? 'check' : 'alert'} />}
+          <p className={`provider-row__status${testTone(s.test)}`} role="status">
+            {s.test.result && (
+              <Icon name={s.test.result.ok && s.test.result.model_listed ? 'check' : 'alert'} />
+            )}
             {testLine(s.test)}
           </p>
         )}
+        {s.test?.result?.ok && !s.test.result.model_listed && <ModelPick p={p} />}
       </div>
       <div className="provider-row__actions">
         <button
@@ -279,7 +327,10 @@ function ProviderForm(props: { editing: string | null; onSaved: (id: string) => 
           className="input"
           value={draft.model}
           list={saved?.models ? ids.models : undefined}
-          placeholder={info?.default_model}
+          placeholder={
+            info?.default_model ??
+            (saved?.effective_model ? `${saved.effective_model} (first it serves)` : 'The first it serves')
+          }
           onChange={(e) => setDraft({ ...draft, model: e.target.value })}
           spellCheck={false}
         />
@@ -292,8 +343,10 @@ function ProviderForm(props: { editing: string | null; onSaved: (id: string) => 
         )}
         <span className="field__help">
           {saved?.models
-            ? `${saved.models.length === 1 ? 'Its one model' : `One of its ${saved.models.length} models`}, or empty for ${info?.default_model}.`
-            : `Empty: ${info?.default_model}. Test the provider to pick from its list.`}
+            ? `${saved.models.length === 1 ? 'Its one model' : `One of its ${saved.models.length} models`}, or empty for ${saved.effective_model ?? info?.default_model}.`
+            : info?.default_model
+              ? `Empty: ${info.default_model}. Test the provider to pick from its list.`
+              : 'Empty: the first model the server lists (read when you save).'}
         </span>
       </div>
       <div className="field">
@@ -445,11 +498,13 @@ export function ProvidersCard() {
           <Icon name="key" />
           <p>
             <strong>No model yet.</strong> Pick a provider and press <em>Use this provider</em>, paste its API
-            key, then <em>Test connection</em>. For a model on this machine (Ollama, LM Studio, llama.cpp),
-            choose OpenAI-compatible and give its base URL (a key is optional there).
+            key, then <em>Test connection</em>. A model server on this machine (Ollama, LM Studio, llama.cpp)
+            that is running shows up above; on another port, choose OpenAI-compatible and give its base URL (a
+            key is optional there, and its model comes from its own list).
           </p>
         </div>
       )}
+      <LocalServers hideConfigured title="Model servers on this computer — one click to use" />
       {p.value?.warning && (
         <div className="callout callout--warn" role="alert">
           <Icon name="alert" />

@@ -29,6 +29,7 @@ const ok: TestConnectionRes = {
   provider: 'local',
   label: 'Local',
   model: 'llama3.2',
+  picked_model: null,
   base_url: 'http://127.0.0.1:11434/v1',
   took_ms: 5,
   model_count: 3,

@@ -3,6 +3,7 @@ import { AppError, type AppErrorData } from '../../../electron/contract/errors.j
 import type {
   ConfiguredProviderView,
   GetSettingsRes,
+  LocalServerView,
   SaveProviderReq,
   SetProviderReq,
   TestConnectionRes,
@@ -48,6 +49,8 @@ export interface ProvidersState {
   tests: Record<string, ProviderTest>;
   /** Providers whose model list is being read again. */
   refreshing: Record<string, boolean>;
+  /** Model servers found on this machine (Ollama, LM Studio, llama.cpp), once looked for. */
+  local: { status: 'idle' | 'looking' | 'done'; servers: LocalServerView[] };
 }
 
 /** Provider settings events. */
@@ -60,7 +63,9 @@ export type ProvidersEvent =
   | { type: 'save/failed'; error: AppErrorData }
   | { type: 'test/requested'; provider: string; fingerprint: string }
   | { type: 'test/finished'; provider: string; result: TestConnectionRes }
-  | { type: 'refresh/changed'; provider: string; running: boolean };
+  | { type: 'refresh/changed'; provider: string; running: boolean }
+  | { type: 'local/looking' }
+  | { type: 'local/found'; servers: LocalServerView[] };
 
 /** Provider settings before loading. */
 export function initialProvidersState(): ProvidersState {
@@ -73,6 +78,7 @@ export function initialProvidersState(): ProvidersState {
     saveError: null,
     tests: {},
     refreshing: {},
+    local: { status: 'idle', servers: [] },
   };
 }
 
@@ -120,6 +126,10 @@ export function providersReducer(s: ProvidersState, e: ProvidersEvent): Provider
         ...s,
         refreshing: e.running ? { ...s.refreshing, [e.provider]: true } : without(s.refreshing, e.provider),
       };
+    case 'local/looking':
+      return { ...s, local: { ...s.local, status: 'looking' } };
+    case 'local/found':
+      return { ...s, local: { status: 'done', servers: e.servers } };
   }
 }
 
@@ -143,6 +153,12 @@ export interface ProvidersStore extends ProvidersState {
   setChatTitles(on: boolean): Promise<boolean>;
   /** The package index Install packages uses; empty for PyPI. */
   setPackageIndex(url: string): Promise<boolean>;
+  /** Look for model servers on this machine (their `/models` on loopback). */
+  findLocalServers(): Promise<void>;
+  /** Set up a found server as a provider with `model`, the default of new chats. */
+  useLocalServer(server: LocalServerView, model: string): Promise<string | null>;
+  /** Make `model` (one its server lists) the provider's own model. */
+  pickModel(provider: string, model: string): Promise<boolean>;
 }
 
 const toErrorData = (e: unknown): AppErrorData =>
@@ -247,6 +263,7 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
             provider: id,
             label: p.label,
             model: null,
+            picked_model: null,
             base_url: null,
             took_ms: 0,
             model_count: 0,
@@ -258,6 +275,54 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
         // A test that answered saved the provider's model list.
         await load();
       },
+      async findLocalServers() {
+        if (get().local.status === 'looking') return;
+        dispatch({ type: 'local/looking' });
+        try {
+          const r = await client.invoke('settings/find-local-servers', {});
+          dispatch({ type: 'local/found', servers: r.servers });
+        } catch {
+          // Nothing found is the same as nothing answering: the form is still there.
+          dispatch({ type: 'local/found', servers: [] });
+        }
+      },
+      async useLocalServer(server, model) {
+        const id = await get().saveProvider({
+          ...(server.configured_id ? { id: server.configured_id } : {}),
+          kind: 'openai-compatible',
+          label: server.name,
+          base_url: server.base_url,
+          model,
+          make_default: true,
+        });
+        if (id) {
+          set((s) => ({
+            notice: `${server.name} (${model}) answers new chats now.`,
+            local: {
+              ...s.local,
+              servers: s.local.servers.map((x) => (x === server ? { ...x, configured_id: id } : x)),
+            },
+          }));
+        }
+        return id;
+      },
+      pickModel: (provider, model) =>
+        change(
+          async () => {
+            const p = get().value?.configured.find((x) => x.id === provider);
+            if (!p) throw new AppError('NOT_FOUND', `No provider "${provider}" is set up.`);
+            const r = await client.invoke('settings/save-provider', {
+              id: p.id,
+              kind: p.kind,
+              label: p.label,
+              model,
+              ...(p.base_url ? { base_url: p.base_url } : {}),
+            });
+            return r.settings;
+          },
+          `${model} is its model now.`,
+          provider,
+        ),
       async refreshModels(provider) {
         dispatch({ type: 'refresh/changed', provider, running: true });
         try {
