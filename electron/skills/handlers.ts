@@ -157,7 +157,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       return { skill: toDetail(found.skill, entry) };
     },
 
-    'skills/changes': (req) => catalogChanges(catalog.get(), req.since, toDetail),
+    'skills/changes': (req) => catalogChanges(catalog.get(), req.since, toDetail, req.limit),
 
     'skills/import-package': (req) => {
       const file = req.file_name?.trim() || 'package.json';
@@ -259,7 +259,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
     },
   } satisfies Omit<
     HandlersFor<'skills'>,
-    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/call-tool'
+    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/warm-match' | 'skills/call-tool'
   > &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
