@@ -165,10 +165,12 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     for (const end of [...ends]) end();
     prev?.();
   };
-  void catalog.current().catch(() => {});
+  const built = catalog.current().catch(() => {});
   // The first search_skills would otherwise build the search index (seconds at thousands of
-  // skills); built in slices now, it is ready by the time a client searches.
-  if (opts.warmSearch ?? !opts.catalog) void client.call('skills/warm-match', {}).catch(() => {});
+  // skills). It is built in slices after the catalog's first build, whose opening read of every
+  // row would otherwise hold up the handshake of a client connecting at start.
+  if (opts.warmSearch ?? !opts.catalog)
+    void built.then(() => client.call('skills/warm-match', {})).catch(() => {});
 
   /**
    * The served catalog for a request that needs it. While the first build runs the request waits,
