@@ -161,6 +161,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   );
   const prev = server.server.onclose;
   server.server.onclose = () => {
+    closed = true;
     unwatch?.();
     for (const end of [...ends]) end();
     prev?.();
@@ -169,8 +170,9 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   // The first search_skills would otherwise build the search index (seconds at thousands of
   // skills). It is built in slices after the catalog's first build, whose opening read of every
   // row would otherwise hold up the handshake of a client connecting at start.
+  let closed = false;
   if (opts.warmSearch ?? !opts.catalog)
-    void built.then(() => client.call('skills/warm-match', {})).catch(() => {});
+    void built.then(() => (closed ? null : client.call('skills/warm-match', {}))).catch(() => {});
 
   /**
    * The served catalog for a request that needs it. While the first build runs the request waits,
