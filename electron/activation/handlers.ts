@@ -1,7 +1,7 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import type { CatalogRef } from '../skills/index.js';
 import { denseQuery, e5MatchStatus, embedCatalog } from './full-match.js';
-import { explainMatch, matchSkills, syncSkillIndexes } from './phase1.js';
+import { explainMatch, matchSkills, syncSkillIndexes, warmSkillIndexes } from './phase1.js';
 
 /** What the activation slice needs. */
 export interface ActivationHandlerDeps {
@@ -95,5 +95,11 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
         took_ms: Math.round(deps.now() - t0),
       };
     },
-  } satisfies Pick<HandlersFor<'skills'>, 'skills/match' | 'skills/embed'>;
+
+    'skills/warm-match': async () => {
+      const t0 = deps.now();
+      await warmSkillIndexes(catalog.get());
+      return { took_ms: Math.round(deps.now() - t0) };
+    },
+  } satisfies Pick<HandlersFor<'skills'>, 'skills/match' | 'skills/embed' | 'skills/warm-match'>;
 }

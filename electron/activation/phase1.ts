@@ -4,7 +4,14 @@ import { normalizePhrase, readSwitches, skillNameKey } from '../store/index.js';
 import { DenseSpace, denseIndex } from './dense.js';
 import type { E5Engine } from './e5.js';
 import { type NearestSearch, type Query, SemanticSpace } from './semantic.js';
-import { INDEX_FIELDS, type IndexField, lowerBound, type SkillIndex, skillIndex } from './skill-index.js';
+import {
+  INDEX_FIELDS,
+  type IndexField,
+  lowerBound,
+  type SkillIndex,
+  skillIndex,
+  warmSkillIndex,
+} from './skill-index.js';
 import { corrections } from './spelling.js';
 import { expandSynonyms } from './synonyms.js';
 import { contentWords, GENERIC_WEIGHT, GENERIC_WORDS, MAX_MESSAGE_CHARS, stem, words } from './text.js';
@@ -296,6 +303,24 @@ export function syncSkillIndexes(catalog: SkillCatalog): void {
 }
 
 let primed = false;
+
+/**
+ * {@link syncSkillIndexes} ahead of the first match, in slices that leave the event loop free
+ * between them (a server warming up while it answers other requests). A match asked meanwhile
+ * builds what is still missing at once, as without it.
+ */
+export async function warmSkillIndexes(catalog: SkillCatalog): Promise<void> {
+  for (const store of catalog.stores()) await warmSkillIndex(store.db);
+  if (!primed) {
+    primed = true;
+    for (let i = 0; i < 4; i++) {
+      for (const m of PRIMING) {
+        matchSkills(catalog, m, { thread: false });
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+}
 const PRIMING = [
   'prime the matcher: extract text from slides, spreadsheets and pdfs',
   'write a short update for the team about the new release',

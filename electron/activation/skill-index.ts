@@ -207,6 +207,8 @@ export class SkillIndex {
   private readonly free: number[] = [];
   private readonly bySkillId = new Map<string, number>();
   private lastSeq = -1;
+  /** Bumped when a full build starts, so a sliced build sees that another one replaced it. */
+  private rebuilds = 0;
   private readonly s;
 
   private readonly vectorStore: VectorStore | null;
@@ -275,7 +277,9 @@ export class SkillIndex {
     return [...out];
   }
 
-  private rebuild(): void {
+  /** Empty the index and read every row a rebuild indexes, in a fixed order. */
+  private startRebuild(): { rows: SkillRow[]; arts: Map<string, ArtifactRow[]> } {
+    this.rebuilds++;
     this.docs.length = 0;
     this.postings.clear();
     this.df.clear();
@@ -299,6 +303,11 @@ export class SkillIndex {
     }
     // Insert in a fixed order, so the same catalog always gives the same slots.
     const rows = (this.s.all.all() as SkillRow[]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { rows, arts };
+  }
+
+  private rebuild(): void {
+    const { rows, arts } = this.startRebuild();
     // Saved vectors in one read, not one query per skill.
     this.vectorStore?.preload();
     try {
@@ -306,6 +315,44 @@ export class SkillIndex {
     } finally {
       this.vectorStore?.release();
     }
+  }
+
+  /**
+   * Build the index in slices of about `sliceMs`, letting the event loop run between them, so a
+   * server can have it ready for its first search without keeping other requests waiting for the
+   * whole build. A caller that needs the index meanwhile builds it at once as before (`sync`),
+   * which this build then gives way to. On an index already built it is a plain `sync`.
+   */
+  async warm(sliceMs = 15): Promise<void> {
+    if (this.lastSeq >= 0) {
+      this.sync();
+      return;
+    }
+    const head = this.s.head.get() as number;
+    const { rows, arts } = this.startRebuild();
+    const mine = this.rebuilds;
+    this.vectorStore?.preload();
+    try {
+      let t = performance.now();
+      for (const r of rows) {
+        if (modelInvocable(r)) this.add(r, arts.get(r.id) ?? []);
+        if (performance.now() - t > sliceMs) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.rebuilds !== mine) return;
+          t = performance.now();
+        }
+      }
+    } finally {
+      if (this.rebuilds === mine) this.vectorStore?.release();
+    }
+    this.vectorStore?.flush();
+    this.lastSeq = head;
+    this.renorm();
+    this.generation++;
+    this.journal.push({ generation: this.generation, slots: null });
+    if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
+    // What changed while the slices ran comes from the change log, at the cost of the change.
+    this.sync();
   }
 
   private reload(id: string): void {
@@ -646,11 +693,21 @@ const perDb = new WeakMap<Db, SkillIndex>();
  * and kept in sync on every later use.
  */
 export function skillIndex(db: Db, make: (db: Db) => SkillIndex = (d) => new SkillIndex(d)): SkillIndex {
+  const ix = indexOf(db, make);
+  ix.sync();
+  return ix;
+}
+
+function indexOf(db: Db, make: (db: Db) => SkillIndex): SkillIndex {
   let ix = perDb.get(db);
   if (!ix) {
     ix = make(db);
     perDb.set(db, ix);
   }
-  ix.sync();
   return ix;
+}
+
+/** Build (or catch up) a store's index in slices, ahead of its first use (see {@link SkillIndex.warm}). */
+export function warmSkillIndex(db: Db): Promise<void> {
+  return indexOf(db, (d) => new SkillIndex(d)).warm();
 }

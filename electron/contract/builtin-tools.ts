@@ -19,7 +19,11 @@ const JsonObjectArg = z.preprocess(
   z.record(z.string(), z.unknown()),
 );
 
-const SkillName = z
+/**
+ * The argument naming a skill, shared by every tool that takes one: a face that serves skills
+ * under other names (`mcp serve`'s slugs) finds the argument to translate by this schema.
+ */
+export const SkillName = z
   .string()
   .min(1)
   .max(200)

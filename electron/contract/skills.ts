@@ -200,6 +200,19 @@ export interface EmbedSkillsRes {
   took_ms: number;
 }
 
+/**
+ * `skills/warm-match`: build phase 1's in-memory index now, in slices that leave the process free
+ * for other requests, so the first match (a server's first `search_skills`) costs what later ones
+ * do. A match asked meanwhile builds what is missing at once, as without it.
+ */
+export const WarmMatchReqSchema = z.object({}).strict();
+/** Request of `skills/warm-match`. */
+export type WarmMatchReq = z.infer<typeof WarmMatchReqSchema>;
+/** Reply of `skills/warm-match`: how long the warm-up took, slices and waits included. */
+export interface WarmMatchRes {
+  took_ms: number;
+}
+
 /** A field of a skill phase 1 searches (`instructions`: the start of its body and file names). */
 export type IndexFieldName =
   | 'name'
@@ -848,8 +861,14 @@ export interface ForkSkillRes {
  * (the one phase 1 follows), so a cache of the catalog (the MCP server's) stays current at the
  * cost of the change, whoever made it (this process, the app, another CLI).
  */
-export const CatalogChangesReqSchema = z.object({ since: z.string().max(4096).optional() }).strict();
-/** Request of `skills/changes`: without `since`, everything. */
+export const CatalogChangesReqSchema = z
+  .object({ since: z.string().max(4096).optional(), limit: z.number().int().min(1).max(100_000).optional() })
+  .strict();
+/**
+ * Request of `skills/changes`: without `since`, everything. With `limit`, a scope listed whole comes
+ * in pages of at most that many skills (`more` says another page follows: ask again with `cursor`),
+ * so a caller serving other requests meanwhile never waits on one long listing.
+ */
 export type CatalogChangesReq = z.infer<typeof CatalogChangesReqSchema>;
 /** The changes of one store. */
 export interface ScopeChanges {
@@ -870,6 +889,10 @@ export interface CatalogChangesRes {
   /** The scopes open now; a scope that is not listed has nothing in it. */
   scopes: SkillScope[];
   changes: ScopeChanges[];
+  /** A paged listing (`limit`) is not finished: ask again with `cursor` for the next page. */
+  more?: boolean;
+  /** With `more`: how many skills the remaining pages hold. */
+  remaining?: number;
 }
 
 /** The `skills/*` channels. */
@@ -887,6 +910,7 @@ export interface SkillsChannels {
   'skills/match': { req: MatchSkillsReq; res: MatchSkillsRes };
   'skills/set-switch': { req: SetSkillSwitchReq; res: SetSkillSwitchRes };
   'skills/embed': { req: EmbedSkillsReq; res: EmbedSkillsRes };
+  'skills/warm-match': { req: WarmMatchReq; res: WarmMatchRes };
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
   'skills/delete': { req: DeleteSkillReq; res: DeleteSkillRes };
@@ -914,6 +938,7 @@ export const skillsRequestSchemas = {
   'skills/match': MatchSkillsReqSchema,
   'skills/set-switch': SetSkillSwitchReqSchema,
   'skills/embed': EmbedSkillsReqSchema,
+  'skills/warm-match': WarmMatchReqSchema,
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,
   'skills/delete': DeleteSkillReqSchema,

@@ -15,6 +15,13 @@ import type { Skill } from '../store/index.js';
 import { skillNameKey } from '../store/index.js';
 import type { CoreClient } from '../transport/index.js';
 
+/** Skills per page of the change log while the catalog is first listed. */
+const PAGE = 100;
+/** The longest the build runs before letting other requests through. */
+const SLICE_MS = 15;
+/** Let the event loop run what is waiting (I/O included) before going on. */
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** One file of a served skill. */
 export interface ServedFile {
   uri: string;
@@ -54,6 +61,47 @@ export interface ServedSkill {
 }
 
 export const DIRECTORY_MIME = 'inode/directory';
+/** Agent Skills' limits on the frontmatter every strict client checks. */
+export const MAX_NAME_CHARS = 64;
+export const MAX_DESCRIPTION_CHARS = 1024;
+/** What ends a description served shorter than it is stored. */
+export const CUT_MARKER = ' […]';
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Whether `name` is a valid Agent Skills name (1–64 lowercase letters, digits, single inner hyphens). */
+export function isValidSkillName(name: string): boolean {
+  return name.length <= MAX_NAME_CHARS && SLUG.test(name);
+}
+
+/**
+ * The name a skill is served under: its slug, cut to `max` characters without leaving a hyphen at
+ * the end, so it is a valid Agent Skills name whatever the stored name holds.
+ */
+export function servedSlug(name: string, max = MAX_NAME_CHARS): string {
+  const slug = skillSlug(name).slice(0, max).replace(/-+$/, '').replace(/-{2,}/g, '-');
+  return isValidSkillName(slug) ? slug : 'skill';
+}
+
+/**
+ * A description within Agent Skills' 1,024 characters: a longer one is cut at the last word
+ * boundary that leaves room for {@link CUT_MARKER} (the stored skill and its exported SKILL.md keep
+ * every character); an empty one is served as the skill's name, since strict clients refuse an
+ * empty description.
+ */
+export function servedDescription(description: string, name: string): string {
+  const chars = Array.from(description.trim());
+  if (chars.length === 0) return name.trim() || 'A skill.';
+  if (chars.length <= MAX_DESCRIPTION_CHARS) return description;
+  const room = MAX_DESCRIPTION_CHARS - Array.from(CUT_MARKER).length;
+  const head = chars.slice(0, room + 1).join('');
+  // The last whitespace within room: a word is never split unless one word fills the room.
+  const cut = head.search(/\s\S*$/);
+  const kept = Array.from(cut > 0 ? head.slice(0, cut) : head)
+    .slice(0, room)
+    .join('')
+    .trimEnd();
+  return `${kept}${CUT_MARKER}`;
+}
 /** SEP-2640's limits on one skill: files (SKILL.md included) and their total bytes. */
 export const MAX_FILES_PER_SKILL = 512;
 export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
@@ -113,8 +161,12 @@ export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | nul
     frontmatter.name = slug;
     changed = true;
   }
-  if (typeof frontmatter.description !== 'string') {
-    frontmatter.description = detail.description;
+  const description = servedDescription(
+    typeof frontmatter.description === 'string' ? frontmatter.description : (detail.description ?? ''),
+    detail.name,
+  );
+  if (frontmatter.description !== description) {
+    frontmatter.description = description;
     changed = true;
   }
   // A changed SKILL.md is written from the same object the entry carries, so the two are identical
@@ -175,13 +227,44 @@ export class ServedView {
   readonly bySkillUri = new Map<string, ServedSkill>();
   readonly byFileUri = new Map<string, ServedFile>();
   readonly byDirUri = new Map<string, DirectoryChild[]>();
+  /** Served name → the skill. */
+  readonly bySlug = new Map<string, ServedSkill>();
+  /** Stored name (as the catalog compares names) → the skill, for names that are not their slug. */
+  private readonly byStoredName = new Map<string, ServedSkill>();
 
   constructor(readonly skills: readonly ServedSkill[]) {
     for (const s of skills) {
       this.bySkillUri.set(s.entry.uri, s);
+      this.bySlug.set(s.slug, s);
+      if (s.name !== s.slug) this.byStoredName.set(skillNameKey(s.name), s);
       for (const f of s.files) this.byFileUri.set(f.uri, f);
       for (const [uri, children] of s.dirs) this.byDirUri.set(uri, children);
     }
+  }
+
+  /**
+   * The stored name of the skill a client named: by its served name or its stored one. Undefined
+   * when neither is served.
+   */
+  storedName(name: string): string | undefined {
+    return (this.bySlug.get(name) ?? this.byStoredName.get(skillNameKey(name)))?.name;
+  }
+
+  /**
+   * `uri` as served: a `skill://` URI naming the skill by its stored name (percent-encoded or not)
+   * becomes the one under its served name; any other URI is returned unchanged.
+   */
+  servedUri(uri: string): string {
+    const m = /^skill:\/\/([^/]+)(\/.*)?$/.exec(uri);
+    if (!m || this.bySlug.has(m[1]!)) return uri;
+    let name = m[1]!;
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      return uri;
+    }
+    const s = this.byStoredName.get(skillNameKey(name));
+    return s ? `skill://${s.slug}${m[2] ?? ''}` : uri;
   }
 }
 
@@ -201,9 +284,13 @@ export class ServedCatalog {
   private readonly built = new Map<string, { detail: SkillDetail; served: ServedSkill | null }>();
   private view = new ServedView([]);
   private syncing: Promise<ServedView> | null = null;
+  private queued: Promise<ServedView> | null = null;
   private readonly listeners = new Set<() => void>();
   private watchers = 0;
   private timer: NodeJS.Timeout | null = null;
+  private built0 = false;
+  private progressNow = { done: 0, total: 0 };
+  private readonly progressListeners = new Set<(p: { done: number; total: number }) => void>();
 
   constructor(private readonly client: CoreClient) {}
 
@@ -236,22 +323,69 @@ export class ServedCatalog {
 
   /** The current view, after catching up with the change log. */
   current(): Promise<ServedView> {
-    // One sync at a time; requests arriving meanwhile share it.
-    this.syncing ??= this.sync().finally(() => {
+    // One sync at a time. A request arriving while one runs may follow a change that sync began
+    // before, so it waits for the next one, which every request arriving meanwhile shares.
+    if (this.syncing) {
+      this.queued ??= this.syncing
+        .catch(() => {})
+        .then(() => {
+          this.queued = null;
+          return this.current();
+        });
+      return this.queued;
+    }
+    this.syncing = this.sync().finally(() => {
       this.syncing = null;
     });
     return this.syncing;
   }
 
+  /** True once the first full listing has been served (until then, requests needing it wait). */
+  get ready(): boolean {
+    return this.built0;
+  }
+
+  /** Skills loaded and served so far, and how many there are in all (while the first build runs). */
+  get progress(): { done: number; total: number } {
+    return { ...this.progressNow };
+  }
+
+  /** Call `listener` as the first build advances; returns the unsubscribe. */
+  onProgress(listener: (p: { done: number; total: number }) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  private report(done: number, total: number): void {
+    this.progressNow = { done, total };
+    for (const l of [...this.progressListeners]) l({ done, total });
+  }
+
   private async sync(): Promise<ServedView> {
-    const r = await this.client.invoke('skills/changes', this.cursor ? { since: this.cursor } : {});
     const first = this.cursor === undefined;
-    this.cursor = r.cursor;
-    if (!r.changed) return this.view;
-    if (this.apply(r)) {
-      this.view = this.merge();
+    let touched = false;
+    let loaded = 0;
+    // The listing comes in pages and the view is built in slices, each a few milliseconds, so a
+    // request that needs no catalog (initialize, tools/list, a tool) is answered between them.
+    for (;;) {
+      const r = await this.client.invoke('skills/changes', {
+        ...(this.cursor ? { since: this.cursor } : {}),
+        limit: PAGE,
+      });
+      this.cursor = r.cursor;
+      if (!r.changed) break;
+      touched = this.apply(r) || touched;
+      loaded += r.changes.reduce((n, c) => n + c.upserted.length, 0);
+      // Progress counts two steps per skill: read from the store, then served.
+      if (!this.built0) this.report(loaded, 2 * (loaded + (r.remaining ?? 0)));
+      if (!r.more) break;
+      await yieldNow();
+    }
+    if (touched) {
+      this.view = await this.merge();
       if (!first) for (const l of [...this.listeners]) l();
     }
+    this.built0 = true;
     return this.view;
   }
 
@@ -283,7 +417,7 @@ export class ServedCatalog {
   }
 
   /** The merged catalog: a workspace skill hides the account one of the same name. */
-  private merge(): ServedView {
+  private async merge(): Promise<ServedView> {
     const byKey = new Map<string, SkillDetail>();
     for (const d of this.stored.workspace.values()) byKey.set(skillNameKey(d.name), d);
     for (const d of this.stored.account.values()) {
@@ -296,12 +430,13 @@ export class ServedCatalog {
     const seen = new Set<string>();
     const out: ServedSkill[] = [];
     const live = new Set<string>();
+    let slice = performance.now();
     for (const d of ordered) {
       // Two names that fold to the same slug: the later one is served under a suffixed folder
       // (kept within the 64 characters Agent Skills allows a name).
-      const base = skillSlug(d.name);
+      const base = servedSlug(d.name);
       let slug = base;
-      for (let i = 2; seen.has(slug); i++) slug = `${base.slice(0, 63 - String(i).length)}-${i}`;
+      for (let i = 2; seen.has(slug); i++) slug = `${servedSlug(base, 63 - String(i).length)}-${i}`;
       seen.add(slug);
       const key = `${d.scope}:${d.id}`;
       live.add(key);
@@ -309,6 +444,11 @@ export class ServedCatalog {
       if (!b || b.detail !== d || (b.served && b.served.slug !== slug)) {
         b = { detail: d, served: serveSkill(d, slug) };
         this.built.set(key, b);
+        if (performance.now() - slice > SLICE_MS) {
+          if (!this.built0) this.report(ordered.length + out.length, 2 * ordered.length);
+          await yieldNow();
+          slice = performance.now();
+        }
       }
       if (b.served) out.push(b.served);
     }

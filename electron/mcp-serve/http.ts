@@ -77,7 +77,10 @@ export async function serveMcpHttp(
   const catalog = new ServedCatalog(client);
   // Built while the endpoint starts listening, not on the first client's request, then followed
   // so a `subscriptions/listen` stream hears of changes.
-  void catalog.current().catch(() => {});
+  void catalog
+    .current()
+    .then(() => client.call('skills/warm-match', {}))
+    .catch(() => {});
   const unwatch = catalog.watch(1000);
   let port = opts.port;
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);

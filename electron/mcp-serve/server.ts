@@ -22,9 +22,9 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { BUILTIN_TOOLS, type BuiltinToolName } from '../contract/builtin-tools.js';
+import { BUILTIN_TOOLS, type BuiltinToolName, SkillName } from '../contract/builtin-tools.js';
 import type { CoreClient } from '../transport/index.js';
-import { ServedCatalog, sentAsText } from './catalog.js';
+import { ServedCatalog, type ServedView, sentAsText } from './catalog.js';
 import {
   CACHE_HINTS,
   MODERN_PROTOCOL_VERSION,
@@ -125,6 +125,17 @@ export interface SkillsMcpServerOptions {
    */
   catalog?: ServedCatalog;
   pollMs?: number;
+  /**
+   * Warm the search index in the background when the server is built (default: when it owns its
+   * catalog; the HTTP face warms once for all its servers).
+   */
+  warmSearch?: boolean;
+}
+
+/** What a request handler is given that this server uses: its `_meta` and a way to notify. */
+interface HandlerExtra {
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: never) => Promise<void>;
 }
 
 /** Build the MCP server over a core client (connect it to a transport to serve). */
@@ -150,11 +161,59 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   );
   const prev = server.server.onclose;
   server.server.onclose = () => {
+    closed = true;
     unwatch?.();
     for (const end of [...ends]) end();
     prev?.();
   };
-  void catalog.current().catch(() => {});
+  const built = catalog.current().catch(() => {});
+  // The first search_skills would otherwise build the search index (seconds at thousands of
+  // skills). It is built in slices after the catalog's first build, whose opening read of every
+  // row would otherwise hold up the handshake of a client connecting at start.
+  let closed = false;
+  if (opts.warmSearch ?? !opts.catalog)
+    void built.then(() => (closed ? null : client.call('skills/warm-match', {}))).catch(() => {});
+
+  /**
+   * The served catalog for a request that needs it. While the first build runs the request waits,
+   * told how far it got when it asked for progress (`_meta.progressToken`).
+   */
+  const viewFor = async (extra?: HandlerExtra): Promise<ServedView> => {
+    const token = extra?._meta?.progressToken;
+    if (catalog.ready || token === undefined || !extra) return catalog.current();
+    let last = -1;
+    const send = (p: { done: number; total: number }) => {
+      if (p.done <= last || p.total === 0) return;
+      last = p.done;
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress: p.done,
+            total: p.total,
+            message: `Preparing the skill catalog (${Math.floor((100 * p.done) / p.total)}%)`,
+          },
+        } as never)
+        .catch(() => {});
+    };
+    const off = catalog.onProgress(send);
+    send(catalog.progress);
+    try {
+      return await catalog.current();
+    } finally {
+      off();
+    }
+  };
+
+  /**
+   * The stored name of a skill a client named by its served name (or its stored one). Before the
+   * catalog is built a stored name is taken as it is; only a name the store does not know waits.
+   */
+  const storedName = async (name: string, extra?: HandlerExtra): Promise<string> => {
+    if (!catalog.ready && (await client.call('skills/get', { name })).ok) return name;
+    return (await viewFor(extra)).storedName(name) ?? name;
+  };
 
   // Modern requests are recognised on the transport; every caller connects through it.
   const connect = server.connect.bind(server);
@@ -165,6 +224,10 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   // unknown one comes back as an error naming the accepted ones.
   for (const name of Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]) {
     const tool = BUILTIN_TOOLS[name];
+    // The argument that names a skill, which a client may give as the name the skill is served under.
+    const skillArgs = Object.entries(tool.args.shape as Record<string, unknown>)
+      .filter(([, schema]) => schema === SkillName)
+      .map(([key]) => key);
     server.registerTool(
       name,
       {
@@ -174,7 +237,11 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
           ? { readOnlyHint: true, openWorldHint: false }
           : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => {
+      async (given: Record<string, unknown>, extra: HandlerExtra) => {
+        const args = { ...given };
+        for (const key of skillArgs) {
+          if (typeof args[key] === 'string') args[key] = await storedName(args[key], extra);
+        }
         const r = await client.call('skills/call-tool', { name, args });
         if (!r.ok) return failure(r.error.message);
         const out = text(r.value.result);
@@ -187,8 +254,8 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
 
   const low = server.server;
 
-  low.setRequestHandler(ListResourcesRequestSchema, async (req) => {
-    const view = await catalog.current();
+  low.setRequestHandler(ListResourcesRequestSchema, async (req, extra) => {
+    const view = await viewFor(extra);
     const { items, nextCursor } = page(view.skills, req.params?.cursor, RESOURCES_PAGE_SIZE);
     return {
       resources: items.map((s) => ({
@@ -211,15 +278,16 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
       },
     ],
   }));
-  low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const uri = req.params.uri;
-    const output = parseScriptOutputUri(uri);
+  low.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+    const asked = req.params.uri;
+    const output = parseScriptOutputUri(asked);
     if (output) {
       const r = await client.call('scripts/read-output', output);
       if (!r.ok) throw invalid(r.error.message);
-      return { contents: [{ uri, mimeType: r.value.media_type, blob: r.value.data_base64 }] };
+      return { contents: [{ uri: asked, mimeType: r.value.media_type, blob: r.value.data_base64 }] };
     }
-    const view = await catalog.current();
+    const view = await viewFor(extra);
+    const uri = view.servedUri(asked);
     const file = view.byFileUri.get(uri);
     const manifestOf =
       !file && uri.endsWith(`/${MANIFEST_FILE}`)
@@ -267,24 +335,27 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     ...body,
     ...CACHE_HINTS[method],
   });
-  low.setRequestHandler(loose('skills/list'), async (req) => {
+  low.setRequestHandler(loose('skills/list'), async (req, extra) => {
     const params = req.params as { cursor?: unknown } | undefined;
-    const view = await catalog.current();
+    const view = await viewFor(extra);
     const { items, nextCursor } = page(view.skills, params?.cursor, SKILLS_PAGE_SIZE);
     return skillsResult('skills/list', {
       skills: items.map((s) => s.entry),
       ...(nextCursor ? { nextCursor } : {}),
     });
   });
-  low.setRequestHandler(loose('skills/get'), async (req) => {
-    const uri = uriParam('skills/get', req.params);
-    const found = (await catalog.current()).bySkillUri.get(uri);
+  low.setRequestHandler(loose('skills/get'), async (req, extra) => {
+    const asked = uriParam('skills/get', req.params);
+    const view = await viewFor(extra);
+    const uri = view.servedUri(asked);
+    const found = view.bySkillUri.get(uri);
     if (!found) throw invalid(`No skill is served at ${uri}`);
     return skillsResult('skills/get', { skill: found.entry });
   });
-  low.setRequestHandler(loose('resources/directory/read'), async (req) => {
-    const uri = uriParam('resources/directory/read', req.params);
-    const view = await catalog.current();
+  low.setRequestHandler(loose('resources/directory/read'), async (req, extra) => {
+    const asked = uriParam('resources/directory/read', req.params);
+    const view = await viewFor(extra);
+    const uri = view.servedUri(asked);
     const children = view.byDirUri.get(uri);
     if (!children) {
       throw invalid(

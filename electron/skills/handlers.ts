@@ -162,7 +162,12 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
 
     'skills/changes': (req) => {
       const c = catalog.get();
-      return catalogChanges(c, req.since, (skill, entry) => toDetail(skill, entry, c.switchOf(entry.name)));
+      return catalogChanges(
+        c,
+        req.since,
+        (skill, entry) => toDetail(skill, entry, c.switchOf(entry.name)),
+        req.limit,
+      );
     },
 
     'skills/set-switch': (req) => {
@@ -278,7 +283,12 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
     },
   } satisfies Omit<
     HandlersFor<'skills'>,
-    SkillRunChannel | SkillVersionChannel | 'skills/match' | 'skills/embed' | 'skills/call-tool'
+    | SkillRunChannel
+    | SkillVersionChannel
+    | 'skills/match'
+    | 'skills/embed'
+    | 'skills/warm-match'
+    | 'skills/call-tool'
   > &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;
 }
