@@ -20,3 +20,4 @@ export * from './version.js';
 export * from './version-handlers.js';
 export * from './versions.js';
 export * from './zip.js';
+export * from './pip.js';

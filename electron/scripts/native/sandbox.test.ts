@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout } from '../../test-support/index.js';
 import { type NativeRunSpec, nativeSandboxSupport, pythonPrefixes, runNativeSandboxed } from './sandbox.js';
 
 const support = nativeSandboxSupport();
@@ -29,7 +30,9 @@ function processesWith(mark: string): number[] {
   return out;
 }
 
-describe.skipIf(!support.ok || !python)('the native runtime’s OS sandbox', () => {
+const missing = !support.ok ? support.reason : !python ? 'no python3' : null;
+
+describe.skipIf(skipWithout(missing, 'the native runtime’s OS sandbox'))('the native runtime’s OS sandbox', () => {
   let root: string;
   let skillDir: string;
   let otherVenv: string;
