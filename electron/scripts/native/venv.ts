@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -178,11 +178,7 @@ export async function installNativeEnv(
     const fresh = `${venv}.new`;
     rmSync(fresh, { recursive: true, force: true });
     mkdirSync(join(nativeDir(home), 'venvs'), { recursive: true });
-    const mk = spawnSync(python.executable, ['-I', '-m', 'venv', fresh], {
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
-    });
+    const mk = await runQuiet(python.executable, ['-I', '-m', 'venv', fresh], 120_000);
     if (mk.status !== 0) {
       rmSync(fresh, { recursive: true, force: true });
       throw new AppError(
@@ -242,8 +238,7 @@ export async function installNativeEnv(
         '--only-binary=:all:',
         '--require-hashes',
         '--no-deps',
-        // Bytecode now: the environment is read-only in the sandbox, and pandas compiled on every
-        // import takes seconds.
+        '--no-compile',
         '-r',
         lockReq,
       ],
@@ -261,6 +256,9 @@ export async function installNativeEnv(
     rmSync(venv, { recursive: true, force: true });
     renameSync(fresh, venv);
     fixVenvPaths(venv, fresh);
+    // Bytecode now, on every core: the environment is read-only in the sandbox, and pandas
+    // compiled afresh on every import costs seconds per run.
+    await runQuiet(venvPython(venv), ['-I', '-m', 'compileall', '-q', '-j', '0', join(venv, 'lib')], 600_000);
     const record: NativeEnvRecord = {
       skill,
       requirements: specs,
@@ -332,4 +330,21 @@ export function removeNativeEnv(home: string, skill: string): boolean {
 /** The wheels of an environment that have compiled code, by project name. */
 export function compiledPackages(env: Pick<NativeEnvRecord, 'wheels'>): string[] {
   return [...new Set(env.wheels.filter((w) => !w.pure).map((w) => normalizeName(w.name)))].sort();
+}
+
+/** Run a helper command without blocking the process; its stderr tail for an error message. */
+function runQuiet(cmd: string, args: string[], timeout: number): Promise<{ status: number; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-4000);
+    });
+    child.on('error', (e) => resolve({ status: -1, stderr: e.message }));
+    child.on('close', (code) => resolve({ status: code ?? -1, stderr }));
+  });
 }
