@@ -26,17 +26,27 @@ function read(home: string): Record<string, NativeConsent> {
     const out: Record<string, NativeConsent> = {};
     for (const [k, v] of Object.entries(json.skills ?? {}))
       if (v && typeof v.accepted_at === 'string')
-        out[k] = { accepted_at: v.accepted_at, compiled: Array.isArray(v.compiled) ? v.compiled.map(String) : [] };
+        out[k] = {
+          accepted_at: v.accepted_at,
+          compiled: Array.isArray(v.compiled) ? v.compiled.map(String) : [],
+        };
     return out;
   } catch {
-    throw new AppError('STORE_FAILED', `${file} is not valid JSON: fix or delete it (runtime acceptances are kept there)`, {
-      file,
-    });
+    throw new AppError(
+      'STORE_FAILED',
+      `${file} is not valid JSON: fix or delete it (runtime acceptances are kept there)`,
+      {
+        file,
+      },
+    );
   }
 }
 
 function write(home: string, all: Record<string, NativeConsent>): void {
-  writeFileAtomic(join(home, RUNTIME_GRANTS_FILE), `${JSON.stringify({ version: 1, skills: all }, null, 2)}\n`);
+  writeFileAtomic(
+    join(home, RUNTIME_GRANTS_FILE),
+    `${JSON.stringify({ version: 1, skills: all }, null, 2)}\n`,
+  );
 }
 
 /** The skill's acceptance of the native runtime, or null. */

@@ -167,11 +167,16 @@ function runScanner(python: string, input: string): Promise<string> {
     child.stdin.on('error', () => {});
     child.stdin.end(input);
     child.on('error', (e) =>
-      reject(new AppError('INVALID_INPUT', `could not start ${python} to read the scripts' imports: ${e.message}`)),
+      reject(
+        new AppError('INVALID_INPUT', `could not start ${python} to read the scripts' imports: ${e.message}`),
+      ),
     );
     child.on('close', (code) => {
       if (code === 0) resolve(out);
-      else reject(new AppError('INVALID_INPUT', `reading the scripts' imports failed: ${err.trim().slice(-400)}`));
+      else
+        reject(
+          new AppError('INVALID_INPUT', `reading the scripts' imports failed: ${err.trim().slice(-400)}`),
+        );
     });
   });
 }

@@ -8,9 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../../test-support/index.js';
 import { scanImports } from './imports.js';
-import { nativeReason, type NativeSkillFile, runNativeSkillScript, scriptRuntimeFor } from './run.js';
+import { type NativeSkillFile, nativeReason, runNativeSkillScript, scriptRuntimeFor } from './run.js';
 import { nativeSandboxSupport } from './sandbox.js';
-import { compiledPackages, findNativePython, installNativeEnv, type NativeEnvRecord, nativeEnv } from './venv.js';
+import {
+  compiledPackages,
+  findNativePython,
+  installNativeEnv,
+  type NativeEnvRecord,
+  nativeEnv,
+} from './venv.js';
 
 const python = (() => {
   try {
@@ -21,9 +27,13 @@ const python = (() => {
 })();
 const pypi =
   python !== null &&
-  spawnSync(python.executable, ['-c', 'import urllib.request;urllib.request.urlopen("https://pypi.org/simple/pypdf/", timeout=10)'], {
-    timeout: 20_000,
-  }).status === 0;
+  spawnSync(
+    python.executable,
+    ['-c', 'import urllib.request;urllib.request.urlopen("https://pypi.org/simple/pypdf/", timeout=10)'],
+    {
+      timeout: 20_000,
+    },
+  ).status === 0;
 
 const SKILL: Record<string, string> = {
   'SKILL.md': '---\nname: office\ndescription: makes office files\n---\nUse the scripts.\n',
@@ -85,96 +95,101 @@ const missing = !python
       ? support.reason
       : null;
 
-describe.skipIf(skipWithout(missing, 'compiled packages in the native runtime'))('compiled packages in the native runtime', () => {
-  // One home (and one environment) for the whole file: test-support's temp folders go after each test.
-  const home = mkdtempSync(join(tmpdir(), 'skilldesk-native-pkgs-test-'));
-  let env: NativeEnvRecord;
-  afterAll(() => rmSync(home, { recursive: true, force: true }));
+describe.skipIf(skipWithout(missing, 'compiled packages in the native runtime'))(
+  'compiled packages in the native runtime',
+  () => {
+    // One home (and one environment) for the whole file: test-support's temp folders go after each test.
+    const home = mkdtempSync(join(tmpdir(), 'skilldesk-native-pkgs-test-'));
+    let env: NativeEnvRecord;
+    afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  beforeAll(async () => {
-    const scan = await scanImports(
-      python!.executable,
-      Object.fromEntries(Object.entries(SKILL).filter(([p]) => p.endsWith('.py'))),
-    );
-    env = await installNativeEnv(
-      home,
-      'office',
-      scan.packages.map((p) => p.distribution),
-      { from: 'imports', python: python! },
-    );
-  }, 240_000);
+    beforeAll(async () => {
+      const scan = await scanImports(
+        python!.executable,
+        Object.fromEntries(Object.entries(SKILL).filter(([p]) => p.endsWith('.py'))),
+      );
+      env = await installNativeEnv(
+        home,
+        'office',
+        scan.packages.map((p) => p.distribution),
+        { from: 'imports', python: python! },
+      );
+    }, 240_000);
 
-  const run = (script: string, extra: Partial<Parameters<typeof runNativeSkillScript>[0]> = {}) =>
-    runNativeSkillScript({ home, skill: 'office', files, script, ...extra });
+    const run = (script: string, extra: Partial<Parameters<typeof runNativeSkillScript>[0]> = {}) =>
+      runNativeSkillScript({ home, skill: 'office', files, script, ...extra });
 
-  it('records every wheel by SHA-256 and knows which have compiled code', () => {
-    expect(env.from).toBe('imports');
-    expect(env.requirements.sort()).toEqual(
-      ['Pillow', 'openpyxl', 'pandas', 'pypdf', 'pypdfium2', 'python-docx', 'python-pptx'].sort(),
-    );
-    for (const w of env.wheels) expect(w.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const compiled = compiledPackages(env);
-    for (const n of ['lxml', 'pandas', 'numpy', 'pillow', 'pypdfium2']) expect(compiled).toContain(n);
-    expect(compiled).not.toContain('python-docx');
-    expect(nativeEnv(home, 'office')?.wheels).toHaveLength(env.wheels.length);
-    const choice = scriptRuntimeFor(home, 'office');
-    expect(choice.runtime).toBe('native');
-    expect(choice.reason).toBe(nativeReason(compiled));
-    expect(choice.reason).toMatch(/^its scripts need .*lxml.*, which have compiled code: they run in the OS sandbox$/);
-  });
-
-  it('python-docx writes and reads a Word file', async () => {
-    const r = await run('scripts/docx_roundtrip.py', { argv: ['Sales rose 4%.'] });
-    expect(r.stderr).toBe('');
-    expect(r.exit_code).toBe(0);
-    expect(r.stdout.trim()).toBe("['Quarterly report', 'Sales rose 4%.']");
-    const docx = r.files.find((f) => f.path === 'out/report.docx');
-    expect(Buffer.from(docx!.bytes.subarray(0, 2)).toString()).toBe('PK');
-  });
-
-  it('python-pptx writes and reads a deck', async () => {
-    const r = await run('scripts/pptx_roundtrip.py');
-    expect(r.exit_code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('Deck title');
-    expect(r.files.map((f) => f.path)).toEqual(['out/deck.pptx']);
-  });
-
-  it('pandas and openpyxl turn the user’s CSV into a workbook', async () => {
-    const csv = join(home, 'sales.csv');
-    writeFileSync(csv, 'item,qty,price\npen,2,1.5\nink,3,4\n');
-    const r = await run('scripts/xlsx_pandas.py', { inputs: [{ name: 'sales.csv', path: csv }] });
-    expect(r.exit_code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('12 15');
-    expect(r.files[0]?.path).toBe('out/sales.xlsx');
-    expect(readFileSync(csv, 'utf8')).toContain('pen,2,1.5');
-  });
-
-  it('Pillow draws a PNG and reads its pixels', async () => {
-    const r = await run('scripts/image.py');
-    expect(r.exit_code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('(64, 32) (255, 0, 0)');
-    expect(Buffer.from(r.files[0]!.bytes.subarray(1, 4)).toString()).toBe('PNG');
-  });
-
-  it('pypdf writes a PDF that pypdfium2 renders the size of', async () => {
-    const r = await run('scripts/pdf.py');
-    expect(r.exit_code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('Made in the sandbox 1 200');
-  });
-
-  it('the environment is read-only to the script', async () => {
-    const r = await run('scripts/image.py', {
-      files: [
-        ...files,
-        {
-          path: 'scripts/tamper.py',
-          bytes: new TextEncoder().encode(
-            'import PIL, os\ntry:\n    open(os.path.join(os.path.dirname(PIL.__file__), "x.py"), "w")\n    print("WROTE")\nexcept OSError as e:\n    print("refused", e.errno)\n',
-          ),
-        },
-      ],
-      script: 'scripts/tamper.py',
+    it('records every wheel by SHA-256 and knows which have compiled code', () => {
+      expect(env.from).toBe('imports');
+      expect(env.requirements.sort()).toEqual(
+        ['Pillow', 'openpyxl', 'pandas', 'pypdf', 'pypdfium2', 'python-docx', 'python-pptx'].sort(),
+      );
+      for (const w of env.wheels) expect(w.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const compiled = compiledPackages(env);
+      for (const n of ['lxml', 'pandas', 'numpy', 'pillow', 'pypdfium2']) expect(compiled).toContain(n);
+      expect(compiled).not.toContain('python-docx');
+      expect(nativeEnv(home, 'office')?.wheels).toHaveLength(env.wheels.length);
+      const choice = scriptRuntimeFor(home, 'office');
+      expect(choice.runtime).toBe('native');
+      expect(choice.reason).toBe(nativeReason(compiled));
+      expect(choice.reason).toMatch(
+        /^its scripts need .*lxml.*, which have compiled code: they run in the OS sandbox$/,
+      );
     });
-    expect(r.stdout.trim()).toBe('refused 30');
-  });
-});
+
+    it('python-docx writes and reads a Word file', async () => {
+      const r = await run('scripts/docx_roundtrip.py', { argv: ['Sales rose 4%.'] });
+      expect(r.stderr).toBe('');
+      expect(r.exit_code).toBe(0);
+      expect(r.stdout.trim()).toBe("['Quarterly report', 'Sales rose 4%.']");
+      const docx = r.files.find((f) => f.path === 'out/report.docx');
+      expect(Buffer.from(docx!.bytes.subarray(0, 2)).toString()).toBe('PK');
+    });
+
+    it('python-pptx writes and reads a deck', async () => {
+      const r = await run('scripts/pptx_roundtrip.py');
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('Deck title');
+      expect(r.files.map((f) => f.path)).toEqual(['out/deck.pptx']);
+    });
+
+    it('pandas and openpyxl turn the user’s CSV into a workbook', async () => {
+      const csv = join(home, 'sales.csv');
+      writeFileSync(csv, 'item,qty,price\npen,2,1.5\nink,3,4\n');
+      const r = await run('scripts/xlsx_pandas.py', { inputs: [{ name: 'sales.csv', path: csv }] });
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('12 15');
+      expect(r.files[0]?.path).toBe('out/sales.xlsx');
+      expect(readFileSync(csv, 'utf8')).toContain('pen,2,1.5');
+    });
+
+    it('Pillow draws a PNG and reads its pixels', async () => {
+      const r = await run('scripts/image.py');
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('(64, 32) (255, 0, 0)');
+      expect(Buffer.from(r.files[0]!.bytes.subarray(1, 4)).toString()).toBe('PNG');
+    });
+
+    it('pypdf writes a PDF that pypdfium2 renders the size of', async () => {
+      const r = await run('scripts/pdf.py');
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('Made in the sandbox 1 200');
+    });
+
+    it('the environment is read-only to the script', async () => {
+      const r = await run('scripts/image.py', {
+        files: [
+          ...files,
+          {
+            path: 'scripts/tamper.py',
+            bytes: new TextEncoder().encode(
+              'import PIL, os\ntry:\n    open(os.path.join(os.path.dirname(PIL.__file__), "x.py"), "w")\n    print("WROTE")\nexcept OSError as e:\n    print("refused", e.errno)\n',
+            ),
+          },
+        ],
+        script: 'scripts/tamper.py',
+      });
+      expect(r.stdout.trim()).toBe('refused 30');
+    });
+  },
+);

@@ -1,8 +1,23 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../contract/errors.js';
-import { type NativeInput, type NativeLimits, type NativeRunResult, pythonPrefixes, runNativeSandboxed } from './sandbox.js';
+import {
+  type NativeInput,
+  type NativeLimits,
+  type NativeRunResult,
+  pythonPrefixes,
+  runNativeSandboxed,
+} from './sandbox.js';
 import { compiledPackages, type NativeEnvRecord, nativeEnv, venvPython } from './venv.js';
 
 /** Output files a native run hands back at most (the rest are listed as dropped). */
@@ -46,7 +61,10 @@ export interface NativeScriptOptions {
 }
 
 const safeRel = (p: string) =>
-  !!p && !p.startsWith('/') && !p.includes('\0') && !p.split('/').some((s) => s === '' || s === '.' || s === '..');
+  !!p &&
+  !p.startsWith('/') &&
+  !p.includes('\0') &&
+  !p.split('/').some((s) => s === '' || s === '.' || s === '..');
 
 /**
  * Run one of a skill's scripts with CPython in the OS sandbox, in the skill's own virtual
@@ -87,14 +105,19 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
       env: opts.env,
       inputs: opts.inputs,
       outDir,
-      limits: { ...(opts.limits ?? {}), ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}) },
+      limits: {
+        ...(opts.limits ?? {}),
+        ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),
+      },
       signal: opts.signal,
     });
     const { files, dropped } = collect(outDir);
     return {
       ...r,
       files,
-      ...(dropped.length || r.truncated ? { truncated: { ...(r.truncated ?? {}), ...(dropped.length ? { files: dropped } : {}) } } : {}),
+      ...(dropped.length || r.truncated
+        ? { truncated: { ...(r.truncated ?? {}), ...(dropped.length ? { files: dropped } : {}) } }
+        : {}),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -139,9 +162,7 @@ export interface ScriptRuntimeChoice {
 /** The sentence that says why a skill's scripts run in the OS sandbox. */
 export function nativeReason(compiled: string[]): string {
   const list =
-    compiled.length <= 1
-      ? (compiled[0] ?? '')
-      : `${compiled.slice(0, -1).join(', ')} and ${compiled.at(-1)}`;
+    compiled.length <= 1 ? (compiled[0] ?? '') : `${compiled.slice(0, -1).join(', ')} and ${compiled.at(-1)}`;
   return `its scripts need ${list}, which ${compiled.length > 1 ? 'have' : 'has'} compiled code: they run in the OS sandbox`;
 }
 

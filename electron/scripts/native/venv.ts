@@ -1,11 +1,26 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../contract/errors.js';
-import { normalizeName, parseRequirements, pythonCommand, runCleanPip, wheelTags } from '../../skills/index.js';
+import {
+  normalizeName,
+  parseRequirements,
+  pythonCommand,
+  runCleanPip,
+  wheelTags,
+} from '../../skills/index.js';
 
 /**
  * Packages of the native runtime: one virtual environment per skill, made from the user's
@@ -84,9 +99,13 @@ function readLock(home: string): Lock {
   try {
     return LockSchema.parse(JSON.parse(readFileSync(f, 'utf8')));
   } catch {
-    throw new AppError('STORE_FAILED', `${f} is not a valid environment lock: delete it and install the packages again`, {
-      file: f,
-    });
+    throw new AppError(
+      'STORE_FAILED',
+      `${f} is not a valid environment lock: delete it and install the packages again`,
+      {
+        file: f,
+      },
+    );
   }
 }
 
@@ -99,7 +118,11 @@ function writeLock(home: string, lock: Lock): void {
 
 /** The folder of a skill's environment: a readable slug plus a hash, so no name can escape it. */
 export function venvDir(home: string, skill: string): string {
-  const slug = skill.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 40) || 'skill';
+  const slug =
+    skill
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .slice(0, 40) || 'skill';
   const h = createHash('sha256').update(skill).digest('hex').slice(0, 12);
   return join(nativeDir(home), 'venvs', `${slug}-${h}`);
 }
@@ -113,11 +136,15 @@ export const venvPython = (venv: string) => join(venv, 'bin', 'python');
  */
 export function findNativePython(): NativePython {
   const cmd = pythonCommand();
-  const r = spawnSync(cmd, ['-I', '-c', 'import sys;print(sys.executable);print("%d.%d.%d" % sys.version_info[:3])'], {
-    encoding: 'utf8',
-    timeout: 15_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-  });
+  const r = spawnSync(
+    cmd,
+    ['-I', '-c', 'import sys;print(sys.executable);print("%d.%d.%d" % sys.version_info[:3])'],
+    {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    },
+  );
   if (r.status !== 0 || !r.stdout) {
     throw new AppError(
       'INVALID_INPUT',
@@ -227,7 +254,10 @@ export async function installNativeEnv(
       });
     }
     const lockReq = join(work, 'lock.txt');
-    writeFileSync(lockReq, `${wheels.map((w) => `${w.name}==${w.version} --hash=sha256:${w.sha256}`).join('\n')}\n`);
+    writeFileSync(
+      lockReq,
+      `${wheels.map((w) => `${w.name}==${w.version} --hash=sha256:${w.sha256}`).join('\n')}\n`,
+    );
     // The new environment's own pip installs from the hashed folder only.
     const inst = await runCleanPip(
       'install',
