@@ -6,7 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithout } from '../../test-support/index.js';
+import type { Result } from '../../contract/channels.js';
+import { createHost } from '../../host.js';
+import { quietLogger, skipWithout } from '../../test-support/index.js';
+import { invokeChannel } from '../../transport/dispatch.js';
+import { acceptNativeRuntime, revokeNativeRuntime } from './consent.js';
 import { scanImports } from './imports.js';
 import { type NativeSkillFile, nativeReason, runNativeSkillScript, scriptRuntimeFor } from './run.js';
 import { nativeSandboxSupport } from './sandbox.js';
@@ -114,7 +118,7 @@ describe.skipIf(skipWithout(missing, 'compiled packages in the native runtime'))
         scan.packages.map((p) => p.distribution),
         { from: 'imports', python: python! },
       );
-    }, 240_000);
+    }, 480_000);
 
     const run = (script: string, extra: Partial<Parameters<typeof runNativeSkillScript>[0]> = {}) =>
       runNativeSkillScript({ home, skill: 'office', files, script, ...extra });
@@ -190,6 +194,45 @@ describe.skipIf(skipWithout(missing, 'compiled packages in the native runtime'))
         script: 'scripts/tamper.py',
       });
       expect(r.stdout.trim()).toBe('refused 30');
+    });
+
+    it('the skill’s scripts are refused (by name) until the OS-sandbox runtime is accepted, then run there', async () => {
+      const host = createHost({ home, env: {}, mode: 'test', logger: quietLogger });
+      try {
+        const call = async (channel: string, req: unknown) =>
+          (await invokeChannel(
+            host.handlers,
+            channel,
+            req,
+            { transport: 'in-process' },
+            quietLogger,
+          )) as Result<Record<string, unknown>>;
+        const imported = await call('skills/import-files', {
+          files: Object.entries(SKILL).map(([path, text]) => ({
+            path: `office/${path}`,
+            data_base64: Buffer.from(text).toString('base64'),
+          })),
+          scope: 'account',
+        });
+        expect(imported.ok).toBe(true);
+        revokeNativeRuntime(home, 'office');
+        const refused = await call('scripts/run', { name: 'office', script: 'scripts/image.py' });
+        expect(refused.ok).toBe(false);
+        if (!refused.ok) {
+          expect(refused.error.code).toBe('FORBIDDEN');
+          expect(refused.error.message).toMatch(
+            /skill "office": its scripts need .*pillow.*compiled code: they run in the OS sandbox/,
+          );
+          expect(refused.error.message).toContain('Pyodide cannot run it');
+          expect(refused.error.message).toContain('skilldesk skills native-runtime accept "office"');
+        }
+        acceptNativeRuntime(home, 'office', compiledPackages(env));
+        const ran = await call('scripts/run', { name: 'office', script: 'scripts/image.py' });
+        expect(ran.ok && ran.value.exit_code).toBe(0);
+        expect(ran.ok && ran.value.stdout).toContain('(64, 32) (255, 0, 0)');
+      } finally {
+        await host.dispose();
+      }
     });
   },
 );
