@@ -9,7 +9,7 @@ import { registerMcpCommands } from './mcp-commands.js';
 import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerProvidersCommands } from './providers-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
-import { registerScriptCommands } from './script-commands.js';
+import { registerNativeRuntimeCommands, registerScriptCommands } from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
 import { registerSkillVersionCommands } from './skill-version-commands.js';
@@ -20,6 +20,7 @@ import { registerSourcesCommands } from './sources-commands.js';
 export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerSkillsCommands,
   registerScriptCommands,
+  registerNativeRuntimeCommands,
   registerSandboxCommands,
   registerComponentCommands,
   registerLlmCommands,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { RunScriptRes } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import { MAX_SCRIPT_INPUT_BYTES } from '../sandbox/index.js';
+import { acceptNativeRuntime, listNativeEnvs, nativeConsent, revokeNativeRuntime } from '../scripts/index.js';
 import { listInstalledPackages } from '../skills/index.js';
 import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -181,19 +182,47 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
   packages
     .command('install')
     .description(
-      "fetch the packages a skill declares in requirements.txt (pip, pure-Python wheels only) into the account's wheelhouse, pinned by SHA-256",
+      "fetch the packages a skill declares in requirements.txt (pip, wheels only, pinned by SHA-256): pure-Python ones into the account's wheelhouse for Pyodide; with compiled code, into the skill's own environment for the OS sandbox",
     )
     .argument('<name>', 'skill name')
-    .action(async (name: string) => {
+    .option(
+      '--from-imports',
+      "install what the skill's scripts import (for a skill without requirements.txt)",
+    )
+    .option('--yes', 'also accept the OS-sandbox runtime when the packages have compiled code')
+    .action(async (name: string, o: { fromImports?: boolean; yes?: boolean }) => {
       const r = await withClient(ctx, (c) =>
-        untilInterrupted((signal) => c.invoke('scripts/install-packages', { name }, { signal })),
+        untilInterrupted((signal) =>
+          c.invoke(
+            'scripts/install-packages',
+            {
+              name,
+              ...(o.fromImports ? { from_imports: true } : {}),
+              ...(o.yes ? { accept_native: true } : {}),
+            },
+            { signal },
+          ),
+        ),
       );
-      ctx.print(r, () =>
+      let accepted = r.native_accepted ?? false;
+      if (r.runtime === 'native' && r.runtime_reason && !accepted) {
+        accepted = await askNative(ctx, r.skill, r.runtime_reason);
+        if (accepted) acceptNativeRuntime(resolveHome(ctx.globals().home, ctx.env), r.skill, []);
+      }
+      const res = { ...r, ...(r.runtime === 'native' ? { native_accepted: accepted } : {}) };
+      ctx.print(res, () =>
         [
           `${r.skill}: ${r.already_installed ? 'already installed' : 'installed'} ${r.requirements.join(', ')}`,
           ...r.wheels.map((w) => `  ${w.filename}  sha256:${w.sha256}`),
+          ...(r.runtime_reason ? [`${r.skill}: ${r.runtime_reason}${accepted ? ' (accepted)' : ''}`] : []),
         ].join('\n'),
       );
+      if (r.runtime === 'native' && r.runtime_reason && !accepted) {
+        ctx.io.stderr(
+          `skilldesk: the OS-sandbox runtime was not accepted for ${r.skill}; its scripts are refused until you run: skilldesk skills native-runtime accept ${JSON.stringify(r.skill)} (or install again with --yes)\n`,
+        );
+        ctx.setExitCode(1);
+      }
     });
   packages
     .command('list')
@@ -209,6 +238,75 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
                 [`${s.skill}: ${s.requirements.join(', ')}`, ...s.wheels.map((w) => `  ${w.filename}`)].join(
                   '\n',
                 ),
+              )
+              .join('\n'),
+      );
+    });
+}
+
+/** Ask on a terminal whether the skill's scripts may run in the OS sandbox; no terminal is a no. */
+async function askNative(ctx: CliContext, skill: string, reason: string): Promise<boolean> {
+  const stdin = ctx.io.stdin as NodeJS.ReadableStream & { isTTY?: boolean };
+  if (!(ctx.io.isTty && stdin.isTTY === true)) return false;
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: stdin, terminal: false });
+  ctx.io.stderr(
+    `? ${skill}: ${reason} (CPython with no network, only its own files, inputs and out/). Accept for this skill? [y/N] `,
+  );
+  const line = await new Promise<string>((r) => rl.once('line', r));
+  rl.close();
+  return /^y(es)?$/i.test(line.trim());
+}
+
+/**
+ * `skills native-runtime accept|revoke|list`: the once-per-skill acceptance of the OS-sandbox
+ * runtime, kept beside the network grants in the account folder.
+ */
+export function registerNativeRuntimeCommands(program: Command, ctx: CliContext): void {
+  const skills = program.commands.find((c) => c.name() === 'skills');
+  if (!skills) return;
+  const home = () => resolveHome(ctx.globals().home, ctx.env);
+  const nr = skills
+    .command('native-runtime')
+    .description(
+      "whether a skill's scripts may run with CPython in the OS sandbox (packages with compiled code)",
+    );
+  nr.command('accept')
+    .description('let the skill’s scripts run in the OS sandbox')
+    .argument('<name>', 'skill name')
+    .action((name: string) => {
+      const c = acceptNativeRuntime(home(), name, []);
+      ctx.print(
+        { skill: name, native_accepted: true, accepted_at: c.accepted_at },
+        () => `${name}: its scripts may run in the OS sandbox`,
+      );
+    });
+  nr.command('revoke')
+    .description('take that back: the skill’s scripts are refused until accepted again')
+    .argument('<name>', 'skill name')
+    .action((name: string) => {
+      const had = revokeNativeRuntime(home(), name);
+      ctx.print({ skill: name, native_accepted: false, revoked: had }, () =>
+        had ? `${name}: its scripts no longer run in the OS sandbox` : `${name} had not been accepted`,
+      );
+    });
+  nr.command('list')
+    .description('skills with an OS-sandbox environment, their compiled packages and whether accepted')
+    .action(() => {
+      const envs = listNativeEnvs(home()).map((e) => ({
+        skill: e.skill,
+        requirements: e.requirements,
+        from: e.from,
+        compiled: [...new Set(e.wheels.filter((w) => !w.pure).map((w) => w.name))].sort(),
+        native_accepted: !!nativeConsent(home(), e.skill),
+      }));
+      ctx.print({ skills: envs }, () =>
+        envs.length === 0
+          ? 'no skill has an OS-sandbox environment'
+          : envs
+              .map(
+                (e) =>
+                  `${e.skill}: ${e.requirements.join(', ')} — compiled: ${e.compiled.join(', ') || 'none'}; ${e.native_accepted ? 'accepted' : 'not accepted'}`,
               )
               .join('\n'),
       );

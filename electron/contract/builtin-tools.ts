@@ -400,7 +400,15 @@ export interface ReadScriptOutputRes {
 }
 
 /** `scripts/install-packages`: fetch a skill's declared pure-Python packages into the wheelhouse. */
-export const InstallPackagesReqSchema = z.object({ name: z.string().min(1).max(200) }).strict();
+export const InstallPackagesReqSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    /** Install what the skill's scripts import (no requirements.txt) into its OS-sandbox environment. */
+    from_imports: z.boolean().optional(),
+    /** Accept the OS-sandbox runtime for the skill when its packages have compiled code. */
+    accept_native: z.boolean().optional(),
+  })
+  .strict();
 /** Request of `scripts/install-packages`. */
 export type InstallPackagesReq = z.infer<typeof InstallPackagesReqSchema>;
 /** Reply of `scripts/install-packages`. */
@@ -409,6 +417,12 @@ export interface InstallPackagesRes {
   requirements: string[];
   wheels: Array<{ filename: string; name: string; version: string; sha256: string; size: number }>;
   already_installed: boolean;
+  /** `native` when the packages went to the skill's OS-sandbox environment (compiled code). */
+  runtime?: 'pyodide' | 'native';
+  /** Why, in words ("its scripts need lxml, which has compiled code: they run in the OS sandbox"). */
+  runtime_reason?: string;
+  /** Whether the user has accepted the OS-sandbox runtime for the skill. */
+  native_accepted?: boolean;
 }
 
 /** The channels of this slice. */

@@ -21,9 +21,26 @@ import {
   type ScriptFile,
   type ScriptInput,
   type ScriptPackage,
+  scriptInputName,
   scriptRelativePath,
 } from '../sandbox/index.js';
-import { installSkillPackages, type PackageInstallReport, skillToAgentFiles } from '../skills/index.js';
+import {
+  acceptNativeRuntime,
+  compiledPackages,
+  findNativePython,
+  installNativeEnv,
+  nativeConsent,
+  nativeReason,
+  runNativeSkillScript,
+  scanImports,
+  scriptRuntimeFor,
+} from '../scripts/index.js';
+import {
+  installSkillPackages,
+  type PackageInstallReport,
+  skillRequirements,
+  skillToAgentFiles,
+} from '../skills/index.js';
 import type { FileStore, Skill } from '../store/index.js';
 
 /** A script of a skill as the model is told about it. */
@@ -96,9 +113,31 @@ export interface SkillScriptRunner {
   /** Every output of an earlier run. */
   listOutputs(runId: string): ScriptOutputRef[];
   /** Fetch the packages the skill declares into the account's wheelhouse (pip; see skills/packages.ts). */
-  installPackages(skill: Skill, signal?: AbortSignal): Promise<PackageInstallReport>;
+  installPackages(
+    skill: Skill,
+    signal?: AbortSignal,
+    opts?: InstallPackagesOptions,
+  ): Promise<PackageInstallReport>;
   /** The user's files kept for runs (chat attachments, files an MCP client sent), by SHA-256. */
   readonly files: FileStore;
+}
+
+/** What an install into the OS-sandbox runtime adds to the report. */
+export interface NativeInstallFacts {
+  /** `native` when the packages went to the skill's OS-sandbox environment. */
+  runtime?: 'pyodide' | 'native';
+  /** Why, in words: "its scripts need lxml, which has compiled code: they run in the OS sandbox". */
+  runtime_reason?: string;
+  /** Whether the user has accepted that runtime for the skill. */
+  native_accepted?: boolean;
+}
+
+/** How a skill's packages are installed beyond its pure-Python requirements. */
+export interface InstallPackagesOptions {
+  /** Install what the scripts import (for a skill without requirements.txt) into its OS-sandbox environment. */
+  fromImports?: boolean;
+  /** Accept the OS-sandbox runtime when the packages have compiled code (else the install stops and says so). */
+  acceptNative?: boolean;
 }
 
 /** How long a run's output files are kept. */
@@ -184,20 +223,27 @@ export function createSkillScriptRunner(deps: {
   };
   return {
     async run(skill, req) {
-      const pkgs = deps.packagesFor?.(skill) ?? { wheels: [], missing: [] };
-      const result = await runSkillScript({
-        pool: deps.pool(),
-        files: skillScriptFiles(skill),
-        inputs: req.inputs,
-        script: req.script,
-        argv: req.argv,
-        stdin: req.stdin,
-        env: req.env,
-        timeoutMs: req.timeoutMs,
-        signal: req.signal,
-        packages: pkgs.wheels,
-        queue: req.queue,
-      });
+      const choice = deps.home ? scriptRuntimeFor(deps.home, skill.name) : null;
+      const pkgs =
+        choice?.runtime === 'native'
+          ? { wheels: [], missing: [] }
+          : (deps.packagesFor?.(skill) ?? { wheels: [], missing: [] });
+      const result =
+        choice?.runtime === 'native' && deps.home
+          ? await runNative(deps.home, skill, req, choice.reason!)
+          : await runSkillScript({
+              pool: deps.pool(),
+              files: skillScriptFiles(skill),
+              inputs: req.inputs,
+              script: req.script,
+              argv: req.argv,
+              stdin: req.stdin,
+              env: req.env,
+              timeoutMs: req.timeoutMs,
+              signal: req.signal,
+              packages: pkgs.wheels,
+              queue: req.queue,
+            });
       const runId = randomUUID();
       pruneOutputs(deps.outputDir);
       const files: ScriptOutputRef[] = [];
@@ -242,12 +288,100 @@ export function createSkillScriptRunner(deps: {
     },
     listOutputs,
     files: deps.files,
-    installPackages(skill, signal) {
-      if (!deps.home)
-        return Promise.reject(new AppError('HANDLER_NOT_AVAILABLE', 'no account folder for packages'));
-      return installSkillPackages(deps.home, skill, { signal, indexUrl: deps.packageIndex?.() });
+    async installPackages(skill, signal, opts = {}) {
+      if (!deps.home) throw new AppError('HANDLER_NOT_AVAILABLE', 'no account folder for packages');
+      const home = deps.home;
+      let specs: string[] | null = null;
+      let from: 'requirements' | 'imports' = 'requirements';
+      if (opts.fromImports) {
+        specs = await proposedPackages(skill);
+        from = 'imports';
+      } else {
+        try {
+          return await installSkillPackages(home, skill, { signal, indexUrl: deps.packageIndex?.() });
+        } catch (e) {
+          // A compiled package cannot go to Pyodide: the same requirements go to the OS sandbox.
+          if (!(e instanceof AppError) || typeof e.details?.package !== 'string') throw e;
+          specs = skillRequirements(skill).map((r) => r.spec);
+        }
+      }
+      const env = await installNativeEnv(home, skill.name, specs, { signal, from });
+      const compiled = compiledPackages(env);
+      const reason = compiled.length ? nativeReason(compiled) : undefined;
+      const accepted = !!nativeConsent(home, skill.name);
+      if (compiled.length && !accepted && opts.acceptNative) acceptNativeRuntime(home, skill.name, compiled);
+      return {
+        skill: skill.name,
+        requirements: env.requirements,
+        wheels: env.wheels.map(({ filename, name, version, sha256, size }) => ({
+          filename,
+          name,
+          version,
+          sha256,
+          size,
+        })),
+        already_installed: false,
+        runtime: 'native',
+        ...(reason ? { runtime_reason: reason } : {}),
+        native_accepted: accepted || (compiled.length > 0 && !!opts.acceptNative),
+      };
     },
   };
+}
+
+/** The distributions a skill's scripts import (stdlib and its own modules left out). */
+export async function proposedPackages(skill: Skill): Promise<string[]> {
+  const sources: Record<string, string> = {};
+  for (const a of skill.artifacts) {
+    const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
+    if (a.kind === 'resource' && path?.endsWith('.py') && a.metadata?.encoding !== 'base64')
+      sources[path] = a.content;
+  }
+  const scan = await scanImports(findNativePython().executable, sources);
+  const specs = scan.packages.map((p) => p.distribution);
+  if (specs.length === 0)
+    throw new AppError(
+      'INVALID_INPUT',
+      `the scripts of "${skill.name}" import nothing beyond Python's standard library`,
+    );
+  return specs;
+}
+
+/** A run in the OS sandbox, once the user accepted that runtime for the skill. */
+async function runNative(
+  home: string,
+  skill: Skill,
+  req: SkillScriptRequest,
+  reason: string,
+): Promise<RunSkillScriptResult> {
+  if (!nativeConsent(home, skill.name)) {
+    throw new AppError(
+      'FORBIDDEN',
+      `skill "${skill.name}": ${reason}, and that runtime has not been accepted for it, so it is refused (Pyodide cannot run it). Accept it with: skilldesk skills native-runtime accept ${JSON.stringify(skill.name)}`,
+      { skill: skill.name, runtime: 'native' },
+    );
+  }
+  // Host paths, bound read-only into the sandbox under inputs/ (never copied into a program).
+  const named = (req.inputs ?? []).map((i) => ({ name: scriptInputName(i.name), path: i.path }));
+  {
+    const r = await runNativeSkillScript({
+      home,
+      skill: skill.name,
+      files: skillScriptFiles(skill),
+      script: scriptRelativePath(req.script, 'script'),
+      argv: req.argv,
+      stdin: req.stdin,
+      env: req.env,
+      inputs: named,
+      timeoutMs: req.timeoutMs,
+      signal: req.signal,
+    });
+    return {
+      ...r,
+      files: r.files.map((f) => ({ ...f, media_type: mediaTypeOf(f.path) })),
+      ...(r.truncated ? { truncated: r.truncated } : {}),
+    };
+  }
 }
 
 function ref(runId: string, path: string, size: number, media_type = mediaTypeOf(path)): ScriptOutputRef {

@@ -16,6 +16,7 @@ export * from './lint.js';
 export * from './open.js';
 export * from './package-schema.js';
 export * from './packages.js';
+export * from './pip.js';
 export {
   type LoadedPlugin,
   loadPlugin,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
@@ -77,11 +77,16 @@ export function runCleanPip(
   const problem = packageIndexProblem(index);
   if (problem) return Promise.reject(new AppError('INVALID_INPUT', `package index ${problem}`));
   const home = mkdtempSync(join(tmpdir(), 'skilldesk-pip-home-'));
+  // The machine's CA bundle, when the user's environment names one (a company proxy that re-signs
+  // TLS): a file of public certificates, not a secret, and pip would otherwise trust only its own.
+  const caFile = process.env.SSL_CERT_FILE;
+  const cert = caFile && existsSync(caFile) ? ['--cert', caFile] : [];
   const argv = [
     '-m',
     'pip',
     command,
     '--isolated',
+    ...cert,
     '--no-input',
     '--disable-pip-version-check',
     '--no-cache-dir',

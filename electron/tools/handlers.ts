@@ -79,7 +79,10 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       const { skill, scope, runner } = scriptsOf(deps, req.name);
       // The packages are those its requirements file names: a changed file is not fetched unasked.
       assertPinned(deps.session.catalog.get().store(scope), skill, scope);
-      return runner.installPackages(skill, ctx.signal);
+      return runner.installPackages(skill, ctx.signal, {
+        fromImports: req.from_imports,
+        acceptNative: req.accept_native,
+      });
     },
   } satisfies Pick<
     Handlers,

@@ -1,0 +1,6 @@
+export * from './native/consent.js';
+export * from './native/imports.js';
+export * from './native/run.js';
+export * from './native/sandbox.js';
+export { DENIED_SYSCALLS } from './native/seccomp.js';
+export * from './native/venv.js';

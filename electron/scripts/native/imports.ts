@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '../../contract/errors.js';
+
+/**
+ * What a skill's scripts import, read by Python's own parser (`ast`, which never runs the code) and
+ * mapped to the distributions that provide it — for skills that ship no `requirements.txt`
+ * (Anthropic's document skills). The result is a proposal shown to the user; nothing is installed
+ * from it unasked.
+ */
+
+/** One import the scripts make that is neither the standard library nor a file of the skill. */
+export interface ProposedPackage {
+  /** The top-level module imported (`docx`). */
+  module: string;
+  /** The distribution to install (`python-docx`). */
+  distribution: string;
+  /** Where the name came from: SkillDesk's table, pipreqs' mapping, or the import itself. */
+  source: 'skilldesk' | 'pipreqs' | 'same-name';
+  /** The scripts that import it. */
+  files: string[];
+}
+
+/** What reading a skill's scripts found. */
+export interface ImportScan {
+  packages: ProposedPackage[];
+  /** Scripts Python could not parse, with the reason (they are skipped, not guessed at). */
+  unreadable: Array<{ path: string; error: string }>;
+}
+
+/**
+ * Import names whose distribution has another name and that pipreqs' table lacks or gets wrong for
+ * the skills people install (document, image and data libraries). Checked before pipreqs'.
+ */
+export const SKILLDESK_IMPORT_MAP: Readonly<Record<string, string>> = {
+  docx: 'python-docx',
+  pptx: 'python-pptx',
+  fitz: 'PyMuPDF',
+  pymupdf: 'PyMuPDF',
+  cv2: 'opencv-python-headless',
+  PIL: 'Pillow',
+  yaml: 'PyYAML',
+  bs4: 'beautifulsoup4',
+  sklearn: 'scikit-learn',
+  dateutil: 'python-dateutil',
+  dotenv: 'python-dotenv',
+  magic: 'python-magic',
+  pdfminer: 'pdfminer.six',
+  pdfplumber: 'pdfplumber',
+  pypdf: 'pypdf',
+  pypdfium2: 'pypdfium2',
+  openpyxl: 'openpyxl',
+  pandas: 'pandas',
+  numpy: 'numpy',
+  lxml: 'lxml',
+  reportlab: 'reportlab',
+  imageio: 'imageio',
+  markitdown: 'markitdown',
+  defusedxml: 'defusedxml',
+  google: 'protobuf',
+};
+
+let pipreqs: Map<string, string> | null = null;
+
+/** pipreqs' `import:distribution` table (vendored, Apache-2.0; see import-map/README.md). */
+function pipreqsMap(): Map<string, string> {
+  if (pipreqs) return pipreqs;
+  const file = join(dirname(fileURLToPath(import.meta.url)), 'import-map', 'pipreqs-mapping.txt');
+  pipreqs = new Map();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const i = line.indexOf(':');
+    if (i > 0) pipreqs.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return pipreqs;
+}
+
+/** The distribution that provides `module`, and which table said so. */
+export function distributionFor(module: string): { distribution: string; source: ProposedPackage['source'] } {
+  const own = SKILLDESK_IMPORT_MAP[module];
+  if (own) return { distribution: own, source: 'skilldesk' };
+  const theirs = pipreqsMap().get(module);
+  if (theirs) return { distribution: theirs, source: 'pipreqs' };
+  return { distribution: module, source: 'same-name' };
+}
+
+// Reads {path: source} on stdin; prints, per file, the top-level absolute imports or the parse
+// error. Relative imports and names the skill provides itself are left to the caller.
+const SCANNER = `
+import ast, json, sys
+files = json.load(sys.stdin)
+out = {"stdlib": sorted(sys.stdlib_module_names), "files": {}}
+for path, source in files.items():
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError) as e:
+        out["files"][path] = {"error": f"{type(e).__name__}: {e}"}
+        continue
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    out["files"][path] = {"imports": sorted(names)}
+json.dump(out, sys.stdout)
+`;
+
+/**
+ * The third-party imports of a skill's Python files (`{path: source}`), each mapped to a
+ * distribution. The standard library (`sys.stdlib_module_names` of the Python given) and modules
+ * the skill ships itself (`scripts/helpers.py` → `helpers`, a folder with `__init__.py`) are left
+ * out. `python` runs only `ast.parse` with `-I` (no site, no environment), bounded in time.
+ */
+export async function scanImports(python: string, files: Record<string, string>): Promise<ImportScan> {
+  const own = new Set<string>();
+  for (const path of Object.keys(files)) {
+    const parts = path.split('/');
+    const last = parts.at(-1)!;
+    if (last === '__init__.py' && parts.length >= 2) own.add(parts.at(-2)!);
+    else own.add(last.replace(/\.py$/, ''));
+    // Any folder of the skill can be a namespace package on sys.path of a script beside it.
+    for (const dir of parts.slice(0, -1)) own.add(dir);
+  }
+  const raw = await runScanner(python, JSON.stringify(files));
+  let parsed: { stdlib: string[]; files: Record<string, { imports?: string[]; error?: string }> };
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new AppError('INTERNAL', 'the import scanner gave no readable answer');
+  }
+  const stdlib = new Set(parsed.stdlib);
+  const byModule = new Map<string, string[]>();
+  const unreadable: ImportScan['unreadable'] = [];
+  for (const [path, r] of Object.entries(parsed.files)) {
+    if (r.error) {
+      unreadable.push({ path, error: r.error });
+      continue;
+    }
+    for (const m of r.imports ?? []) {
+      if (stdlib.has(m) || own.has(m) || m === '__future__' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(m)) continue;
+      byModule.set(m, [...(byModule.get(m) ?? []), path]);
+    }
+  }
+  const packages = [...byModule.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([module, paths]) => ({ module, ...distributionFor(module), files: paths.sort() }));
+  return { packages, unreadable: unreadable.sort((a, b) => a.path.localeCompare(b.path)) };
+}
+
+function runScanner(python: string, input: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['-I', '-c', SCANNER], {
+      env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString('utf8')).slice(-2000);
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    child.on('error', (e) =>
+      reject(
+        new AppError('INVALID_INPUT', `could not start ${python} to read the scripts' imports: ${e.message}`),
+      ),
+    );
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else
+        reject(
+          new AppError('INVALID_INPUT', `reading the scripts' imports failed: ${err.trim().slice(-400)}`),
+        );
+    });
+  });
+}

@@ -1,0 +1,175 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { AppError } from '../../contract/errors.js';
+import {
+  type NativeInput,
+  type NativeLimits,
+  type NativeRunResult,
+  pythonPrefixes,
+  runNativeSandboxed,
+} from './sandbox.js';
+import { compiledPackages, type NativeEnvRecord, nativeEnv, venvPython } from './venv.js';
+
+/** Output files a native run hands back at most (the rest are listed as dropped). */
+export const MAX_NATIVE_OUTPUT_FILES = 256;
+
+/** A skill's file, at its path relative to the skill's folder. */
+export interface NativeSkillFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** A file the script wrote under `out/` (its path relative to the working folder: `out/x.docx`). */
+export interface NativeOutputFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** What a native script run gives back. */
+export interface NativeScriptResult extends NativeRunResult {
+  files: NativeOutputFile[];
+  truncated?: NativeRunResult['truncated'] & { files?: string[] };
+}
+
+/** Options of {@link runNativeSkillScript}. */
+export interface NativeScriptOptions {
+  home: string;
+  skill: string;
+  /** The skill's files (SKILL.md, scripts, references…), written read-only for the run. */
+  files: NativeSkillFile[];
+  script: string;
+  argv?: string[];
+  stdin?: string;
+  env?: Record<string, string>;
+  /** The user's files, by host path, read-only under `inputs/<name>`. */
+  inputs?: NativeInput[];
+  timeoutMs?: number;
+  limits?: Partial<NativeLimits>;
+  signal?: AbortSignal;
+  /** The environment to use (default: the skill's installed one). */
+  env_record?: NativeEnvRecord;
+}
+
+const safeRel = (p: string) =>
+  !!p &&
+  !p.startsWith('/') &&
+  !p.includes('\0') &&
+  !p.split('/').some((s) => s === '' || s === '.' || s === '..');
+
+/**
+ * Run one of a skill's scripts with CPython in the OS sandbox, in the skill's own virtual
+ * environment. The skill's files are written to a fresh folder (read-only in the sandbox), the
+ * inputs mounted read-only, `out/` collected afterwards, and the run's folders removed. Throws
+ * NOT_FOUND when the skill has no environment (naming the install command) and FORBIDDEN where no
+ * OS sandbox exists.
+ */
+export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<NativeScriptResult> {
+  const env = opts.env_record ?? nativeEnv(opts.home, opts.skill);
+  if (!env) {
+    throw new AppError(
+      'NOT_FOUND',
+      `skill "${opts.skill}" has no packages installed for the OS sandbox; install them with: skilldesk skills packages install ${JSON.stringify(opts.skill)}`,
+      { skill: opts.skill },
+    );
+  }
+  const work = mkdtempSync(join(tmpdir(), 'skilldesk-native-run-'));
+  try {
+    const skillDir = join(work, 'skill');
+    mkdirSync(skillDir);
+    for (const f of opts.files) {
+      const rel = f.path.replace(/\\/g, '/');
+      if (!safeRel(rel)) throw new AppError('INVALID_INPUT', `skill file "${f.path}" is not a relative path`);
+      const abs = join(skillDir, ...rel.split('/'));
+      mkdirSync(dirname(abs), { recursive: true });
+      writeFileSync(abs, f.bytes, { mode: 0o444 });
+    }
+    const outDir = join(work, 'out');
+    const python = venvPython(env.venv);
+    const r = await runNativeSandboxed({
+      python,
+      pythonPaths: [env.venv, ...pythonPrefixes(python)],
+      skillDir,
+      script: opts.script,
+      argv: opts.argv,
+      stdin: opts.stdin,
+      env: opts.env,
+      inputs: opts.inputs,
+      outDir,
+      limits: {
+        ...(opts.limits ?? {}),
+        ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),
+      },
+      signal: opts.signal,
+    });
+    const { files, dropped } = collect(outDir);
+    return {
+      ...r,
+      files,
+      ...(dropped.length || r.truncated
+        ? { truncated: { ...(r.truncated ?? {}), ...(dropped.length ? { files: dropped } : {}) } }
+        : {}),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The regular files under `out/`, sorted, as `out/<path>` (symlinks the script made are skipped). */
+function collect(outDir: string): { files: NativeOutputFile[]; dropped: string[] } {
+  const found: string[] = [];
+  const walk = (abs: string, rel: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(abs, n);
+      const r = `${rel}/${n}`;
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p, r);
+      else if (st.isFile()) found.push(r);
+    }
+  };
+  if (existsSync(outDir)) walk(outDir, 'out');
+  const files = found.slice(0, MAX_NATIVE_OUTPUT_FILES).map((path) => ({
+    path,
+    bytes: new Uint8Array(readFileSync(join(outDir, ...path.split('/').slice(1)))),
+  }));
+  return { files, dropped: found.slice(MAX_NATIVE_OUTPUT_FILES) };
+}
+
+/** Which runtime a skill's scripts use, and why, in words for the install report and the skill page. */
+export interface ScriptRuntimeChoice {
+  runtime: 'pyodide' | 'native';
+  /** Packages with compiled code that make the native runtime necessary. */
+  compiled: string[];
+  /** "its scripts need lxml, which has compiled code: they run in the OS sandbox". */
+  reason?: string;
+}
+
+/** The sentence that says why a skill's scripts run in the OS sandbox. */
+export function nativeReason(compiled: string[]): string {
+  const list =
+    compiled.length <= 1 ? (compiled[0] ?? '') : `${compiled.slice(0, -1).join(', ')} and ${compiled.at(-1)}`;
+  return `its scripts need ${list}, which ${compiled.length > 1 ? 'have' : 'has'} compiled code: they run in the OS sandbox`;
+}
+
+/** The runtime a skill's scripts need: native when its environment holds a compiled wheel. */
+export function scriptRuntimeFor(home: string, skill: string): ScriptRuntimeChoice {
+  const env = nativeEnv(home, skill);
+  const compiled = env ? compiledPackages(env) : [];
+  if (compiled.length === 0) return { runtime: 'pyodide', compiled };
+  return { runtime: 'native', compiled, reason: nativeReason(compiled) };
+}
