@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { tempDir, testHost } from '../test-support/index.js';
 import { createInProcessClient } from '../transport/in-process-client.js';
-import { MAX_FILES_PER_SKILL, serveSkill } from './catalog.js';
+import { MAX_FILES_PER_SKILL, ServedCatalog, serveSkill } from './catalog.js';
 
 async function seedDetail() {
   const core = createInProcessClient(testHost({ home: tempDir() }));
@@ -53,5 +53,24 @@ describe('serveSkill', () => {
       ],
     };
     expect(serveSkill(many, 'csv-statistics')).toBeNull();
+  });
+});
+
+describe('the served catalog and skill switches', () => {
+  it('leaves out a skill switched off, serves a name-only one, and follows a switch made later', async () => {
+    const core = createInProcessClient(testHost({ home: tempDir() }));
+    await core.invoke('skills/set-switch', { name: 'Translate', state: 'off' });
+    await core.invoke('skills/set-switch', { name: 'Summarize', state: 'name-only' });
+    const served = new ServedCatalog(core);
+    const slugs = (await served.current()).skills.map((s) => s.slug);
+    expect(slugs).not.toContain('translate');
+    expect(slugs).toContain('summarize');
+    expect(slugs).toContain('csv-statistics');
+    // A switch after the first build reaches the served catalog through the change log.
+    await core.invoke('skills/set-switch', { name: 'CSV Statistics', state: 'off' });
+    await core.invoke('skills/set-switch', { name: 'Translate', state: 'on' });
+    const again = (await served.current()).skills.map((s) => s.slug);
+    expect(again).not.toContain('csv-statistics');
+    expect(again).toContain('translate');
   });
 });

@@ -432,6 +432,8 @@ export class ServedCatalog {
     const live = new Set<string>();
     let slice = performance.now();
     for (const d of ordered) {
+      // A skill the user switched off is not served (name-only ones are: a client asks by name).
+      if (d.switch === 'off') continue;
       // Two names that fold to the same slug: the later one is served under a suffixed folder
       // (kept within the 64 characters Agent Skills allows a name).
       const base = servedSlug(d.name);

@@ -179,6 +179,12 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       const found = c.resolve(req.name);
       if (!found) throw notFound(req.name);
       setSwitch(store.db, found.skill.name, req.state);
+      // A change to every store holding that name, so whoever follows the change log (the MCP
+      // server's catalog, a window's list) sees the skill's new switch.
+      for (const st of c.stores()) {
+        const id = st.repo.getSummaryByName(found.skill.name)?.id;
+        if (id) st.db.prepare('INSERT INTO skill_index_log (skill_id) VALUES (?)').run(id);
+      }
       deps.events.emit('skills/catalog-changed', { reason: 'switched', names: [found.skill.name] });
       return { name: found.skill.name, scope, state: req.state, effective: c.switchOf(found.skill.name) };
     },
