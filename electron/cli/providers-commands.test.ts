@@ -63,7 +63,8 @@ describe('skilldesk providers', () => {
     const list = json(await cli(['providers', 'list']));
     expect(list.providers.map((p: { id: string; models: string[] | null }) => [p.id, p.models])).toEqual([
       ['openai-compatible', ['a-1', 'a-2']],
-      ['bee', null],
+      // Saved without a model, bee's list was read at once (its first model is what chats use).
+      ['bee', ['b-1']],
     ]);
 
     expect(json(await cli(['providers', 'default', 'bee', '--model', 'b-1']))).toMatchObject({

@@ -379,7 +379,8 @@ describe('provider setup', () => {
   });
 
   it.each([
-    ['openai-compatible', undefined],
+    // A local server's model is one its /models lists; none is ever invented.
+    ['openai-compatible', 'local-model'],
     ['deepseek', 'deepseek-chat'],
     ['xai', 'grok-4'],
   ] as const)('%s speaks the OpenAI wire format to the base URL', async (provider, model) => {
