@@ -269,7 +269,7 @@ describe('mcp serve: 2026-07-28', () => {
     });
     const tools = await ask(2, 'tools/list');
     expect(tools.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
-    expect((tools.result!.tools as unknown[]).length).toBe(5);
+    expect((tools.result!.tools as unknown[]).length).toBe(6);
     expect(tools.result!.ttlMs).toBeGreaterThan(0);
     const listed = await ask(3, 'resources/list');
     expect(listed.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
