@@ -59,7 +59,7 @@ def digest(data: bytes) -> str:
 
 async def check_catalog(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    assert tools == {"list_skills", "search_skills", "read_skill", "apply_skill", "run_script"}
+    assert tools == {"list_skills", "search_skills", "read_skill", "apply_skill", "run_script", "run_python"}
     found = await client.call_tool("search_skills", {"query": "summarize this article"})
     assert "Summarize" in json.dumps([c.model_dump() for c in found.content])
 
