@@ -197,6 +197,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
             'scripts/install-packages',
             {
               name,
+              native: true,
               ...(o.fromImports ? { from_imports: true } : {}),
               ...(o.yes ? { accept_native: true } : {}),
             },

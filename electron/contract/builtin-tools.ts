@@ -407,6 +407,11 @@ export const InstallPackagesReqSchema = z
     from_imports: z.boolean().optional(),
     /** Accept the OS-sandbox runtime for the skill when its packages have compiled code. */
     accept_native: z.boolean().optional(),
+    /**
+     * Install packages with compiled code into the skill's OS-sandbox environment (the CLI, which
+     * then asks to accept that runtime); without it they are refused, naming the package.
+     */
+    native: z.boolean().optional(),
   })
   .strict();
 /** Request of `scripts/install-packages`. */

@@ -138,6 +138,8 @@ export interface InstallPackagesOptions {
   fromImports?: boolean;
   /** Accept the OS-sandbox runtime when the packages have compiled code (else the install stops and says so). */
   acceptNative?: boolean;
+  /** Put packages with compiled code into the OS-sandbox environment instead of refusing them. */
+  native?: boolean;
 }
 
 /** How long a run's output files are kept. */
@@ -300,8 +302,15 @@ export function createSkillScriptRunner(deps: {
         try {
           return await installSkillPackages(home, skill, { signal, indexUrl: deps.packageIndex?.() });
         } catch (e) {
-          // A compiled package cannot go to Pyodide: the same requirements go to the OS sandbox.
+          // A compiled package cannot go to Pyodide: when asked, the same requirements go to the OS
+          // sandbox; otherwise the refusal names the package and the way to that runtime.
           if (!(e instanceof AppError) || typeof e.details?.package !== 'string') throw e;
+          if (!opts.native && !opts.acceptNative)
+            throw new AppError(
+              e.code,
+              `${e.message} To run its scripts with CPython in the OS sandbox instead: skilldesk skills packages install ${JSON.stringify(skill.name)}`,
+              e.details,
+            );
           specs = skillRequirements(skill).map((r) => r.spec);
         }
       }

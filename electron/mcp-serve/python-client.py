@@ -43,12 +43,16 @@ async def main() -> None:
         t = time.perf_counter()
         await c.call_tool("search_skills", {"query": "deploy schema"})
         out["search2_ms"] = round((time.perf_counter() - t) * 1000, 1)
+        if spec.get("served"):
+            res = await c.read_resource(f"skill://{spec['served']}/SKILL.md")
+            out["served_skill_md"] = res.contents[0].text[:300]
         if not spec.get("walk", True):
             print(json.dumps(out))
             return
         # Every skills/list page: what a host does to build its registry.
         entries: list[dict[str, Any]] = []
         cursor = None
+        seen_cursors: set[str] = set()
         while True:
             params: dict[str, Any] = {"cursor": cursor} if cursor else {}
             r = await c.session.send_request(types.Request(method="skills/list", params=params), RAW)
@@ -57,6 +61,9 @@ async def main() -> None:
             cursor = r.get("nextCursor")
             if not cursor:
                 break
+            if cursor in seen_cursors:
+                raise SystemExit(f"skills/list repeated the cursor {cursor!r} after {len(entries)} entries")
+            seen_cursors.add(cursor)
         out["skills_listed_ms"] = ms()
         out["skills"] = len(entries)
         out["names"] = [e["frontmatter"]["name"] for e in entries]
@@ -66,9 +73,6 @@ async def main() -> None:
             for e in entries
             if len(e["frontmatter"]["description"]) > 900
         }
-        if spec.get("served"):
-            res = await c.read_resource(f"skill://{spec['served']}/SKILL.md")
-            out["served_skill_md"] = res.contents[0].text[:300]
     print(json.dumps(out))
 
 

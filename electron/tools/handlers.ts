@@ -82,6 +82,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       return runner.installPackages(skill, ctx.signal, {
         fromImports: req.from_imports,
         acceptNative: req.accept_native,
+        native: req.native,
       });
     },
   } satisfies Pick<

@@ -68,7 +68,7 @@ export function requirementLines(skill: SkillDetail): string[] {
 type InstallState =
   | { status: 'idle' }
   | { status: 'installing' }
-  | { status: 'done'; wheels: string[]; already: boolean }
+  | { status: 'done'; wheels: string[]; already: boolean; native?: { reason: string; accepted: boolean } }
   | { status: 'error'; message: string };
 
 /**
@@ -89,6 +89,9 @@ function SkillPackages({ skill }: { skill: SkillDetail }) {
         status: 'done',
         wheels: r.wheels.map((w) => `${w.name} ${w.version}`),
         already: r.already_installed,
+        ...(r.runtime === 'native' && r.runtime_reason
+          ? { native: { reason: r.runtime_reason, accepted: r.native_accepted === true } }
+          : {}),
       });
     } catch (e) {
       setState({ status: 'error', message: e instanceof Error ? e.message : String(e) });
@@ -118,6 +121,17 @@ function SkillPackages({ skill }: { skill: SkillDetail }) {
             `${state.already ? 'Already installed' : 'Installed'}: ${state.wheels.join(', ')}`}
         </span>
       </div>
+      {state.status === 'done' && state.native && (
+        <div className="callout" role="note">
+          <Icon name="alert" />
+          <p>
+            {`${skill.name}: ${state.native.reason}.`}{' '}
+            {state.native.accepted
+              ? 'You accepted that runtime for this skill.'
+              : `Pyodide cannot run them, so they are refused until you accept the OS sandbox for this skill: skilldesk skills native-runtime accept "${skill.name}".`}
+          </p>
+        </div>
+      )}
       {state.status === 'error' && (
         <div className="callout callout--error" role="alert">
           <Icon name="alert" />
