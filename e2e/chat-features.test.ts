@@ -86,7 +86,7 @@ describe.skipIf(skip)('chat features in Chromium', () => {
   });
 
   it('refuses an image and an oversize file in words, keeps the CSV', async () => {
-    await page.locator('input[type=file]').setInputFiles([
+    await page.locator('input[type=file][aria-label="Attach files"]').setInputFiles([
       { name: 'temps.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) },
       { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
       { name: 'huge.txt', mimeType: 'text/plain', buffer: Buffer.alloc(600 * 1024, 'a') },

@@ -117,7 +117,9 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
       .getByRole('listitem')
       .filter({ hasText: 'gradient.png' });
     await expect.poll(() => chip.getByRole('img', { name: 'gradient.png' }).count()).toBe(1);
-    await expect.poll(() => chip.getAttribute('title')).toMatch(/skills receive text files only/);
+    await expect
+      .poll(() => chip.getAttribute('title'))
+      .toMatch(/the model sees this image; skills' scripts get it as inputs\/gradient\.png/);
     await composer().fill('What is in this picture?');
     await shoot('ui-chat-image-pending');
     await composer().press('Enter');
@@ -151,8 +153,7 @@ describe.skipIf(skip)('image attachments in Chromium', () => {
     await page.getByRole('button', { name: /OpenAI · gpt-3\.5-turbo/ }).waitFor();
     const before = provider.requests.length;
     await page
-      .locator('input[type=file]')
-      .first()
+      .locator('input[type=file][aria-label="Attach files"]')
       .setInputFiles([{ name: 'gradient.png', mimeType: 'image/png', buffer: PNG }]);
     await page.getByRole('list', { name: 'Files to send' }).getByText('gradient.png').waitFor();
     await composer().fill('And this one?');

@@ -121,13 +121,10 @@ describe.skipIf(skip)('PDF attachments and the canvas in Chromium', () => {
   });
 
   it('attaches a PDF as its text, refuses a scanned one, and the text reaches the model', async () => {
-    await page
-      .locator('input[type=file]')
-      .first()
-      .setInputFiles([
-        { name: 'minutes.pdf', mimeType: 'application/pdf', buffer: Buffer.from(MINUTES) },
-        { name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.from(SCAN) },
-      ]);
+    await page.locator('input[type=file][aria-label="Attach files"]').setInputFiles([
+      { name: 'minutes.pdf', mimeType: 'application/pdf', buffer: Buffer.from(MINUTES) },
+      { name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.from(SCAN) },
+    ]);
     const chip = page
       .getByRole('list', { name: 'Files to send' })
       .getByRole('listitem')

@@ -64,9 +64,9 @@ describe.skipIf(skip)('run_script in the chat (Chromium)', () => {
     await pw(
       page.getByText('Ran skill-creator · scripts/aggregate_benchmark.py — exit 0 · 2 files'),
     ).toBeVisible();
-    const chip = page.getByRole('button', { name: /out\/benchmark\.json/ });
+    const chip = page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.json/ });
     await pw(chip).toBeVisible();
-    await pw(page.getByRole('button', { name: /out\/benchmark\.md/ })).toBeVisible();
+    await pw(page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ })).toBeVisible();
 
     const [download] = await Promise.all([page.waitForEvent('download'), chip.click()]);
     expect(download.suggestedFilename()).toBe('benchmark.json');
@@ -74,7 +74,7 @@ describe.skipIf(skip)('run_script in the chat (Chromium)', () => {
     expect(JSON.parse(readFileSync(saved!, 'utf8')).metadata.skill_name).toBe('e2e-demo');
 
     // Keyboard: the chip is a button in the tab order; Enter downloads too.
-    await page.getByRole('button', { name: /out\/benchmark\.md/ }).focus();
+    await page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ }).focus();
     const [md] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     expect(md.suggestedFilename()).toBe('benchmark.md');
 
