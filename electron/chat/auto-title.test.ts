@@ -25,7 +25,15 @@ async function setup(
     join(home, 'settings.json'),
     JSON.stringify({
       version: 2,
-      providers: [{ id: 'local', kind: 'openai-compatible', label: 'Local', base_url: provider.url }],
+      providers: [
+        {
+          id: 'local',
+          kind: 'openai-compatible',
+          label: 'Local',
+          model: 'loopback-gpt',
+          base_url: provider.url,
+        },
+      ],
       default_provider: 'local',
     }),
   );
