@@ -55,7 +55,7 @@ async def main() -> None:
         seen_cursors: set[str] = set()
         while True:
             params: dict[str, Any] = {"cursor": cursor} if cursor else {}
-            r = await c.session.send_request(types.Request(method="skills/list", params=params), RAW)
+            r = await c.session.send_request(types.Request[dict[str, Any] | None, str](method="skills/list", params=params), RAW)
             entries.extend(r["skills"])
             print(f"{ms()} ms: {len(entries)} entries", file=sys.stderr, flush=True)
             cursor = r.get("nextCursor")

@@ -28,7 +28,7 @@ const skip = skipWithout(missing, 'mcp serve against the Python SDK client');
 
 const LONG = `${'Build apps with the Claude API and its SDKs, '.repeat(24)}and the rest`;
 
-describe.skipIf(skip)('mcp serve with the Python SDK client at 10,000 skills (no listing walk)', () => {
+describe.skipIf(skip)('mcp serve with the Python SDK client at 10,000 skills', () => {
   beforeAll(() => {
     // The CLI rebuilds its bundle when a source is newer: not part of what is timed.
     spawnSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'skilldesk.mjs'), '--version'], {
@@ -60,9 +60,6 @@ describe.skipIf(skip)('mcp serve with the Python SDK client at 10,000 skills (no
           ],
           served: '21risk-automation',
           stored: '-21risk-automation',
-          // The walk over every skills/list page at this size did not end here (its memory grew
-          // without bound); it is left out until the paging is found at fault or cleared.
-          walk: false,
         }),
       ],
       { encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
@@ -87,5 +84,16 @@ describe.skipIf(skip)('mcp serve with the Python SDK client at 10,000 skills (no
     expect(out.read_stored_error).toBe(false);
     expect(out.read_served_text).toBe(out.read_stored_text);
     expect(out.served_skill_md).toContain('name: 21risk-automation');
+    // Every served name a valid Agent Skills name, every description within 1,024 characters.
+    expect(out.skills).toBeGreaterThanOrEqual(10_004);
+    for (const name of out.names as string[]) {
+      expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(name.length).toBeLessThanOrEqual(64);
+    }
+    expect(out.max_description).toBeLessThanOrEqual(1024);
+    const cut = out.descriptions['claude-api'] as string;
+    expect(cut.endsWith(' […]')).toBe(true);
+    expect(LONG.startsWith(cut.slice(0, -4))).toBe(true);
+    expect(LONG[cut.length - 4]).toBe(' ');
   }, 900_000);
 });
