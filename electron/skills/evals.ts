@@ -57,23 +57,25 @@ export type EvalsFile = z.infer<typeof EvalsFileSchema>;
 /** One eval. */
 export type SkillEval = EvalsFile['evals'][number];
 
-/** The skill's evals, or a clear error when it has none or they do not parse. */
-export function readSkillEvals(skill: Skill): EvalsFile {
-  const artifact = skill.artifacts.find(
+/** The bundled `evals/evals.json` of a skill, if it has one. */
+function evalsArtifact(skill: Skill) {
+  return skill.artifacts.find(
     (a) =>
       a.kind === 'resource' &&
       (a.metadata?.path === EVALS_PATH || a.name === EVALS_PATH || a.name.toLowerCase() === 'evals.json'),
   );
+}
+
+/** The skill's evals, or a clear error when it has none or they do not parse. */
+export function readSkillEvals(skill: Skill): EvalsFile {
+  const artifact = evalsArtifact(skill);
   if (!artifact) {
     throw new AppError(
       'NOT_FOUND',
       `"${skill.name}" has no evals: add a resource artifact at ${EVALS_PATH} ({"evals": [{"id": 1, "prompt": …, "assertions": […]}]})`,
     );
   }
-  const text =
-    artifact.metadata?.encoding === 'base64'
-      ? Buffer.from(artifact.content, 'base64').toString('utf8')
-      : artifact.content;
+  const text = artifactText(artifact);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -167,12 +169,7 @@ export function readTriggerEvals(skill: Skill): TriggerEval[] {
       });
     }
   }
-  const hasEvals = skill.artifacts.some(
-    (a) =>
-      a.kind === 'resource' &&
-      (a.metadata?.path === EVALS_PATH || a.name === EVALS_PATH || a.name.toLowerCase() === 'evals.json'),
-  );
-  if (hasEvals) {
+  if (evalsArtifact(skill)) {
     for (const e of readSkillEvals(skill).evals) {
       if (e.should_trigger === undefined) continue;
       out.push({ id: String(e.id), query: e.prompt, should_trigger: e.should_trigger, source: EVALS_PATH });
