@@ -4,12 +4,14 @@
 // an example; sizes drawn from README text), and times resources/read, skills/get and skills/list
 // (target: p95 ≤ 20 ms each at 10,000), plus how long a change written by another process takes
 // to be announced as resources/list_changed (the server follows the store's change log).
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { packageToRows } from '../electron/skills/convert.js';
 import type { SkillPackage } from '../electron/skills/package-schema.js';
@@ -69,6 +71,66 @@ const Entry = z.object({
 });
 const ListResult = z.object({ skills: z.array(Entry), nextCursor: z.string().optional() }).passthrough();
 const GetResult = z.object({ skill: Entry }).passthrough();
+
+/** resources/read p50 over HTTP and over stdio, interleaved, and their ratio (target ≤ 2). */
+async function httpAgainstStdio(
+  home: string,
+  size: number,
+  stdio: Client,
+  files: string[],
+  n: number,
+  at: (xs: string[]) => string,
+): Promise<BenchResult> {
+  const server = spawn(
+    process.execPath,
+    [join(root, 'bin', 'skilldesk.mjs'), '--home', home, 'mcp', 'serve', '--http', '0'],
+    { env: { PATH: process.env.PATH ?? '', HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const http = new Client({ name: 'skilldesk-bench-http', version: '1' });
+  try {
+    let said = '';
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+      server.stderr.on('data', (d: Buffer) => {
+        said += d.toString();
+        const u = /(http:\/\/\S+)/.exec(said);
+        const t = /Bearer (\S+)/.exec(said);
+        if (u && t) resolve({ url: u[1]!, token: t[1]! });
+      });
+      server.once('exit', (code) => reject(new Error(`mcp serve --http exited (${code}): ${said}`)));
+    });
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    await http.readResource({ uri: at(files) });
+    const overHttp: number[] = [];
+    const overStdio: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const uri = at(files);
+      let t = performance.now();
+      await http.readResource({ uri });
+      overHttp.push(performance.now() - t);
+      t = performance.now();
+      await stdio.readResource({ uri });
+      overStdio.push(performance.now() - t);
+    }
+    const h = percentile(overHttp, 50);
+    const s = percentile(overStdio, 50);
+    return {
+      bench: `mcp resources/read over http @${size / 1000}k`,
+      unit: 'ms',
+      p50: r3(h),
+      p95: r3(percentile(overHttp, 95)),
+      n,
+      stdio_p50_ms: r3(s),
+      ratio_to_stdio: r3(h / s),
+    };
+  } finally {
+    await http.close().catch(() => {});
+    server.kill();
+  }
+}
 
 /** Run the MCP server benchmark. */
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
@@ -153,6 +215,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         n,
       });
     }
+
+    // The same reads over Streamable HTTP (a second server process on the same home, a session kept
+    // between requests), interleaved with stdio ones so the machine's load weighs on both alike.
+    results.push(await httpAgainstStdio(home, size, client, files, n, at));
 
     // A change made by another process (this one, writing the store directly): announced when
     // the server's watch of the change log sees it (it polls every second).

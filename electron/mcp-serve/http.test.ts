@@ -3,7 +3,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, testHost } from '../test-support/index.js';
+import { z } from 'zod';
+import { smallPackage, tempDir, testHost } from '../test-support/index.js';
 import { createInProcessClient } from '../transport/in-process-client.js';
 import { type McpHttpEndpoint, serveMcpHttp } from './http.js';
 
@@ -110,5 +111,51 @@ describe('MCP over Streamable HTTP', () => {
       resultType: 'complete',
       cacheScope: 'private',
     });
+  }, 60_000);
+
+  it('keeps a session between requests: its id is honoured, an unknown one is 404, DELETE ends it, and its GET stream hears list_changed', async () => {
+    const host = testHost({ home: tempDir() });
+    const core = createInProcessClient(host);
+    endpoint = await serveMcpHttp(core, { port: 0, version: 'test' });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+      requestInit: { headers: { Authorization: `Bearer ${endpoint.token}` } },
+    });
+    const client = new Client({ name: 't', version: '1' });
+    let announced = 0;
+    client.setNotificationHandler(
+      z.object({ method: z.literal('notifications/resources/list_changed') }).passthrough() as never,
+      () => {
+        announced++;
+      },
+    );
+    await client.connect(transport);
+    const sid = transport.sessionId;
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(3);
+
+    // A change made elsewhere reaches the session over its standalone GET stream, which a
+    // stateless endpoint cannot offer.
+    await core.invoke('skills/import-package', { package: smallPackage('Heard Over Http') });
+    await expect.poll(() => announced, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+
+    const post = (sessionId: string) =>
+      fetch(endpoint!.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${endpoint!.token}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+      });
+    const unknown = await post('00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('send initialize again');
+
+    await transport.terminateSession();
+    expect((await post(sid!)).status).toBe(404);
+    await client.close();
   }, 60_000);
 });

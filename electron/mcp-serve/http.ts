@@ -1,11 +1,13 @@
 /**
  * `skilldesk mcp serve --http PORT`: the same MCP server over Streamable HTTP, on loopback only,
  * behind a per-run bearer token, with Host and Origin checked (no DNS rebinding from a web page).
- * Stateless: each request gets a fresh server over the shared core client and the shared served
- * catalog. A 401 says `WWW-Authenticate: Bearer` (so a client asks for a token instead of starting
+ * A client that initializes gets a session (`Mcp-Session-Id`): its server and transport live
+ * between requests, so a request costs what it costs over stdio and the session's GET stream hears
+ * `list_changed`. A request without a session (the stateless 2026-07-28 protocol, or a client that
+ * never initializes) gets a fresh server over the shared core client and served catalog. A 401 says `WWW-Authenticate: Bearer` (so a client asks for a token instead of starting
  * an OAuth flow) and tells a missing token from a wrong one; the scheme is case-insensitive.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AppError } from '../contract/errors.js';
@@ -59,6 +61,42 @@ function dropModernVersionHeader(req: IncomingMessage): void {
   }
 }
 
+/** Sessions kept at most; past it the one idle longest is closed (its client starts a new one). */
+const MAX_SESSIONS = 64;
+/** A session unused this long is closed. */
+const SESSION_IDLE_MS = 60 * 60 * 1000;
+/** The largest request body read (the SDK's own limit for a JSON-RPC message). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): void;
+  last: number;
+}
+
+/** The body of a POST as JSON, or a reason it is not; at most {@link MAX_BODY_BYTES}. */
+async function readJson(
+  req: IncomingMessage,
+): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'request body over 4 MB' };
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'parse error: the body is not JSON' };
+  }
+}
+
+const isInitialize = (body: unknown): boolean =>
+  (Array.isArray(body) ? body : [body]).some(
+    (m) => !!m && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize',
+  );
+
 /** Serve MCP on `http://127.0.0.1:PORT/mcp` (PORT 0: any free port). */
 export async function serveMcpHttp(
   client: CoreClient,
@@ -82,6 +120,40 @@ export async function serveMcpHttp(
     .then(() => client.call('skills/warm-match', {}))
     .catch(() => {});
   const unwatch = catalog.watch(1000);
+  const sessions = new Map<string, Session>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const s of [...sessions.values()]) if (now - s.last > SESSION_IDLE_MS) s.close();
+  }, 60_000);
+  sweep.unref();
+  /** A new session's transport, connected to its own server; kept once the client initialized. */
+  const openSession = async (): Promise<StreamableHTTPServerTransport> => {
+    if (sessions.size >= MAX_SESSIONS) {
+      const oldest = [...sessions.values()].sort((a, b) => a.last - b.last)[0];
+      oldest?.close();
+    }
+    const mcp = createSkillsMcpServer(client, { version: opts.version, catalog });
+    let id: string | null = null;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        id = sid;
+        sessions.set(sid, { transport, close: end, last: Date.now() });
+      },
+      onsessionclosed: () => end(),
+    });
+    let ended = false;
+    function end(): void {
+      if (ended) return;
+      ended = true;
+      if (id) sessions.delete(id);
+      void transport.close();
+      void mcp.close();
+    }
+    transport.onclose = end;
+    await mcp.connect(transport);
+    return transport;
+  };
   let port = opts.port;
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -110,6 +182,29 @@ export async function serveMcpHttp(
         );
       }
       dropModernVersionHeader(req);
+      const sid = req.headers['mcp-session-id'];
+      if (typeof sid === 'string' && sid) {
+        const session = sessions.get(sid);
+        if (!session) {
+          return refuse(
+            res,
+            404,
+            'unknown session: it ended or this server restarted; send initialize again to start a new one',
+          );
+        }
+        session.last = Date.now();
+        return session.transport.handleRequest(req, res);
+      }
+      let parsed: unknown;
+      if (req.method === 'POST') {
+        const body = await readJson(req);
+        if (!body.ok) return refuse(res, body.status, body.message);
+        parsed = body.value;
+        if (isInitialize(parsed)) {
+          const transport = await openSession();
+          return transport.handleRequest(req, res, parsed);
+        }
+      }
       const mcp = createSkillsMcpServer(client, { version: opts.version, catalog });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
@@ -117,7 +212,7 @@ export async function serveMcpHttp(
         void mcp.close();
       });
       await mcp.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, parsed);
     })().catch((e) => {
       if (!res.headersSent) refuse(res, 500, (e as Error).message);
     });
@@ -133,6 +228,8 @@ export async function serveMcpHttp(
     close: () =>
       new Promise((r) => {
         unwatch();
+        clearInterval(sweep);
+        for (const s of [...sessions.values()]) s.close();
         server.closeAllConnections();
         server.close(() => r());
       }),

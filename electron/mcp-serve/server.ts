@@ -21,6 +21,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, SkillName } from '../contract/builtin-tools.js';
 import type { CoreClient } from '../transport/index.js';
@@ -132,6 +133,25 @@ export interface SkillsMcpServerOptions {
   warmSearch?: boolean;
 }
 
+// The SDK builds an Ajv instance per server (a fifth of a request's time over stateless HTTP, where
+// each request gets its own server); its compiled validators are pure, so one serves them all.
+let sharedValidator: AjvJsonSchemaValidator | null = null;
+
+// The request schemas of the methods the SDK does not know, built once: building zod schemas per
+// server was another share of a stateless HTTP request.
+const looseSchemas = new Map<
+  string,
+  z.ZodObject<{ method: z.ZodLiteral<string>; params: z.ZodOptional<z.ZodUnknown> }>
+>();
+function loose(method: string) {
+  let schema = looseSchemas.get(method);
+  if (!schema) {
+    schema = z.object({ method: z.literal(method), params: z.unknown().optional() });
+    looseSchemas.set(method, schema);
+  }
+  return schema;
+}
+
 /** What a request handler is given that this server uses: its `_meta` and a way to notify. */
 interface HandlerExtra {
   _meta?: { progressToken?: string | number };
@@ -147,7 +167,11 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   };
   const instructions =
     'SkillDesk skills: reusable instructions, prompt templates and sandboxed Python. Use search_skills to find one for the task, read_skill to see its instructions, apply_skill to run it. Every skill is also an Agent Skills folder under skill://<name>/SKILL.md (skills/list enumerates them).';
-  const server = new McpServer({ name: 'skilldesk', version: opts.version }, { capabilities, instructions });
+  sharedValidator ??= new AjvJsonSchemaValidator();
+  const server = new McpServer(
+    { name: 'skilldesk', version: opts.version },
+    { capabilities, instructions, jsonSchemaValidator: sharedValidator },
+  );
 
   const catalog = opts.catalog ?? new ServedCatalog(client);
   // Built while the client connects, then followed: a change made by anyone (the app, another
@@ -329,7 +353,6 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
 
   // SEP-2640's methods, on the low-level server. Params are checked here, not by the schema, so
   // a missing or malformed one is -32602 with a sentence, not an internal error.
-  const loose = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() });
   const skillsResult = (method: 'skills/list' | 'skills/get', body: Record<string, unknown>) => ({
     resultType: 'complete',
     ...body,
