@@ -330,3 +330,48 @@ describe('mcp serve: 2026-07-28', () => {
     });
   }, 60_000);
 });
+
+describe('mcp serve: a client connecting while the catalog is built', () => {
+  it('answers tools/list at once and tells a skills/list that asked for progress how far the build got', async () => {
+    const host = testHost({ home: tempDir() });
+    const plain = createInProcessClient(host);
+    await plain.invoke('skills/import-packages', {
+      packages: Array.from({ length: 150 }, (_, i) => ({
+        file_name: `b${i}.json`,
+        package: smallPackage(`Built Skill ${String(i).padStart(3, '0')}`),
+      })),
+    });
+    // The store's second page of changes is held until the test lets it go, so the build is
+    // caught half done whatever the machine's speed.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let pages = 0;
+    const core: typeof plain = {
+      ...plain,
+      invoke: (async (channel: string, req: unknown, o?: unknown) => {
+        if (channel === 'skills/changes' && ++pages === 2) await held;
+        return (plain.invoke as (c: string, r: unknown, o?: unknown) => Promise<unknown>)(channel, req, o);
+      }) as typeof plain.invoke,
+    };
+    const server = createSkillsMcpServer(core, { version: 'test' });
+    const client = await connect(server);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_skills');
+    const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+    const listed = client.request({ method: 'skills/list', params: {} }, ListResult, {
+      onprogress: (p) => {
+        progress.push(p);
+        release();
+      },
+    });
+    const first = await listed;
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[0]!.total).toBeGreaterThan(progress[0]!.progress);
+    expect(progress[0]!.message).toMatch(/Preparing the skill catalog \(\d+%\)/);
+    expect(first.skills.length).toBeGreaterThan(0);
+    expect(
+      (await allSkills(client)).filter((s) => String(s.frontmatter.name).startsWith('built-skill-')),
+    ).toHaveLength(150);
+  }, 60_000);
+});
