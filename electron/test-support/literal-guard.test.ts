@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from './index.js';
+import { countLiterals, literalCounts } from './literal-guard.js';
+
+/**
+ * Files that name a kind or a built-in tool by literal, as they stood when the guard came in, with
+ * how many they hold. The numbers only go down: a new literal (or a new file with one) fails the
+ * test, and so does a file that now holds fewer than listed (lower its number, or remove it at 0).
+ * The total is reproduced in docs/architecture.md.
+ */
+const KNOWN: Readonly<Record<string, number>> = {
+  'electron/activation/phase1.ts': 1,
+  'electron/activation/skill-index.ts': 6,
+  'electron/activation/test-catalog.ts': 1,
+  'electron/chat/engine.ts': 7,
+  'electron/chat/eval-turn.ts': 4,
+  'electron/cli/skill-version-commands.ts': 1,
+  'electron/composer-agent/draft.ts': 2,
+  'electron/composer-agent/validate.ts': 2,
+  'electron/dispatch/dispatcher.ts': 5,
+  'electron/dispatch/dspy-upgrade.ts': 4,
+  'electron/dispatch/eval-handlers.ts': 4,
+  'electron/dispatch/handlers.ts': 11,
+  'electron/dispatch/llm-skill-tools.ts': 1,
+  'electron/dispatch/python-runner.ts': 3,
+  'electron/dispatch/run-scope.ts': 2,
+  'electron/dispatch/runtime.ts': 3,
+  'electron/dispatch/skill-run-handlers.ts': 3,
+  'electron/dispatch/skill-scripts.ts': 3,
+  'electron/host.ts': 1,
+  'electron/mcp/chat-tools.ts': 2,
+  'electron/mcp/hub.ts': 2,
+  'electron/mcp-serve/server.ts': 6,
+  'electron/sandbox/code-template.ts': 2,
+  'electron/sandbox/component-run.ts': 2,
+  'electron/sandbox/python-run.ts': 1,
+  'electron/sidecar-client/artifact.ts': 1,
+  'electron/sidecar-client/protocol.ts': 2,
+  'electron/skills/agent-export.ts': 12,
+  'electron/skills/agent-skill.ts': 9,
+  'electron/skills/evals.ts': 2,
+  'electron/skills/lint.ts': 1,
+  'electron/skills/package-schema.ts': 3,
+  'electron/skills/skill-prompts.ts': 3,
+  'electron/skills/version-handlers.ts': 2,
+  'electron/sources/permissions.ts': 6,
+  'electron/sources/pin.ts': 2,
+  'electron/sources/review.ts': 1,
+  'electron/sources/scan.ts': 4,
+  'electron/store/file-store.ts': 1,
+  'renderer/features/canvas/script-output.ts': 2,
+  'renderer/features/chat/ChatFiles.tsx': 2,
+  'renderer/features/chat/ComposerExtras.tsx': 2,
+  'renderer/features/chat/ScriptFiles.tsx': 1,
+  'renderer/features/chat/SkillActivity.tsx': 5,
+  'renderer/features/composer/ArtifactsEditor.tsx': 10,
+  'renderer/features/composer/CatalogPane.tsx': 1,
+  'renderer/features/composer/ComponentBar.tsx': 1,
+  'renderer/features/composer/TestPanel.tsx': 2,
+  'renderer/features/composer/agent/AgentPanels.tsx': 1,
+  'renderer/features/composer/composer-store.ts': 2,
+  'renderer/features/composer/draft.ts': 4,
+  'renderer/test-support.ts': 1,
+};
+
+describe('kind and tool names outside their registries', () => {
+  it('appear no more often than the shrinking list allows', () => {
+    const found = literalCounts(PROJECT_ROOT);
+    const added = Object.entries(found)
+      .filter(([file, n]) => n > (KNOWN[file] ?? 0))
+      .map(([file, n]) => `${file}: ${n} (allowed ${KNOWN[file] ?? 0})`);
+    const fixed = Object.entries(KNOWN)
+      .filter(([file, n]) => (found[file] ?? 0) < n)
+      .map(([file, n]) => `${file}: ${found[file] ?? 0} (listed ${n})`);
+    expect(added, 'ask the registry (KINDS, TOOL_MODULES) instead of naming a kind or tool').toEqual([]);
+    expect(fixed, 'fewer than listed: lower these numbers in KNOWN').toEqual([]);
+  });
+
+  it('counts decisions by name and leaves plain English alone', () => {
+    expect(countLiterals("switch (a.kind) { case 'code_template': break; }")).toBe(1);
+    expect(countLiterals("if (kind === 'example') x();")).toBe(1);
+    expect(countLiterals("const a = { kind: 'resource' };")).toBe(1);
+    expect(countLiterals("call('run_python', args)")).toBe(1);
+    expect(countLiterals("const label = 'example'; const f = { description: 'approach' };")).toBe(0);
+  });
+});

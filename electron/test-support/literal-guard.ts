@@ -1,0 +1,62 @@
+/**
+ * Where the code decides by a kind's or a built-in tool's name instead of asking its registry
+ * (`KIND_FACTS`/`KINDS`, `BUILTIN_TOOLS`/`TOOL_MODULES`): string literals naming one, outside
+ * `electron/kinds/`, `electron/tools/`, `electron/contract/` and tests. The words some kinds share
+ * with English ('description', 'example', 'resource', 'approach') count only where compared
+ * (`=== 'example'`, `case 'example':`, `kind: 'example'`); the other names count anywhere.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { BUILTIN_TOOLS } from '../contract/builtin-tools.js';
+import { ARTIFACT_KINDS } from '../contract/kinds.js';
+
+const ENGLISH = new Set(['description', 'example', 'resource', 'approach']);
+const SOURCE = /\.(ts|tsx)$/;
+const EXEMPT = [/^electron\/(kinds|tools|contract|test-support)\//, /\.test\.tsx?$/, /\.d\.ts$/];
+
+/** Every name the guard looks for: the kinds and the built-in tools. */
+export function guardedNames(): string[] {
+  return [...ARTIFACT_KINDS, ...Object.keys(BUILTIN_TOOLS)];
+}
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...files(path));
+    else if (SOURCE.test(name)) out.push(path);
+  }
+  return out;
+}
+
+/** Literal occurrences in one source text. */
+export function countLiterals(source: string, names: readonly string[] = guardedNames()): number {
+  let n = 0;
+  for (const name of names) {
+    const q = `['"\`]${name}['"\`]`;
+    const re = ENGLISH.has(name)
+      ? new RegExp(`(?:[!=]==?\\s*${q}|${q}\\s*[!=]==?|case\\s+${q}|\\bkind\\s*:\\s*${q})`, 'g')
+      : new RegExp(q, 'g');
+    n += source.match(re)?.length ?? 0;
+  }
+  return n;
+}
+
+/** Per file (relative to `root`, `/`-separated), how many literals it holds; files with none left out. */
+export function literalCounts(
+  root: string,
+  dirs: readonly string[] = ['electron', 'renderer'],
+): Record<string, number> {
+  const names = guardedNames();
+  const out: Record<string, number> = {};
+  for (const dir of dirs) {
+    for (const path of files(join(root, dir))) {
+      const rel = relative(root, path).split(sep).join('/');
+      if (EXEMPT.some((re) => re.test(rel))) continue;
+      const n = countLiterals(readFileSync(path, 'utf8'), names);
+      if (n) out[rel] = n;
+    }
+  }
+  return out;
+}
