@@ -3,9 +3,10 @@
 // prints each row's figure from it beside the new one, so a regression shows in the run that causes it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BenchModule, BenchResult } from './lib.js';
+import { type BenchModule, type BenchResult, r3 } from './lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -73,9 +74,26 @@ function human(r: BenchResult): string {
 }
 
 // Each benchmark runs in a fresh process, so one module's heap and GC debt never skew another's.
+// Each section's wall time is a row too (`bench.wall.<module>`, and `bench.wall.total`), so the
+// run's length and the section that grew are seen, and compared with a baseline, like any figure.
 if (!child) {
   let failed = false;
+  const started = performance.now();
+  const wall = (bench: string, ms: number, extra: Record<string, unknown> = {}): void => {
+    const row: BenchResult = {
+      bench,
+      unit: 's',
+      seconds: r3(ms / 1000),
+      n: 1,
+      load_avg_1m: r3(loadavg()[0]!),
+      ...extra,
+    };
+    const b = baselineOf(row);
+    if (json) process.stdout.write(`${JSON.stringify(b ? { ...row, baseline: b } : row)}\n`);
+    else log(human(row));
+  };
   for (const name of modules) {
+    const t = performance.now();
     const r = spawnSync(
       process.execPath,
       [...process.execArgv, fileURLToPath(import.meta.url), ...args, '--child', name],
@@ -84,7 +102,9 @@ if (!child) {
       },
     );
     if (r.status !== 0) failed = true;
+    wall(`bench.wall.${name}`, performance.now() - t, r.status === 0 ? {} : { failed: true });
   }
+  wall('bench.wall.total', performance.now() - started, { sections: modules.length });
   process.exit(failed ? 1 : 0);
 }
 

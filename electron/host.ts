@@ -2,10 +2,10 @@
  * The composition root: opens the stores and wires every capability's handler slice into one
  * table, served unchanged by IPC (Electron), WebSocket (web mode) and in-process (tests).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createActivationHandlers, stopScanThread } from './activation/index.js';
+import { appVersion } from './app-version.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
 import { createChatHandlers, runEvalTurn } from './chat/index.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
@@ -106,21 +106,7 @@ export interface Host {
   dispose(): Promise<void>;
 }
 
-/** The app version from the nearest `package.json` named skilldesk (works from sources and bundles). */
-export function appVersion(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const rel of ['..', '../..']) {
-    const file = join(here, rel, 'package.json');
-    if (!existsSync(file)) continue;
-    try {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'skilldesk' && pkg.version) return pkg.version;
-    } catch {
-      // Not ours; keep looking.
-    }
-  }
-  return '0.0.0';
-}
+export { appVersion };
 
 /** Build the host. Throws (as AppError) when a store cannot be opened. */
 export function createHost(deps: HostDeps): Host {

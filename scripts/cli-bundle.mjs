@@ -1,14 +1,17 @@
 // The CLI's bundle: electron/cli/main.ts and everything it imports from electron/, compiled by
-// esbuild into one file (out/cli/skilldesk.mjs) with the npm packages it uses. Starting it skips
-// tsx's per-file transform and hundreds of module resolutions: most of the CLI's start-up.
+// esbuild into out/cli/ (the entry skilldesk.mjs and chunks beside it) with the npm packages it
+// uses. Starting it skips tsx's per-file transform and hundreds of module resolutions. Code split:
+// what a command reaches only through `await import()` (the core behind `withClient`, each
+// command's own modules) is a chunk loaded when that command runs, so `--help` or `skills match`
+// never parse nor initialise the rest.
 //
 // The bundle behaves as the sources do: each source file's `import.meta.url` is replaced by that
 // file's own URL, so every path a module finds beside itself (the sandbox runtime, migrations,
 // the embedding model, seed skills, `createRequire`) is the same file as under tsx. It is rebuilt
 // whenever a source under electron/ (or this script) is newer than it, and written atomically, so
 // CLI processes started at the same time never read half a file.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,8 +61,13 @@ export async function buildCliBundle() {
   const outDir = dirname(CLI_BUNDLE);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['electron/cli/main.ts'],
+    entryPoints: { skilldesk: 'electron/cli/main.ts' },
     bundle: true,
+    splitting: true,
+    // Chunks sit beside the entry, so each source's `import.meta.url` (rewritten below relative
+    // to out/cli/) is right in whichever file it lands.
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -70,7 +78,7 @@ export async function buildCliBundle() {
     banner: {
       js: "import { createRequire as __skilldeskRequire } from 'node:module';\nconst require = __skilldeskRequire(import.meta.url);",
     },
-    outfile: CLI_BUNDLE,
+    outdir: outDir,
     write: false,
     logLevel: 'silent',
     plugins: [
@@ -88,9 +96,28 @@ export async function buildCliBundle() {
     ],
   });
   mkdirSync(outDir, { recursive: true });
-  const tmp = `${CLI_BUNDLE}.${process.pid}.tmp`;
-  writeFileSync(tmp, result.outputFiles[0].contents);
-  renameSync(tmp, CLI_BUNDLE);
+  // Chunks first, the entry last, each written atomically: a CLI started meanwhile reads either
+  // the old entry (whose chunks, named by content hash, are still there) or the whole new one.
+  const outputs = result.outputFiles.filter((f) => f.path.endsWith('.mjs'));
+  const entry = outputs.find((f) => f.path === CLI_BUNDLE);
+  if (!entry) throw new Error(`esbuild wrote no ${CLI_BUNDLE}`);
+  for (const f of [...outputs.filter((o) => o !== entry), entry]) {
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
+  // Chunks of earlier builds go once they are an hour old (a process started from an older
+  // entry a moment ago may still load one).
+  const kept = new Set(outputs.map((f) => basename(f.path)));
+  for (const name of readdirSync(outDir)) {
+    if (!name.startsWith('chunk-') || kept.has(name)) continue;
+    const p = join(outDir, name);
+    try {
+      if (Date.now() - statSync(p).mtimeMs > 3_600_000) rmSync(p, { force: true });
+    } catch {
+      // Removed by another build.
+    }
+  }
 }
 
 /**

@@ -120,6 +120,42 @@ describe('the work budget of memory recall', () => {
 });
 
 describe('the in-memory index', () => {
+  it('finds trigger phrases of every length up to twelve words, as phrases are added and removed', () => {
+    const account = openStore('account', tempDir())!;
+    const c = new SkillCatalog(account, null);
+    add(account, { name: 'Short', description: 'Short phrase skill', trigger_phrases: ['tl;dr'] });
+    // Only one-word phrases indexed so far: a two-word one added later is still found.
+    expect(matchSkills(c, 'give me the tl;dr please')[0]).toMatchObject({ name: 'Short' });
+    const long = 'one two three four five six seven eight nine ten eleven twelve';
+    add(account, { name: 'Long', description: 'Long phrase skill', trigger_phrases: [long] });
+    const m = matchSkills(c, `so ${long} and more`);
+    expect(m[0]).toMatchObject({ name: 'Long' });
+    expect(m[0]!.matched_on[0]).toBe('exact_trigger');
+    add(account, { name: 'Pair', description: 'Pair phrase skill', trigger_phrases: ['quokka census'] });
+    expect(matchSkills(c, 'run the quokka census now')[0]).toMatchObject({ name: 'Pair' });
+    // Thirteen words is past what a message's runs are checked for (as before).
+    add(account, { name: 'Too Long', description: 'x', trigger_phrases: [`${long} thirteen`] });
+    expect(matchSkills(c, `${long} thirteen`)[0]!.name).toBe('Long');
+  });
+
+  it('sees a switch another connection sets, at the next match', () => {
+    const dir = tempDir();
+    const account = openStore('account', dir)!;
+    const c = new SkillCatalog(account, null);
+    add(account, { name: 'Quokka Counter', description: 'Counts quokkas in a census' });
+    expect(matchSkills(c, 'quokka census')[0]!.name).toBe('Quokka Counter');
+    const other = openDatabase(account.file);
+    other
+      .prepare(
+        "INSERT INTO skill_switches (name_key, name, state, updated_at) VALUES ('quokka counter', 'Quokka Counter', 'off', '2026-01-01')",
+      )
+      .run();
+    expect(matchSkills(c, 'quokka census')).toEqual([]);
+    other.prepare('DELETE FROM skill_switches').run();
+    other.close();
+    expect(matchSkills(c, 'quokka census')[0]!.name).toBe('Quokka Counter');
+  });
+
   it("follows imports, edits and deletes, including another connection's writes", () => {
     const dir = tempDir();
     const account = openStore('account', dir)!;

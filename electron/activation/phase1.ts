@@ -211,13 +211,18 @@ export function buildFtsQuery(message: string): string {
   return queryTerms(message).join(' OR ');
 }
 
-/** Every run of 1..12 consecutive normalised words of the message (candidate trigger phrases). */
-function ngrams(message: string): string[] {
+/**
+ * Every run of 1..`longest` (at most 12) consecutive normalised words of the message: the
+ * candidate trigger phrases (no indexed phrase is longer than `longest` words).
+ */
+function ngrams(message: string, longest = MAX_NGRAM): string[] {
+  const max = Math.min(MAX_NGRAM, longest);
+  if (max <= 0) return [];
   const ws = normalizePhrase(message.slice(0, MAX_MESSAGE_CHARS)).split(' ').filter(Boolean);
   const out = new Set<string>();
   for (let i = 0; i < ws.length; i++) {
     let phrase = '';
-    for (let n = 0; n < MAX_NGRAM && i + n < ws.length; n++) {
+    for (let n = 0; n < max && i + n < ws.length; n++) {
       phrase = n === 0 ? ws[i]! : `${phrase} ${ws[i + n]}`;
       out.add(phrase);
     }
@@ -897,7 +902,8 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
   const near = semantic ? startNear(message, ps, f, opts.thread !== false) : null;
   const dn = opts.dense ? startDense(opts.dense, ps, { ...DENSE_FUSION, ...opts.denseFusion }) : null;
   const terms = buildQuery(message, ps);
-  const scores = scoreAll(ps, terms, ngrams(message), k > 0 ? pool(k) : 0);
+  const longest = ps.reduce((m, p) => Math.max(m, p.index.triggerWords), 0);
+  const scores = scoreAll(ps, terms, ngrams(message, longest), k > 0 ? pool(k) : 0);
   return {
     ps,
     terms,

@@ -165,6 +165,11 @@ export class SkillIndex {
   readonly df = new Map<string, number>();
   /** Normalised trigger phrase → slots. */
   readonly triggers = new Map<string, number[]>();
+  /**
+   * At least the word count of the longest trigger phrase indexed (never lowered until a
+   * rebuild): a match builds only message runs that long, not every run of up to twelve words.
+   */
+  triggerWords = 0;
   /** Lower-cased name → slot. */
   readonly byKey = new Map<string, number>();
   /** Surface word → how many skills use it (for spelling correction). */
@@ -284,6 +289,7 @@ export class SkillIndex {
     this.postings.clear();
     this.df.clear();
     this.triggers.clear();
+    this.triggerWords = 0;
     this.byKey.clear();
     this.surface.clear();
     this.deletes.clear();
@@ -429,6 +435,7 @@ export class SkillIndex {
       ),
     ];
     for (const t of triggers) {
+      this.triggerWords = Math.max(this.triggerWords, t.split(' ').length);
       let l = this.triggers.get(t);
       if (!l) {
         l = [];

@@ -57,7 +57,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
     { configured: true },
   ).action(async (message: string, o: Record<string, unknown>) => {
     const g = ctx.globals();
-    const llm = llmFromFlags(ctx, o);
+    const llm = await llmFromFlags(ctx, o);
     const err = (s: string) => {
       if (!g.json) ctx.io.stderr(`${s}\n`);
     };

@@ -2,12 +2,6 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
-import {
-  buildComponentFromJs,
-  componentHash,
-  describeProblems,
-  inspectComponentBytes,
-} from '../sandbox/index.js';
 import type { CliContext } from './context.js';
 
 /** Largest component the CLI reads (a JavaScript one is ~12 MB). */
@@ -25,6 +19,9 @@ export function registerComponentCommands(program: Command, ctx: CliContext): vo
     .argument('<file>', 'an ES module exporting run(input) → string (throw to fail)')
     .requiredOption('--out <file>', 'where to write the .wasm component')
     .action(async (file: string, opts: { out: string }) => {
+      const { buildComponentFromJs, componentHash, describeProblems, inspectComponentBytes } = await import(
+        '../sandbox/index.js'
+      );
       try {
         if (!statSync(resolve(file)).isFile()) throw new Error('not a file');
       } catch {
@@ -54,6 +51,7 @@ export function registerComponentCommands(program: Command, ctx: CliContext): vo
     .description("show a component's imports, exports, size and hash, and whether the skill world accepts it")
     .argument('<file>', 'a .wasm component')
     .action(async (file: string) => {
+      const { componentHash, describeProblems, inspectComponentBytes } = await import('../sandbox/index.js');
       let bytes: Uint8Array;
       try {
         if (statSync(resolve(file)).size > MAX_COMPONENT_BYTES)

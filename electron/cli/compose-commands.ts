@@ -49,7 +49,7 @@ export function registerComposeCommands(program: Command, ctx: CliContext): void
     if (o.scope && !o.save) throw new AppError('USAGE', '--scope only applies with --save');
     if (scope === 'workspace' && !g.workspace)
       throw new AppError('USAGE', 'the workspace scope needs --workspace DIR');
-    const llm = llmFromFlags(ctx, o);
+    const llm = await llmFromFlags(ctx, o);
     if (!llm) {
       throw new AppError(
         'LLM_NOT_CONFIGURED',

@@ -5,9 +5,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
-import { checkContext } from '../dispatch/index.js';
-import { createLlm, envKeySource, type Llm, llmConfigFromFlags, readPriceTable } from '../llm/index.js';
-import { resolveHome, writeFileAtomic } from '../store/index.js';
+import type { Llm } from '../llm/index.js';
 import type { CliContext } from './context.js';
 import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
@@ -15,7 +13,7 @@ import { registerSkillAccessCommands } from './skill-access-commands.js';
 import { positiveInt } from './skills-commands.js';
 
 /** Parse `--context JSON` (an object) or `--context @file.json`. */
-export function parseContext(text: string | undefined): Record<string, unknown> {
+export async function parseContext(text: string | undefined): Promise<Record<string, unknown>> {
   if (text === undefined) return {};
   let src = text;
   if (text.startsWith('@')) {
@@ -33,7 +31,7 @@ export function parseContext(text: string | undefined): Record<string, unknown> 
     throw new AppError('USAGE', '--context must be a JSON object such as {"text": "…"}');
   }
   // Before anything copies it (copies recurse): a context nested 10,000 deep is bad input.
-  checkContext(value);
+  (await import('../dispatch/index.js')).checkContext(value);
   return value as Record<string, unknown>;
 }
 
@@ -45,7 +43,10 @@ function maxOutputBytes(v: string): number {
 }
 
 /** The model from `--provider/--model/--base-url` (or SKILLDESK_* variables), or null. */
-export function llmFromFlags(ctx: CliContext, flags: Record<string, unknown>): Llm | null {
+export async function llmFromFlags(ctx: CliContext, flags: Record<string, unknown>): Promise<Llm | null> {
+  // Loaded per command: the providers' SDKs are most of what a model costs to start.
+  const { createLlm, envKeySource, llmConfigFromFlags, readPriceTable } = await import('../llm/index.js');
+  const { resolveHome } = await import('../store/index.js');
   const config = llmConfigFromFlags(
     {
       provider: flags.provider as string | undefined,
@@ -124,7 +125,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
           ctx.print({ ok: true }, () => `${file}: ok`);
           return;
         }
-        const context = parseContext(o.context);
+        const context = await parseContext(o.context);
         const { rendered } = await withClient(ctx, (c) =>
           c.invoke('skills/render', {
             source,
@@ -150,9 +151,9 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       .option('--session <id>', 'session id recorded in the traces (default: a new cli-… id)'),
     { configured: true },
   ).action(async (name: string, o: Record<string, unknown>) => {
-    const context = parseContext(o.context as string | undefined);
+    const context = await parseContext(o.context as string | undefined);
     if (typeof o.input === 'string') context.input = o.input;
-    const llm = llmFromFlags(ctx, o);
+    const llm = await llmFromFlags(ctx, o);
     const g = ctx.globals();
     const sessionId = (o.session as string | undefined) ?? `cli-${randomUUID()}`;
     const runId = randomUUID();
@@ -257,7 +258,7 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
         return;
       }
       const file = resolve(o.out);
-      writeFileAtomic(file, r.jsonl);
+      (await import('../store/index.js')).writeFileAtomic(file, r.jsonl);
       ctx.print(
         { file, count: r.count },
         () => `Wrote ${r.count} trace${r.count === 1 ? '' : 's'} to ${file}`,

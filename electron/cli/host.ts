@@ -4,9 +4,11 @@
  * providers`), its handler table called through the in-process client, and the host disposed when
  * the command ends.
  */
-import { createHost, type Logger } from '../host.js';
+// The core is imported when a command asks for a client, not when the CLI starts: `--help` and
+// commands that never open the stores do not load it.
+import type { Logger } from '../host.js';
 import type { Llm } from '../llm/index.js';
-import { type CoreClient, createInProcessClient } from '../transport/index.js';
+import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 
 /** Diagnostics on stderr: runtime chatter only with SKILLDESK_DEBUG, failures always. */
@@ -48,6 +50,10 @@ export async function withClient<T>(
       : typeof opts.llm === 'function'
         ? opts.llm
         : () => (opts.llm as Llm | null | undefined) ?? null;
+  const [{ createHost }, { createInProcessClient }] = await Promise.all([
+    import('../host.js'),
+    import('../transport/index.js'),
+  ]);
   const host = createHost({
     home: g.home,
     workspace: g.workspace,

@@ -1,11 +1,9 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import {
-  loadLoopbackScript,
-  PROVIDER_IDS,
-  type RecordedRequest,
-  startLoopbackProvider,
-} from '../llm/index.js';
+// Provider ids from the contract (what the options list); the llm package itself is loaded only
+// by a command that starts a model or the loopback provider.
+import { PROVIDER_ID_VALUES as PROVIDER_IDS } from '../contract/settings.js';
+import type { RecordedRequest } from '../llm/index.js';
 import type { CliContext } from './context.js';
 
 function portNumber(v: string): number {
@@ -86,6 +84,7 @@ export function registerLlmCommands(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', portNumber, 0)
     .action(async (opts: { script: string; port: number }) => {
       const json = ctx.globals().json;
+      const { loadLoopbackScript, startLoopbackProvider } = await import('../llm/index.js');
       const script = loadLoopbackScript(resolve(opts.script));
       const server = await startLoopbackProvider({
         port: opts.port,

@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { appVersion } from '../app-version.js';
 import { AppError, type ErrorCode, isAppError } from '../contract/errors.js';
-import { appVersion } from '../host.js';
-import { namedStorageError } from '../store/index.js';
 import { COMMAND_GROUPS } from './commands.js';
 import { type CliContext, type CliIo, EXIT, type GlobalOptions } from './context.js';
 
@@ -87,11 +86,11 @@ export async function main(argv: string[], io: CliIo = processIo(), env = proces
     await program.parseAsync(argv, { from: 'user' });
     return exitCode ?? EXIT.OK;
   } catch (e) {
-    return reportError(e, ctx);
+    return await reportError(e, ctx);
   }
 }
 
-function reportError(e: unknown, ctx: CliContext): number {
+async function reportError(e: unknown, ctx: CliContext): Promise<number> {
   if (e instanceof CommanderError) {
     // `--help` and `--version` succeed; a bare command group (help shown because no command was
     // given) is a usage error.
@@ -100,9 +99,11 @@ function reportError(e: unknown, ctx: CliContext): number {
     // Commander already printed its message to stderr.
     return EXIT.USAGE;
   }
+  // The store's error naming is loaded only when a command failed with a foreign error.
   const err = isAppError(e)
     ? e
-    : (namedStorageError(e) ?? new AppError('INTERNAL', e instanceof Error ? e.message : String(e)));
+    : ((await import('../store/index.js')).namedStorageError(e) ??
+      new AppError('INTERNAL', e instanceof Error ? e.message : String(e)));
   if (ctx.globals().json) {
     ctx.io.stderr(`${JSON.stringify({ error: err.toData() })}\n`);
   } else {

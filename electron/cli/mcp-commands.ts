@@ -1,17 +1,10 @@
 // `skilldesk mcp serve`: the skill catalog as an MCP server on stdio, for Claude Desktop, an IDE or
 // another agent. A face of the same core as the other commands (see electron/mcp-serve/).
 
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
+import { appVersion } from '../app-version.js';
 import { AppError } from '../contract/errors.js';
-import { appVersion } from '../host.js';
 import type { Llm } from '../llm/index.js';
-import {
-  clientOffersSampling,
-  createSkillsMcpServer,
-  samplingLlm,
-  serveMcpHttp,
-} from '../mcp-serve/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
@@ -31,7 +24,11 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
         'serve Streamable HTTP on 127.0.0.1:PORT instead (0: any free port), with a bearer token',
       ),
   ).action(async (o: Record<string, unknown>) => {
-    const configured = llmFromFlags(ctx, o);
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { clientOffersSampling, createSkillsMcpServer, samplingLlm, serveMcpHttp } = await import(
+      '../mcp-serve/index.js'
+    );
+    const configured = await llmFromFlags(ctx, o);
     // Without a configured provider, model calls go to the MCP client when it offers sampling.
     let sampling: Llm | null = null;
     const llm = () => configured ?? sampling;

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import { OPTIMIZE_METRICS, OPTIMIZERS, type SkillScope } from '../contract/skills.js';
-import { formatProgress, parseTrainingJsonl } from '../sidecar-client/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';
@@ -44,6 +43,7 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
       .option('--no-evaluate', 'skip scoring the compiled program on the training set')
       .addOption(new Option('--scope <scope>', 'store of the skill').choices(['workspace', 'account'])),
   ).action(async (name: string, o: Record<string, unknown>) => {
+    const { formatProgress, parseTrainingJsonl } = await import('../sidecar-client/index.js');
     if (!o.trainset === !o.evals) throw new AppError('USAGE', 'give either --trainset FILE or --evals');
     let trainingData: ReturnType<typeof parseTrainingJsonl> | undefined;
     if (o.trainset) {
@@ -52,7 +52,7 @@ export function registerOptimizeCommands(program: Command, ctx: CliContext): voi
       trainingData = parseTrainingJsonl(readFileSync(file, 'utf8'), file);
       if (trainingData.length === 0) throw new AppError('INVALID_INPUT', `${file}: no training examples`);
     }
-    const llm = llmFromFlags(ctx, o);
+    const llm = await llmFromFlags(ctx, o);
     const g = ctx.globals();
     const runId = randomUUID();
     const { optimized } = await withClient(

@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ConfiguredProviderView, GetSettingsRes } from '../contract/settings.js';
-import { PROVIDER_IDS, type ProviderId } from '../llm/index.js';
+import { PROVIDER_ID_VALUES as PROVIDER_IDS } from '../contract/settings.js';
+import type { ProviderId } from '../llm/index.js';
 import { type CliContext, EXIT } from './context.js';
 import { withClient } from './host.js';
 

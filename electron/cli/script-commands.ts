@@ -3,12 +3,12 @@ import { basename, join, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { RunScriptRes } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
-import { MAX_SCRIPT_INPUT_BYTES } from '../sandbox/index.js';
-import { acceptNativeRuntime, listNativeEnvs, nativeConsent, revokeNativeRuntime } from '../scripts/index.js';
-import { listInstalledPackages } from '../skills/index.js';
-import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { untilInterrupted, withClient } from './host.js';
+
+const storeModule = () => import('../store/index.js');
+const skillsModule = () => import('../skills/index.js');
+const scriptsModule = () => import('../scripts/index.js');
 
 /** Exit code when the sandbox stopped a script at its time limit (as `timeout(1)` does). */
 export const EXIT_SCRIPT_TIMEOUT = 124;
@@ -34,7 +34,9 @@ async function readAll(ctx: CliContext): Promise<string> {
  * The `--file` paths as a run's inputs, each named by its file name: a missing file, something
  * other than a file, or two files of the same name are refused before anything runs (USAGE).
  */
-export function inputFilesOf(paths: string[]): Array<{ name: string; path: string }> {
+export async function inputFilesOf(paths: string[]): Promise<Array<{ name: string; path: string }>> {
+  // The sandbox's own bound, loaded with the command rather than at start-up.
+  const { MAX_SCRIPT_INPUT_BYTES } = await import('../sandbox/index.js');
   const byName = new Map<string, string>();
   return paths.map((p) => {
     const path = resolve(p);
@@ -120,7 +122,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
             'skills run-script NAME SCRIPT: which script? (skilldesk skills show NAME lists them)',
           );
         const g = ctx.globals();
-        const files = inputFilesOf(o.file ?? []);
+        const files = await inputFilesOf(o.file ?? []);
         const stdin = o.stdin === '-' ? await readAll(ctx) : o.stdin;
         const { r, saved } = await withClient(ctx, async (c) => {
           const r = await untilInterrupted((signal) =>
@@ -208,7 +210,12 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
       let accepted = r.native_accepted ?? false;
       if (r.runtime === 'native' && r.runtime_reason && !accepted) {
         accepted = await askNative(ctx, r.skill, r.runtime_reason);
-        if (accepted) acceptNativeRuntime(resolveHome(ctx.globals().home, ctx.env), r.skill, []);
+        if (accepted)
+          (await scriptsModule()).acceptNativeRuntime(
+            (await storeModule()).resolveHome(ctx.globals().home, ctx.env),
+            r.skill,
+            [],
+          );
       }
       const res = { ...r, ...(r.runtime === 'native' ? { native_accepted: accepted } : {}) };
       ctx.print(res, () =>
@@ -228,9 +235,9 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
   packages
     .command('list')
     .description('the packages installed for each skill')
-    .action(() => {
-      const home = resolveHome(ctx.globals().home, ctx.env);
-      const skills = listInstalledPackages(home);
+    .action(async () => {
+      const home = (await storeModule()).resolveHome(ctx.globals().home, ctx.env);
+      const skills = (await skillsModule()).listInstalledPackages(home);
       ctx.print({ skills }, () =>
         skills.length === 0
           ? 'no packages installed (skilldesk skills packages install NAME fetches what a skill declares)'
@@ -266,7 +273,7 @@ async function askNative(ctx: CliContext, skill: string, reason: string): Promis
 export function registerNativeRuntimeCommands(program: Command, ctx: CliContext): void {
   const skills = program.commands.find((c) => c.name() === 'skills');
   if (!skills) return;
-  const home = () => resolveHome(ctx.globals().home, ctx.env);
+  const home = async () => (await storeModule()).resolveHome(ctx.globals().home, ctx.env);
   const nr = skills
     .command('native-runtime')
     .description(
@@ -275,8 +282,8 @@ export function registerNativeRuntimeCommands(program: Command, ctx: CliContext)
   nr.command('accept')
     .description('let the skill’s scripts run in the OS sandbox')
     .argument('<name>', 'skill name')
-    .action((name: string) => {
-      const c = acceptNativeRuntime(home(), name, []);
+    .action(async (name: string) => {
+      const c = (await scriptsModule()).acceptNativeRuntime(await home(), name, []);
       ctx.print(
         { skill: name, native_accepted: true, accepted_at: c.accepted_at },
         () => `${name}: its scripts may run in the OS sandbox`,
@@ -285,21 +292,23 @@ export function registerNativeRuntimeCommands(program: Command, ctx: CliContext)
   nr.command('revoke')
     .description('take that back: the skill’s scripts are refused until accepted again')
     .argument('<name>', 'skill name')
-    .action((name: string) => {
-      const had = revokeNativeRuntime(home(), name);
+    .action(async (name: string) => {
+      const had = (await scriptsModule()).revokeNativeRuntime(await home(), name);
       ctx.print({ skill: name, native_accepted: false, revoked: had }, () =>
         had ? `${name}: its scripts no longer run in the OS sandbox` : `${name} had not been accepted`,
       );
     });
   nr.command('list')
     .description('skills with an OS-sandbox environment, their compiled packages and whether accepted')
-    .action(() => {
-      const envs = listNativeEnvs(home()).map((e) => ({
+    .action(async () => {
+      const { listNativeEnvs, nativeConsent } = await scriptsModule();
+      const dir = await home();
+      const envs = listNativeEnvs(dir).map((e) => ({
         skill: e.skill,
         requirements: e.requirements,
         from: e.from,
         compiled: [...new Set(e.wheels.filter((w) => !w.pure).map((w) => w.name))].sort(),
-        native_accepted: !!nativeConsent(home(), e.skill),
+        native_accepted: !!nativeConsent(dir, e.skill),
       }));
       ctx.print({ skills: envs }, () =>
         envs.length === 0

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { InvalidArgumentError } from 'commander';
-import { createHost, type Logger } from '../host.js';
-import { ensureRenderer, rendererOutDir, startWebServer, type WebServer } from '../transport/index.js';
+import type { Logger } from '../host.js';
+import type { WebServer } from '../transport/index.js';
 import type { CliContext } from './context.js';
+
+const transportModule = () => import('../transport/index.js');
+const hostModule = () => import('../host.js');
 
 function port(v: string): number {
   const n = Number(v);
@@ -43,8 +46,8 @@ export interface ServeOptions {
 export async function startWebMode(
   opts: ServeOptions,
 ): Promise<{ server: WebServer; stop: () => Promise<void> }> {
-  if (opts.build !== false) await ensureRenderer();
-  const host = createHost({
+  if (opts.build !== false) await (await transportModule()).ensureRenderer();
+  const host = (await hostModule()).createHost({
     home: opts.home,
     workspace: opts.workspace,
     env: opts.env,
@@ -52,7 +55,11 @@ export async function startWebMode(
     logger: opts.logger,
   });
   try {
-    const server = await startWebServer({ host, staticDir: rendererOutDir(), port: opts.port });
+    const server = await (await transportModule()).startWebServer({
+      host,
+      staticDir: (await transportModule()).rendererOutDir(),
+      port: opts.port,
+    });
     return {
       server,
       stop: async () => {

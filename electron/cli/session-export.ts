@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../contract/chat.js';
-import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -16,6 +15,7 @@ export function registerSessionExport(sessions: Command, ctx: CliContext): void 
     .addOption(new Option('--format <format>', 'md or json').choices(EXPORT_FORMATS).default('md'))
     .option('--out <file>', 'write to this file instead of stdout')
     .action(async (id: string, o: { format: 'md' | 'json'; out?: string }) => {
+      const { writeFileAtomic } = await import('../store/index.js');
       const r = await withClient(ctx, (c) =>
         c.invoke('chat/export-session', { session_id: id, format: o.format }),
       );

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { AppError } from '../contract/errors.js';
-import { createFileSecretStore, createSkillAccess } from '../settings/index.js';
-import { resolveHome } from '../store/index.js';
 import type { CliContext } from './context.js';
 
 async function readStdin(ctx: CliContext): Promise<string> {
@@ -24,7 +22,9 @@ async function readStdin(ctx: CliContext): Promise<string> {
 export function registerSkillAccessCommands(program: Command, ctx: CliContext): void {
   const skills = program.commands.find((c) => c.name() === 'skills');
   if (!skills) return;
-  const access = () => {
+  const access = async () => {
+    const { createFileSecretStore, createSkillAccess } = await import('../settings/index.js');
+    const { resolveHome } = await import('../store/index.js');
     const home = resolveHome(ctx.globals().home, ctx.env);
     return createSkillAccess({ home, secrets: createFileSecretStore(home), env: ctx.env });
   };
@@ -33,8 +33,8 @@ export function registerSkillAccessCommands(program: Command, ctx: CliContext): 
     .description("let an LLM skill's tools reach these hosts (name or address, optionally :port)")
     .argument('<name>', 'skill name')
     .argument('<hosts...>', 'hosts such as api.example.com or 127.0.0.1:8080')
-    .action((name: string, hosts: string[]) => {
-      const granted = access().grant(name, hosts);
+    .action(async (name: string, hosts: string[]) => {
+      const granted = (await access()).grant(name, hosts);
       ctx.print({ skill: name, granted_hosts: granted }, () => `${name} may reach: ${granted.join(', ')}`);
     });
   skills
@@ -42,8 +42,8 @@ export function registerSkillAccessCommands(program: Command, ctx: CliContext): 
     .description('take back hosts granted to a skill')
     .argument('<name>', 'skill name')
     .argument('<hosts...>', 'hosts to take back')
-    .action((name: string, hosts: string[]) => {
-      const granted = access().revoke(name, hosts);
+    .action(async (name: string, hosts: string[]) => {
+      const granted = (await access()).revoke(name, hosts);
       ctx.print(
         { skill: name, granted_hosts: granted },
         () => `${name} may reach: ${granted.length ? granted.join(', ') : 'nothing'}`,
@@ -59,7 +59,7 @@ export function registerSkillAccessCommands(program: Command, ctx: CliContext): 
     .argument('<var>', 'the environment variable its tools read')
     .action(async (name: string, variable: string) => {
       const value = await readStdin(ctx);
-      access().setSecret(name, variable, value);
+      (await access()).setSecret(name, variable, value);
       const set = value.trim() !== '';
       ctx.print({ skill: name, variable, stored: set }, () =>
         set ? `stored ${variable} for ${name}` : `removed ${variable} of ${name}`,

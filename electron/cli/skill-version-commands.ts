@@ -7,13 +7,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { EvalSkillRes, SkillScope } from '../contract/skills.js';
-import { evalWorkspaceFiles, skillSlug } from '../skills/index.js';
-import { writeFileAtomic } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
 import { scopeOption } from './skills-commands.js';
+
+const storeModule = () => import('../store/index.js');
+const skillsModule = () => import('../skills/index.js');
 
 /** The history and authoring commands of the `skills` group. */
 export function registerSkillVersionCommands(program: Command, ctx: CliContext): void {
@@ -280,7 +281,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
     if (runs !== undefined && !(Number.isInteger(runs) && runs >= 1 && runs <= 20)) {
       throw new AppError('USAGE', '--runs must be a whole number from 1 to 20');
     }
-    const llm = llmFromFlags(ctx, o);
+    const llm = await llmFromFlags(ctx, o);
     const r = await withClient(
       ctx,
       (c) =>
@@ -297,8 +298,12 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
     const saved =
       o.save === false
         ? null
-        : writeEvalWorkspace(
-            resolve(typeof o.out === 'string' ? o.out : `${skillSlug(r.name) || 'skill'}-workspace`),
+        : await writeEvalWorkspace(
+            resolve(
+              typeof o.out === 'string'
+                ? o.out
+                : `${(await skillsModule()).skillSlug(r.name) || 'skill'}-workspace`,
+            ),
             r,
           );
     if (r.not_graded > 0) ctx.setExitCode(3);
@@ -365,7 +370,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
     if (maxCost !== undefined && !(maxCost >= 0))
       throw new AppError('USAGE', '--max-cost must be a number of USD, 0 or more');
     const withModel = o.withModel === true;
-    const llm = withModel ? llmFromFlags(ctx, o) : null;
+    const llm = withModel ? await llmFromFlags(ctx, o) : null;
     const r = await withClient(
       ctx,
       (c) =>
@@ -431,7 +436,8 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
  * Write a run's results as skill-creator's iteration folder: `<out>/iteration-<N>/`, N one past the
  * highest there (earlier iterations are kept, as skill-creator compares them). Returns the folder.
  */
-export function writeEvalWorkspace(out: string, r: EvalSkillRes): string {
+export async function writeEvalWorkspace(out: string, r: EvalSkillRes): Promise<string> {
+  const [{ evalWorkspaceFiles }, { writeFileAtomic }] = await Promise.all([skillsModule(), storeModule()]);
   mkdirSync(out, { recursive: true });
   const taken = readdirSync(out)
     .map((f) => /^iteration-(\d+)$/.exec(f)?.[1])

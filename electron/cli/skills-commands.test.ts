@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   consistencyCheckerExample,
@@ -181,10 +181,43 @@ describe('skilldesk skills', () => {
     execFileSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
     const { CLI_BUNDLE, bundleFresh } = await import('../../scripts/cli-bundle.mjs');
     expect(bundleFresh()).toBe(true);
-    const text = readFileSync(CLI_BUNDLE, 'utf8');
+    // The entry and its chunks (code-split: a command loads only what it runs).
+    const dir = dirname(CLI_BUNDLE);
+    const text = readdirSync(dir)
+      .filter((f) => f.endsWith('.mjs'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     // The sandbox runtime, migrations and models are found from the source files' places.
     expect(text).toContain('new URL("../../electron/sandbox/pool.ts", import.meta.url)');
     expect(text).toContain('new URL("../../electron/store/db.ts", import.meta.url)');
     expect(text).not.toMatch(/fileURLToPath\(import\.meta\.url\)/);
+  });
+
+  it('starts with the command table alone: the core is loaded only by a command that runs it', async () => {
+    execFileSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    const { CLI_BUNDLE } = await import('../../scripts/cli-bundle.mjs');
+    const dir = dirname(CLI_BUNDLE);
+    // The files the entry imports statically, transitively: what every start parses and runs.
+    const seen = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const m of text.matchAll(/^import\s(?:[^;]*?\sfrom\s*)?"\.\/(chunk-[^"]+)";/gms)) walk(m[1]!);
+    };
+    walk('skilldesk.mjs');
+    const startup = [...seen].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    expect(startup).toContain('// electron/cli/skills-commands.ts');
+    for (const core of [
+      'electron/host.ts',
+      'electron/store/db.ts',
+      'electron/activation/phase1.ts',
+      'electron/sandbox/pool.ts',
+      'electron/llm/index.ts',
+    ])
+      expect(startup, core).not.toContain(`// ${core}\n`);
+    // The same commands answer: help lists them, and a command runs its core when asked.
+    const help = execFileSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
+    for (const c of ['skills', 'chat', 'serve', 'mcp']) expect(help).toMatch(new RegExp(`\\n\\s+${c}\\b`));
   });
 });

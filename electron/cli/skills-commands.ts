@@ -3,23 +3,19 @@ import { resolve } from 'node:path';
 import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
-import {
-  type FoundCollection,
-  type LoadedPackage,
-  limitsFrom,
-  loadCollection,
-  networkNotices,
-  type PluginPart,
-  type PluginServer,
-  packageForChannel,
-  type SkippedPath,
-  writeAgentSkillFolder,
-  writeZip,
+import type {
+  FoundCollection,
+  LoadedPackage,
+  PluginPart,
+  PluginServer,
+  SkippedPath,
 } from '../skills/index.js';
-import { writeFileAtomic } from '../store/index.js';
 import type { CoreClient } from '../transport/index.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
+
+const storeModule = () => import('../store/index.js');
+const skillsModule = () => import('../skills/index.js');
 
 /** Parse a positive integer option. */
 export function positiveInt(name: string) {
@@ -188,7 +184,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
         const scope: SkillScope = o.scope ?? (g.workspace ? 'workspace' : 'account');
         if (scope === 'workspace' && !g.workspace)
           throw new AppError('USAGE', '--scope workspace needs --workspace DIR');
-        const limits = limitsFrom(ctx.env, o.maxSize, o.maxFiles);
+        const limits = (await skillsModule()).limitsFrom(ctx.env, o.maxSize, o.maxFiles);
         // Read and validate everything before any store is opened: bad input writes nothing.
         const loaded: LoadedPackage[] = [];
         // An Agent Plugin's MCP servers, added disabled once its skills are in.
@@ -199,7 +195,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
         const skipped: Array<SkippedPath & { import: string }> = [];
         for (const p of paths) {
           const abs = resolve(p);
-          const c = await loadCollection(abs, limits, { depth: o.depth });
+          const c = await (await skillsModule()).loadCollection(abs, limits, { depth: o.depth });
           loaded.push(...c.packages);
           for (const plugin of c.plugins) {
             loaded.push(...plugin.skills);
@@ -224,6 +220,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
             { name: dupe.name },
           );
         // An Agent Skills name off the standard imports, with a warning on stderr.
+        const { networkNotices, packageForChannel } = await skillsModule();
         for (const l of loaded)
           for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
             ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
@@ -553,7 +550,7 @@ function registerExport(skills: Command, ctx: CliContext): void {
             ctx.io.stdout(r.text);
             return;
           }
-          writeFileAtomic(resolve(o.output), r.text);
+          (await storeModule()).writeFileAtomic(resolve(o.output), r.text);
           ctx.print(
             { exported: { name: r.name, scope: r.scope, format: 'json', path: resolve(o.output) } },
             () => `Wrote ${resolve(o.output!)}`,
@@ -572,7 +569,10 @@ function registerExport(skills: Command, ctx: CliContext): void {
               'CONFLICT',
               `${path} already exists; pass --force to overwrite or choose another -o`,
             );
-          writeFileAtomic(path, await writeZip(files, r.slug, (p) => executable.includes(p)));
+          (await storeModule()).writeFileAtomic(
+            path,
+            await (await skillsModule()).writeZip(files, r.slug, (p) => executable.includes(p)),
+          );
           ctx.print(
             {
               exported: {
@@ -588,7 +588,10 @@ function registerExport(skills: Command, ctx: CliContext): void {
           );
           return;
         }
-        const written = writeAgentSkillFolder(r.slug, files, o.output, { force: o.force, executable });
+        const written = (await skillsModule()).writeAgentSkillFolder(r.slug, files, o.output, {
+          force: o.force,
+          executable,
+        });
         if (r.skipped.length > 0 && !ctx.globals().json) {
           ctx.io.stderr(
             `note: the Agent Skills format has no place for: ${r.skipped.join(', ')} (export --format json keeps them)\n`,

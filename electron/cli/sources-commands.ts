@@ -2,26 +2,38 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
-import { limitsFrom, openCatalog, type SkillCatalog } from '../skills/index.js';
-import {
-  acceptUpdates,
-  addSource,
-  type CheckResult,
-  checkSource,
-  describePermissions,
-  listSourceViews,
-  removeSource,
-  type SkillCheck,
-  type SourcesContext,
-  SourceUnreachable,
-  type SourceView,
-  type UpdateResult,
-  verifyPins,
-} from '../sources/index.js';
-import { resolveHome, type SkillStore } from '../store/index.js';
+import type { SkillCatalog } from '../skills/index.js';
+import type { CheckResult, SkillCheck, SourcesContext, SourceView, UpdateResult } from '../sources/index.js';
+import type { SkillStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { addLlmOptions } from './llm-commands.js';
+
+// The modules the commands run on, loaded by each action before it starts (not at start-up, so
+// other commands and `--help` never load them); helpers reach them through `core()`.
+let loaded:
+  | (typeof import('../sources/index.js') &
+      Pick<typeof import('../skills/index.js'), 'limitsFrom' | 'openCatalog'> &
+      Pick<typeof import('../store/index.js'), 'resolveHome'>)
+  | undefined;
+async function loadCore(): Promise<void> {
+  if (loaded) return;
+  const [sources, skills, store] = await Promise.all([
+    import('../sources/index.js'),
+    import('../skills/index.js'),
+    import('../store/index.js'),
+  ]);
+  loaded = {
+    ...sources,
+    limitsFrom: skills.limitsFrom,
+    openCatalog: skills.openCatalog,
+    resolveHome: store.resolveHome,
+  };
+}
+function core(): NonNullable<typeof loaded> {
+  if (!loaded) throw new Error('a sources command ran before its modules were loaded');
+  return loaded;
+}
 
 /** Exit codes of `sources` beyond 0/1/2: a source could not be reached; high findings not accepted. */
 export const SOURCES_EXIT = { UNREACHABLE: 3, RISK_NOT_ACCEPTED: 4 } as const;
@@ -41,7 +53,8 @@ async function withSources<T>(
   const g = ctx.globals();
   if (scope === 'workspace' && !g.workspace)
     throw new AppError('USAGE', 'the workspace scope needs --workspace DIR');
-  const catalog = openCatalog(
+  await loadCore();
+  const catalog = core().openCatalog(
     { home: g.home, workspace: g.workspace, env: ctx.env },
     { createWorkspace: create },
   );
@@ -53,9 +66,9 @@ async function withSources<T>(
       {
         store,
         workspace: scope === 'account' ? catalog.workspace : null,
-        home: resolveHome(g.home, ctx.env),
+        home: core().resolveHome(g.home, ctx.env),
         env: ctx.env,
-        limits: limitsFrom(ctx.env),
+        limits: core().limitsFrom(ctx.env),
       },
       catalog,
     );
@@ -73,7 +86,9 @@ async function scopeOf(ctx: CliContext, name: string, scope?: Scope): Promise<Sc
   if (!ctx.globals().workspace) return 'account';
   const inWorkspace = await withSources(ctx, 'account', false, (_s, catalog) => {
     if (!catalog.workspace) return false;
-    return listSourceViews({ ..._s, store: catalog.workspace }).some((v) => v.id === name);
+    return core()
+      .listSourceViews({ ..._s, store: catalog.workspace })
+      .some((v) => v.id === name);
   });
   return inWorkspace ? 'workspace' : 'account';
 }
@@ -156,7 +171,7 @@ function formatUpdate(r: UpdateResult): string {
   }
   for (const i of r.installed) {
     lines.push(`${i.name}: ${i.action} ${i.version} from ${r.source} @ ${r.revision}`);
-    for (const p of describePermissions(i.permissions)) lines.push(`    ${p}`);
+    for (const p of core().describePermissions(i.permissions)) lines.push(`    ${p}`);
   }
   for (const s of r.skipped) lines.push(`${s.name}: skipped: ${s.reason}`);
   for (const n of r.removed_upstream) lines.push(`${n}: removed upstream; kept as installed`);
@@ -213,7 +228,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       ) => {
         const scope = defaultScope(ctx, o.scope);
         const r = await withSources(ctx, scope, true, (s) =>
-          addSource(s, { url: localPath(url), ref: o.ref, path: o.path, id: o.name, kind: o.kind }),
+          core().addSource(s, { url: localPath(url), ref: o.ref, path: o.path, id: o.name, kind: o.kind }),
         );
         ctx.print(r, () => `added ${r.source.id}\n${formatCheck(r, o.diff)}`);
       },
@@ -224,6 +239,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .description('list the sources of the account and the workspace')
     .addOption(scopeOpt())
     .action(async (o: { scope?: Scope }) => {
+      await loadCore();
       const g = ctx.globals();
       const scopes: Scope[] = o.scope ? [o.scope] : g.workspace ? ['workspace', 'account'] : ['account'];
       const all: SourceView[] = [];
@@ -231,7 +247,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
         all.push(
           ...(await withSources(ctx, 'account', false, (s, catalog) => {
             const store = catalog.store(scope);
-            return store ? listSourceViews({ ...s, store }) : [];
+            return store ? core().listSourceViews({ ...s, store }) : [];
           })),
         );
       }
@@ -253,8 +269,9 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .argument('<name>', 'the source')
     .addOption(scopeOpt())
     .action(async (name: string, o: { scope?: Scope }) => {
+      await loadCore();
       const scope = await scopeOf(ctx, name, o.scope);
-      const r = await withSources(ctx, scope, false, (s) => removeSource(s, name));
+      const r = await withSources(ctx, scope, false, (s) => core().removeSource(s, name));
       ctx.print(
         r,
         () =>
@@ -281,8 +298,9 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       names: string[],
       o: { scope?: Scope; diff: boolean; review: boolean } & Record<string, unknown>,
     ) => {
+      await loadCore();
       const g = ctx.globals();
-      const reviewer = o.review ? llmFromFlags(ctx, o) : null;
+      const reviewer = o.review ? await llmFromFlags(ctx, o) : null;
       if (o.review && !reviewer)
         throw new AppError(
           'LLM_NOT_CONFIGURED',
@@ -295,11 +313,12 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
           const store = catalog.store(scope);
           if (!store) return [];
           const c = { ...s, store, workspace: scope === 'account' ? catalog.workspace : null };
-          const ids = listSourceViews(c)
+          const ids = core()
+            .listSourceViews(c)
             .map((v) => v.id)
             .filter((id) => names.length === 0 || names.includes(id));
           const out: CheckResult[] = [];
-          for (const id of ids) out.push(await checkSource(c, id, { review: reviewer }));
+          for (const id of ids) out.push(await core().checkSource(c, id, { review: reviewer }));
           return out;
         });
         results.push(...got);
@@ -329,14 +348,15 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .addOption(scopeOpt())
     .action(
       async (name: string, o: { skill?: string[]; all: boolean; acceptRisk: boolean; scope?: Scope }) => {
+        await loadCore();
         const scope = await scopeOf(ctx, name, o.scope);
         let r: UpdateResult;
         try {
           r = await withSources(ctx, scope, false, (s) =>
-            acceptUpdates(s, name, { skills: o.skill, all: o.all, accept_risk: o.acceptRisk }),
+            core().acceptUpdates(s, name, { skills: o.skill, all: o.all, accept_risk: o.acceptRisk }),
           );
         } catch (e) {
-          if (!(e instanceof SourceUnreachable)) throw e;
+          if (!(e instanceof core().SourceUnreachable)) throw e;
           ctx.setExitCode(SOURCES_EXIT.UNREACHABLE);
           ctx.print(
             { source: name, reachable: false, error: e.message, installed: [] },
@@ -353,10 +373,13 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .command('verify')
     .description('check every skill installed from a source against the SHA-256 of its accepted files')
     .action(async () => {
+      await loadCore();
       const g = ctx.globals();
       const problems = await withSources(ctx, 'account', false, (_s, catalog) =>
         [catalog.account, ...(catalog.workspace ? [catalog.workspace] : [])].flatMap((store) =>
-          verifyPins(store).map((p) => ({ ...p, scope: store.scope })),
+          core()
+            .verifyPins(store)
+            .map((p) => ({ ...p, scope: store.scope })),
         ),
       );
       if (problems.length > 0) ctx.setExitCode(1);

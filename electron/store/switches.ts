@@ -17,10 +17,22 @@ interface Cached {
   map: ReadonlyMap<string, Exclude<SkillSwitch, 'on'>>;
 }
 const cache = new WeakMap<Db, Cached>();
+// `db.pragma()` prepares its statement anew on every call (most of a match's cost of reading the
+// switches); one prepared statement per connection reads the same value in microseconds.
+const versionStatements = new WeakMap<Db, { get(): unknown }>();
+
+function dataVersion(db: Db): number {
+  let st = versionStatements.get(db);
+  if (!st) {
+    st = db.prepare('PRAGMA data_version').pluck();
+    versionStatements.set(db, st);
+  }
+  return st.get() as number;
+}
 
 /** The store's switches that are not `on`, by {@link skillNameKey}. */
 export function readSwitches(db: Db): ReadonlyMap<string, Exclude<SkillSwitch, 'on'>> {
-  const version = db.pragma('data_version', { simple: true }) as number;
+  const version = dataVersion(db);
   const hit = cache.get(db);
   if (hit && hit.version === version) return hit.map;
   const rows = db.prepare('SELECT name_key, state FROM skill_switches').all() as Array<{
