@@ -57,7 +57,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     ? process.env.SKILLDESK_BENCH_SIZES.split(',').map(Number)
     : opts.quick
       ? [1_000]
-      : [1_000, 10_000, 100_000];
+      : [100, 1_000, 10_000, 100_000];
   const engine = e5Engine();
   if (!engine) opts.log('e5 model not installed: no e5 rows (node scripts/setup-e5.mjs)');
   const tmp = join(tmpdir(), `skilldesk-bench-retrieval-${process.pid}`);
@@ -244,9 +244,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
             seconds: r3(emb.seconds),
             per_skill_ms: r3((emb.seconds * 1000) / emb.total),
             cpu_seconds: r3(emb.cpu_seconds),
+            cpu_seconds_per_1000_skills: r3((emb.cpu_seconds * 1000) / emb.total),
             n: emb.total,
             load_avg_1m: r3(loadavg()[0]!),
             target_s: 120,
+            target_cpu_seconds_per_1000_skills: 12,
           });
         }
         out.push(...denseRows(catalog, engine, size, opts));

@@ -14,7 +14,7 @@ import { tempDir } from '../test-support/index.js';
 import { denseIndex, denseText } from './dense.js';
 import { E5_ADDON_FILE, E5_MODEL_FILE, e5Engine, loadE5 } from './e5.js';
 import { explainMatchFull, matchSkillsFull } from './full-match.js';
-import { matchSkills } from './phase1.js';
+import { matchSkills, PROMPT_MIN_SCORE } from './phase1.js';
 import { skillIndex } from './skill-index.js';
 import { plainCatalogStore } from './test-catalog.js';
 
@@ -179,6 +179,18 @@ d('e5 fused with phase 1', () => {
     expect(matchSkills(catalog, msg, { limit: 3 })).toEqual(
       matchSkills(catalog, msg, { limit: 3, dense: null }),
     );
+    store.close();
+  });
+
+  it('keeps a skill that shares a word but not the meaning out of the prompt of a small catalog', async () => {
+    const store = plainCatalogStore();
+    const catalog = new SkillCatalog(store, null);
+    const { embedCatalog } = await import('./full-match.js');
+    await embedCatalog(catalog);
+    const msg = 'write me a haiku about the sea';
+    const listed = (await matchSkillsFull(catalog, msg)).filter((m) => m.score >= PROMPT_MIN_SCORE);
+    expect(listed.map((m) => m.name)).toContain('poem');
+    expect(listed.map((m) => m.name)).not.toContain('internal-comms');
     store.close();
   });
 });

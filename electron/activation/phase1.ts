@@ -2,6 +2,7 @@ import type { SkillCatalog } from '../skills/index.js';
 import type { Scope, SkillSwitch } from '../store/index.js';
 import { normalizePhrase, readSwitches, skillNameKey } from '../store/index.js';
 import { DenseSpace, denseIndex } from './dense.js';
+import { confidence, DENSE_FUSION, type DenseFusion, fuseDense } from './dense-fusion.js';
 import type { E5Engine } from './e5.js';
 import { type NearestSearch, type Query, SemanticSpace } from './semantic.js';
 import {
@@ -121,28 +122,6 @@ export interface MatchOptions {
   denseFusion?: Partial<DenseFusion>;
 }
 
-/** How the e5 cosine joins phase 1's fused score (see {@link DENSE_FUSION}). */
-export interface DenseFusion {
-  /**
-   * `weighted`: the fast path's score plus the weighted centred cosine; `rrf`: reciprocal-rank
-   * fusion of the fast path's order and the e5 order over the same candidates.
-   */
-  mode: 'weighted' | 'rrf';
-  /** The rank offset of reciprocal-rank fusion. */
-  rrfK: number;
-  /** The dense candidates fused: the `k` nearest skills of the whole catalog. */
-  k: number;
-  weight: number;
-  floor: number;
-  /** The least centred cosine at which a skill sharing no word with the message is a match. */
-  meaningMin: number;
-  /**
-   * With the dense signal on, a match whose fused score is below this reaches no one (the
-   * system prompt's index, `skills match`): what keeps small talk from matching a tiny catalog.
-   */
-  minScore: number;
-}
-
 /** How the lexical and semantic rankings are fused (see {@link FUSION}). */
 export interface Fusion {
   /** The lexical candidates fused: the best `max(limit, lexicalPool)`. */
@@ -181,25 +160,7 @@ const NAME_BOOST = 0.5;
  */
 const FUSION: Fusion = { lexicalPool: 5, semanticK: 20, weight: 0.02, floor: 0.2, meaningMin: 0.45 };
 
-/**
- * The full phase 1: the fast path's fused score f (above) and the catalog-centred e5 cosine c of
- * the message and each candidate (the fast path's pool and the `k` skills nearest by e5 over the
- * whole catalog) ranked by `(f + weight · max(0, c − floor)) / (1 + weight · (1 − floor))`; a
- * verbatim trigger phrase still ranks first. Tuned on the harness's tuning split only (see
- * docs/retrieval-e5.md for the grid and the held-out figures).
- */
-export const DENSE_FUSION: DenseFusion = {
-  mode: 'weighted',
-  rrfK: 5,
-  k: 20,
-  weight: 0.05,
-  floor: 0.05,
-  meaningMin: 0.3,
-  // Below every tuning-split target found in a top 5 (least 0.018, on the 10k catalog and the seeds):
-  // drops near-zero matches by meaning alone. Small talk that matches does so by words, at
-  // scores real matches share, so no threshold keeps it out without losing them.
-  minScore: 0.015,
-};
+export { DENSE_FUSION, type DenseFusion };
 
 /** The distinct content words of a message as quoted FTS5 terms (at most 32). */
 export function queryTerms(message: string): string[] {
@@ -251,6 +212,8 @@ interface Scored {
   fused: number;
   /** Centred e5 cosine, once re-ranked with the dense signal (null: none). */
   dense?: number | null;
+  /** With the dense signal: the absolute score a match reports (the fused one is for ranking). */
+  confidence?: number;
 }
 
 /** The query for a message: its stems, their synonyms and spelling fixes, with weights and dfs. */
@@ -785,6 +748,7 @@ function fuse(
   }
   const norm = 1 + f.weight * (1 - f.floor);
   const out: Scored[] = [];
+  const fasts: number[] = [];
   for (const s of all) {
     let fast = s.bm25 / (1 + s.bm25);
     if (near) {
@@ -797,40 +761,22 @@ function fuse(
       const c = s.dense ?? 0;
       // Meaning alone, below its threshold by either embedding, is no match.
       if (alone && c < dn.f.meaningMin && (s.semantic ?? 0) < f.meaningMin) continue;
-      s.fused = (fast + dn.f.weight * Math.max(0, c - dn.f.floor)) / (1 + dn.f.weight * (1 - dn.f.floor));
-    } else {
-      if (alone && (s.semantic ?? 0) < f.meaningMin) continue;
-      s.fused = fast;
-    }
+    } else if (alone && (s.semantic ?? 0) < f.meaningMin) continue;
+    s.fused = fast;
+    fasts.push(fast);
     out.push(s);
   }
-  if (dn?.f.mode === 'rrf') rrf(out, near, f, dn.f);
-  return out.sort(compareFused);
-}
-
-/** Reciprocal-rank fusion of the fast path's order and the e5 order, scaled into [0, 1). */
-function rrf(c: Scored[], near: Near | null, f: Fusion, d: DenseFusion): void {
-  const norm = 1 + f.weight * (1 - f.floor);
-  const fast = new Map(
-    c.map((s) => [
-      s,
-      near
-        ? (s.bm25 / (1 + s.bm25) + f.weight * Math.max(0, (s.semantic ?? 0) - f.floor)) / norm
-        : s.bm25 / (1 + s.bm25),
-    ]),
-  );
-  const byFast = c
-    .filter((s) => fast.get(s)! > 0)
-    .sort((a, b) => fast.get(b)! - fast.get(a)! || compare(a, b));
-  const byDense = c.filter((s) => s.dense != null).sort((a, b) => b.dense! - a.dense! || compare(a, b));
-  const rf = new Map(byFast.map((s, i) => [s, i + 1]));
-  const rd = new Map(byDense.map((s, i) => [s, i + 1]));
-  const top = (1 + d.weight) / (d.rrfK + 1);
-  for (const s of c) {
-    const a = rf.has(s) ? 1 / (d.rrfK + rf.get(s)!) : 0;
-    const b = rd.has(s) ? d.weight / (d.rrfK + rd.get(s)!) : 0;
-    s.fused = (0.999 * (a + b)) / top;
+  if (dn) {
+    const fused = fuseDense(
+      out.map((s, i) => ({ fast: fasts[i]!, dense: s.dense ?? null })),
+      dn.f,
+    );
+    out.forEach((s, i) => {
+      s.fused = fused[i]!;
+      s.confidence = confidence(fasts[i]!, s.dense ?? null, dn.f);
+    });
   }
+  return out.sort(compareFused);
 }
 
 function compareFused(a: Scored, b: Scored): number {
@@ -868,7 +814,7 @@ function toMatch(s: Scored, terms: QueryTerm[]): SkillMatch {
   return {
     name: s.name,
     scope: s.scope,
-    score: round((s.exactWords > 0 ? 1 : 0) + s.fused),
+    score: round((s.exactWords > 0 ? 1 : 0) + (s.confidence ?? s.fused)),
     matched_on: matched,
   };
 }
@@ -1009,7 +955,7 @@ export function matchSkills(catalog: SkillCatalog, message: string, opts: MatchO
   const { terms, scores, pool, rank, settle, dense } = run(catalog, message, limit, opts);
   try {
     return rank(topK(scores, pool(limit)))
-      .filter((s) => !dense || s.exactWords > 0 || s.fused >= dense.f.minScore)
+      .filter((s) => !dense || s.exactWords > 0 || (s.confidence ?? s.fused) >= dense.f.minScore)
       .slice(0, limit)
       .map((s) => toMatch(s, terms));
   } finally {
@@ -1102,7 +1048,7 @@ function verdict(
     name: real,
     scope: part.scope,
     rank: above + 1,
-    score: round((me.exactWords > 0 ? 1 : 0) + me.fused),
+    score: round((me.exactWords > 0 ? 1 : 0) + (me.confidence ?? me.fused)),
     reason: above < limit ? 'matched' : 'lower_score',
     above,
   };

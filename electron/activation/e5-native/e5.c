@@ -236,6 +236,82 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
 }
 #undef RO
 
+#if defined(E5_X86_DISPATCH)
+/* The same product, register-blocked for AVX2: a tile of 2 output rows × 4 tokens keeps its 8
+ * accumulators in registers (the loop above, with its run-time row count, spilled them to the
+ * stack on every block), the weights' nibbles are unpacked once per tile and their fp16 scales
+ * read from a table made at load, and tokens are taken in chunks whose activations stay in L2
+ * while every row streams past. The activation matrix is padded with zero rows to a multiple of
+ * 4 tokens. The -8 nibble offset is subtracted in integers (each of the 8 lanes of a block's
+ * partial sums takes one eighth of 8·sum(a), i.e. sum(a)), so the result equals the scalar
+ * form's up to the order of float additions. */
+#define TCHUNK 64
+AVX2_FN static inline __m256i unpack_q4(const block_q4_0 *RESTRICT w, __m128i m4) {
+    __m128i bytes = _mm_loadu_si128((const __m128i *)w->qs);
+    __m128i lo = _mm_and_si128(bytes, m4);
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), m4);
+    return _mm256_set_m128i(hi, lo);
+}
+AVX2_FN static void matmul_tiled_avx2(const block_q4_0 *W, const float *WD, const float *bias,
+                                      const int8_t *aq, const float *ad, const int32_t *as,
+                                      float *Y, int T, int T4, int nout, int nin) {
+    int nb = nin / QK;
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
+        int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
+        for (int o = 0; o < nout; o += 2) {
+            const block_q4_0 *w0 = W + (size_t)o * nb, *w1 = w0 + nb;
+            const float *d0 = WD + (size_t)o * nb, *d1 = d0 + nb;
+            for (int t = c0; t < c1; t += 4) {
+                __m256 a00 = _mm256_setzero_ps(), a01 = a00, a02 = a00, a03 = a00;
+                __m256 a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                const int8_t *ab = aq + (size_t)t * nin;
+                const float *da = ad + (size_t)t * nb;
+                const int32_t *sa = as + (size_t)t * nb;
+                for (int b = 0; b < nb; b++) {
+                    __m256i wv0 = unpack_q4(w0 + b, m4), wv1 = unpack_q4(w1 + b, m4);
+                    __m256 s0 = _mm256_set1_ps(d0[b]), s1 = _mm256_set1_ps(d1[b]);
+#define TOK(j, A0, A1) do { \
+        __m256i av = _mm256_loadu_si256((const __m256i *)(ab + (size_t)(j) * nin + b * QK)); \
+        __m256 sc = _mm256_set1_ps(da[(j) * nb + b]); \
+        __m256i off = _mm256_set1_epi32(sa[(j) * nb + b]); \
+        __m256i p0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(wv0, av), ones), off); \
+        __m256i p1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(wv1, av), ones), off); \
+        A0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_mul_ps(s0, sc), A0); \
+        A1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_mul_ps(s1, sc), A1); \
+    } while (0)
+                    TOK(0, a00, a10); TOK(1, a01, a11); TOK(2, a02, a12); TOK(3, a03, a13);
+#undef TOK
+                }
+                float b0 = bias ? bias[o] : 0.f, b1 = bias ? bias[o + 1] : 0.f;
+#define PUT(j, A0, A1) if (t + (j) < T) { \
+        Y[(size_t)(t + (j)) * nout + o] = b0 + hsum256(A0); \
+        Y[(size_t)(t + (j)) * nout + o + 1] = b1 + hsum256(A1); }
+                PUT(0, a00, a10) PUT(1, a01, a11) PUT(2, a02, a12) PUT(3, a03, a13)
+#undef PUT
+            }
+        }
+    }
+}
+#undef TCHUNK
+#endif
+
+/* Y = X·Wᵀ + bias by the fastest kernel this CPU has. `T4` is T rounded up to 4: the quantized
+ * activations hold that many rows, the padding ones zero. `WD` is W's block scales as floats. */
+static void matmul(const block_q4_0 *W, const float *WD, const float *bias,
+                   const int8_t *aq, const float *ad, const int32_t *as,
+                   float *Y, int T, int T4, int nout, int nin) {
+#if defined(E5_X86_DISPATCH)
+    if (cpu_has_avx2() && nout % 2 == 0) {
+        matmul_tiled_avx2(W, WD, bias, aq, ad, as, Y, T, T4, nout, nin);
+        return;
+    }
+#endif
+    (void)WD; (void)T4;
+    matmul_q4q8(W, bias, aq, ad, as, Y, T, nout, nin);
+}
+
 /* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
 static void add_layernorm(float *x, const float *y, const float *w,
                           const float *b, int L, int H, float eps) {
@@ -262,6 +338,8 @@ static inline float gelu(float x) {
 typedef struct {
     const block_q4_0 *qw, *kw, *vw, *aow, *fiw, *fow;
     const float *qb, *kb, *vb, *aob, *aln_w, *aln_b, *fib, *fob, *oln_w, *oln_b;
+    /* the matrices' block scales as floats (made at load, not read from the file) */
+    float *qd, *kd, *vd, *aod, *fid, *fod;
 } layer_t;
 
 typedef struct {
@@ -291,6 +369,7 @@ struct e5_model {
     tokenizer tok;
     void *map; size_t map_size;   /* mmap region */
     void *heap;                   /* the image when read rather than mapped (Windows) */
+    float *scales;                /* every layer matrix's block scales as floats */
 };
 
 /* --------------------------- file directory ---------------------------
@@ -494,11 +573,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
     float *fo  = (float *)malloc(TH * sizeof(float));
     int nbmax = FF / QK;
-    int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
-    float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
-    int32_t *as = (int32_t *)malloc((size_t)T * nbmax * sizeof(int32_t));
+    /* Padded to whole tiles of 4 tokens; the padding rows stay zero. */
+    int T4 = (T + 3) & ~3;
+    int8_t  *aq = (int8_t *)calloc((size_t)T4 * FF, 1);
+    float   *ad = (float *)calloc((size_t)T4 * nbmax, sizeof(float));
+    int32_t *as = (int32_t *)calloc((size_t)T4 * nbmax, sizeof(int32_t));
 #define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
-#define MAT(W, B, Y, NOUT, NIN) matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN))
+#define MATD(W, D, B, Y, NOUT, NIN) matmul((W), (D), (B), aq, ad, as, (Y), T, T4, (NOUT), (NIN))
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
 #pragma omp parallel for schedule(static)
@@ -514,9 +595,9 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         QUANT(x, H);                       /* Q/K/V share the same input */
-        MAT(ly->qw, ly->qb, q, H, H);
-        MAT(ly->kw, ly->kb, k, H, H);
-        MAT(ly->vw, ly->vb, v, H, H);
+        MATD(ly->qw, ly->qd, ly->qb, q, H, H);
+        MATD(ly->kw, ly->kd, ly->kb, k, H, H);
+        MATD(ly->vw, ly->vd, ly->vb, v, H, H);
         /* scaled dot-product attention, restricted to each text's own tokens */
 #pragma omp parallel
         {
@@ -546,13 +627,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
                 }
             free(prob);
         }
-        QUANT(ctx, H); MAT(ly->aow, ly->aob, ao, H, H);
+        QUANT(ctx, H); MATD(ly->aow, ly->aod, ly->aob, ao, H, H);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
 
-        QUANT(x, H); MAT(ly->fiw, ly->fib, mid, FF, H);
+        QUANT(x, H); MATD(ly->fiw, ly->fid, ly->fib, mid, FF, H);
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);
-        QUANT(mid, FF); MAT(ly->fow, ly->fob, fo, H, FF);
+        QUANT(mid, FF); MATD(ly->fow, ly->fod, ly->fob, fo, H, FF);
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
     }
 
@@ -579,7 +660,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     free(aq); free(ad); free(as);
     return 0;
 #undef QUANT
-#undef MAT
+#undef MATD
 }
 
 /* Soft cap on tokens processed per forward pass, so that arbitrarily long
@@ -712,6 +793,7 @@ static void model_release(e5_model *m) {
     free(m->tok.offs); free(m->tok.scores); free(m->tok.ht);
     free(m->tok.norm_cp); free(m->tok.norm_off); free(m->tok.norm_out);
     free(m->layers);
+    free(m->scales);
 #ifndef _WIN32
     if (m->map) munmap(m->map, m->map_size);
 #endif
@@ -892,6 +974,24 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
     }
 #undef GET
     free(dir);
+    {
+        /* Block scales as floats, once: the tiled kernel reads them per tile. */
+        size_t per = (size_t)(4 * H * H + 2 * FF * H) / QK;
+        m->scales = (float *)malloc(per * (size_t)m->NL * sizeof(float));
+        if (!m->scales) { snprintf(err, errn, "out of memory"); model_release(m); return NULL; }
+        float *sp = m->scales;
+        for (int l = 0; l < m->NL; l++) {
+            layer_t *ly = &m->layers[l];
+            const block_q4_0 *ws[6] = { ly->qw, ly->kw, ly->vw, ly->aow, ly->fiw, ly->fow };
+            float **ds[6] = { &ly->qd, &ly->kd, &ly->vd, &ly->aod, &ly->fid, &ly->fod };
+            size_t nblk[6] = { H * H / QK, H * H / QK, H * H / QK, H * H / QK, FF * H / QK, H * FF / QK };
+            for (int i = 0; i < 6; i++) {
+                *ds[i] = sp;
+                for (size_t j = 0; j < nblk[i]; j++) sp[j] = fp16_to_fp32(ws[i][j].d);
+                sp += nblk[i];
+            }
+        }
+    }
 
 #ifdef _OPENMP
     omp_set_max_active_levels(1);   /* batch parallel -> inner matmuls serial */

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { confidence, DENSE_FUSION, type DenseFusion, fuseDense } from './dense-fusion.js';
+import { PROMPT_MIN_SCORE } from './phase1.js';
+
+const f = (over: Partial<DenseFusion> = {}): DenseFusion => ({ ...DENSE_FUSION, ...over });
+const order = (scores: number[]) =>
+  scores
+    .map((s, i) => [s, i] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .map(([, i]) => i);
+
+describe('dense fusion', () => {
+  // By words 0 > 1 > 2 > 3; by e5 2 > 3 > 0, and 1 has no vector yet.
+  const c = [
+    { fast: 0.8, dense: 0.02 },
+    { fast: 0.6, dense: null },
+    { fast: 0.5, dense: 0.55 },
+    { fast: 0.4, dense: 0.3 },
+  ];
+
+  it('gives e5 a real share of the ranking (reciprocal-rank fusion, shipped)', () => {
+    // The small bonus of the old weighted form leaves the words' order as it was…
+    expect(order(fuseDense(c, f({ mode: 'weighted', weight: 0.05, floor: 0.05 })))).toEqual([0, 1, 2, 3]);
+    // …where fused by rank, e5's first and second overtake the words' second.
+    const shipped = fuseDense(c, f());
+    expect(order(shipped)).toEqual([0, 2, 3, 1]);
+    for (const s of shipped) expect(s).toBeGreaterThanOrEqual(0);
+    for (const s of shipped) expect(s).toBeLessThan(1);
+  });
+
+  it('scales both signals over the candidates in min-max mode', () => {
+    const s = fuseDense(c, f({ mode: 'minmax', weight: 0.5 }));
+    expect(order(s)).toEqual([2, 0, 3, 1]);
+    expect(Math.max(...s)).toBeLessThan(1);
+  });
+
+  it('ramps e5 into an absolute score in ramp mode', () => {
+    const s = fuseDense(c, f({ mode: 'ramp', weight: 0.2, floor: 0.05, ceil: 0.45 }));
+    expect(s[2]).toBeCloseTo(0.8 * 0.5 + 0.2 * 1, 9);
+    expect(s[0]).toBeCloseTo(0.8 * 0.8, 9);
+    expect(s[1]).toBeCloseTo(0.8 * 0.6, 9);
+  });
+
+  it('keeps a shared word without shared meaning out of the prompt, and a real match in', () => {
+    // "write me a haiku about the sea" against a skill for internal communications: one common
+    // word, a fast score just over the cut, e5 unmoved.
+    expect(confidence(0.69, 0.02, f())).toBeLessThan(PROMPT_MIN_SCORE);
+    // The same words with e5 agreeing stay in.
+    expect(confidence(0.69, 0.45, f())).toBeGreaterThanOrEqual(PROMPT_MIN_SCORE);
+    // A skill not embedded yet keeps its fast-path score: no vector is no evidence against it.
+    expect(confidence(0.69, null, f())).toBe(0.69);
+    // Monotone in both signals.
+    expect(confidence(0.7, 0.2, f())).toBeGreaterThan(confidence(0.6, 0.2, f()));
+    expect(confidence(0.6, 0.3, f())).toBeGreaterThan(confidence(0.6, 0.2, f()));
+  });
+});

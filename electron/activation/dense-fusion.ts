@@ -1,0 +1,135 @@
+/**
+ * How the catalog-centred e5 cosine joins the fast path's score in the full phase 1. Kept apart
+ * from phase 1's scoring so the fusion can be tuned (bench/retrieval-e5.ts) without touching the
+ * lexical hot path.
+ */
+
+/** How the e5 cosine joins phase 1's fused score (see {@link DENSE_FUSION}). */
+export interface DenseFusion {
+  /**
+   * `ramp`: `(1 − weight) · fast + weight · ramp(c)`, ramp(c) rising from 0 at `floor` to 1 at
+   * `ceil` — an absolute score, so one cut serves every message; `minmax`: both signals scaled to
+   * [0, 1] over the candidates and mixed by `weight` (a relative score: the best candidate always
+   * scores near 1); `weighted`: the fast path's score plus a small bonus
+   * `(fast + weight · max(0, c − floor)) / (1 + weight · (1 − floor))`; `rrf`: reciprocal-rank
+   * fusion of the fast path's order and the e5 order over the same candidates.
+   */
+  mode: 'ramp' | 'minmax' | 'weighted' | 'rrf';
+  /** The rank offset of reciprocal-rank fusion. */
+  rrfK: number;
+  /** The dense candidates fused: the `k` nearest skills of the whole catalog. */
+  k: number;
+  /** e5's share of the score. */
+  weight: number;
+  /** The centred cosine at which e5 starts to count. */
+  floor: number;
+  /** The centred cosine at which e5's share is full (`ramp`). */
+  ceil: number;
+  /** The least centred cosine at which a skill sharing no word with the message is a match. */
+  meaningMin: number;
+  /** e5's share of a match's absolute {@link confidence}. */
+  confidenceWeight: number;
+  /** The centred cosine from which e5 adds to the confidence. */
+  confidenceFloor: number;
+  /** The centred cosine at which e5's part of the confidence is full. */
+  confidenceCeil: number;
+  /**
+   * With the dense signal on, a match whose fused score is below this reaches no one (the
+   * system prompt's index, `skills match`): what keeps near-zero matches by meaning alone out.
+   */
+  minScore: number;
+}
+
+/**
+ * The shipped fusion: reciprocal-rank fusion of the fast path's order and the e5 order (offset 1,
+ * e5 counting half), so a skill e5 ranks high gets a real share of the ranking whatever its words.
+ * Tuned on the retrieval harness at 100 and 1,000 skills without forbidding the loss of a
+ * fast-path top-5 match; the gains and losses, and the settings it beat, are in
+ * docs/retrieval-e5.md. A rank says nothing about how sure the match is, so the score a match
+ * reports (and the prompt's cut reads) is the absolute {@link confidence}.
+ */
+export const DENSE_FUSION: DenseFusion = {
+  mode: 'rrf',
+  rrfK: 1,
+  k: 20,
+  weight: 0.5,
+  floor: 0.05,
+  ceil: 0.45,
+  meaningMin: 0.3,
+  minScore: 0.015,
+  confidenceWeight: 0.3,
+  confidenceFloor: 0.1,
+  confidenceCeil: 0.4,
+};
+
+/**
+ * The absolute confidence of a match, in [0, 1): `(1 − w) · fast + w · agree`, `agree` the centred
+ * e5 cosine ramped from 0 at `confidenceFloor` to 1 at `confidenceCeil` (a skill without a vector
+ * yet keeps its fast-path score). A skill that shares a word with the message but none of its
+ * meaning ("write me a haiku about the sea" against a skill that writes internal communications)
+ * loses up to 30% of its score and falls under the prompt's cut, `PROMPT_MIN_SCORE`; one e5 agrees
+ * with keeps it. Chosen by the F1 at that cut on the tuning split (`bench/match-threshold.ts --e5`,
+ * the seed skills alone and 1,000 skills); the held-out figures are in docs/retrieval-e5.md.
+ */
+export function confidence(fast: number, dense: number | null, f: DenseFusion): number {
+  if (dense === null) return fast;
+  const span = Math.max(1e-9, f.confidenceCeil - f.confidenceFloor);
+  const agree = Math.min(1, Math.max(0, (dense - f.confidenceFloor) / span));
+  return (1 - f.confidenceWeight) * fast + f.confidenceWeight * agree;
+}
+
+/** One candidate of the fusion: the fast path's score in [0, 1) and the centred cosine. */
+export interface DenseCandidate {
+  fast: number;
+  dense: number | null;
+}
+
+/**
+ * The fused score of each candidate, in [0, 1), in the candidates' order. The ranking is by this
+ * score (a verbatim trigger phrase still ranks first; the caller sees to that).
+ */
+export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[] {
+  switch (f.mode) {
+    case 'weighted': {
+      const norm = 1 + f.weight * (1 - f.floor);
+      return c.map((s) => (s.fast + f.weight * Math.max(0, (s.dense ?? 0) - f.floor)) / norm);
+    }
+    case 'ramp': {
+      const span = Math.max(1e-9, f.ceil - f.floor);
+      return c.map(
+        (s) =>
+          (1 - f.weight) * s.fast + f.weight * Math.min(1, Math.max(0, ((s.dense ?? 0) - f.floor) / span)),
+      );
+    }
+    case 'minmax': {
+      const scale = (xs: number[]) => {
+        const lo = Math.min(...xs);
+        const hi = Math.max(...xs);
+        return (x: number) => (hi > lo ? (x - lo) / (hi - lo) : xs.length ? 1 : 0);
+      };
+      const fasts = c.map((s) => s.fast);
+      const denses = c.flatMap((s) => (s.dense == null ? [] : [s.dense]));
+      const sf = scale(fasts);
+      const sd = scale(denses);
+      return c.map(
+        (s) => 0.999 * ((1 - f.weight) * sf(s.fast) + f.weight * (s.dense == null ? 0 : sd(s.dense))),
+      );
+    }
+    case 'rrf': {
+      // Ranks among the candidates the signal found (ties by candidate order, itself deterministic).
+      const ranks = (key: (s: DenseCandidate) => number | null) => {
+        const idx = c.map((_, i) => i).filter((i) => key(c[i]!) !== null);
+        idx.sort((a, b) => key(c[b]!)! - key(c[a]!)! || a - b);
+        return new Map(idx.map((i, r) => [i, r + 1] as const));
+      };
+      const rf = ranks((s) => (s.fast > 0 ? s.fast : null));
+      const rd = ranks((s) => s.dense);
+      const top = (1 + f.weight) / (f.rrfK + 1);
+      return c.map((_, i) => {
+        const a = rf.has(i) ? 1 / (f.rrfK + rf.get(i)!) : 0;
+        const b = rd.has(i) ? f.weight / (f.rrfK + rd.get(i)!) : 0;
+        return (0.999 * (a + b)) / top;
+      });
+    }
+  }
+}
