@@ -2,6 +2,7 @@
  * The composition root: opens the stores and wires every capability's handler slice into one
  * table, served unchanged by IPC (Electron), WebSocket (web mode) and in-process (tests).
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +28,13 @@ import {
   withProgress,
 } from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
+import { createFullPython } from './scripts/index.js';
 import {
   createFileSecretStore,
   createProviderSettings,
   createSkillAccess,
   createSkillAccessHandlers,
+  packageIndexUrl,
   type SecretStore,
 } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
@@ -155,6 +158,29 @@ export function createHost(deps: HostDeps): Host {
     fileColdStartMemory(join(home, 'sandbox-cold-start.json')),
   );
   const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
+  // Full Python's environment is the account's, shared by every workspace; its first install (a
+  // download of the pinned wheels) is a task in the progress area.
+  let pythonTask: ReturnType<typeof progress.start> | null = null;
+  const fullPython = createFullPython({
+    home,
+    cacheDir: deps.env.SKILLDESK_WHEEL_CACHE || undefined,
+    only: deps.env.SKILLDESK_FULL_PYTHON_PACKAGES?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    indexUrl: () => packageIndexUrl(home),
+    onProgress: (p) => {
+      if (p.phase === 'failed') {
+        pythonTask?.fail(p.message);
+        pythonTask = null;
+        return;
+      }
+      pythonTask ??= progress.start('python', 'Installing Full Python');
+      if (p.phase === 'ready') {
+        pythonTask.done(p.message);
+        pythonTask = null;
+      } else pythonTask.update(p.message, p.bytes_total ? p.bytes_done / p.bytes_total : null);
+    },
+  });
   // The app (never a CLI one-shot) re-optimizes, once the sidecar is up, the modules another DSPy
   // version optimized: a start hook of the sidecar, given to the session that builds it.
   const dspyUpgrade = faceIsApp
@@ -185,6 +211,7 @@ export function createHost(deps: HostDeps): Host {
           warmSandboxAfterMs,
           resourcesPath: deps.resourcesPath,
           llmSkill,
+          fullPython,
         },
       ),
     deps.workspace,
