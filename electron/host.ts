@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createActivationHandlers, stopScanThread } from './activation/index.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
 import { createChatHandlers, runEvalTurn } from './chat/index.js';
+import { createPythonHandlers } from './chat/python-handlers.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
@@ -28,7 +29,7 @@ import {
   withProgress,
 } from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
-import { createFullPython } from './scripts/index.js';
+import { createFullPython, nativeSandboxSupport } from './scripts/index.js';
 import {
   createFileSecretStore,
   createProviderSettings,
@@ -346,6 +347,14 @@ export function createHost(deps: HostDeps): Host {
     ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),
     ...appHandlers,
     ...chat.handlers,
+    ...createPythonHandlers({
+      session,
+      fullPython,
+      fullUnavailable: () => {
+        const sup = nativeSandboxSupport();
+        return sup.ok ? null : `Full Python needs the OS sandbox, which is not available here: ${sup.reason}`;
+      },
+    }),
     ...createAttachmentsHandlers({ files: createFileStore(join(home, 'files')) }),
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,

@@ -5,7 +5,6 @@
 // turn reading the file the first wrote, a run past its time limit (the next one works), the
 // network refused, and a cancel that kills the run. Where bubblewrap cannot run, the runtime's
 // refusal is checked instead.
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import type { ApprovalRequestedEvent } from '../contract/tools.js';
@@ -14,10 +13,7 @@ import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js
 import { nativeSandboxSupport } from '../scripts/index.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
-
-/** The wheel cache the tests share (downloaded once per machine or CI run). */
-export const TEST_WHEEL_CACHE =
-  process.env.SKILLDESK_WHEEL_CACHE || join(process.cwd(), 'node_modules', '.cache', 'skilldesk-wheels');
+import { TEST_WHEEL_CACHE } from './full-python.test-support.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -146,11 +142,17 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     expect(app.tasks.at(-1)).toMatch(/^(done|running)/);
 
     const sid = t1.session_id;
-    const t2 = await app.turn('West?', { session_id: sid, python: 'full' });
+    // The turn's runtime became the chat's: later turns name none.
+    expect(await app.ok('python/get-runtime', { session_id: sid })).toMatchObject({
+      runtime: 'full',
+      from: 'chat',
+      full: { installed: true, packages: ['pandas', 'matplotlib'] },
+    });
+    const t2 = await app.turn('West?', { session_id: sid });
     expect(await t2.finished).toMatchObject({ status: 'complete', text: 'West 45.' });
     expect(app.requested).toHaveLength(1);
 
-    const t3 = await app.turn('Loop', { session_id: sid, python: 'full' });
+    const t3 = await app.turn('Loop', { session_id: sid });
     expect(await t3.finished).toMatchObject({ status: 'complete', text: 'Recovered.' });
     const c3 = (await callsOf(app, sid)).slice(2, 4);
     expect(c3[0]).toMatchObject({
@@ -159,12 +161,12 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     });
     expect(c3[1]).toMatchObject({ ok: true, result: { stdout: '45\n', exception: null } });
 
-    const t4 = await app.turn('Fetch', { session_id: sid, python: 'full' });
+    const t4 = await app.turn('Fetch', { session_id: sid });
     expect(await t4.finished).toMatchObject({ status: 'complete' });
     const c4 = (await callsOf(app, sid))[4]!;
     expect(String(c4.result!.stdout)).toMatch(/^refused: /);
 
-    const t5 = await app.turn('Sleep', { session_id: sid, python: 'full' });
+    const t5 = await app.turn('Sleep', { session_id: sid });
     await expect
       .poll(() => app.started.filter((s) => s.session_id === sid).length, { timeout: 30_000 })
       .toBe(6);

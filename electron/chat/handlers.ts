@@ -16,6 +16,7 @@ import { generateTitle } from './auto-title.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
 import { type ChatDeps, type ChatEvent, prepareTurn, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
+import { chatRuntime, effectiveRuntime, runtimePreference } from './python-runtime.js';
 
 /** The open workspace as the chat slice uses it (the host's workspace session fits). */
 export interface ChatWorkspace {
@@ -328,6 +329,14 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             face: deps.face,
             external: deps.external,
             files: folderOf,
+            pythonRuntime: (id) => {
+              const cat = ws.catalog.get();
+              return effectiveRuntime({
+                chat: chatRuntime(chats.db, id),
+                workspace: cat.workspace ? runtimePreference(cat.workspace.db) : null,
+                settings: runtimePreference(cat.account.db),
+              }).runtime;
+            },
           },
           { ...req, signal: abort.signal },
           emit,
