@@ -23,6 +23,7 @@ import {
   type ChatFolder,
   createRunScope,
   safeChatFileName,
+  setChatRuntime,
 } from '../dispatch/index.js';
 import {
   imageModelsOf,
@@ -36,7 +37,6 @@ import { namedStorageError, readSwitches, type SkillSummary } from '../store/ind
 import type { ChatMessage, ChatStore, RecalledMemory, RecallOptions, ToolCallRecord } from './chat-store.js';
 import { keepPrepared, promptStamp, takePrepared } from './prepared-turns.js';
 import { buildSystemPrompt, indexLine } from './prompt.js';
-import { setChatRuntime } from './python-runtime.js';
 import { type ExternalTools, type ToolOutcome, TurnTools } from './tools.js';
 
 /**

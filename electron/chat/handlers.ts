@@ -8,7 +8,15 @@ import type {
   ToolCallView,
 } from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, type ChatFolder, chatFilesRoot, chatFolder } from '../dispatch/index.js';
+import {
+  type ArtifactDispatcher,
+  type ChatFolder,
+  chatFilesRoot,
+  chatFolder,
+  chatRuntime,
+  effectiveRuntime,
+  runtimePreference,
+} from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
@@ -16,7 +24,6 @@ import { generateTitle } from './auto-title.js';
 import type { BranchMessage, ChatMessage, ChatSession, ChatStore } from './chat-store.js';
 import { type ChatDeps, type ChatEvent, prepareTurn, runTurn, type TurnInput } from './engine.js';
 import { exportSession } from './export.js';
-import { chatRuntime, effectiveRuntime, runtimePreference } from './python-runtime.js';
 
 /** The open workspace as the chat slice uses it (the host's workspace session fits). */
 export interface ChatWorkspace {

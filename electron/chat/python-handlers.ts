@@ -1,15 +1,15 @@
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { FullPythonView } from '../contract/python.js';
-import type { FullPython } from '../scripts/index.js';
-import type { ChatWorkspace } from './handlers.js';
 import {
   chatRuntime,
   effectiveRuntime,
   runtimePreference,
   setChatRuntime,
   setRuntimePreference,
-} from './python-runtime.js';
+} from '../dispatch/index.js';
+import type { FullPython } from '../scripts/index.js';
+import type { ChatWorkspace } from './handlers.js';
 
 /** What the `python/*` slice needs. */
 export interface PythonHandlerDeps {
