@@ -38,8 +38,8 @@ export const BUILTIN_TOOL_SPECS: LlmToolSpec[] = (Object.keys(BUILTIN_TOOLS) as 
 /** The built-in tools' specs for one scope: a module that words itself for it does so. */
 export function builtinToolSpecs(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): LlmToolSpec[] {
   return BUILTIN_TOOL_SPECS.map((spec) => {
-    const describe = TOOL_MODULES[spec.name as BuiltinToolName].describe;
-    return describe ? { ...spec, description: describe(ctx) } : spec;
+    const module = TOOL_MODULES[spec.name as BuiltinToolName];
+    return module.descriptionFor ? { ...spec, description: module.descriptionFor(ctx) } : spec;
   });
 }
 

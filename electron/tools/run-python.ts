@@ -10,7 +10,7 @@ import { clip, type ToolModule } from './types.js';
  */
 export const runPython: ToolModule<'run_python'> = {
   name: 'run_python',
-  describe({ scope, dispatcher }) {
+  descriptionFor({ scope, dispatcher }) {
     const runtime = scope.python ?? 'pyodide';
     return runPythonDescription(runtime, dispatcher.python?.packages(runtime) ?? []);
   },

@@ -86,7 +86,7 @@ export interface ToolContext {
 export interface ToolModule<N extends BuiltinToolName> {
   readonly name: N;
   /** The description for this call's scope, when it depends on it (default: the contract's). */
-  describe?(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): string;
+  descriptionFor?(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): string;
   run(args: BuiltinToolArgs<N>, ctx: ToolContext): ToolOutcome | Promise<ToolOutcome>;
 }
 
