@@ -65,7 +65,88 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       load_1m: r3(loadavg()[0]!),
       note: 'a 1000-row CSV in the folder, csv + statistics; a run with files takes a fresh worker',
     });
+    out.push(...(await fullPythonRows(opts)));
     return out;
+  } finally {
+    await host.dispose();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Full Python in a warm app: the environment installed first (from the shared wheel cache; the
+ * part of the lock the tests use unless SKILLDESK_BENCH_FULL_STACK=1), then `print(1)` and
+ * `import pandas, matplotlib` through the same door. Skipped where the OS sandbox cannot run.
+ */
+async function fullPythonRows(opts: BenchOptions): Promise<BenchResult[]> {
+  const { nativeSandboxSupport } = await import('../electron/scripts/index.js');
+  const { TEST_WHEEL_CACHE } = await import('../electron/chat/full-python.test-support.js');
+  if (!nativeSandboxSupport().ok) return [];
+  const home = mkdtempSync(join(tmpdir(), 'skilldesk-bench-fullpy-'));
+  const host = createHost({
+    home,
+    env: {
+      SKILLDESK_WHEEL_CACHE: TEST_WHEEL_CACHE,
+      ...(process.env.SKILLDESK_BENCH_FULL_STACK === '1'
+        ? {}
+        : { SKILLDESK_FULL_PYTHON_PACKAGES: 'pandas,matplotlib' }),
+    },
+    mode: 'test',
+    logger: quiet as never,
+  });
+  const invoke = async <T>(channel: string, req: unknown): Promise<T> => {
+    const r = (await invokeChannel(
+      host.handlers,
+      channel,
+      req,
+      { transport: 'in-process' },
+      quiet as never,
+    )) as Result<T>;
+    if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`);
+    return r.value;
+  };
+  try {
+    await invoke('python/set-runtime', { level: 'settings', runtime: 'full' });
+    const t0 = performance.now();
+    await invoke('python/install', {});
+    const install = performance.now() - t0;
+    const call = async (code: string) => {
+      const r = await invoke<{ ok: boolean; result: { stdout: string; runtime: string } }>(
+        'skills/call-tool',
+        {
+          name: 'run_python',
+          args: { code },
+        },
+      );
+      if (!r.ok || r.result.runtime !== 'full') throw new Error(`run_python failed: ${JSON.stringify(r)}`);
+      return r.result;
+    };
+    const n = opts.quick ? 10 : 30;
+    const trivial = await sample(n, () => call('print(1)'), 3);
+    const m = opts.quick ? 5 : 15;
+    const imports = await sample(m, () => call('import pandas, matplotlib'), 1);
+    return [
+      {
+        bench: 'run_python.full.trivial_p50_ms',
+        unit: 'ms',
+        p50: r3(percentile(trivial, 50)),
+        p95: r3(percentile(trivial, 95)),
+        n,
+        install_ms: r3(install),
+        target_p50_ms: 300,
+        load_1m: r3(loadavg()[0]!),
+        note: 'print(1) in Full Python (CPython in bubblewrap, a fresh process per run) through skills/call-tool, environment installed',
+      },
+      {
+        bench: 'run_python.full.import_pandas_matplotlib_p50_ms',
+        unit: 'ms',
+        p50: r3(percentile(imports, 50)),
+        p95: r3(percentile(imports, 95)),
+        n: m,
+        load_1m: r3(loadavg()[0]!),
+        note: 'import pandas, matplotlib in Full Python (bytecode compiled at install)',
+      },
+    ];
   } finally {
     await host.dispose();
     rmSync(home, { recursive: true, force: true });

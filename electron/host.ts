@@ -8,6 +8,7 @@ import { createActivationHandlers, stopScanThread } from './activation/index.js'
 import { appVersion } from './app-version.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
 import { createChatHandlers, runEvalTurn } from './chat/index.js';
+import { createPythonHandlers } from './chat/python-handlers.js';
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';
@@ -27,11 +28,13 @@ import {
   withProgress,
 } from './progress/index.js';
 import { type SpawnSandboxProcess, spawnNodeSandbox } from './sandbox/index.js';
+import { createFullPython, nativeSandboxSupport } from './scripts/index.js';
 import {
   createFileSecretStore,
   createProviderSettings,
   createSkillAccess,
   createSkillAccessHandlers,
+  packageIndexUrl,
   type SecretStore,
 } from './settings/index.js';
 import { createSidecarHandlers } from './sidecar-client/index.js';
@@ -141,6 +144,29 @@ export function createHost(deps: HostDeps): Host {
     fileColdStartMemory(join(home, 'sandbox-cold-start.json')),
   );
   const faceIsApp = deps.mode === 'electron' || deps.mode === 'web';
+  // Full Python's environment is the account's, shared by every workspace; its first install (a
+  // download of the pinned wheels) is a task in the progress area.
+  let pythonTask: ReturnType<typeof progress.start> | null = null;
+  const fullPython = createFullPython({
+    home,
+    cacheDir: deps.env.SKILLDESK_WHEEL_CACHE || undefined,
+    only: deps.env.SKILLDESK_FULL_PYTHON_PACKAGES?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    indexUrl: () => packageIndexUrl(home),
+    onProgress: (p) => {
+      if (p.phase === 'failed') {
+        pythonTask?.fail(p.message);
+        pythonTask = null;
+        return;
+      }
+      pythonTask ??= progress.start('python', 'Installing Full Python');
+      if (p.phase === 'ready') {
+        pythonTask.done(p.message);
+        pythonTask = null;
+      } else pythonTask.update(p.message, p.bytes_total ? p.bytes_done / p.bytes_total : null);
+    },
+  });
   // The app (never a CLI one-shot) re-optimizes, once the sidecar is up, the modules another DSPy
   // version optimized: a start hook of the sidecar, given to the session that builds it.
   const dspyUpgrade = faceIsApp
@@ -171,6 +197,7 @@ export function createHost(deps: HostDeps): Host {
           warmSandboxAfterMs,
           resourcesPath: deps.resourcesPath,
           llmSkill,
+          fullPython,
         },
       ),
     deps.workspace,
@@ -305,6 +332,14 @@ export function createHost(deps: HostDeps): Host {
     ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),
     ...appHandlers,
     ...chat.handlers,
+    ...createPythonHandlers({
+      session,
+      fullPython,
+      fullUnavailable: () => {
+        const sup = nativeSandboxSupport();
+        return sup.ok ? null : `Full Python needs the OS sandbox, which is not available here: ${sup.reason}`;
+      },
+    }),
     ...createAttachmentsHandlers({ files: createFileStore(join(home, 'files')) }),
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,

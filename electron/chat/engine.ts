@@ -23,6 +23,7 @@ import {
   type ChatFolder,
   createRunScope,
   safeChatFileName,
+  setChatRuntime,
 } from '../dispatch/index.js';
 import {
   imageModelsOf,
@@ -116,6 +117,8 @@ export interface ChatDeps {
   external?: (session_id: string, signal?: AbortSignal) => ExternalTools | undefined;
   /** The folder of a chat (`run_python` works in it; the turn's attachments are put in it). */
   files?: (session_id: string) => ChatFolder;
+  /** The runtime `run_python` uses in a chat when the turn names none (chat, workspace, Settings). */
+  pythonRuntime?: (session_id: string) => PythonRuntimeName;
 }
 
 /**
@@ -397,6 +400,8 @@ export function persistUserTurn(
   const newSession = !input.session_id;
   const sessionId = input.session_id ?? deps.chats.createSession().id;
   if (input.model) deps.chats.setModel(sessionId, input.model);
+  // A turn that names a runtime chooses it for the chat from then on (as a model does).
+  if (input.python) setChatRuntime(deps.chats.db, sessionId, input.python);
   const n = input.settings?.history ?? 20;
   if (branch.regenerate) {
     const message = branch.regenerate;
@@ -502,7 +507,7 @@ export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: strin
     harness: { attachments: skillAttachments(input.attachments) },
     signal: input.signal,
     files,
-    python: input.python,
+    python: input.python ?? deps.pythonRuntime?.(sessionId),
   });
   return new TurnTools({
     scope,

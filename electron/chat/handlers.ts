@@ -8,7 +8,15 @@ import type {
   ToolCallView,
 } from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, type ChatFolder, chatFilesRoot, chatFolder } from '../dispatch/index.js';
+import {
+  type ArtifactDispatcher,
+  type ChatFolder,
+  chatFilesRoot,
+  chatFolder,
+  chatRuntime,
+  effectiveRuntime,
+  runtimePreference,
+} from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
@@ -328,6 +336,14 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             face: deps.face,
             external: deps.external,
             files: folderOf,
+            pythonRuntime: (id) => {
+              const cat = ws.catalog.get();
+              return effectiveRuntime({
+                chat: chatRuntime(chats.db, id),
+                workspace: cat.workspace ? runtimePreference(cat.workspace.db) : null,
+                settings: runtimePreference(cat.account.db),
+              }).runtime;
+            },
           },
           { ...req, signal: abort.signal },
           emit,

@@ -157,16 +157,16 @@ describe('run_python in a chat', () => {
     expect(sock.exception ?? sock.stopped).toBeTruthy();
   }, 180_000);
 
-  it('cancel from the chat ends the turn while a run goes on; denied runs nothing; Full Python says it is not there', async () => {
+  it('cancel from the chat ends the turn while a run goes on; denied runs nothing; always is remembered', async () => {
     const { app } = await withProvider([
       // chat A: denied
       py('open("never.txt", "w").write("x")'),
       { text: 'Denied.', expect: { tool_result_contains: 'the user denied this call' } },
       // chat B: always; a long run, cancelled
       py('while True:\n    pass', { timeout_ms: 20_000 }),
-      // chat C: Full Python
+      // chat C: runs unasked
       py('print(1)'),
-      { text: 'No full python.', expect: { tool_result_contains: 'Full Python is not available yet' } },
+      { text: 'Ran.', expect: { tool_result_contains: '1' } },
     ]);
     const a = await app.turn('Write a file');
     await expect.poll(() => app.requested.length, { timeout: 30_000 }).toBe(1);
@@ -186,8 +186,8 @@ describe('run_python in a chat', () => {
     expect(eb.status).toBe('partial');
     expect(Date.now() - t0).toBeLessThan(15_000);
 
-    const c = await app.turn('Use numpy', { python: 'full' });
-    expect(await c.finished).toMatchObject({ text: 'No full python.' });
+    const c = await app.turn('Print one');
+    expect(await c.finished).toMatchObject({ text: 'Ran.' });
     // "always" was remembered for the workspace: no question in a new chat.
     expect(app.requested).toHaveLength(2);
   }, 180_000);

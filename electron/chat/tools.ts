@@ -4,8 +4,8 @@ import type { ArtifactDispatcher, RunScope } from '../dispatch/index.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import {
-  BUILTIN_TOOL_SPECS,
   type BundledTool,
+  builtinToolSpecs,
   callBuiltinTool,
   type ExternalTools,
   runSkillTool,
@@ -42,7 +42,7 @@ export class TurnTools {
 
   /** The specs to send with the next model call (a skill's own tool wins a name clash). */
   specs(): LlmToolSpec[] {
-    const own = [...BUILTIN_TOOL_SPECS, ...[...this.bundled.values()].map((b) => b.spec)];
+    const own = [...builtinToolSpecs(this.deps), ...[...this.bundled.values()].map((b) => b.spec)];
     const taken = new Set(own.map((s) => s.name));
     return [...own, ...(this.deps.external?.specs() ?? []).filter((s) => !taken.has(s.name))];
   }

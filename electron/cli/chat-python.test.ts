@@ -1,17 +1,19 @@
 // `skilldesk chat --python pyodide|full` with run_python: a CSV given with --attach is in the run's
-// folder; without a terminal the run is denied unless --yes; --python full says Full Python is not
-// available in this build (the model is told, and the turn goes on).
+// folder; without a terminal the run is denied unless --yes; --python full runs CPython in the OS
+// sandbox (a one-package part of the lock, from the shared wheel cache), or says why it cannot.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { TEST_WHEEL_CACHE } from '../chat/full-python.test-support.js';
 import { startLoopbackProvider } from '../llm/index.js';
+import { nativeSandboxSupport } from '../scripts/index.js';
 import { runCli, tempDir } from '../test-support/index.js';
 
 const CODE =
   'import csv, statistics\nrows = list(csv.DictReader(open("data.csv")))\nprint("total", sum(int(r["n"]) for r in rows), "mean", statistics.mean(int(r["n"]) for r in rows))';
 
 describe('skilldesk chat --python', () => {
-  it('runs run_python with --yes on an attached file, denies it without, and refuses full here', async () => {
+  it('runs run_python with --yes on an attached file, denies it without, and runs full in the OS sandbox', async () => {
     const provider = await startLoopbackProvider({
       script: {
         turns: [
@@ -19,8 +21,20 @@ describe('skilldesk chat --python', () => {
           { text: 'It was denied.', expect: { tool_result_contains: 'user denied' } },
           { tool_calls: [{ name: 'run_python', arguments: { code: CODE } }] },
           { text: 'Total is 10.', expect: { tool_result_contains: 'total 10 mean 2.5' } },
-          { tool_calls: [{ name: 'run_python', arguments: { code: 'print(1)' } }] },
-          { text: 'No full Python.', expect: { tool_result_contains: 'Full Python is not available yet' } },
+          {
+            tool_calls: [
+              {
+                name: 'run_python',
+                arguments: { code: 'import sys, cycler\nprint(sys.implementation.name, cycler.__name__)' },
+              },
+            ],
+          },
+          nativeSandboxSupport().ok
+            ? { text: 'Full Python ran.', expect: { tool_result_contains: 'cpython cycler' } }
+            : {
+                text: 'Full Python ran.',
+                expect: { tool_result_contains: 'runs only inside the OS sandbox' },
+              },
         ],
       },
     });
@@ -41,15 +55,15 @@ describe('skilldesk chat --python', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('Total is 10.');
     expect(allowed.stderr).toContain('✓ run_python');
-    const full = await runCli(
-      ['--home', home, 'chat', 'use numpy', '--yes', '--python', 'full', ...llm],
-      env,
-    );
+    const full = await runCli(['--home', home, 'chat', 'use cycler', '--yes', '--python', 'full', ...llm], {
+      ...env,
+      SKILLDESK_WHEEL_CACHE: TEST_WHEEL_CACHE,
+      SKILLDESK_FULL_PYTHON_PACKAGES: 'cycler',
+    });
     expect(full.code, full.stderr).toBe(0);
-    expect(full.stdout).toContain('No full Python.');
-    expect(full.stderr).toContain('✗ run_python');
+    expect(full.stdout).toContain('Full Python ran.');
     const bad = await runCli(['--home', home, 'chat', 'x', '--python', 'cpython', ...llm], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--python.*cpython.*pyodide, full/s);
-  }, 120_000);
+  }, 300_000);
 });

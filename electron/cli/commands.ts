@@ -8,6 +8,7 @@ import { registerLlmCommands } from './llm-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
 import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerProvidersCommands } from './providers-commands.js';
+import { registerPythonCommands } from './python-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
 import { registerNativeRuntimeCommands, registerScriptCommands } from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
@@ -22,6 +23,7 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerScriptCommands,
   registerNativeRuntimeCommands,
   registerSandboxCommands,
+  registerPythonCommands,
   registerComponentCommands,
   registerLlmCommands,
   registerProvidersCommands,

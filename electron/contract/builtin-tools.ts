@@ -141,6 +141,25 @@ export const DEFAULT_RUN_PYTHON_TIMEOUT_MS = 30_000;
 /** The most `run_python`'s `timeout_ms` may ask for. */
 export const MAX_RUN_PYTHON_TIMEOUT_MS = 120_000;
 
+/**
+ * What `run_python` tells the model: where files are, that only files persist, and which runtime
+ * this chat uses with what is installed in it (`packages`: `name==version` of Full Python's
+ * environment, as installed or as it will be on first use).
+ */
+export function runPythonDescription(runtime: 'pyodide' | 'full', packages: string[] = []): string {
+  const installed =
+    runtime === 'full'
+      ? `Runtime in this chat: Full Python, CPython 3.11 in an OS sandbox, with ${packages.length ? packages.join(', ') : 'numpy, pandas, matplotlib, scipy, openpyxl, python-docx, pypdf and Pillow'} (no pip at run time). matplotlib draws with the Agg backend: save figures with savefig('out/chart.png') or .svg (shown in the chat), never plt.show(). The first run of a new installation can take a minute while the packages are installed.`
+      : 'Runtime in this chat: Pyodide, Python 3 with the standard library only (csv, json, statistics, math, decimal, fractions, datetime, re, collections, itertools, sqlite3, zipfile, xml, html, base64, random); no numpy, pandas or matplotlib, and no pip. For a chart, write a Vega-Lite spec to a .vl.json file (shown as an interactive chart) or an SVG/PNG file you build yourself. (The user can switch the chat to Full Python, with numpy, pandas and matplotlib.)';
+  return [
+    'Run Python code you write in a sandbox and get back its stdout, stderr, the exception (type, message, traceback) if one was raised, and the files it wrote.',
+    "Files: the current folder is this chat's folder. The chat's attached files are in it by their names (open('sales.csv')), with every file earlier runs wrote and files the user dropped in. Existing files are read-only: write results to new files (e.g. out/chart.png, summary.csv); they are kept in the chat's folder and shown to the user. Pass files to give a run only some of the folder's files.",
+    'State: nothing persists between runs except files. Variables, imports and definitions are gone in the next run, so re-read inputs and re-define helpers each time; save anything a later run needs to a file.',
+    installed,
+    'No network: sockets and HTTP are refused. Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
+  ].join(' ');
+}
+
 /** Every built-in tool, keyed by the name models and MCP clients call it by. */
 export const BUILTIN_TOOLS = {
   list_skills: {
@@ -233,14 +252,7 @@ export const BUILTIN_TOOLS = {
     },
   },
   run_python: {
-    description: [
-      'Run Python code you write in a sandbox and get back its stdout, stderr, the exception (type, message, traceback) if one was raised, and the files it wrote.',
-      "Files: the current folder is this chat's folder. The chat's attached files are in it by their names (open('sales.csv')), with every file earlier runs wrote and files the user dropped in. Existing files are read-only: write results to new files (e.g. out/chart.png, summary.csv); they are kept in the chat's folder and shown to the user. Pass files to give a run only some of the folder's files.",
-      'State: nothing persists between runs except files. Variables, imports and definitions are gone in the next run, so re-read inputs and re-define helpers each time; save anything a later run needs to a file.',
-      'Installed (Pyodide runtime, the default): Python 3 with the standard library only (csv, json, statistics, math, decimal, fractions, datetime, re, collections, itertools, sqlite3, zipfile, xml, html, base64, random); no numpy, pandas or matplotlib, and no pip. For a chart, write a Vega-Lite spec to a .vl.json file (shown as an interactive chart) or an SVG/PNG file you build yourself.',
-      'Full Python runtime (when the user has switched it on for the chat): CPython with numpy, pandas, matplotlib, scipy, openpyxl, python-docx, pypdf and Pillow.',
-      'No network: sockets and HTTP are refused. Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
-    ].join(' '),
+    description: runPythonDescription('pyodide'),
     args: toolArgs({
       code: z
         .string()

@@ -24,6 +24,7 @@ import { type ComposerChannels, type ComposerEvents, composerRequestSchemas } fr
 import type { AppErrorData } from './errors.js';
 import { type EvalChannels, type EvalEvents, evalRequestSchemas } from './evals.js';
 import { type ProgressChannels, type ProgressEvents, progressRequestSchemas } from './progress.js';
+import { type PythonChannels, pythonRequestSchemas } from './python.js';
 import { type SettingsChannels, type SettingsEvents, settingsRequestSchemas } from './settings.js';
 import { type SidecarChannels, sidecarRequestSchemas } from './sidecar.js';
 import { type SkillAccessChannels, skillAccessRequestSchemas } from './skill-access.js';
@@ -47,6 +48,7 @@ export type Channels = SkillsChannels &
   AppWindowChannels &
   ChatChannels &
   ChatFilesChannels &
+  PythonChannels &
   AttachmentsChannels &
   TracesChannels &
   SettingsChannels &
@@ -125,6 +127,7 @@ export const requestSchemas = {
   ...appWindowRequestSchemas,
   ...chatRequestSchemas,
   ...chatFilesRequestSchemas,
+  ...pythonRequestSchemas,
   ...attachmentsRequestSchemas,
   ...tracesRequestSchemas,
   ...settingsRequestSchemas,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /** What kind of long work a task is. */
-export type ProgressKind = 'sandbox' | 'sidecar' | 'import' | 'pages';
+export type ProgressKind = 'sandbox' | 'sidecar' | 'import' | 'pages' | 'python';
 
 /** One long task, as last reported. */
 export interface ProgressTask {

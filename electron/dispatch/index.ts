@@ -8,6 +8,7 @@ export * from './eval-handlers.js';
 export * from './handlers.js';
 export * from './prompt-engine.js';
 export * from './python-runner.js';
+export * from './python-runtime-choice.js';
 export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';

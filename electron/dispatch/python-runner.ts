@@ -22,6 +22,8 @@ export interface PythonRunRequest {
   signal?: AbortSignal;
   /** Fair-queue key (the chat's session). */
   queue?: string;
+  /** Hears what a runtime does before the run (Full Python's first install). */
+  onProgress?: (message: string) => void;
 }
 
 /** What a run gave back: its output, its exception, and the files it wrote (now in the folder). */
@@ -46,12 +48,15 @@ export interface PythonRunOutcome {
 export interface PythonRuntime {
   readonly name: PythonRuntimeName;
   unavailable(): string | null;
+  /** What is installed (`name==version`), for the tool's description; empty for the standard library. */
+  packages?(): string[];
   run(req: {
     code: string;
     files: ScriptFile[];
     timeoutMs: number;
     signal?: AbortSignal;
     queue?: string;
+    onProgress?: (message: string) => void;
   }): Promise<
     Omit<PythonRunOutcome, 'runtime' | 'files' | 'not_kept'> & {
       files: Array<{ path: string; bytes: Uint8Array; media_type: string }>;
@@ -63,6 +68,8 @@ export interface PythonRuntime {
 export interface PythonRunner {
   /** Null when `runtime` can run here, else why not (for the tool's error and the CLI). */
   unavailable(runtime: PythonRuntimeName): string | null;
+  /** What `runtime` has installed (`name==version`), as the tool's description names it. */
+  packages(runtime: PythonRuntimeName): string[];
   run(req: PythonRunRequest): Promise<PythonRunOutcome>;
 }
 
@@ -85,12 +92,12 @@ export function pyodideRuntime(pool: () => SandboxPool): PythonRuntime {
 }
 
 /**
- * Full Python: CPython with the scientific stack in the OS sandbox. This build has no native
- * runtime, so it says so instead of falling back to anything less confined.
+ * Full Python where the app was built without its environment (a runtime without a home folder):
+ * it says so instead of falling back to anything less confined.
  */
 export function fullPythonUnavailable(): PythonRuntime {
   const why =
-    'Full Python is not available yet: this build of SkillDesk has no native CPython runtime (the OS sandbox with numpy, pandas, matplotlib). Use the Pyodide runtime (the standard library) instead: skilldesk chat --python pyodide.';
+    'Full Python is not available in this runtime (it has no managed environment for CPython with numpy, pandas, matplotlib). Use the Pyodide runtime (the standard library) instead: skilldesk chat --python pyodide.';
   return {
     name: 'full',
     unavailable: () => why,
@@ -111,6 +118,7 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
   };
   return {
     unavailable: (name) => pick(name).unavailable(),
+    packages: (name) => pick(name).packages?.() ?? [],
     async run(req) {
       const runtime = pick(req.runtime);
       const why = runtime.unavailable();
@@ -122,6 +130,7 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
         timeoutMs: req.timeoutMs,
         signal: req.signal,
         queue: req.queue,
+        onProgress: req.onProgress,
       });
       const kept: RunPythonFileRef[] = [];
       const notKept: Array<{ name: string; reason: string }> = [];

@@ -13,11 +13,13 @@ import {
   type SandboxWorkspace,
   type SpawnSandboxProcess,
 } from '../sandbox/index.js';
+import type { FullPython } from '../scripts/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import { skillPackages } from '../skills/index.js';
 import { createFileStore } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
+import { fullPythonRuntime } from './full-python-runtime.js';
 import { toolScriptService } from './llm-skill-tools.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createPythonRunner, fullPythonUnavailable, pyodideRuntime } from './python-runner.js';
@@ -62,6 +64,8 @@ export interface SkillRuntimeDeps {
   log?: (line: string) => void;
   /** Other providers, secrets and network grants for LLM skills (none: only the run's model). */
   llmSkill?: LlmSkillHost;
+  /** Full Python's managed environment; without it `run_python` offers Pyodide only. */
+  fullPython?: FullPython;
 }
 
 /** The dispatcher with every handler wired to its real runtime, plus lifecycle. */
@@ -244,7 +248,10 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
   const python =
     deps.sandbox === false
       ? null
-      : createPythonRunner({ pyodide: pyodideRuntime(sandboxPool), full: fullPythonUnavailable() });
+      : createPythonRunner({
+          pyodide: pyodideRuntime(sandboxPool),
+          full: deps.fullPython ? fullPythonRuntime(deps.fullPython) : fullPythonUnavailable(),
+        });
   const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts, python);
 
   return {

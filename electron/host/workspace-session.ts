@@ -18,6 +18,7 @@ import { type CatalogRef, openCatalog } from '../skills/index.js';
 
 export type { CatalogRef };
 
+import type { FullPython } from '../scripts/index.js';
 import { allowsInProcessIsolation, packageIndexUrl } from '../settings/index.js';
 import { type Db, openMemoryStore, resolveHome, type SkillStore } from '../store/index.js';
 import { TraceStore } from '../traces/index.js';
@@ -48,6 +49,8 @@ export interface WorkspaceSessionDeps {
   warmSandboxAfterMs?: number | null;
   /** What LLM skills get of the app: other providers, their secrets and network grants. */
   llmSkill?: LlmSkillHost;
+  /** Full Python's managed environment (one per app: the runtimes of every store share it). */
+  fullPython?: FullPython;
 }
 
 /** An open workspace. */
@@ -148,6 +151,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
           sidecar: () => session.sidecar(),
           log: deps.log,
           llmSkill: deps.llmSkill,
+          fullPython: deps.fullPython,
         });
         runtimes.set(store.db, rt);
       }

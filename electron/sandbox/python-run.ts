@@ -99,6 +99,8 @@ def _skilldesk_python(job, source):
                 f.write(raw)
             os.chmod(path, 0o444)
             given[rel] = raw
+    # The tool's description points results at out/: it is there to write into.
+    os.makedirs(os.path.join(cwd, "out"), exist_ok=True)
     name = job["name"]
     exception = None
     try:

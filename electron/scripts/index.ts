@@ -1,4 +1,5 @@
 export * from './native/consent.js';
+export * from './native/full-python.js';
 export * from './native/imports.js';
 export * from './native/run.js';
 export * from './native/sandbox.js';

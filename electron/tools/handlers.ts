@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Handlers } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import { type ArtifactDispatcher, chatFilesRoot, chatFolder, createRunScope } from '../dispatch/index.js';
+import {
+  type ArtifactDispatcher,
+  chatFilesRoot,
+  chatFolder,
+  createRunScope,
+  effectiveRuntime,
+  runtimePreference,
+} from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
@@ -33,6 +40,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
     'skills/call-tool': (req, ctx) => {
       const { session } = deps;
       const store = session.writeStore();
+      const cat = session.catalog.get();
       const scope = createRunScope({
         session_id: `mcp-${randomUUID()}`,
         workspace: session.workspace,
@@ -40,10 +48,16 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
         signal: ctx.signal,
         // Calls from outside a chat share one folder, so a file one call wrote is there for the next.
         files: chatFolder(chatFilesRoot(store), MCP_FOLDER),
+        // No chat: the workspace's runtime, else Settings'.
+        python: effectiveRuntime({
+          chat: null,
+          workspace: cat.workspace ? runtimePreference(cat.workspace.db) : null,
+          settings: runtimePreference(cat.account.db),
+        }).runtime,
       });
       return callBuiltinTool(req.name, req.args ?? {}, {
         scope,
-        catalog: session.catalog.get(),
+        catalog: cat,
         dispatcher: session.runtime(store).dispatcher,
         call_id: null,
       });

@@ -11,7 +11,13 @@ export {
 } from '../kinds/index.js';
 export { runSkillTool } from './apply-skill.js';
 export { createToolHandlers, MCP_FOLDER, type ToolHandlerDeps } from './handlers.js';
-export { BUILTIN_TOOL_SPECS, callBuiltinTool, parseToolArgs, TOOL_MODULES } from './registry.js';
+export {
+  BUILTIN_TOOL_SPECS,
+  builtinToolSpecs,
+  callBuiltinTool,
+  parseToolArgs,
+  TOOL_MODULES,
+} from './registry.js';
 export type {
   BundledTool,
   ExternalTools,

@@ -35,6 +35,14 @@ export const BUILTIN_TOOL_SPECS: LlmToolSpec[] = (Object.keys(BUILTIN_TOOLS) as 
   }),
 );
 
+/** The built-in tools' specs for one scope: a module that words itself for it does so. */
+export function builtinToolSpecs(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): LlmToolSpec[] {
+  return BUILTIN_TOOL_SPECS.map((spec) => {
+    const module = TOOL_MODULES[spec.name as BuiltinToolName];
+    return module.descriptionFor ? { ...spec, description: module.descriptionFor(ctx) } : spec;
+  });
+}
+
 /**
  * Parse a built-in tool's arguments. A call without arguments counts as `{}`; anything that does
  * not fit comes back as a tool error naming each bad field (an unknown one with the accepted

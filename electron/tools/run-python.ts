@@ -1,4 +1,4 @@
-import { DEFAULT_RUN_PYTHON_TIMEOUT_MS } from '../contract/builtin-tools.js';
+import { DEFAULT_RUN_PYTHON_TIMEOUT_MS, runPythonDescription } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import { clip, type ToolModule } from './types.js';
 
@@ -10,6 +10,10 @@ import { clip, type ToolModule } from './types.js';
  */
 export const runPython: ToolModule<'run_python'> = {
   name: 'run_python',
+  descriptionFor({ scope, dispatcher }) {
+    const runtime = scope.python ?? 'pyodide';
+    return runPythonDescription(runtime, dispatcher.python?.packages(runtime) ?? []);
+  },
   async run(args, ctx) {
     const runner = ctx.dispatcher.python;
     if (!runner)
@@ -42,6 +46,9 @@ export const runPython: ToolModule<'run_python'> = {
         timeoutMs: args.timeout_ms ?? DEFAULT_RUN_PYTHON_TIMEOUT_MS,
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
+        onProgress: (message) => {
+          if (ctx.call_id) ctx.turn?.external?.progress?.(ctx.call_id, 0, message);
+        },
       });
       return {
         ok: !r.stopped,

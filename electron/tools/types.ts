@@ -85,6 +85,8 @@ export interface ToolContext {
 /** One built-in tool's implementation; its name, schema and activity text are in the contract. */
 export interface ToolModule<N extends BuiltinToolName> {
   readonly name: N;
+  /** The description for this call's scope, when it depends on it (default: the contract's). */
+  descriptionFor?(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): string;
   run(args: BuiltinToolArgs<N>, ctx: ToolContext): ToolOutcome | Promise<ToolOutcome>;
 }
 

@@ -113,7 +113,20 @@ export interface NativeRunSpec {
   readPaths?: string[];
   limits?: Partial<NativeLimits>;
   signal?: AbortSignal;
+  /**
+   * A host folder that is the working folder itself, writable (the chat's copy for `run_python`),
+   * instead of the skill's entries, `inputs/` and `out/`. `skillDir` then holds the script (mounted
+   * read-only at {@link NATIVE_CODE_DIR}) and `outDir` is where the run leaves its report.
+   */
+  workDir?: string;
 }
+
+/** Where a working-folder run's script folder sits (read-only), outside the working folder. */
+export const NATIVE_CODE_DIR = '/run/skilldesk/code';
+/** Where a working-folder run's report folder sits (writable, outside the working folder). */
+export const NATIVE_REPORT_DIR = '/run/skilldesk/report';
+/** The working folder of a working-folder run. */
+export const NATIVE_WORK_CWD = '/work';
 
 /** The outcome of a native run, as a terminal would show it. */
 export interface NativeRunResult {
@@ -358,6 +371,16 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
     seen.add(c);
     args.push('--ro-bind', c, c);
   }
+  if (spec.workDir) {
+    // The whole working folder is the run's to write (a throwaway copy of the chat's files); the
+    // code and the report folder sit beside it, outside what the run lists as its own.
+    args.push('--ro-bind', spec.skillDir, NATIVE_CODE_DIR, '--bind', spec.outDir, NATIVE_REPORT_DIR);
+    args.push('--bind', spec.workDir, NATIVE_WORK_CWD, '--chdir', NATIVE_WORK_CWD);
+    if (withSeccomp) args.push('--seccomp', '3');
+    args.push('--clearenv');
+    for (const [k, v] of Object.entries(sandboxEnv(spec))) args.push('--setenv', k, v);
+    return args;
+  }
   // The working folder is a small tmpfs holding read-only binds of the skill's entries, the inputs
   // and out/, then made read-only itself: the host's skill folder is never written to, and out/ is
   // the only writable place.
@@ -482,7 +505,7 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
     limitsPrelude(limits, sup.process_limit === 'rlimit'),
     python,
     '-s',
-    script,
+    spec.workDir ? `${NATIVE_CODE_DIR}/${script}` : script,
     ...(spec.argv ?? []),
   ];
 
@@ -552,8 +575,9 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
       }),
     limits.timeout_ms,
   );
+  const watched = spec.workDir ?? spec.outDir;
   const watch = setInterval(() => {
-    const used = folderBytes(spec.outDir);
+    const used = folderBytes(watched);
     if (used > limits.out_dir_bytes)
       stop({
         code: 'SANDBOX_LIMIT',
@@ -575,7 +599,7 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
   clearInterval(watch);
   spec.signal?.removeEventListener('abort', onAbort);
   if (cgroup) await emptyCgroup(cgroup);
-  if (!stopped && folderBytes(spec.outDir) > limits.out_dir_bytes)
+  if (!stopped && folderBytes(watched) > limits.out_dir_bytes)
     stopped = {
       code: 'SANDBOX_LIMIT',
       message: `the script wrote more than ${limits.out_dir_bytes} bytes under out/`,

@@ -315,7 +315,7 @@ export async function installNativeEnv(
 }
 
 /** Rewrite the old folder name in the venv's text files (activate scripts, entry points). */
-function fixVenvPaths(venv: string, old: string): void {
+export function fixVenvPaths(venv: string, old: string): void {
   const bin = join(venv, 'bin');
   for (const name of readdirSync(bin)) {
     const p = join(bin, name);
@@ -368,12 +368,17 @@ export function compiledPackages(env: Pick<NativeEnvRecord, 'wheels'>): string[]
 }
 
 /** Run a helper command without blocking the process; its stderr tail for an error message. */
-function runQuiet(cmd: string, args: string[], timeout: number): Promise<{ status: number; stderr: string }> {
+export function runQuiet(
+  cmd: string,
+  args: string[],
+  timeout: number,
+  env: Record<string, string> = {},
+): Promise<{ status: number; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
     });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { StoreApi } from 'zustand/vanilla';
 import type { ChatFileView } from '../../../electron/contract/chat-files.js';
 import { MAX_CHAT_FILE_BYTES } from '../../../electron/contract/chat-files.js';
+import type { GetPythonRuntimeRes } from '../../../electron/contract/python.js';
 import type { Client } from '../../bridge/client.js';
 import { useChatStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
@@ -171,6 +172,7 @@ export function ChatFiles() {
         >
           <Icon name="upload" /> Add files
         </button>
+        <PythonRuntimePicker sessionId={sessionId} />
         <input
           ref={inputRef}
           type="file"
@@ -236,6 +238,70 @@ export function ChatFiles() {
         </p>
       )}
     </section>
+  );
+}
+
+/**
+ * Where this chat's `run_python` runs: its own choice, or (Follow) the workspace's, else Settings'.
+ * The label says what is in effect and where it comes from; Full Python's first run installs it.
+ */
+export function PythonRuntimePicker({ sessionId }: { sessionId: string }) {
+  const { client } = useStores();
+  const [state, setState] = useState<GetPythonRuntimeRes | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    client
+      .invoke('python/get-runtime', { session_id: sessionId })
+      .then((r) => live && setState(r))
+      .catch(() => live && setState(null));
+    return () => {
+      live = false;
+    };
+  }, [client, sessionId]);
+  if (!state) return null;
+  const choose = async (v: string) => {
+    setError(null);
+    try {
+      setState(
+        await client.invoke('python/set-runtime', {
+          level: 'chat',
+          session_id: sessionId,
+          runtime: v === 'follow' ? null : (v as 'pyodide' | 'full'),
+        }),
+      );
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const name = (r: string) => (r === 'full' ? 'Full Python' : 'Pyodide');
+  const full = state.full;
+  return (
+    <label
+      className="chat-files__runtime muted"
+      title={
+        full.unavailable
+          ? `Full Python is not available here: ${full.unavailable}`
+          : `Full Python: CPython with ${full.packages.join(', ')}${full.installed ? '' : ' (installed on its first run)'}`
+      }
+    >
+      Python{' '}
+      <select
+        aria-label="Python runtime for this chat"
+        value={state.chat ?? 'follow'}
+        onChange={(e) => void choose(e.target.value)}
+      >
+        <option value="follow">
+          Follow {state.workspace ? 'workspace' : 'Settings'} (
+          {name(state.workspace ?? state.settings ?? 'pyodide')})
+        </option>
+        <option value="pyodide">Pyodide (standard library)</option>
+        <option value="full" disabled={full.unavailable !== null}>
+          Full Python (numpy, pandas, matplotlib…)
+        </option>
+      </select>
+      {error && <span role="alert"> {error}</span>}
+    </label>
   );
 }
 

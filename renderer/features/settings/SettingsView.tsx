@@ -5,6 +5,7 @@ import { SourcesCard } from '../sources/SourcesCard.js';
 import { ToolsSettings } from '../tools/ToolsSettings.js';
 import { PackagesCard } from './PackagesCard.js';
 import { ProvidersCard } from './ProvidersCard.js';
+import { PythonCard } from './PythonCard.js';
 import { SandboxCard } from './SandboxCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
 
@@ -67,6 +68,7 @@ export function SettingsView() {
         <ProvidersCard />
         <SandboxCard />
         <PackagesCard />
+        <PythonCard />
         <ToolsSettings />
         <SourcesCard />
         <section className="card" aria-labelledby="appearance-title">
