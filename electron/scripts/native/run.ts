@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -5,7 +6,10 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +22,7 @@ import {
   pythonPrefixes,
   runNativeSandboxed,
 } from './sandbox.js';
-import { compiledPackages, type NativeEnvRecord, nativeEnv, venvPython } from './venv.js';
+import { compiledPackages, type NativeEnvRecord, nativeDir, nativeEnv, venvDir, venvPython } from './venv.js';
 
 /** Output files a native run hands back at most (the rest are listed as dropped). */
 export const MAX_NATIVE_OUTPUT_FILES = 256;
@@ -82,17 +86,9 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
       { skill: opts.skill },
     );
   }
+  const skillDir = skillFolder(opts.home, opts.skill, opts.files);
   const work = mkdtempSync(join(tmpdir(), 'skilldesk-native-run-'));
   try {
-    const skillDir = join(work, 'skill');
-    mkdirSync(skillDir);
-    for (const f of opts.files) {
-      const rel = f.path.replace(/\\/g, '/');
-      if (!safeRel(rel)) throw new AppError('INVALID_INPUT', `skill file "${f.path}" is not a relative path`);
-      const abs = join(skillDir, ...rel.split('/'));
-      mkdirSync(dirname(abs), { recursive: true });
-      writeFileSync(abs, f.bytes, { mode: 0o444 });
-    }
     const outDir = join(work, 'out');
     const python = venvPython(env.venv);
     const r = await runNativeSandboxed({
@@ -122,6 +118,61 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** How long an unused copy of a skill's files is kept. */
+const SKILL_FOLDER_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The skill's files as a folder on disk, written once per content (named by the SHA-256 of paths
+ * and bytes) under `<home>/native/skill-files/` and reused by every run of that content: the
+ * sandbox binds it read-only, so a run never rewrites a skill's files (the document skills carry
+ * 3 MB of schemas). Written to a temporary name and renamed, so a run started beside the first one
+ * sees a whole folder or none; copies of the skill's older contents unused for a day are removed.
+ */
+export function skillFolder(home: string, skill: string, files: NativeSkillFile[]): string {
+  const h = createHash('sha256');
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of sorted) {
+    const rel = f.path.replace(/\\/g, '/');
+    if (!safeRel(rel)) throw new AppError('INVALID_INPUT', `skill file "${f.path}" is not a relative path`);
+    h.update(`${rel}\0${f.bytes.byteLength}\0`).update(f.bytes);
+  }
+  const root = join(nativeDir(home), 'skill-files');
+  const slug = `${venvDir(home, skill).split('/').at(-1)}`;
+  const dir = join(root, `${slug}-${h.digest('hex').slice(0, 32)}`);
+  const now = new Date();
+  if (existsSync(dir)) {
+    try {
+      utimesSync(dir, now, now);
+    } catch {
+      // read-only home: the copy is still good
+    }
+    return dir;
+  }
+  mkdirSync(root, { recursive: true });
+  const tmp = mkdtempSync(`${dir}.tmp-`);
+  try {
+    for (const f of sorted) {
+      const abs = join(tmp, ...f.path.replace(/\\/g, '/').split('/'));
+      mkdirSync(dirname(abs), { recursive: true });
+      writeFileSync(abs, f.bytes, { mode: 0o444 });
+    }
+    renameSync(tmp, dir);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(dir)) throw e;
+  }
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(`${slug}-`) || join(root, name) === dir) continue;
+    try {
+      if (statSync(join(root, name)).mtimeMs < now.getTime() - SKILL_FOLDER_TTL_MS)
+        rmSync(join(root, name), { recursive: true, force: true });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return dir;
 }
 
 /** The regular files under `out/`, sorted, as `out/<path>` (symlinks the script made are skipped). */
