@@ -63,9 +63,17 @@ export function plainWhy(
     );
   };
   const matched = new Set(Object.values(c.fields).flatMap((t) => t ?? []));
+  // Only the message's own words (or their spelling fixed) matched "on" a word: a synonym that
+  // matched stands for a word the skill does not contain, so saying "matched on “haiku”" for a
+  // skill that only has "poem" would be false.
   const words: string[] = [];
+  const related: string[] = [];
   for (const q of terms) {
     if (!matched.has(q.term)) continue;
+    if (q.source === 'synonym') {
+      if (!related.includes(q.term)) related.push(q.term);
+      continue;
+    }
     const w = asTyped(q.from);
     if (!words.some((x) => x.toLowerCase() === w.toLowerCase())) words.push(w);
   }
@@ -78,7 +86,13 @@ export function plainWhy(
   const bits: string[] = [];
   if (c.exact_trigger) bits.push(`trigger phrase “${c.exact_trigger}”`);
   if (words.length > 0) bits.push(`matched on ${words.map((w) => `“${w}”`).join(', ')}`);
-  else if (!c.exact_trigger) bits.push('close in meaning');
+  else if (!c.exact_trigger) {
+    bits.push(
+      related.length > 0
+        ? `close in meaning (it has ${related.map((w) => `“${w}”`).join(', ')}, related to your words)`
+        : 'close in meaning',
+    );
+  }
   return bits.join(' · ');
 }
 

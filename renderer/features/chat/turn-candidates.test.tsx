@@ -55,6 +55,30 @@ describe('TurnCandidates (skills considered under a message)', () => {
     );
   });
 
+  it('never says a skill matched on a word it does not contain: a synonym-only match is close in meaning', () => {
+    const message = 'write me a haiku about the sea';
+    const terms = [
+      { term: 'haiku', source: 'message' as const, from: 'haiku', weight: 1, df: 0 },
+      { term: 'poem', source: 'synonym' as const, from: 'haiku', weight: 0.5, df: 3 },
+      { term: 'sea', source: 'message' as const, from: 'sea', weight: 1, df: 1 },
+    ];
+    const candidate = {
+      name: 'brand-guidelines',
+      scope: 'account' as const,
+      score: 0.5,
+      bm25: 1,
+      semantic: null,
+      fields: { description: ['poem'] },
+      exact_trigger: null,
+    } as unknown as Parameters<typeof plainWhy>[0];
+    const why = plainWhy(candidate, terms, message);
+    expect(why).not.toContain('haiku');
+    expect(why).toBe('close in meaning (it has “poem”, related to your words)');
+    expect(plainWhy({ ...candidate, fields: { description: ['poem', 'sea'] } }, terms, message)).toBe(
+      'matched on “sea”',
+    );
+  });
+
   it("lists the turn's candidates with scores and matched fields, and explains a skill that was not chosen", async () => {
     const { client } = inProcessClient();
     const imported = await client.call('skills/import-package', {
