@@ -101,7 +101,7 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
             llm || line.input_tokens || line.output_tokens
               ? ` · ${line.input_tokens} in / ${line.output_tokens} out tokens`
               : '';
-          const cost = line.estimated_cost != null ? ` · ~$${line.estimated_cost.toFixed(6)}` : '';
+          const cost = line.estimated_cost ? ` · ~$${Number(line.estimated_cost.toPrecision(2))}` : '';
           err(`— ${used}${tokens}${cost}`);
           if (line.error) err(`error: ${line.error.message}`);
           break;

@@ -82,7 +82,7 @@ function humanResult(r: ArtifactRunView): string {
     );
   }
   const usage = r.input_tokens != null ? ` · ${r.input_tokens} in / ${r.output_tokens} out tokens` : '';
-  const cost = r.estimated_cost != null ? ` · ~$${r.estimated_cost.toFixed(6)}` : '';
+  const cost = r.estimated_cost ? ` · ~$${Number(r.estimated_cost.toPrecision(2))}` : '';
   if (usage || cost) lines.push(`   ${r.model_id ?? ''}${usage}${cost}`);
   return lines.join('\n');
 }

@@ -19,13 +19,17 @@ const PROVIDER_NAMES: Record<string, string> = {
   google: 'Google',
   xai: 'xAI',
   deepseek: 'DeepSeek',
-  'openai-compatible': 'Your model server',
+  'openai-compatible': 'your model server',
 };
 
+/** Who answered, as said mid-sentence ("your model server", "OpenAI", "the provider"). */
 function providerName(e: AppErrorData): string {
   const p = e.details?.provider;
-  return (typeof p === 'string' && PROVIDER_NAMES[p]) || 'The provider';
+  return (typeof p === 'string' && PROVIDER_NAMES[p]) || 'the provider';
 }
+
+/** The same at the start of a sentence. */
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Say what went wrong with a reply from its error code and details, never from a stack. */
 export function describeReplyError(e: AppErrorData): ReplyErrorView {
@@ -79,28 +83,28 @@ export function describeReplyError(e: AppErrorData): ReplyErrorView {
   }
   if (status === 401 || status === 403)
     return {
-      title: `${who} refused the API key`,
+      title: `${upperFirst(who)} refused the API key`,
       advice: 'Check the key in Settings → Providers (it may be wrong, expired or lack access), then retry.',
       retry: true,
       settings: true,
     };
   if (status === 404)
     return {
-      title: `${who} does not know this model or address`,
+      title: `${upperFirst(who)} does not know this model or address`,
       advice: 'Check the model name and base URL in Settings → Providers.',
       retry: true,
       settings: true,
     };
   if (status !== undefined && status >= 500)
     return {
-      title: `${who} had a problem on its side`,
+      title: `${upperFirst(who)} had a problem on its side`,
       advice: 'This is usually brief. Retry in a moment.',
       retry: true,
       settings: false,
     };
   if (e.code.startsWith('LLM_') && NETWORK.test(e.message))
     return {
-      title: `Couldn’t reach ${who === 'The provider' ? 'the provider' : who}`,
+      title: `Couldn’t reach ${who}`,
       advice: 'Check the base URL in Settings → Providers and that the server is running, then retry.',
       retry: true,
       settings: true,

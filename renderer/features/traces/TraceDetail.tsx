@@ -2,10 +2,13 @@ import type { TraceView } from '../../../electron/contract/traces.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { Icon } from '../../ui/Icon.js';
 
-/** A cost in dollars, with enough digits for sub-cent calls. */
-export function formatCost(v: number | null): string {
-  if (v == null) return '—';
-  return v < 0.01 ? `$${v.toFixed(6)}` : `$${v.toFixed(4)}`;
+/**
+ * A cost in dollars with two significant digits below a cent ("$0.00042"), or null when it is not
+ * known (the model has no price): then no cost is shown at all, never "$0.000000".
+ */
+export function formatCost(v: number | null): string | null {
+  if (v == null || v <= 0) return null;
+  return v < 0.01 ? `$${Number(v.toPrecision(2))}` : `$${v.toFixed(4)}`;
 }
 
 function jsonLang(text: string): 'json' | 'plain' {
@@ -39,8 +42,12 @@ export function TraceDetail({ trace: tr }: { trace: TraceView }) {
         <dd className="mono">{tr.model_id ?? '—'}</dd>
         <dt>Tokens</dt>
         <dd>{tr.input_tokens != null ? `${tr.input_tokens} in / ${tr.output_tokens ?? 0} out` : '—'}</dd>
-        <dt>Cost</dt>
-        <dd>{formatCost(tr.estimated_cost)}</dd>
+        {formatCost(tr.estimated_cost) && (
+          <>
+            <dt>Cost</dt>
+            <dd>{formatCost(tr.estimated_cost)}</dd>
+          </>
+        )}
         <dt>Assertions</dt>
         <dd>{asserts}</dd>
         <dt>Store</dt>

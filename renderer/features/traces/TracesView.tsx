@@ -242,10 +242,12 @@ export function TracesView() {
               tokens · {t.input_tokens.toLocaleString()} in / {t.output_tokens.toLocaleString()} out
             </span>
           </div>
-          <div className="tstat">
-            <span className="tstat__value">{formatCost(t.estimated_cost)}</span>
-            <span className="tstat__label">estimated cost</span>
-          </div>
+          {formatCost(t.estimated_cost) && (
+            <div className="tstat">
+              <span className="tstat__value">{formatCost(t.estimated_cost)}</span>
+              <span className="tstat__label">estimated cost</span>
+            </div>
+          )}
           <div className="tstat">
             <span className="tstat__value">{duration(t.duration_ms)}</span>
             <span className="tstat__label">total time</span>
@@ -360,7 +362,7 @@ export function TracesView() {
                         <span>{tr.duration_ms != null ? duration(tr.duration_ms) : '—'}</span>
                         <span className="muted">
                           {tokens != null ? `${tokens.toLocaleString()} tok` : ''}
-                          {tr.estimated_cost != null ? ` · ${formatCost(tr.estimated_cost)}` : ''}
+                          {formatCost(tr.estimated_cost) ? ` · ${formatCost(tr.estimated_cost)}` : ''}
                         </span>
                       </span>
                       <time className="trow__time" dateTime={tr.started_at}>
