@@ -7,8 +7,8 @@ import { basename, join } from 'node:path';
 import { createActivationHandlers, stopScanThread } from './activation/index.js';
 import { appVersion } from './app-version.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
-import { createChatHandlers, runEvalTurn } from './chat/index.js';
-import { createPythonHandlers } from './chat/python-handlers.js';
+import { createChatHandlers, createPythonHandlers, runEvalTurn } from './chat/index.js';
+
 import { createCodeDryRunner, createComposerHandlers } from './composer-agent/index.js';
 import type { AppInfoRes, AppMode } from './contract/app.js';
 import type { Handlers, HandlersFor } from './contract/channels.js';

@@ -3,4 +3,5 @@ export * from './engine.js';
 export * from './eval-turn.js';
 export * from './handlers.js';
 export * from './prompt.js';
+export { createPythonHandlers } from './python-handlers.js';
 export * from './tools.js';
