@@ -73,7 +73,7 @@ skilldesk.submit({
       const values = new Set(results.map((r) => JSON.stringify(r[key])));
       expect({ key, distinct: values.size }).toEqual({ key, distinct: 3 });
     }
-    // Fixed when the interpreter starts, which the snapshot captures (documented in the README).
+    // Fixed when the interpreter starts, which the snapshot captures (documented in docs/manual/sandbox-and-sidecar.md).
     expect(new Set(results.map((r) => r.hash)).size).toBe(1);
   }, 120_000);
 });
