@@ -186,6 +186,11 @@ export class ChatStore {
     return row ? { ...row, model: parse<ChatModelChoice>(row.model) } : null;
   }
 
+  /** How many sessions this store keeps. */
+  countSessions(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM chat_sessions').get() as { n: number }).n;
+  }
+
   /** Sessions, most recently active first. */
   listSessions(limit = 100): ChatSession[] {
     return (this.s.sessions.all(limit) as Array<ChatSession & { model: string | null }>).map((r) => ({

@@ -30,7 +30,7 @@ export interface ChatWorkspace {
   workspace: string | undefined;
   catalog: { get(): SkillCatalog };
   /** Chat sessions: `read()` is null while a configured workspace has no store yet. */
-  chats: { read(): ChatStore | null; write(): ChatStore };
+  chats: { read(): ChatStore | null; write(): ChatStore; account(): ChatStore | null };
   /** The store sessions write to. */
   writeStore(): SkillStore;
   /** The skill runtime whose traces go to `store`. */
@@ -429,8 +429,10 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
 
     'chat/list-sessions': (req) => {
       const chats = ws.chats.read();
-      if (!chats) return { sessions: [] };
-      return { sessions: chats.listSessions(req.limit ?? 200).map(toSessionView) };
+      const account = ws.chats.account();
+      const outside = account ? { account_chats: account.countSessions() } : {};
+      if (!chats) return { sessions: [], ...outside };
+      return { sessions: chats.listSessions(req.limit ?? 200).map(toSessionView), ...outside };
     },
 
     'chat/get-session': (req) => {

@@ -371,6 +371,11 @@ export interface ChatSessionView {
 /** Reply of `chat/list-sessions`. */
 export interface ListSessionsRes {
   sessions: ChatSessionView[];
+  /**
+   * While a workspace is open: how many chats the account keeps outside it (they come back in
+   * account-only mode), so an empty workspace can say where they are.
+   */
+  account_chats?: number;
 }
 
 /** `chat/get-session`: a session with every message. */

@@ -62,7 +62,12 @@ export interface WorkspaceSession {
   /** The skill runtime whose traces go to `store` (one per store, started lazily). */
   runtime(store: SkillStore): SkillRuntime;
   /** Chat sessions: `read()` is null while a configured workspace has no store yet. */
-  chats: { read(): ChatStore | null; write(): ChatStore };
+  chats: {
+    read(): ChatStore | null;
+    write(): ChatStore;
+    /** The account's chats while a workspace is open (they are not the workspace's); else null. */
+    account(): ChatStore | null;
+  };
   /** The store sessions (and runs without a skill) write to: the workspace's, else the account's. */
   writeStore(): SkillStore;
   /** The DSPy sidecar client, started on first use and shared by every runtime. */
@@ -164,6 +169,7 @@ export function openWorkspaceSession(loc: WorkspaceLocation, deps: WorkspaceSess
         return store ? new ChatStore(store.db) : null;
       },
       write: () => new ChatStore(session.writeStore().db),
+      account: () => (workspace && catalog.account ? new ChatStore(catalog.account.db) : null),
     },
     sidecar() {
       sidecar ??= createSidecarClient({
@@ -230,7 +236,11 @@ export function createSwitchableSession(
       hasWorkspace: () => cur.catalog.hasWorkspace(),
     },
     runtime: (store) => cur.runtime(store),
-    chats: { read: () => cur.chats.read(), write: () => cur.chats.write() },
+    chats: {
+      read: () => cur.chats.read(),
+      write: () => cur.chats.write(),
+      account: () => cur.chats.account(),
+    },
     writeStore: () => cur.writeStore(),
     sidecar: () => cur.sidecar(),
     matched: (matches) => cur.matched(matches),

@@ -148,6 +148,21 @@ export function SessionList({ modKey }: { modKey: string }) {
             Retry
           </button>
         </p>
+      ) : c.sessions.items.length === 0 && c.sessions.status === 'ready' && c.sessions.accountChats ? (
+        <div className="sessions__empty" data-testid="account-chats-hint">
+          <p>
+            No chats in this workspace yet. Your {c.sessions.accountChats}{' '}
+            {c.sessions.accountChats === 1 ? 'chat' : 'chats'} from outside workspaces{' '}
+            {c.sessions.accountChats === 1 ? 'is' : 'are'} kept in your account.
+          </p>
+          <button
+            type="button"
+            className="linkish"
+            onClick={() => void stores.workspace.getState().open(null)}
+          >
+            Show account chats (close the workspace)
+          </button>
+        </div>
       ) : c.sessions.items.length === 0 ? (
         <p className="sessions__empty">
           {c.sessions.status === 'ready'

@@ -63,6 +63,8 @@ export interface ChatState {
     status: 'idle' | 'loading' | 'ready' | 'error';
     items: ChatSessionView[];
     error: AppErrorData | null;
+    /** While a workspace is open: the chats the account keeps outside it. */
+    accountChats?: number;
   };
   /** The open session; null is the new-chat screen. */
   activeId: string | null;
@@ -80,7 +82,7 @@ export interface ChatState {
 /** Everything that changes the chat state: user intents, replies and the host's stream events. */
 export type ChatAction =
   | { type: 'sessions/requested' }
-  | { type: 'sessions/loaded'; items: ChatSessionView[] }
+  | { type: 'sessions/loaded'; items: ChatSessionView[]; accountChats?: number }
   | { type: 'sessions/failed'; error: AppErrorData }
   | { type: 'session/opened'; id: string }
   | { type: 'session/new' }
@@ -261,7 +263,10 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         sessions: { ...s.sessions, status: s.sessions.status === 'ready' ? 'ready' : 'loading' },
       };
     case 'sessions/loaded':
-      return { ...s, sessions: { status: 'ready', items: a.items, error: null } };
+      return {
+        ...s,
+        sessions: { status: 'ready', items: a.items, error: null, accountChats: a.accountChats },
+      };
     case 'sessions/failed':
       return { ...s, sessions: { ...s.sessions, status: 'error', error: a.error } };
     case 'session/opened':
@@ -595,7 +600,7 @@ export function createChatStore(client: Client): StoreApi<ChatStore> {
         dispatch({ type: 'sessions/requested' });
         try {
           const r = await client.invoke('chat/list-sessions', {});
-          dispatch({ type: 'sessions/loaded', items: r.sessions });
+          dispatch({ type: 'sessions/loaded', items: r.sessions, accountChats: r.account_chats });
         } catch (e) {
           dispatch({ type: 'sessions/failed', error: toErrorData(e) });
         }

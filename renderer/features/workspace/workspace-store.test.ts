@@ -57,4 +57,34 @@ describe('the workspace store', () => {
       await host.dispose();
     }
   });
+
+  it("says where the account's chats are when an empty workspace is open", async () => {
+    const { client, host } = inProcessClient();
+    const stores = createStores(client);
+    try {
+      await stores.workspace.getState().load();
+      // A chat in the account (no model set up: the turn still keeps the chat).
+      const turn = (await client.invoke('chat/send-message', { message: 'hello there' })) as {
+        session_id: string;
+      };
+      expect(turn.session_id).toBeTruthy();
+      await expect.poll(async () => (await client.invoke('chat/list-sessions', {})).sessions.length).toBe(1);
+      expect((await client.invoke('chat/list-sessions', {})).account_chats).toBeUndefined();
+
+      const folder = join(tempDir(), 'beta');
+      mkdirSync(folder);
+      await stores.workspace.getState().open(folder);
+      const inside = await client.invoke('chat/list-sessions', {});
+      expect(inside.sessions).toEqual([]);
+      expect(inside.account_chats).toBe(1);
+      await stores.chat.getState().loadSessions();
+      expect(stores.chat.getState().sessions).toMatchObject({ items: [], accountChats: 1 });
+
+      await stores.workspace.getState().open(null);
+      expect((await client.invoke('chat/list-sessions', {})).sessions).toHaveLength(1);
+    } finally {
+      stores.workspace.getState().dispose();
+      await host.dispose();
+    }
+  });
 });
