@@ -99,8 +99,10 @@ def _skilldesk_python(job, source):
                 f.write(raw)
             os.chmod(path, 0o444)
             given[rel] = raw
-    # The tool's description points results at out/: it is there to write into.
-    os.makedirs(os.path.join(cwd, "out"), exist_ok=True)
+    # The tool's description points results at out/: it is there to write into (the worker's
+    # pristine file system has it; made here only if a runtime does not).
+    if not os.path.isdir(os.path.join(cwd, "out")):
+        os.makedirs(os.path.join(cwd, "out"))
     name = job["name"]
     exception = None
     try:

@@ -148,6 +148,14 @@ function lockDown() {
       // there already (/tmp)
     }
   }
+  // run_python's output folder (`out/` beside the code) is part of the pristine file system, so a
+  // run that writes nothing changes nothing and its worker is reused (making it per run marked
+  // every run dirty: a fresh worker each time).
+  try {
+    FS.mkdir(`${FS.cwd() === '/' ? '' : FS.cwd()}/out`, 0o755);
+  } catch {
+    // there already
+  }
   // A JSON array of strings is a Python list literal.
   py.runPython(`_skilldesk_lockdown(${JSON.stringify([...REMOVED_BUILTINS])})`);
   const entry = encoder.encode("__import__('_skilldesk_runner').run_job()\0");
