@@ -132,12 +132,12 @@ describe.skipIf(skip)('chat polish in Chromium', () => {
     await page.getByText('In use').waitFor();
     expect(await page.getByRole('button', { name: /In use/ }).count()).toBe(0);
     // An unsaved edit, then a change that reloads the settings (saving the key).
-    await page.getByLabel('Model').fill('gpt-unsaved-edit');
+    await page.getByLabel('Model', { exact: true }).fill('gpt-unsaved-edit');
     await page.getByLabel('OpenAI API key').fill('sk-e2e-test');
     await page.getByRole('button', { name: 'Save key' }).click();
     await page.getByText('Key saved.').waitFor();
-    await expect.poll(() => page.getByLabel('Model').inputValue()).toBe('gpt-unsaved-edit');
-    await page.getByLabel('Model').fill('');
+    await expect.poll(() => page.getByLabel('Model', { exact: true }).inputValue()).toBe('gpt-unsaved-edit');
+    await page.getByLabel('Model', { exact: true }).fill('');
     await page.getByText('In use').waitFor();
     await page.screenshot({ path: join(shots(), 'polish-settings-1440-light.png') });
   });

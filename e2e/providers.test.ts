@@ -88,7 +88,7 @@ describe.skipIf(skip)('providers side by side (Chromium)', () => {
     await page.getByRole('button', { name: 'Pick a provider' }).click();
     await page.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
     await page.getByLabel('Name', { exact: true }).fill('Local A');
-    await page.getByLabel('Model').fill('alpha-large');
+    await page.getByLabel('Model', { exact: true }).fill('alpha-large');
     await page.getByLabel('Base URL').fill(a.url);
     await page.getByRole('button', { name: 'Use this provider' }).click();
     await page.getByText('Provider saved.').waitFor();
@@ -113,7 +113,7 @@ describe.skipIf(skip)('providers side by side (Chromium)', () => {
     await page.getByRole('heading', { name: 'Add a provider' }).waitFor();
     await page.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
     await page.getByLabel('Name', { exact: true }).fill('Local B');
-    await page.getByLabel('Model').fill('beta-1');
+    await page.getByLabel('Model', { exact: true }).fill('beta-1');
     await page.getByLabel('Base URL').fill(b.url);
     await page.getByRole('button', { name: 'Add provider' }).click();
     await row('Local B').waitFor();
