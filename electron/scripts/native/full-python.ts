@@ -28,6 +28,24 @@ import {
   venvPython,
 } from './venv.js';
 
+/** pip's target for the lock's wheels: CPython 3.11 on x86-64 Linux (manylinux), whatever runs pip. */
+const CP311_LINUX_WHEELS = [
+  '--python-version',
+  '3.11',
+  '--implementation',
+  'cp',
+  '--abi',
+  'cp311',
+  '--abi',
+  'abi3',
+  '--abi',
+  'none',
+  ...['manylinux_2_28_x86_64', 'manylinux_2_17_x86_64', 'manylinux2014_x86_64'].flatMap((p) => [
+    '--platform',
+    p,
+  ]),
+];
+
 /**
  * Full Python's managed environment: CPython 3.11 with the scientific stack, built from the wheels
  * the app's lock names (exact version and SHA-256 of each cp311 manylinux x86_64 wheel and of every
@@ -309,20 +327,7 @@ export function createFullPython(opts: FullPythonOptions): FullPython {
             '--only-binary=:all:',
             '--no-deps',
             '--require-hashes',
-            '--python-version',
-            '3.11',
-            '--implementation',
-            'cp',
-            '--abi',
-            'cp311',
-            '--abi',
-            'abi3',
-            '--abi',
-            'none',
-            ...['manylinux_2_28_x86_64', 'manylinux_2_17_x86_64', 'manylinux2014_x86_64'].flatMap((p) => [
-              '--platform',
-              p,
-            ]),
+            ...CP311_LINUX_WHEELS,
             '-d',
             dl,
             '-r',
@@ -494,20 +499,7 @@ export function createFullPython(opts: FullPythonOptions): FullPython {
           'download',
           [
             '--only-binary=:all:',
-            '--python-version',
-            '3.11',
-            '--implementation',
-            'cp',
-            '--abi',
-            'cp311',
-            '--abi',
-            'abi3',
-            '--abi',
-            'none',
-            ...['manylinux_2_28_x86_64', 'manylinux_2_17_x86_64', 'manylinux2014_x86_64'].flatMap((p) => [
-              '--platform',
-              p,
-            ]),
+            ...CP311_LINUX_WHEELS,
             '-c',
             join(work, 'constraints.txt'),
             '-d',
