@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import {
   NATIVE_CODE_DIR,
   NATIVE_REPORT_DIR,
   nativeSandboxSupport,
+  regularFiles,
   runNativeSandboxed,
 } from '../scripts/index.js';
 import type { PythonRuntime } from './python-runner.js';
@@ -179,24 +180,7 @@ function collect(
   dir: string,
   given: Map<string, Uint8Array>,
 ): { files: Array<{ path: string; bytes: Uint8Array; media_type: string }>; dropped: string[] } {
-  const found: string[] = [];
-  const walk = (abs: string, rel: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(abs).sort();
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const p = join(abs, n);
-      const r = rel ? `${rel}/${n}` : n;
-      const st = lstatSync(p);
-      if (st.isDirectory()) {
-        if (n !== '__pycache__') walk(p, r);
-      } else if (st.isFile()) found.push(r);
-    }
-  };
-  walk(dir, '');
+  const found = regularFiles(dir, '', (name) => name === '__pycache__');
   const changed = found.filter((path) => {
     const before = given.get(path);
     if (!before) return true;

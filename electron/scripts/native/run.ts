@@ -175,8 +175,16 @@ export function skillFolder(home: string, skill: string, files: NativeSkillFile[
   return dir;
 }
 
-/** The regular files under `out/`, sorted, as `out/<path>` (symlinks the script made are skipped). */
-function collect(outDir: string): { files: NativeOutputFile[]; dropped: string[] } {
+/**
+ * The regular files under `dir`, sorted, as `prefix/<path>` (`<path>` without a prefix); symlinks a
+ * run made are skipped, and so are folders `skipDir` names. Both native runners collect their
+ * outputs with it.
+ */
+export function regularFiles(
+  dir: string,
+  prefix = '',
+  skipDir: (name: string) => boolean = () => false,
+): string[] {
   const found: string[] = [];
   const walk = (abs: string, rel: string) => {
     let names: string[];
@@ -187,13 +195,20 @@ function collect(outDir: string): { files: NativeOutputFile[]; dropped: string[]
     }
     for (const n of names) {
       const p = join(abs, n);
-      const r = `${rel}/${n}`;
+      const r = rel ? `${rel}/${n}` : n;
       const st = lstatSync(p);
-      if (st.isDirectory()) walk(p, r);
-      else if (st.isFile()) found.push(r);
+      if (st.isDirectory()) {
+        if (!skipDir(n)) walk(p, r);
+      } else if (st.isFile()) found.push(r);
     }
   };
-  if (existsSync(outDir)) walk(outDir, 'out');
+  walk(dir, prefix);
+  return found;
+}
+
+/** The regular files under `out/`, sorted, as `out/<path>` (symlinks the script made are skipped). */
+function collect(outDir: string): { files: NativeOutputFile[]; dropped: string[] } {
+  const found = existsSync(outDir) ? regularFiles(outDir, 'out') : [];
   const files = found.slice(0, MAX_NATIVE_OUTPUT_FILES).map((path) => ({
     path,
     bytes: new Uint8Array(readFileSync(join(outDir, ...path.split('/').slice(1)))),
