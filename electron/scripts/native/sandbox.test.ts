@@ -126,8 +126,9 @@ for addr in (("127.0.0.1", ${port}), ("1.1.1.1", 443), ("pypi.org", 443)):
       const r = await run(`import glob, os
 home = ${JSON.stringify(homedir())}
 print("home holds", sorted(os.listdir(home)) if os.path.isdir(home) else [])
-for p in (${JSON.stringify(otherVenv)} + "/token.txt", "/etc/passwd", "/etc/shadow"):
+for p in (${JSON.stringify(otherVenv)} + "/token.txt", "/etc/shadow"):
     print(p, os.path.exists(p))
+print("accounts", open("/etc/passwd").read().count(":x:"))
 print(os.path.expanduser("~"))
 seen = ""
 for f in glob.glob("/proc/*/environ"):
@@ -147,7 +148,9 @@ print("LEAK" if ${JSON.stringify(secret)} in seen else "clean", len(glob.glob("/
       const shown = JSON.parse(/^home holds (.*)$/m.exec(r.stdout)![1]!.replace(/'/g, '"')) as string[];
       expect(shown.filter((n) => !onTheWay.has(n))).toEqual([]);
       expect(r.stdout).toContain(`${otherVenv}/token.txt False`);
-      expect(r.stdout).toContain('/etc/passwd False');
+      // The made-up user only (see below), none of the host's accounts.
+      expect(r.stdout).toContain('accounts 1');
+      expect(r.stdout).toContain('/etc/shadow False');
       expect(r.stdout).toMatch(/^\/tmp$/m);
       expect(r.stdout).toMatch(/^clean \d$/m);
     });
@@ -243,6 +246,14 @@ for _ in range(10 * 1024):
       expect(cpu.sandbox_error?.message).toContain('CPU time');
     });
 
+    it('shows programs one made-up user, never the host’s accounts', async () => {
+      const r = await run(
+        'import os, pwd, grp\np = pwd.getpwuid(os.getuid())\nprint(p.pw_name, p.pw_dir, len(pwd.getpwall()), grp.getgrgid(os.getgid()).gr_name)\n',
+      );
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toBe('sandbox /tmp 1 sandbox');
+    });
+
     it('stops at the wall-clock limit and keeps only so much output', async () => {
       const r = await run(
         'import sys, time\nsys.stdout.write("y" * 5000)\nsys.stdout.flush()\ntime.sleep(60)\n',
@@ -254,5 +265,54 @@ for _ in range(10 * 1024):
       expect(r.stdout).toHaveLength(1000);
       expect(r.truncated?.stdout).toBe(true);
     });
+  },
+);
+
+const programs = ['soffice', 'pdftoppm'].filter((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0);
+const programsMissing = missing ?? (programs.length ? `${programs.join(' and ')} not installed` : null);
+
+// The document skills call LibreOffice and Poppler from their scripts: both must start inside the
+// sandbox (no network, read-only system, a made-up user) and do their work on the run's files.
+describe.skipIf(skipWithout(programsMissing, 'external programs in the OS sandbox'))(
+  'external programs in the OS sandbox',
+  () => {
+    it('converts a document with LibreOffice and renders its page with pdftoppm', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'skilldesk-native-prog-'));
+      try {
+        const skillDir = join(root, 'skill');
+        mkdirSync(join(skillDir, 'scripts'), { recursive: true });
+        writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: t\ndescription: t\n---\n');
+        writeFileSync(
+          join(skillDir, 'scripts', 'render.py'),
+          [
+            'import os, subprocess, sys',
+            'env = dict(os.environ, SAL_USE_VCLPLUGIN="svp")',
+            'r = subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", "/tmp", sys.argv[1]], capture_output=True, text=True, env=env, timeout=120)',
+            'assert r.returncode == 0 and os.path.exists("/tmp/note.pdf"), r.stdout + r.stderr',
+            'subprocess.run(["pdftoppm", "-png", "-r", "40", "-singlefile", "/tmp/note.pdf", "out/page"], check=True)',
+            'print("ok")',
+          ].join('\n'),
+        );
+        const note = join(root, 'note.txt');
+        writeFileSync(note, 'Quarterly figures, rendered inside the sandbox.\n');
+        const outDir = join(root, 'out');
+        const r = await runNativeSandboxed({
+          python: python!,
+          pythonPaths: pythonPrefixes(python!),
+          skillDir,
+          script: 'scripts/render.py',
+          argv: ['inputs/note.txt'],
+          inputs: [{ name: 'note.txt', path: note }],
+          outDir,
+          limits: { timeout_ms: 180_000 },
+        });
+        expect(r.stderr).not.toContain('Error');
+        expect(r.stdout.trim()).toBe('ok');
+        const png = readFileSync(join(outDir, 'page.png'));
+        expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    }, 240_000);
   },
 );

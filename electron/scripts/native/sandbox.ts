@@ -4,14 +4,17 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
   rmdirSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
 import { AppError } from '../../contract/errors.js';
 import { seccompFilter } from './seccomp.js';
@@ -346,6 +349,26 @@ function systemLinks(): string[] {
   return args;
 }
 
+let identity: { passwd: string; group: string } | null = null;
+
+/**
+ * `/etc/passwd` and `/etc/group` for the sandbox, written once per process into a fresh private
+ * folder (a name another local user could have planted in /tmp is never trusted).
+ */
+function sandboxIdentity(): { passwd: string; group: string } {
+  if (identity && existsSync(identity.passwd) && existsSync(identity.group)) return identity;
+  const dir = mkdtempSync(join(tmpdir(), 'skilldesk-etc-'));
+  const uid = process.getuid?.() ?? 1000;
+  const gid = process.getgid?.() ?? 1000;
+  const passwd = join(dir, 'passwd');
+  const group = join(dir, 'group');
+  writeFileSync(passwd, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/usr/sbin/nologin\n`, { mode: 0o644 });
+  writeFileSync(group, `sandbox:x:${gid}:\n`, { mode: 0o644 });
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  identity = { passwd, group };
+  return identity;
+}
+
 const clean = (p: string) => p.replace(/\/+$/, '') || '/';
 
 /** The bubblewrap command line of a run (without the binary and the seccomp fd). */
@@ -361,8 +384,14 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
     '/etc/alternatives',
     '/etc/fonts',
     '/etc/mime.types',
+    // Debian keeps LibreOffice's sofficerc and registry here (symlinked from /usr/lib/libreoffice).
+    '/etc/libreoffice',
   ])
     args.push('--ro-bind-try', f, f);
+  // Programs that look their user up (LibreOffice aborts at start without it) see one made-up user
+  // with the run's uid and /tmp as home, never the host's accounts.
+  const ids = sandboxIdentity();
+  args.push('--ro-bind', ids.passwd, '/etc/passwd', '--ro-bind', ids.group, '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmp_bytes), '--tmpfs', '/tmp');
   const seen = new Set(['/usr']);
   for (const p of [...spec.pythonPaths, ...(spec.readPaths ?? [])]) {
