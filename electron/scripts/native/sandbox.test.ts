@@ -268,7 +268,9 @@ for _ in range(10 * 1024):
   },
 );
 
-const programs = ['soffice', 'pdftoppm'].filter((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0);
+const programs = ['soffice', 'pdftoppm'].filter(
+  (p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0,
+);
 const programsMissing = missing ?? (programs.length ? `${programs.join(' and ')} not installed` : null);
 
 // The document skills call LibreOffice and Poppler from their scripts: both must start inside the
