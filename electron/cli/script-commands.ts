@@ -223,6 +223,12 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           `${r.skill}: ${r.already_installed ? 'already installed' : 'installed'} ${r.requirements.join(', ')}`,
           ...r.wheels.map((w) => `  ${w.filename}  sha256:${w.sha256}`),
           ...(r.runtime_reason ? [`${r.skill}: ${r.runtime_reason}${accepted ? ' (accepted)' : ''}`] : []),
+          ...(r.programs?.length
+            ? [
+                `${r.skill}: its scripts start ${r.programs.map((p) => `${p.program}${p.path ? ` (${p.path})` : ' (not installed)'}`).join(', ')}; they run inside the sandbox too`,
+              ]
+            : []),
+          ...(r.missing_programs ? [`${r.skill}: ${r.missing_programs}`] : []),
         ].join('\n'),
       );
       if (r.runtime === 'native' && r.runtime_reason && !accepted) {

@@ -440,6 +440,16 @@ export interface InstallPackagesRes {
   runtime_reason?: string;
   /** Whether the user has accepted the OS-sandbox runtime for the skill. */
   native_accepted?: boolean;
+  /** Programs the skill's scripts start outside Python, and where each is on this computer. */
+  programs?: Array<{
+    program: string;
+    product?: string;
+    path: string | null;
+    install?: string;
+    files: string[];
+  }>;
+  /** In words, which of those programs are missing and how to install them. */
+  missing_programs?: string;
 }
 
 /** The channels of this slice. */

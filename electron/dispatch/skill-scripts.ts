@@ -29,9 +29,13 @@ import {
   compiledPackages,
   findNativePython,
   installNativeEnv,
+  locatePrograms,
+  missingProgramHint,
+  missingProgramsSentence,
   nativeConsent,
   nativeReason,
   runNativeSkillScript,
+  type SkillProgram,
   scanImports,
   scriptRuntimeFor,
 } from '../scripts/index.js';
@@ -130,6 +134,10 @@ export interface NativeInstallFacts {
   runtime_reason?: string;
   /** Whether the user has accepted that runtime for the skill. */
   native_accepted?: boolean;
+  /** Programs its scripts start outside Python (LibreOffice, Poppler), found here or not. */
+  programs?: SkillProgram[];
+  /** In words, the programs that are missing and how to install them. */
+  missing_programs?: string;
 }
 
 /** How a skill's packages are installed beyond its pure-Python requirements. */
@@ -268,7 +276,7 @@ export function createSkillScriptRunner(deps: {
           ? {
               hint: `this skill declares packages that are not installed: ${pkgs.missing.join(', ')}; install them with: skilldesk skills packages install ${JSON.stringify(skill.name)}`,
             }
-          : {}),
+          : programHint(result)),
       };
     },
     readOutput(runId, path) {
@@ -315,6 +323,8 @@ export function createSkillScriptRunner(deps: {
         }
       }
       const env = await installNativeEnv(home, skill.name, specs, { signal, from });
+      const programs = await skillPrograms(skill);
+      const missingPrograms = missingProgramsSentence(programs);
       const compiled = compiledPackages(env);
       const reason = compiled.length ? nativeReason(compiled) : undefined;
       const accepted = !!nativeConsent(home, skill.name);
@@ -333,20 +343,47 @@ export function createSkillScriptRunner(deps: {
         runtime: 'native',
         ...(reason ? { runtime_reason: reason } : {}),
         native_accepted: accepted || (compiled.length > 0 && !!opts.acceptNative),
+        ...(programs.length ? { programs } : {}),
+        ...(missingPrograms ? { missing_programs: missingPrograms } : {}),
       };
     },
   };
 }
 
-/** The distributions a skill's scripts import (stdlib and its own modules left out). */
-export async function proposedPackages(skill: Skill): Promise<string[]> {
+/** A failed run's hint when it failed for a program missing on this computer. */
+function programHint(result: { exit_code: number; stdout: string; stderr: string }): { hint?: string } {
+  const hint =
+    result.exit_code !== 0
+      ? missingProgramHint(`${result.stderr}\n${result.stdout.slice(-4000)}`)
+      : undefined;
+  return hint ? { hint } : {};
+}
+
+/** The skill's Python sources by path (text resources ending in `.py`). */
+function pythonSources(skill: Skill): Record<string, string> {
   const sources: Record<string, string> = {};
   for (const a of skill.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
     if (a.kind === 'resource' && path?.endsWith('.py') && a.metadata?.encoding !== 'base64')
       sources[path] = a.content;
   }
+  return sources;
+}
+
+/**
+ * The programs a skill's scripts start outside Python, each found on this computer or not (read
+ * with Python's parser, never run). Empty for a skill without Python scripts.
+ */
+export async function skillPrograms(skill: Skill): Promise<SkillProgram[]> {
+  const sources = pythonSources(skill);
+  if (Object.keys(sources).length === 0) return [];
   const scan = await scanImports(findNativePython().executable, sources);
+  return locatePrograms(scan.programs);
+}
+
+/** The distributions a skill's scripts import (stdlib and its own modules left out). */
+export async function proposedPackages(skill: Skill): Promise<string[]> {
+  const scan = await scanImports(findNativePython().executable, pythonSources(skill));
   const specs = scan.packages.map((p) => p.distribution);
   if (specs.length === 0)
     throw new AppError(

@@ -23,9 +23,17 @@ export interface ProposedPackage {
   files: string[];
 }
 
+/** A program a skill's scripts start (`subprocess.run(["soffice", …])`), and the scripts that do. */
+export interface ProgramUse {
+  program: string;
+  files: string[];
+}
+
 /** What reading a skill's scripts found. */
 export interface ImportScan {
   packages: ProposedPackage[];
+  /** Programs the scripts start by name, outside Python (LibreOffice, Poppler…). */
+  programs: ProgramUse[];
   /** Scripts Python could not parse, with the reason (they are skipped, not guessed at). */
   unreadable: Array<{ path: string; error: string }>;
 }
@@ -85,10 +93,21 @@ export function distributionFor(module: string): { distribution: string; source:
   return { distribution: module, source: 'same-name' };
 }
 
-// Reads {path: source} on stdin; prints, per file, the top-level absolute imports or the parse
-// error. Relative imports and names the skill provides itself are left to the caller.
+// Reads {path: source} on stdin; prints, per file, the top-level absolute imports and the programs
+// it starts, or the parse error. Relative imports and names the skill provides itself are left to
+// the caller. A program is the first word of a command given to subprocess/os calls as a literal,
+// as a list literal (also through a variable assigned one, or a sum such as ["timeout", t] + cmd),
+// or asked of shutil.which: what the document skills do. A command built any other way is missed.
 const SCANNER = `
 import ast, json, sys
+CALLS = {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "which",
+         "getoutput", "getstatusoutput", "execvp", "execlp", "execv", "execl", "spawnlp", "spawnvp",
+         "create_subprocess_exec", "create_subprocess_shell"}
+def word(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        parts = node.value.split()
+        return parts[0] if parts else None
+    return None
 files = json.load(sys.stdin)
 out = {"stdlib": sorted(sys.stdlib_module_names), "files": {}}
 for path, source in files.items():
@@ -98,12 +117,39 @@ for path, source in files.items():
         out["files"][path] = {"error": f"{type(e).__name__}: {e}"}
         continue
     names = set()
+    lists = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-    out["files"][path] = {"imports": sorted(names)}
+        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple, ast.BinOp)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    lists.setdefault(t.id, []).append(node.value)
+    def first(node, depth=0):
+        if depth > 4:
+            return set()
+        if isinstance(node, (ast.List, ast.Tuple)):
+            w = word(node.elts[0]) if node.elts else None
+            return {w} if w else set()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return first(node.left, depth + 1)
+        if isinstance(node, ast.Name):
+            found = set()
+            for v in lists.get(node.id, []):
+                found |= first(v, depth + 1)
+            return found
+        w = word(node)
+        return {w} if w else set()
+    programs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name in CALLS:
+                programs |= first(node.args[0])
+    out["files"][path] = {"imports": sorted(names), "programs": sorted(programs)}
 json.dump(out, sys.stdout)
 `;
 
@@ -124,7 +170,10 @@ export async function scanImports(python: string, files: Record<string, string>)
     for (const dir of parts.slice(0, -1)) own.add(dir);
   }
   const raw = await runScanner(python, JSON.stringify(files));
-  let parsed: { stdlib: string[]; files: Record<string, { imports?: string[]; error?: string }> };
+  let parsed: {
+    stdlib: string[];
+    files: Record<string, { imports?: string[]; programs?: string[]; error?: string }>;
+  };
   try {
     parsed = JSON.parse(raw);
   } catch {
@@ -132,6 +181,7 @@ export async function scanImports(python: string, files: Record<string, string>)
   }
   const stdlib = new Set(parsed.stdlib);
   const byModule = new Map<string, string[]>();
+  const byProgram = new Map<string, string[]>();
   const unreadable: ImportScan['unreadable'] = [];
   for (const [path, r] of Object.entries(parsed.files)) {
     if (r.error) {
@@ -142,11 +192,42 @@ export async function scanImports(python: string, files: Record<string, string>)
       if (stdlib.has(m) || own.has(m) || m === '__future__' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(m)) continue;
       byModule.set(m, [...(byModule.get(m) ?? []), path]);
     }
+    for (const raw of r.programs ?? []) {
+      const p = programName(raw);
+      if (p) byProgram.set(p, [...(byProgram.get(p) ?? []), path]);
+    }
   }
   const packages = [...byModule.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([module, paths]) => ({ module, ...distributionFor(module), files: paths.sort() }));
-  return { packages, unreadable: unreadable.sort((a, b) => a.path.localeCompare(b.path)) };
+  const programs = [...byProgram.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([program, paths]) => ({ program, files: [...new Set(paths)].sort() }));
+  return { packages, programs, unreadable: unreadable.sort((a, b) => a.path.localeCompare(b.path)) };
+}
+
+/**
+ * Commands that are not a program the user would install for the skill: Python itself (the
+ * runtime's), shells and wrappers whose real program is elsewhere in the command.
+ */
+const NOT_A_PROGRAM = new Set([
+  'python',
+  'python3',
+  'sh',
+  'bash',
+  'env',
+  'timeout',
+  'gtimeout',
+  'nice',
+  'which',
+]);
+
+/** The program a command word names (`/usr/bin/qpdf` → `qpdf`), or null for Python and shells. */
+function programName(word: string): string | null {
+  const base = word.split('/').at(-1) ?? '';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(base) || !/[A-Za-z]/.test(base)) return null;
+  if (NOT_A_PROGRAM.has(base) || /^python3(\.\d+)?$/.test(base)) return null;
+  return base;
 }
 
 function runScanner(python: string, input: string): Promise<string> {
