@@ -5,7 +5,7 @@
 // (target: p95 ≤ 20 ms each at 10,000), plus how long a change written by another process takes
 // to be announced as resources/list_changed (the server follows the store's change log).
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,11 +72,41 @@ const Entry = z.object({
 const ListResult = z.object({ skills: z.array(Entry), nextCursor: z.string().optional() }).passthrough();
 const GetResult = z.object({ skill: Entry }).passthrough();
 
+/** CPU milliseconds a process has used so far (Linux `/proc`; 0 elsewhere, 10 ms ticks). */
+function processCpuMs(pid: number | null): number {
+  if (!pid) return 0;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * (1000 / 100);
+  } catch {
+    return 0;
+  }
+}
+
+/** Resolves once the process used at most one clock tick of CPU in each of two 300 ms spans (≤ 60 s). */
+async function untilIdle(pid: number | null): Promise<void> {
+  if (!pid) return;
+  const until = Date.now() + 60_000;
+  let quiet = 0;
+  while (quiet < 2 && Date.now() < until) {
+    const c0 = processCpuMs(pid);
+    await new Promise((r) => setTimeout(r, 300));
+    quiet = processCpuMs(pid) - c0 <= 10 ? quiet + 1 : 0;
+  }
+}
+
+/** CPU milliseconds this process has used so far. */
+function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /** resources/read p50 over HTTP and over stdio, interleaved, and their ratio (target ≤ 2). */
 async function httpAgainstStdio(
   home: string,
   size: number,
   stdio: Client,
+  stdioPid: number | null,
   files: string[],
   n: number,
   at: (xs: string[]) => string,
@@ -104,16 +134,31 @@ async function httpAgainstStdio(
       }),
     );
     await http.readResource({ uri: at(files) });
+    // The server builds its match index in slices after it starts: measured once it is idle, as a
+    // server a client has been using is (its CPU figures would otherwise carry the build).
+    await untilIdle(server.pid ?? null);
     const overHttp: number[] = [];
     const overStdio: number[] = [];
+    // CPU time per request of each server process and of this (the client) process for each
+    // transport: wall time on a shared machine mixes in the load, and the HTTP figure includes the
+    // SDK client's fetch and SSE parsing, which no server change can reach.
+    const cpu = { httpServer: 0, stdioServer: 0, httpClient: 0, stdioClient: 0 };
     for (let i = 0; i < n; i++) {
       const uri = at(files);
+      let c0 = processCpuMs(server.pid ?? null);
+      let m0 = ownCpuMs();
       let t = performance.now();
       await http.readResource({ uri });
       overHttp.push(performance.now() - t);
+      cpu.httpClient += ownCpuMs() - m0;
+      cpu.httpServer += processCpuMs(server.pid ?? null) - c0;
+      c0 = processCpuMs(stdioPid);
+      m0 = ownCpuMs();
       t = performance.now();
       await stdio.readResource({ uri });
       overStdio.push(performance.now() - t);
+      cpu.stdioClient += ownCpuMs() - m0;
+      cpu.stdioServer += processCpuMs(stdioPid) - c0;
     }
     const h = percentile(overHttp, 50);
     const s = percentile(overStdio, 50);
@@ -125,6 +170,11 @@ async function httpAgainstStdio(
       n,
       stdio_p50_ms: r3(s),
       ratio_to_stdio: r3(h / s),
+      server_cpu_ms_per_req: r3(cpu.httpServer / n),
+      stdio_server_cpu_ms_per_req: r3(cpu.stdioServer / n),
+      server_cpu_ratio: r3(cpu.httpServer / Math.max(cpu.stdioServer, 1e-9)),
+      client_cpu_ms_per_req: r3(cpu.httpClient / n),
+      stdio_client_cpu_ms_per_req: r3(cpu.stdioClient / n),
     };
   } finally {
     await http.close().catch(() => {});
@@ -218,7 +268,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 
     // The same reads over Streamable HTTP (a second server process on the same home, a session kept
     // between requests), interleaved with stdio ones so the machine's load weighs on both alike.
-    results.push(await httpAgainstStdio(home, size, client, files, n, at));
+    results.push(await httpAgainstStdio(home, size, client, transport.pid, files, n, at));
 
     // A change made by another process (this one, writing the store directly): announced when
     // the server's watch of the change log sees it (it polls every second).

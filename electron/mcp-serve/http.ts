@@ -193,13 +193,16 @@ export async function serveMcpHttp(
           );
         }
         session.last = Date.now();
-        return session.transport.handleRequest(req, res);
+        if (req.method !== 'POST') return session.transport.handleRequest(req, res);
       }
       let parsed: unknown;
       if (req.method === 'POST') {
+        // Read here once: the SDK's adapter would otherwise stream the body into a web Request.
         const body = await readJson(req);
         if (!body.ok) return refuse(res, body.status, body.message);
         parsed = body.value;
+        const session = typeof sid === 'string' && sid ? sessions.get(sid) : undefined;
+        if (session) return session.transport.handleRequest(req, res, parsed);
         if (isInitialize(parsed)) {
           const transport = await openSession();
           return transport.handleRequest(req, res, parsed);
