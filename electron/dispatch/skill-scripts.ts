@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import type { ScriptOutputRef } from '../contract/builtin-tools.js';
+import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import {
   mediaTypeOf,
@@ -28,15 +28,20 @@ import {
   acceptNativeRuntime,
   compiledPackages,
   findNativePython,
+  type ImportScan,
   installNativeEnv,
   nativeConsent,
+  nativeEnv,
   nativeReason,
+  nativeRuntimeFacts,
+  nativeSandboxSupport,
   runNativeSkillScript,
   scanImports,
   scriptRuntimeFor,
 } from '../scripts/index.js';
 import {
   installSkillPackages,
+  normalizeName,
   type PackageInstallReport,
   skillRequirements,
   skillToAgentFiles,
@@ -140,6 +145,8 @@ export interface InstallPackagesOptions {
   acceptNative?: boolean;
   /** Put packages with compiled code into the OS-sandbox environment instead of refusing them. */
   native?: boolean;
+  /** With `fromImports`: the distributions the user confirmed; others proposed now stop the install. */
+  expected?: string[];
 }
 
 /** How long a run's output files are kept. */
@@ -298,6 +305,12 @@ export function createSkillScriptRunner(deps: {
       if (opts.fromImports) {
         specs = await proposedPackages(skill);
         from = 'imports';
+        if (opts.expected && !sameSet(opts.expected, specs))
+          throw new AppError(
+            'CONFLICT',
+            `the scripts of "${skill.name}" now import ${specs.join(', ')}, not what was shown (${opts.expected.join(', ') || 'nothing'}): look at the proposal again before installing`,
+            { skill: skill.name, proposed: specs },
+          );
       } else {
         try {
           return await installSkillPackages(home, skill, { signal, indexUrl: deps.packageIndex?.() });
@@ -314,7 +327,11 @@ export function createSkillScriptRunner(deps: {
           specs = skillRequirements(skill).map((r) => r.spec);
         }
       }
-      const env = await installNativeEnv(home, skill.name, specs, { signal, from });
+      const env = await installNativeEnv(home, skill.name, specs, {
+        signal,
+        from,
+        indexUrl: deps.packageIndex?.(),
+      });
       const compiled = compiledPackages(env);
       const reason = compiled.length ? nativeReason(compiled) : undefined;
       const accepted = !!nativeConsent(home, skill.name);
@@ -338,15 +355,20 @@ export function createSkillScriptRunner(deps: {
   };
 }
 
-/** The distributions a skill's scripts import (stdlib and its own modules left out). */
-export async function proposedPackages(skill: Skill): Promise<string[]> {
+/** What a skill's Python files import, read by Python's parser (stdlib and its own modules left out). */
+export async function scanSkillImports(skill: Skill): Promise<ImportScan> {
   const sources: Record<string, string> = {};
   for (const a of skill.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
     if (a.kind === 'resource' && path?.endsWith('.py') && a.metadata?.encoding !== 'base64')
       sources[path] = a.content;
   }
-  const scan = await scanImports(findNativePython().executable, sources);
+  return scanImports(findNativePython().executable, sources);
+}
+
+/** The distributions a skill's scripts import (stdlib and its own modules left out). */
+export async function proposedPackages(skill: Skill): Promise<string[]> {
+  const scan = await scanSkillImports(skill);
   const specs = scan.packages.map((p) => p.distribution);
   if (specs.length === 0)
     throw new AppError(
@@ -354,6 +376,71 @@ export async function proposedPackages(skill: Skill): Promise<string[]> {
       `the scripts of "${skill.name}" import nothing beyond Python's standard library`,
     );
   return specs;
+}
+
+const sameSet = (a: string[], b: string[]) => {
+  const x = new Set(a.map((n) => n.toLowerCase()));
+  const y = new Set(b.map((n) => n.toLowerCase()));
+  return x.size === y.size && [...x].every((n) => y.has(n));
+};
+
+/** How the skill page says a skill's scripts run when nothing makes them need the OS sandbox. */
+export const PYODIDE_REASON =
+  "its scripts run in Pyodide (Python compiled to WebAssembly) inside the app's sandbox";
+
+/**
+ * A skill's script runtime as the skill page shows it: the runtime in words, its compiled packages,
+ * the user's acceptance, whether this machine has the OS sandbox and, for a skill that declares no
+ * packages and has none installed, what its scripts import (a proposal; nothing is installed).
+ * Problems reading the skill are data here, so the page still shows what is known.
+ */
+export async function scriptRuntimeStatus(home: string, skill: Skill): Promise<ScriptRuntimeStatus> {
+  const facts = nativeRuntimeFacts(home, skill.name);
+  const env = nativeEnv(home, skill.name);
+  const sandbox = nativeSandboxSupport();
+  const hasScripts = listSkillScripts(skill).length > 0;
+  const hasRequirements = skill.artifacts.some((a) =>
+    /(^|\/)requirements\.txt$/.test(typeof a.metadata?.path === 'string' ? a.metadata.path : ''),
+  );
+  let proposed: ScriptRuntimeStatus['proposed'] = null;
+  let proposedError: string | null = null;
+  if (hasScripts && !hasRequirements && !env) {
+    try {
+      const scan = await scanSkillImports(skill);
+      proposed = scan.packages.map(({ module, distribution, files }) => ({ module, distribution, files }));
+      if (scan.unreadable.length)
+        proposedError = `Python could not read ${scan.unreadable.map((u) => `${u.path} (${u.error})`).join('; ')}`;
+    } catch (e) {
+      proposedError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  const compiledNames = new Set(facts.compiled);
+  return {
+    skill: skill.name,
+    has_scripts: hasScripts,
+    runtime: facts.runtime,
+    reason: facts.reason ?? PYODIDE_REASON,
+    compiled: facts.compiled,
+    native_accepted: facts.native_accepted,
+    accepted_at: facts.accepted_at,
+    os_sandbox_available: sandbox.ok,
+    os_sandbox_reason: sandbox.ok ? null : sandbox.reason,
+    has_requirements: hasRequirements,
+    installed: env
+      ? {
+          requirements: env.requirements,
+          from: env.from,
+          packages: env.wheels.map((w) => ({
+            name: w.name,
+            version: w.version,
+            compiled: compiledNames.has(normalizeName(w.name)),
+          })),
+          installed_at: env.installed_at,
+        }
+      : null,
+    proposed,
+    proposed_error: proposedError,
+  };
 }
 
 /** A run in the OS sandbox, once the user accepted that runtime for the skill. */
