@@ -252,5 +252,9 @@ export interface NativeRuntimeFacts extends ScriptRuntimeChoice {
 /** The runtime a skill's scripts need and whether the user has accepted the OS sandbox for it. */
 export function nativeRuntimeFacts(home: string, skill: string): NativeRuntimeFacts {
   const consent = nativeConsent(home, skill);
-  return { ...scriptRuntimeFor(home, skill), native_accepted: !!consent, accepted_at: consent?.accepted_at ?? null };
+  return {
+    ...scriptRuntimeFor(home, skill),
+    native_accepted: !!consent,
+    accepted_at: consent?.accepted_at ?? null,
+  };
 }
