@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ScriptRuntimeStatus } from '../../../electron/contract/builtin-tools.js';
 import { useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
@@ -33,6 +33,15 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
   const [confirming, setConfirming] = useState(false);
   const [installed, setInstalled] = useState<string | null>(null);
   const ids = useId();
+  const installRef = useRef<HTMLButtonElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  // Keyboard users land on the confirmation when it opens and back on Install… when it closes.
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+    else if (wasConfirming.current) installRef.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
 
   const act = useCallback(async (what: Exclude<Busy, null>, p: () => Promise<ScriptRuntimeStatus>) => {
     setBusy(what);
@@ -210,6 +219,7 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
           {!confirming ? (
             <div className="packages__actions">
               <button
+                ref={installRef}
                 type="button"
                 className="btn btn--small"
                 disabled={busy !== null}
@@ -227,6 +237,7 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
               </p>
               <div className="packages__actions">
                 <button
+                  ref={confirmRef}
                   type="button"
                   className="btn btn--small btn--primary"
                   disabled={busy !== null}
