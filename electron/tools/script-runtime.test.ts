@@ -17,7 +17,7 @@ import type { ListProgressRes } from '../contract/progress.js';
 import { PYODIDE_REASON } from '../dispatch/index.js';
 import { createHost, type Host } from '../host.js';
 import { findNativePython, nativeSandboxSupport, RUNTIME_GRANTS_FILE } from '../scripts/index.js';
-import { quietLogger, skipWithout, tempDir } from '../test-support/index.js';
+import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -166,6 +166,35 @@ describe('script runtime channels', () => {
       accepted: false,
     });
     expect(twice.changed).toBe(false);
+  });
+
+  it('are what the CLI’s native-runtime accept and revoke call', async () => {
+    const app = open();
+    await importSkill(app, 'office', { 'references/notes.md': '# notes\n' });
+    const cli = (...args: string[]) =>
+      runCli(['--home', app.home, '--json', 'skills', 'native-runtime', ...args]);
+    const accepted = await cli('accept', 'office');
+    expect(accepted.code).toBe(0);
+    expect(accepted.json()).toEqual({
+      skill: 'office',
+      native_accepted: true,
+      accepted_at: grants(app.home).skills.office!.accepted_at,
+    });
+    expect(
+      (await app.ok<ScriptRuntimeStatus>('scripts/runtime-status', { name: 'office' })).native_accepted,
+    ).toBe(true);
+    expect((await cli('revoke', 'office')).json()).toEqual({
+      skill: 'office',
+      native_accepted: false,
+      revoked: true,
+    });
+    expect((await cli('revoke', 'office')).json()).toMatchObject({ revoked: false });
+    const unknown = await cli('accept', 'nobody');
+    expect(unknown.code).not.toBe(0);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('no skill named "nobody"'),
+    });
   });
 
   it('refuse unknown skills and malformed requests', async () => {
