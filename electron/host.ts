@@ -344,7 +344,7 @@ export function createHost(deps: HostDeps): Host {
     ...createTracesHandlers({ catalog }),
     ...settings.handlers,
     ...createCodeHandlers({ session }),
-    ...createToolHandlers({ session, llm: () => llm() }),
+    ...createToolHandlers({ session, llm: () => llm(), home }),
     ...createSidecarHandlers({ session }),
     ...workspaceHandlers,
     ...progress.handlers,
@@ -381,6 +381,15 @@ export function createHost(deps: HostDeps): Host {
     'import',
     (req) => `Importing ${plural(req.packages.length, 'skill package')}`,
     (res) => `${plural(res.imported.length, 'skill')} imported`,
+  );
+  // Packages come from the network and a venv is built: minutes on a slow line, shown as a task.
+  handlers['scripts/install-packages'] = withProgress(
+    progress,
+    handlers['scripts/install-packages'],
+    'python',
+    (req) => `Installing the packages of ${req.name}`,
+    (res) =>
+      `${res.already_installed ? 'Already installed' : 'Installed'}: ${plural(res.wheels.length, 'package')}`,
   );
   handlers['skills/import-files'] = withProgress(
     progress,

@@ -193,8 +193,8 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
     )
     .option('--yes', 'also accept the OS-sandbox runtime when the packages have compiled code')
     .action(async (name: string, o: { fromImports?: boolean; yes?: boolean }) => {
-      const r = await withClient(ctx, (c) =>
-        untilInterrupted((signal) =>
+      const { r, accepted } = await withClient(ctx, async (c) => {
+        const r = await untilInterrupted((signal) =>
           c.invoke(
             'scripts/install-packages',
             {
@@ -205,18 +205,14 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
             },
             { signal },
           ),
-        ),
-      );
-      let accepted = r.native_accepted ?? false;
-      if (r.runtime === 'native' && r.runtime_reason && !accepted) {
-        accepted = await askNative(ctx, r.skill, r.runtime_reason);
-        if (accepted)
-          (await scriptsModule()).acceptNativeRuntime(
-            (await storeModule()).resolveHome(ctx.globals().home, ctx.env),
-            r.skill,
-            [],
-          );
-      }
+        );
+        let accepted = r.native_accepted ?? false;
+        if (r.runtime === 'native' && r.runtime_reason && !accepted) {
+          accepted = await askNative(ctx, r.skill, r.runtime_reason);
+          if (accepted) await c.invoke('scripts/set-native-runtime', { name: r.skill, accepted: true });
+        }
+        return { r, accepted };
+      });
       const res = { ...r, ...(r.runtime === 'native' ? { native_accepted: accepted } : {}) };
       ctx.print(res, () =>
         [
@@ -279,7 +275,6 @@ async function askNative(ctx: CliContext, skill: string, reason: string): Promis
 export function registerNativeRuntimeCommands(program: Command, ctx: CliContext): void {
   const skills = program.commands.find((c) => c.name() === 'skills');
   if (!skills) return;
-  const home = async () => (await storeModule()).resolveHome(ctx.globals().home, ctx.env);
   const nr = skills
     .command('native-runtime')
     .description(
@@ -289,33 +284,42 @@ export function registerNativeRuntimeCommands(program: Command, ctx: CliContext)
     .description('let the skill’s scripts run in the OS sandbox')
     .argument('<name>', 'skill name')
     .action(async (name: string) => {
-      const c = (await scriptsModule()).acceptNativeRuntime(await home(), name, []);
+      const r = await withClient(ctx, (c) =>
+        c.invoke('scripts/set-native-runtime', { name, accepted: true }),
+      );
       ctx.print(
-        { skill: name, native_accepted: true, accepted_at: c.accepted_at },
-        () => `${name}: its scripts may run in the OS sandbox`,
+        { skill: r.skill, native_accepted: true, accepted_at: r.accepted_at },
+        () => `${r.skill}: its scripts may run in the OS sandbox`,
       );
     });
   nr.command('revoke')
     .description('take that back: the skill’s scripts are refused until accepted again')
     .argument('<name>', 'skill name')
     .action(async (name: string) => {
-      const had = (await scriptsModule()).revokeNativeRuntime(await home(), name);
-      ctx.print({ skill: name, native_accepted: false, revoked: had }, () =>
-        had ? `${name}: its scripts no longer run in the OS sandbox` : `${name} had not been accepted`,
+      const r = await withClient(ctx, (c) =>
+        c.invoke('scripts/set-native-runtime', { name, accepted: false }),
+      );
+      ctx.print({ skill: r.skill, native_accepted: false, revoked: r.changed }, () =>
+        r.changed
+          ? `${r.skill}: its scripts no longer run in the OS sandbox`
+          : `${r.skill} had not been accepted`,
       );
     });
   nr.command('list')
     .description('skills with an OS-sandbox environment, their compiled packages and whether accepted')
     .action(async () => {
-      const { listNativeEnvs, nativeConsent } = await scriptsModule();
-      const dir = await home();
-      const envs = listNativeEnvs(dir).map((e) => ({
-        skill: e.skill,
-        requirements: e.requirements,
-        from: e.from,
-        compiled: [...new Set(e.wheels.filter((w) => !w.pure).map((w) => w.name))].sort(),
-        native_accepted: !!nativeConsent(dir, e.skill),
-      }));
+      const { listNativeEnvs, nativeRuntimeFacts } = await scriptsModule();
+      const dir = (await storeModule()).resolveHome(ctx.globals().home, ctx.env);
+      const envs = listNativeEnvs(dir).map((e) => {
+        const facts = nativeRuntimeFacts(dir, e.skill);
+        return {
+          skill: e.skill,
+          requirements: e.requirements,
+          from: e.from,
+          compiled: facts.compiled,
+          native_accepted: facts.native_accepted,
+        };
+      });
       ctx.print({ skills: envs }, () =>
         envs.length === 0
           ? 'no skill has an OS-sandbox environment'

@@ -424,10 +424,28 @@ export const InstallPackagesReqSchema = z
      * then asks to accept that runtime); without it they are refused, naming the package.
      */
     native: z.boolean().optional(),
+    /**
+     * With `from_imports`: the distributions the user was shown and confirmed. The install stops
+     * (CONFLICT) when the scripts now propose others, so nothing is installed that was not shown.
+     */
+    packages: z.array(z.string().min(1).max(200)).max(200).optional(),
   })
   .strict();
 /** Request of `scripts/install-packages`. */
 export type InstallPackagesReq = z.infer<typeof InstallPackagesReqSchema>;
+/** A program a skill's scripts start outside Python, as found on this computer. */
+export interface ScriptProgram {
+  program: string;
+  /** The product it belongs to, when known ("LibreOffice"). */
+  product?: string;
+  /** Where it is here; null when it is not installed. */
+  path: string | null;
+  /** How to install it, when missing and known. */
+  install?: string;
+  /** The scripts that start it. */
+  files: string[];
+}
+
 /** Reply of `scripts/install-packages`. */
 export interface InstallPackagesRes {
   skill: string;
@@ -441,15 +459,76 @@ export interface InstallPackagesRes {
   /** Whether the user has accepted the OS-sandbox runtime for the skill. */
   native_accepted?: boolean;
   /** Programs the skill's scripts start outside Python, and where each is on this computer. */
-  programs?: Array<{
-    program: string;
-    product?: string;
-    path: string | null;
-    install?: string;
-    files: string[];
-  }>;
+  programs?: ScriptProgram[];
   /** In words, which of those programs are missing and how to install them. */
   missing_programs?: string;
+}
+
+/** `scripts/runtime-status`: which runtime a skill's scripts use, and what the user can do about it. */
+export const ScriptRuntimeStatusReqSchema = z.object({ name: z.string().min(1).max(200) }).strict();
+/** Request of `scripts/runtime-status`. */
+export type ScriptRuntimeStatusReq = z.infer<typeof ScriptRuntimeStatusReqSchema>;
+
+/** One distribution a skill's scripts import, proposed for installing (never installed unasked). */
+export interface ProposedScriptPackage {
+  /** The top-level module imported (`docx`). */
+  module: string;
+  /** The distribution that provides it (`python-docx`). */
+  distribution: string;
+  /** The scripts that import it. */
+  files: string[];
+}
+
+/** Reply of `scripts/runtime-status` (and of `scripts/set-native-runtime`). */
+export interface ScriptRuntimeStatus {
+  skill: string;
+  /** Whether the skill bundles Python scripts. */
+  has_scripts: boolean;
+  /** `native`: CPython in the OS sandbox, because its installed packages have compiled code. */
+  runtime: 'pyodide' | 'native';
+  /** The runtime in words ("its scripts need lxml, which has compiled code: they run in the OS sandbox"). */
+  reason: string;
+  /** The installed packages with compiled code (normalised project names). */
+  compiled: string[];
+  /** Whether the user accepted the OS-sandbox runtime for this skill. */
+  native_accepted: boolean;
+  accepted_at: string | null;
+  /** Whether this machine has the OS sandbox; without it native scripts are refused, never run unconfined. */
+  os_sandbox_available: boolean;
+  /** Why not, with what to install. */
+  os_sandbox_reason: string | null;
+  /** Whether the skill declares its packages (requirements.txt). */
+  has_requirements: boolean;
+  /** The skill's OS-sandbox environment, when one was installed. */
+  installed: {
+    requirements: string[];
+    from: 'requirements' | 'imports';
+    packages: Array<{ name: string; version: string; compiled: boolean }>;
+    installed_at: string;
+  } | null;
+  /**
+   * What its scripts import, mapped to distributions, when it declares no requirements.txt and has
+   * nothing installed (an empty list: only the standard library); null otherwise.
+   */
+  proposed: ProposedScriptPackage[] | null;
+  /** Why the imports could not be read (no Python here, a script Python cannot parse). */
+  proposed_error: string | null;
+  /** Programs its scripts start outside Python (LibreOffice, Poppler), found on this computer or not. */
+  programs: ScriptProgram[];
+  /** In words, which of them are missing and how to install them; null when none is. */
+  missing_programs: string | null;
+}
+
+/** `scripts/set-native-runtime`: accept (or revoke) the OS-sandbox runtime for a skill's scripts. */
+export const SetNativeRuntimeReqSchema = z
+  .object({ name: z.string().min(1).max(200), accepted: z.boolean() })
+  .strict();
+/** Request of `scripts/set-native-runtime`. */
+export type SetNativeRuntimeReq = z.infer<typeof SetNativeRuntimeReqSchema>;
+/** Reply of `scripts/set-native-runtime`: the status after the change. */
+export interface SetNativeRuntimeRes extends ScriptRuntimeStatus {
+  /** False when the answer was already the one asked for (revoking what was never accepted). */
+  changed: boolean;
 }
 
 /** The channels of this slice. */
@@ -458,6 +537,8 @@ export type BuiltinToolChannels = {
   'scripts/run': { req: RunScriptReq; res: RunScriptRes };
   'scripts/read-output': { req: ReadScriptOutputReq; res: ReadScriptOutputRes };
   'scripts/install-packages': { req: InstallPackagesReq; res: InstallPackagesRes };
+  'scripts/runtime-status': { req: ScriptRuntimeStatusReq; res: ScriptRuntimeStatus };
+  'scripts/set-native-runtime': { req: SetNativeRuntimeReq; res: SetNativeRuntimeRes };
 };
 
 /** The request schemas of this slice. */
@@ -466,4 +547,6 @@ export const builtinToolRequestSchemas = {
   'scripts/run': RunScriptReqSchema,
   'scripts/read-output': ReadScriptOutputReqSchema,
   'scripts/install-packages': InstallPackagesReqSchema,
+  'scripts/runtime-status': ScriptRuntimeStatusReqSchema,
+  'scripts/set-native-runtime': SetNativeRuntimeReqSchema,
 };

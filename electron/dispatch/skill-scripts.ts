@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import type { ScriptOutputRef } from '../contract/builtin-tools.js';
+import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import {
   mediaTypeOf,
@@ -28,12 +28,16 @@ import {
   acceptNativeRuntime,
   compiledPackages,
   findNativePython,
+  type ImportScan,
   installNativeEnv,
   locatePrograms,
   missingProgramHint,
   missingProgramsSentence,
   nativeConsent,
+  nativeEnv,
   nativeReason,
+  nativeRuntimeFacts,
+  nativeSandboxSupport,
   runNativeSkillScript,
   type SkillProgram,
   scanImports,
@@ -41,6 +45,7 @@ import {
 } from '../scripts/index.js';
 import {
   installSkillPackages,
+  normalizeName,
   type PackageInstallReport,
   skillRequirements,
   skillToAgentFiles,
@@ -148,6 +153,8 @@ export interface InstallPackagesOptions {
   acceptNative?: boolean;
   /** Put packages with compiled code into the OS-sandbox environment instead of refusing them. */
   native?: boolean;
+  /** With `fromImports`: the distributions the user confirmed; others proposed now stop the install. */
+  expected?: string[];
 }
 
 /** How long a run's output files are kept. */
@@ -306,6 +313,12 @@ export function createSkillScriptRunner(deps: {
       if (opts.fromImports) {
         specs = await proposedPackages(skill);
         from = 'imports';
+        if (opts.expected && !sameSet(opts.expected, specs))
+          throw new AppError(
+            'CONFLICT',
+            `the scripts of "${skill.name}" now import ${specs.join(', ')}, not what was shown (${opts.expected.join(', ') || 'nothing'}): look at the proposal again before installing`,
+            { skill: skill.name, proposed: specs },
+          );
       } else {
         try {
           return await installSkillPackages(home, skill, { signal, indexUrl: deps.packageIndex?.() });
@@ -322,7 +335,11 @@ export function createSkillScriptRunner(deps: {
           specs = skillRequirements(skill).map((r) => r.spec);
         }
       }
-      const env = await installNativeEnv(home, skill.name, specs, { signal, from });
+      const env = await installNativeEnv(home, skill.name, specs, {
+        signal,
+        from,
+        indexUrl: deps.packageIndex?.(),
+      });
       const programs = await skillPrograms(skill);
       const missingPrograms = missingProgramsSentence(programs);
       const compiled = compiledPackages(env);
@@ -370,20 +387,23 @@ function pythonSources(skill: Skill): Record<string, string> {
   return sources;
 }
 
+/** What a skill's Python files import, read by Python's parser (stdlib and its own modules left out). */
+export async function scanSkillImports(skill: Skill): Promise<ImportScan> {
+  return scanImports(findNativePython().executable, pythonSources(skill));
+}
+
 /**
  * The programs a skill's scripts start outside Python, each found on this computer or not (read
  * with Python's parser, never run). Empty for a skill without Python scripts.
  */
 export async function skillPrograms(skill: Skill): Promise<SkillProgram[]> {
-  const sources = pythonSources(skill);
-  if (Object.keys(sources).length === 0) return [];
-  const scan = await scanImports(findNativePython().executable, sources);
-  return locatePrograms(scan.programs);
+  if (Object.keys(pythonSources(skill)).length === 0) return [];
+  return locatePrograms((await scanSkillImports(skill)).programs);
 }
 
 /** The distributions a skill's scripts import (stdlib and its own modules left out). */
 export async function proposedPackages(skill: Skill): Promise<string[]> {
-  const scan = await scanImports(findNativePython().executable, pythonSources(skill));
+  const scan = await scanSkillImports(skill);
   const specs = scan.packages.map((p) => p.distribution);
   if (specs.length === 0)
     throw new AppError(
@@ -391,6 +411,78 @@ export async function proposedPackages(skill: Skill): Promise<string[]> {
       `the scripts of "${skill.name}" import nothing beyond Python's standard library`,
     );
   return specs;
+}
+
+const sameSet = (a: string[], b: string[]) => {
+  const x = new Set(a.map((n) => n.toLowerCase()));
+  const y = new Set(b.map((n) => n.toLowerCase()));
+  return x.size === y.size && [...x].every((n) => y.has(n));
+};
+
+/** How the skill page says a skill's scripts run when nothing makes them need the OS sandbox. */
+export const PYODIDE_REASON =
+  "its scripts run in Pyodide (Python compiled to WebAssembly) inside the app's sandbox";
+
+/**
+ * A skill's script runtime as the skill page shows it: the runtime in words, its compiled packages,
+ * the user's acceptance, whether this machine has the OS sandbox and, for a skill that declares no
+ * packages and has none installed, what its scripts import (a proposal; nothing is installed).
+ * Problems reading the skill are data here, so the page still shows what is known.
+ */
+export async function scriptRuntimeStatus(home: string, skill: Skill): Promise<ScriptRuntimeStatus> {
+  const facts = nativeRuntimeFacts(home, skill.name);
+  const env = nativeEnv(home, skill.name);
+  const sandbox = nativeSandboxSupport();
+  const hasScripts = listSkillScripts(skill).length > 0;
+  const hasRequirements = skill.artifacts.some((a) =>
+    /(^|\/)requirements\.txt$/.test(typeof a.metadata?.path === 'string' ? a.metadata.path : ''),
+  );
+  let proposed: ScriptRuntimeStatus['proposed'] = null;
+  let proposedError: string | null = null;
+  let programs: SkillProgram[] = [];
+  if (hasScripts) {
+    // One parse gives both the programs its scripts start and, when nothing declares or holds its
+    // packages, the proposal.
+    try {
+      const scan = await scanSkillImports(skill);
+      programs = locatePrograms(scan.programs);
+      if (!hasRequirements && !env)
+        proposed = scan.packages.map(({ module, distribution, files }) => ({ module, distribution, files }));
+      if (scan.unreadable.length)
+        proposedError = `Python could not read ${scan.unreadable.map((u) => `${u.path} (${u.error})`).join('; ')}`;
+    } catch (e) {
+      proposedError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  const compiledNames = new Set(facts.compiled);
+  return {
+    skill: skill.name,
+    has_scripts: hasScripts,
+    runtime: facts.runtime,
+    reason: facts.reason ?? PYODIDE_REASON,
+    compiled: facts.compiled,
+    native_accepted: facts.native_accepted,
+    accepted_at: facts.accepted_at,
+    os_sandbox_available: sandbox.ok,
+    os_sandbox_reason: sandbox.ok ? null : sandbox.reason,
+    has_requirements: hasRequirements,
+    installed: env
+      ? {
+          requirements: env.requirements,
+          from: env.from,
+          packages: env.wheels.map((w) => ({
+            name: w.name,
+            version: w.version,
+            compiled: compiledNames.has(normalizeName(w.name)),
+          })),
+          installed_at: env.installed_at,
+        }
+      : null,
+    proposed,
+    proposed_error: proposedError,
+    programs,
+    missing_programs: missingProgramsSentence(programs) ?? null,
+  };
 }
 
 /** A run in the OS sandbox, once the user accepted that runtime for the skill. */

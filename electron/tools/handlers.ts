@@ -8,8 +8,10 @@ import {
   createRunScope,
   effectiveRuntime,
   runtimePreference,
+  scriptRuntimeStatus,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
+import { acceptNativeRuntime, revokeNativeRuntime, scriptRuntimeFor } from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { assertPinned } from '../sources/index.js';
@@ -29,6 +31,8 @@ export interface ToolHandlerDeps {
   };
   /** The model of a call made from outside a chat (Settings', or the CLI's flags). */
   llm: () => Llm | null;
+  /** The account's data folder, where the script runtimes' environments and acceptances live. */
+  home: string;
 }
 
 /**
@@ -97,12 +101,36 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
         fromImports: req.from_imports,
         acceptNative: req.accept_native,
         native: req.native,
+        expected: req.packages,
       });
+    },
+    'scripts/runtime-status': (req) => scriptRuntimeStatus(deps.home, skillOf(deps, req.name)),
+    'scripts/set-native-runtime': async (req) => {
+      const skill = skillOf(deps, req.name);
+      let changed: boolean;
+      if (req.accepted) {
+        // The acceptance records the compiled packages the user was told about, as the page lists them.
+        changed = true;
+        acceptNativeRuntime(deps.home, skill.name, scriptRuntimeFor(deps.home, skill.name).compiled);
+      } else changed = revokeNativeRuntime(deps.home, skill.name);
+      return { ...(await scriptRuntimeStatus(deps.home, skill)), changed };
     },
   } satisfies Pick<
     Handlers,
-    'skills/call-tool' | 'scripts/run' | 'scripts/read-output' | 'scripts/install-packages'
+    | 'skills/call-tool'
+    | 'scripts/run'
+    | 'scripts/read-output'
+    | 'scripts/install-packages'
+    | 'scripts/runtime-status'
+    | 'scripts/set-native-runtime'
   >;
+}
+
+/** The skill named `name` (the workspace's first), or NOT_FOUND. */
+function skillOf(deps: ToolHandlerDeps, name: string) {
+  const found = deps.session.catalog.get().resolve(name);
+  if (!found) throw new AppError('NOT_FOUND', `no skill named "${name}" (skilldesk skills list shows them)`);
+  return found.skill;
 }
 
 /** The skill named `name` and the runtime's script runner, or NOT_FOUND / HANDLER_NOT_AVAILABLE. */

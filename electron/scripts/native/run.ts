@@ -15,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../contract/errors.js';
+import { nativeConsent } from './consent.js';
 import {
   type NativeInput,
   type NativeLimits,
@@ -238,4 +239,22 @@ export function scriptRuntimeFor(home: string, skill: string): ScriptRuntimeChoi
   const compiled = env ? compiledPackages(env) : [];
   if (compiled.length === 0) return { runtime: 'pyodide', compiled };
   return { runtime: 'native', compiled, reason: nativeReason(compiled) };
+}
+
+/** A skill's runtime with the user's answer about the OS sandbox, as the skill page and the CLI show them. */
+export interface NativeRuntimeFacts extends ScriptRuntimeChoice {
+  /** Whether the user accepted the OS-sandbox runtime for the skill. */
+  native_accepted: boolean;
+  /** When, if accepted. */
+  accepted_at: string | null;
+}
+
+/** The runtime a skill's scripts need and whether the user has accepted the OS sandbox for it. */
+export function nativeRuntimeFacts(home: string, skill: string): NativeRuntimeFacts {
+  const consent = nativeConsent(home, skill);
+  return {
+    ...scriptRuntimeFor(home, skill),
+    native_accepted: !!consent,
+    accepted_at: consent?.accepted_at ?? null,
+  };
 }

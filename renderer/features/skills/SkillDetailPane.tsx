@@ -7,6 +7,7 @@ import { downloadText } from '../../ui/download.js';
 import { langFor } from '../../ui/highlight.js';
 import { Icon } from '../../ui/Icon.js';
 import { docKey } from '../composer/index.js';
+import { SkillScripts } from './SkillScripts.js';
 import { skillKey } from './skills-store.js';
 
 function formatDate(iso: string): string {
@@ -68,7 +69,7 @@ export function requirementLines(skill: SkillDetail): string[] {
 type InstallState =
   | { status: 'idle' }
   | { status: 'installing' }
-  | { status: 'done'; wheels: string[]; already: boolean; native?: { reason: string; accepted: boolean } }
+  | { status: 'done'; wheels: string[]; already: boolean }
   | { status: 'error'; message: string };
 
 /**
@@ -76,7 +77,7 @@ type InstallState =
  * the user's request into the account's wheelhouse, never at run time (what `skilldesk skills
  * packages install` does).
  */
-function SkillPackages({ skill }: { skill: SkillDetail }) {
+function SkillPackages({ skill, onInstalled }: { skill: SkillDetail; onInstalled: () => void }) {
   const stores = useStores();
   const [state, setState] = useState<InstallState>({ status: 'idle' });
   const lines = requirementLines(skill);
@@ -89,10 +90,8 @@ function SkillPackages({ skill }: { skill: SkillDetail }) {
         status: 'done',
         wheels: r.wheels.map((w) => `${w.name} ${w.version}`),
         already: r.already_installed,
-        ...(r.runtime === 'native' && r.runtime_reason
-          ? { native: { reason: r.runtime_reason, accepted: r.native_accepted === true } }
-          : {}),
       });
+      onInstalled();
     } catch (e) {
       setState({ status: 'error', message: e instanceof Error ? e.message : String(e) });
     }
@@ -121,17 +120,6 @@ function SkillPackages({ skill }: { skill: SkillDetail }) {
             `${state.already ? 'Already installed' : 'Installed'}: ${state.wheels.join(', ')}`}
         </span>
       </div>
-      {state.status === 'done' && state.native && (
-        <div className="callout" role="note">
-          <Icon name="alert" />
-          <p>
-            {`${skill.name}: ${state.native.reason}.`}{' '}
-            {state.native.accepted
-              ? 'You accepted that runtime for this skill.'
-              : `Pyodide cannot run them, so they are refused until you accept the OS sandbox for this skill: skilldesk skills native-runtime accept "${skill.name}".`}
-          </p>
-        </div>
-      )}
       {state.status === 'error' && (
         <div className="callout callout--error" role="alert">
           <Icon name="alert" />
@@ -215,6 +203,8 @@ export function SkillDetailPane() {
   const stores = useStores();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [exportError, setExportError] = useState<string | null>(null);
+  // Installing declared packages can change how the scripts run: the Scripts section asks again.
+  const [packagesInstalled, setPackagesInstalled] = useState(0);
   const skill: SkillDetail | null = detail.skill;
 
   useEffect(() => {
@@ -400,7 +390,8 @@ export function SkillDetailPane() {
           <dd>{formatDate(skill.updated_at)}</dd>
         </div>
       </dl>
-      <SkillPackages key={key} skill={skill} />
+      <SkillScripts key={`scripts-${key}`} name={skill.name} reloadKey={packagesInstalled} />
+      <SkillPackages key={key} skill={skill} onInstalled={() => setPackagesInstalled((n) => n + 1)} />
       <h3 className="section-title">
         Artifacts <span className="count">{skill.artifacts.length}</span>
       </h3>

@@ -1,0 +1,206 @@
+// The skill page's Scripts section in Chromium: a skill whose installed packages have compiled code
+// says in words that its scripts run in the OS sandbox, lists the compiled package, is accepted by
+// a deliberate click and revoked by one (the CLI sees each answer); a skill without
+// requirements.txt shows what its scripts import and installs nothing until confirmed. Screenshots
+// at 1440×900 and 1024×700, light and dark, under test-artifacts/e2e.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect as pw } from '@playwright/test';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  findNativePython,
+  type NativePython,
+  nativeDir,
+  nativeSandboxSupport,
+  venvDir,
+} from '../electron/scripts/index.js';
+import { runCli, skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
+import { type E2eSuite, findChromium, gotoChat, openPage, shootSchemes, startSuite } from './browser.js';
+
+const chromiumPath = findChromium();
+const python: NativePython | null = (() => {
+  try {
+    return findNativePython();
+  } catch {
+    return null;
+  }
+})();
+const skip = skipWithout(
+  (!chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)') ||
+    (!python && 'no Python 3.11+ (python3 or SKILLDESK_PYTHON)'),
+  'e2e/skill-scripts',
+);
+
+function writeSkill(root: string, name: string, files: Record<string, string>): string {
+  const dir = join(root, name);
+  const all = {
+    'SKILL.md': `---\nname: ${name}\ndescription: ${name} makes documents\n---\nUse the scripts.\n`,
+    ...files,
+  };
+  for (const [path, text] of Object.entries(all)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/**
+ * The state an install of lxml leaves (a real, empty venv and its lock entry), made without the
+ * network: the page reads only the lock and the consent, and no script runs in this test.
+ */
+function seedNativeEnv(home: string, skill: string, py: NativePython) {
+  const venv = venvDir(home, skill);
+  mkdirSync(dirname(venv), { recursive: true });
+  execFileSync(py.executable, ['-m', 'venv', '--without-pip', venv]);
+  const filename = 'lxml-5.3.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl';
+  const lock = {
+    version: 1,
+    skills: {
+      [skill]: {
+        requirements: ['lxml'],
+        from: 'imports',
+        python: py.executable,
+        python_version: py.version,
+        venv,
+        wheels: [
+          { filename, name: 'lxml', version: '5.3.0', sha256: 'a'.repeat(64), size: 5_000_000, pure: false },
+        ],
+        installed_at: new Date().toISOString(),
+      },
+    },
+  };
+  writeFileSync(join(nativeDir(home), 'environments.json'), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+async function cliAccepted(home: string, skill: string): Promise<boolean | undefined> {
+  const r = await runCli(['--home', home, '--json', 'skills', 'native-runtime', 'list']);
+  const list = JSON.parse(r.stdout) as { skills: Array<{ skill: string; native_accepted: boolean }> };
+  return list.skills.find((s) => s.skill === skill)?.native_accepted;
+}
+
+describe.skipIf(skip)("the skill page's Scripts section (Chromium)", () => {
+  let suite: E2eSuite;
+  const sandbox = nativeSandboxSupport();
+
+  beforeAll(async () => {
+    suite = await startSuite(chromiumPath!);
+    const root = tempDir();
+    const docMaker = writeSkill(root, 'doc-maker', {
+      'scripts/build.py':
+        '"""Build a document."""\nfrom lxml import etree\nprint(etree.tostring(etree.Element("p")))\n',
+      // Programs outside Python: one every machine has, one none has.
+      'scripts/convert.py':
+        'import subprocess\nsubprocess.run(["sh", "-c", "true"])\nsubprocess.run(["ls", "out"])\nsubprocess.run(["skilldesk-missing-tool", "x"])\n',
+    });
+    const deck = writeSkill(root, 'deck-helper', {
+      'scripts/make.py': 'from pptx import Presentation\nfrom PIL import Image\nimport helpers\n',
+      'scripts/helpers.py': 'import json\n',
+    });
+    for (const dir of [docMaker, deck])
+      expect((await runCli(['--home', suite.app.home, 'skills', 'import', dir])).code).toBe(0);
+    seedNativeEnv(suite.app.home, 'doc-maker', python!);
+  }, 120_000);
+  afterAll(() => suite?.close());
+
+  async function openSkill(page: Page, name: string) {
+    await page.getByRole('button', { name: /^Skills/ }).click();
+    await page
+      .getByRole('listbox', { name: 'Skills' })
+      .getByRole('option', { name: new RegExp(name) })
+      .click();
+    await page.getByRole('heading', { level: 2, name }).waitFor();
+    const section = page.getByRole('region', { name: 'Scripts', exact: true });
+    await section.waitFor();
+    return section;
+  }
+
+  for (const [width, height] of [
+    [1440, 900],
+    [1024, 700],
+  ] as const) {
+    it(`says the runtime in words, accepts with a click and revokes with one at ${width}×${height}`, async () => {
+      const problems: string[] = [];
+      const page = await openPage(suite.browser, problems, { width, height, timeoutMs: 15_000 });
+      await gotoChat(page, suite.app.server.url);
+      const section = await openSkill(page, 'doc-maker');
+      await pw(section.getByTestId('script-runtime')).toHaveText(
+        'Its scripts need lxml, which has compiled code: they run in the OS sandbox.',
+      );
+      await pw(section.getByRole('list', { name: 'Compiled code' }).getByRole('listitem')).toHaveText([
+        'lxml',
+      ]);
+      await pw(section.getByRole('list', { name: 'Programs it starts' }).getByRole('listitem')).toHaveText([
+        'ls',
+        'skilldesk-missing-tool · not installed',
+      ]);
+      await pw(section.getByTestId('script-programs-missing')).toContainText(
+        'Not installed on this computer: skilldesk-missing-tool, which scripts/convert.py starts.',
+      );
+      const grant = section.getByRole('group', { name: 'OS sandbox permission' });
+      await pw(grant).toContainText('OS sandbox not accepted');
+      await pw(grant).toContainText('Its scripts are refused until you accept.');
+      // The CLI command is a secondary hint only.
+      await pw(section.getByText('skilldesk skills native-runtime accept "doc-maker"')).toBeVisible();
+      if (sandbox.ok) await pw(section.getByRole('note')).toHaveCount(0);
+      else
+        await pw(section.getByRole('note')).toContainText(
+          'Scripts whose packages have compiled code are refused here',
+        );
+
+      const accept = grant.getByRole('button', { name: 'Accept for this skill' });
+      await pw(accept).toHaveAccessibleDescription(/Its scripts are refused until you accept/);
+      await accept.click();
+      await pw(grant).toContainText('OS sandbox accepted on');
+      await expect.poll(() => cliAccepted(suite.app.home, 'doc-maker')).toBe(true);
+      await section.scrollIntoViewIfNeeded();
+      await shootSchemes(page, testArtifactsDir('e2e'), `skill-scripts-accepted-${width}`);
+
+      // Revoke: one keyboard press on the focused button, which says what it means.
+      const revoke = grant.getByRole('button', { name: 'Revoke' });
+      await pw(revoke).toHaveAccessibleDescription('Revoking refuses its scripts until you accept again.');
+      await revoke.focus();
+      await page.keyboard.press('Enter');
+      await pw(grant).toContainText('OS sandbox not accepted');
+      await expect.poll(() => cliAccepted(suite.app.home, 'doc-maker')).toBe(false);
+      await pw(grant.getByRole('button', { name: 'Accept for this skill' })).toBeVisible();
+      await shootSchemes(page, testArtifactsDir('e2e'), `skill-scripts-not-accepted-${width}`);
+      expect(problems).toEqual([]);
+      await page.close();
+    }, 120_000);
+  }
+
+  it('shows what a skill without requirements.txt imports and installs nothing until confirmed', async () => {
+    const problems: string[] = [];
+    const page = await openPage(suite.browser, problems, { width: 1024, height: 700, timeoutMs: 15_000 });
+    await gotoChat(page, suite.app.server.url);
+    const section = await openSkill(page, 'deck-helper');
+    await pw(section.getByTestId('script-runtime')).toHaveText(
+      "Its scripts run in Pyodide (Python compiled to WebAssembly) inside the app's sandbox.",
+    );
+    const imports = section.getByRole('list', { name: 'Its scripts import' }).getByRole('listitem');
+    await pw(imports).toHaveText([
+      'Pillow for import PIL · scripts/make.py',
+      'python-pptx for import pptx · scripts/make.py',
+    ]);
+    // Its own module (helpers) and the standard library are not proposed; no permission is asked yet.
+    await pw(section.getByRole('group', { name: 'OS sandbox permission' })).toHaveCount(0);
+    await section.getByRole('button', { name: 'Install…' }).click();
+    const confirm = section.getByRole('group', { name: 'Confirm the install' });
+    // Focus moves to the confirmation, whose button names what it installs; Cancel brings it back.
+    await pw(confirm.getByRole('button', { name: 'Install them' })).toBeFocused();
+    await pw(confirm).toContainText('Install these 2 packages: Pillow, python-pptx?');
+    await section.scrollIntoViewIfNeeded();
+    await shootSchemes(page, testArtifactsDir('e2e'), 'skill-scripts-proposal-1024');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await pw(confirm).toHaveCount(0);
+    await pw(section.getByRole('button', { name: 'Install…' })).toBeFocused();
+    const packages = await runCli(['--home', suite.app.home, '--json', 'skills', 'native-runtime', 'list']);
+    expect(
+      (JSON.parse(packages.stdout) as { skills: Array<{ skill: string }> }).skills.map((s) => s.skill),
+    ).toEqual(['doc-maker']);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
