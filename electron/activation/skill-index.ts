@@ -235,6 +235,11 @@ export class SkillIndex {
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
   /**
+   * How the index was last filled: built from the store's skills, or loaded from its saved copy
+   * (then caught up through the change log); null before its first sync.
+   */
+  origin: 'built' | 'saved' | null = null;
+  /**
    * The slots each of the last generations changed (null: all of them, a rebuild), so a cache
    * derived from the index can catch up with a change at the cost of the change.
    */
@@ -338,6 +343,7 @@ export class SkillIndex {
     }
     this.lastSeq = row.seq;
     this.savedSeq = row.seq;
+    this.origin = 'saved';
     this.renorm();
     this.generation++;
     this.journal.push({ generation: this.generation, slots: null });
@@ -505,6 +511,8 @@ export class SkillIndex {
     let live = 0;
     for (let slot = 0; slot < slots; slot++) if (present[slot]) live++;
     if (live !== h.live) bad('live');
+    for (let i = 0; i < trigSlots.length; i++) if (!present[trigSlots[i]!]) bad('trigger slot');
+    if (h.lengthTotals.some((x) => typeof x !== 'number' || !Number.isFinite(x))) bad('totals');
     if (
       !Array.isArray(h.free) ||
       h.free.some((x) => !Number.isInteger(x) || x < 0 || x >= slots || present[x])
@@ -527,10 +535,9 @@ export class SkillIndex {
       this.postings.set(h.stems[i]!, post.subarray(from, to));
       this.df.set(h.stems[i]!, df[i]!);
     }
-    h.surface.forEach((w, i) => this.surface.set(w, surfaceCount[i]!));
-    h.triggers.forEach((t, i) =>
-      this.triggers.set(t, Array.from(trigSlots.subarray(trigOff[i]!, trigOff[i + 1]!))),
-    );
+    for (let i = 0; i < h.surface.length; i++) this.surface.set(h.surface[i]!, surfaceCount[i]!);
+    for (let i = 0; i < h.triggers.length; i++)
+      this.triggers.set(h.triggers[i]!, Array.from(trigSlots.subarray(trigOff[i]!, trigOff[i + 1]!)));
     this.lengthBySlot = new Float64Array(Math.max(slots * F, 64 * F));
     this.lengthBySlot.set(lengths);
     h.lengthTotals.forEach((x, f) => {
@@ -646,6 +653,7 @@ export class SkillIndex {
 
   private rebuild(): void {
     const { rows, arts } = this.startRebuild();
+    this.origin = 'built';
     // Saved vectors in one read, not one query per skill.
     this.vectorStore?.preload();
     try {
@@ -668,6 +676,7 @@ export class SkillIndex {
       return;
     }
     const { rows, arts } = this.startRebuild();
+    this.origin = 'built';
     const mine = this.rebuilds;
     this.vectorStore?.preload();
     try {
