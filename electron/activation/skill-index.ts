@@ -485,7 +485,7 @@ export class SkillIndex {
     };
     /** Every entry an index below `n`. */
     const refs = (a: Int32Array, n: number, what: string) => {
-      for (let i = 0; i < a.length; i++) if (a[i]! < 0 || a[i]! >= n) bad(what);
+      if (!allBelow(a, n)) bad(what);
     };
     const present = sec('present', Uint8Array, slots);
     const keyed = sec('keyed', Uint8Array, slots);
@@ -519,18 +519,10 @@ export class SkillIndex {
     )
       bad('free slots');
 
+    if (!postingsSound(post, postOff, df, present)) bad('postings');
     for (let i = 0; i < h.stems.length; i++) {
       const from = postOff[i]!;
       const to = postOff[i + 1]!;
-      if ((to - from) % 3 !== 0 || to === from || df[i]! <= 0) bad('posting');
-      let last = -1;
-      for (let j = from; j < to; j += 3) {
-        const slot = post[j]!;
-        const f = post[j + 1]!;
-        if (slot < last || slot >= slots || !present[slot] || f < 0 || f >= F || post[j + 2]! <= 0)
-          bad('posting');
-        last = slot;
-      }
       // Views into one buffer: a 10,000-skill index has about a million entries to not copy.
       this.postings.set(h.stems[i]!, post.subarray(from, to));
       this.df.set(h.stems[i]!, df[i]!);
@@ -910,6 +902,37 @@ const JOURNAL_LENGTH = 16;
  * ms) is not paid on every edit.
  */
 const SAVE_LAG = 32;
+
+/** Whether every entry of `a` is in [0, n). (Small and alone, so it is optimised on its first run.) */
+function allBelow(a: Int32Array, n: number): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x < 0 || x >= n) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether saved posting lists are well formed: each non-empty, whole (slot, field, tf) entries in
+ * slot order, of a live slot, a known field and a positive frequency, with a positive df.
+ */
+function postingsSound(post: Int32Array, off: Int32Array, df: Int32Array, present: Uint8Array): boolean {
+  const slots = present.length;
+  for (let i = 0; i + 1 < off.length; i++) {
+    const from = off[i]!;
+    const to = off[i + 1]!;
+    if ((to - from) % 3 !== 0 || to === from || df[i]! <= 0) return false;
+    let last = -1;
+    for (let j = from; j < to; j += 3) {
+      const slot = post[j]!;
+      const f = post[j + 1]!;
+      if (slot < last || slot >= slots || present[slot] !== 1 || f < 0 || f >= F || post[j + 2]! <= 0)
+        return false;
+      last = slot;
+    }
+  }
+  return true;
+}
 
 /** Add a surface word under each of its one-letter deletions. */
 function addDeletions(m: Map<string, string[]>, w: string): void {
