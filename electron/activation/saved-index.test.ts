@@ -5,7 +5,7 @@ import { openDatabase, openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { writeSkillCatalog } from '../test-support/skill-catalog.js';
 import { explainMatch, matchSkills } from './phase1.js';
-import { skillIndex } from './skill-index.js';
+import { skillIndex, warmSkillIndex } from './skill-index.js';
 import { addSkill } from './test-catalog.js';
 
 // Messages that exercise every part of phase 1: words in every field, a misspelling (spelling's
@@ -121,6 +121,21 @@ describe('the saved phase-1 index', () => {
     const next = connect(dir);
     expect(answers(next)).toEqual(rebuilt);
     expect(skillIndex(next.db).origin).toBe('saved');
+  });
+
+  it("is what a server's sliced warm-up loads too, caught up and saved again", async () => {
+    const dir = catalogDir();
+    answers(connect(dir));
+    const w = connect(dir);
+    addSkill(w, { name: 'Invoice Reviewer', description: 'Review invoice drafts' });
+    const warm = connect(dir);
+    await warmSkillIndex(warm.db);
+    expect(skillIndex(warm.db).origin).toBe('saved');
+    expect(savedRow(warm)[0]!.seq).toBe(head(warm));
+    const got = answers(warm);
+    expect(got[1]!.match.map((m) => m.name)).toContain('Invoice Reviewer');
+    warm.db.prepare('DELETE FROM skill_index_cache').run();
+    expect(answers(connect(dir))).toEqual(got);
   });
 
   it('is ignored and rebuilt when damaged, of another format, ahead of the log or past its reach', () => {

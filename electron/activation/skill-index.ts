@@ -266,6 +266,8 @@ export class SkillIndex {
   private cacheTried = false;
   /** The log head of the saved copy last read or written (-1: none). */
   private savedSeq = -1;
+  /** A saved copy was loaded and not caught up yet: the next change saves it again. */
+  private loadedBehind = false;
 
   constructor(
     readonly db: Db,
@@ -321,7 +323,8 @@ export class SkillIndex {
     if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
     // Saved after a build, after catching up a saved copy (what the next process would redo),
     // and, in a long-lived process, once it is SAVE_LAG changes behind: never on every change.
-    if (rebuilt || first || head - this.savedSeq >= SAVE_LAG) this.save();
+    if (rebuilt || first || this.loadedBehind || head - this.savedSeq >= SAVE_LAG) this.save();
+    this.loadedBehind = false;
     return true;
   }
 
@@ -343,6 +346,7 @@ export class SkillIndex {
     }
     this.lastSeq = row.seq;
     this.savedSeq = row.seq;
+    this.loadedBehind = row.seq !== head;
     this.origin = 'saved';
     this.renorm();
     this.generation++;
