@@ -324,6 +324,7 @@ export function createHost(deps: HostDeps): Host {
       catalog,
       now,
       embedInBackground: deps.mode !== 'cli',
+      primeMatcher: deps.mode !== 'cli',
       // Tests start many short-lived hosts: they embed when a match asks, not on every import.
       embedOnChange: deps.mode === 'electron' || deps.mode === 'web',
       events,

@@ -22,6 +22,12 @@ export interface ActivationHandlerDeps {
   embedOnChange?: boolean;
   /** Where `skills/embed-progressed` goes, and where catalog changes are heard. */
   events?: Pick<EventHub, 'emit' | 'subscribe'>;
+  /**
+   * Run a few warm-up matches with the index's first build, so a long-lived process's first
+   * timed match is not run through the interpreter (default true). A one-shot process (the CLI)
+   * answers a single match: the warm-ups would only add to its wall time.
+   */
+  primeMatcher?: boolean;
   /** Told of each match's skills (the sandbox warm-up's hook); never delays the reply. */
   onMatched?: (matches: ReadonlyArray<{ name: string; scope: 'account' | 'workspace' }>) => void;
 }
@@ -37,7 +43,7 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
     'skills/match': async (req) => {
       const c = catalog.get();
       const t0 = deps.now();
-      syncSkillIndexes(c);
+      syncSkillIndexes(c, { prime: deps.primeMatcher });
       if (deps.embedInBackground) void embedCatalog(c).catch(() => undefined);
       const t = deps.now();
       const ms = (x: number) => Math.round(x * 1000) / 1000;

@@ -258,13 +258,14 @@ function buildQuery(message: string, parts: Part[]): QueryTerm[] {
 
 /**
  * Bring both stores' in-memory indexes up to date (a process's first call builds them). A match
- * does this itself; calling it first lets a caller time the two apart.
+ * does this itself; calling it first lets a caller time the two apart. `prime: false` skips the
+ * warm-up matches: a one-shot process (the CLI) answers one match and would only pay for them.
  */
-export function syncSkillIndexes(catalog: SkillCatalog): void {
+export function syncSkillIndexes(catalog: SkillCatalog, opts: { prime?: boolean } = {}): void {
   for (const store of catalog.stores()) skillIndex(store.db);
   // A process's first matches run the matcher's code unoptimised; run a few here, with the
   // index's build, so the caller's first match is not timed through the interpreter.
-  if (!primed) {
+  if (!primed && opts.prime !== false) {
     primed = true;
     for (let i = 0; i < 4; i++) for (const m of PRIMING) matchSkills(catalog, m, { thread: false });
   }

@@ -94,6 +94,8 @@ describe('static embedding (the semantic half of phase 1)', () => {
         "UPDATE skill_embeddings SET vector = ? WHERE skill_id = (SELECT id FROM skills WHERE name = 'pdf')",
       )
       .run(marked);
+    // (Without the saved phase-1 index, which holds the vectors too and would be loaded instead.)
+    store.db.prepare('DELETE FROM skill_index_cache').run();
     const ix = new SkillIndex(store.db, e);
     ix.sync();
     const slot = ix.byKey.get('pdf')!;

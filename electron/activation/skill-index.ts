@@ -8,6 +8,7 @@ import {
   writeTransaction,
 } from '../store/index.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
+import { checksum, decodeSections, encodeSections, fingerprint, type Section } from './index-cache.js';
 import { STOPWORDS, stem, words } from './text.js';
 
 /**
@@ -57,11 +58,32 @@ export interface IndexedSkill {
   name: string;
   /** The name's {@link skillNameKey} (NFKC, case folded): how the workspace hides an account skill. */
   key: string;
-  /** Distinct stems per field. */
+}
+
+/** What removing a skill from the index undoes: where it was posted. */
+interface Footprint {
+  /** Its distinct stems. */
   terms: string[];
-  lengths: number[];
-  /** Normalised trigger phrases. */
+  /** Its normalised trigger phrases. */
   triggers: string[];
+  /** Its distinct surface words (spelling correction's counts). */
+  surface: string[];
+}
+
+/**
+ * The footprints of the skills a saved copy held, left in the copy's typed arrays until one is
+ * needed (a skill changed, or the index saved): a load makes no 30,000 small arrays it rarely reads.
+ */
+interface SavedFootprints {
+  stems: string[];
+  triggers: string[];
+  surface: string[];
+  termOff: Int32Array;
+  terms: Int32Array;
+  trigOff: Int32Array;
+  trig: Int32Array;
+  surfOff: Int32Array;
+  surf: Int32Array;
 }
 
 interface SkillRow {
@@ -159,8 +181,11 @@ export function isInternalSkill(metadata: Record<string, unknown> | null | undef
 export class SkillIndex {
   /** Skills by slot; null marks a free slot. */
   readonly docs: Array<IndexedSkill | null> = [];
-  /** Stem → flat [slot, field, tf, slot, field, tf, …], ordered by slot. */
-  readonly postings = new Map<string, number[]>();
+  /**
+   * Stem → flat [slot, field, tf, slot, field, tf, …], ordered by slot. A list loaded from the
+   * saved copy stays the typed view it was read as until a change to it makes it an array.
+   */
+  readonly postings = new Map<string, number[] | Int32Array>();
   /** Stem → how many skills contain it. */
   readonly df = new Map<string, number>();
   /** Normalised trigger phrase → slots. */
@@ -176,9 +201,19 @@ export class SkillIndex {
   readonly surface = new Map<string, number>();
   /**
    * One-letter deletions of the surface words (and the words themselves) → those words: two
-   * words one insertion, deletion, substitution or transposition apart share an entry.
+   * words one insertion, deletion, substitution or transposition apart share an entry. Built
+   * from {@link surface} when first asked for (only a message with a word no skill has needs it),
+   * then kept in step; the lists' order does not matter (corrections are ranked by use).
    */
-  readonly deletes = new Map<string, string[]>();
+  get deletes(): Map<string, string[]> {
+    if (!this.deletesMap) {
+      const m = new Map<string, string[]>();
+      for (const w of this.surface.keys()) if (spellable(w)) addDeletions(m, w);
+      this.deletesMap = m;
+    }
+    return this.deletesMap;
+  }
+  private deletesMap: Map<string, string[]> | null = null;
   /**
    * Per slot and field: weight / length normalisation, recomputed whenever the index changes
    * (with room for more slots past the last).
@@ -200,6 +235,11 @@ export class SkillIndex {
   /** Bumped on every change (caches derived from the index compare it). */
   generation = 0;
   /**
+   * How the index was last filled: built from the store's skills, or loaded from its saved copy
+   * (then caught up through the change log); null before its first sync.
+   */
+  origin: 'built' | 'saved' | null = null;
+  /**
    * The slots each of the last generations changed (null: all of them, a rebuild), so a cache
    * derived from the index can catch up with a change at the cost of the change.
    */
@@ -211,12 +251,23 @@ export class SkillIndex {
   private readonly lengthTotals = new Float64Array(F);
   private readonly free: number[] = [];
   private readonly bySkillId = new Map<string, number>();
+  /** Per slot: the skill's footprint, when made here (see {@link footprint}). */
+  private footprints: Array<Footprint | undefined> = [];
+  private saved: SavedFootprints | null = null;
   private lastSeq = -1;
   /** Bumped when a full build starts, so a sliced build sees that another one replaced it. */
   private rebuilds = 0;
   private readonly s;
 
   private readonly vectorStore: VectorStore | null;
+  /** The store's saved copy of this index (`skill_index_cache`); null without the table. */
+  private readonly cache: IndexCache | null;
+  /** Whether this index looked for a saved copy yet (once, on its first sync). */
+  private cacheTried = false;
+  /** The log head of the saved copy last read or written (-1: none). */
+  private savedSeq = -1;
+  /** A saved copy was loaded and not caught up yet: the next change saves it again. */
+  private loadedBehind = false;
 
   constructor(
     readonly db: Db,
@@ -224,6 +275,7 @@ export class SkillIndex {
   ) {
     this.embedding = embedding;
     this.vectorStore = embedding ? VectorStore.open(db, embedding) : null;
+    this.cache = IndexCache.open(db, embedding);
     this.s = {
       head: db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck(),
       since: db.prepare('SELECT seq, skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq'),
@@ -239,21 +291,28 @@ export class SkillIndex {
     };
   }
 
-  /** Bring the index up to date with the database. Returns whether anything changed. */
+  /**
+   * Bring the index up to date with the database. Returns whether anything changed. A new index
+   * first loads the store's saved copy (when it matches this code and the log still reaches
+   * back to it) and catches up from there; whatever it had to build is saved for the next process.
+   */
   sync(): boolean {
     const head = this.s.head.get() as number;
     if (head === this.lastSeq) return false;
+    const first = this.lastSeq < 0;
+    if (first && this.loadSaved(head) && head === this.lastSeq) return true;
     const oldest = (this.s.oldest.get() as number | null) ?? head;
     const changed =
       this.lastSeq < 0 || oldest > this.lastSeq + 1
         ? null
         : new Set((this.s.since.all(this.lastSeq) as Array<{ skill_id: string }>).map((r) => r.skill_id));
     let slots: number[] | null = null;
-    if (changed === null || changed.size > Math.max(200, this.live / 10)) this.rebuild();
+    const rebuilt = changed === null || changed.size > Math.max(200, this.live / 10);
+    if (rebuilt) this.rebuild();
     else {
       this.touched = new Set();
       for (const id of [...changed].sort()) this.reload(id);
-      slots = [...this.touched];
+      slots = first ? null : [...this.touched];
       this.touched = null;
     }
     this.vectorStore?.flush();
@@ -262,7 +321,255 @@ export class SkillIndex {
     this.generation++;
     this.journal.push({ generation: this.generation, slots });
     if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
+    // Saved after a build, after catching up a saved copy (what the next process would redo),
+    // and, in a long-lived process, once it is SAVE_LAG changes behind: never on every change.
+    if (rebuilt || first || this.loadedBehind || head - this.savedSeq >= SAVE_LAG) this.save();
+    this.loadedBehind = false;
     return true;
+  }
+
+  /**
+   * Replace the (empty) index by the store's saved copy when there is one for this code and
+   * embedding, intact (its CRC), not ahead of the log's `head`; on any doubt the copy is ignored
+   * and the index stays empty (to be built). Returns whether it was loaded.
+   */
+  private loadSaved(head: number): boolean {
+    if (this.cacheTried || !this.cache) return false;
+    this.cacheTried = true;
+    const row = this.cache.read();
+    if (!row || row.seq > head || row.seq < 0) return false;
+    try {
+      this.restore(decodeSections(row.data));
+    } catch {
+      this.reset();
+      return false;
+    }
+    this.lastSeq = row.seq;
+    this.savedSeq = row.seq;
+    this.loadedBehind = row.seq !== head;
+    this.origin = 'saved';
+    this.renorm();
+    this.generation++;
+    this.journal.push({ generation: this.generation, slots: null });
+    if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
+    return true;
+  }
+
+  /** Write this index to the store's cache row (best effort: a read-only or busy store keeps none). */
+  private save(): void {
+    if (!this.cache || this.lastSeq < 0) return;
+    if (this.cache.write(this.lastSeq, this.serialize())) this.savedSeq = this.lastSeq;
+  }
+
+  /** The index as one buffer (see {@link restore}). */
+  private serialize(): Buffer {
+    const slots = this.docs.length;
+    const stems = [...this.postings.keys()];
+    const surface = [...this.surface.keys()];
+    const triggers = [...this.triggers.keys()];
+    const stemAt = new Map(stems.map((x, i) => [x, i]));
+    const surfaceAt = new Map(surface.map((x, i) => [x, i]));
+    const triggerAt = new Map(triggers.map((x, i) => [x, i]));
+    let total = 0;
+    for (const p of this.postings.values()) total += p.length;
+    const postOff = new Int32Array(stems.length + 1);
+    const post = new Int32Array(total);
+    const df = new Int32Array(stems.length);
+    let at = 0;
+    stems.forEach((x, i) => {
+      const p = this.postings.get(x)!;
+      post.set(p, at);
+      at += p.length;
+      postOff[i + 1] = at;
+      df[i] = this.df.get(x) ?? 0;
+    });
+    const surfaceCount = Int32Array.from(surface, (w) => this.surface.get(w)!);
+    const trigOff = new Int32Array(triggers.length + 1);
+    const trigSlots: number[] = [];
+    triggers.forEach((t, i) => {
+      trigSlots.push(...this.triggers.get(t)!);
+      trigOff[i + 1] = trigSlots.length;
+    });
+    const ids: string[] = [];
+    const names: string[] = [];
+    const keys: string[] = [];
+    const present = new Uint8Array(slots);
+    const keyed = new Uint8Array(slots);
+    const lists = (pick: (f: Footprint) => string[], at: Map<string, number>) => {
+      const off = new Int32Array(slots + 1);
+      const all: number[] = [];
+      for (let slot = 0; slot < slots; slot++) {
+        if (this.docs[slot]) for (const x of pick(this.footprint(slot))) all.push(at.get(x)!);
+        off[slot + 1] = all.length;
+      }
+      return [off, Int32Array.from(all)] as const;
+    };
+    for (let slot = 0; slot < slots; slot++) {
+      const d = this.docs[slot];
+      ids.push(d?.id ?? '');
+      names.push(d?.name ?? '');
+      keys.push(d?.key ?? '');
+      if (!d) continue;
+      present[slot] = 1;
+      if (this.byKey.get(d.key) === slot) keyed[slot] = 1;
+    }
+    const [termOff, terms] = lists((f) => f.terms, stemAt);
+    const [surfOff, surf] = lists((f) => f.surface, surfaceAt);
+    const [docTrigOff, docTrig] = lists((f) => f.triggers, triggerAt);
+    const dims = this.embedding?.dims ?? 0;
+    const sections: Record<string, Section> = {
+      postOff,
+      post,
+      df,
+      surfaceCount,
+      trigOff,
+      trigSlots: Int32Array.from(trigSlots),
+      present,
+      keyed,
+      termOff,
+      terms,
+      surfOff,
+      surf,
+      docTrigOff,
+      docTrig,
+      lengths: this.lengthBySlot.slice(0, slots * F),
+    };
+    if (this.embedding) {
+      sections.vectors = this.vectors.slice(0, slots * dims);
+      sections.embedded = this.embedded.slice(0, slots);
+    }
+    const header: SavedHeader = {
+      slots,
+      dims,
+      live: this.live,
+      triggerWords: this.triggerWords,
+      free: [...this.free],
+      lengthTotals: [...this.lengthTotals],
+      stems,
+      surface,
+      triggers,
+      ids,
+      names,
+      keys,
+    };
+    return encodeSections(header, sections);
+  }
+
+  /**
+   * Fill the index from a {@link serialize}d buffer, checking every count, offset and reference
+   * as it goes: a malformed copy throws (and the caller empties the index again).
+   */
+  private restore({ header, sections }: ReturnType<typeof decodeSections>): void {
+    this.reset();
+    const h = header as SavedHeader;
+    const bad = (what: string): never => {
+      throw new Error(`saved index: ${what}`);
+    };
+    const isStrings = (a: unknown, n?: number) =>
+      Array.isArray(a) && (n === undefined || a.length === n) && a.every((x) => typeof x === 'string');
+    const slots = h?.slots;
+    if (!Number.isInteger(slots) || slots < 0) bad('slots');
+    const dims = this.embedding?.dims ?? 0;
+    if (h.dims !== dims) bad('dims');
+    if (!isStrings(h.stems) || !isStrings(h.surface) || !isStrings(h.triggers)) bad('strings');
+    if (!isStrings(h.ids, slots) || !isStrings(h.names, slots) || !isStrings(h.keys, slots)) bad('names');
+    if (!Array.isArray(h.lengthTotals) || h.lengthTotals.length !== F) bad('totals');
+    if (!Number.isInteger(h.triggerWords) || !Number.isInteger(h.live)) bad('counts');
+    const sec = <T extends Section>(name: string, type: new (n: number) => T, length?: number): T => {
+      const a = sections.get(name);
+      if (!(a instanceof type) || (length !== undefined && a.length !== length)) bad(`section ${name}`);
+      return a as T;
+    };
+    /** An offsets section: starts at 0, never falls, ends at `end`'s length. */
+    const offsets = (name: string, n: number, end: Section): Int32Array => {
+      const o = sec(name, Int32Array, n + 1);
+      if (o[0] !== 0 || o[n] !== end.length) bad(`section ${name}`);
+      for (let i = 0; i < n; i++) if (o[i + 1]! < o[i]!) bad(`section ${name}`);
+      return o;
+    };
+    /** Every entry an index below `n`. */
+    const refs = (a: Int32Array, n: number, what: string) => {
+      if (!allBelow(a, n)) bad(what);
+    };
+    const present = sec('present', Uint8Array, slots);
+    const keyed = sec('keyed', Uint8Array, slots);
+    const post = sec('post', Int32Array);
+    const postOff = offsets('postOff', h.stems.length, post);
+    const df = sec('df', Int32Array, h.stems.length);
+    const surfaceCount = sec('surfaceCount', Int32Array, h.surface.length);
+    const trigSlots = sec('trigSlots', Int32Array);
+    const trigOff = offsets('trigOff', h.triggers.length, trigSlots);
+    refs(trigSlots, slots, 'trigger slot');
+    const terms = sec('terms', Int32Array);
+    const termOff = offsets('termOff', slots, terms);
+    refs(terms, h.stems.length, 'term');
+    const surf = sec('surf', Int32Array);
+    const surfOff = offsets('surfOff', slots, surf);
+    refs(surf, h.surface.length, 'surface word');
+    const docTrig = sec('docTrig', Int32Array);
+    const docTrigOff = offsets('docTrigOff', slots, docTrig);
+    refs(docTrig, h.triggers.length, 'trigger');
+    const lengths = sec('lengths', Float64Array, slots * F);
+    const vectors = this.embedding ? sec('vectors', Int8Array, slots * dims) : null;
+    const embedded = this.embedding ? sec('embedded', Uint8Array, slots) : null;
+    let live = 0;
+    for (let slot = 0; slot < slots; slot++) if (present[slot]) live++;
+    if (live !== h.live) bad('live');
+    for (let i = 0; i < trigSlots.length; i++) if (!present[trigSlots[i]!]) bad('trigger slot');
+    if (h.lengthTotals.some((x) => typeof x !== 'number' || !Number.isFinite(x))) bad('totals');
+    if (
+      !Array.isArray(h.free) ||
+      h.free.some((x) => !Number.isInteger(x) || x < 0 || x >= slots || present[x])
+    )
+      bad('free slots');
+
+    if (!postingsSound(post, postOff, df, present)) bad('postings');
+    for (let i = 0; i < h.stems.length; i++) {
+      const from = postOff[i]!;
+      const to = postOff[i + 1]!;
+      // Views into one buffer: a 10,000-skill index has about a million entries to not copy.
+      this.postings.set(h.stems[i]!, post.subarray(from, to));
+      this.df.set(h.stems[i]!, df[i]!);
+    }
+    for (let i = 0; i < h.surface.length; i++) this.surface.set(h.surface[i]!, surfaceCount[i]!);
+    for (let i = 0; i < h.triggers.length; i++)
+      this.triggers.set(h.triggers[i]!, Array.from(trigSlots.subarray(trigOff[i]!, trigOff[i + 1]!)));
+    this.lengthBySlot = new Float64Array(Math.max(slots * F, 64 * F));
+    this.lengthBySlot.set(lengths);
+    h.lengthTotals.forEach((x, f) => {
+      this.lengthTotals[f] = x;
+    });
+    if (vectors && embedded) {
+      this.vectors = new Int8Array(Math.max(slots * dims, 64 * dims));
+      this.vectors.set(vectors);
+      this.embedded = new Uint8Array(Math.max(slots, 64));
+      this.embedded.set(embedded);
+    }
+    for (let slot = 0; slot < slots; slot++) {
+      if (!present[slot]) {
+        this.docs.push(null);
+        continue;
+      }
+      const doc: IndexedSkill = { id: h.ids[slot]!, name: h.names[slot]!, key: h.keys[slot]! };
+      if (this.bySkillId.has(doc.id)) bad('duplicate skill');
+      this.docs.push(doc);
+      if (keyed[slot]) this.byKey.set(doc.key, slot);
+      this.bySkillId.set(doc.id, slot);
+    }
+    this.saved = {
+      stems: h.stems,
+      triggers: h.triggers,
+      surface: h.surface,
+      termOff,
+      terms,
+      trigOff: docTrigOff,
+      trig: docTrig,
+      surfOff,
+      surf,
+    };
+    this.free.push(...h.free);
+    this.live = live;
+    this.triggerWords = h.triggerWords;
   }
 
   /**
@@ -282,9 +589,8 @@ export class SkillIndex {
     return [...out];
   }
 
-  /** Empty the index and read every row a rebuild indexes, in a fixed order. */
-  private startRebuild(): { rows: SkillRow[]; arts: Map<string, ArtifactRow[]> } {
-    this.rebuilds++;
+  /** Empty the index. */
+  private reset(): void {
     this.docs.length = 0;
     this.postings.clear();
     this.df.clear();
@@ -292,12 +598,41 @@ export class SkillIndex {
     this.triggerWords = 0;
     this.byKey.clear();
     this.surface.clear();
-    this.deletes.clear();
+    this.deletesMap = null;
     this.free.length = 0;
     this.bySkillId.clear();
     this.live = 0;
     this.lengthBySlot.fill(0);
     this.lengthTotals.fill(0);
+    this.embedded.fill(0);
+    this.footprints = [];
+    this.saved = null;
+  }
+
+  /** Where a live skill was posted (from the saved copy's arrays when it was loaded). */
+  private footprint(slot: number): Footprint {
+    const had = this.footprints[slot];
+    if (had) return had;
+    const s = this.saved;
+    if (!s) return { terms: [], triggers: [], surface: [] };
+    const pick = (a: Int32Array, off: Int32Array, table: string[]): string[] => {
+      const out: string[] = [];
+      for (let i = off[slot]!; i < off[slot + 1]!; i++) out.push(table[a[i]!]!);
+      return out;
+    };
+    const f = {
+      terms: pick(s.terms, s.termOff, s.stems),
+      triggers: pick(s.trig, s.trigOff, s.triggers),
+      surface: pick(s.surf, s.surfOff, s.surface),
+    };
+    this.footprints[slot] = f;
+    return f;
+  }
+
+  /** Empty the index and read every row a rebuild indexes, in a fixed order. */
+  private startRebuild(): { rows: SkillRow[]; arts: Map<string, ArtifactRow[]> } {
+    this.rebuilds++;
+    this.reset();
     const arts = new Map<string, ArtifactRow[]>();
     for (const a of this.s.allArtifacts.all() as ArtifactRow[]) {
       let l = arts.get(a.skill_id);
@@ -314,6 +649,7 @@ export class SkillIndex {
 
   private rebuild(): void {
     const { rows, arts } = this.startRebuild();
+    this.origin = 'built';
     // Saved vectors in one read, not one query per skill.
     this.vectorStore?.preload();
     try {
@@ -330,12 +666,13 @@ export class SkillIndex {
    * which this build then gives way to. On an index already built it is a plain `sync`.
    */
   async warm(sliceMs = 15): Promise<void> {
-    if (this.lastSeq >= 0) {
+    const head = this.s.head.get() as number;
+    if (this.lastSeq >= 0 || this.loadSaved(head)) {
       this.sync();
       return;
     }
-    const head = this.s.head.get() as number;
     const { rows, arts } = this.startRebuild();
+    this.origin = 'built';
     const mine = this.rebuilds;
     this.vectorStore?.preload();
     try {
@@ -358,7 +695,7 @@ export class SkillIndex {
     this.journal.push({ generation: this.generation, slots: null });
     if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
     // What changed while the slices ran comes from the change log, at the cost of the change.
-    this.sync();
+    if (!this.sync()) this.save();
   }
 
   private reload(id: string): void {
@@ -401,11 +738,9 @@ export class SkillIndex {
       lengths.push(n);
     });
     for (const [s, at] of local) {
-      let p = this.postings.get(s);
-      if (!p) {
-        p = [];
-        this.postings.set(s, p);
-      }
+      const had = this.postings.get(s);
+      const p = had ? (Array.isArray(had) ? had : Array.from(had)) : [];
+      if (p !== had) this.postings.set(s, p);
       // Keep slot order (a reused slot lands in the middle), so lookups can bisect.
       if (p.length === 0 || p[p.length - 3]! < slot) {
         for (let f = 0; f < F; f++) if (counts[at + f]! > 0) p.push(slot, f, counts[at + f]!);
@@ -419,13 +754,7 @@ export class SkillIndex {
     for (const w of seenSurface) {
       const n = this.surface.get(w) ?? 0;
       this.surface.set(w, n + 1);
-      if (n === 0 && spellable(w)) {
-        for (const v of deletions(w)) {
-          const l = this.deletes.get(v);
-          if (!l) this.deletes.set(v, [w]);
-          else l.push(w);
-        }
-      }
+      if (n === 0 && this.deletesMap && spellable(w)) addDeletions(this.deletesMap, w);
     }
     const triggers = [
       ...new Set(
@@ -457,21 +786,13 @@ export class SkillIndex {
       this.lengthBySlot[slot * F + f] = lengths[f]!;
       this.lengthTotals[f] = this.lengthTotals[f]! + lengths[f]!;
     }
-    const doc: IndexedSkill = {
-      id: row.id,
-      name: row.name,
-      key: skillNameKey(row.name),
-      terms: [...local.keys()],
-      lengths,
-      triggers,
-    };
+    const doc: IndexedSkill = { id: row.id, name: row.name, key: skillNameKey(row.name) };
     this.docs[slot] = doc;
+    this.footprints[slot] = { terms: [...local.keys()], triggers, surface: [...seenSurface] };
     if (this.embedding) this.embedded[slot] = this.setVector(slot, row, artifacts, this.embedding) ? 1 : 0;
     this.byKey.set(doc.key, slot);
     this.bySkillId.set(row.id, slot);
     this.live++;
-    // Remember the surface words for removal.
-    surfaceOf.set(doc, [...seenSurface]);
   }
 
   /** Put a skill's vector in its slot; false when it has none (no word the embedding knows). */
@@ -498,7 +819,9 @@ export class SkillIndex {
     const doc = this.docs[slot];
     if (!doc) return;
     this.touched?.add(slot);
-    for (const s of doc.terms) {
+    const footprint = this.footprint(slot);
+    this.footprints[slot] = undefined;
+    for (const s of footprint.terms) {
       const p = this.postings.get(s);
       if (!p) continue;
       const kept: number[] = [];
@@ -509,21 +832,21 @@ export class SkillIndex {
       if (n > 0) this.df.set(s, n);
       else this.df.delete(s);
     }
-    for (const t of doc.triggers) {
+    for (const t of footprint.triggers) {
       const l = this.triggers.get(t)?.filter((x) => x !== slot);
       if (l?.length) this.triggers.set(t, l);
       else this.triggers.delete(t);
     }
-    for (const w of surfaceOf.get(doc) ?? []) {
+    for (const w of footprint.surface) {
       const n = (this.surface.get(w) ?? 1) - 1;
       if (n > 0) this.surface.set(w, n);
       else {
         this.surface.delete(w);
-        if (spellable(w)) {
+        if (this.deletesMap && spellable(w)) {
           for (const v of deletions(w)) {
-            const l = this.deletes.get(v)?.filter((x) => x !== w);
-            if (l?.length) this.deletes.set(v, l);
-            else this.deletes.delete(v);
+            const l = this.deletesMap.get(v)?.filter((x) => x !== w);
+            if (l?.length) this.deletesMap.set(v, l);
+            else this.deletesMap.delete(v);
           }
         }
       }
@@ -575,9 +898,162 @@ export class SkillIndex {
   }
 }
 
-const surfaceOf = new WeakMap<IndexedSkill, string[]>();
 /** How many generations' changed slots an index remembers. */
 const JOURNAL_LENGTH = 16;
+/**
+ * How many changes a long-lived process lets its saved copy fall behind before saving again: the
+ * next process catches up with that many skills (each a few ms at 10,000), and a save (tens of
+ * ms) is not paid on every edit.
+ */
+const SAVE_LAG = 32;
+
+/** Whether every entry of `a` is in [0, n). (Small and alone, so it is optimised on its first run.) */
+function allBelow(a: Int32Array, n: number): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x < 0 || x >= n) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether saved posting lists are well formed: each non-empty, whole (slot, field, tf) entries in
+ * slot order, of a live slot, a known field and a positive frequency, with a positive df.
+ */
+function postingsSound(post: Int32Array, off: Int32Array, df: Int32Array, present: Uint8Array): boolean {
+  const slots = present.length;
+  for (let i = 0; i + 1 < off.length; i++) {
+    const from = off[i]!;
+    const to = off[i + 1]!;
+    if ((to - from) % 3 !== 0 || to === from || df[i]! <= 0) return false;
+    let last = -1;
+    for (let j = from; j < to; j += 3) {
+      const slot = post[j]!;
+      const f = post[j + 1]!;
+      if (slot < last || slot >= slots || present[slot] !== 1 || f < 0 || f >= F || post[j + 2]! <= 0)
+        return false;
+      last = slot;
+    }
+  }
+  return true;
+}
+
+/** Add a surface word under each of its one-letter deletions. */
+function addDeletions(m: Map<string, string[]>, w: string): void {
+  for (const v of deletions(w)) {
+    const l = m.get(v);
+    if (!l) m.set(v, [w]);
+    else l.push(w);
+  }
+}
+
+/** The JSON part of a saved index (the rest is typed sections; see `SkillIndex.serialize`). */
+interface SavedHeader {
+  slots: number;
+  dims: number;
+  live: number;
+  triggerWords: number;
+  free: number[];
+  lengthTotals: number[];
+  stems: string[];
+  surface: string[];
+  triggers: string[];
+  ids: string[];
+  names: string[];
+  keys: string[];
+}
+
+/**
+ * Bump when the saved layout or what the index holds changes. The code that decides the index's
+ * contents is also fingerprinted (see {@link indexFormat}), so an edit to it invalidates saved
+ * copies even when this is forgotten.
+ */
+const INDEX_FORMAT = 1;
+/** Words whose stems fingerprint the stemmer (a dependency whose source is not ours to hash). */
+const STEM_PROBE =
+  'running generalization skills documents tables presentations happily relational conditional agreed'.split(
+    ' ',
+  );
+
+let formatBase: string | null = null;
+
+/** The key a saved index is stored under: this indexing code's fingerprint and the embedding's. */
+function indexFormat(embedding: StaticEmbedding | null): string {
+  formatBase ??= fingerprint([
+    String(INDEX_FORMAT),
+    INDEX_COLUMNS,
+    NOT_INTERNAL,
+    artifactSql(''),
+    JSON.stringify(BODY_CHARS),
+    [...STOPWORDS].join(' '),
+    STEM_PROBE.map(stem).join(' '),
+    ...[
+      fieldTexts,
+      embeddingText,
+      words,
+      stem,
+      normalizePhrase,
+      skillNameKey,
+      invocationFields,
+      modelInvocable,
+    ].map((fn) => fn.toString()),
+    ...['add', 'setVector', 'serialize', 'restore'].map((m) =>
+      String((SkillIndex.prototype as unknown as Record<string, unknown>)[m]),
+    ),
+  ]);
+  return `${formatBase}:${embedding ? `${embedding.id}/${embedding.dims}` : 'none'}`;
+}
+
+/** A store's `skill_index_cache` row for one index format. */
+class IndexCache {
+  private constructor(
+    private readonly db: Db,
+    private readonly format: string,
+  ) {}
+
+  static open(db: Db, embedding: StaticEmbedding | null): IndexCache | null {
+    const has = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'skill_index_cache'")
+      .pluck()
+      .get();
+    return has ? new IndexCache(db, indexFormat(embedding)) : null;
+  }
+
+  /** The saved copy when its CRC holds; null when none, or damaged. */
+  read(): { seq: number; data: Buffer } | null {
+    try {
+      const row = this.db
+        .prepare('SELECT seq, crc, data FROM skill_index_cache WHERE format = ?')
+        .get(this.format) as { seq: number; crc: number; data: unknown } | undefined;
+      if (!row || !Buffer.isBuffer(row.data) || !Number.isInteger(row.seq)) return null;
+      return checksum(row.data) === row.crc ? { seq: row.seq, data: row.data } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Replace the saved copy (and drop other formats' stale ones); false when the store refused. */
+  write(seq: number, data: Buffer): boolean {
+    try {
+      const del = this.db.prepare('DELETE FROM skill_index_cache');
+      const put = this.db.prepare(
+        'INSERT INTO skill_index_cache (format, seq, crc, data) VALUES (?, ?, ?, ?)',
+      );
+      // A cache: never make a match wait for another writer.
+      writeTransaction(
+        this.db,
+        () => {
+          del.run();
+          put.run(this.format, seq, checksum(data), data);
+        },
+        { waitMs: 0 },
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
 
 /**
  * Skills' embeddings saved in the store (`skill_embeddings`, one row per skill and model), keyed by the
@@ -674,7 +1150,7 @@ export function deletions(w: string): string[] {
 }
 
 /** The first entry (of three numbers) of a slot-ordered posting list whose slot is ≥ `slot`. */
-export function lowerBound(p: readonly number[], slot: number): number {
+export function lowerBound(p: ArrayLike<number>, slot: number): number {
   let lo = 0;
   let hi = p.length / 3;
   while (lo < hi) {
