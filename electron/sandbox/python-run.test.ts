@@ -33,3 +33,82 @@ describe('run_python in the Pyodide pool', () => {
     expect(after.stdout).toBe('[]\n');
   }, 300_000);
 });
+
+describe('cancelling a run', () => {
+  /** Run `code` and abort once Python reached its first checkpoint (so it is surely running). */
+  async function cancelWhenRunning(code: string) {
+    const ac = new AbortController();
+    let abortedAt = 0;
+    const r = await pool.run(code, {
+      signal: ac.signal,
+      limits: { timeout_ms: 60_000, grace_ms: 500 },
+      onCheckpoint: () => {
+        abortedAt = performance.now();
+        ac.abort();
+      },
+    });
+    return { r, afterAbortMs: performance.now() - abortedAt };
+  }
+
+  it('interrupts Python, answers CANCELLED and gives the clean worker back', async () => {
+    const warm = await pool.run('print(1)');
+    const { r, afterAbortMs } = await cancelWhenRunning(
+      'import skilldesk\nprint("started")\nskilldesk.checkpoint(1)\nwhile True: pass',
+    );
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    expect(r.stdout).toBe('started\n');
+    // The interrupt, not the grace's kill, ended it: well under the run's 60 s limit.
+    expect(afterAbortMs).toBeLessThan(5_000);
+    const next = await pool.run('print(6 * 7)');
+    expect(next.ok).toBe(true);
+    expect(next.stdout).toBe('42\n');
+    // The same worker served all three: the interrupted run left it restorable.
+    expect(next.timing.worker_id).toBe(warm.timing.worker_id);
+    expect(next.timing.worker_run).toBe((warm.timing.worker_run ?? 0) + 2);
+  }, 120_000);
+
+  it('ends the worker after the grace when the code catches the interrupt and loops on', async () => {
+    const { r } = await cancelWhenRunning(
+      [
+        'import skilldesk',
+        'skilldesk.checkpoint(1)',
+        'while True:',
+        '    try:',
+        '        while True: pass',
+        '    except KeyboardInterrupt:',
+        '        pass',
+      ].join('\n'),
+    );
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    const next = await pool.run('print("alive")');
+    expect(next.stdout).toBe('alive\n');
+    expect(next.timing.worker_id).not.toBe(r.timing.worker_id);
+  }, 120_000);
+
+  it('answers a run cancelled before it starts without running it', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const r = await pool.run('print("never")', { signal: ac.signal });
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    expect(r.stdout).toBe('');
+  });
+
+  it('run_python: a cancelled run says so and keeps nothing it wrote', async () => {
+    const ac = new AbortController();
+    // The real pool, with the run's first checkpoint as the moment to cancel.
+    const watched = Object.create(pool) as SandboxPool;
+    watched.run = (code, o) => pool.run(code, { ...o, onCheckpoint: () => ac.abort() });
+    const r = await runPythonCode({
+      pool: watched,
+      code: 'import skilldesk\nopen("out/partial.txt", "w").write("x")\nprint("working")\nskilldesk.checkpoint(0)\nwhile True: pass',
+      files: [],
+      timeoutMs: 60_000,
+      signal: ac.signal,
+    });
+    expect(r.stopped?.code).toBe('CANCELLED');
+    expect(r.stopped?.reason).toMatch(/cancelled/);
+    expect(r.files).toEqual([]);
+    expect(r.stdout).toBe('working\n');
+    expect((await runPythonCode({ pool, code: 'print("next")', files: [] })).stdout).toBe('next\n');
+  }, 120_000);
+});

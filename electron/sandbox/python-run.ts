@@ -116,7 +116,7 @@ def _skilldesk_python(job, source):
                 except BaseException:
                     pass
     except KeyboardInterrupt:
-        # The sandbox's interrupt (time limit): its outcome, not the code's.
+        # The sandbox's interrupt (time limit, cancel): its outcome, not the code's.
         raise
     except SystemExit as e:
         if e.code not in (None, 0):
@@ -210,42 +210,34 @@ export async function runPythonCode(opts: RunPythonCodeOptions): Promise<RunPyth
     // Room for the output files in base64 and their paths.
     result_bytes: MAX_LIMITS.result_bytes,
   };
-  const run = opts.pool.run(program, { limits, queue: opts.queue });
-  if (!opts.signal) return toResult(await run, t0);
-  const signal = opts.signal;
-  // The pool has no per-run interrupt: a cancelled caller stops waiting, nothing the run writes
-  // afterwards is kept, and the run's own time limit ends it in the sandbox.
-  return new Promise<RunPythonCodeResult>((resolve, reject) => {
-    const onAbort = () => resolve(cancelled(t0));
-    signal.addEventListener('abort', onAbort, { once: true });
-    run.then(
-      (r) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(signal.aborted ? cancelled(t0) : toResult(r, t0));
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+  const run = await opts.pool.run(program, { limits, queue: opts.queue, signal: opts.signal });
+  // A cancel that crossed the run's own end still discards what it wrote: the caller has gone.
+  if (opts.signal?.aborted) return cancelled(t0, run);
+  return toResult(run, t0);
 }
 
-function cancelled(t0: number): RunPythonCodeResult {
+/**
+ * A cancelled run: what it printed until the interrupt, nothing it wrote. The pool interrupted it
+ * in its worker (or never started it); the interpreter is gone or restored either way.
+ */
+function cancelled(t0: number, run?: SandboxRunResult): RunPythonCodeResult {
   return {
-    stdout: '',
-    stderr: '',
+    stdout: run?.stdout ?? '',
+    stderr: run?.stderr ?? '',
     exception: null,
     files: [],
     duration_ms: Math.round(performance.now() - t0),
-    stopped: { code: 'CANCELLED', reason: 'the run was cancelled from the chat; nothing it wrote was kept' },
+    stopped: { code: 'CANCELLED', reason: CANCELLED_REASON },
   };
 }
+
+const CANCELLED_REASON = 'cancelled: the run was interrupted; nothing it wrote was kept';
 
 /** A limit's error, in the words the model and the user read. */
 function stopReason(run: SandboxRunResult): { code: string; reason: string } {
   const e = run.error;
   if (!e) return { code: 'SANDBOX_FAILED', reason: 'the Python runner gave no report' };
+  if (e.code === 'CANCELLED') return { code: 'CANCELLED', reason: CANCELLED_REASON };
   if (e.code === 'SANDBOX_TIMEOUT' || e.type === 'Timeout')
     return { code: 'SANDBOX_TIMEOUT', reason: `time limit: stopped after ${run.limits.timeout_ms} ms` };
   if (e.type === 'MemoryLimit' || e.type === 'MemoryError' || /memory/i.test(e.message))
