@@ -2,6 +2,8 @@
 // it, so the next run reuses it (a warm trivial run costs milliseconds, not a worker boot); a run
 // that writes into out/ hands the file back and its worker is not reused, so the next run's out/
 // is empty again.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,5 +112,82 @@ describe('cancelling a run', () => {
     expect(r.files).toEqual([]);
     expect(r.stdout).toBe('working\n');
     expect((await runPythonCode({ pool, code: 'print("next")', files: [] })).stdout).toBe('next\n');
+  }, 120_000);
+});
+
+describe('run_python network grant', () => {
+  let server: Server;
+  let port = 0;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/away') {
+        res.writeHead(302, { location: 'https://example.com/elsewhere' });
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`rows for ${req.url}`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const fetchCode = (path: string, host = `127.0.0.1:${port}`, scheme = 'http') =>
+    [
+      'import urllib.request, urllib.error',
+      'try:',
+      `    print(urllib.request.urlopen("${scheme}://${host}${path}").read().decode())`,
+      'except urllib.error.URLError as e:',
+      '    print("refused:", e.reason)',
+    ].join('\n');
+  const run = (code: string, hosts: string[]) =>
+    runPythonCode({ pool, code, files: [], network: { hosts, session_id: 'chat-7' } });
+
+  it('reaches a granted loopback host, through urllib and skilldesk.http_request', async () => {
+    const r = await run(fetchCode('/data.csv'), [`127.0.0.1:${port}`]);
+    expect(r.exception).toBeNull();
+    expect(r.stdout).toBe('rows for /data.csv\n');
+    expect(r.requests).toEqual([
+      { method: 'GET', url: `http://127.0.0.1:${port}/data.csv`, status: 200, bytes: 18 },
+    ]);
+    const direct = await run(
+      `import skilldesk\nr = skilldesk.http_request("GET", "http://127.0.0.1:${port}/x")\nprint(r["status"], r["body"].decode())`,
+      [`127.0.0.1:${port}`],
+    );
+    expect(direct.stdout).toBe('200 rows for /x\n');
+  }, 120_000);
+
+  it('refuses a host the chat did not grant, naming the setting and the command', async () => {
+    const before = hits.length;
+    const r = await run(fetchCode('/secret'), []);
+    expect(r.stdout).toContain(
+      `refused: run_python in this chat may not reach 127.0.0.1:${port}: it is not granted`,
+    );
+    expect(r.stdout).toContain(`skilldesk python network allow 127.0.0.1:${port} --chat chat-7`);
+    expect(r.requests?.[0]).toMatchObject({ status: null, error: expect.stringMatching(/not granted/) });
+    // Another port of a granted address is another host.
+    const other = await run(fetchCode('/secret'), ['127.0.0.1:1']);
+    expect(other.stdout).toMatch(/^refused: .*not granted/);
+    expect(hits.length).toBe(before);
+  }, 120_000);
+
+  it('refuses a redirect to a host that is not granted, and plain http to a named host', async () => {
+    const r = await run(fetchCode('/away'), [`127.0.0.1:${port}`]);
+    expect(r.stdout).toMatch(
+      /^refused: run_python in this chat may not reach example\.com: it is not granted/,
+    );
+    expect(r.requests?.map((q) => [q.url, q.status])).toEqual([
+      [`http://127.0.0.1:${port}/away`, 302],
+      ['https://example.com/elsewhere', null],
+    ]);
+    const plain = await run(fetchCode('/x', 'data.example:8080'), ['data.example:8080']);
+    expect(plain.stdout).toMatch(/over https only: use https:\/\/data\.example:8080\/x/);
+  }, 120_000);
+
+  it('leaves the rest of the skilldesk module to skills', async () => {
+    const r = await run('import skilldesk\nskilldesk.get_page("x")', []);
+    expect(r.exception?.message).toMatch(/get_page is not available to run_python code/);
   }, 120_000);
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { createSandboxHost } from './host-functions.js';
+import { type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
 import type { SandboxPool } from './pool.js';
 import { mediaTypeOf, type ScriptFile, type ScriptOutputFile, scriptRelativePath } from './scripts.js';
-import type { SandboxRunResult } from './types.js';
+import type { SandboxHost, SandboxRunResult } from './types.js';
 
 /** Largest total size of the files a `run_python` run is given. */
 export const MAX_PYTHON_INPUT_BYTES = 32 * 1024 * 1024;
@@ -25,6 +27,21 @@ export interface RunPythonCodeOptions {
   signal?: AbortSignal;
   /** Fair-queue key (the chat's session). */
   queue?: string;
+  /**
+   * The network the chat granted its code: `http_request` (and urllib, http.client) reach these
+   * hosts over https through the app's gate, nothing else. Absent or empty: every request is
+   * refused with the setting that grants it.
+   */
+  network?: PythonNetwork;
+}
+
+/** The hosts a run may reach and how the refusal tells the user to grant one. */
+export interface PythonNetwork {
+  hosts: readonly string[];
+  /** The chat, named in the refusal's command. */
+  session_id?: string;
+  /** Name resolution (tests point names at loopback); the system's by default. */
+  resolve?: Resolve;
 }
 
 /** The exception a run's code raised, as Python printed it. */
@@ -45,6 +62,8 @@ export interface RunPythonCodeResult {
   truncated?: { stdout?: boolean; stderr?: boolean; files?: string[] };
   /** Set when the sandbox, not the code, ended the run (time or memory limit, cancel, a fault). */
   stopped?: { code: string; reason: string };
+  /** Every request the code made (allowed or refused), for the result and the trace. */
+  requests?: HttpLogEntry[];
 }
 
 const ReportSchema = z.strictObject({
@@ -210,10 +229,61 @@ export async function runPythonCode(opts: RunPythonCodeOptions): Promise<RunPyth
     // Room for the output files in base64 and their paths.
     result_bytes: MAX_LIMITS.result_bytes,
   };
-  const run = await opts.pool.run(program, { limits, queue: opts.queue, signal: opts.signal });
+  const requests: HttpLogEntry[] = [];
+  const run = await opts.pool.run(program, {
+    limits,
+    queue: opts.queue,
+    signal: opts.signal,
+    host: networkHost(opts.network, requests, opts.signal),
+  });
   // A cancel that crossed the run's own end still discards what it wrote: the caller has gone.
-  if (opts.signal?.aborted) return cancelled(t0, run);
-  return toResult(run, t0);
+  const r = opts.signal?.aborted ? cancelled(t0, run) : toResult(run, t0);
+  return requests.length ? { ...r, requests } : r;
+}
+
+/** What the refusal names: the setting, and the command that grants `host` to this chat. */
+function grantHint(network: PythonNetwork | undefined) {
+  return (host: string) =>
+    `The chat's Python network setting allows hosts one by one: skilldesk python network allow ${host} --chat ${network?.session_id ?? 'SESSION_ID'}`;
+}
+
+/**
+ * The run's only host function is `http_request`, to the chat's granted hosts through the app's
+ * gate (each hop of a redirect checked again, names pinned to their checked address, https only).
+ * The rest of the `skilldesk` module (workspace, model) is a skill's, never run_python's.
+ */
+function networkHost(
+  network: PythonNetwork | undefined,
+  requests: HttpLogEntry[],
+  signal: AbortSignal | undefined,
+): SandboxHost {
+  const hosts = network?.hosts ?? [];
+  const inner = createSandboxHost({
+    http: (input) =>
+      httpRequest(input, {
+        skill: 'run_python',
+        granted: hosts,
+        httpsOnly: true,
+        refusal: {
+          who: 'run_python in this chat',
+          grant: grantHint(network),
+        },
+        signal,
+        resolve: network?.resolve,
+        log: (e) => {
+          if (requests.length < 100) requests.push(e);
+        },
+      }),
+  });
+  return {
+    call(fn, args) {
+      if (fn !== 'http_request')
+        return Promise.reject(
+          new AppError('HANDLER_NOT_AVAILABLE', `${fn.slice(0, 80)} is not available to run_python code`),
+        );
+      return inner.call(fn, args);
+    },
+  };
 }
 
 /**
