@@ -136,8 +136,6 @@ interface Pending {
   proc?: Proc;
   runId?: string;
   sentAt?: number;
-  /** The caller cancelled it before it was sent: it is answered CANCELLED instead. */
-  cancelled?: boolean;
 }
 
 /**
@@ -458,7 +456,8 @@ export class SandboxPool {
     }
     if (!this.running.has(job)) return;
     if (job.runId && job.proc) this.sendTo(job.proc, { type: 'cancel', id: job.runId });
-    else job.cancelled = true; // dispatch answers it instead of sending it
+    // Still waiting for the process to start: answered now, and dispatch then finds it gone.
+    else this.finish(job, this.cancelledResult(job));
   }
 
   private cancelledResult(job: Pending): SandboxRunResult {
@@ -973,10 +972,6 @@ export class SandboxPool {
           this.running.delete(job);
           this.queue.unshift(job.key, job);
           queueMicrotask(() => this.pump());
-          return;
-        }
-        if (job.cancelled) {
-          this.finish(job, this.cancelledResult(job));
           return;
         }
         proc.ranJob = true;
