@@ -32,7 +32,7 @@ export interface RunScope {
   readonly files?: ChatFolder;
   /** The runtime `run_python` uses in this call (default Pyodide). */
   readonly python?: PythonRuntimeName;
-  /** Hosts the chat granted its `run_python` code (https, through the app's gate); absent: none. */
+  /** Hosts the chat granted its run_python code (https, through the app's gate); absent: none. */
   readonly python_hosts?: readonly string[];
 }
 

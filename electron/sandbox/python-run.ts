@@ -261,7 +261,7 @@ function networkHost(
   const inner = createSandboxHost({
     http: (input) =>
       httpRequest(input, {
-        skill: 'run_python',
+        skill: 'run_python code',
         granted: hosts,
         httpsOnly: true,
         refusal: {
