@@ -195,7 +195,7 @@ describe('run_python in a chat', () => {
     const calls = (await callsOf(app, sid)).filter((c) => c.name === 'run_python');
     expect(calls[0]!.result).toMatchObject({ stdout: 'served /rates.json\n' });
     expect(String(calls[1]!.result!.stdout)).toContain(
-      `refused: run_python in this chat may not reach 127.0.0.1:1: it is not granted. The chat's Python network setting allows hosts one by one: skilldesk python network allow 127.0.0.1:1 --chat ${sid}`,
+      `refused: run_python in this chat may not reach 127.0.0.1:1: it is not granted. The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow 127.0.0.1:1 --chat ${sid}`,
     );
     const offered = provider.requests.filter((r) => r.turn !== null).at(-1)!;
     expect(JSON.stringify(offered.body)).toContain(

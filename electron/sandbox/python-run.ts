@@ -244,7 +244,7 @@ export async function runPythonCode(opts: RunPythonCodeOptions): Promise<RunPyth
 /** What the refusal names: the setting, and the command that grants `host` to this chat. */
 function grantHint(network: PythonNetwork | undefined) {
   return (host: string) =>
-    `The chat's Python network setting allows hosts one by one: skilldesk python network allow ${host} --chat ${network?.session_id ?? 'SESSION_ID'}`;
+    `The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow ${host} --chat ${network?.session_id ?? 'SESSION_ID'}`;
 }
 
 /**
