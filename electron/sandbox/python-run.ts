@@ -244,7 +244,9 @@ export async function runPythonCode(opts: RunPythonCodeOptions): Promise<RunPyth
 /** What the refusal names: the setting, and the command that grants `host` to this chat. */
 function grantHint(network: PythonNetwork | undefined) {
   return (host: string) =>
-    `The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow ${host} --chat ${network?.session_id ?? 'SESSION_ID'}`;
+    network?.session_id
+      ? `The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow ${host} --chat ${network.session_id}`
+      : 'Runs from outside a chat have no network; in a chat, its Python network setting allows hosts one by one (skilldesk python network allow HOST --chat ID).';
 }
 
 /**

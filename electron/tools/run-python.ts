@@ -52,7 +52,8 @@ export const runPython: ToolModule<'run_python'> = {
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
         hosts,
-        session_id: ctx.scope.session_id,
+        // Only a chat can grant hosts: a call from outside one (mcp serve) is told so, not given an id to grant.
+        ...(ctx.turn ? { session_id: ctx.scope.session_id } : {}),
         onProgress: (message) => {
           if (ctx.call_id) ctx.turn?.external?.progress?.(ctx.call_id, 0, message);
         },
