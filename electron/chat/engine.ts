@@ -119,6 +119,8 @@ export interface ChatDeps {
   files?: (session_id: string) => ChatFolder;
   /** The runtime `run_python` uses in a chat when the turn names none (chat, workspace, Settings). */
   pythonRuntime?: (session_id: string) => PythonRuntimeName;
+  /** The hosts the chat granted its run_python code (none when absent). */
+  pythonHosts?: (session_id: string) => string[];
 }
 
 /**
@@ -508,6 +510,7 @@ export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: strin
     signal: input.signal,
     files,
     python: input.python ?? deps.pythonRuntime?.(sessionId),
+    python_hosts: deps.pythonHosts?.(sessionId),
   });
   return new TurnTools({
     scope,

@@ -13,6 +13,7 @@ import {
   type ChatFolder,
   chatFilesRoot,
   chatFolder,
+  chatHosts,
   chatRuntime,
   effectiveRuntime,
   runtimePreference,
@@ -344,6 +345,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
                 settings: runtimePreference(cat.account.db),
               }).runtime;
             },
+            pythonHosts: (id) => chatHosts(chats.db, id),
           },
           { ...req, signal: abort.signal },
           emit,

@@ -2,9 +2,11 @@ import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { FullPythonView } from '../contract/python.js';
 import {
+  chatHosts,
   chatRuntime,
   effectiveRuntime,
   runtimePreference,
+  setChatHosts,
   setChatRuntime,
   setRuntimePreference,
 } from '../dispatch/index.js';
@@ -73,6 +75,18 @@ export function createPythonHandlers(deps: PythonHandlerDeps): HandlersFor<'pyth
           throw new AppError('NOT_FOUND', `no chat "${req.session_id}"`, { session_id: req.session_id });
       }
       return get(req.level === 'chat' ? req.session_id : undefined);
+    },
+    'python/get-network': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id))
+        throw new AppError('NOT_FOUND', `no chat "${req.session_id}"`, { session_id: req.session_id });
+      return { session_id: req.session_id, hosts: chatHosts(chats.db, req.session_id) };
+    },
+    'python/set-network': (req) => {
+      const chats = ws.chats.read();
+      if (!chats || !setChatHosts(chats.db, req.session_id, req.hosts))
+        throw new AppError('NOT_FOUND', `no chat "${req.session_id}"`, { session_id: req.session_id });
+      return { session_id: req.session_id, hosts: chatHosts(chats.db, req.session_id) };
     },
     'python/install': async (_req, ctx) => {
       const why = deps.fullUnavailable();

@@ -6,6 +6,8 @@
 // Python says it is not available. The chat's folder is listed, read, uploaded to, exported and
 // removed with the chat; names that could leave it are refused.
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
@@ -155,6 +157,50 @@ describe('run_python in a chat', () => {
     expect(String(c4[0]!.result!.stdout)).not.toContain('REACHED');
     const sock = c4[1]!.result!;
     expect(sock.exception ?? sock.stopped).toBeTruthy();
+  }, 180_000);
+
+  it('reaches only the hosts granted to the chat; the description and the approval name them', async () => {
+    const server = createServer((req, res) => res.end(`served ${req.url}`));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const get = (url: string) =>
+      `import urllib.request, urllib.error\ntry:\n    print(urllib.request.urlopen("${url}").read().decode())\nexcept urllib.error.URLError as e:\n    print("refused:", e.reason)\n`;
+    const { app, provider } = await withProvider([
+      { text: 'Hello.' },
+      py(get(`http://${host}/rates.json`)),
+      py(get('http://127.0.0.1:1/other')),
+      { text: 'Fetched.' },
+    ]);
+    const t1 = await app.turn('Hi');
+    await t1.finished;
+    const sid = t1.session_id;
+    expect(await app.ok('python/get-network', { session_id: sid })).toEqual({ session_id: sid, hosts: [] });
+    expect(
+      await app.ok('python/set-network', { session_id: sid, hosts: [host.toUpperCase(), host] }),
+    ).toEqual({
+      session_id: sid,
+      hosts: [host],
+    });
+    const bad = await app.call('python/set-network', { session_id: sid, hosts: ['https://example.com/x'] });
+    expect(!bad.ok && bad.error.code).toBe('INVALID_INPUT');
+    const missing = await app.call('python/set-network', { session_id: 'no-such-chat', hosts: [] });
+    expect(!missing.ok && missing.error.code).toBe('NOT_FOUND');
+
+    const t2 = await app.turn('Fetch the rates', { session_id: sid });
+    await expect.poll(() => app.requested.length, { timeout: 30_000 }).toBe(1);
+    expect(app.requested[0]!.description).toContain(`Network: only ${host}`);
+    await app.ok('tools/answer-approval', { approval_id: app.requested[0]!.approval_id, decision: 'chat' });
+    expect(await t2.finished).toMatchObject({ status: 'complete', text: 'Fetched.' });
+    const calls = (await callsOf(app, sid)).filter((c) => c.name === 'run_python');
+    expect(calls[0]!.result).toMatchObject({ stdout: 'served /rates.json\n' });
+    expect(String(calls[1]!.result!.stdout)).toContain(
+      `refused: run_python in this chat may not reach 127.0.0.1:1: it is not granted. The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow 127.0.0.1:1 --chat ${sid}`,
+    );
+    const offered = provider.requests.filter((r) => r.turn !== null).at(-1)!;
+    expect(JSON.stringify(offered.body)).toContain(
+      `Network: only these hosts, over https, through the app: ${host}.`,
+    );
   }, 180_000);
 
   it('cancel from the chat ends the turn while a run goes on; denied runs nothing; always is remembered', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { FullPythonView, GetPythonRuntimeRes } from '../contract/python.js';
+import type { FullPythonView, GetPythonRuntimeRes, PythonNetworkRes } from '../contract/python.js';
 import type { CliContext } from './context.js';
 import { withClient } from './host.js';
 
@@ -51,6 +51,54 @@ export function registerPythonCommands(program: Command, ctx: CliContext): void 
         ctx.print(r, () => runtimeText(r));
       });
     });
+
+  const net = py
+    .command('network')
+    .description(
+      'the hosts a chat’s run_python code may reach (https, through the app; Pyodide only): none unless allowed here',
+    );
+  const netText = (r: PythonNetworkRes) =>
+    r.hosts.length
+      ? `run_python in chat ${r.session_id} may reach: ${r.hosts.join(', ')}\n`
+      : `run_python in chat ${r.session_id} has no network\n`;
+  const change = async (chat: string, next: (hosts: string[]) => string[]) => {
+    await withClient(ctx, async (c) => {
+      const cur = await c.invoke('python/get-network', { session_id: chat });
+      const r = await c.invoke('python/set-network', { session_id: chat, hosts: next(cur.hosts) });
+      ctx.print(r, () => netText(r));
+    });
+  };
+  const chatOption = ['--chat <session_id>', 'the chat'] as const;
+  net
+    .command('list', { isDefault: true })
+    .description('list the hosts the chat allows')
+    .requiredOption(...chatOption)
+    .action(async (o: { chat: string }) => {
+      await withClient(ctx, async (c) => {
+        const r = await c.invoke('python/get-network', { session_id: o.chat });
+        ctx.print(r, () => netText(r));
+      });
+    });
+  net
+    .command('allow')
+    .description('let the chat’s run_python code reach these hosts (host or host:port; https only)')
+    .argument('<hosts...>', 'e.g. api.example.com or data.example.org:8443')
+    .requiredOption(...chatOption)
+    .action((hosts: string[], o: { chat: string }) => change(o.chat, (cur) => [...cur, ...hosts]));
+  net
+    .command('deny')
+    .description('take hosts back')
+    .argument('<hosts...>')
+    .requiredOption(...chatOption)
+    .action((hosts: string[], o: { chat: string }) => {
+      const gone = new Set(hosts.map((h) => h.trim().toLowerCase()));
+      return change(o.chat, (cur) => cur.filter((h) => !gone.has(h)));
+    });
+  net
+    .command('clear')
+    .description('take every host back: no network')
+    .requiredOption(...chatOption)
+    .action((o: { chat: string }) => change(o.chat, () => []));
 
   py.command('install')
     .description('install Full Python’s packages now (they are otherwise installed by the first run)')

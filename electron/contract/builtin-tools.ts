@@ -146,7 +146,11 @@ export const MAX_RUN_PYTHON_TIMEOUT_MS = 120_000;
  * this chat uses with what is installed in it (`packages`: `name==version` of Full Python's
  * environment, as installed or as it will be on first use).
  */
-export function runPythonDescription(runtime: 'pyodide' | 'full', packages: string[] = []): string {
+export function runPythonDescription(
+  runtime: 'pyodide' | 'full',
+  packages: string[] = [],
+  hosts: readonly string[] = [],
+): string {
   const installed =
     runtime === 'full'
       ? `Runtime in this chat: Full Python, CPython 3.11 in an OS sandbox, with ${packages.length ? packages.join(', ') : 'numpy, pandas, matplotlib, scipy, openpyxl, python-docx, pypdf and Pillow'} (no pip at run time). matplotlib draws with the Agg backend: save figures with savefig('out/chart.png') or .svg (shown in the chat), never plt.show(). The first run of a new installation can take a minute while the packages are installed.`
@@ -156,8 +160,18 @@ export function runPythonDescription(runtime: 'pyodide' | 'full', packages: stri
     "Files: the current folder is this chat's folder. The chat's attached files are in it by their names (open('sales.csv')), with every file earlier runs wrote and files the user dropped in. Existing files are read-only: write results to new files (e.g. out/chart.png, summary.csv); they are kept in the chat's folder and shown to the user. Pass files to give a run only some of the folder's files.",
     'State: nothing persists between runs except files. Variables, imports and definitions are gone in the next run, so re-read inputs and re-define helpers each time; save anything a later run needs to a file.',
     installed,
-    'No network: sockets and HTTP are refused. Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
+    networkSentence(runtime, hosts),
+    'Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
   ].join(' ');
+}
+
+/** What the description says of the network: none, or the chat's granted hosts and how to reach them. */
+function networkSentence(runtime: 'pyodide' | 'full', hosts: readonly string[]): string {
+  if (hosts.length === 0)
+    return 'No network: sockets and HTTP are refused (the user can allow hosts for this chat).';
+  if (runtime === 'full')
+    return `No network in Full Python: sockets and HTTP are refused. The user allowed ${hosts.join(', ')} for this chat, which only the Pyodide runtime reaches.`;
+  return `Network: only these hosts, over https, through the app: ${hosts.join(', ')}. Use urllib.request.urlopen(url) or skilldesk.http_request(method, url, headers, body) (import skilldesk; it returns {status, reason, url, headers, body: bytes}); sockets are refused, and so is any other host, a redirect to one included.`;
 }
 
 /** Every built-in tool, keyed by the name models and MCP clients call it by. */

@@ -71,6 +71,53 @@ export const RemovePythonPackagesReqSchema = z
 /** Request of `python/remove-packages`. */
 export type RemovePythonPackagesReq = z.infer<typeof RemovePythonPackagesReqSchema>;
 
+/** A DNS name or an IPv4 address, or an IPv6 address in brackets; then an optional port (group 1). */
+const HOST_FORM =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/;
+
+/** Most hosts one chat may grant its run_python code. */
+export const MAX_PYTHON_HOSTS = 50;
+
+/**
+ * One host a chat's run_python code may reach: a DNS name, an IPv4 address or an IPv6 address in
+ * brackets, with an optional port (`api.example.com`, `example.com:8443`, `127.0.0.1:8080`),
+ * lower-cased. A URL is refused with the form to use instead, so a grant never carries a path or
+ * a scheme the gate would silently ignore.
+ */
+export const PythonHostSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(260)
+  .refine((h) => !h.includes('/'), { message: 'give a host (example.com or example.com:8443), not a URL' })
+  .refine(
+    (h) => {
+      const m = HOST_FORM.exec(h);
+      return m !== null && (m[1] === undefined || (Number(m[1]) >= 1 && Number(m[1]) <= 65535));
+    },
+    { message: 'is not a host name, an IP address (IPv6 in brackets) or either with :port' },
+  );
+
+/** `python/get-network`: the hosts a chat's run_python code may reach. */
+export const GetPythonNetworkReqSchema = z.object({ session_id: sessionId }).strict();
+/** Request of `python/get-network`. */
+export type GetPythonNetworkReq = z.infer<typeof GetPythonNetworkReqSchema>;
+
+/** `python/set-network`: replace the chat's granted hosts (an empty list: no network). */
+export const SetPythonNetworkReqSchema = z
+  .object({ session_id: sessionId, hosts: z.array(PythonHostSchema).max(MAX_PYTHON_HOSTS) })
+  .strict();
+/** Request of `python/set-network`. */
+export type SetPythonNetworkReq = z.infer<typeof SetPythonNetworkReqSchema>;
+
+/** Reply of `python/get-network` and `python/set-network`. */
+export interface PythonNetworkRes {
+  session_id: string;
+  /** Hosts the chat's run_python code may reach over https (sorted, no duplicates); empty: none. */
+  hosts: string[];
+}
+
 /** The `python/*` channels. */
 export interface PythonChannels {
   'python/get-runtime': { req: GetPythonRuntimeReq; res: GetPythonRuntimeRes };
@@ -78,6 +125,8 @@ export interface PythonChannels {
   'python/install': { req: InstallFullPythonReq; res: FullPythonView };
   'python/add-packages': { req: AddPythonPackagesReq; res: FullPythonView };
   'python/remove-packages': { req: RemovePythonPackagesReq; res: FullPythonView };
+  'python/get-network': { req: GetPythonNetworkReq; res: PythonNetworkRes };
+  'python/set-network': { req: SetPythonNetworkReq; res: PythonNetworkRes };
 }
 
 /** Request schemas of the `python/*` channels. */
@@ -87,4 +136,6 @@ export const pythonRequestSchemas = {
   'python/install': InstallFullPythonReqSchema,
   'python/add-packages': AddPythonPackagesReqSchema,
   'python/remove-packages': RemovePythonPackagesReqSchema,
+  'python/get-network': GetPythonNetworkReqSchema,
+  'python/set-network': SetPythonNetworkReqSchema,
 };

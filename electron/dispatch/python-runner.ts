@@ -2,6 +2,7 @@ import type { RunPythonFileRef } from '../contract/builtin-tools.js';
 import { chatFilePathProblem, type PythonRuntimeName } from '../contract/chat-files.js';
 import { AppError, assertNever } from '../contract/errors.js';
 import {
+  type HttpLogEntry,
   MAX_PYTHON_INPUT_BYTES,
   type PythonException,
   runPythonCode,
@@ -24,6 +25,10 @@ export interface PythonRunRequest {
   queue?: string;
   /** Hears what a runtime does before the run (Full Python's first install). */
   onProgress?: (message: string) => void;
+  /** Hosts the chat granted its code (https through the app's gate); empty or absent: no network. */
+  hosts?: readonly string[];
+  /** The chat, named in a network refusal's advice. */
+  session_id?: string;
 }
 
 /** What a run gave back: its output, its exception, and the files it wrote (now in the folder). */
@@ -39,6 +44,8 @@ export interface PythonRunOutcome {
   stopped?: { code: string; reason: string };
   /** Files the run wrote that the folder did not take, and why. */
   not_kept?: Array<{ name: string; reason: string }>;
+  /** The HTTP requests the code made (allowed or refused). */
+  requests?: HttpLogEntry[];
 }
 
 /**
@@ -57,6 +64,8 @@ export interface PythonRuntime {
     signal?: AbortSignal;
     queue?: string;
     onProgress?: (message: string) => void;
+    hosts?: readonly string[];
+    session_id?: string;
   }): Promise<
     Omit<PythonRunOutcome, 'runtime' | 'files' | 'not_kept'> & {
       files: Array<{ path: string; bytes: Uint8Array; media_type: string }>;
@@ -87,6 +96,7 @@ export function pyodideRuntime(pool: () => SandboxPool): PythonRuntime {
         signal: req.signal,
         queue: req.queue,
         limits: { memory_mb: 512, output_bytes: 1024 * 1024 },
+        network: { hosts: req.hosts ?? [], session_id: req.session_id },
       }),
   };
 }
@@ -131,6 +141,8 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
         signal: req.signal,
         queue: req.queue,
         onProgress: req.onProgress,
+        hosts: req.hosts,
+        session_id: req.session_id,
       });
       const kept: RunPythonFileRef[] = [];
       const notKept: Array<{ name: string; reason: string }> = [];
@@ -159,6 +171,7 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
         ...(r.truncated ? { truncated: r.truncated } : {}),
         ...(r.stopped ? { stopped: r.stopped } : {}),
         ...(notKept.length ? { not_kept: notKept } : {}),
+        ...(r.requests?.length ? { requests: r.requests } : {}),
       };
     },
   };

@@ -10,9 +10,11 @@ import { openDatabase } from '../store/db.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import {
+  chatHosts,
   chatRuntime,
   effectiveRuntime,
   runtimePreference,
+  setChatHosts,
   setChatRuntime,
   setRuntimePreference,
 } from './python-runtime-choice.js';
@@ -53,6 +55,29 @@ describe('run_python runtime levels', () => {
       from: 'workspace',
     });
     expect(effectiveRuntime({ chat: 'full', workspace: 'pyodide', settings: 'pyodide' }).from).toBe('chat');
+  });
+
+  it('migration 0020 gives every chat an empty, checked list of granted hosts', () => {
+    const file = join(tempDir(), 'agents.db');
+    const before = openDatabase(file, { targetVersion: 19 });
+    before
+      .prepare(
+        "INSERT INTO chat_sessions (id, title, created_at, updated_at, python_runtime) VALUES ('c1', 't', 'x', 'x', 'full')",
+      )
+      .run();
+    before.close();
+    const db = openDatabase(file, { targetVersion: 20 });
+    expect(chatHosts(db, 'c1')).toEqual([]);
+    expect(chatRuntime(db, 'c1')).toBe('full');
+    expect(setChatHosts(db, 'c1', ['b.example', 'a.example:8443', 'b.example'])).toBe(true);
+    expect(chatHosts(db, 'c1')).toEqual(['a.example:8443', 'b.example']);
+    expect(setChatHosts(db, 'nope', ['a.example'])).toBe(false);
+    expect(chatHosts(db, 'nope')).toEqual([]);
+    for (const value of ['not json', '{"a":1}'])
+      expect(() =>
+        db.prepare("UPDATE chat_sessions SET python_hosts = ? WHERE id = 'c1'").run(value),
+      ).toThrow(/CHECK/);
+    db.close();
   });
 
   it('python/* channels: Settings, then the workspace over it; the chat level needs a chat that exists', async () => {

@@ -47,3 +47,27 @@ export function effectiveRuntime(levels: {
   if (levels.settings) return { runtime: levels.settings, from: 'settings' };
   return { runtime: 'pyodide', from: 'default' };
 }
+
+/**
+ * The hosts a chat's run_python code may reach (sorted; empty: no network). A value the column
+ * cannot hold (it is checked to be a JSON array) reads as no network: a grant is never guessed.
+ */
+export function chatHosts(db: Db, sessionId: string): string[] {
+  const v = db.prepare('SELECT python_hosts FROM chat_sessions WHERE id = ?').pluck().get(sessionId);
+  if (typeof v !== 'string') return [];
+  try {
+    const list = JSON.parse(v) as unknown;
+    return Array.isArray(list) ? list.filter((h): h is string => typeof h === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Replace a chat's granted hosts (already validated); false when there is no such chat. */
+export function setChatHosts(db: Db, sessionId: string, hosts: readonly string[]): boolean {
+  const list = [...new Set(hosts)].sort();
+  return (
+    db.prepare('UPDATE chat_sessions SET python_hosts = ? WHERE id = ?').run(JSON.stringify(list), sessionId)
+      .changes > 0
+  );
+}

@@ -32,6 +32,8 @@ export interface RunScope {
   readonly files?: ChatFolder;
   /** The runtime `run_python` uses in this call (default Pyodide). */
   readonly python?: PythonRuntimeName;
+  /** Hosts the chat granted its run_python code (https, through the app's gate); absent: none. */
+  readonly python_hosts?: readonly string[];
 }
 
 /** What an entry point knows when it builds a {@link RunScope}. */
@@ -45,6 +47,7 @@ export interface RunScopeInit {
   trace?: (result: DispatchResult) => void;
   files?: ChatFolder;
   python?: PythonRuntimeName;
+  python_hosts?: readonly string[];
 }
 
 /** Build the scope of one call; the harness always carries its session and workspace. */
@@ -62,6 +65,7 @@ export function createRunScope(init: RunScopeInit): RunScope {
     trace: init.trace ?? (() => {}),
     ...(init.files ? { files: init.files } : {}),
     ...(init.python ? { python: init.python } : {}),
+    ...(init.python_hosts?.length ? { python_hosts: Object.freeze([...init.python_hosts]) } : {}),
   });
 }
 

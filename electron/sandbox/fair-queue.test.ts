@@ -30,4 +30,16 @@ describe('FairQueue', () => {
     q.unshift('a', first);
     expect(q.drain()).toEqual(['a0', 'b0']);
   });
+
+  it('remove takes one item out (a cancelled run) and keeps the others in their turn', () => {
+    const q = new FairQueue<string>();
+    q.push('a', 'a0');
+    q.push('b', 'b0');
+    q.push('a', 'a1');
+    expect(q.remove('b', 'b0')).toBe(true);
+    expect(q.remove('b', 'b0')).toBe(false);
+    expect(q.size).toBe(2);
+    q.push('c', 'c0');
+    expect(q.drain()).toEqual(['a0', 'c0', 'a1']);
+  });
 });

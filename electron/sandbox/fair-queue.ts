@@ -51,6 +51,21 @@ export class FairQueue<T> {
     return item;
   }
 
+  /** Take `item` out of `key`'s line (a run cancelled while waiting); false when it is not there. */
+  remove(key: string, item: T): boolean {
+    const q = this.byKey.get(key);
+    const i = q ? q.indexOf(item) : -1;
+    if (!q || i < 0) return false;
+    q.splice(i, 1);
+    this.count--;
+    if (q.length === 0) {
+      this.byKey.delete(key);
+      const k = this.order.indexOf(key);
+      if (k >= 0) this.order.splice(k, 1);
+    }
+    return true;
+  }
+
   /** Remove and return every item (oldest first within each key). */
   drain(): T[] {
     const out: T[] = [];

@@ -49,6 +49,16 @@ export type Resolve = (host: string) => Promise<Array<{ address: string; family:
 export interface HttpGateOptions {
   /** Skill name, for the error messages. */
   skill: string;
+  /**
+   * Who is refused, and how the user grants a host, for the error messages (default: the skill,
+   * and `skilldesk skills grant`). Python shows these to the model, which tells the user.
+   */
+  refusal?: { who: string; grant: (host: string) => string };
+  /**
+   * Only https URLs, except to a loopback address granted by address (or `localhost`): a service
+   * on this machine is often plain http, and its traffic never leaves the machine.
+   */
+  httpsOnly?: boolean;
   /** Granted hosts: `name`, `name:port`, an IP literal (IPv6 in brackets) with an optional port. */
   granted: readonly string[];
   /** Largest response body (default 5 MiB). */
@@ -199,14 +209,33 @@ async function checkTarget(raw: string, o: HttpGateOptions): Promise<Target> {
     .map(parseGrant)
     .find((g) => g.host === host && (g.port === null || g.port === port));
   const shown = url.port ? `${host}:${port}` : host;
+  const refusal = o.refusal ?? {
+    who: `skill "${o.skill}"`,
+    grant: (h: string) =>
+      `Grant it with: skilldesk skills grant ${JSON.stringify(o.skill)} ${h} (or turn it on under the skill's Network access)`,
+  };
   if (!grant) {
     throw new AppError(
       'FORBIDDEN',
-      `skill "${o.skill}" may not reach ${shown}: it is not granted. Grant it with: skilldesk skills grant ${JSON.stringify(o.skill)} ${shown} (or turn it on under the skill's Network access)`,
-      { host: shown, setting: 'network grants' },
+      `${refusal.who} may not reach ${shown}: it is not granted. ${refusal.grant(shown)}`,
+      {
+        host: shown,
+        setting: 'network grants',
+      },
     );
   }
   const literal = isIP(host) !== 0;
+  if (
+    o.httpsOnly &&
+    url.protocol === 'http:' &&
+    !(host === 'localhost' || (literal && specialAddress(host) === 'loopback'))
+  ) {
+    throw new AppError(
+      'FORBIDDEN',
+      `${refusal.who} may reach ${shown} over https only: use https://${shown}${url.pathname}${url.search}`,
+      { host: shown },
+    );
+  }
   const addresses = literal ? [{ address: host, family: isIP(host) }] : await resolveOnce(host, o);
   if (addresses.length === 0) throw new AppError('NOT_FOUND', `${host} has no address`);
   // A name the user granted may still resolve to an internal address (DNS rebinding, or a skill
@@ -218,7 +247,7 @@ async function checkTarget(raw: string, o: HttpGateOptions): Promise<Target> {
     if (why && !byAddress) {
       throw new AppError(
         'FORBIDDEN',
-        `skill "${o.skill}" may not reach ${shown}: it resolves to ${a.address}, a ${why} address. Only a grant of that address itself allows it (skilldesk skills grant ${JSON.stringify(o.skill)} ${a.address.includes(':') ? `[${a.address}]` : a.address}${url.port ? `:${port}` : ''})`,
+        `${refusal.who} may not reach ${shown}: it resolves to ${a.address}, a ${why} address. Only a grant of that address itself allows it. ${refusal.grant(`${a.address.includes(':') ? `[${a.address}]` : a.address}${url.port ? `:${port}` : ''}`)}`,
         { host: shown, address: a.address, range: why },
       );
     }

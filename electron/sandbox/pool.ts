@@ -416,17 +416,54 @@ export class SandboxPool {
     run: Pick<Pending, 'code' | 'limits' | 'opts'> & { component?: string },
   ): Promise<SandboxRunResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push(key, {
+      const signal = run.opts.signal;
+      const onAbort = () => this.cancel(job);
+      const detach = () => signal?.removeEventListener('abort', onAbort);
+      const job: Pending = {
         key,
         ...run,
         enqueuedAt: performance.now(),
-        resolve,
-        reject,
+        resolve: (r) => {
+          detach();
+          resolve(r);
+        },
+        reject: (e) => {
+          detach();
+          reject(e);
+        },
         checkpoints: [],
         checkpointBytes: 0,
-      });
+      };
+      if (signal?.aborted) {
+        job.resolve(this.cancelledResult(job));
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(key, job);
       this.pump();
     });
+  }
+
+  /**
+   * The caller's signal fired. A queued run is answered at once; a running one is interrupted in
+   * its worker (KeyboardInterrupt, the worker ended after the run's grace if Python does not stop)
+   * and answered by the process with what it printed so far and a `CANCELLED` error.
+   */
+  private cancel(job: Pending): void {
+    if (this.queue.remove(job.key, job)) {
+      job.resolve(this.cancelledResult(job));
+      return;
+    }
+    if (!this.running.has(job)) return;
+    if (job.runId && job.proc) this.sendTo(job.proc, { type: 'cancel', id: job.runId });
+    // Still waiting for the process to start: answered now, and dispatch then finds it gone.
+    else this.finish(job, this.cancelledResult(job));
+  }
+
+  private cancelledResult(job: Pending): SandboxRunResult {
+    const r = this.failure(job, 'CANCELLED', 'Cancelled', 'the run was cancelled');
+    r.duration_ms = performance.now() - job.enqueuedAt;
+    return r;
   }
 
   /** Stop the sandbox process; pending runs are rejected. */

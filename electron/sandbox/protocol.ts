@@ -6,7 +6,8 @@
  *
  * Messages travel as length-prefixed frames (`runtime/frames.mjs`). Two kinds share the pipe:
  * - lifecycle messages (`hello`, `init`, `snapshot`, `worker-ready`, `fatal`, `shutdown`), which
- *   move the process through its phases and are handled by each side's phase checks;
+ *   move the process through its phases and are handled by each side's phase checks, and
+ *   `cancel`, which stops an open run;
  * - calls, carried by the RPC peer (`electron/rpc`): the app calls `run`, and while a run is open
  *   the process calls `host` (a host function asked for by Python). On the wire they are `run` /
  *   `result` and `host` / `host-reply`; {@link rpcToWire} and {@link wireToRpc} map them to the
@@ -182,6 +183,13 @@ export const AppMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run'), id: Id, ...RunParamsSchema.shape }),
   z.strictObject({ type: z.literal('component'), id: Id, ...ComponentParamsSchema.shape }),
   answer('host-reply', z.unknown(), ERROR_CODES),
+  /**
+   * Stop the open `run` or `component` call `id`: Python is interrupted (KeyboardInterrupt) and
+   * its worker ended after the run's grace if it does not stop; the call is still answered, with a
+   * `CANCELLED` error in its result. Not a peer call: nothing answers it, and one for a call that
+   * is already over is ignored.
+   */
+  z.strictObject({ type: z.literal('cancel'), id: Id }),
   z.strictObject({ type: z.literal('shutdown') }),
 ]);
 
@@ -270,6 +278,6 @@ export const SANDBOX_PROTOCOL = {
   methods: SANDBOX_METHODS,
   callbacks: SANDBOX_CALLBACKS,
   errorCodes: SANDBOX_ERROR_CODES,
-  appMessages: ['init', 'run', 'component', 'host-reply', 'shutdown'],
+  appMessages: ['init', 'run', 'component', 'host-reply', 'cancel', 'shutdown'],
   sandboxMessages: ['hello', 'snapshot', 'worker-ready', 'fatal', 'result', 'host'],
 } as const;

@@ -2,6 +2,8 @@
 // it, so the next run reuses it (a warm trivial run costs milliseconds, not a worker boot); a run
 // that writes into out/ hands the file back and its worker is not reused, so the next run's out/
 // is empty again.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,9 @@ import { runPythonCode } from './python-run.js';
 
 let pool: SandboxPool;
 beforeAll(async () => {
-  pool = new SandboxPool({ cacheDir: join(tmpdir(), 'skilldesk-test-sandbox-cache') });
+  // The cancel tests tell workers apart by id, numbered per sandbox process: a cap high enough
+  // that the pool does not restart a process grown by the workers these tests boot and end.
+  pool = new SandboxPool({ cacheDir: join(tmpdir(), 'skilldesk-test-sandbox-cache'), rssLimitMb: 4096 });
   await pool.warmup();
 }, 300_000);
 afterAll(async () => {
@@ -32,4 +36,166 @@ describe('run_python in the Pyodide pool', () => {
     const after = await run('import os\nprint(sorted(os.listdir("out")))');
     expect(after.stdout).toBe('[]\n');
   }, 300_000);
+});
+
+describe('cancelling a run', () => {
+  /** Run `code` and abort once Python reached its first checkpoint (so it is surely running). */
+  async function cancelWhenRunning(code: string) {
+    const ac = new AbortController();
+    let abortedAt = 0;
+    const r = await pool.run(code, {
+      signal: ac.signal,
+      limits: { timeout_ms: 60_000, grace_ms: 500 },
+      onCheckpoint: () => {
+        abortedAt = performance.now();
+        ac.abort();
+      },
+    });
+    return { r, afterAbortMs: performance.now() - abortedAt };
+  }
+
+  it('interrupts Python, answers CANCELLED and gives the clean worker back', async () => {
+    const { r, afterAbortMs } = await cancelWhenRunning(
+      'import skilldesk\nprint("started")\nskilldesk.checkpoint(1)\nwhile True: pass',
+    );
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    expect(r.stdout).toBe('started\n');
+    // The interrupt, not the grace's kill, ended it: well under the run's 60 s limit.
+    expect(afterAbortMs).toBeLessThan(5_000);
+    // The interrupted run left its worker restorable: it serves again (a restored worker goes first
+    // in line; a run that arrives while it restores may take a spare, hence a few tries). A worker
+    // that was ended never could.
+    let same = false;
+    for (let i = 0; i < 5 && !same; i++) {
+      const next = await pool.run('print(6 * 7)');
+      expect(next.stdout).toBe('42\n');
+      same = next.timing.worker_id === r.timing.worker_id;
+    }
+    expect(same).toBe(true);
+  }, 120_000);
+
+  it('ends the worker after the grace when the code catches the interrupt and loops on', async () => {
+    const recycles = pool.stats().recycles;
+    const { r } = await cancelWhenRunning(
+      [
+        'import skilldesk',
+        'skilldesk.checkpoint(1)',
+        'while True:',
+        '    try:',
+        '        while True: pass',
+        '    except KeyboardInterrupt:',
+        '        pass',
+      ].join('\n'),
+    );
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    const next = await pool.run('print("alive")');
+    expect(next.stdout).toBe('alive\n');
+    // Same process (worker ids are numbered per process), another worker.
+    expect(pool.stats().recycles).toBe(recycles);
+    expect(next.timing.worker_id).not.toBe(r.timing.worker_id);
+  }, 120_000);
+
+  it('answers a run cancelled before it starts without running it', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const r = await pool.run('print("never")', { signal: ac.signal });
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    expect(r.stdout).toBe('');
+  });
+
+  it('run_python: a cancelled run says so and keeps nothing it wrote', async () => {
+    const ac = new AbortController();
+    // The real pool, with the run's first checkpoint as the moment to cancel.
+    const watched = Object.create(pool) as SandboxPool;
+    watched.run = (code, o) => pool.run(code, { ...o, onCheckpoint: () => ac.abort() });
+    const r = await runPythonCode({
+      pool: watched,
+      code: 'import skilldesk\nopen("out/partial.txt", "w").write("x")\nprint("working")\nskilldesk.checkpoint(0)\nwhile True: pass',
+      files: [],
+      timeoutMs: 60_000,
+      signal: ac.signal,
+    });
+    expect(r.stopped?.code).toBe('CANCELLED');
+    expect(r.stopped?.reason).toMatch(/cancelled/);
+    expect(r.files).toEqual([]);
+    expect(r.stdout).toBe('working\n');
+    expect((await runPythonCode({ pool, code: 'print("next")', files: [] })).stdout).toBe('next\n');
+  }, 120_000);
+});
+
+describe('run_python network grant', () => {
+  let server: Server;
+  let port = 0;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/away') {
+        res.writeHead(302, { location: 'https://example.com/elsewhere' });
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`rows for ${req.url}`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const fetchCode = (path: string, host = `127.0.0.1:${port}`, scheme = 'http') =>
+    [
+      'import urllib.request, urllib.error',
+      'try:',
+      `    print(urllib.request.urlopen("${scheme}://${host}${path}").read().decode())`,
+      'except urllib.error.URLError as e:',
+      '    print("refused:", e.reason)',
+    ].join('\n');
+  const run = (code: string, hosts: string[]) =>
+    runPythonCode({ pool, code, files: [], network: { hosts, session_id: 'chat-7' } });
+
+  it('reaches a granted loopback host, through urllib and skilldesk.http_request', async () => {
+    const r = await run(fetchCode('/data.csv'), [`127.0.0.1:${port}`]);
+    expect(r.exception).toBeNull();
+    expect(r.stdout).toBe('rows for /data.csv\n');
+    expect(r.requests).toEqual([
+      { method: 'GET', url: `http://127.0.0.1:${port}/data.csv`, status: 200, bytes: 18 },
+    ]);
+    const direct = await run(
+      `import skilldesk\nr = skilldesk.http_request("GET", "http://127.0.0.1:${port}/x")\nprint(r["status"], r["body"].decode())`,
+      [`127.0.0.1:${port}`],
+    );
+    expect(direct.stdout).toBe('200 rows for /x\n');
+  }, 120_000);
+
+  it('refuses a host the chat did not grant, naming the setting and the command', async () => {
+    const before = hits.length;
+    const r = await run(fetchCode('/secret'), []);
+    expect(r.stdout).toContain(
+      `refused: run_python in this chat may not reach 127.0.0.1:${port}: it is not granted`,
+    );
+    expect(r.stdout).toContain(`skilldesk python network allow 127.0.0.1:${port} --chat chat-7`);
+    expect(r.requests?.[0]).toMatchObject({ status: null, error: expect.stringMatching(/not granted/) });
+    // Another port of a granted address is another host.
+    const other = await run(fetchCode('/secret'), ['127.0.0.1:1']);
+    expect(other.stdout).toMatch(/^refused: .*not granted/);
+    expect(hits.length).toBe(before);
+  }, 120_000);
+
+  it('refuses a redirect to a host that is not granted, and plain http to a named host', async () => {
+    const r = await run(fetchCode('/away'), [`127.0.0.1:${port}`]);
+    expect(r.stdout).toMatch(
+      /^refused: run_python in this chat may not reach example\.com: it is not granted/,
+    );
+    expect(r.requests?.map((q) => [q.url, q.status])).toEqual([
+      [`http://127.0.0.1:${port}/away`, 302],
+      ['https://example.com/elsewhere', null],
+    ]);
+    const plain = await run(fetchCode('/x', 'data.example:8080'), ['data.example:8080']);
+    expect(plain.stdout).toMatch(/over https only: use https:\/\/data\.example:8080\/x/);
+  }, 120_000);
+
+  it('leaves the rest of the skilldesk module to skills', async () => {
+    const r = await run('import skilldesk\nskilldesk.get_page("x")', []);
+    expect(r.exception?.message).toMatch(/get_page is not available to run_python code/);
+  }, 120_000);
 });

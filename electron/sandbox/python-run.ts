@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { createSandboxHost } from './host-functions.js';
+import { type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
 import type { SandboxPool } from './pool.js';
 import { mediaTypeOf, type ScriptFile, type ScriptOutputFile, scriptRelativePath } from './scripts.js';
-import type { SandboxRunResult } from './types.js';
+import type { SandboxHost, SandboxRunResult } from './types.js';
 
 /** Largest total size of the files a `run_python` run is given. */
 export const MAX_PYTHON_INPUT_BYTES = 32 * 1024 * 1024;
@@ -25,6 +27,21 @@ export interface RunPythonCodeOptions {
   signal?: AbortSignal;
   /** Fair-queue key (the chat's session). */
   queue?: string;
+  /**
+   * The network the chat granted its code: `http_request` (and urllib, http.client) reach these
+   * hosts over https through the app's gate, nothing else. Absent or empty: every request is
+   * refused with the setting that grants it.
+   */
+  network?: PythonNetwork;
+}
+
+/** The hosts a run may reach and how the refusal tells the user to grant one. */
+export interface PythonNetwork {
+  hosts: readonly string[];
+  /** The chat, named in the refusal's command. */
+  session_id?: string;
+  /** Name resolution (tests point names at loopback); the system's by default. */
+  resolve?: Resolve;
 }
 
 /** The exception a run's code raised, as Python printed it. */
@@ -45,6 +62,8 @@ export interface RunPythonCodeResult {
   truncated?: { stdout?: boolean; stderr?: boolean; files?: string[] };
   /** Set when the sandbox, not the code, ended the run (time or memory limit, cancel, a fault). */
   stopped?: { code: string; reason: string };
+  /** Every request the code made (allowed or refused), for the result and the trace. */
+  requests?: HttpLogEntry[];
 }
 
 const ReportSchema = z.strictObject({
@@ -116,7 +135,7 @@ def _skilldesk_python(job, source):
                 except BaseException:
                     pass
     except KeyboardInterrupt:
-        # The sandbox's interrupt (time limit): its outcome, not the code's.
+        # The sandbox's interrupt (time limit, cancel): its outcome, not the code's.
         raise
     except SystemExit as e:
         if e.code not in (None, 0):
@@ -210,42 +229,87 @@ export async function runPythonCode(opts: RunPythonCodeOptions): Promise<RunPyth
     // Room for the output files in base64 and their paths.
     result_bytes: MAX_LIMITS.result_bytes,
   };
-  const run = opts.pool.run(program, { limits, queue: opts.queue });
-  if (!opts.signal) return toResult(await run, t0);
-  const signal = opts.signal;
-  // The pool has no per-run interrupt: a cancelled caller stops waiting, nothing the run writes
-  // afterwards is kept, and the run's own time limit ends it in the sandbox.
-  return new Promise<RunPythonCodeResult>((resolve, reject) => {
-    const onAbort = () => resolve(cancelled(t0));
-    signal.addEventListener('abort', onAbort, { once: true });
-    run.then(
-      (r) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(signal.aborted ? cancelled(t0) : toResult(r, t0));
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
+  const requests: HttpLogEntry[] = [];
+  const run = await opts.pool.run(program, {
+    limits,
+    queue: opts.queue,
+    signal: opts.signal,
+    host: networkHost(opts.network, requests, opts.signal),
   });
+  // A cancel that crossed the run's own end still discards what it wrote: the caller has gone.
+  const r = opts.signal?.aborted ? cancelled(t0, run) : toResult(run, t0);
+  return requests.length ? { ...r, requests } : r;
 }
 
-function cancelled(t0: number): RunPythonCodeResult {
+/** What the refusal names: the setting, and the command that grants `host` to this chat. */
+function grantHint(network: PythonNetwork | undefined) {
+  return (host: string) =>
+    network?.session_id
+      ? `The chat's Python network setting (Network, beside the Python picker over the chat's Files) allows hosts one by one, or: skilldesk python network allow ${host} --chat ${network.session_id}`
+      : 'Runs from outside a chat have no network; in a chat, its Python network setting allows hosts one by one (skilldesk python network allow HOST --chat ID).';
+}
+
+/**
+ * The run's only host function is `http_request`, to the chat's granted hosts through the app's
+ * gate (each hop of a redirect checked again, names pinned to their checked address, https only).
+ * The rest of the `skilldesk` module (workspace, model) is a skill's, never run_python's.
+ */
+function networkHost(
+  network: PythonNetwork | undefined,
+  requests: HttpLogEntry[],
+  signal: AbortSignal | undefined,
+): SandboxHost {
+  const hosts = network?.hosts ?? [];
+  const inner = createSandboxHost({
+    http: (input) =>
+      httpRequest(input, {
+        skill: 'run_python code',
+        granted: hosts,
+        httpsOnly: true,
+        refusal: {
+          who: 'run_python in this chat',
+          grant: grantHint(network),
+        },
+        signal,
+        resolve: network?.resolve,
+        log: (e) => {
+          if (requests.length < 100) requests.push(e);
+        },
+      }),
+  });
   return {
-    stdout: '',
-    stderr: '',
+    call(fn, args) {
+      if (fn !== 'http_request')
+        return Promise.reject(
+          new AppError('HANDLER_NOT_AVAILABLE', `${fn.slice(0, 80)} is not available to run_python code`),
+        );
+      return inner.call(fn, args);
+    },
+  };
+}
+
+/**
+ * A cancelled run: what it printed until the interrupt, nothing it wrote. The pool interrupted it
+ * in its worker (or never started it); the interpreter is gone or restored either way.
+ */
+function cancelled(t0: number, run?: SandboxRunResult): RunPythonCodeResult {
+  return {
+    stdout: run?.stdout ?? '',
+    stderr: run?.stderr ?? '',
     exception: null,
     files: [],
     duration_ms: Math.round(performance.now() - t0),
-    stopped: { code: 'CANCELLED', reason: 'the run was cancelled from the chat; nothing it wrote was kept' },
+    stopped: { code: 'CANCELLED', reason: CANCELLED_REASON },
   };
 }
+
+const CANCELLED_REASON = 'cancelled: the run was interrupted; nothing it wrote was kept';
 
 /** A limit's error, in the words the model and the user read. */
 function stopReason(run: SandboxRunResult): { code: string; reason: string } {
   const e = run.error;
   if (!e) return { code: 'SANDBOX_FAILED', reason: 'the Python runner gave no report' };
+  if (e.code === 'CANCELLED') return { code: 'CANCELLED', reason: CANCELLED_REASON };
   if (e.code === 'SANDBOX_TIMEOUT' || e.type === 'Timeout')
     return { code: 'SANDBOX_TIMEOUT', reason: `time limit: stopped after ${run.limits.timeout_ms} ms` };
   if (e.type === 'MemoryLimit' || e.type === 'MemoryError' || /memory/i.test(e.message))

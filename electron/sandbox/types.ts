@@ -80,6 +80,12 @@ export interface SandboxRunOptions {
    * it and dropped after it). Their bytes cross the pipe as binary frames, never inside the program.
    */
   files?: SandboxRunFile[];
+  /**
+   * Cancels the run: a queued run is answered at once, a running one is interrupted in Python
+   * (KeyboardInterrupt) and its worker ended if it does not stop within the run's `grace_ms`.
+   * Either way the run resolves with a `CANCELLED` error (and what it printed until then).
+   */
+  signal?: AbortSignal;
 }
 
 /** A file a run is given (see {@link SandboxRunOptions.files}). */

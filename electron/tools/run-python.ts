@@ -12,7 +12,11 @@ export const runPython: ToolModule<'run_python'> = {
   name: 'run_python',
   descriptionFor({ scope, dispatcher }) {
     const runtime = scope.python ?? 'pyodide';
-    return runPythonDescription(runtime, dispatcher.python?.packages(runtime) ?? []);
+    return runPythonDescription(
+      runtime,
+      dispatcher.python?.packages(runtime) ?? [],
+      scope.python_hosts ?? [],
+    );
   },
   async run(args, ctx) {
     const runner = ctx.dispatcher.python;
@@ -23,6 +27,7 @@ export const runPython: ToolModule<'run_python'> = {
     if (unavailable) return { ok: false, result: { error: unavailable, runtime } };
     const folder = ctx.scope.files;
     if (!folder) return { ok: false, result: { error: 'this call has no chat folder to run in', runtime } };
+    const hosts = ctx.scope.python_hosts ?? [];
     const approve = ctx.turn?.external?.approveTool;
     if (approve) {
       const verdict = await approve.call(
@@ -30,7 +35,7 @@ export const runPython: ToolModule<'run_python'> = {
         {
           tool: 'run_python',
           title: 'Run Python',
-          description: `The model wants to run Python code (${runtime === 'full' ? 'Full Python' : 'Pyodide'}) in this chat's folder: it reads the chat's files and may write new ones there. No network.`,
+          description: `The model wants to run Python code (${runtime === 'full' ? 'Full Python' : 'Pyodide'}) in this chat's folder: it reads the chat's files and may write new ones there. ${hosts.length && runtime === 'pyodide' ? `Network: only ${hosts.join(', ')} (allowed for this chat).` : 'No network.'}`,
           args: { code: args.code, ...(args.files ? { files: args.files } : {}) },
         },
         { call_id: ctx.call_id },
@@ -46,6 +51,9 @@ export const runPython: ToolModule<'run_python'> = {
         timeoutMs: args.timeout_ms ?? DEFAULT_RUN_PYTHON_TIMEOUT_MS,
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
+        hosts,
+        // Only a chat can grant hosts: a call from outside one (mcp serve) is told so, not given an id to grant.
+        ...(ctx.turn ? { session_id: ctx.scope.session_id } : {}),
         onProgress: (message) => {
           if (ctx.call_id) ctx.turn?.external?.progress?.(ctx.call_id, 0, message);
         },
@@ -62,6 +70,7 @@ export const runPython: ToolModule<'run_python'> = {
           ...(r.truncated ? { truncated: r.truncated } : {}),
           ...(r.stopped ? { stopped: r.stopped, error: `the run was stopped: ${r.stopped.reason}` } : {}),
           ...(r.not_kept ? { not_kept: r.not_kept } : {}),
+          ...(r.requests ? { requests: r.requests } : {}),
         },
       };
     } catch (e) {

@@ -242,6 +242,10 @@ function handleParent(raw) {
       for (const w of ready) w.worker.terminate();
       process.exit(0);
       break;
+    case 'cancel':
+      if (!config || expectSnapshotBytes) return die('cancel before init');
+      cancelJob(msg.id);
+      break;
     default:
       // `run` and `host-reply`: calls, only once the process is configured and has its snapshot.
       if (!config || expectSnapshotBytes) return die(`${msg.type} before init`);
@@ -541,6 +545,65 @@ function runJob(params, call) {
   return result;
 }
 
+/** What a cancelled run's result says when no limit ended it first. */
+const CANCELLED_ERROR = Object.freeze({
+  code: 'CANCELLED',
+  type: 'Cancelled',
+  message: 'the run was cancelled',
+});
+
+/**
+ * Stop the open call `id` (the app's caller gave up on it). A job still waiting for a worker is
+ * answered at once. A running Python job is interrupted like at its deadline (KeyboardInterrupt,
+ * and host waits return), but, unlike a deadline, a job that then ends by itself may give its
+ * worker back: the cancel is the caller's choice, not a sign the run broke anything, and the
+ * worker's own restore checks still decide. A job that does not stop within its grace (a C-level
+ * loop, code that catches the interrupt) ends its worker. A component cannot be interrupted: its
+ * worker ends at once. A cancel for a call that is over is ignored (it crossed the result).
+ */
+function cancelJob(id) {
+  const queued = waiting.findIndex((j) => j.call.id === id);
+  if (queued >= 0) {
+    const [job] = waiting.splice(queued, 1);
+    job.done = true;
+    if (job.files) received.delete(job.files.id);
+    job.ended.abort();
+    job.resolve({
+      ok: false,
+      submitted: false,
+      result: null,
+      stdout: '',
+      stderr: '',
+      truncated: { stdout: false, stderr: false },
+      error: CANCELLED_ERROR,
+      host_calls: 0,
+      wait_ms: performance.now() - job.queuedAt,
+      run_ms: 0,
+      worker_boot_ms: 0,
+      process_rss_mb: Math.round(process.memoryUsage.rss() / 1048576),
+    });
+    return;
+  }
+  for (const job of componentJobs) {
+    if (job.call.id !== id || job.done) continue;
+    job.cancelled = true;
+    // Still compiling or waiting for its worker: runComponent answers CANCELLED when they are here.
+    if (job.entry) finish(job, { killed: true });
+    return;
+  }
+  for (const job of actives) {
+    if (job.call.id !== id || job.done || job.cancelled) continue;
+    job.cancelled = true;
+    const entry = job.entry;
+    Atomics.store(new Int32Array(entry.interruptBuffer), 0, 2);
+    const hostState = new Int32Array(entry.hostBuffer, 0, 4);
+    Atomics.store(hostState, 2, 1);
+    Atomics.notify(hostState, 0);
+    job.timers.push(setTimeout(() => finish(job, { killed: true }), job.limits.grace_ms));
+    return;
+  }
+}
+
 /**
  * JS-side buffers (strings, typed arrays) bypass the wasm cap: watch the whole process while `job`
  * runs, and end the job when it is over the memory cap.
@@ -787,6 +850,7 @@ function finish(job, how) {
     ...runFigures(job, entry),
   };
   if (job.limitHit) result.error = job.limitHit;
+  else if (job.cancelled) result.error = CANCELLED_ERROR;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
   else if (report && !outcome) result.error = internalError('the worker sent a malformed report').error;
   else if (outcome && outcome.ok !== true) {
@@ -955,6 +1019,15 @@ async function runComponent(params, call) {
     componentJobs.delete(job);
     throw e;
   }
+  if (job.cancelled) {
+    componentJobs.delete(job);
+    if (idleComponentWorkers.length < COMPONENT_SPARES) idleComponentWorkers.push(entry);
+    else {
+      entry.dead = true;
+      entry.worker.terminate();
+    }
+    throw new AppError('CANCELLED', 'the run was cancelled');
+  }
   const result = new Promise((resolve) => {
     job.resolve = resolve;
   });
@@ -1030,6 +1103,7 @@ function finishComponent(job, how) {
     ...runFigures(job, entry),
   };
   if (job.limitHit) result.error = job.limitHit;
+  else if (job.cancelled) result.error = CANCELLED_ERROR;
   else if (how.crashed) result.error = { type: 'SandboxFault', code: 'SANDBOX_FAILED', message: how.crashed };
   else if (!outcome) result.error = internalError('the component worker sent a malformed report').error;
   else if (outcome.ok === true && typeof outcome.value === 'string') {

@@ -173,6 +173,7 @@ export function ChatFiles() {
           <Icon name="upload" /> Add files
         </button>
         <PythonRuntimePicker sessionId={sessionId} />
+        <PythonNetworkHosts sessionId={sessionId} />
         <input
           ref={inputRef}
           type="file"
@@ -302,6 +303,75 @@ export function PythonRuntimePicker({ sessionId }: { sessionId: string }) {
       </select>
       {error && <span role="alert"> {error}</span>}
     </label>
+  );
+}
+
+/**
+ * The hosts this chat's Python code may reach (Pyodide, https, through the app): none by default.
+ * The user adds a host by name (`example.com`, `example.com:8443`) and takes it back with its ×;
+ * the main process checks each name, so a URL or a typo is refused with the reason.
+ */
+export function PythonNetworkHosts({ sessionId }: { sessionId: string }) {
+  const { client } = useStores();
+  const [hosts, setHosts] = useState<string[] | null>(null);
+  const [draft, setDraft] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    client
+      .invoke('python/get-network', { session_id: sessionId })
+      .then((r) => live && setHosts(r.hosts))
+      .catch(() => live && setHosts(null));
+    return () => {
+      live = false;
+    };
+  }, [client, sessionId]);
+  if (!hosts) return null;
+  const save = async (next: string[]) => {
+    setError(null);
+    try {
+      setHosts((await client.invoke('python/set-network', { session_id: sessionId, hosts: next })).hosts);
+      return true;
+    } catch (e) {
+      setError((e as Error).message);
+      return false;
+    }
+  };
+  return (
+    <form
+      className="chat-files__network muted"
+      aria-label="Python network for this chat"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const host = draft.trim();
+        if (host) void save([...hosts, host]).then((ok) => ok && setDraft(''));
+      }}
+    >
+      <span title="Hosts this chat's Python code (Pyodide) may reach over https, through the app; nothing else">
+        Network: {hosts.length === 0 ? 'none' : ''}
+      </span>
+      {hosts.map((h) => (
+        <span key={h} className="chat-files__host">
+          {h}
+          <button
+            type="button"
+            className="btn btn--small"
+            aria-label={`Stop allowing ${h}`}
+            onClick={() => void save(hosts.filter((x) => x !== h))}
+          >
+            ×
+          </button>
+        </span>
+      ))}
+      <input
+        aria-label="Allow a host for this chat's Python"
+        placeholder="allow host…"
+        value={draft}
+        size={14}
+        onChange={(e) => setDraft(e.target.value)}
+      />
+      {error && <span role="alert"> {error}</span>}
+    </form>
   );
 }
 
