@@ -57,7 +57,7 @@ describe('run_python runtime levels', () => {
     expect(effectiveRuntime({ chat: 'full', workspace: 'pyodide', settings: 'pyodide' }).from).toBe('chat');
   });
 
-  it('migration 0020 gives every chat an empty, checked list of granted hosts', () => {
+  it('migration 0021 gives every chat an empty, checked list of granted hosts', () => {
     const file = join(tempDir(), 'agents.db');
     const before = openDatabase(file, { targetVersion: 19 });
     before
