@@ -1,16 +1,12 @@
-import {
-  APICallError,
-  type CallWarning,
+import type {
+  CallWarning,
   generateText,
-  type JSONValue,
-  jsonSchema,
-  type LanguageModelUsage,
-  type ModelMessage,
-  RetryError,
+  JSONValue,
+  LanguageModelUsage,
+  ModelMessage,
   streamText,
-  type ToolResultPart,
-  type ToolSet,
-  tool,
+  ToolResultPart,
+  ToolSet,
 } from 'ai';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import { BUILTIN_PRICES, estimateCost, type PriceTable } from './prices.js';
@@ -23,7 +19,7 @@ import {
   resolveApiKey,
   resolveLlmConfig,
 } from './providers.js';
-import { createSdkModel, type FetchLike } from './sdk-model.js';
+import type { FetchLike } from './sdk-model.js';
 import type {
   Llm,
   LlmEvent,
@@ -47,6 +43,24 @@ export interface LlmDeps {
   fetch?: FetchLike;
   /** Receives the SDK's warnings (unsupported settings …), which are otherwise dropped. */
   onWarning?: (message: string) => void;
+}
+
+/** The AI SDK and the providers' adapters, loaded on a process's first model call. */
+type Sdk = typeof import('ai') & { createSdkModel: typeof import('./sdk-model.js').createSdkModel };
+let sdk: Sdk | null = null;
+let loading: Promise<Sdk> | null = null;
+
+/**
+ * Load the AI SDK once. It is 2 MB of JavaScript (with OpenTelemetry and every provider's adapter)
+ * that a command which never calls a model — `skills match`, `--help`, `mcp serve` — should not
+ * parse at start.
+ */
+function loadSdk(): Promise<Sdk> {
+  loading ??= Promise.all([import('ai'), import('./sdk-model.js')]).then(([ai, m]) => {
+    sdk = { ...ai, createSdkModel: m.createSdkModel };
+    return sdk;
+  });
+  return loading;
 }
 
 /**
@@ -80,9 +94,10 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
     withModel: (model) => createLlm({ ...config, model }, deps),
 
     async generate(req) {
-      const call = prepareCall(resolved, deps, req);
+      const ai = await loadSdkFor(resolved);
+      const call = prepareCall(ai, resolved, deps, req);
       try {
-        const r = await generateText(call.options);
+        const r = await ai.generateText(call.options);
         call.checkAborted();
         warn(r.warnings);
         const result: LlmResult = {
@@ -100,15 +115,17 @@ export function createLlm(config: LlmConfig, deps: LlmDeps): Llm {
 
     async *stream(req): AsyncGenerator<LlmEvent> {
       let call: PreparedCall;
+      let ai: Sdk;
       try {
-        call = prepareCall(resolved, deps, req);
+        ai = await loadSdkFor(resolved);
+        call = prepareCall(ai, resolved, deps, req);
       } catch (e) {
         yield { type: 'error', error: toAppError(e, resolved) };
         return;
       }
       try {
         // onError: errors arrive as stream parts below; the default handler would log them.
-        const result = streamText({ ...call.options, onError: () => {} });
+        const result = ai.streamText({ ...call.options, onError: () => {} });
         let finish: LlmFinish | undefined;
         for await (const part of result.fullStream) {
           if (part.type === 'text-delta') {
@@ -149,10 +166,24 @@ interface PreparedCall {
   dispose(): void;
 }
 
-function prepareCall(config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest): PreparedCall {
+/** The SDK, or an AppError naming the provider when it cannot be loaded (a broken install). */
+async function loadSdkFor(config: ResolvedLlmConfig): Promise<Sdk> {
+  try {
+    return await loadSdk();
+  } catch (e) {
+    loading = null;
+    throw new AppError(
+      'LLM_FAILED',
+      `The AI SDK could not be loaded for ${PROVIDERS[config.provider].label}: ${(e as Error).message}. Reinstall SkillDesk's packages (npm install).`,
+      { provider: config.provider, model: config.model },
+    );
+  }
+}
+
+function prepareCall(ai: Sdk, config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest): PreparedCall {
   if (req.signal?.aborted) throw cancelled(config);
   const apiKey = resolveApiKey(config, deps.keys);
-  const model = createSdkModel(config, apiKey, deps.fetch);
+  const model = ai.createSdkModel(config, apiKey, deps.fetch);
 
   // One controller for the user's signal and our timeout, so we can tell which one fired.
   const controller = new AbortController();
@@ -172,7 +203,7 @@ function prepareCall(config: ResolvedLlmConfig, deps: LlmDeps, req: LlmRequest):
       model,
       system: req.system,
       messages: toModelMessages(req.messages),
-      tools: req.tools?.length ? toToolSet(req.tools) : undefined,
+      tools: req.tools?.length ? toToolSet(ai, req.tools) : undefined,
       maxOutputTokens: req.maxOutputTokens,
       temperature: req.temperature,
       maxRetries: 0,
@@ -227,9 +258,10 @@ export function toAppError(e: unknown, config: Pick<ResolvedLlmConfig, 'provider
   const base = { provider: config.provider, model: config.model };
   const name = PROVIDERS[config.provider].label;
   let err = e;
-  if (RetryError.isInstance(err)) err = err.lastError;
+  // Before the SDK is loaded no error can be one of its own.
+  if (sdk?.RetryError.isInstance(err)) err = err.lastError;
   if (isAbortError(err)) return new AppError('CANCELLED', 'The model call was cancelled', base);
-  if (APICallError.isInstance(err)) {
+  if (sdk?.APICallError.isInstance(err)) {
     const status = err.statusCode;
     const message = providerMessage(err.responseBody) ?? err.message;
     if (status === 429) {
@@ -300,11 +332,11 @@ function toToolCall(c: {
   return call;
 }
 
-function toToolSet(tools: LlmToolSpec[]): ToolSet {
+function toToolSet(ai: Sdk, tools: LlmToolSpec[]): ToolSet {
   const set: ToolSet = {};
   for (const t of tools) {
     // No `execute`: the SDK returns the calls and the caller runs its own tool loop.
-    set[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters) });
+    set[t.name] = ai.tool({ description: t.description, inputSchema: ai.jsonSchema(t.parameters) });
   }
   return set;
 }

@@ -79,7 +79,8 @@ describe('script runtime channels', () => {
       const app = open();
       await importSkill(app, 'docs', {
         'scripts/fill.py': 'import json, sys\nfrom docx import Document\nimport helpers\n',
-        'scripts/thumb.py': 'from PIL import Image\nimport helpers\n',
+        'scripts/thumb.py':
+          'import subprocess\nfrom PIL import Image\nimport helpers\nsubprocess.run(["skilldesk-no-such-program", "x"])\n',
         'scripts/helpers.py': 'import os\n',
       });
       const s = await app.ok<ScriptRuntimeStatus>('scripts/runtime-status', { name: 'docs' });
@@ -101,6 +102,9 @@ describe('script runtime channels', () => {
           { module: 'PIL', distribution: 'Pillow', files: ['scripts/thumb.py'] },
         ],
         proposed_error: null,
+        programs: [{ program: 'skilldesk-no-such-program', path: null, files: ['scripts/thumb.py'] }],
+        missing_programs:
+          'not installed on this computer: skilldesk-no-such-program, which scripts/thumb.py starts. Those scripts fail until it is installed; the others run.',
       });
       // Installing something other than what was shown stops before pip runs.
       const other = await app.call<InstallPackagesRes>('scripts/install-packages', {
