@@ -126,4 +126,34 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-vega');
     expect(problems).toEqual([]);
   }, 240_000);
+
+  it('chooses the chat’s Python and the hosts its code may reach, by keyboard, kept on reload', async () => {
+    const runtime = page.getByRole('combobox', { name: 'Python runtime for this chat' });
+    await pw(runtime).toBeVisible();
+    await runtime.selectOption('pyodide');
+    const network = page.getByRole('form', { name: 'Python network for this chat' });
+    await pw(network).toContainText('Network: none');
+    const host = network.getByRole('textbox', { name: "Allow a host for this chat's Python" });
+    // A URL is refused with the reason; nothing is kept.
+    await host.fill('https://api.example.com/v1');
+    await host.press('Enter');
+    await pw(network.getByRole('alert')).toContainText('not a URL');
+    await host.fill('api.example.com');
+    await host.press('Enter');
+    await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
+    await pw(host).toHaveValue('');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-network-1024');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    await page.reload();
+    const again = page.getByRole('form', { name: 'Python network for this chat' });
+    await pw(again.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible({
+      timeout: 30_000,
+    });
+    await pw(page.getByRole('combobox', { name: 'Python runtime for this chat' })).toHaveValue('pyodide');
+    await again.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
+    await pw(again).toContainText('Network: none');
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

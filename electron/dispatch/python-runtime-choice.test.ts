@@ -59,14 +59,14 @@ describe('run_python runtime levels', () => {
 
   it('migration 0021 gives every chat an empty, checked list of granted hosts', () => {
     const file = join(tempDir(), 'agents.db');
-    const before = openDatabase(file, { targetVersion: 19 });
+    const before = openDatabase(file, { targetVersion: 20 });
     before
       .prepare(
         "INSERT INTO chat_sessions (id, title, created_at, updated_at, python_runtime) VALUES ('c1', 't', 'x', 'x', 'full')",
       )
       .run();
     before.close();
-    const db = openDatabase(file, { targetVersion: 20 });
+    const db = openDatabase(file, { targetVersion: 21 });
     expect(chatHosts(db, 'c1')).toEqual([]);
     expect(chatRuntime(db, 'c1')).toBe('full');
     expect(setChatHosts(db, 'c1', ['b.example', 'a.example:8443', 'b.example'])).toBe(true);
