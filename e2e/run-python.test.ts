@@ -142,9 +142,17 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     await host.press('Enter');
     await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
     await pw(host).toHaveValue('');
+    // At 1024 with the canvas open the sidebar folds to its rail so the chat keeps its room; the
+    // user can unfold it, and at 1440 it is unfolded again.
     await page.setViewportSize({ width: 1024, height: 700 });
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await pw(nav.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
+    expect(await page.locator('.canvas').count()).toBe(1);
     await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-network-1024');
+    await nav.getByRole('button', { name: 'Expand the sidebar' }).click();
+    await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
     await page.setViewportSize({ width: 1440, height: 900 });
+    await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
 
     await page.reload();
     const again = page.getByRole('form', { name: 'Python network for this chat' });

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useStore } from 'zustand';
 import type { View } from './app-store.js';
 import type { ConnectionStatus } from './bridge/transport.js';
 import { ChatView } from './features/chat/ChatView.js';
@@ -27,6 +28,7 @@ import {
 import { Kbd } from './ui/badges.js';
 import { type Command, CommandPalette } from './ui/CommandPalette.js';
 import { Icon, type IconName } from './ui/Icon.js';
+import { useMediaQuery } from './ui/media-query.js';
 import { ShortcutsDialog } from './ui/ShortcutsDialog.js';
 
 const NAV: Array<{ view: View; label: string; icon: IconName; key: string }> = [
@@ -75,10 +77,24 @@ function OfflineBanner({ status }: { status: ConnectionStatus }) {
 function Shell() {
   const view = useAppStore((s) => s.view);
   const navigate = useAppStore((s) => s.navigate);
-  const collapsed = useAppStore((s) => s.sidebarCollapsed);
-  const toggleSidebar = useAppStore((s) => s.toggleSidebar);
+  const foldedByUser = useAppStore((s) => s.sidebarCollapsed);
+  const toggleStoredSidebar = useAppStore((s) => s.toggleSidebar);
   const focusSearch = useAppStore((s) => s.focusSearch);
   const stores = useStores();
+  // A window under 1200 px with the canvas open folds the sidebar to its rail, so the chat keeps
+  // room beside the canvas; the user can still unfold it, until the canvas closes.
+  const canvasOpen = useStore(stores.canvas, (s) => s.doc !== null || s.loading !== null);
+  const narrow = useMediaQuery('(max-width: 1199px)');
+  const [keepUnfolded, setKeepUnfolded] = useState(false);
+  useEffect(() => {
+    if (!canvasOpen) setKeepUnfolded(false);
+  }, [canvasOpen]);
+  const autoFolded = view === 'chat' && canvasOpen && narrow && !keepUnfolded && !foldedByUser;
+  const collapsed = foldedByUser || autoFolded;
+  const toggleSidebar = useCallback(() => {
+    if (autoFolded) setKeepUnfolded(true);
+    else toggleStoredSidebar();
+  }, [autoFolded, toggleStoredSidebar]);
   const theme = useSettingsStore((s) => s.theme);
   const status = useConnectionStatus();
   const [help, setHelp] = useState(false);

@@ -14,6 +14,7 @@ import { HistoryPanel } from './HistoryPanel.js';
 import { PackageForm } from './PackageForm.js';
 import { TestPanel } from './TestPanel.js';
 import './composer.css';
+import { useMediaQuery } from '../../ui/media-query.js';
 
 const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'activity' | 'chat'> = {
   blank: 'file',
@@ -482,16 +483,7 @@ function EditorHead({
 }
 
 function useNarrow(): boolean {
-  const query = '(max-width: 1279px)';
-  const [narrow, setNarrow] = useState(() => window.matchMedia?.(query).matches ?? false);
-  useEffect(() => {
-    const m = window.matchMedia?.(query);
-    if (!m) return;
-    const on = () => setNarrow(m.matches);
-    m.addEventListener('change', on);
-    return () => m.removeEventListener('change', on);
-  }, []);
-  return narrow;
+  return useMediaQuery('(max-width: 1279px)');
 }
 
 /** The Skill Composer: catalog, package editor with history, and the test panel. */
