@@ -479,7 +479,11 @@ export class SandboxPool {
     if (proc?.alive) {
       const exited = new Promise<void>((r) => proc.handle.onExit(() => r()));
       proc.handle.kill();
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+      // The grace timer is cleared once the process is gone: left pending, it held a CLI that had
+      // finished its work open for two more seconds.
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 2000)))]);
+      clearTimeout(grace);
     }
     const probes = this.probes;
     this.probes = null;
