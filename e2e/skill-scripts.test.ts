@@ -1,22 +1,11 @@
-// The skill page's Scripts section in Chromium: a skill whose installed packages have compiled code
-// says in words that its scripts run in the OS sandbox, lists the compiled package, is accepted by
-// a deliberate click and revoked by one (the CLI sees each answer); a skill without
-// requirements.txt shows what its scripts import and installs nothing until confirmed. Screenshots
-// at 1440×900 and 1024×700, light and dark, under test-artifacts/e2e.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  findNativePython,
-  type NativePython,
-  nativeDir,
-  nativeSandboxSupport,
-  venvDir,
-} from '../electron/scripts/index.js';
+import { findNativePython, type NativePython, nativeSandboxSupport } from '../electron/scripts/index.js';
 import { runCli, skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
+import { seedNativeEnv } from '../electron/test-support/native-env.js';
 import { type E2eSuite, findChromium, gotoChat, openPage, shootSchemes, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
@@ -44,34 +33,6 @@ function writeSkill(root: string, name: string, files: Record<string, string>): 
     writeFileSync(join(dir, path), text);
   }
   return dir;
-}
-
-/**
- * The state an install of lxml leaves (a real, empty venv and its lock entry), made without the
- * network: the page reads only the lock and the consent, and no script runs in this test.
- */
-function seedNativeEnv(home: string, skill: string, py: NativePython) {
-  const venv = venvDir(home, skill);
-  mkdirSync(dirname(venv), { recursive: true });
-  execFileSync(py.executable, ['-m', 'venv', '--without-pip', venv]);
-  const filename = 'lxml-5.3.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl';
-  const lock = {
-    version: 1,
-    skills: {
-      [skill]: {
-        requirements: ['lxml'],
-        from: 'imports',
-        python: py.executable,
-        python_version: py.version,
-        venv,
-        wheels: [
-          { filename, name: 'lxml', version: '5.3.0', sha256: 'a'.repeat(64), size: 5_000_000, pure: false },
-        ],
-        installed_at: new Date().toISOString(),
-      },
-    },
-  };
-  writeFileSync(join(nativeDir(home), 'environments.json'), `${JSON.stringify(lock, null, 2)}\n`);
 }
 
 async function cliAccepted(home: string, skill: string): Promise<boolean | undefined> {
