@@ -279,11 +279,18 @@ let primed = false;
  * builds what is still missing at once, as without it.
  */
 export async function warmSkillIndexes(catalog: SkillCatalog): Promise<void> {
-  for (const store of catalog.stores()) await warmSkillIndex(store.db);
+  // Each step waits a turn of the event loop: a store closed meanwhile (the process ending) ends
+  // the warm-up quietly instead of failing on a closed connection.
+  const open = () => catalog.stores().every((s) => s.db.open);
+  for (const store of catalog.stores()) {
+    if (!open()) return;
+    await warmSkillIndex(store.db);
+  }
   if (!primed) {
     primed = true;
     for (let i = 0; i < 4; i++) {
       for (const m of PRIMING) {
+        if (!open()) return;
         matchSkills(catalog, m, { thread: false });
         await new Promise<void>((resolve) => setImmediate(resolve));
       }

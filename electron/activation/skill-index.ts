@@ -681,7 +681,8 @@ export class SkillIndex {
         if (modelInvocable(r)) this.add(r, arts.get(r.id) ?? []);
         if (performance.now() - t > sliceMs) {
           await new Promise<void>((resolve) => setImmediate(resolve));
-          if (this.rebuilds !== mine) return;
+          // A server closing its store while it warms (mcp serve ended by its client) stops here.
+          if (this.rebuilds !== mine || !this.db.open) return;
           t = performance.now();
         }
       }
