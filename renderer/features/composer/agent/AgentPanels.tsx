@@ -6,6 +6,7 @@ import type { SkillDetail } from '../../../../electron/contract/skills.js';
 import type { Client } from '../../../bridge/client.js';
 import { useAppStore, useComposerStore, useStores } from '../../../stores.js';
 import { Icon } from '../../../ui/Icon.js';
+import { useModelLabel } from '../../settings/model-label.js';
 import { type EditorDoc, isDirty } from '../composer-state.js';
 import { draftFromSkill, draftToPackage } from '../draft.js';
 import { type AgentStore, createAgentStore, type RoundItem } from './agent-store.js';
@@ -97,6 +98,7 @@ function Rounds({ rounds, busy }: { rounds: RoundItem[]; busy: boolean }) {
 /** "New skill with AI": describe it, watch the rounds, review, open it in the editor. */
 export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
   const a = useAgent((s) => ({ run: s.create, api: s }));
+  const modelName = useModelLabel();
   const composer = useComposerStore(
     useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow, workspaceOpen: s.workspaceOpen })),
   );
@@ -222,7 +224,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
               ))}
             </ul>
             <p className="muted">
-              {evalCount} evals · {result.model}
+              {evalCount} evals · {modelName(result.model)}
             </p>
           </section>
         )}
@@ -387,6 +389,7 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Run the saved skill's evals with progress and cancel; pass rates per model. */
 function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const a = useAgent((s) => ({ evals: s.evals, api: s }));
+  const modelName = useModelLabel();
   const composer = useComposerStore(useShallow((s) => ({ openSkill: s.openSkill })));
   const origin = doc.origin;
   const api = a.api;
@@ -447,7 +450,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
         <>
           <p className={`ag-score ${e.result.ok ? 'is-ok' : 'is-bad'}`}>
             <strong>{pct(e.result.pass_rate)}</strong> passed ({e.result.passed} of {e.result.total}) ·
-            threshold {pct(e.result.threshold)} · {e.result.model ?? 'no model'} ·{' '}
+            threshold {pct(e.result.threshold)} · {modelName(e.result.model) ?? 'no model'} ·{' '}
             {(e.result.duration_ms / 1000).toFixed(1)} s · {e.result.input_tokens + e.result.output_tokens}{' '}
             tokens
             {e.result.estimated_cost ? ` · $${e.result.estimated_cost.toFixed(4)}` : ''}
@@ -543,7 +546,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
           <tbody>
             {e.history.per_model.map((m) => (
               <tr key={m.model ?? ''}>
-                <td>{m.model ?? 'no model'}</td>
+                <td>{modelName(m.model) ?? 'no model'}</td>
                 <td>
                   {pct(m.pass_rate)} ({m.passed}/{m.total})
                 </td>
