@@ -169,7 +169,8 @@ describe.skipIf(skip)('Composer agent and evals', () => {
     await pw(page.locator('.ag-score')).toContainText('67% passed (2 of 3)');
     await pw(results.locator('li.is-bad')).toContainText('No contradictions');
     await pw(results).toContainText('rank 1 · model chose it');
-    await pw(page.locator('.ag-models')).toContainText('openai:');
+    await pw(page.locator('.ag-models')).toContainText('OpenAI · ');
+    await pw(page.locator('.ag-models')).not.toContainText('openai:');
     await shoot('agent-evals-1440');
     await page.setViewportSize({ width: 1024, height: 700 });
     await shoot('agent-evals-1024');

@@ -246,6 +246,7 @@ export function createHost(deps: HostDeps): Host {
     llm,
     face: deps.mode === 'cli' ? 'cli' : 'app',
     external: (sessionId, signal) => mcp.turnTools(sessionId, signal),
+    modelName: (id) => settings.modelName(id),
     // The CLI prints a turn and ends: no call after it. Tests opt in (SKILLDESK_CHAT_TITLES=auto),
     // since scripted providers answer requests in order and a title call would take a turn.
     autoTitles: () =>

@@ -18,9 +18,15 @@ export function exportFileName(title: string, ext: 'md' | 'json'): string {
 
 const usd = (x: number) => `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`;
 
-function usageLine(m: ChatMessage): string | null {
+/** Names a stored model id for people (the provider's label); the id itself when none is given. */
+export type ModelNamer = (modelId: string) => string | null;
+
+function usageLine(m: ChatMessage, name?: ModelNamer): string | null {
   if (m.role !== 'assistant' || m.input_tokens == null) return null;
-  const parts = [m.model_id ?? 'model', `${m.input_tokens} in / ${m.output_tokens ?? 0} out`];
+  const parts = [
+    (m.model_id && (name?.(m.model_id) ?? m.model_id)) || 'model',
+    `${m.input_tokens} in / ${m.output_tokens ?? 0} out`,
+  ];
   if (m.estimated_cost != null) parts.push(usd(m.estimated_cost));
   return parts.join(' · ');
 }
@@ -38,6 +44,7 @@ export function toMarkdown(
   session: ChatSession,
   branch: BranchMessage[],
   files: ExportedChatFile[] = [],
+  name?: ModelNamer,
 ): string {
   const out = [
     `# ${session.title || 'Untitled chat'}`,
@@ -51,7 +58,7 @@ export function toMarkdown(
     const skills = [...new Set((m.tool_calls ?? []).filter((c) => c.skill).map((c) => c.skill!))];
     if (skills.length) out.push('', `_Skills used: ${skills.join(', ')}_`);
     if (m.error) out.push('', `> **${m.status === 'partial' ? 'Stopped' : 'Failed'}:** ${m.error.message}`);
-    const usage = usageLine(m);
+    const usage = usageLine(m, name);
     if (usage) out.push('', `<sub>${usage}</sub>`);
   }
   if (files.length) {
@@ -72,13 +79,14 @@ export function exportSession(
   session: ChatSession,
   format: 'md' | 'json',
   files: ExportedChatFile[] = [],
+  name?: ModelNamer,
 ): ExportSessionRes {
   switch (format) {
     case 'md':
       return {
         filename: exportFileName(session.title, 'md'),
         media_type: 'text/markdown',
-        content: toMarkdown(session, chats.branch(session.id), files),
+        content: toMarkdown(session, chats.branch(session.id), files, name),
       };
     case 'json': {
       const { message_count: _n, ...meta } = session;

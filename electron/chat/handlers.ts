@@ -56,6 +56,8 @@ export interface ChatHandlerDeps {
   external?: ChatDeps['external'];
   /** Whether a new chat is named by its model after the first reply (asked when a reply ends). */
   autoTitles?: () => boolean;
+  /** A stored model id in words (the provider's label), for exports; the id as is without it. */
+  modelName?: (modelId: string) => string | null;
 }
 
 /** The chat slice and its lifecycle. */
@@ -496,7 +498,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
         size: f.size,
         data_base64: req.format === 'json' ? folder.read(f.name).bytes.toString('base64') : '',
       }));
-      return exportSession(chats, session, req.format, files);
+      return exportSession(chats, session, req.format, files, deps.modelName);
     },
 
     'chat/set-model': (req) => {

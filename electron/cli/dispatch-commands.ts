@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../contract/errors.js';
+import { modelLabel } from '../contract/model-label.js';
 import type { ArtifactRunView } from '../contract/skills.js';
 import type { TraceView } from '../contract/traces.js';
 import type { Llm } from '../llm/index.js';
@@ -66,7 +67,7 @@ export async function llmFromFlags(ctx: CliContext, flags: Record<string, unknow
   return createLlm(config, { keys: envKeySource(ctx.env), prices: prices.table, onWarning: warn });
 }
 
-function humanResult(r: ArtifactRunView): string {
+function humanResult(r: ArtifactRunView, name: (id: string) => string | null = (id) => id): string {
   const head = `── ${r.kind} "${r.artifact}"${r.model_variant ? ` (${r.model_variant})` : ''} · ${r.ok ? 'ok' : 'failed'} · ${r.duration_ms} ms · trace ${r.trace_id}`;
   const lines = [head];
   if (r.fallback)
@@ -83,7 +84,7 @@ function humanResult(r: ArtifactRunView): string {
   }
   const usage = r.input_tokens != null ? ` · ${r.input_tokens} in / ${r.output_tokens} out tokens` : '';
   const cost = r.estimated_cost ? ` · ~$${Number(r.estimated_cost.toPrecision(2))}` : '';
-  if (usage || cost) lines.push(`   ${r.model_id ?? ''}${usage}${cost}`);
+  if (usage || cost) lines.push(`   ${r.model_id ? (name(r.model_id) ?? '') : ''}${usage}${cost}`);
   return lines.join('\n');
 }
 
@@ -161,14 +162,19 @@ export function registerDispatchCommands(program: Command, ctx: CliContext): voi
       ctx,
       async (c) => {
         const { skill } = await c.invoke('skills/get', { name });
+        // People read the provider's label, never its internal id (--json keeps the ids).
+        let modelName = (id: string): string | null => id;
         if (!g.json) {
-          const model = llm ?? (await c.invoke('settings/get', {})).chat;
+          const settings = await c.invoke('settings/get', {});
+          const providers = [...settings.configured, ...settings.providers];
+          modelName = (id) => modelLabel(id, providers);
+          const model = llm ?? settings.chat;
           ctx.io.stdout(
-            `${skill.name} ${skill.version} [${skill.scope}] · session ${sessionId}${model ? ` · ${model.provider}:${model.model}` : ' · no model configured'}\n`,
+            `${skill.name} ${skill.version} [${skill.scope}] · session ${sessionId}${model ? ` · ${modelName(`${model.provider}:${model.model ?? ''}`)}` : ' · no model configured'}\n`,
           );
         }
         const stop = c.subscribe('skills/artifact-ran', (e) => {
-          if (e.run_id === runId && !g.json) ctx.io.stdout(`${humanResult(e.result)}\n`);
+          if (e.run_id === runId && !g.json) ctx.io.stdout(`${humanResult(e.result, modelName)}\n`);
         });
         try {
           return await untilInterrupted((signal) =>

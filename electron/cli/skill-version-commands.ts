@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
+import { modelLabel } from '../contract/model-label.js';
 import type { EvalSkillRes, SkillScope } from '../contract/skills.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
@@ -282,10 +283,10 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
       throw new AppError('USAGE', '--runs must be a whole number from 1 to 20');
     }
     const llm = await llmFromFlags(ctx, o);
-    const r = await withClient(
+    const { r, providers } = await withClient(
       ctx,
-      (c) =>
-        c.invoke('skills/eval', {
+      async (c) => ({
+        r: await c.invoke('skills/eval', {
           name,
           ...(o.scope ? { scope: o.scope as SkillScope } : {}),
           ...(o.only ? { only: o.only as 'trigger' | 'output' } : {}),
@@ -293,6 +294,11 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           ...(o.baseline ? { baseline: true } : {}),
           ...(runs !== undefined ? { runs } : {}),
         }),
+        // The human summary names the model by its provider's label; --json keeps the id.
+        providers: ctx.globals().json
+          ? null
+          : await c.invoke('settings/get', {}).then((v) => [...v.configured, ...v.providers]),
+      }),
       { llm },
     );
     const saved =
@@ -310,7 +316,7 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
     else if (!r.ok) ctx.setExitCode(1);
     ctx.print({ ...r, saved_to: saved }, () =>
       [
-        `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · model ${r.model}` : ' · no model configured'}`,
+        `${r.name} [${r.scope}]: ${r.passed}/${r.total} passed (${Math.round(r.pass_rate * 100)}%, threshold ${Math.round(r.threshold * 100)}%)${r.model ? ` · model ${modelLabel(r.model, providers)}` : ' · no model configured'}`,
         ...(r.baseline
           ? [
               `  without the skill: ${r.baseline.passed}/${r.baseline.total} runs passed (${Math.round(r.baseline.pass_rate * 100)}%)`,

@@ -121,6 +121,10 @@ export function formatCheck(r: CheckResult, showDiff: boolean): string {
       `${STATUS_MARK[s.status]} ${s.name}${versions} (${s.status}${s.tampered ? ', CHANGED IN THE STORE' : ''}${s.overridden_by_workspace ? ', hidden by a workspace skill' : ''})`,
     );
     if (s.note) lines.push(`    ${s.note}`);
+    if (s.description && (s.status === 'added' || s.status === 'changed'))
+      lines.push(`    ${s.description.split('\n')[0]!.slice(0, 200)}`);
+    if (s.script_runtime && (s.status === 'added' || s.status === 'changed'))
+      lines.push(`    scripts run: ${s.script_runtime}`);
     if (s.scan && s.scan.findings.length > 0 && s.status !== 'unchanged') {
       for (const f of s.scan.findings)
         lines.push(`    ${f.severity.toUpperCase()} ${f.rule} at ${f.where}: ${f.message} — ${f.excerpt}`);

@@ -1,5 +1,6 @@
 /** The `composer/*` channels: create and refine a draft with the agent, merge accepted changes. */
 import type { EventHub, HandlersFor } from '../contract/channels.js';
+import type { ChatModelChoice } from '../contract/chat.js';
 import { DEFAULT_REPAIR_ROUNDS } from '../contract/composer.js';
 import { AppError } from '../contract/errors.js';
 import { PromptEngine } from '../dispatch/index.js';
@@ -15,7 +16,8 @@ export interface ComposerHandlerDeps {
   /** The open catalog (its "Composer Agent" skill holds the prompts). */
   catalog: () => SkillCatalog | null;
   /** The model the agent calls, or null when none is configured. */
-  llm: () => Llm | null;
+  /** The model of a run: the request's choice, else the default provider's; null when none is set up. */
+  llm: (choice?: ChatModelChoice) => Llm | null;
   events: Pick<EventHub, 'emit'>;
   now: () => number;
   /** Runs code templates in the sandbox during the dry run (absent: code is not dry-run). */
@@ -27,8 +29,8 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
   const engine = new PromptEngine();
   const running = new Map<string, AbortController>();
 
-  const modelOrThrow = (): Llm => {
-    const llm = deps.llm();
+  const modelOrThrow = (choice?: ChatModelChoice): Llm => {
+    const llm = deps.llm(choice);
     if (!llm) {
       throw new AppError(
         'LLM_NOT_CONFIGURED',
@@ -40,10 +42,10 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
 
   async function run(
     first: (prompts: ReturnType<typeof loadAgentPrompts>) => string,
-    req: { max_rounds?: number; run_id?: string },
+    req: { max_rounds?: number; run_id?: string; model?: ChatModelChoice },
     signal: AbortSignal | undefined,
   ) {
-    const llm = modelOrThrow();
+    const llm = modelOrThrow(req.model);
     const prompts = loadAgentPrompts(deps.catalog());
     const abort = new AbortController();
     if (req.run_id) {

@@ -5,6 +5,7 @@
  * `skills/save-package`.
  */
 import { z } from 'zod';
+import { ProviderRefSchema } from './settings.js';
 import { MAX_PACKAGE_CHARS } from './skills.js';
 
 /** The most repair rounds a request may ask for. */
@@ -20,6 +21,14 @@ const common = {
   max_rounds: z.number().int().min(0).max(MAX_REPAIR_ROUNDS).optional(),
   /** Names the run for `composer/cancel` and the `composer/round-finished` events. */
   run_id: z.string().min(1).max(200).optional(),
+  /**
+   * The model to write with: a configured provider's id and one of its models (default: the
+   * default provider's), so a failed run can be tried again with a stronger one.
+   */
+  model: z
+    .object({ provider: ProviderRefSchema, model: z.string().trim().min(1, 'must not be empty').max(200) })
+    .strict()
+    .optional(),
 };
 
 /** `composer/create`: write a package from a description. */

@@ -8,6 +8,7 @@ export * from './composer.js';
 export * from './errors.js';
 export * from './evals.js';
 export * from './kinds.js';
+export * from './model-label.js';
 export * from './settings.js';
 export * from './sidecar.js';
 export * from './skills.js';

@@ -89,6 +89,14 @@ export type SkillStatus = 'added' | 'changed' | 'unchanged' | 'removed' | 'confl
 export interface SkillCheck {
   name: string;
   status: SkillStatus;
+  /** What the skill says it does: upstream's for a new or changed skill, the stored one's when removed. */
+  description: string | null;
+  /**
+   * Where its scripts would run, in words (Python in the Pyodide sandbox, CPython in the OS
+   * sandbox once accepted when a package has compiled code, other languages not run at all);
+   * null when it bundles no scripts or code.
+   */
+  script_runtime: string | null;
   file: string | null;
   installed_version: string | null;
   upstream_version: string | null;

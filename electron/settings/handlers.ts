@@ -1,5 +1,6 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, isAppError } from '../contract/errors.js';
+import { modelLabel } from '../contract/model-label.js';
 import type {
   ConfiguredProviderView,
   FindLocalServersRes,
@@ -57,6 +58,8 @@ export interface ProviderSettings {
    * (`auto` or `off`) when set, else settings.json's `chat_titles` (default `auto`).
    */
   autoTitles(): boolean;
+  /** A stored model id in words, by the provider's label ({@link modelLabel}). */
+  modelName(modelId: string | null | undefined): string | null;
 }
 
 /**
@@ -513,6 +516,11 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
   return {
     handlers,
     autoTitles,
+    modelName(modelId) {
+      const { settings } = readSettings(deps.home);
+      const kinds = PROVIDER_IDS.map((id) => ({ id, label: PROVIDERS[id].label }));
+      return modelLabel(modelId, [...settings.providers, ...kinds]);
+    },
     chatLlm(choice) {
       const { settings, warning } = readSettings(deps.home);
       if (warning) deps.onWarning?.(warning);

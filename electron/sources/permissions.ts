@@ -118,3 +118,23 @@ export function describePermissions(p: SkillPermissions): string[] {
   put('effects', p.effects);
   return lines;
 }
+
+/**
+ * Where a skill's scripts would run, in words, from what it bundles: Python runs in the Pyodide
+ * sandbox; packages with compiled code need CPython in the OS sandbox, which runs only once the
+ * user accepts it for the skill (which packages those are is known only when pip fetches them, so
+ * this says when it may happen); scripts in other languages are never run. Null when it has none.
+ */
+export function scriptRuntime(p: Pick<SkillPermissions, 'scripts' | 'packages'>): string | null {
+  if (p.scripts.length === 0) return null;
+  const python = p.scripts.filter((s) => !/\.[a-z0-9]+$/i.test(s) || /\.py$/i.test(s));
+  const other = p.scripts.filter((s) => /\.(?:sh|js|mjs|ts|rb|pl|ps1)$/i.test(s));
+  const parts: string[] = [];
+  if (python.length > 0) {
+    parts.push('Python in the Pyodide sandbox (no network)');
+    if (p.packages.length > 0)
+      parts.push('a package with compiled code needs the OS-sandbox runtime, asked for separately');
+  }
+  if (other.length > 0) parts.push(`${other.join(', ')} not run (Python only)`);
+  return parts.join('; ');
+}

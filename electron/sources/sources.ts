@@ -21,7 +21,7 @@ import { type SkillStore, skillNameKey } from '../store/index.js';
 import { fetchCatalog } from './catalog.js';
 import { discoverPackages } from './discover.js';
 import { fetchGit, gitRefProblem, gitUrlProblem, SourceUnreachable } from './git.js';
-import { diffPermissions, packagePermissions } from './permissions.js';
+import { diffPermissions, packagePermissions, scriptRuntime } from './permissions.js';
 import {
   changedFiles,
   deleteSource,
@@ -254,6 +254,8 @@ function buildCheck(ctx: SourcesContext, row: SourceRow, snap: Snapshot, notModi
     skills.push({
       name: rec.name,
       status: 'removed',
+      description: stored?.description ?? null,
+      script_runtime: null,
       file: null,
       installed_version: stored?.version ?? null,
       upstream_version: null,
@@ -325,6 +327,8 @@ function checkOne(
   return {
     name: pkg.name,
     status,
+    description: pkg.description ?? null,
+    script_runtime: scriptRuntime(permissions),
     file,
     installed_version: stored?.version ?? null,
     upstream_version: pkg.version,

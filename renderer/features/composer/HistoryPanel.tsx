@@ -55,7 +55,8 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-function DiffView({ diff }: { diff: DiffVersionsRes }) {
+/** What changed between two packages: the fields in a table, each changed artifact as a patch. */
+export function DiffView({ diff }: { diff: Pick<DiffVersionsRes, 'fields' | 'artifacts'> }) {
   const changed = diff.artifacts.filter((a) => a.change !== 'unchanged');
   if (diff.fields.length === 0 && changed.length === 0) {
     return <p className="sc-empty-line">These two versions hold the same package.</p>;

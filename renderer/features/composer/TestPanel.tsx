@@ -4,6 +4,7 @@ import { KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
 import { ResultView } from '../../ui/ResultView.js';
+import { useModelLabel } from '../settings/model-label.js';
 import { CodeEditor } from './CodeEditor.js';
 import { type EditorDoc, isDirty, type RanLabel, type RunResult, ranText } from './composer-state.js';
 import { isTemplate, templateVariables } from './draft.js';
@@ -60,6 +61,7 @@ function Output({ r }: { r: RunResult }) {
 }
 
 function ResultCard({ r, ran }: { r: RunResult; ran: RanLabel | null }) {
+  const modelName = useModelLabel();
   const traces = useStores().traces;
   const tokens =
     r.input_tokens != null || r.output_tokens != null
@@ -83,7 +85,7 @@ function ResultCard({ r, ran }: { r: RunResult; ran: RanLabel | null }) {
           <span>{fmtMs(r.duration_ms)}</span>
           {tokens && <span>{tokens}</span>}
           {r.estimated_cost != null && <span>{fmtCost(r.estimated_cost)}</span>}
-          {r.model_id && <span className="mono">{r.model_id}</span>}
+          {r.model_id && <span>{modelName(r.model_id)}</span>}
         </span>
       </header>
       {r.fallback && (

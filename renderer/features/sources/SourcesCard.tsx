@@ -1,9 +1,15 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useStore } from 'zustand';
-import type { CheckResult, SkillCheck } from '../../../electron/contract/sources.js';
+import type {
+  CheckResult,
+  ScanFinding,
+  SkillCheck,
+  SkillPermissions,
+} from '../../../electron/contract/sources.js';
 import { useStores } from '../../stores.js';
 import './sources.css';
 import { Icon } from '../../ui/Icon.js';
+import { DiffView } from '../composer/HistoryPanel.js';
 import { createSourcesStore, type SourcesStore, sourceKey } from './sources-store.js';
 
 const STATUS_LABEL: Record<SkillCheck['status'], string> = {
@@ -17,6 +23,32 @@ const STATUS_LABEL: Record<SkillCheck['status'], string> = {
 const pending = (s: SkillCheck) =>
   s.status === 'added' || s.status === 'changed' || (s.tampered && s.status === 'unchanged');
 
+const SEVERITY_LABEL: Record<ScanFinding['severity'], string> = {
+  high: 'High',
+  medium: 'Medium',
+  low: 'Low',
+};
+
+/** The permissions a reviewer weighs, in the order of what could do harm, each only when present. */
+function permissionRows(p: SkillPermissions, runtime: string | null): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  const put = (label: string, v: string[]) => {
+    if (v.length) rows.push([label, v.join(', ')]);
+  };
+  put('Network hosts', p.network_hosts);
+  put('Tools', [...p.allowed_tools, ...p.mcp_tools]);
+  put('Scripts', p.scripts);
+  if (runtime) rows.push(['Scripts run in', runtime]);
+  put('Python packages', p.packages);
+  put('Calls the model', p.model_calls);
+  if (p.model_call_budget !== null) rows.push(['Model calls at most', String(p.model_call_budget)]);
+  put('Reads workspace pages', p.pages_read);
+  put('Host functions', p.component_imports);
+  put('May also', p.effects);
+  return rows;
+}
+
+/** One skill of a check, with what a reviewer needs before accepting it. */
 function SkillRow({
   s,
   source,
@@ -29,63 +61,119 @@ function SkillRow({
   const key = `${sourceKey(source.scope, source.id)}:${s.name}`;
   const busy = Boolean(store.busy[sourceKey(source.scope, source.id)]);
   const riskOk = !s.needs_risk_acceptance || Boolean(store.riskAccepted[key]);
-  const high = s.scan?.findings.filter((f) => f.severity === 'high') ?? [];
-  const others = s.scan?.findings.filter((f) => f.severity !== 'high') ?? [];
+  const findings = s.scan?.findings ?? [];
+  const high = findings.filter((f) => f.severity === 'high');
+  const others = findings.filter((f) => f.severity !== 'high');
+  const review = pending(s);
+  const perms = s.permissions ? permissionRows(s.permissions, s.script_runtime) : [];
+  const changed = s.diff?.artifacts.some((a) => a.change !== 'unchanged') || (s.diff?.fields.length ?? 0) > 0;
   return (
     <li className="source-skill" aria-label={`${s.name}: ${STATUS_LABEL[s.status]}`}>
       <div className="source-skill__head">
-        <strong>{s.name}</strong> <span className="badge">{STATUS_LABEL[s.status]}</span>
+        <strong className="source-skill__name">{s.name}</strong>
+        <span className={`badge source-skill__status is-${s.status}`}>{STATUS_LABEL[s.status]}</span>
         {s.tampered && <span className="badge badge--overridden">Changed since accepted</span>}
-        {s.installed_version && s.upstream_version && s.installed_version !== s.upstream_version && (
+        {s.installed_version && s.upstream_version && s.installed_version !== s.upstream_version ? (
           <span className="source-skill__versions">
             {s.installed_version} → {s.upstream_version}
           </span>
+        ) : (
+          s.upstream_version && <span className="source-skill__versions">{s.upstream_version}</span>
         )}
       </div>
-      {s.note && <p className="card__text">{s.note}</p>}
-      {high.length > 0 && (
-        <div className="callout callout--error" role="alert">
-          <Icon name="alert" />
-          <ul>
-            {high.map((f) => (
-              <li key={`${f.rule}${f.where}`}>
-                {f.message} ({f.where}): <code>{f.excerpt}</code>
-              </li>
-            ))}
-          </ul>
+      {s.description && <p className="source-skill__desc">{s.description}</p>}
+      {s.note && <p className="source-skill__note">{s.note}</p>}
+      {review && (
+        <div className="source-skill__review">
+          <section aria-label={`Permissions of ${s.name}`}>
+            <h4 className="source-skill__label">Permissions</h4>
+            {perms.length === 0 ? (
+              <p className="muted">None: it only adds guidance to the model's answers.</p>
+            ) : (
+              <dl className="facts source-skill__facts">
+                {perms.map(([label, value]) => (
+                  <div key={label} className="source-skill__fact">
+                    <dt>{label}</dt>
+                    <dd>{value}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+            {s.permission_changes.length > 0 && s.status === 'changed' && (
+              <ul className="source-skill__perms" aria-label={`Permission changes of ${s.name}`}>
+                {s.permission_changes.map((c) => (
+                  <li key={c.permission}>
+                    {c.permission.replace(/_/g, ' ')}:{' '}
+                    {c.added.map((x) => (
+                      <span key={`+${x}`} className="source-skill__add">
+                        +{x}{' '}
+                      </span>
+                    ))}
+                    {c.removed.map((x) => (
+                      <span key={`-${x}`} className="source-skill__del">
+                        −{x}{' '}
+                      </span>
+                    ))}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <section aria-label={`Scan of ${s.name}`}>
+            <h4 className="source-skill__label">Scan</h4>
+            {!s.scan ? (
+              <p className="muted">Not scanned.</p>
+            ) : findings.length === 0 ? (
+              <p className="source-skill__clean">
+                <Icon name="check" /> Nothing suspicious found.
+              </p>
+            ) : (
+              <>
+                {high.length > 0 && (
+                  <div className="callout callout--error" role="alert">
+                    <Icon name="alert" />
+                    <ul className="source-skill__findings">
+                      {high.map((f) => (
+                        <li key={`${f.rule}${f.where}`}>
+                          <span className="source-skill__sev is-high">High</span> {f.message} ({f.where}):{' '}
+                          <code>{f.excerpt}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                )}
+                {others.length > 0 && (
+                  <ul className="source-skill__findings">
+                    {others.map((f) => (
+                      <li key={`${f.rule}${f.where}`}>
+                        <span className={`source-skill__sev is-${f.severity}`}>
+                          {SEVERITY_LABEL[f.severity]}
+                        </span>{' '}
+                        {f.message} ({f.where}){f.excerpt && <code> {f.excerpt}</code>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </>
+            )}
+            {s.review && (
+              <p className="source-skill__note">
+                Model review ({s.review.model}):{' '}
+                {s.review.verdict
+                  ? `${s.review.verdict}${s.review.reasons.length ? ` — ${s.review.reasons.join('; ')}` : ''}`
+                  : `no verdict (${s.review.error})`}
+              </p>
+            )}
+          </section>
+          {s.diff && s.status !== 'added' && changed && (
+            <details className="source-skill__diff" open={s.status === 'changed'}>
+              <summary>What changed</summary>
+              <DiffView diff={s.diff} />
+            </details>
+          )}
         </div>
       )}
-      {others.length > 0 && (
-        <ul className="source-skill__findings">
-          {others.map((f) => (
-            <li key={`${f.rule}${f.where}`}>
-              {f.severity}: {f.message} ({f.where})
-            </li>
-          ))}
-        </ul>
-      )}
-      {s.permission_changes.length > 0 && (
-        <ul className="source-skill__perms" aria-label={`Permission changes of ${s.name}`}>
-          {s.permission_changes.map((c) => (
-            <li key={c.permission}>
-              {c.permission.replace(/_/g, ' ')}:{' '}
-              {[...c.added.map((x) => `+${x}`), ...c.removed.map((x) => `−${x}`)].join(' ')}
-            </li>
-          ))}
-        </ul>
-      )}
-      {s.diff && s.status !== 'added' && (
-        <details>
-          <summary>Diff</summary>
-          <pre className="source-skill__diff">
-            {s.diff.artifacts
-              .filter((a) => a.change !== 'unchanged')
-              .map((a) => `${a.name} (${a.change})\n${a.patch}`)
-              .join('\n\n')}
-          </pre>
-        </details>
-      )}
-      {pending(s) && (
+      {review && (
         <div className="source-skill__actions">
           {s.needs_risk_acceptance && (
             <label className="checkbox-row">
@@ -116,6 +204,7 @@ function AddSourceForm({ store }: { store: SourcesStore }) {
   const [url, setUrl] = useState('');
   const [ref, setRef] = useState('');
   const [scope, setScope] = useState<'account' | 'workspace'>('account');
+  const ids = { url: useId(), ref: useId(), scope: useId() };
   const submit = async () => {
     if (!url.trim() || store.adding) return;
     if (await store.add({ url, ref, scope })) {
@@ -132,31 +221,44 @@ function AddSourceForm({ store }: { store: SourcesStore }) {
         void submit();
       }}
     >
-      <label>
-        Repository or catalog
+      <div className="field source-add__url">
+        <label htmlFor={ids.url}>Repository or catalog</label>
         <input
+          id={ids.url}
+          className="input"
           type="text"
           value={url}
           placeholder="https://github.com/you/skills.git, /path/to/repo or https://…/index.json"
           onChange={(e) => setUrl(e.target.value)}
+          spellCheck={false}
         />
-      </label>
-      <label>
-        Branch or tag
+      </div>
+      <div className="field">
+        <label htmlFor={ids.ref}>Branch or tag</label>
         <input
+          id={ids.ref}
+          className="input"
           type="text"
           value={ref}
           placeholder="default branch"
           onChange={(e) => setRef(e.target.value)}
+          spellCheck={false}
         />
-      </label>
-      <label>
-        Store
-        <select value={scope} onChange={(e) => setScope(e.target.value as 'account' | 'workspace')}>
-          <option value="account">Account</option>
-          <option value="workspace">Workspace</option>
-        </select>
-      </label>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.scope}>Store</label>
+        <div className="select">
+          <select
+            id={ids.scope}
+            value={scope}
+            onChange={(e) => setScope(e.target.value as 'account' | 'workspace')}
+          >
+            <option value="account">Account</option>
+            <option value="workspace">Workspace</option>
+          </select>
+          <Icon name="chevronDown" />
+        </div>
+      </div>
       <button type="submit" className="btn btn--small" disabled={!url.trim() || store.adding}>
         <Icon name="plus" /> {store.adding ? 'Fetching…' : 'Add source'}
       </button>

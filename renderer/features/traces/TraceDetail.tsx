@@ -1,6 +1,7 @@
 import type { TraceView } from '../../../electron/contract/traces.js';
 import { CodeBlock } from '../../ui/CodeBlock.js';
 import { Icon } from '../../ui/Icon.js';
+import { useModelLabel } from '../settings/model-label.js';
 
 /**
  * A cost in dollars with two significant digits below a cent ("$0.00042"), or null when it is not
@@ -24,6 +25,7 @@ function jsonLang(text: string): 'json' | 'plain' {
 
 /** One trace in full: status, timing, tokens, cost, assertions, error, rendered input and raw output. */
 export function TraceDetail({ trace: tr }: { trace: TraceView }) {
+  const modelName = useModelLabel();
   const asserts =
     tr.assertions_run > 0 ? `${tr.assertions_passed} of ${tr.assertions_run} passed` : 'none ran';
   return (
@@ -39,7 +41,7 @@ export function TraceDetail({ trace: tr }: { trace: TraceView }) {
         <dt>Started</dt>
         <dd>{new Date(tr.started_at).toLocaleString()}</dd>
         <dt>Model</dt>
-        <dd className="mono">{tr.model_id ?? '—'}</dd>
+        <dd>{modelName(tr.model_id) ?? '—'}</dd>
         <dt>Tokens</dt>
         <dd>{tr.input_tokens != null ? `${tr.input_tokens} in / ${tr.output_tokens ?? 0} out` : '—'}</dd>
         {formatCost(tr.estimated_cost) && (

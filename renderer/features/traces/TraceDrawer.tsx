@@ -1,8 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useTracesStore } from '../../stores.js';
+import { useChatStore, useTracesStore } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
 import { TraceDetail } from './TraceDetail.js';
+import { sessionLabel, skillLabel } from './trace-names.js';
 
 /** One skill execution trace, in a drawer over the chat: input, output, error, timing, cost, assertions. */
 export function TraceDrawer() {
@@ -15,6 +16,8 @@ export function TraceDrawer() {
       close: s.close,
     })),
   );
+  const sessions = useChatStore((c) => c.sessions.items);
+  const titles = useMemo(() => new Map(sessions.map((x) => [x.id, x.title])), [sessions]);
   const closeRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (t.openId) closeRef.current?.focus();
@@ -37,8 +40,8 @@ export function TraceDrawer() {
       <header className="drawer__head">
         <Icon name="activity" />
         <div className="drawer__titles">
-          <h2 className="drawer__title">{tr?.skill_name ?? 'Trace'}</h2>
-          <span className="drawer__sub mono">{t.openId.slice(0, 8)}</span>
+          <h2 className="drawer__title">{tr ? skillLabel(tr) : 'Trace'}</h2>
+          {tr && <span className="drawer__sub">{sessionLabel(tr.session_id, titles)}</span>}
         </div>
         <button
           ref={closeRef}

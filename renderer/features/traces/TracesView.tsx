@@ -7,6 +7,7 @@ import { kindChipStyle } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { formatCost, TraceDetail } from './TraceDetail.js';
 import { TRACE_PAGE, type TraceListStore } from './trace-list-store.js';
+import { sessionLabel, skillLabel, traceTitle } from './trace-names.js';
 import './traces.css';
 
 const STATUS_LABELS: Array<{ value: TraceStatus | ''; label: string }> = [
@@ -105,10 +106,8 @@ export function TracesView() {
     };
   }, [load, stores]);
 
-  const sessionTitle = useMemo(() => {
-    const m = new Map(sessions.map((x) => [x.id, x.title]));
-    return (id: string) => m.get(id) ?? id;
-  }, [sessions]);
+  const titles = useMemo(() => new Map(sessions.map((x) => [x.id, x.title])), [sessions]);
+  const sessionTitle = (id: string) => sessionLabel(id, titles);
 
   const set = (patch: Partial<TraceFilter>) => void s.setFilter(patch);
   const filtered = Object.keys(s.filter).length > 0;
@@ -345,7 +344,7 @@ export function TracesView() {
                       </span>
                       <span className="trow__main">
                         <span className="trow__name">
-                          {tr.skill_name ?? tr.skill_id}
+                          {skillLabel(tr)}
                           <span className="trow__artifact"> · {tr.artifact_name ?? tr.artifact_kind}</span>
                         </span>
                         <span className="trow__meta">
@@ -382,7 +381,7 @@ export function TracesView() {
             <section className="traces__detail" aria-label="Trace detail">
               {selected ? (
                 <div className="traces__detailbody">
-                  <h2 className="traces__detailtitle">{selected.skill_name ?? selected.skill_id}</h2>
+                  <h2 className="traces__detailtitle">{traceTitle(selected, titles)}</h2>
                   <TraceDetail trace={selected} />
                 </div>
               ) : (

@@ -1,14 +1,16 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SkillDetail } from '../../../../electron/contract/skills.js';
 import type { Client } from '../../../bridge/client.js';
-import { useAppStore, useComposerStore, useStores } from '../../../stores.js';
+import { useAppStore, useComposerStore, useProvidersStore, useStores } from '../../../stores.js';
 import { Icon } from '../../../ui/Icon.js';
+import { useModelLabel } from '../../settings/model-label.js';
 import { type EditorDoc, isDirty } from '../composer-state.js';
 import { draftFromSkill, draftToPackage } from '../draft.js';
 import { type AgentStore, createAgentStore, type RoundItem } from './agent-store.js';
+import { explainFailure, hasUsableDraft, issueInWords } from './failure.js';
 import './agent.css';
 
 // One agent store per client, so closing and reopening a panel keeps its state.
@@ -69,11 +71,18 @@ function Rounds({ rounds, busy }: { rounds: RoundItem[]; busy: boolean }) {
             </span>
             {!r.ok && (
               <ul className="ag-issues">
-                {r.issues.slice(0, 6).map((i) => (
-                  <li key={`${i.stage}:${i.path}:${i.message}`}>
-                    <code>{i.path}</code> {i.message}
-                  </li>
-                ))}
+                {r.issues.slice(0, 6).map((i) =>
+                  i.stage === 'json' ? (
+                    // The parser's own words ("Unexpected token…") help nobody; they stay in the tooltip.
+                    <li key={`${i.stage}:${i.path}:${i.message}`} title={i.message}>
+                      {issueInWords(i)}
+                    </li>
+                  ) : (
+                    <li key={`${i.stage}:${i.path}:${i.message}`}>
+                      <code>{i.path}</code> {i.message}
+                    </li>
+                  ),
+                )}
                 {r.issues.length > 6 && <li className="muted">…and {r.issues.length - 6} more</li>}
               </ul>
             )}
@@ -94,18 +103,45 @@ function Rounds({ rounds, busy }: { rounds: RoundItem[]; busy: boolean }) {
   );
 }
 
-/** "New skill with AI": describe it, watch the rounds, review, open it in the editor. */
+/** The configured providers' models as picker options; the value is `provider\u0000model`. */
+function useModelOptions() {
+  const value = useProvidersStore((s) => s.value);
+  const modelName = useModelLabel();
+  const chat = value?.chat ?? null;
+  const configured = value?.configured ?? [];
+  const def = configured.find((p) => p.id === chat?.provider);
+  const defaultModel = chat ? (chat.model ?? def?.effective_model ?? null) : null;
+  const groups = configured.map((p) => ({
+    id: p.id,
+    label: p.label,
+    models: p.models ?? (p.effective_model ? [p.effective_model] : []),
+  }));
+  const defaultLabel = chat && defaultModel ? modelName(`${chat.provider}:${defaultModel}`) : null;
+  return { groups, defaultLabel };
+}
+
+/** "New skill with AI": describe it, pick a model, watch the rounds, review, open it in the editor. */
 export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
-  const a = useAgent((s) => ({ run: s.create, api: s }));
+  const a = useAgent((s) => ({ run: s.create, description: s.description, api: s }));
+  const modelName = useModelLabel();
+  const options = useModelOptions();
   const composer = useComposerStore(
     useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow, workspaceOpen: s.workspaceOpen })),
   );
   const run = a.run;
-  const [text, setText] = useState('');
+  const text = a.description;
+  const setText = (t: string) => a.api.dispatch({ type: 'description/set', text: t });
+  const [pick, setPick] = useState('');
   const box = useRef<HTMLTextAreaElement>(null);
   useEffect(() => box.current?.focus(), []);
-  const go = () => text.trim() && !run.busy && void a.api.startCreate(text.trim());
+  const ids = { model: useId() };
   const result = run.result;
+  const failed = Boolean(result && !result.ok);
+  const go = () => {
+    if (!text.trim() || run.busy) return;
+    const [provider, model] = pick ? pick.split('\u0000') : [];
+    void a.api.startCreate(text.trim(), undefined, provider && model ? { provider, model } : undefined);
+  };
   const pkg = result?.draft as
     | {
         name?: string;
@@ -113,6 +149,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
         artifacts?: Array<{ kind: string; name: string; content: string }>;
       }
     | undefined;
+  const usable = hasUsableDraft(result?.draft);
   const evals = pkg?.artifacts?.find((x) => x.name === 'evals/evals.json');
   let evalCount = 0;
   try {
@@ -121,7 +158,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
     evalCount = 0;
   }
   const accept = () => {
-    if (!result) return;
+    if (!result || !usable) return;
     const draft = packageDraft(result.draft);
     const key = `new:ai-${Date.now().toString(36)}`;
     composer.dispatch({ type: 'doc/loading', key });
@@ -138,12 +175,25 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
     });
     void composer.validateNow();
     a.api.dispatch({ type: 'run/reset', which: 'create' });
+    // A skill that passed is what the description asked for; one opened to fix keeps it.
+    if (result.ok) setText('');
     onClose();
   };
   const close = () => {
     if (run.busy) void a.api.cancel('create');
     onClose();
   };
+  const showForm = !result || failed;
+  // The description box is disabled while the model writes, which drops the focus: give it back
+  // when the run ends (to the description after a failure, to Accept after a success), so Esc,
+  // Ctrl+Enter and Enter keep working without the mouse.
+  const primary = useRef<HTMLButtonElement>(null);
+  const errored = Boolean(run.error);
+  useEffect(() => {
+    if (run.busy) return;
+    if (failed || errored) box.current?.focus();
+    else if (result?.ok) primary.current?.focus();
+  }, [run.busy, failed, errored, result]);
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes; Esc does too
     <div className="scrim" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && close()}>
@@ -157,7 +207,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
         <h2 id="ag-new-title" className="dialog__title">
           <Icon name="sparkle" /> New skill with AI
         </h2>
-        {!result && (
+        {showForm && (
           <>
             <label className="ag-label" htmlFor="ag-describe">
               Describe what the skill should do
@@ -175,7 +225,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
                 if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) go();
               }}
             />
-            {!run.busy && !run.rounds.length && (
+            {!run.busy && !run.rounds.length && !failed && (
               <div className="ag-examples">
                 {EXAMPLES.map((x) => (
                   <button key={x} type="button" className="ag-chip" onClick={() => setText(x)}>
@@ -184,12 +234,57 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
                 ))}
               </div>
             )}
-            <p className="sc-field__help">
-              The model writes the description, triggers, a prompt template and 3–5 evals; each draft is
-              checked (schema, template syntax, a dry run on every eval) and sent back with its problems, up
-              to 3 times. Nothing is saved until you do.
-            </p>
+            {options.groups.length > 0 && (
+              <div className="field ag-model">
+                <label htmlFor={ids.model}>Model</label>
+                <div className="select">
+                  <select
+                    id={ids.model}
+                    value={pick}
+                    disabled={run.busy}
+                    onChange={(e) => setPick(e.target.value)}
+                  >
+                    <option value="">
+                      {options.defaultLabel ? `Default: ${options.defaultLabel}` : 'The default model'}
+                    </option>
+                    {options.groups.map((g) => (
+                      <optgroup key={g.id} label={g.label}>
+                        {g.models.map((m) => (
+                          <option key={m} value={`${g.id}\u0000${m}`}>
+                            {g.label} · {m}
+                          </option>
+                        ))}
+                      </optgroup>
+                    ))}
+                  </select>
+                  <Icon name="chevronDown" />
+                </div>
+              </div>
+            )}
+            {!failed && (
+              <p className="sc-field__help">
+                The model writes the description, triggers, a prompt template and 3–5 evals; each draft is
+                checked (schema, template syntax, a dry run on every eval) and sent back with its problems, up
+                to 3 times. Nothing is saved until you do.
+              </p>
+            )}
           </>
+        )}
+        {failed && result && !run.busy && (
+          <div className="callout callout--error ag-failed" role="alert">
+            <Icon name="alert" />
+            <div>
+              <p>
+                <strong>No valid skill yet.</strong> {explainFailure(result.rounds)}
+              </p>
+              <p className="ag-hint">
+                Your description is kept. Writing a whole skill package is hard for small models: try a
+                stronger model from the list above
+                {modelName(result.model) ? ` (this run used ${modelName(result.model)})` : ''}, or describe
+                the skill in more detail, then try again.
+              </p>
+            </div>
+          </div>
         )}
         <Rounds rounds={run.rounds} busy={run.busy} />
         {run.error && (
@@ -202,14 +297,13 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
             </p>
           </div>
         )}
-        {result && pkg && (
+        {result?.ok && pkg && (
           <section className="ag-review" aria-label="Review">
-            <div className={`callout ${result.ok ? 'callout--ok' : 'callout--warn'}`}>
-              <Icon name={result.ok ? 'check' : 'alert'} />
+            <div className="callout callout--ok">
+              <Icon name="check" />
               <p>
-                {result.ok
-                  ? `Passed every check after ${result.rounds.length} ${result.rounds.length === 1 ? 'draft' : 'drafts'}.`
-                  : 'Still has problems after the last repair. Open it to fix them by hand, or describe it again.'}
+                Passed every check after {result.rounds.length}{' '}
+                {result.rounds.length === 1 ? 'draft' : 'drafts'}.
               </p>
             </div>
             <h3 className="ag-review__name">{pkg.name}</h3>
@@ -222,7 +316,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
               ))}
             </ul>
             <p className="muted">
-              {evalCount} evals · {result.model}
+              {evalCount} evals · {modelName(result.model)}
             </p>
           </section>
         )}
@@ -236,7 +330,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
               Cancel
             </button>
           )}
-          {result ? (
+          {result?.ok ? (
             <>
               <button
                 type="button"
@@ -245,20 +339,33 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
               >
                 Start over
               </button>
-              <button type="button" className="btn btn--primary" onClick={accept}>
+              <button ref={primary} type="button" className="btn btn--primary" onClick={accept}>
                 Accept and open in the editor
               </button>
             </>
           ) : (
-            <button
-              type="button"
-              className="btn btn--primary"
-              disabled={!text.trim() || run.busy}
-              onClick={go}
-              title="Ctrl+Enter"
-            >
-              <Icon name="sparkle" /> {run.busy ? 'Writing…' : 'Write the skill'}
-            </button>
+            <>
+              {failed && usable && !run.busy && (
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={accept}
+                  title="Open the last draft to fix it by hand; your description stays here for another try"
+                >
+                  Open the draft to fix by hand
+                </button>
+              )}
+              <button
+                type="button"
+                className="btn btn--primary"
+                disabled={!text.trim() || run.busy}
+                onClick={go}
+                title="Ctrl+Enter"
+              >
+                <Icon name={failed ? 'refresh' : 'sparkle'} />{' '}
+                {run.busy ? 'Writing…' : failed || run.error ? 'Try again' : 'Write the skill'}
+              </button>
+            </>
           )}
         </div>
       </div>
@@ -387,6 +494,7 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Run the saved skill's evals with progress and cancel; pass rates per model. */
 function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const a = useAgent((s) => ({ evals: s.evals, api: s }));
+  const modelName = useModelLabel();
   const composer = useComposerStore(useShallow((s) => ({ openSkill: s.openSkill })));
   const origin = doc.origin;
   const api = a.api;
@@ -447,7 +555,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
         <>
           <p className={`ag-score ${e.result.ok ? 'is-ok' : 'is-bad'}`}>
             <strong>{pct(e.result.pass_rate)}</strong> passed ({e.result.passed} of {e.result.total}) ·
-            threshold {pct(e.result.threshold)} · {e.result.model ?? 'no model'} ·{' '}
+            threshold {pct(e.result.threshold)} · {modelName(e.result.model) ?? 'no model'} ·{' '}
             {(e.result.duration_ms / 1000).toFixed(1)} s · {e.result.input_tokens + e.result.output_tokens}{' '}
             tokens
             {e.result.estimated_cost ? ` · $${e.result.estimated_cost.toFixed(4)}` : ''}
@@ -543,7 +651,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
           <tbody>
             {e.history.per_model.map((m) => (
               <tr key={m.model ?? ''}>
-                <td>{m.model ?? 'no model'}</td>
+                <td>{modelName(m.model) ?? 'no model'}</td>
                 <td>
                   {pct(m.pass_rate)} ({m.passed}/{m.total})
                 </td>

@@ -4,6 +4,7 @@
  * (run with progress and cancel, pass rate per model). State changes are pure `(state, event)`.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ChatModelChoice } from '../../../../electron/contract/chat.js';
 import type {
   AppErrorData,
   ComposeRes,
@@ -49,6 +50,11 @@ export interface EvalsState {
 /** Everything the agent panels show. */
 export interface AgentState {
   create: AgentRun;
+  /**
+   * What the user asked "New skill with AI" for: kept here, not in the dialog, so a failed run, a
+   * closed dialog or Start over never loses it; cleared once a skill is accepted.
+   */
+  description: string;
   refine: AgentRun & { base: Record<string, unknown> | null; accepted: Record<string, boolean> };
   evals: EvalsState;
 }
@@ -60,6 +66,7 @@ export type AgentEvent =
   | { type: 'run/finished'; which: 'create' | 'refine'; runId: string; result: ComposeRes }
   | { type: 'run/failed'; which: 'create' | 'refine'; runId: string; error: AppErrorData }
   | { type: 'run/reset'; which: 'create' | 'refine' }
+  | { type: 'description/set'; text: string }
   | { type: 'change/toggled'; key: string; accepted: boolean }
   | { type: 'evals/opened'; skill: { name: string; scope: SkillScope } }
   | { type: 'evals/started'; runId: string }
@@ -78,6 +85,7 @@ const idleRun = (): AgentRun => ({ busy: false, runId: null, rounds: [], result:
 export function initialAgentState(): AgentState {
   return {
     create: idleRun(),
+    description: '',
     refine: { ...idleRun(), base: null, accepted: {} },
     evals: {
       skill: null,
@@ -134,6 +142,8 @@ export function agentReducer(s: AgentState, e: AgentEvent): AgentState {
     case 'run/failed':
       if (s[e.which].runId !== e.runId) return s;
       return { ...s, [e.which]: { ...s[e.which], busy: false, error: e.error } };
+    case 'description/set':
+      return { ...s, description: e.text };
     case 'run/reset':
       return e.which === 'create'
         ? { ...s, create: idleRun() }
@@ -202,7 +212,8 @@ export interface AgentStore extends AgentState {
   dispatch(e: AgentEvent): void;
   /** Subscribe to round and eval progress events; returns the unsubscribe. */
   watch(): () => void;
-  startCreate(description: string, maxRounds?: number): Promise<void>;
+  /** Write a skill from a description, with the chosen model (default: the default provider's). */
+  startCreate(description: string, maxRounds?: number, model?: ChatModelChoice): Promise<void>;
   startRefine(draft: Record<string, unknown>, feedback: string): Promise<void>;
   cancel(which: 'create' | 'refine'): Promise<void>;
   /** Merge the accepted changes into the base; resolves with the merged package, or null. */
@@ -266,12 +277,13 @@ export function createAgentStore(client: Client): StoreApi<AgentStore> {
           c();
         };
       },
-      startCreate: (description, maxRounds) =>
+      startCreate: (description, maxRounds, model) =>
         run('create', (run_id) =>
           client.invoke('composer/create', {
             description,
             run_id,
             ...(maxRounds !== undefined ? { max_rounds: maxRounds } : {}),
+            ...(model ? { model } : {}),
           }),
         ),
       startRefine: (draft, feedback) =>
