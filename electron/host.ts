@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { createActivationHandlers, stopScanThread } from './activation/index.js';
+import { createActivationHandlers, stopScanThread, triggerRegressions } from './activation/index.js';
 import { appVersion } from './app-version.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
 import { createChatHandlers, createPythonHandlers, runEvalTurn } from './chat/index.js';
@@ -310,7 +310,7 @@ export function createHost(deps: HostDeps): Host {
   });
 
   const handlers: Handlers = {
-    ...createSkillsHandlers({ catalog, events, limits }),
+    ...createSkillsHandlers({ catalog, events, limits, triggerRegressions }),
     ...createSkillAccessHandlers({
       access: () => skillAccess,
       declared: (name) => {
