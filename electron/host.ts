@@ -355,6 +355,7 @@ export function createHost(deps: HostDeps): Host {
       env: deps.env,
       limits,
       onInstalled: (names) => events.emit('skills/catalog-changed', { reason: 'imported', names }),
+      triggerRegressions,
     }),
     ...mcp.handlers,
     // The Composer agent (its prompts are the catalog's "Composer Agent" skill).

@@ -1,9 +1,11 @@
 // A save or an import that lowers a skill's phase-1 trigger recall or precision is held back with
 // the figures and the queries it now gets wrong; an unchanged or better one goes through.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ImportPackageRes } from '../contract/skills.js';
+import type { UpdateResult } from '../contract/sources.js';
 import { runCli, tempDir, testHost } from '../test-support/index.js';
 import { createInProcessClient } from '../transport/in-process-client.js';
 
@@ -138,5 +140,57 @@ describe('trigger regressions', () => {
     ]);
     expect(better.code, better.stderr).toBe(0);
     expect(better.stderr).not.toContain('trigger recall');
+  });
+
+  it('a source update that lowers trigger recall holds that skill for review and installs the rest', async () => {
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
+    const repo = tempDir();
+    git(repo, 'init', '-q', '-b', 'main');
+    cpSync(folder('pdf-tools', PDF, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
+    cpSync(folder('sea-poems', 'Write short poems about the sea.'), join(repo, 'sea-poems'), {
+      recursive: true,
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'first');
+    const h2 = tempDir();
+    for (const dir of [
+      folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+    ])
+      expect((await runCli(['--home', h2, 'skills', 'import', '--no-embed', dir])).code).toBe(0);
+    expect((await runCli(['--home', h2, 'sources', 'add', repo, '--name', 'team'])).code).toBe(0);
+    expect((await runCli(['--home', h2, 'sources', 'update', 'team', '--all'])).code).toBe(0);
+
+    cpSync(folder('pdf-tools', NARROWER, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
+    cpSync(folder('sea-poems', 'Write short poems and haiku about the sea.'), join(repo, 'sea-poems'), {
+      recursive: true,
+    });
+    git(repo, 'commit', '-q', '-am', 'narrower');
+    expect((await runCli(['--home', h2, 'sources', 'check', 'team'])).code).toBe(0);
+    const up = await runCli(['--home', h2, '--json', 'sources', 'update', 'team', '--all']);
+    expect(up.code, up.stderr).toBe(5);
+    const r = JSON.parse(up.stdout) as UpdateResult;
+    expect(r.installed.map((i) => i.name)).toEqual(['sea-poems']);
+    expect(r.held_for_review).toHaveLength(1);
+    expect(r.held_for_review[0]).toMatchObject({ name: 'pdf-tools', recall_before: 1, precision_before: 1 });
+    expect(r.held_for_review[0]!.failing.map((f) => f.query)).toEqual(['merge and split my files']);
+    const human = await runCli(['--home', h2, 'sources', 'update', 'team', '--all']);
+    expect(human.stdout).toContain('held for review: pdf-tools');
+    expect(human.stdout).toContain('--accept-regression');
+    const shown = await runCli(['--home', h2, '--json', 'skills', 'show', 'pdf-tools']);
+    expect(shown.stdout).toContain(PDF);
+
+    const accepted = await runCli([
+      '--home',
+      h2,
+      '--json',
+      'sources',
+      'update',
+      'team',
+      '--all',
+      '--accept-regression',
+    ]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect((JSON.parse(accepted.stdout) as UpdateResult).installed.map((i) => i.name)).toEqual(['pdf-tools']);
   });
 });
