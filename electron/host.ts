@@ -252,6 +252,7 @@ export function createHost(deps: HostDeps): Host {
       deps.mode === 'cli' || (deps.mode === 'test' && deps.env.SKILLDESK_CHAT_TITLES !== 'auto')
         ? false
         : settings.autoTitles(),
+    listingBudget: (choice) => settings.listingBudget(choice),
   });
   const limits = limitsFrom(deps.env);
 
