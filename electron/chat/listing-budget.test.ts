@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import type { GetSettingsRes } from '../contract/settings.js';
 import { startLoopbackProvider } from '../llm/index.js';
-import { quietLogger, tempDir, testHost } from '../test-support/index.js';
+import { quietLogger, runCli, tempDir, testHost } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -92,5 +92,19 @@ describe('the listing budget setting', () => {
       ok: false,
       error: { code: 'INVALID_INPUT' },
     });
+  });
+
+  it('skilldesk settings listing-budget shows and sets it', async () => {
+    const home = tempDir();
+    const shown = await runCli(['--home', home, 'settings', 'listing-budget']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('1% of the default model');
+    expect(shown.stdout).toContain('= 1,280 tokens');
+    const set = await runCli(['--home', home, '--json', 'settings', 'listing-budget', '2.5']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout).listing).toMatchObject({ percent: 2.5, budget_tokens: 3200 });
+    const bad = await runCli(['--home', home, 'settings', 'listing-budget', '11']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('from 0 to 10');
   });
 });
