@@ -159,6 +159,7 @@ export function toContractEvents(
             client_turn_id: turn.client_turn_id,
             matches: e.matches,
             memory: e.memory,
+            ...(e.listing ? { listing: e.listing } : {}),
             created_at: now,
             parent_id: e.parent_id,
             regenerated: e.regenerated,

@@ -48,9 +48,15 @@ describe('the listing budget setting', () => {
           resolve(p);
         });
       });
+      const started = new Promise<EventPayload<'chat/turn-started'>>((resolve) => {
+        const off = host.events.subscribe('chat/turn-started', (p) => {
+          off();
+          resolve(p);
+        });
+      });
       await ok('chat/send-message', { message });
       expect((await done).status).toBe('complete');
-      return lastSystem(provider.requests);
+      return { system: lastSystem(provider.requests), listing: (await started).listing };
     };
 
     const none = await ok<GetSettingsRes>('settings/get', {});
@@ -76,17 +82,22 @@ describe('the listing budget setting', () => {
 
     // Within 1% of 128k the built-in catalog is listed whole.
     const whole = await turn('what is 2+40');
-    expect(whole).toContain('The skills you can use');
-    expect(whole).toContain('- CSV Statistics:');
+    expect(whole.system).toContain('The skills you can use');
+    expect(whole.system).toContain('- CSV Statistics:');
+    expect(whole.listing).toEqual({ whole: true, unlisted: 0 });
 
     // A budget too small for it: phase 1 chooses, and the model is told what was left out.
     const small = await ok<GetSettingsRes>('settings/set-listing-budget', { percent: 0.05 });
     expect(small.listing).toMatchObject({ percent: 0.05, budget_tokens: 64 });
     expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).listing_budget_percent).toBe(0.05);
     const cut = await turn('compute statistics for each column of this CSV file');
-    expect(cut).not.toContain('The skills you can use');
-    expect(cut).toContain('- CSV Statistics:');
-    expect(cut).toMatch(/\(\d+ other skills are not listed here: search_skills/);
+    expect(cut.system).not.toContain('The skills you can use');
+    expect(cut.system).toContain('- CSV Statistics:');
+    // The turn says what was left out: to the model in its prompt, and in its started event.
+    const unlisted = cut.listing!.unlisted;
+    expect(unlisted).toBeGreaterThan(0);
+    expect(cut.system).toContain(`(${unlisted} other skills are not listed here: search_skills`);
+    expect(cut.listing!.whole).toBe(false);
 
     expect(await call('settings/set-listing-budget', { percent: 50 })).toMatchObject({
       ok: false,
