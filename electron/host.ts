@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { createActivationHandlers, stopScanThread } from './activation/index.js';
+import { createActivationHandlers, stopScanThread, triggerRegressions } from './activation/index.js';
 import { appVersion } from './app-version.js';
 import { createAttachmentsHandlers } from './attachments/index.js';
 import { createChatHandlers, createPythonHandlers, runEvalTurn } from './chat/index.js';
@@ -253,6 +253,7 @@ export function createHost(deps: HostDeps): Host {
       deps.mode === 'cli' || (deps.mode === 'test' && deps.env.SKILLDESK_CHAT_TITLES !== 'auto')
         ? false
         : settings.autoTitles(),
+    listingBudget: (choice) => settings.listingBudget(choice),
   });
   const limits = limitsFrom(deps.env);
 
@@ -311,7 +312,7 @@ export function createHost(deps: HostDeps): Host {
   });
 
   const handlers: Handlers = {
-    ...createSkillsHandlers({ catalog, events, limits }),
+    ...createSkillsHandlers({ catalog, events, limits, triggerRegressions }),
     ...createSkillAccessHandlers({
       access: () => skillAccess,
       declared: (name) => {
@@ -356,6 +357,7 @@ export function createHost(deps: HostDeps): Host {
       env: deps.env,
       limits,
       onInstalled: (names) => events.emit('skills/catalog-changed', { reason: 'imported', names }),
+      triggerRegressions,
     }),
     ...mcp.handlers,
     // The Composer agent (its prompts are the catalog's "Composer Agent" skill).

@@ -7,3 +7,4 @@ export { stopScanThread } from './scan-thread.js';
 export * from './skill-index.js';
 export * from './term-budget.js';
 export * from './text.js';
+export * from './trigger-regression.js';

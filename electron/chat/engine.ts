@@ -142,6 +142,8 @@ export interface TurnPrompt {
   matches: SkillMatch[];
   /** How many earlier messages were recalled as memory. */
   memory: number;
+  /** Whether the whole catalog was listed, else how many enabled skills were left out. */
+  listing: { whole: boolean; unlisted: number };
 }
 
 /** The phase-1 score a match needs to reach the prompt (defined beside phase 1). */
@@ -181,14 +183,15 @@ export function buildTurnPrompt(
     return entry ? [{ match: m, entry }] : [];
   });
   const whole = wholeCatalog(deps.catalog, s.listing_budget_tokens ?? DEFAULT_LISTING_BUDGET_TOKENS, listed);
+  const unlisted = whole ? 0 : Math.max(0, enabledCount(deps.catalog) - listed.length);
   const system = buildSystemPrompt({
     base: s.base_prompt,
     matches: listed,
-    ...(whole ? { catalog: whole } : { unlisted: enabledCount(deps.catalog) - listed.length }),
+    ...(whole ? { catalog: whole } : { unlisted }),
     alwaysOn,
     memory,
   });
-  return { system, matches, memory: memory.length };
+  return { system, matches, memory: memory.length, listing: { whole: whole !== null, unlisted } };
 }
 
 /** The enabled skills of a catalog, kept until an index or a switch changes (read on every turn). */
@@ -752,6 +755,7 @@ export async function runTurn(
     new_session: user.new_session,
     matches: prompt.matches,
     memory: prompt.memory,
+    listing: prompt.listing,
     parent_id: user.message.parent_id,
     regenerated: !user.stored_now,
     attachments: (user.message.attachments ?? []).map((a) => ({

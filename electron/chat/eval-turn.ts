@@ -206,7 +206,17 @@ export const runEvalTurn: EvalTurnRunner = async (deps, input) => {
   };
   const reply = await streamWithTools(
     { llm: input.llm, face: 'cli' },
-    { prompt: { system: prompt.system, matches: prompt.matches, memory: 0 }, user, tools, input: turnInput },
+    {
+      prompt: {
+        system: prompt.system,
+        matches: prompt.matches,
+        memory: 0,
+        listing: { whole: false, unlisted: 0 },
+      },
+      user,
+      tools,
+      input: turnInput,
+    },
     () => {},
   );
   return {

@@ -58,6 +58,11 @@ export interface ChatHandlerDeps {
   autoTitles?: () => boolean;
   /** A stored model id in words (the provider's label), for exports; the id as is without it. */
   modelName?: (modelId: string) => string | null;
+  /**
+   * The skill listing's budget in tokens for a chat's model (Settings: a share of its context);
+   * a turn's own `settings.listing_budget_tokens` wins. Absent: the engine's default.
+   */
+  listingBudget?: (choice?: ChatModelChoice) => number;
 }
 
 /** The chat slice and its lifecycle. */
@@ -156,6 +161,7 @@ export function toContractEvents(
             client_turn_id: turn.client_turn_id,
             matches: e.matches,
             memory: e.memory,
+            ...(e.listing ? { listing: e.listing } : {}),
             created_at: now,
             parent_id: e.parent_id,
             regenerated: e.regenerated,
@@ -279,6 +285,15 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     };
   };
 
+  /** A turn's knobs with the listing budget of its model filled in (unless the turn set one). */
+  const withListingBudget = (
+    settings: TurnInput['settings'],
+    choice: ChatModelChoice | undefined,
+  ): TurnInput['settings'] => {
+    if (!deps.listingBudget || settings?.listing_budget_tokens !== undefined) return settings;
+    return { ...settings, listing_budget_tokens: deps.listingBudget(choice) };
+  };
+
   /** Start a turn in the background; resolves once its user message is stored. */
   const startTurn = (
     input: Omit<TurnInput, 'signal'> & { client_turn_id?: string },
@@ -329,6 +344,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             events.emit(name, payload as never);
           if (e.type === 'turn-started') resolve({ session_id: sid!, user_message_id: e.user_message_id });
         };
+        const settings = withListingBudget(req.settings, req.model ?? existing?.model ?? undefined);
         runTurn(
           {
             catalog: ws.catalog.get(),
@@ -349,7 +365,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             },
             pythonHosts: (id) => chatHosts(chats.db, id),
           },
-          { ...req, signal: abort.signal },
+          { ...req, ...(settings ? { settings } : {}), signal: abort.signal },
           emit,
         ).then(
           () => {
@@ -407,7 +423,13 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const chats = ws.chats.read();
       if (!chats) return { matches: 0, memory: 0 };
       if (req.session_id && !chats.getSession(req.session_id)) throw notFound(req.session_id);
-      const prompt = await prepareTurn({ catalog: ws.catalog.get(), chats }, req);
+      // The same knobs a send will use, so the prompt prepared here is the one it takes.
+      const model = req.session_id ? (chats.getSession(req.session_id)?.model ?? undefined) : undefined;
+      const settings = withListingBudget(req.settings, model);
+      const prompt = await prepareTurn(
+        { catalog: ws.catalog.get(), chats },
+        { ...req, ...(settings ? { settings } : {}) },
+      );
       return { matches: prompt.matches.length, memory: prompt.memory };
     },
 

@@ -77,6 +77,10 @@ export function registerChatCommands(program: Command, ctx: CliContext): void {
         case 'turn-started':
           err(`session ${line.session_id}${line.new_session ? ' (new)' : ''}`);
           if (line.matches.length) err(`skills in context: ${line.matches.map((m) => m.name).join(', ')}`);
+          if (line.listing && !line.listing.whole && line.listing.unlisted > 0)
+            err(
+              `${line.listing.unlisted} other skill${line.listing.unlisted === 1 ? '' : 's'} not listed (the catalog is over the listing budget; the model can search for them)`,
+            );
           break;
         case 'text-delta':
           streamed = true;
@@ -198,6 +202,7 @@ type TurnLine =
       new_session: boolean;
       matches: EventPayload<'chat/turn-started'>['matches'];
       memory: number;
+      listing?: EventPayload<'chat/turn-started'>['listing'];
     }
   | { type: 'text-delta'; text: string }
   | ({ type: 'tool-call-started' } & Omit<EventPayload<'chat/tool-call-started'>, 'session_id'>)
@@ -226,8 +231,8 @@ async function sendAndFollow(
     on('chat/turn-started', (e) => {
       if (e.client_turn_id !== turnId) return;
       sessionId = e.session_id;
-      const { session_id, user_message_id, new_session, matches, memory } = e;
-      show({ type: 'turn-started', session_id, user_message_id, new_session, matches, memory });
+      const { session_id, user_message_id, new_session, matches, memory, listing } = e;
+      show({ type: 'turn-started', session_id, user_message_id, new_session, matches, memory, listing });
     }),
     on('chat/delta-received', (e) => {
       if (mine(e.session_id)) show({ type: 'text-delta', text: e.text });

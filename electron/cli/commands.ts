@@ -12,6 +12,7 @@ import { registerPythonCommands } from './python-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
 import { registerNativeRuntimeCommands, registerScriptCommands } from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
+import { registerSettingsCommands } from './settings-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
 import { registerSkillVersionCommands } from './skill-version-commands.js';
 import { registerSkillsCommands } from './skills-commands.js';
@@ -27,6 +28,7 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerComponentCommands,
   registerLlmCommands,
   registerProvidersCommands,
+  registerSettingsCommands,
   registerSidecarCommands,
   registerDispatchCommands,
   registerServeCommands,

@@ -7,7 +7,7 @@ import { type CliContext, EXIT } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { untilInterrupted, withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
-import { scopeOption } from './skills-commands.js';
+import { describeTriggerRegression, scopeOption } from './skills-commands.js';
 
 function nonNegativeInt(v: string): number {
   const n = Number(v);
@@ -92,9 +92,13 @@ export function registerComposeCommands(program: Command, ctx: CliContext): void
               if (!g.json) for (const ch of r.changes) ctx.io.stderr(`${step}: ${ch.change} ${ch.name}\n`);
             }
             let saved: SavePackageRes['saved'] | null = null;
-            if (o.save && r.ok)
-              saved = (await c.invoke('skills/save-package', { package: r.draft, scope })).saved;
-            return { r, steps, saved };
+            let regressed: SavePackageRes['trigger_regression'];
+            if (o.save && r.ok) {
+              const out = await c.invoke('skills/save-package', { package: r.draft, scope });
+              saved = out.saved;
+              regressed = out.trigger_regression;
+            }
+            return { r, steps, saved, regressed };
           });
         } finally {
           stop();
@@ -102,7 +106,7 @@ export function registerComposeCommands(program: Command, ctx: CliContext): void
       },
       { llm },
     );
-    const { r, steps, saved } = out;
+    const { r, steps, saved, regressed } = out;
     ctx.print(
       {
         package: r.draft,
@@ -115,6 +119,7 @@ export function registerComposeCommands(program: Command, ctx: CliContext): void
           ...(s.changes ? { changes: s.changes } : {}),
         })),
         saved,
+        ...(regressed?.length ? { trigger_regression: regressed } : {}),
       },
       () => JSON.stringify(r.draft, null, 2),
     );
@@ -124,6 +129,12 @@ export function registerComposeCommands(program: Command, ctx: CliContext): void
         ctx.io.stderr(
           `error: the package still fails ${last.rounds[last.rounds.length - 1]?.issues.length ?? 0} check(s) after ${last.rounds.length} answer(s)${o.save ? '; nothing was saved' : ''} (try --max-rounds, or a clearer description)\n`,
         );
+      ctx.setExitCode(EXIT.FAILURE);
+    } else if (regressed?.length) {
+      // The draft replaces a skill whose trigger evals it does worse on: printed, not saved.
+      ctx.io.stderr(
+        `not saved: this draft would lower the trigger rates (phase 1, measured on the trigger evals):\n${regressed.map((x) => describeTriggerRegression(x)).join('\n')}\n`,
+      );
       ctx.setExitCode(EXIT.FAILURE);
     } else if (saved && !g.json) {
       ctx.io.stderr(`saved "${saved.name}" ${saved.version} to the ${saved.scope} store (${saved.action})\n`);

@@ -8,11 +8,11 @@ import { type Command, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
 import { modelLabel } from '../contract/model-label.js';
 import type { EvalSkillRes, SkillScope } from '../contract/skills.js';
-import type { CliContext } from './context.js';
+import { type CliContext, EXIT } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { withClient } from './host.js';
 import { addLlmOptions } from './llm-commands.js';
-import { scopeOption } from './skills-commands.js';
+import { describeTriggerRegression, scopeOption } from './skills-commands.js';
 
 const storeModule = () => import('../store/index.js');
 const skillsModule = () => import('../skills/index.js');
@@ -248,6 +248,15 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
           scope: exported.scope,
           force: true,
         });
+        if (out.trigger_regression?.length) {
+          // Held: the edit stays where the user can fix it or import it with --force.
+          ctx.io.stderr(
+            `not saved: this edit would lower the trigger rates (phase 1, measured on the trigger evals):\n${out.trigger_regression.map((x) => describeTriggerRegression(x)).join('\n')}\nYour edit is in ${file}; save it anyway with: skilldesk skills import --force ${file}\n`,
+          );
+          ctx.setExitCode(EXIT.FAILURE);
+          ctx.print({ edited: out }, () => `Not saved: ${name} keeps its current version.`);
+          return;
+        }
         rmSync(dir, { recursive: true, force: true });
         ctx.print(
           { edited: out },

@@ -2,7 +2,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../contract/errors.js';
-import type { ImportPackageRes, SkillListItem, SkillScope } from '../contract/skills.js';
+import type {
+  ImportOutcomeView,
+  ImportPackageRes,
+  SkillListItem,
+  SkillScope,
+  TriggerRegressionView,
+} from '../contract/skills.js';
 import type {
   FoundCollection,
   LoadedPackage,
@@ -11,7 +17,7 @@ import type {
   SkippedPath,
 } from '../skills/index.js';
 import type { CoreClient } from '../transport/index.js';
-import type { CliContext } from './context.js';
+import { type CliContext, EXIT } from './context.js';
 import { withClient } from './host.js';
 
 const storeModule = () => import('../store/index.js');
@@ -134,7 +140,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
     )
     .option(
       '--force',
-      'accept an older version over a newer one, or replace a built-in skill of the same name',
+      "accept an older version over a newer one, replace a built-in skill of the same name, or an update that lowers a skill's trigger recall or precision",
       false,
     )
     .option(
@@ -224,7 +230,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
         for (const l of loaded)
           for (const w of [...(l.warnings ?? []), ...networkNotices(l.pkg)])
             ctx.io.stderr(`warning: ${l.file}: ${w.path}: ${w.message}\n`);
-        const { imported, packages, mcp } = await withClient(ctx, async (c) => {
+        const { imported, trigger_regression, packages, mcp } = await withClient(ctx, async (c) => {
           // An mcp.json that cannot be read stops the import before any skill is written.
           const configured = servers.length > 0 ? await configuredServers(c) : [];
           const r =
@@ -233,16 +239,27 @@ function registerImport(skills: Command, ctx: CliContext): void {
                   packages: loaded.map((l) => ({ file_name: l.file, package: packageForChannel(l) })),
                   scope,
                   force: o.force,
+                  ...(o.force ? { accept_trigger_regression: true } : {}),
                   ...(o.dryRun ? { dry_run: true } : {}),
                 })
-              : { imported: [] };
+              : { imported: [] as ImportOutcomeView[], trigger_regression: undefined };
+          // An update that makes a skill fire less reliably imports nothing without --force.
+          const regressed = r.trigger_regression ?? [];
+          if (regressed.length > 0) {
+            ctx.io.stderr(
+              `${o.dryRun ? 'would lower' : 'not imported: this would lower'} the trigger rates of ${regressed.length === 1 ? 'a skill' : `${regressed.length} skills`} (phase 1, measured on their trigger evals):\n${regressed.map((x) => describeTriggerRegression(x)).join('\n')}\n${o.dryRun ? '' : 'Pass --force to import anyway.\n'}`,
+            );
+            ctx.setExitCode(EXIT.FAILURE);
+            if (!o.dryRun)
+              return { imported: [], trigger_regression: regressed, packages: undefined, mcp: undefined };
+          }
           const mcp =
             servers.length > 0 ? await addPluginServers(c, servers, configured, scope, o.dryRun) : undefined;
           // The user's consent to download: only with the flag, only after the import stood.
           const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
           // Vectors now, so the first match does not meet a catalog without them.
           if (o.embed !== false && !o.dryRun && r.imported.length > 0) await embedWithProgress(c, ctx);
-          return { imported: r.imported, packages, mcp };
+          return { imported: r.imported, trigger_regression: r.trigger_regression, packages, mcp };
         });
         const failed = packages?.filter((p) => !p.ok) ?? [];
         for (const f of failed)
@@ -251,6 +268,7 @@ function registerImport(skills: Command, ctx: CliContext): void {
         ctx.print(
           {
             imported,
+            ...(trigger_regression?.length ? { trigger_regression } : {}),
             ...(collections.length > 0 ? { collections } : {}),
             ...(skipped.length > 0 ? { skipped } : {}),
             ...(plugins.length > 0 ? { plugins } : {}),
@@ -721,4 +739,15 @@ function registerMatch(skills: Command, ctx: CliContext): void {
         },
       );
     });
+}
+
+/** A regression as the CLI prints it: the rates, then each query phase 1 now gets wrong. */
+export function describeTriggerRegression(r: TriggerRegressionView): string {
+  const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
+  const head = `${r.name} (${r.scope}, ${r.version_before} → ${r.version_after}): trigger recall ${pct(r.recall_before)} → ${pct(r.recall_after)}, precision ${pct(r.precision_before)} → ${pct(r.precision_after)}`;
+  const lines = r.failing.map(
+    (f) =>
+      `  ${f.should_trigger ? 'should fire, does not' : 'should not fire, does'}${f.newly ? ' (new)' : ''}: ${JSON.stringify(f.query)}`,
+  );
+  return [head, ...lines].join('\n');
 }

@@ -8,26 +8,30 @@ import type { SkillStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { llmFromFlags } from './dispatch-commands.js';
 import { addLlmOptions } from './llm-commands.js';
+import { describeTriggerRegression } from './skills-commands.js';
 
 // The modules the commands run on, loaded by each action before it starts (not at start-up, so
 // other commands and `--help` never load them); helpers reach them through `core()`.
 let loaded:
   | (typeof import('../sources/index.js') &
       Pick<typeof import('../skills/index.js'), 'limitsFrom' | 'openCatalog'> &
-      Pick<typeof import('../store/index.js'), 'resolveHome'>)
+      Pick<typeof import('../store/index.js'), 'resolveHome'> &
+      Pick<typeof import('../activation/index.js'), 'triggerRegressions'>)
   | undefined;
 async function loadCore(): Promise<void> {
   if (loaded) return;
-  const [sources, skills, store] = await Promise.all([
+  const [sources, skills, store, activation] = await Promise.all([
     import('../sources/index.js'),
     import('../skills/index.js'),
     import('../store/index.js'),
+    import('../activation/index.js'),
   ]);
   loaded = {
     ...sources,
     limitsFrom: skills.limitsFrom,
     openCatalog: skills.openCatalog,
     resolveHome: store.resolveHome,
+    triggerRegressions: activation.triggerRegressions,
   };
 }
 function core(): NonNullable<typeof loaded> {
@@ -35,8 +39,11 @@ function core(): NonNullable<typeof loaded> {
   return loaded;
 }
 
-/** Exit codes of `sources` beyond 0/1/2: a source could not be reached; high findings not accepted. */
-export const SOURCES_EXIT = { UNREACHABLE: 3, RISK_NOT_ACCEPTED: 4 } as const;
+/**
+ * Exit codes of `sources` beyond 0/1/2: a source could not be reached; high findings not accepted;
+ * skills held for review because their update lowers their trigger rates.
+ */
+export const SOURCES_EXIT = { UNREACHABLE: 3, RISK_NOT_ACCEPTED: 4, HELD_FOR_REVIEW: 5 } as const;
 
 type Scope = SkillStore['scope'];
 
@@ -69,6 +76,8 @@ async function withSources<T>(
         home: core().resolveHome(g.home, ctx.env),
         env: ctx.env,
         limits: core().limitsFrom(ctx.env),
+        triggerRegressions: (names, apply, incoming) =>
+          core().triggerRegressions(catalog, scope, names, apply, incoming),
       },
       catalog,
     );
@@ -177,6 +186,11 @@ function formatUpdate(r: UpdateResult): string {
     lines.push(`${i.name}: ${i.action} ${i.version} from ${r.source} @ ${r.revision}`);
     for (const p of core().describePermissions(i.permissions)) lines.push(`    ${p}`);
   }
+  for (const h of r.held_for_review)
+    lines.push(
+      `held for review: ${describeTriggerRegression(h)}`,
+      `    install it anyway with --accept-regression`,
+    );
   for (const s of r.skipped) lines.push(`${s.name}: skipped: ${s.reason}`);
   for (const n of r.removed_upstream) lines.push(`${n}: removed upstream; kept as installed`);
   if (lines.length === 0) lines.push('nothing to update');
@@ -349,15 +363,28 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .option('--skill <name...>', 'accept only these skills (repeatable)')
     .option('--all', 'accept every added or changed skill', false)
     .option('--accept-risk', 'install skills with high scan findings too', false)
+    .option(
+      '--accept-regression',
+      'install skills whose update lowers their trigger recall or precision too (held for review otherwise)',
+      false,
+    )
     .addOption(scopeOpt())
     .action(
-      async (name: string, o: { skill?: string[]; all: boolean; acceptRisk: boolean; scope?: Scope }) => {
+      async (
+        name: string,
+        o: { skill?: string[]; all: boolean; acceptRisk: boolean; acceptRegression: boolean; scope?: Scope },
+      ) => {
         await loadCore();
         const scope = await scopeOf(ctx, name, o.scope);
         let r: UpdateResult;
         try {
           r = await withSources(ctx, scope, false, (s) =>
-            core().acceptUpdates(s, name, { skills: o.skill, all: o.all, accept_risk: o.acceptRisk }),
+            core().acceptUpdates(s, name, {
+              skills: o.skill,
+              all: o.all,
+              accept_risk: o.acceptRisk,
+              accept_regression: o.acceptRegression,
+            }),
           );
         } catch (e) {
           if (!(e instanceof core().SourceUnreachable)) throw e;
@@ -369,6 +396,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
           return;
         }
         if (r.needs_risk_acceptance.length > 0) ctx.setExitCode(SOURCES_EXIT.RISK_NOT_ACCEPTED);
+        else if (r.held_for_review.length > 0) ctx.setExitCode(SOURCES_EXIT.HELD_FOR_REVIEW);
         ctx.print(r, () => formatUpdate(r));
       },
     );

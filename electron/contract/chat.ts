@@ -522,6 +522,11 @@ export interface TurnStartedEvent {
   matches: SkillMatchView[];
   /** How many earlier messages were recalled as memory. */
   memory: number;
+  /**
+   * How the skills were listed: `whole` when every enabled skill fit the listing budget; else
+   * `unlisted` enabled skills were left out of the prompt (the model can still search for them).
+   */
+  listing?: { whole: boolean; unlisted: number };
   created_at: string;
   /** The message the user message follows (null: the first); the window cuts its branch there. */
   parent_id: string | null;

@@ -152,6 +152,8 @@ export interface GetSettingsRes {
     /** The index in use (the user's, else PyPI's). */
     effective_index_url: string;
   };
+  /** How much of the model's context the whole skill listing may take. */
+  listing: ListingBudgetView;
   /** Where keys entered here are kept. */
   key_storage: 'keychain' | 'file';
   /** Set when the settings file could not be read (defaults are in use); says what happened. */
@@ -256,6 +258,30 @@ export interface TestConnectionRes {
   error: { code: string; message: string } | null;
 }
 
+/** The skill listing's budget, in percent of the model's context (0: phase 1 always chooses). */
+export const ListingBudgetPercentSchema = z.number().min(0).max(10);
+/** The listing budget when none is set: 1% of the model's context. */
+export const DEFAULT_LISTING_BUDGET_PERCENT = 1;
+
+/** `settings/set-listing-budget`: the share of the model's context the whole skill listing may take. */
+export const SetListingBudgetReqSchema = z.object({ percent: ListingBudgetPercentSchema }).strict();
+/** Request of `settings/set-listing-budget`. */
+export type SetListingBudgetReq = z.infer<typeof SetListingBudgetReqSchema>;
+
+/** The skill listing's budget as it applies to the default model now. */
+export interface ListingBudgetView {
+  /** Percent of the model's context (the setting, or the default 1). */
+  percent: number;
+  /** The default provider's model it was computed for (null: no model chosen yet). */
+  model: string | null;
+  /** That model's context in tokens. */
+  context_tokens: number;
+  /** False when the model's context is not known and 128k is assumed. */
+  context_known: boolean;
+  /** The budget in tokens: every enabled skill's name and description fitting it are listed whole. */
+  budget_tokens: number;
+}
+
 /** `settings/set-chat-titles`: name new chats automatically (`auto`) or not (`off`). */
 export const SetChatTitlesReqSchema = z.object({ chat_titles: z.enum(['auto', 'off']) }).strict();
 /** Request of `settings/set-chat-titles`. */
@@ -330,6 +356,7 @@ export interface SettingsChannels {
   'settings/remove-provider': { req: RemoveProviderReq; res: GetSettingsRes };
   'settings/set-default': { req: SetDefaultReq; res: GetSettingsRes };
   'settings/set-chat-titles': { req: SetChatTitlesReq; res: GetSettingsRes };
+  'settings/set-listing-budget': { req: SetListingBudgetReq; res: GetSettingsRes };
   'settings/set-key': { req: SetKeyReq; res: SetKeyRes };
   'settings/test-connection': { req: TestConnectionReq; res: TestConnectionRes };
   'settings/list-models': { req: ListModelsReq; res: ListModelsRes };
@@ -346,6 +373,7 @@ export const settingsRequestSchemas = {
   'settings/remove-provider': RemoveProviderReqSchema,
   'settings/set-default': SetDefaultReqSchema,
   'settings/set-chat-titles': SetChatTitlesReqSchema,
+  'settings/set-listing-budget': SetListingBudgetReqSchema,
   'settings/set-key': SetKeyReqSchema,
   'settings/test-connection': TestConnectionReqSchema,
   'settings/list-models': ListModelsReqSchema,

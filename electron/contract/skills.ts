@@ -286,6 +286,8 @@ export const ImportPackageReqSchema = z
     /** Default: workspace when a workspace is open, else account. */
     scope: ScopeSchema.optional(),
     force: z.boolean().optional(),
+    /** Save even when the change lowers the skill's phase-1 trigger recall or precision. */
+    accept_trigger_regression: z.boolean().optional(),
   })
   .strict();
 /** Request of `skills/import-package`. */
@@ -321,6 +323,11 @@ export interface ImportOutcomeView {
 export interface ImportPackageRes {
   imported: ImportOutcomeView[];
   dry_run?: boolean;
+  /**
+   * Updates that lower a skill's phase-1 trigger recall or precision. Without
+   * `accept_trigger_regression` nothing was imported (`imported` is empty); a dry run reports them.
+   */
+  trigger_regression?: TriggerRegressionView[];
 }
 
 /** `skills/export-package`: the canonical JSON package of a skill. */
@@ -417,6 +424,8 @@ export const ImportPackagesReqSchema = z
       .max(10_000),
     scope: ScopeSchema.optional(),
     force: z.boolean().optional(),
+    /** Import even when an update lowers a skill's phase-1 trigger recall or precision. */
+    accept_trigger_regression: z.boolean().optional(),
     /** Report what the import would do (with each update's diff) and write nothing. */
     dry_run: z.boolean().optional(),
   })
@@ -643,19 +652,24 @@ export const SavePackageReqSchema = z
       .regex(/^[0-9a-f]{64}$/)
       .optional(),
     note: z.string().max(1000).optional(),
+    /** Save even when the change lowers the skill's phase-1 trigger recall or precision. */
+    accept_trigger_regression: z.boolean().optional(),
   })
   .strict();
 /** Request of `skills/save-package`. */
 export type SavePackageReq = z.infer<typeof SavePackageReqSchema>;
 /** Reply of `skills/save-package`. */
 export interface SavePackageRes {
+  /** Null when the save was held back by `trigger_regression` (nothing written). */
   saved: {
     name: string;
     scope: SkillScope;
     version: string;
     action: 'created' | 'updated' | 'unchanged';
     content_hash: string;
-  };
+  } | null;
+  /** Set when the change lowers the skill's trigger rates: without `accept_trigger_regression` nothing was saved. */
+  trigger_regression?: TriggerRegressionView[];
 }
 
 /** `skills/eval`: run a skill's evals (its bundled `evals/evals.json`). */
@@ -707,6 +721,22 @@ export interface TriggerRates {
   recall: number | null;
   /** Of the queries that fired, the share that should have; null when none fired. */
   precision: number | null;
+}
+/**
+ * A save or update that would lower a skill's phase-1 trigger recall or precision, measured on
+ * its trigger evals against the catalog as it is, before and after the change (nothing written).
+ */
+export interface TriggerRegressionView {
+  name: string;
+  scope: SkillScope;
+  version_before: string;
+  version_after: string;
+  recall_before: number | null;
+  recall_after: number | null;
+  precision_before: number | null;
+  precision_after: number | null;
+  /** The queries phase 1 gets wrong after the change; `newly` when it got them right before. */
+  failing: Array<{ query: string; should_trigger: boolean; newly: boolean }>;
 }
 /** One trigger eval's outcome. */
 export interface TriggerEvalQueryView {

@@ -4,7 +4,7 @@
  * The CLI prints these same shapes with `--json`.
  */
 import { z } from 'zod';
-import type { DiffVersionsRes, SkillScope } from './skills.js';
+import type { DiffVersionsRes, SkillScope, TriggerRegressionView } from './skills.js';
 
 /** How much a scan finding matters: `high` needs an explicit accept before install. */
 export type Severity = 'high' | 'medium' | 'low';
@@ -142,6 +142,11 @@ export interface UpdateResult {
   skipped: Array<{ name: string; reason: string }>;
   /** Skills whose high findings were not accepted: nothing was installed. */
   needs_risk_acceptance: Array<{ name: string; findings: ScanFinding[] }>;
+  /**
+   * Skills not installed because their update lowers their phase-1 trigger recall or precision
+   * (the others were): review the figures, then accept them with `accept_regression`.
+   */
+  held_for_review: TriggerRegressionView[];
   removed_upstream: string[];
 }
 
@@ -170,6 +175,7 @@ export const UpdateSourceReqSchema = z
     skills: z.array(z.string().min(1).max(200)).max(1000).optional(),
     all: z.boolean().optional(),
     accept_risk: z.boolean().optional(),
+    accept_regression: z.boolean().optional(),
   })
   .strict();
 export type UpdateSourceReq = z.infer<typeof UpdateSourceReqSchema>;

@@ -1,4 +1,4 @@
-import { explainMatch, PROMPT_MIN_SCORE } from '../activation/index.js';
+import { explainMatch, phase1Decision } from '../activation/index.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import type {
@@ -450,13 +450,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     }
     // Phase 1 for every query first: it is free, and it decides which queries reach the model.
     const phase1 = picked.map((p) =>
-      p.evals.map((e) => {
-        const ex = explainMatch(catalog, e.query, { limit: 5, skill: p.skill.name, skill_scope: p.scope });
-        const rank = ex.skill?.rank ?? null;
-        const score = rank !== null && rank <= 5 ? (ex.candidates[rank - 1]?.score ?? null) : null;
-        const listed = rank !== null && rank <= 5 && score !== null && score >= PROMPT_MIN_SCORE;
-        return { rank, score, listed, candidates: ex.candidates.filter((c) => c.score >= PROMPT_MIN_SCORE) };
-      }),
+      p.evals.map((e) => phase1Decision(catalog, e.query, p.skill.name, p.scope)),
     );
     const llm = req.with_model ? deps.llm() : null;
     if (req.with_model && !llm) {

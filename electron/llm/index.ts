@@ -2,6 +2,7 @@
 // loopback provider server used by tests, demos and `skilldesk dev provider`.
 
 export { createLlm, type LlmDeps, toAppError, toModelMessages } from './client.js';
+export { contextWindow, DEFAULT_CONTEXT_TOKENS, listingBudgetTokens } from './context-window.js';
 export {
   DEFAULT_LOOPBACK_MODELS,
   type LoopbackScript,

@@ -6,12 +6,14 @@ import type {
   FindLocalServersRes,
   GetSettingsRes,
   KeySourceName,
+  ListingBudgetView,
   ProviderChoice,
   ProviderView,
   TestConnectionRes,
 } from '../contract/settings.js';
-import { DEFAULT_PACKAGE_INDEX } from '../contract/settings.js';
+import { DEFAULT_LISTING_BUDGET_PERCENT, DEFAULT_PACKAGE_INDEX } from '../contract/settings.js';
 import {
+  contextWindow,
   createLlm,
   envKeySource,
   isProviderId,
@@ -19,6 +21,7 @@ import {
   type Llm,
   type LlmConfig,
   LlmConfigSchema,
+  listingBudgetTokens,
   listModels,
   PROVIDER_IDS,
   PROVIDERS,
@@ -60,6 +63,11 @@ export interface ProviderSettings {
   autoTitles(): boolean;
   /** A stored model id in words, by the provider's label ({@link modelLabel}). */
   modelName(modelId: string | null | undefined): string | null;
+  /**
+   * The skill listing's budget in tokens for a chat's model (its own choice, else the default
+   * provider's): the set percentage (default 1) of that model's context.
+   */
+  listingBudget(choice?: { provider: string; model?: string }): number;
 }
 
 /**
@@ -232,6 +240,19 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
   };
   const autoTitles = () => titlesFromEnv() ?? settingsNow().chat_titles !== 'off';
 
+  /** The listing budget for a model, as Settings shows it. */
+  const listingView = (settings: SettingsFile, model: string | null): ListingBudgetView => {
+    const percent = settings.listing_budget_percent ?? DEFAULT_LISTING_BUDGET_PERCENT;
+    const ctx = contextWindow(model);
+    return {
+      percent,
+      model,
+      context_tokens: ctx.tokens,
+      context_known: ctx.known,
+      budget_tokens: listingBudgetTokens(percent, ctx.tokens),
+    };
+  };
+
   const view = (): GetSettingsRes => {
     const read = readSettings(deps.home);
     const { settings, file } = read;
@@ -258,6 +279,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
         index_url: settings.packages?.index_url ?? null,
         effective_index_url: settings.packages?.index_url ?? DEFAULT_PACKAGE_INDEX,
       },
+      listing: listingView(settings, def ? effectiveModel(def) : null),
       key_storage: deps.secrets.kind,
       warning,
       file,
@@ -367,6 +389,11 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
 
     'settings/set-chat-titles': (req) => {
       save({ ...settingsNow(), chat_titles: req.chat_titles });
+      return view();
+    },
+
+    'settings/set-listing-budget': (req) => {
+      save({ ...settingsNow(), listing_budget_percent: req.percent });
       return view();
     },
 
@@ -520,6 +547,14 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
       const { settings } = readSettings(deps.home);
       const kinds = PROVIDER_IDS.map((id) => ({ id, label: PROVIDERS[id].label }));
       return modelLabel(modelId, [...settings.providers, ...kinds]);
+    },
+    listingBudget(choice) {
+      const settings = settingsNow();
+      const p = choice
+        ? resolveProvider(settings, choice.provider)
+        : (settings.providers.find((x) => x.id === settings.default_provider) ?? null);
+      const model = choice?.model ?? (p ? effectiveModel(p) : null);
+      return listingView(settings, model).budget_tokens;
     },
     chatLlm(choice) {
       const { settings, warning } = readSettings(deps.home);

@@ -2,7 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PackageIndexUrlSchema, ProviderIdNameSchema, ProviderRefSchema } from '../contract/settings.js';
+import {
+  ListingBudgetPercentSchema,
+  PackageIndexUrlSchema,
+  ProviderIdNameSchema,
+  ProviderRefSchema,
+} from '../contract/settings.js';
 import { PROVIDERS } from '../llm/index.js';
 import { writePrivateFile } from './secrets.js';
 
@@ -58,6 +63,11 @@ export const SettingsFileSchema = z
     chat_titles: z.enum(['auto', 'off']).optional(),
     sandbox: SandboxSettingsSchema.default({ allow_in_process_isolation: false }),
     packages: PackagesSettingsSchema.optional(),
+    /**
+     * The skill listing's budget as a percentage of the chat model's context: when every enabled
+     * skill's name and description fit it, all are listed and the model chooses (default 1).
+     */
+    listing_budget_percent: ListingBudgetPercentSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();

@@ -1,7 +1,12 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
-import { type Scope, type Skill, type SkillSwitch, setSwitch } from '../store/index.js';
+import type {
+  ImportOutcomeView,
+  SkillDetail,
+  SkillListItem,
+  TriggerRegressionView,
+} from '../contract/skills.js';
+import { type Scope, type Skill, type SkillStore, type SkillSwitch, setSwitch } from '../store/index.js';
 import { agentFolderSlug } from './agent-export.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
 import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
@@ -11,7 +16,7 @@ import { isExecutable } from './file-modes.js';
 import { importPackages } from './import.js';
 import { importDropped, readDroppedFiles } from './import-files.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { validatePackage } from './package-schema.js';
+import { type SkillPackage, validatePackage } from './package-schema.js';
 import { createSkillVersionHandlers, type SkillVersionChannel } from './version-handlers.js';
 import { recordVersion } from './versions.js';
 
@@ -20,6 +25,17 @@ export interface SkillsHandlerDeps {
   catalog: CatalogRef;
   events: EventHub;
   limits: ImportLimits;
+  /**
+   * The skills among `names` whose phase-1 trigger rates `apply` (a write to the store of
+   * `scope`) would lower, measured without writing (absent: nothing is checked).
+   */
+  triggerRegressions?: (
+    catalog: SkillCatalog,
+    scope: Scope,
+    names: readonly string[],
+    apply: (store: SkillStore) => void,
+    incoming?: readonly SkillPackage[],
+  ) => TriggerRegressionView[];
 }
 
 function toListItem(e: CatalogEntry, sw: SkillSwitch): SkillListItem {
@@ -140,6 +156,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       catalog,
       events,
       parsePackage: (input, file) => parsePackageInput(input, file, deps.limits),
+      triggerRegressions: deps.triggerRegressions,
     }),
     'skills/list': (req) => {
       const all = catalog
@@ -194,7 +211,17 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       const pkg = parsePackageInput(req.package, file, deps.limits);
       const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
       if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
-      const { store } = catalog.withStore(scope);
+      const { catalog: c, store } = catalog.withStore(scope);
+      if (!req.accept_trigger_regression && deps.triggerRegressions) {
+        const regressed = deps.triggerRegressions(
+          c,
+          scope,
+          [pkg.name],
+          (copy) => importPackages(copy, [{ file, pkg }], { force: req.force }),
+          [pkg],
+        );
+        if (regressed.length > 0) return { imported: [], trigger_regression: regressed };
+      }
       const outcomes: ImportOutcomeView[] = importPackages(store, [{ file, pkg }], { force: req.force });
       if (outcomes.some((o) => o.action !== 'unchanged')) {
         events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
@@ -228,12 +255,25 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
       }));
       const scope: Scope = req.scope ?? (catalog.hasWorkspace() ? 'workspace' : 'account');
       if (scope === 'workspace' && !catalog.hasWorkspace()) throw noWorkspace();
-      const { store } = catalog.withStore(scope);
+      const { catalog: c, store } = catalog.withStore(scope);
+      // All or nothing, like the import itself: one skill whose trigger rates drop holds them all.
+      const regressed =
+        req.accept_trigger_regression || !deps.triggerRegressions
+          ? []
+          : deps.triggerRegressions(
+              c,
+              scope,
+              loaded.map((l) => l.pkg.name),
+              (copy) => importPackages(copy, loaded, { force: req.force }),
+              loaded.map((l) => l.pkg),
+            );
+      const flagged = regressed.length > 0 ? { trigger_regression: regressed } : {};
+      if (regressed.length > 0 && !req.dry_run) return { imported: [], ...flagged };
       const outcomes: ImportOutcomeView[] = importPackages(store, loaded, {
         force: req.force,
         dryRun: req.dry_run,
       });
-      if (req.dry_run) return { imported: outcomes, dry_run: true };
+      if (req.dry_run) return { imported: outcomes, dry_run: true, ...flagged };
       if (outcomes.some((o) => o.action !== 'unchanged')) {
         events.emit('skills/catalog-changed', { reason: 'imported', names: outcomes.map((o) => o.name) });
       }

@@ -1,5 +1,6 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
+import type { TriggerRegressionView } from '../contract/skills.js';
 import type { Scope, SkillStore } from '../store/index.js';
 import type { SkillCatalog } from './catalog.js';
 import { skillToPackage } from './convert.js';
@@ -32,6 +33,14 @@ export interface SkillVersionHandlerDeps {
   events: EventHub;
   /** Parse and validate a package (as imports do). */
   parsePackage(input: string | Record<string, unknown>, file: string): SkillPackage;
+  /** See `SkillsHandlerDeps.triggerRegressions`. */
+  triggerRegressions?: (
+    catalog: SkillCatalog,
+    scope: Scope,
+    names: readonly string[],
+    apply: (store: SkillStore) => void,
+    incoming?: readonly SkillPackage[],
+  ) => TriggerRegressionView[];
 }
 
 /**
@@ -139,8 +148,19 @@ export function createSkillVersionHandlers(deps: SkillVersionHandlerDeps) {
           'No workspace is open: save to the account scope, or open a workspace',
         );
       }
-      const { store } = deps.catalog.withStore(req.scope);
+      const { catalog, store } = deps.catalog.withStore(req.scope);
       const pkg = keepCompiledState(store, deps.parsePackage(req.package, 'package'));
+      if (!req.accept_trigger_regression && deps.triggerRegressions) {
+        // Tried without the editor's hash: a conflict is the real save's to report.
+        const regressed = deps.triggerRegressions(
+          catalog,
+          req.scope,
+          [pkg.name],
+          (copy) => savePackage(copy, pkg, { note: req.note }),
+          [pkg],
+        );
+        if (regressed.length > 0) return { saved: null, trigger_regression: regressed };
+      }
       const r = savePackage(store, pkg, { expectedHash: req.expected_hash, note: req.note });
       if (r.action !== 'unchanged')
         deps.events.emit('skills/catalog-changed', { reason: 'saved', names: [r.name] });

@@ -220,7 +220,7 @@ describe('skills/save-package (the Composer save)', () => {
     delete (edited.artifacts as Array<Record<string, unknown>>)[3]!.state_blob;
     edited.description = 'Finds contradictions across workspace pages.';
     const r = await host.handlers['skills/save-package']({ package: edited, scope: 'account' }, ctx);
-    expect(r.saved.action).toBe('updated');
+    expect(r.saved!.action).toBe('updated');
     expect(await blobBytes()).toBe(stored);
     // A changed program: its old demos may not fit, so they go.
     const reprogrammed = consistencyCheckerExample();
@@ -240,12 +240,12 @@ describe('skills/save-package (the Composer save)', () => {
     const b = await save(pkg('1.0.0', 'B.'));
     expect(b.saved).toMatchObject({ action: 'updated', version: '1.0.1' });
     const c = await save(pkg('1.0.1', 'C.'));
-    expect(c.saved.version).toBe('1.0.2');
+    expect(c.saved!.version).toBe('1.0.2');
     // Same content under the old version: nothing to save, nothing raised.
     const same = await save(pkg('1.0.2', 'C.'));
     expect(same.saved).toMatchObject({ action: 'unchanged', version: '1.0.2' });
     const mine = await save(pkg('2.0.0', 'D.'));
-    expect(mine.saved.version).toBe('2.0.0');
+    expect(mine.saved!.version).toBe('2.0.0');
     const v = await host.handlers['skills/versions']({ name: 'Greeter' }, ctx);
     // History tells the versions apart.
     expect(v.current?.version).toBe('2.0.0');

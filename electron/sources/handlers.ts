@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { SkillScope } from '../contract/skills.js';
-import type { CatalogRef, ImportLimits } from '../skills/index.js';
-import { writeFileAtomic } from '../store/index.js';
+import type { SkillScope, TriggerRegressionView } from '../contract/skills.js';
+import type { CatalogRef, ImportLimits, SkillCatalog, SkillPackage } from '../skills/index.js';
+import { type SkillStore, writeFileAtomic } from '../store/index.js';
 import {
   acceptUpdates,
   addSource,
@@ -28,6 +28,14 @@ export interface SourcesHandlerDeps {
   limits: ImportLimits;
   /** Tell the catalog's readers that skills were installed. */
   onInstalled?: (names: string[]) => void;
+  /** See `SourcesContext.triggerRegressions`; given the catalog the update is measured against. */
+  triggerRegressions?: (
+    catalog: SkillCatalog,
+    scope: SkillScope,
+    names: readonly string[],
+    apply: (store: SkillStore) => void,
+    incoming?: readonly SkillPackage[],
+  ) => TriggerRegressionView[];
 }
 
 const settingsFile = (home: string) => join(home, 'sources-settings.json');
@@ -64,6 +72,12 @@ function contextOf(deps: SourcesHandlerDeps, scope: SkillScope): SourcesContext 
     home: deps.home,
     env: deps.env,
     limits: deps.limits,
+    ...(deps.triggerRegressions
+      ? {
+          triggerRegressions: (names, apply, incoming) =>
+            deps.triggerRegressions!(c, scope, names, apply, incoming),
+        }
+      : {}),
   };
 }
 
@@ -96,6 +110,7 @@ export function createSourcesHandlers(deps: SourcesHandlerDeps) {
         skills: req.skills,
         all: req.all,
         accept_risk: req.accept_risk,
+        accept_regression: req.accept_regression,
       });
       if (r.installed.length > 0) deps.onInstalled?.(r.installed.map((i) => i.name));
       return r;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
+import type { TriggerRegressionView } from '../contract/skills.js';
 import type { CheckResult, SkillCheck, SkillStatus, SourceView, UpdateResult } from '../contract/sources.js';
 import type { Llm } from '../llm/index.js';
 import {
@@ -50,6 +51,15 @@ export interface SourcesContext {
   env: NodeJS.ProcessEnv;
   limits: ImportLimits;
   now?: () => Date;
+  /**
+   * The skills among `names` whose phase-1 trigger rates `apply` (a write to `store`) would
+   * lower, measured without writing; an update holds those for review (absent: none checked).
+   */
+  triggerRegressions?: (
+    names: readonly string[],
+    apply: (store: SkillStore) => void,
+    incoming?: readonly SkillPackage[],
+  ) => TriggerRegressionView[];
 }
 
 export type { CheckResult, SkillCheck, SkillStatus, SourceView, UpdateResult };
@@ -402,6 +412,8 @@ export interface UpdateInput {
   all?: boolean;
   /** Install skills with high scan findings. */
   accept_risk?: boolean;
+  /** Install skills whose update lowers their trigger recall or precision. */
+  accept_regression?: boolean;
 }
 
 /**
@@ -462,11 +474,12 @@ export async function acceptUpdates(
         name: s.name,
         findings: (s.scan?.findings ?? []).filter((f) => f.severity === 'high'),
       })),
+      held_for_review: [],
       removed_upstream: removed,
     };
   }
   const pkgs = new Map(snap.packages.map((p) => [skillNameKey(p.pkg.name), p]));
-  const loaded = chosen.map((s) => {
+  let loaded = chosen.map((s) => {
     const p = pkgs.get(skillNameKey(s.name))!;
     const { id: _id, ...rest } = p.pkg;
     const pkg = {
@@ -477,6 +490,18 @@ export async function acceptUpdates(
     } as SkillPackage;
     return { file: `${row.id}:${p.file}`, pkg, upstream: p.pkg, check: s };
   });
+  // A skill whose update lowers its trigger recall or precision is held for review, with the
+  // figures; the rest install. Accepting it is a second, explicit update.
+  const regressions =
+    input.accept_regression || !ctx.triggerRegressions
+      ? []
+      : ctx.triggerRegressions(
+          loaded.map((l) => l.pkg.name),
+          (copy) => importPackages(copy, loaded, { force: true }),
+          loaded.map((l) => l.pkg),
+        );
+  const heldKeys = new Set(regressions.map((r) => skillNameKey(r.name)));
+  if (heldKeys.size > 0) loaded = loaded.filter((l) => !heldKeys.has(skillNameKey(l.pkg.name)));
   const installed = ctx.store.repo.transaction(() => {
     const outcomes = importPackages(ctx.store, loaded, { force: true });
     return outcomes.map((o, i) => {
@@ -507,6 +532,7 @@ export async function acceptUpdates(
     installed,
     skipped,
     needs_risk_acceptance: [],
+    held_for_review: regressions,
     removed_upstream: removed,
   };
 }

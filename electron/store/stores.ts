@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { AppError } from '../contract/errors.js';
 import { SCOPES, type SkillScope } from '../contract/skills.js';
 import { registerArtifactKinds } from './artifact-kinds.js';
@@ -51,4 +52,20 @@ export function openStore(scope: Scope, dir: string, opts: OpenStoreOptions = {}
   }
   const repo = new SkillRepository(db);
   return { scope, dir, file, db, repo, close: () => db.close() };
+}
+
+/**
+ * An in-memory copy of a store (its whole database, as it is now), for trying a write whose
+ * effect must be measured before it is made for real. Nothing done to the copy reaches the file.
+ */
+export function cloneStoreInMemory(store: SkillStore): SkillStore {
+  const image = store.db.serialize();
+  // The file is in WAL mode (header bytes 18 and 19 are 2), which a database held in memory
+  // cannot open: mark the copy as a rollback-journal database.
+  image[18] = 1;
+  image[19] = 1;
+  const db = new Database(image);
+  registerArtifactKinds(db);
+  const repo = new SkillRepository(db);
+  return { scope: store.scope, dir: store.dir, file: ':memory:', db, repo, close: () => db.close() };
 }

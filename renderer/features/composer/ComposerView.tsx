@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { TriggerRegressionView } from '../../../electron/contract/skills.js';
 import { useAppStore, useComposerStore } from '../../stores.js';
 import { OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
@@ -486,6 +487,81 @@ function useNarrow(): boolean {
   return useMediaQuery('(max-width: 1279px)');
 }
 
+/** A percentage of a trigger rate, or a dash when there is none (no query of that kind). */
+function pct(x: number | null): string {
+  return x === null ? '–' : `${Math.round(x * 100)}%`;
+}
+
+/**
+ * Asked when a save would lower the skill's phase-1 trigger recall or precision: the rates before
+ * and after, and the queries it now gets wrong. Nothing is saved until the user chooses.
+ */
+function TriggerRegressionDialog({ regressions }: { regressions: TriggerRegressionView[] }) {
+  const s = useComposerStore(useShallow((st) => ({ save: st.save, dismiss: st.dismissTriggers })));
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; Esc does too
+    <div
+      className="scrim"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && s.dismiss()}
+    >
+      <div
+        className="dialog dialog--wide"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="sc-triggers-title"
+        aria-describedby="sc-triggers-body"
+        onKeyDown={(e) => e.key === 'Escape' && s.dismiss()}
+      >
+        <h2 id="sc-triggers-title" className="dialog__title">
+          This change makes the skill fire less reliably
+        </h2>
+        <div id="sc-triggers-body" className="dialog__body">
+          {regressions.map((r) => (
+            <div key={`${r.scope}/${r.name}`}>
+              <p>
+                Measured on {r.name}'s trigger evals (phase 1, no model): recall{' '}
+                <strong>
+                  {pct(r.recall_before)} → {pct(r.recall_after)}
+                </strong>
+                , precision{' '}
+                <strong>
+                  {pct(r.precision_before)} → {pct(r.precision_after)}
+                </strong>
+                .
+              </p>
+              {r.failing.length > 0 && (
+                <ul className="sc-trigger-fails">
+                  {r.failing.map((f) => (
+                    <li key={f.query}>
+                      {f.should_trigger ? 'Should fire, does not' : 'Should not fire, does'}
+                      {f.newly ? ' (new)' : ''}: “{f.query}”
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          ))}
+        </div>
+        <div className="dialog__actions dialog__actions--wrap">
+          <button ref={first} type="button" className="btn btn--primary" onClick={s.dismiss}>
+            Keep editing
+          </button>
+          <button
+            type="button"
+            className="btn btn--ghost-danger"
+            onClick={() => void s.save({ overwrite: true, acceptTriggers: true })}
+          >
+            Save anyway
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 /** The Skill Composer: catalog, package editor with history, and the test panel. */
 export function ComposerView() {
   const s = useComposerStore(
@@ -495,6 +571,7 @@ export function ComposerView() {
       tab: st.tab,
       pending: st.pending,
       builtinAsk: st.builtinAsk,
+      triggerAsk: st.triggerAsk,
       newOpen: st.newOpen,
       start: st.start,
       watch: st.watch,
@@ -672,6 +749,7 @@ export function ComposerView() {
       {newWithAi && <NewSkillWithAiDialog onClose={closeNewWithAi} />}
       {s.pending && s.doc && <LeaveDialog name={s.doc.draft.name || 'this skill'} />}
       {s.builtinAsk && s.doc && <BuiltinDialog name={s.doc.base?.name ?? s.doc.draft.name} />}
+      {s.triggerAsk && s.doc && <TriggerRegressionDialog regressions={s.triggerAsk} />}
       <Notice />
       <TraceDrawer />
     </div>

@@ -12,6 +12,7 @@ import type {
   SkillListItem,
   SkillScope,
   SkillVersionsRes,
+  TriggerRegressionView,
   ValidationIssue,
 } from '../../../electron/contract/skills.js';
 import {
@@ -140,6 +141,8 @@ export interface ComposerState {
   pending: PendingLeave | null;
   /** Saving edits of a built-in skill waits for the user to choose: a copy, or the built-in itself. */
   builtinAsk: boolean;
+  /** A save held back because it lowers the skill's trigger rates: shown, and saved only if confirmed. */
+  triggerAsk: TriggerRegressionView[] | null;
   newOpen: boolean;
   imports: { busy: boolean; rows: ImportReportRow[] | null };
   notice: { tone: 'success' | 'error'; text: string } | null;
@@ -201,6 +204,8 @@ export type ComposerEvent =
   | { type: 'leave/cancelled' }
   | { type: 'builtin/asked' }
   | { type: 'builtin/dismissed' }
+  | { type: 'triggers/regressed'; regressions: TriggerRegressionView[] }
+  | { type: 'triggers/dismissed' }
   /** The open built-in's edits become a new skill (`scope`), leaving the built-in as shipped. */
   | { type: 'doc/copied'; draft: Draft; scope: SkillScope }
   | { type: 'new/toggled'; open: boolean }
@@ -240,6 +245,7 @@ export function initialComposerState(): ComposerState {
     },
     pending: null,
     builtinAsk: false,
+    triggerAsk: null,
     newOpen: false,
     imports: { busy: false, rows: null },
     notice: null,
@@ -338,6 +344,7 @@ function focusDoc(s: ComposerState, key: DocKey): ComposerState {
     loading: null,
     pending: null,
     builtinAsk: false,
+    triggerAsk: null,
     newOpen: false,
     selected: keepSelection ? s.selected : (doc?.draft.artifacts[0]?.key ?? null),
     validation: {
@@ -482,6 +489,7 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
         docs: { ...docs, [e.doc.key]: e.doc },
         open: s.open === e.oldKey ? e.doc.key : s.open,
         saving: { busy: false, error: null },
+        triggerAsk: null,
         history: idleHistory(),
         notice: { tone: 'success', text: e.text },
       };
@@ -579,6 +587,10 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
       return { ...s, builtinAsk: true };
     case 'builtin/dismissed':
       return { ...s, builtinAsk: false };
+    case 'triggers/regressed':
+      return { ...s, saving: { busy: false, error: null }, triggerAsk: e.regressions };
+    case 'triggers/dismissed':
+      return { ...s, triggerAsk: null };
     case 'doc/copied': {
       const doc = openDoc(s);
       if (!doc) return s;

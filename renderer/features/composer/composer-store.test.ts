@@ -254,6 +254,25 @@ describe('composerReducer', () => {
     expect(isDirty(openDoc(s)!)).toBe(false);
   });
 
+  it('holds a save that lowers trigger rates until the user keeps editing or saves anyway', () => {
+    const regression = {
+      name: 'Haiku',
+      scope: 'account' as const,
+      version_before: '1.0.0',
+      version_after: '1.0.1',
+      recall_before: 1,
+      recall_after: 0.5,
+      precision_before: 1,
+      precision_after: 1,
+      failing: [{ query: 'a poem about autumn', should_trigger: true, newly: true }],
+    };
+    let s = composerReducer(initialComposerState(), { type: 'save/started' });
+    s = composerReducer(s, { type: 'triggers/regressed', regressions: [regression] });
+    expect(s.saving.busy).toBe(false);
+    expect(s.triggerAsk).toEqual([regression]);
+    expect(composerReducer(s, { type: 'triggers/dismissed' }).triggerAsk).toBeNull();
+  });
+
   it('picks the newest kept version and the current one to compare', () => {
     const s = run(opened(), {
       type: 'history/loaded',

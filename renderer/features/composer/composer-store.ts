@@ -86,13 +86,16 @@ export interface ComposerStore extends ComposerState {
   validateNow(): Promise<void>;
   /**
    * Save the open draft. Edits of a built-in skill first ask (`builtinAsk`) unless `overwrite`:
-   * saved in place, the built-in becomes the user's and stops receiving updates.
+   * saved in place, the built-in becomes the user's and stops receiving updates. A save that lowers
+   * the skill's trigger recall or precision is held (`triggerAsk`) unless `acceptTriggers`.
    */
-  save(opts?: { overwrite?: boolean }): Promise<void>;
+  save(opts?: { overwrite?: boolean; acceptTriggers?: boolean }): Promise<void>;
   /** Save the open built-in's edits as a new skill instead: a workspace copy, or an account copy under a new name. */
   saveCopy(where: SkillScope): Promise<void>;
   /** Close the built-in question without saving. */
   dismissBuiltin(): void;
+  /** Keep editing: close the trigger-regression question without saving. */
+  dismissTriggers(): void;
   setContext(text: string): void;
   /** Prefill the context from the selected artifact's template variables. */
   fillContext(): void;
@@ -473,9 +476,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           package: pkg,
           scope: doc.scope,
           ...(doc.origin && doc.baseHash ? { expected_hash: doc.baseHash } : {}),
+          ...(opts?.acceptTriggers ? { accept_trigger_regression: true } : {}),
         });
         if (!r.ok) return dispatch({ type: 'save/failed', error: r.error });
         const outcome = r.value.saved;
+        if (!outcome)
+          return dispatch({ type: 'triggers/regressed', regressions: r.value.trigger_regression ?? [] });
         const { name, scope } = outcome;
         const key = docKey({ scope, name });
         const saved = await client.call('skills/get', { name, scope });
@@ -522,6 +528,8 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       },
 
       dismissBuiltin: () => dispatch({ type: 'builtin/dismissed' }),
+
+      dismissTriggers: () => dispatch({ type: 'triggers/dismissed' }),
 
       setContext: (text) => dispatch({ type: 'context/changed', text }),
 

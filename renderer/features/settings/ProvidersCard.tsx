@@ -444,6 +444,68 @@ function ChatTitlesField({ value }: { value: GetSettingsRes }) {
   );
 }
 
+/** Tokens in the short form people read: 128000 → "128k", 1048576 → "1M". */
+function shortTokens(n: number): string {
+  if (n >= 1_000_000) return `${Number((n / 1_000_000).toFixed(1))}M`;
+  if (n >= 1000) return `${Math.round(n / 1000)}k`;
+  return String(n);
+}
+
+/**
+ * The share of the model's context the whole skill listing may take: shown with the model's
+ * context and the resulting budget, saved when the field is left (or Enter) with a valid number.
+ */
+function ListingBudgetField({ value }: { value: GetSettingsRes }) {
+  const p = useProvidersStore(
+    useShallow((s) => ({ saving: s.saving, setListingBudget: s.setListingBudget })),
+  );
+  const l = value.listing;
+  const [text, setText] = useState(String(l.percent));
+  useEffect(() => setText(String(l.percent)), [l.percent]);
+  const percent = Number(text);
+  const valid = text.trim() !== '' && Number.isFinite(percent) && percent >= 0 && percent <= 10;
+  const commit = () => {
+    if (valid && percent !== l.percent) void p.setListingBudget(percent);
+  };
+  const budget = valid ? Math.floor((l.context_tokens * percent) / 100) : null;
+  return (
+    <div className="providers__listing field">
+      <label htmlFor="listing-budget">Skill listing budget</label>
+      <div className="providers__listing-row">
+        <input
+          id="listing-budget"
+          className="input providers__listing-input"
+          type="number"
+          min={0}
+          max={10}
+          step={0.1}
+          value={text}
+          disabled={p.saving}
+          aria-invalid={!valid}
+          aria-describedby="listing-budget-help"
+          onChange={(e) => setText(e.target.value)}
+          onBlur={commit}
+          onKeyDown={(e) => e.key === 'Enter' && commit()}
+        />
+        <span className="providers__listing-sum" data-testid="listing-budget-sum">
+          {valid
+            ? `% of ${shortTokens(l.context_tokens)} tokens = ${budget!.toLocaleString('en-US')} tokens`
+            : 'a number from 0 to 10'}
+        </span>
+      </div>
+      <span id="listing-budget-help" className="field__help">
+        When every enabled skill’s name and description fit this budget, all are listed in the prompt and the
+        model chooses; above it, matching by words and meaning chooses, and the rest stay searchable.{' '}
+        {l.model
+          ? l.context_known
+            ? `Context of ${l.model}: ${l.context_tokens.toLocaleString('en-US')} tokens.`
+            : `The context of ${l.model} is not known here; 128k is assumed.`
+          : 'No model chosen yet; 128k is assumed.'}
+      </span>
+    </div>
+  );
+}
+
 /**
  * Settings → Providers: every provider set up here (each with its own base URL, key and model
  * list), the default of new chats, and a form to add or change one.
@@ -530,6 +592,7 @@ export function ProvidersCard() {
           )}
           <ProviderForm editing={current} onSaved={(id) => setEditing(id)} onNew={() => setEditing(null)} />
           <ChatTitlesField value={p.value} />
+          <ListingBudgetField value={p.value} />
         </>
       )}
     </section>

@@ -151,6 +151,8 @@ export interface ProvidersStore extends ProvidersState {
   setSandbox(allowInProcessIsolation: boolean): Promise<boolean>;
   /** Name new chats automatically from their first exchange, or not. */
   setChatTitles(on: boolean): Promise<boolean>;
+  /** The skill listing's budget, in percent of the model's context. */
+  setListingBudget(percent: number): Promise<boolean>;
   /** The package index Install packages uses; empty for PyPI. */
   setPackageIndex(url: string): Promise<boolean>;
   /** Look for model servers on this machine (their `/models` on loopback). */
@@ -247,6 +249,11 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
           on
             ? 'New chats will be named from their first exchange.'
             : 'New chats keep their first message as title.',
+        ),
+      setListingBudget: (percent) =>
+        change(
+          () => client.invoke('settings/set-listing-budget', { percent }),
+          `The skill listing may take ${percent}% of the model's context.`,
         ),
       async testConnection(provider) {
         const value = get().value;

@@ -369,6 +369,38 @@ export function SourcesCard() {
                 </p>
               </div>
             )}
+            {outcome?.result && outcome.result.held_for_review.length > 0 && (
+              <div className="callout callout--warn" role="alert">
+                <Icon name="alert" />
+                <div>
+                  {outcome.result.held_for_review.map((h) => (
+                    <p key={h.name}>
+                      {h.name} {h.version_after} was held for review: it makes the skill fire less reliably
+                      (trigger recall {pct(h.recall_before)} → {pct(h.recall_after)}, precision{' '}
+                      {pct(h.precision_before)} → {pct(h.precision_after)}
+                      {h.failing.length > 0
+                        ? `; now wrong on ${h.failing.map((f) => `“${f.query}”`).join(', ')}`
+                        : ''}
+                      ).
+                    </p>
+                  ))}
+                  <button
+                    type="button"
+                    className="btn btn--small"
+                    onClick={() =>
+                      void store.accept(
+                        source.scope,
+                        source.id,
+                        outcome.result!.held_for_review.map((h) => h.name),
+                        { acceptRegression: true },
+                      )
+                    }
+                  >
+                    Install anyway
+                  </button>
+                </div>
+              </div>
+            )}
             {outcome?.result && outcome.result.installed.length > 0 && (
               <div className="callout callout--success" role="status">
                 <Icon name="check" />
@@ -409,4 +441,9 @@ export function SourcesCard() {
       {list && <AddSourceForm store={store} />}
     </section>
   );
+}
+
+/** A trigger rate as a percentage, or a dash when there is none. */
+function pct(x: number | null): string {
+  return x === null ? '–' : `${Math.round(x * 100)}%`;
 }

@@ -92,7 +92,12 @@ export interface SourcesStore extends SourcesState {
   load(): Promise<void>;
   check(scope: SkillScope, id: string): Promise<void>;
   /** Accept the named skills (or every added and changed one when `skills` is null). */
-  accept(scope: SkillScope, id: string, skills: string[] | null): Promise<void>;
+  accept(
+    scope: SkillScope,
+    id: string,
+    skills: string[] | null,
+    opts?: { acceptRegression?: boolean },
+  ): Promise<void>;
   setRiskAccepted(scope: SkillScope, id: string, name: string, accepted: boolean): void;
   setBackground(enabled: boolean): Promise<void>;
   /** Subscribe to a source; true when it was added. */
@@ -129,7 +134,7 @@ export function createSourcesStore(client: Client): StoreApi<SourcesStore> {
           dispatch({ type: 'busy', key, what: null });
         }
       },
-      async accept(scope, id, skills) {
+      async accept(scope, id, skills, opts) {
         const key = sourceKey(scope, id);
         const last = get().list?.sources.find(
           (x) => sourceKey(x.source.scope, x.source.id) === key,
@@ -147,7 +152,13 @@ export function createSourcesStore(client: Client): StoreApi<SourcesStore> {
         const accept_risk = risky.length > 0 && risky.every((s) => get().riskAccepted[`${key}:${s.name}`]);
         dispatch({ type: 'busy', key, what: 'updating' });
         try {
-          const result = await client.invoke('sources/update', { scope, id, skills: chosen, accept_risk });
+          const result = await client.invoke('sources/update', {
+            scope,
+            id,
+            skills: chosen,
+            accept_risk,
+            ...(opts?.acceptRegression ? { accept_regression: true } : {}),
+          });
           dispatch({ type: 'updated', key, result });
           await get().load();
         } catch (e) {
