@@ -59,62 +59,36 @@ async function warmRuns(home: string, n: number, log: (l: string) => void) {
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
-  const results = await pyodideRows(opts);
+  const results = await runtimeRows('pyodide', opts);
   const sandbox = nativeSandboxSupport();
-  if (!sandbox.ok) {
-    opts.log(`native rows skipped: ${sandbox.reason}`);
-    return results;
-  }
-  const home = mkdtempSync(join(tmpdir(), 'skilldesk-bench-native-'));
-  try {
-    execFileSync(process.execPath, [CLI, '--home', home, 'skills', 'import', FIXTURE], {
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    seedNativeEnv(home, REQ.name, findNativePython());
-    acceptNativeRuntime(home, REQ.name, ['lxml']);
-    const firsts = Array.from({ length: opts.quick ? 2 : 5 }, () => cliRun(home));
-    const { warm, workerRuns } = await warmRuns(home, opts.quick ? 5 : 30, opts.log);
-    results.push(
-      {
-        bench: 'scripts.native.run_p50_ms',
-        unit: 'ms',
-        p50: r3(percentile(warm, 50)),
-        p95: r3(percentile(warm, 95)),
-        n: warm.length,
-        runner_p50_ms: r3(percentile(workerRuns, 50)),
-        target_ms: 300,
-      },
-      {
-        bench: 'scripts.native.first_run_ms',
-        unit: 'ms',
-        p50: r3(percentile(firsts, 50)),
-        p95: r3(percentile(firsts, 95)),
-        n: firsts.length,
-        target_ms: 2000,
-      },
-    );
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
+  if (sandbox.ok) results.push(...(await runtimeRows('native', opts)));
+  else opts.log(`native rows skipped: ${sandbox.reason}`);
   return results;
 }
 
-async function pyodideRows(opts: BenchOptions): Promise<BenchResult[]> {
-  const home = mkdtempSync(join(tmpdir(), 'skilldesk-bench-scripts-'));
+/** The warm and first-run rows of one runtime, in a home of their own. */
+async function runtimeRows(runtime: 'pyodide' | 'native', opts: BenchOptions): Promise<BenchResult[]> {
+  const home = mkdtempSync(join(tmpdir(), `skilldesk-bench-${runtime}-`));
   try {
     execFileSync(process.execPath, [CLI, '--home', home, 'skills', 'import', FIXTURE], {
       env: { PATH: process.env.PATH ?? '' },
     });
-    // First run: a CLI process of its own. The first ever builds the snapshot cache (once per
-    // install); the figure is the run after it, as every later cold CLI run is.
-    const build = cliRun(home);
-    opts.log(`CLI run that built the snapshot cache: ${Math.round(build)} ms`);
-    const firsts = Array.from({ length: opts.quick ? 1 : 5 }, () => cliRun(home));
-
+    let extra: Record<string, number> = {};
+    if (runtime === 'native') {
+      seedNativeEnv(home, REQ.name, findNativePython());
+      acceptNativeRuntime(home, REQ.name, ['lxml']);
+    } else {
+      // The first Pyodide run ever builds the snapshot cache (once per install); the figure is the
+      // run after it, as every later cold CLI run is.
+      const build = cliRun(home);
+      opts.log(`CLI run that built the snapshot cache: ${Math.round(build)} ms`);
+      extra = { cache_build_ms: r3(build) };
+    }
+    const firsts = Array.from({ length: opts.quick ? 2 : 5 }, () => cliRun(home));
     const { warm, workerRuns } = await warmRuns(home, opts.quick ? 5 : 30, opts.log);
     return [
       {
-        bench: 'scripts.pyodide.run_p50_ms',
+        bench: `scripts.${runtime}.run_p50_ms`,
         unit: 'ms',
         p50: r3(percentile(warm, 50)),
         p95: r3(percentile(warm, 95)),
@@ -123,12 +97,12 @@ async function pyodideRows(opts: BenchOptions): Promise<BenchResult[]> {
         target_ms: 300,
       },
       {
-        bench: 'scripts.pyodide.first_run_ms',
+        bench: `scripts.${runtime}.first_run_ms`,
         unit: 'ms',
         p50: r3(percentile(firsts, 50)),
         p95: r3(percentile(firsts, 95)),
         n: firsts.length,
-        cache_build_ms: r3(build),
+        ...extra,
         target_ms: 2000,
       },
     ];

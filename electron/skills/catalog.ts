@@ -1,5 +1,7 @@
+import type { TriggerRegressionView } from '../contract/skills.js';
 import type { Scope, Skill, SkillStore, SkillSummary, SkillSwitch } from '../store/index.js';
 import { readSwitches, skillNameKey } from '../store/index.js';
+import type { SkillPackage } from './package-schema.js';
 
 /** A skill as the merged catalog shows it. */
 export interface CatalogEntry extends SkillSummary {
@@ -14,6 +16,20 @@ export interface CatalogEntry extends SkillSummary {
  * The merged view of both stores: same name (compared by {@link skillNameKey}: NFKC, full case
  * folding) → the workspace skill wins and the account one is reported as overridden.
  */
+/**
+ * The skills among `names` whose phase-1 trigger rates `apply` (a write to the store of `scope`)
+ * would lower, measured without writing; `incoming` (the packages being written) lets the check
+ * skip the copy when no side has trigger evals. Implemented in `activation/`, given to the skills
+ * and sources handlers by the host.
+ */
+export type TriggerRegressionCheck = (
+  catalog: SkillCatalog,
+  scope: Scope,
+  names: readonly string[],
+  apply: (store: SkillStore) => void,
+  incoming?: readonly SkillPackage[],
+) => TriggerRegressionView[];
+
 export class SkillCatalog {
   constructor(
     readonly account: SkillStore,

@@ -1,22 +1,17 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type {
-  ImportOutcomeView,
-  SkillDetail,
-  SkillListItem,
-  TriggerRegressionView,
-} from '../contract/skills.js';
-import { type Scope, type Skill, type SkillStore, type SkillSwitch, setSwitch } from '../store/index.js';
+import type { ImportOutcomeView, SkillDetail, SkillListItem } from '../contract/skills.js';
+import { type Scope, type Skill, type SkillSwitch, setSwitch } from '../store/index.js';
 import { agentFolderSlug } from './agent-export.js';
 import { skillSlug, skillToAgentFiles } from './agent-skill.js';
-import type { CatalogEntry, CatalogRef, SkillCatalog } from './catalog.js';
+import type { CatalogEntry, CatalogRef, SkillCatalog, TriggerRegressionCheck } from './catalog.js';
 import { catalogChanges } from './changes.js';
 import { exportJson } from './export.js';
 import { isExecutable } from './file-modes.js';
 import { importPackages } from './import.js';
 import { importDropped, readDroppedFiles } from './import-files.js';
 import { formatBytes, type ImportLimits } from './limits.js';
-import { type SkillPackage, validatePackage } from './package-schema.js';
+import { validatePackage } from './package-schema.js';
 import { createSkillVersionHandlers, type SkillVersionChannel } from './version-handlers.js';
 import { recordVersion } from './versions.js';
 
@@ -29,13 +24,7 @@ export interface SkillsHandlerDeps {
    * The skills among `names` whose phase-1 trigger rates `apply` (a write to the store of
    * `scope`) would lower, measured without writing (absent: nothing is checked).
    */
-  triggerRegressions?: (
-    catalog: SkillCatalog,
-    scope: Scope,
-    names: readonly string[],
-    apply: (store: SkillStore) => void,
-    incoming?: readonly SkillPackage[],
-  ) => TriggerRegressionView[];
+  triggerRegressions?: TriggerRegressionCheck;
 }
 
 function toListItem(e: CatalogEntry, sw: SkillSwitch): SkillListItem {

@@ -1,8 +1,7 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { TriggerRegressionView } from '../contract/skills.js';
 import type { Scope, SkillStore } from '../store/index.js';
-import type { SkillCatalog } from './catalog.js';
+import type { SkillCatalog, TriggerRegressionCheck } from './catalog.js';
 import { skillToPackage } from './convert.js';
 import type { SkillPackage } from './package-schema.js';
 import {
@@ -34,13 +33,7 @@ export interface SkillVersionHandlerDeps {
   /** Parse and validate a package (as imports do). */
   parsePackage(input: string | Record<string, unknown>, file: string): SkillPackage;
   /** See `SkillsHandlerDeps.triggerRegressions`. */
-  triggerRegressions?: (
-    catalog: SkillCatalog,
-    scope: Scope,
-    names: readonly string[],
-    apply: (store: SkillStore) => void,
-    incoming?: readonly SkillPackage[],
-  ) => TriggerRegressionView[];
+  triggerRegressions?: TriggerRegressionCheck;
 }
 
 /**

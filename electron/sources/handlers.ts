@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { SkillScope, TriggerRegressionView } from '../contract/skills.js';
-import type { CatalogRef, ImportLimits, SkillCatalog, SkillPackage } from '../skills/index.js';
-import { type SkillStore, writeFileAtomic } from '../store/index.js';
+import type { SkillScope } from '../contract/skills.js';
+import type { CatalogRef, ImportLimits, TriggerRegressionCheck } from '../skills/index.js';
+import { writeFileAtomic } from '../store/index.js';
 import {
   acceptUpdates,
   addSource,
@@ -29,13 +29,7 @@ export interface SourcesHandlerDeps {
   /** Tell the catalog's readers that skills were installed. */
   onInstalled?: (names: string[]) => void;
   /** See `SourcesContext.triggerRegressions`; given the catalog the update is measured against. */
-  triggerRegressions?: (
-    catalog: SkillCatalog,
-    scope: SkillScope,
-    names: readonly string[],
-    apply: (store: SkillStore) => void,
-    incoming?: readonly SkillPackage[],
-  ) => TriggerRegressionView[];
+  triggerRegressions?: TriggerRegressionCheck;
 }
 
 const settingsFile = (home: string) => join(home, 'sources-settings.json');
