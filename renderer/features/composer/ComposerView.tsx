@@ -15,6 +15,7 @@ import { HistoryPanel } from './HistoryPanel.js';
 import { PackageForm } from './PackageForm.js';
 import { TestPanel } from './TestPanel.js';
 import './composer.css';
+import { AlertDialog } from '../../ui/AlertDialog.js';
 import { useMediaQuery } from '../../ui/media-query.js';
 
 const TEMPLATE_ICON: Record<TemplateId, 'file' | 'sparkle' | 'keyboard' | 'activity' | 'chat'> = {
@@ -146,32 +147,15 @@ function BuiltinDialog({ name }: { name: string }) {
     })),
   );
   const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; Esc does too
-    <div
-      className="scrim"
-      role="presentation"
-      onMouseDown={(e) => e.target === e.currentTarget && s.dismiss()}
-    >
-      <div
-        className="dialog dialog--wide"
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby="sc-builtin-title"
-        aria-describedby="sc-builtin-body"
-        onKeyDown={(e) => e.key === 'Escape' && s.dismiss()}
-      >
-        <h2 id="sc-builtin-title" className="dialog__title">
-          {name} is a built-in skill
-        </h2>
-        <div id="sc-builtin-body" className="dialog__body">
-          <p>
-            Built-in skills are updated with SkillDesk. Save your edits as a copy and the built-in keeps its
-            updates; save over it and it becomes yours, and updates stop.
-          </p>
-        </div>
-        <div className="dialog__actions dialog__actions--wrap">
+    <AlertDialog
+      title={`${name} is a built-in skill`}
+      onDismiss={s.dismiss}
+      initialFocus={first}
+      wide
+      wrapActions
+      actions={
+        <>
           <button type="button" className="btn" onClick={s.dismiss}>
             Cancel
           </button>
@@ -200,9 +184,14 @@ function BuiltinDialog({ name }: { name: string }) {
               Save a workspace copy
             </button>
           )}
-        </div>
-      </div>
-    </div>
+        </>
+      }
+    >
+      <p>
+        Built-in skills are updated with SkillDesk. Save your edits as a copy and the built-in keeps its
+        updates; save over it and it becomes yours, and updates stop.
+      </p>
+    </AlertDialog>
   );
 }
 
@@ -498,55 +487,15 @@ function pct(x: number | null): string {
  */
 function TriggerRegressionDialog({ regressions }: { regressions: TriggerRegressionView[] }) {
   const s = useComposerStore(useShallow((st) => ({ save: st.save, dismiss: st.dismissTriggers })));
-  const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop cancels; Esc does too
-    <div
-      className="scrim"
-      role="presentation"
-      onMouseDown={(e) => e.target === e.currentTarget && s.dismiss()}
-    >
-      <div
-        className="dialog dialog--wide"
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby="sc-triggers-title"
-        aria-describedby="sc-triggers-body"
-        onKeyDown={(e) => e.key === 'Escape' && s.dismiss()}
-      >
-        <h2 id="sc-triggers-title" className="dialog__title">
-          This change makes the skill fire less reliably
-        </h2>
-        <div id="sc-triggers-body" className="dialog__body">
-          {regressions.map((r) => (
-            <div key={`${r.scope}/${r.name}`}>
-              <p>
-                Measured on {r.name}'s trigger evals (phase 1, no model): recall{' '}
-                <strong>
-                  {pct(r.recall_before)} → {pct(r.recall_after)}
-                </strong>
-                , precision{' '}
-                <strong>
-                  {pct(r.precision_before)} → {pct(r.precision_after)}
-                </strong>
-                .
-              </p>
-              {r.failing.length > 0 && (
-                <ul className="sc-trigger-fails">
-                  {r.failing.map((f) => (
-                    <li key={f.query}>
-                      {f.should_trigger ? 'Should fire, does not' : 'Should not fire, does'}
-                      {f.newly ? ' (new)' : ''}: “{f.query}”
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
-          ))}
-        </div>
-        <div className="dialog__actions dialog__actions--wrap">
-          <button ref={first} type="button" className="btn btn--primary" onClick={s.dismiss}>
+    <AlertDialog
+      title="This change makes the skill fire less reliably"
+      onDismiss={s.dismiss}
+      wide
+      wrapActions
+      actions={
+        <>
+          <button type="button" className="btn btn--primary" onClick={s.dismiss}>
             Keep editing
           </button>
           <button
@@ -556,9 +505,35 @@ function TriggerRegressionDialog({ regressions }: { regressions: TriggerRegressi
           >
             Save anyway
           </button>
+        </>
+      }
+    >
+      {regressions.map((r) => (
+        <div key={`${r.scope}/${r.name}`}>
+          <p>
+            Measured on {r.name}'s trigger evals (phase 1, no model): recall{' '}
+            <strong>
+              {pct(r.recall_before)} → {pct(r.recall_after)}
+            </strong>
+            , precision{' '}
+            <strong>
+              {pct(r.precision_before)} → {pct(r.precision_after)}
+            </strong>
+            .
+          </p>
+          {r.failing.length > 0 && (
+            <ul className="sc-trigger-fails">
+              {r.failing.map((f) => (
+                <li key={f.query}>
+                  {f.should_trigger ? 'Should fire, does not' : 'Should not fire, does'}
+                  {f.newly ? ' (new)' : ''}: “{f.query}”
+                </li>
+              ))}
+            </ul>
+          )}
         </div>
-      </div>
-    </div>
+      ))}
+    </AlertDialog>
   );
 }
 
