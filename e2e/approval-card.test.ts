@@ -175,8 +175,10 @@ describe.skipIf(skip)('Approval card while typing (Chromium)', () => {
 
     const deny = card().getByRole('button', { name: /Deny/ });
     const toDeny = async () => {
-      // Back from the message box past the composer's attach buttons to the card's last button.
-      for (let i = 0; i < 6; i++) {
+      // Back from the message box past the composer's attach buttons and the chat's Files bar
+      // (its toggle, Add files, the Python picker and the network host field) to the card's last
+      // button.
+      for (let i = 0; i < 10; i++) {
         await page.keyboard.press('Shift+Tab');
         if (await deny.evaluate((b) => b === document.activeElement)) return;
       }

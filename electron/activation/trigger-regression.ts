@@ -31,14 +31,13 @@ export function phase1Decision(
 /** A skill's trigger evals, or none when it has none or its file does not parse (checked elsewhere). */
 /** The part of a package the check looks at: whether it bundles trigger evals. */
 export interface IncomingPackage {
-  artifacts: ReadonlyArray<{ kind: string; name: string; metadata?: Record<string, unknown> | null }>;
+  artifacts: ReadonlyArray<{ name: string; metadata?: Record<string, unknown> | null }>;
 }
 
 function hasTriggerEvals(pkg: IncomingPackage): boolean {
-  return pkg.artifacts.some(
-    (a) =>
-      a.kind === 'resource' && (a.metadata?.path === TRIGGER_EVALS_PATH || a.name === TRIGGER_EVALS_PATH),
-  );
+  // By its path alone: whatever kind the package gives the file, a check that runs for nothing is
+  // only slower, never wrong.
+  return pkg.artifacts.some((a) => a.metadata?.path === TRIGGER_EVALS_PATH || a.name === TRIGGER_EVALS_PATH);
 }
 
 function evalsOf(skill: Skill | null): TriggerEval[] {

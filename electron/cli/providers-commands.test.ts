@@ -183,7 +183,8 @@ describe('skilldesk providers', () => {
     expect((await cli(['providers', 'default', 'bb'])).code).toBe(0);
     const run = await cli(['run-skill', 'Summarize', '--context', '{"text": "The team ships on Friday."}']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('openai-compatible:b-1');
+    // Named by the provider's label, never the internal id.
+    expect(run.stdout).toContain('OpenAI-compatible · b-1');
     expect(run.stdout).toContain('Hello from B');
     expect(b.requests.at(-1)?.body).toMatchObject({ model: 'b-1' });
   });
