@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type NativePython, nativeDir, venvDir } from '../scripts/index.js';
+import { findNativePython, type NativePython, nativeDir, venvDir } from '../scripts/index.js';
 
 /**
  * The state an install of lxml leaves for `skill` (a real venv without packages and its lock
@@ -30,4 +30,28 @@ export function seedNativeEnv(home: string, skill: string, py: NativePython): vo
     },
   };
   writeFileSync(join(nativeDir(home), 'environments.json'), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+/** The Python the native runtime would use, or null where there is none (the test then skips). */
+export function nativePythonOrNull(): NativePython | null {
+  try {
+    return findNativePython();
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `python` reaches PyPI's index page of `project` (tests that install from PyPI need it). */
+export function pypiReachable(python: NativePython | null, project: string): boolean {
+  return (
+    python !== null &&
+    spawnSync(
+      python.executable,
+      [
+        '-c',
+        `import urllib.request;urllib.request.urlopen("https://pypi.org/simple/${project}/", timeout=10)`,
+      ],
+      { timeout: 20_000 },
+    ).status === 0
+  );
 }

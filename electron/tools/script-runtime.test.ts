@@ -3,7 +3,6 @@
 // acceptance of the OS sandbox kept in the account folder and taken back, and — with PyPI — a
 // compiled package installed from the confirmed proposal, which turns the runtime native: refused
 // until accepted, run in the OS sandbox once accepted, refused again once revoked.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,8 +15,9 @@ import type { Result } from '../contract/channels.js';
 import type { ListProgressRes } from '../contract/progress.js';
 import { PYODIDE_REASON } from '../dispatch/index.js';
 import { createHost, type Host } from '../host.js';
-import { findNativePython, nativeSandboxSupport, RUNTIME_GRANTS_FILE } from '../scripts/index.js';
+import { nativeSandboxSupport, RUNTIME_GRANTS_FILE } from '../scripts/index.js';
 import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
+import { nativePythonOrNull, pypiReachable } from '../test-support/native-env.js';
 import { invokeChannel } from '../transport/dispatch.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -25,20 +25,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const python = (() => {
-  try {
-    return findNativePython();
-  } catch {
-    return null;
-  }
-})();
-const pypi =
-  python !== null &&
-  spawnSync(
-    python.executable,
-    ['-c', 'import urllib.request;urllib.request.urlopen("https://pypi.org/simple/markupsafe/", timeout=10)'],
-    { timeout: 20_000 },
-  ).status === 0;
+const python = nativePythonOrNull();
+const pypi = pypiReachable(python, 'markupsafe');
 
 function open(home = tempDir()) {
   const host: Host = createHost({ home, env: {}, mode: 'test', logger: quietLogger });

@@ -1,7 +1,6 @@
 // Real wheels from PyPI (python-docx and python-pptx with lxml, openpyxl with pandas, Pillow, pypdf,
 // pypdfium2) installed once into one virtual environment under a temporary home, then each library
 // creates a real file in the OS sandbox and reads it back.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,35 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Result } from '../../contract/channels.js';
 import { createHost } from '../../host.js';
 import { quietLogger, skipWithout } from '../../test-support/index.js';
+import { nativePythonOrNull, pypiReachable } from '../../test-support/native-env.js';
 import { invokeChannel } from '../../transport/dispatch.js';
 import { acceptNativeRuntime, revokeNativeRuntime } from './consent.js';
 import { scanImports } from './imports.js';
 import { type NativeSkillFile, nativeReason, runNativeSkillScript, scriptRuntimeFor } from './run.js';
 import { nativeSandboxSupport } from './sandbox.js';
-import {
-  compiledPackages,
-  findNativePython,
-  installNativeEnv,
-  type NativeEnvRecord,
-  nativeEnv,
-} from './venv.js';
+import { compiledPackages, installNativeEnv, type NativeEnvRecord, nativeEnv } from './venv.js';
 
-const python = (() => {
-  try {
-    return findNativePython();
-  } catch {
-    return null;
-  }
-})();
-const pypi =
-  python !== null &&
-  spawnSync(
-    python.executable,
-    ['-c', 'import urllib.request;urllib.request.urlopen("https://pypi.org/simple/pypdf/", timeout=10)'],
-    {
-      timeout: 20_000,
-    },
-  ).status === 0;
+const python = nativePythonOrNull();
+const pypi = pypiReachable(python, 'pypdf');
 
 const SKILL: Record<string, string> = {
   'SKILL.md': '---\nname: office\ndescription: makes office files\n---\nUse the scripts.\n',
