@@ -171,7 +171,7 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
       .poll(() => app.started.filter((s) => s.session_id === sid).length, { timeout: 30_000 })
       .toBe(6);
     const t0 = Date.now();
-    await app.ok('chat/cancel', { session_id: sid });
+    expect(await app.ok('chat/cancel', { session_id: sid })).toEqual({ cancelled: true });
     expect((await t5.finished).status).toBe('partial');
     expect(Date.now() - t0).toBeLessThan(15_000);
     // Nothing of the cancelled run was kept.

@@ -320,6 +320,11 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
       const flight: InFlight = { abort: new AbortController(), text: '', tool_calls: new Map() };
       const abort = flight.abort;
       if (req.session_id) running.set(req.session_id, flight);
+      // Only this turn's own entry: the next turn of the chat may start (and register) as soon as
+      // this one's turn-finished is out, before this promise settles, and its Stop must still work.
+      const release = (id: string) => {
+        if (running.get(id) === flight) running.delete(id);
+      };
       const modelId = llm ? `${llm.provider}:${llm.model}` : null;
 
       // Only a chat's first exchange names it.
@@ -337,7 +342,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             running.set(sid, flight);
           } else track(flight, e);
           if (e.type === 'turn-finished') {
-            running.delete(e.session_id);
+            release(e.session_id);
             finished = { status: e.status, text: e.text };
           }
           for (const [name, payload] of toContractEvents(e, sid!, turn, new Date().toISOString()))
@@ -369,7 +374,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
           emit,
         ).then(
           () => {
-            if (sid) running.delete(sid);
+            if (sid) release(sid);
             const done = finished as { status: string; text: string } | null;
             if (
               sid &&
@@ -382,7 +387,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
               autoTitle(sid, llm, { user: req.message, reply: done.text });
           },
           (e: unknown) => {
-            if (sid) running.delete(sid);
+            if (sid) release(sid);
             if (!started) {
               reject(e);
               return;

@@ -597,6 +597,9 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
     // bubblewrap's init is the PID namespace's first process and dies with its parent
     // (--die-with-parent): killing the outer bubblewrap takes every process of the run with it.
     child.kill('SIGKILL');
+    // Where the run has its own cgroup, every process in it is killed too, at once: a stop must not
+    // hang on one process that outlived bubblewrap holding the output pipes open.
+    if (cgroup) killCgroup(cgroup);
   };
   const timer = setTimeout(
     () =>
@@ -700,21 +703,27 @@ export function folderBytes(dir: string): number {
 }
 
 /** Kill whatever is left in a run's cgroup and remove it (the kernel refuses while a process lives). */
+/** SIGKILL every process in the cgroup; false when the cgroup is gone. */
+function killCgroup(dir: string): boolean {
+  let pids: number[] = [];
+  try {
+    pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return false;
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return true;
+}
+
 async function emptyCgroup(dir: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    let pids: number[] = [];
-    try {
-      pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-    } catch {
-      return;
-    }
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    if (!killCgroup(dir)) return;
     try {
       rmdirSync(dir);
       return;
