@@ -37,6 +37,10 @@ describe.skipIf(skip)('skills considered for a turn, in Chromium', () => {
     await summary.waitFor();
     await summary.focus();
     await page.keyboard.press('Enter');
+    // A small catalog fits the listing budget: the turn says the model saw all of it.
+    await expect
+      .poll(() => mine.locator('.p1__listing').textContent())
+      .toMatch(/^Every enabled skill fit the listing budget/);
     const rows = mine.getByRole('list', { name: 'Phase-1 candidates' }).locator('.p1__row');
     await expect.poll(() => rows.count()).toBeGreaterThan(0);
     await expect.poll(() => rows.first().locator('.p1__name').textContent()).toBe('Consistency Checker');

@@ -333,7 +333,7 @@ function UserMessage(props: { m: UiMessage; a: MessageActions }) {
             <Icon name="pencil" />
           </button>
         </div>
-        <TurnCandidates message={m.content} />
+        <TurnCandidates message={m.content} listing={m.listing} />
       </div>
     </div>
   );

@@ -96,6 +96,15 @@ export function plainWhy(
   return bits.join(' · ');
 }
 
+/** What the model was shown of the catalog for a turn, in words. */
+export function listingLine(l: { whole: boolean; unlisted: number }): string {
+  if (l.whole)
+    return 'Every enabled skill fit the listing budget, so the model saw the whole catalog (names and descriptions) and chose for itself.';
+  if (l.unlisted === 0) return 'The model saw the matches below.';
+  const n = l.unlisted.toLocaleString();
+  return `The catalog is larger than the listing budget: the model saw the matches below, and ${n} other ${l.unlisted === 1 ? 'skill was' : 'skills were'} left out of its prompt (it can still search for them). Settings → Providers sets the budget.`;
+}
+
 type Load<T> =
   | { state: 'idle' }
   | { state: 'loading' }
@@ -108,7 +117,7 @@ type Load<T> =
  * rank and why it was or was not chosen. Ranked on demand against the current catalog (phase 1
  * is deterministic: the same catalog gives the turn's own ranking).
  */
-export function TurnCandidates(props: { message: string }) {
+export function TurnCandidates(props: { message: string; listing?: { whole: boolean; unlisted: number } }) {
   const { client } = useStores();
   const inputId = useId();
   const [open, setOpen] = useState(false);
@@ -150,8 +159,12 @@ export function TurnCandidates(props: { message: string }) {
     >
       <summary className="p1__summary">
         <Icon name="skills" /> Skills considered
+        {!!props.listing?.unlisted && (
+          <span className="p1__unlisted">· {props.listing.unlisted.toLocaleString()} not listed</span>
+        )}
       </summary>
       <div className="p1__body">
+        {props.listing && <p className="muted p1__listing">{listingLine(props.listing)}</p>}
         {list.state === 'loading' && <p className="muted">Ranking…</p>}
         {list.state === 'error' && (
           <p className="p1__error" role="alert">

@@ -46,6 +46,11 @@ export interface UiMessage {
   /** Its alternatives (itself included), oldest first: more than one after an edit or a regeneration. */
   sibling_ids: string[];
   attachments: AttachmentView[];
+  /**
+   * A user message of a turn seen live: whether the model was given the whole catalog or how many
+   * enabled skills were left out of its prompt (not stored with the chat, so absent after a reload).
+   */
+  listing?: { whole: boolean; unlisted: number };
 }
 
 /** The messages of one opened session (the branch shown). */
@@ -386,6 +391,7 @@ export function chatReducer(s: ChatState, a: ChatAction): ChatState {
         parent_id: e.parent_id,
         sibling_ids: [e.user_message_id],
         attachments: e.attachments,
+        ...(e.listing ? { listing: e.listing } : {}),
       };
       const before = cutAt(thread.messages, e.parent_id);
       return {

@@ -4,7 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { describe, expect, it } from 'vitest';
 import { createStores, StoresProvider } from '../../stores.js';
 import { inProcessClient, samplePackage } from '../../test-support.js';
-import { describeVerdict, fieldsLine, plainWhy, TurnCandidates } from './TurnCandidates.js';
+import { describeVerdict, fieldsLine, listingLine, plainWhy, TurnCandidates } from './TurnCandidates.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -35,6 +35,26 @@ describe('TurnCandidates (skills considered under a message)', () => {
     expect(fieldsLine({ name: ['haiku'], description: ['haiku', 'topic'], tags: [] })).toBe(
       'name: haiku · description: haiku topic',
     );
+  });
+
+  it('says what the model saw of the catalog: all of it, or how many skills were left out', () => {
+    expect(listingLine({ whole: true, unlisted: 0 })).toMatch(/saw the whole catalog/);
+    expect(listingLine({ whole: false, unlisted: 1 })).toMatch(/1 other skill was left out/);
+    expect(listingLine({ whole: false, unlisted: 1007 })).toMatch(/1,007 other skills were left out of its prompt/);
+    const { client } = inProcessClient();
+    const stores = createStores(client);
+    const host = document.createElement('div');
+    const root = createRoot(host);
+    act(() =>
+      root.render(
+        <StoresProvider stores={stores}>
+          <TurnCandidates message="hello" listing={{ whole: false, unlisted: 1007 }} />
+        </StoresProvider>,
+      ),
+    );
+    expect(host.querySelector('.p1__summary')?.textContent?.trim()).toBe('Skills considered· 1,007 not listed');
+    expect(host.querySelector('.p1__listing')?.textContent).toMatch(/1,007 other skills/);
+    act(() => root.unmount());
   });
 
   it('says why a skill was considered in the words of the message, not stems', async () => {
