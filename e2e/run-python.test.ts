@@ -52,6 +52,17 @@ print("bars", len(values), "max", top)
 const SCRIPT = [
   { tool_calls: [{ name: 'run_python', arguments: { code: CHART } }] },
   { text: 'The chart is in chart.png.', expect: { tool_result_contains: 'bars 4 max 45.0' } },
+  {
+    tool_calls: [
+      {
+        name: 'run_python',
+        arguments: {
+          code: 'import urllib.request\ntry:\n    urllib.request.urlopen("https://api.example.com/v1")\nexcept Exception as e:\n    print("refused:", e)\n',
+        },
+      },
+    ],
+  },
+  { text: 'The API was refused.', expect: { tool_result_contains: 'refused:' } },
 ];
 
 describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
@@ -164,4 +175,21 @@ describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
     await pw(again).toContainText('Network: none');
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it('asks apart from the run to allow a host the code was refused, and the Files bar shows it', async () => {
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('Fetch the API');
+    await composer.press('Enter');
+    await pw(page.getByText('The API was refused.')).toBeVisible({ timeout: 120_000 });
+    const ask = page.getByRole('region', { name: "Network for this chat's Python" });
+    await pw(ask).toContainText("The run tried to reach api.example.com; this chat's Python may not.");
+    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-network-ask');
+    await ask.getByRole('button', { name: 'Allow api.example.com for this chat' }).click();
+    await pw(ask.getByRole('status')).toContainText('api.example.com is allowed for this chat');
+    const network = page.getByRole('form', { name: 'Python network for this chat' });
+    await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
+    await network.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
+    await pw(network).toContainText('Network: none');
+    expect(problems).toEqual([]);
+  }, 180_000);
 });

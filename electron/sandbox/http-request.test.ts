@@ -106,6 +106,13 @@ describe('httpRequest', () => {
       [`http://127.0.0.1:${port}/to-metadata`, 301],
       ['http://169.254.169.254/', null],
     ]);
+    // An internal address is never offered to the user as a host to allow.
+    expect(log[1]!.refused_host).toBeUndefined();
+    const named: HttpLogEntry[] = [];
+    await expect(get('https://api.example.com/v1', [], { log: (e) => named.push(e) })).rejects.toThrow(
+      /not granted/,
+    );
+    expect(named[0]).toMatchObject({ url: 'https://api.example.com/v1', refused_host: 'api.example.com' });
     // Granting the name is not enough for a link-local address: only the address itself.
     const r = await get(`http://127.0.0.1:${port}/to-self`, [`127.0.0.1:${port}`]);
     expect([r.status, r.url]).toEqual([200, `http://127.0.0.1:${port}/ok`]);

@@ -40,6 +40,11 @@ export interface HttpLogEntry {
   status: number | null;
   bytes: number;
   error?: string;
+  /**
+   * Set when the request was refused only because its host is not granted (shown as granted:
+   * `host` or `host:port`), so the user can be asked to allow it.
+   */
+  refused_host?: string;
 }
 
 /** Resolves a host name to its addresses (the system resolver by default). */
@@ -142,7 +147,16 @@ export async function httpRequest(input: HttpRequestInput, o: HttpGateOptions): 
       target = await checkTarget(url, o);
     } catch (e) {
       // A refused hop is part of what the tool did: the trace shows it.
-      o.log?.({ ...entry, error: e instanceof Error ? e.message : String(e) });
+      const d = e instanceof AppError ? e.details : undefined;
+      // Never offered for an internal address (a redirect to the metadata service, the router):
+      // a grant of one stays something the user types, not a button a skill can lure them to.
+      const ungranted =
+        d?.setting === 'network grants' && typeof d.host === 'string' && !internalLiteral(d.host) ? d.host : null;
+      o.log?.({
+        ...entry,
+        error: e instanceof Error ? e.message : String(e),
+        ...(ungranted ? { refused_host: ungranted } : {}),
+      });
       throw e;
     }
     let res: {
@@ -189,6 +203,12 @@ interface Target {
   port: number;
   address: string;
   family: number;
+}
+
+/** An IP literal (`host` or `host:port`, IPv6 in brackets) in a loopback, private or other special range. */
+function internalLiteral(shown: string): boolean {
+  const host = shown.startsWith('[') ? shown.slice(1, shown.indexOf(']')) : shown.replace(/:\d+$/, '');
+  return isIP(host) !== 0 && specialAddress(host) !== null;
 }
 
 /** The URL's host must be granted; its addresses are resolved once and checked. */

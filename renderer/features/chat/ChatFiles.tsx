@@ -9,6 +9,7 @@ import { Icon } from '../../ui/Icon.js';
 import { docFromFile } from '../canvas/canvas-docs.js';
 import type { CanvasStore } from '../canvas/canvas-store.js';
 import './chat-files.css';
+import { usePythonNetwork } from './python-network-store.js';
 
 function sizeText(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -313,24 +314,15 @@ export function PythonRuntimePicker({ sessionId }: { sessionId: string }) {
  */
 export function PythonNetworkHosts({ sessionId }: { sessionId: string }) {
   const { client } = useStores();
-  const [hosts, setHosts] = useState<string[] | null>(null);
+  const network = usePythonNetwork(client, sessionId);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    client
-      .invoke('python/get-network', { session_id: sessionId })
-      .then((r) => live && setHosts(r.hosts))
-      .catch(() => live && setHosts(null));
-    return () => {
-      live = false;
-    };
-  }, [client, sessionId]);
+  const hosts = network.hosts;
   if (!hosts) return null;
   const save = async (next: string[]) => {
     setError(null);
     try {
-      setHosts((await client.invoke('python/set-network', { session_id: sessionId, hosts: next })).hosts);
+      await network.save(next);
       return true;
     } catch (e) {
       setError((e as Error).message);
@@ -413,5 +405,94 @@ export function PythonRunFiles({ result }: { result: unknown }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/**
+ * Hosts a `run_python` run was refused because the chat does not allow them (untrusted result:
+ * only well-formed entries count; each host once).
+ */
+export function refusedHostsOf(result: unknown): string[] {
+  const r = result && typeof result === 'object' ? (result as Record<string, unknown>) : null;
+  if (!r || !Array.isArray(r.requests)) return [];
+  const out: string[] = [];
+  for (const q of r.requests) {
+    const h = q && typeof q === 'object' ? (q as { refused_host?: unknown }).refused_host : undefined;
+    if (typeof h === 'string' && h.length <= 260 && !out.includes(h)) out.push(h);
+  }
+  return out.slice(0, 5);
+}
+
+/**
+ * The network grant, asked apart from the run's approval: a run that tried to reach a host the
+ * chat does not allow was refused (the model read why); here the user can allow that host for the
+ * chat, and the next run reaches it. Nothing is allowed unasked, and "Keep blocked" only hides the
+ * question.
+ */
+export function PythonNetworkAsk({ result }: { result: unknown }) {
+  const { client } = useStores();
+  const sessionId = useChatStore((s) => s.activeId);
+  const refused = refusedHostsOf(result);
+  if (!sessionId || refused.length === 0) return null;
+  return <NetworkAsk client={client} sessionId={sessionId} refused={refused} />;
+}
+
+function NetworkAsk({
+  client,
+  sessionId,
+  refused,
+}: {
+  client: Client;
+  sessionId: string;
+  refused: string[];
+}) {
+  const network = usePythonNetwork(client, sessionId);
+  const [dismissed, setDismissed] = useState<string[]>([]);
+  const [allowedHere, setAllowedHere] = useState<string[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  if (!network.hosts) return null;
+  const granted = network.hosts;
+  const open = refused.filter(
+    (h) => !dismissed.includes(h) && (!granted.includes(h) || allowedHere.includes(h)),
+  );
+  if (open.length === 0) return null;
+  const allow = async (h: string) => {
+    setError(null);
+    try {
+      await network.save([...granted.filter((x) => x !== h), h]);
+      setAllowedHere((a) => [...a, h]);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section className="net-ask" aria-label="Network for this chat's Python">
+      {open.map((h) =>
+        granted.includes(h) ? (
+          <p key={h} className="net-ask__row" role="status">
+            <Icon name="check" /> <strong>{h}</strong> is allowed for this chat: ask the model to run it
+            again.
+          </p>
+        ) : (
+          <div key={h} className="net-ask__row">
+            <Icon name="alert" />
+            <span>
+              The run tried to reach <strong>{h}</strong>; this chat&apos;s Python may not.
+            </span>
+            <button type="button" className="btn btn--small btn--primary" onClick={() => void allow(h)}>
+              Allow {h} for this chat
+            </button>
+            <button type="button" className="btn btn--small" onClick={() => setDismissed((d) => [...d, h])}>
+              Keep blocked
+            </button>
+          </div>
+        ),
+      )}
+      {error && (
+        <p className="net-ask__error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }

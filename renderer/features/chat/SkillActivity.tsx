@@ -14,7 +14,7 @@ import { Icon } from '../../ui/Icon.js';
 import { ResultView } from '../../ui/ResultView.js';
 import { docFromResult, LONG_RESULT_CHARS, resultLength } from '../canvas/canvas-docs.js';
 import { openScriptOutput, scriptOutputsOf } from '../canvas/script-output.js';
-import { PythonRunFiles } from './ChatFiles.js';
+import { PythonNetworkAsk, PythonRunFiles } from './ChatFiles.js';
 import type { UiToolCall } from './chat-store.js';
 import { ScriptFiles } from './ScriptFiles.js';
 
@@ -239,7 +239,12 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
       {reason && <p className="step__reason">{reason}</p>}
       {call.status === 'running' && mayRunPython(call) && <SandboxStartLine />}
       {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
-      {call.name === 'run_python' && call.status !== 'running' && <PythonRunFiles result={call.result} />}
+      {call.name === 'run_python' && call.status !== 'running' && (
+        <>
+          <PythonRunFiles result={call.result} />
+          <PythonNetworkAsk result={call.result} />
+        </>
+      )}
       {open && (
         <div className="step__more">
           {hasArgs && (

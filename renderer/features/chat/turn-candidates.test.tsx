@@ -40,7 +40,9 @@ describe('TurnCandidates (skills considered under a message)', () => {
   it('says what the model saw of the catalog: all of it, or how many skills were left out', () => {
     expect(listingLine({ whole: true, unlisted: 0 })).toMatch(/saw the whole catalog/);
     expect(listingLine({ whole: false, unlisted: 1 })).toMatch(/1 other skill was left out/);
-    expect(listingLine({ whole: false, unlisted: 1007 })).toMatch(/1,007 other skills were left out of its prompt/);
+    expect(listingLine({ whole: false, unlisted: 1007 })).toMatch(
+      /1,007 other skills were left out of its prompt/,
+    );
     const { client } = inProcessClient();
     const stores = createStores(client);
     const host = document.createElement('div');
@@ -52,7 +54,9 @@ describe('TurnCandidates (skills considered under a message)', () => {
         </StoresProvider>,
       ),
     );
-    expect(host.querySelector('.p1__summary')?.textContent?.trim()).toBe('Skills considered· 1,007 not listed');
+    expect(host.querySelector('.p1__summary')?.textContent?.trim()).toBe(
+      'Skills considered· 1,007 not listed',
+    );
     expect(host.querySelector('.p1__listing')?.textContent).toMatch(/1,007 other skills/);
     act(() => root.unmount());
   });
