@@ -151,7 +151,9 @@ export async function httpRequest(input: HttpRequestInput, o: HttpGateOptions): 
       // Never offered for an internal address (a redirect to the metadata service, the router):
       // a grant of one stays something the user types, not a button a skill can lure them to.
       const ungranted =
-        d?.setting === 'network grants' && typeof d.host === 'string' && !internalLiteral(d.host) ? d.host : null;
+        d?.setting === 'network grants' && typeof d.host === 'string' && !internalLiteral(d.host)
+          ? d.host
+          : null;
       o.log?.({
         ...entry,
         error: e instanceof Error ? e.message : String(e),
