@@ -8,3 +8,4 @@ export * from './skill-index.js';
 export * from './term-budget.js';
 export * from './text.js';
 export * from './trigger-regression.js';
+export * from './improve-triggers.js';

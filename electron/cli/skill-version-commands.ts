@@ -445,6 +445,88 @@ export function registerSkillVersionCommands(program: Command, ctx: CliContext):
       ].join('\n'),
     );
   });
+  registerImproveTriggers(skills, ctx);
+}
+
+/** `skills improve-triggers NAME`: the description loop on the skill's trigger evals. */
+export function registerImproveTriggers(skills: Command, ctx: CliContext): void {
+  addLlmOptions(
+    skills
+      .command('improve-triggers')
+      .description(
+        "propose a better description and trigger phrases from the skill's trigger evals: the model sees the two thirds phase 1 decides (every third eval is held out), each proposal is measured by phase 1 against the catalog as it is, and the best one is checked on the held-out third. Nothing is saved unless --apply (a new patch version, through the same trigger-regression check as a save). Exit 0 a better proposal (or --apply saved it), 1 none better, 2 invalid input",
+      )
+      .argument('<name>', 'the skill (it needs 6 or more trigger evals, some that should fire and some not)')
+      .addOption(scopeOption('store of the skill'))
+      .option('--rounds <n>', 'proposals to try at most, 1 to 5 (default 3)')
+      .option('--apply', 'save the best proposal as a new version when the held-out evals confirm it'),
+    { configured: true },
+  ).action(async (name: string, o: Record<string, unknown>) => {
+    const rounds = o.rounds === undefined ? undefined : Number(o.rounds);
+    if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 5))
+      throw new AppError('USAGE', '--rounds must be a whole number from 1 to 5');
+    const llm = await llmFromFlags(ctx, o);
+    const scope = o.scope as SkillScope | undefined;
+    const { r, saved } = await withClient(
+      ctx,
+      async (c) => {
+        const r = await c.invoke('skills/improve-triggers', {
+          name,
+          ...(scope ? { scope } : {}),
+          ...(rounds !== undefined ? { rounds } : {}),
+        });
+        if (!o.apply || r.verdict !== 'better' || !r.best) return { r, saved: null };
+        const exported = await c.invoke('skills/export-package', { name: r.name, scope: r.scope });
+        const pkg = JSON.parse(exported.text) as Record<string, unknown>;
+        const { version: _v, ...rest } = pkg;
+        const res = await c.invoke('skills/save-package', {
+          package: { ...rest, description: r.best.description, trigger_phrases: r.best.trigger_phrases },
+          scope: r.scope,
+        });
+        return { r, saved: res };
+      },
+      llm === null ? { llm: 'configured' } : { llm },
+    );
+    if (r.verdict !== 'better' || (o.apply && !saved?.saved)) ctx.setExitCode(1);
+    const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
+    const rates = (x: { recall: number | null; precision: number | null }) =>
+      `recall ${pct(x.recall)}, precision ${pct(x.precision)}`;
+    ctx.print(
+      {
+        ...r,
+        ...(o.apply
+          ? { saved: saved?.saved ?? null, trigger_regression: saved?.trigger_regression ?? [] }
+          : {}),
+      },
+      () =>
+        [
+          `${r.name} [${r.scope}]: ${r.train} trigger evals shown to ${r.model}, ${r.held_out} held out · ${r.rounds.length} proposal(s) · ${r.input_tokens} in / ${r.output_tokens} out tokens${r.estimated_cost ? ` · $${r.estimated_cost.toFixed(4)}` : ''}`,
+          `  now:      train ${rates(r.before.train)} · held out ${rates(r.before.held_out)}`,
+          ...(r.best
+            ? [
+                `  proposed: train ${rates(r.best.train)} · held out ${rates(r.best.held_out)}`,
+                `  description: ${r.best.description}`,
+                `  trigger phrases: ${r.best.trigger_phrases.length ? r.best.trigger_phrases.map((p) => JSON.stringify(p)).join(', ') : '(none)'}`,
+              ]
+            : []),
+          r.verdict === 'better'
+            ? o.apply
+              ? saved?.saved
+                ? `Saved as ${saved.saved.version}.`
+                : 'Not saved: the save was held by the trigger-regression check (see --json).'
+              : `Better on the held-out evals too. Save it with: skilldesk skills improve-triggers ${JSON.stringify(r.name)} --apply`
+            : r.verdict === 'held_out_worse'
+              ? 'Not better: the proposal fits the evals it saw but decides more held-out evals wrongly. Add trigger evals in the words users write, then try again.'
+              : r.verdict === 'not_confirmed'
+                ? 'Not confirmed: the proposal fixes the evals it saw, but the held-out evals it got wrong stay wrong (it fits the examples, not the requests). Try again, or add trigger evals in the words users write.'
+                : r.rounds.length === 0 &&
+                    r.best === null &&
+                    r.before.train.false_negatives + r.before.train.false_positives === 0
+                  ? 'Nothing to fix: phase 1 already decides every train eval rightly.'
+                  : 'No proposal did better than the current description.',
+        ].join('\n'),
+    );
+  });
 }
 
 /**

@@ -695,6 +695,52 @@ export const EvalSkillReqSchema = z
 /** Request of `skills/eval`. */
 export type EvalSkillReq = z.infer<typeof EvalSkillReqSchema>;
 
+/**
+ * `skills/improve-triggers`: the model proposes a description and trigger phrases from the trigger
+ * evals phase 1 gets wrong (a held-out third it never sees checks the proposal); nothing is saved.
+ */
+export const ImproveTriggersReqSchema = z
+  .object({
+    name,
+    scope: ScopeSchema.optional(),
+    /** Proposals to try at most (default 3). */
+    rounds: z.number().int().min(1).max(5).optional(),
+  })
+  .strict();
+/** Request of `skills/improve-triggers`. */
+export type ImproveTriggersReq = z.infer<typeof ImproveTriggersReqSchema>;
+/** A description and trigger phrases, with the phase-1 rates they give on the train evals. */
+export interface TriggerProposalView {
+  description: string;
+  trigger_phrases: string[];
+  train: TriggerRates;
+}
+/** Reply of `skills/improve-triggers`. */
+export interface ImproveTriggersRes {
+  name: string;
+  scope: SkillScope;
+  model: string;
+  /** How many trigger evals the model saw (train) and how many were kept from it (held out). */
+  train: number;
+  held_out: number;
+  /** Phase 1 with the stored description and phrases. */
+  before: { train: TriggerRates; held_out: TriggerRates };
+  /** The proposal that decided the most train evals rightly, if one beat the stored fields. */
+  best: (TriggerProposalView & { held_out: TriggerRates }) | null;
+  rounds: TriggerProposalView[];
+  /**
+   * `better`: the best proposal gains on the train evals and on the held-out ones (or those were
+   * all right and stay so); `not_confirmed`: it gains on train but the held-out evals it got wrong
+   * stay wrong (fitted to what it saw); `held_out_worse`: it decides more held-out evals wrongly;
+   * `no_better`: no proposal beat the stored fields, or none was wrong to begin with.
+   */
+  verdict: 'better' | 'not_confirmed' | 'held_out_worse' | 'no_better';
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number | null;
+  duration_ms: number;
+}
+
 /** `skills/trigger-eval`: whether skills fire for their trigger evals, by phase 1 and (with a model) the turn. */
 export const TriggerEvalReqSchema = z
   .object({
@@ -934,6 +980,7 @@ export interface SkillsChannels {
   'skills/save-package': { req: SavePackageReq; res: SavePackageRes };
   'skills/eval': { req: EvalSkillReq; res: EvalSkillRes };
   'skills/trigger-eval': { req: TriggerEvalReq; res: TriggerEvalRes };
+  'skills/improve-triggers': { req: ImproveTriggersReq; res: ImproveTriggersRes };
   'skills/list': { req: ListSkillsReq; res: ListSkillsRes };
   'skills/get': { req: GetSkillReq; res: GetSkillRes };
   'skills/changes': { req: CatalogChangesReq; res: CatalogChangesRes };
@@ -962,6 +1009,7 @@ export const skillsRequestSchemas = {
   'skills/save-package': SavePackageReqSchema,
   'skills/eval': EvalSkillReqSchema,
   'skills/trigger-eval': TriggerEvalReqSchema,
+  'skills/improve-triggers': ImproveTriggersReqSchema,
   'skills/list': ListSkillsReqSchema,
   'skills/get': GetSkillReqSchema,
   'skills/changes': CatalogChangesReqSchema,

@@ -26,6 +26,7 @@ import {
 import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
 import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
+import { createImproveTriggersHandler } from './improve-triggers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
@@ -374,5 +375,10 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
   } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
-  return { ...handlers, ...evals.handlers };
+  const improve = createImproveTriggersHandler({
+    catalog: () => session.catalog.get(),
+    llm: deps.llm,
+    now: deps.now,
+  });
+  return { ...handlers, ...evals.handlers, ...improve };
 }

@@ -338,4 +338,5 @@ type SkillRunChannel =
   | 'skills/eval'
   | 'skills/cancel-eval'
   | 'skills/eval-history'
-  | 'skills/trigger-eval';
+  | 'skills/trigger-eval'
+  | 'skills/improve-triggers';

@@ -1,0 +1,185 @@
+// `skilldesk skills improve-triggers`: the model proposes a description and trigger phrases from
+// the trigger evals phase 1 gets wrong; each proposal is measured by phase 1 on copies of the
+// stores; a held-out third the model never sees checks the best one; --apply saves it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { ImproveTriggersRes } from '../contract/skills.js';
+import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
+import { runCli, tempDir } from '../test-support/index.js';
+
+function folder(name: string, description: string, triggers?: unknown): string {
+  const dir = join(tempDir(), name);
+  mkdirSync(join(dir, 'evals'), { recursive: true });
+  writeFileSync(
+    join(dir, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
+  );
+  if (triggers !== undefined)
+    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
+  return dir;
+}
+
+// Every third (index 2, 5, 8) is held out: the model never sees those queries.
+const TRIGGERS = [
+  { query: 'fill in the fields of this PDF form for me', should_trigger: true },
+  { query: 'merge these two scanned contracts into one', should_trigger: true },
+  { query: 'cut the signed agreement into separate sheets', should_trigger: true },
+  { query: 'write me a haiku about the sea', should_trigger: false },
+  { query: 'combine the pages of my invoices and merge them', should_trigger: true },
+  { query: 'what is the capital of France', should_trigger: false },
+  { query: 'extract the text from this PDF', should_trigger: true },
+  { query: 'compute the average of this spreadsheet column', should_trigger: false },
+  { query: 'join the quarterly reports into a single document', should_trigger: true },
+];
+const NARROW = 'Fill PDF forms and extract text from PDF documents.';
+const PROPOSAL = {
+  description:
+    'Fill PDF forms, merge and combine scanned pages and contracts into one file, split documents into single pages, and extract text from PDF documents.',
+  trigger_phrases: ['merge scanned pages', 'split into single pages'],
+};
+
+async function home(): Promise<string> {
+  const h = tempDir();
+  for (const dir of [
+    folder('pdf-tools', NARROW, TRIGGERS),
+    folder('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
+    folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+  ]) {
+    const r = await runCli(['--home', h, 'skills', 'import', '--no-embed', dir]);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  return h;
+}
+
+async function provider(turns: unknown[]): Promise<LoopbackProvider> {
+  const p = await startLoopbackProvider({ script: turns as never });
+  onTestFinished(() => p.close());
+  return p;
+}
+
+const model = (url: string) => [
+  '--provider',
+  'openai-compatible',
+  '--base-url',
+  url,
+  '--model',
+  'loopback-gpt',
+];
+
+describe('skilldesk skills improve-triggers', () => {
+  it('proposes from the evals phase 1 misses, checks the held-out third, and saves only with --apply', async () => {
+    const h = await home();
+    const p = await provider([
+      {
+        text: `Here it is:\n\`\`\`json\n${JSON.stringify(PROPOSAL)}\n\`\`\``,
+        expect: { last_user_contains: 'merge these two scanned contracts into one' },
+      },
+    ]);
+    const r = await runCli([
+      '--home',
+      h,
+      '--json',
+      'skills',
+      'improve-triggers',
+      'pdf-tools',
+      '--rounds',
+      '1',
+      ...model(p.url),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as ImproveTriggersRes;
+    expect(out).toMatchObject({
+      name: 'pdf-tools',
+      scope: 'account',
+      train: 6,
+      held_out: 3,
+      verdict: 'better',
+    });
+    expect(out.before.train.false_negatives).toBeGreaterThan(0);
+    expect(out.best!.description).toBe(PROPOSAL.description);
+    expect(out.best!.train.recall).toBe(1);
+    expect(out.best!.held_out.recall!).toBeGreaterThan(out.before.held_out.recall ?? 0);
+    // The model saw the train part only.
+    const sent = JSON.stringify(p.requests);
+    expect(sent).toContain('merge these two scanned contracts into one');
+    for (const held of [TRIGGERS[2]!, TRIGGERS[5]!, TRIGGERS[8]!]) expect(sent).not.toContain(held.query);
+    // Nothing was saved.
+    const shown = JSON.parse((await runCli(['--home', h, '--json', 'skills', 'show', 'pdf-tools'])).stdout);
+    expect(shown.skill.description).toBe(NARROW);
+
+    // --apply saves the proposal as the next version, through the save's own checks.
+    const q = await provider([{ text: JSON.stringify(PROPOSAL) }]);
+    const applied = await runCli([
+      '--home',
+      h,
+      'skills',
+      'improve-triggers',
+      'pdf-tools',
+      '--rounds',
+      '1',
+      '--apply',
+      ...model(q.url),
+    ]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/Saved as 1\.0\.1\./);
+    const after = JSON.parse((await runCli(['--home', h, '--json', 'skills', 'show', 'pdf-tools'])).stdout);
+    expect(after.skill).toMatchObject({
+      version: '1.0.1',
+      description: PROPOSAL.description,
+      trigger_phrases: PROPOSAL.trigger_phrases,
+    });
+  });
+
+  it('does not call a proposal better when the held-out third disagrees or does not move', async () => {
+    const h = await home();
+    // Trigger phrases cut from the train misses fix them and nothing else.
+    const verbatim = ['two scanned contracts', 'pages of my invoices'];
+    const p = await provider([
+      { text: JSON.stringify({ description: NARROW, trigger_phrases: verbatim }) },
+      { text: JSON.stringify({ description: NARROW, trigger_phrases: [...verbatim, 'capital of france'] }) },
+    ]);
+    const args = [
+      '--home',
+      h,
+      '--json',
+      'skills',
+      'improve-triggers',
+      'pdf-tools',
+      '--rounds',
+      '1',
+      '--apply',
+    ];
+    const fitted = await runCli([...args, ...model(p.url)]);
+    expect(fitted.code).toBe(1);
+    const a = JSON.parse(fitted.stdout) as ImproveTriggersRes & { saved: unknown };
+    expect(a.verdict).toBe('not_confirmed');
+    expect(a.best!.train.recall).toBe(1);
+    expect(a.best!.held_out).toEqual(a.before.held_out);
+    expect(a.saved).toBeNull();
+    const worse = await runCli([...args, ...model(p.url)]);
+    expect(worse.code).toBe(1);
+    const b = JSON.parse(worse.stdout) as ImproveTriggersRes;
+    expect(b.verdict).toBe('held_out_worse');
+    expect(b.best!.held_out.false_positives).toBe(1);
+    const shown = JSON.parse((await runCli(['--home', h, '--json', 'skills', 'show', 'pdf-tools'])).stdout);
+    expect(shown.skill.version).toBe('1.0.0');
+  });
+
+  it('refuses a skill with too few trigger evals to hold any out, naming the file', async () => {
+    const h = tempDir();
+    const dir = folder('tiny', 'Fill PDF forms.', TRIGGERS.slice(0, 3));
+    expect((await runCli(['--home', h, 'skills', 'import', '--no-embed', dir])).code).toBe(0);
+    const r = await runCli([
+      '--home',
+      h,
+      'skills',
+      'improve-triggers',
+      'tiny',
+      ...model('http://127.0.0.1:9'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('needs at least 6');
+    expect(r.stderr).toContain('evals/trigger-evals.json');
+  });
+});
