@@ -1,14 +1,50 @@
 // `skilldesk skills run-script`: the script's stdout and stderr as its own, its exit code as the
 // command's, --stdin, --out, and the refusals that name what to do.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHost } from '../host.js';
+import { MAX_SCRIPT_INPUT_BYTES } from '../sandbox/index.js';
 import { minimalPdf, PROJECT_ROOT, runCli, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { scriptExitCode } from './script-commands.js';
 
 const FIXTURE = join(PROJECT_ROOT, 'electron', 'tools', 'fixtures', 'skill-creator');
+
+/** Lists every input file it can read (with its text) and which it could write to. */
+const TREE_SCRIPT = [
+  'import json, os',
+  'files, written = {}, []',
+  'for d, _, names in os.walk("inputs"):',
+  '    for n in names:',
+  '        p = os.path.join(d, n)',
+  '        try:',
+  '            files[p] = open(p).read()',
+  '        except OSError:',
+  '            continue',
+  '        try:',
+  '            open(p, "a").write("x")',
+  '            written.append(p)',
+  '        except OSError:',
+  '            pass',
+  'print(json.dumps({"files": files, "written": written}))',
+].join('\n');
+
+/** A folder `data` with a hidden file, a subfolder and links in and out, beside `note.txt`. */
+function folderFixture() {
+  const root = tempDir();
+  const data = join(root, 'data');
+  mkdirSync(join(data, 'sub'), { recursive: true });
+  writeFileSync(join(data, 'a.csv'), 'x,y\n');
+  writeFileSync(join(data, '.hidden'), 'h');
+  writeFileSync(join(data, 'sub', 'b.txt'), 'bb');
+  writeFileSync(join(root, 'note.txt'), 'n');
+  writeFileSync(join(root, 'secret.txt'), 'outside');
+  symlinkSync(join(root, 'secret.txt'), join(data, 'out-abs'));
+  symlinkSync('../secret.txt', join(data, 'out-rel'));
+  symlinkSync('sub/b.txt', join(data, 'in-link'));
+  return { root, data };
+}
 
 describe('skilldesk skills run-script', () => {
   it('passes arguments, stdin and exit codes through and saves written files with --out', async () => {
@@ -179,6 +215,76 @@ describe('skilldesk skills run-script', () => {
         host.handlers,
         'scripts/run',
         { ...req, files: [{ name: 'form.pdf', path: pdf }] },
+        { transport: 'ws' },
+        host.logger,
+      );
+      expect(remote).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    } finally {
+      await host.dispose();
+    }
+  }, 180_000);
+
+  it('--folder gives the script a folder read-only under inputs/<name>/ with its tree, and refuses what it cannot', async () => {
+    const home = tempDir();
+    const skill = join(tempDir(), 'tree-list');
+    mkdirSync(join(skill, 'scripts'), { recursive: true });
+    writeFileSync(
+      join(skill, 'SKILL.md'),
+      '---\nname: tree-list\ndescription: Lists the files it is given.\n---\nRun scripts/tree.py.\n',
+    );
+    writeFileSync(join(skill, 'scripts', 'tree.py'), TREE_SCRIPT);
+    expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
+    const { root, data } = folderFixture();
+    const run = (...extra: string[]) =>
+      runCli(['--home', home, '--json', 'skills', 'run-script', 'tree-list', 'scripts/tree.py', ...extra]);
+    const ran = await run('--folder', data, '--file', join(root, 'note.txt'));
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const reply = ran.json();
+    // The reply keeps its shape: no field says which inputs were given.
+    expect(Object.keys(reply).sort()).toEqual(
+      ['duration_ms', 'exit_code', 'files', 'run_id', 'script', 'skill', 'stderr', 'stdout'].sort(),
+    );
+    expect(JSON.parse(reply.stdout)).toEqual({
+      files: {
+        'inputs/data/.hidden': 'h',
+        'inputs/data/a.csv': 'x,y\n',
+        'inputs/data/in-link': 'bb',
+        'inputs/data/sub/b.txt': 'bb',
+        'inputs/note.txt': 'n',
+      },
+      written: [],
+    });
+
+    const missing = await run('--folder', join(root, 'nope'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--folder .*nope: no such folder/);
+    const file = await run('--folder', join(root, 'note.txt'));
+    expect(file.code).toBe(2);
+    expect(file.stderr).toMatch(/--folder .*note\.txt: not a folder \(give a file with --file\)/);
+    writeFileSync(join(root, 'data.txt'), 'd');
+    mkdirSync(join(root, 'other', 'data'), { recursive: true });
+    const clash = await run('--folder', data, '--folder', join(root, 'other', 'data'));
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/both named data/);
+    // Pyodide takes a folder's bytes into its memory: past the run's input budget, TOO_LARGE names it.
+    const big = join(root, 'big');
+    mkdirSync(big);
+    writeFileSync(join(big, 'huge.bin'), '');
+    truncateSync(join(big, 'huge.bin'), MAX_SCRIPT_INPUT_BYTES + 1);
+    const tooLarge = await run('--folder', big);
+    expect(tooLarge.code).toBe(2);
+    expect(JSON.parse(tooLarge.stderr).error).toMatchObject({
+      code: 'TOO_LARGE',
+      message: expect.stringMatching(/more than \d+ bytes.*give a smaller folder/),
+    });
+
+    const host = createHost({ home, mode: 'cli', env: {} });
+    try {
+      const remote = await invokeChannel(
+        host.handlers,
+        'scripts/run',
+        { name: 'tree-list', script: 'scripts/tree.py', folders: [{ name: 'data', path: data }] },
         { transport: 'ws' },
         host.logger,
       );
