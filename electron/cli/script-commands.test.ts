@@ -1,11 +1,26 @@
 // `skilldesk skills run-script`: the script's stdout and stderr as its own, its exit code as the
 // command's, --stdin, --out, and the refusals that name what to do.
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHost } from '../host.js';
 import { MAX_SCRIPT_INPUT_BYTES } from '../sandbox/index.js';
-import { minimalPdf, PROJECT_ROOT, runCli, tempDir } from '../test-support/index.js';
+import { acceptNativeRuntime, nativeSandboxSupport } from '../scripts/index.js';
+import { minimalPdf, PROJECT_ROOT, runCli, skipWithout, tempDir } from '../test-support/index.js';
+import { nativePythonOrNull, seedNativeEnv } from '../test-support/native-env.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { scriptExitCode } from './script-commands.js';
 
@@ -306,3 +321,108 @@ describe('skilldesk skills run-script', () => {
     expect(scriptExitCode({ exit_code: -1 })).toBe(255);
   });
 });
+
+const nativePython = nativePythonOrNull();
+const sandbox = nativeSandboxSupport();
+const nativeMissing = !sandbox.ok ? sandbox.reason : !nativePython ? 'no Python 3.11+' : null;
+
+describe.skipIf(skipWithout(nativeMissing, 'run-script in the OS sandbox'))(
+  'run-script in the OS sandbox',
+  () => {
+    it('binds a 100 MB file and a folder read-only: the script reads the very file, not a copy', async () => {
+      const home = tempDir();
+      const skill = join(tempDir(), 'big-stat');
+      mkdirSync(join(skill, 'scripts'), { recursive: true });
+      writeFileSync(
+        join(skill, 'SKILL.md'),
+        '---\nname: big-stat\ndescription: Sizes and hashes a file.\n---\nRun scripts/stat.py FILE.\n',
+      );
+      writeFileSync(
+        join(skill, 'scripts', 'stat.py'),
+        [
+          'import hashlib, json, os, sys',
+          'h = hashlib.sha256()',
+          'with open(sys.argv[1], "rb") as f:',
+          '    for chunk in iter(lambda: f.read(1 << 20), b""):',
+          '        h.update(chunk)',
+          'st = os.stat(sys.argv[1])',
+          'tree = sorted(os.path.join(d, n) for d, _, ns in os.walk("inputs") for n in ns)',
+          'seen = {p: open(p).read() for p in tree if os.path.isfile(p) and not p.endswith(".bin")}',
+          'try:',
+          '    open("inputs/data/a.csv", "a").write("x")',
+          '    wrote = True',
+          'except OSError:',
+          '    wrote = False',
+          'print(json.dumps({"size": st.st_size, "ino": st.st_ino, "sha256": h.hexdigest(), "tree": tree, "seen": seen, "wrote": wrote}))',
+        ].join('\n'),
+      );
+      expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
+      seedNativeEnv(home, 'big-stat', nativePython!);
+      acceptNativeRuntime(home, 'big-stat', ['lxml']);
+
+      // 100 MiB, sparse but for random blocks at its start, middle and end: quick to make, and a
+      // checksum that a truncated or zero-filled copy would not match.
+      const { root, data } = folderFixture();
+      const big = join(data, 'big.bin');
+      const size = 100 * 1024 * 1024 + 7;
+      const fd = openSync(big, 'w');
+      try {
+        for (const at of [0, size / 2, size - 65_536].map(Math.floor))
+          writeSync(fd, randomBytes(65_536), 0, 65_536, at);
+        ftruncateSync(fd, size);
+      } finally {
+        closeSync(fd);
+      }
+      const hash = createHash('sha256');
+      const fd2 = openSync(big, 'r');
+      try {
+        const buf = Buffer.alloc(1 << 20);
+        for (let n = readSync(fd2, buf); n > 0; n = readSync(fd2, buf)) hash.update(buf.subarray(0, n));
+      } finally {
+        closeSync(fd2);
+      }
+      const ran = await runCli([
+        '--home',
+        home,
+        '--json',
+        'skills',
+        'run-script',
+        'big-stat',
+        'scripts/stat.py',
+        'inputs/data/big.bin',
+        '--folder',
+        data,
+        '--file',
+        join(root, 'note.txt'),
+        '--timeout-ms',
+        '120000',
+      ]);
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+      const r = JSON.parse(ran.json().stdout);
+      expect(r).toMatchObject({ size, sha256: hash.digest('hex'), wrote: false });
+      // The same inode as on this machine: the sandbox binds the file itself (a copy would be a new
+      // file, and no program carries its bytes).
+      expect(r.ino).toBe(statSync(big).ino);
+      // Links resolve inside the sandbox only: the ones out of the folder lead nowhere there.
+      expect(r.tree).toEqual([
+        'inputs/data/.hidden',
+        'inputs/data/a.csv',
+        'inputs/data/big.bin',
+        'inputs/data/in-link',
+        'inputs/data/out-abs',
+        'inputs/data/out-rel',
+        'inputs/data/sub/b.txt',
+        'inputs/note.txt',
+      ]);
+      expect(r.seen).toEqual({
+        'inputs/data/.hidden': 'h',
+        'inputs/data/a.csv': 'x,y\n',
+        'inputs/data/in-link': 'bb',
+        'inputs/data/sub/b.txt': 'bb',
+        'inputs/note.txt': 'n',
+      });
+      expect(readFileSync(join(data, 'a.csv'), 'utf8')).toBe('x,y\n');
+    }, 240_000);
+  },
+);
