@@ -1,4 +1,4 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { RunScriptRes } from '../contract/builtin-tools.js';
@@ -64,6 +64,52 @@ export async function inputFilesOf(paths: string[]): Promise<Array<{ name: strin
   });
 }
 
+/**
+ * The `--folder` paths as a run's inputs, each named by its folder name (`inputs/<name>/`): a
+ * missing or unreadable folder, a file instead of a folder, or a name another `--file`/`--folder`
+ * already takes is refused before anything runs (USAGE). The folder's bounds (file count, size)
+ * are checked by the runtime that takes it (TOO_LARGE).
+ */
+export function inputFoldersOf(
+  paths: string[],
+  files: Array<{ name: string; path: string }> = [],
+): Array<{ name: string; path: string }> {
+  const byName = new Map<string, string>(files.map((f) => [f.name, `--file ${f.path}`]));
+  return paths.map((p) => {
+    let path: string;
+    try {
+      // The folder itself, not a link to it: the sandbox binds what the walk counted.
+      path = realpathSync(resolve(p));
+    } catch {
+      throw new AppError('USAGE', `--folder ${p}: no such folder`);
+    }
+    if (!statSync(path).isDirectory())
+      throw new AppError('USAGE', `--folder ${p}: not a folder (give a file with --file)`);
+    try {
+      readdirSync(path);
+    } catch (e) {
+      throw new AppError(
+        'USAGE',
+        `--folder ${p}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    const name = basename(path);
+    if (!name)
+      throw new AppError(
+        'USAGE',
+        `--folder ${p}: the root folder cannot be given; give the folder that holds the files the script needs`,
+      );
+    const other = byName.get(name);
+    if (other)
+      throw new AppError(
+        'USAGE',
+        `${other} and --folder ${p} are both named ${name}: the script sees its inputs as inputs/NAME, so give each its own name (copy or link one under another name)`,
+      );
+    byName.set(name, `--folder ${p}`);
+    return { name, path };
+  });
+}
+
 /** The process exit code for a script run: the script's own, or 124/125 when the sandbox stopped it. */
 export function scriptExitCode(r: Pick<RunScriptRes, 'exit_code' | 'sandbox_error'>): number {
   if (r.sandbox_error)
@@ -98,6 +144,11 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
       'give the script this file, read-only as inputs/<its file name> (repeat for more; arguments may name it inputs/NAME)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option(
+      '--folder <dir>',
+      'give the script this folder, read-only as inputs/<its folder name>/ with everything in it, hidden files included (repeat for more)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--out <dir>', 'write the files the script created into this folder (relative paths kept)')
     .option('--timeout-ms <n>', 'time limit of the run (default 10000, at most 300000)', (v) => {
       const n = Number(v);
@@ -110,7 +161,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
         name: string | undefined,
         script: string | undefined,
         args: string[],
-        o: { stdin?: string; out?: string; timeoutMs?: number; file?: string[] },
+        o: { stdin?: string; out?: string; timeoutMs?: number; file?: string[]; folder?: string[] },
       ) => {
         if (name === undefined || name === '--help' || name === '-h') {
           ctx.io.stdout(runScript.helpInformation());
@@ -123,6 +174,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           );
         const g = ctx.globals();
         const files = await inputFilesOf(o.file ?? []);
+        const folders = inputFoldersOf(o.folder ?? [], files);
         const stdin = o.stdin === '-' ? await readAll(ctx) : o.stdin;
         const { r, saved } = await withClient(ctx, async (c) => {
           const r = await untilInterrupted((signal) =>
@@ -135,6 +187,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
                 ...(stdin !== undefined ? { stdin } : {}),
                 ...(o.timeoutMs ? { timeout_ms: o.timeoutMs } : {}),
                 ...(files.length ? { files } : {}),
+                ...(folders.length ? { folders } : {}),
               },
               { signal },
             ),

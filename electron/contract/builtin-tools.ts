@@ -381,6 +381,14 @@ export const RunScriptReqSchema = z
       .array(z.strictObject({ name: z.string().min(1).max(255), path: z.string().min(1).max(4096) }))
       .max(100)
       .optional(),
+    /**
+     * Folders of this machine given to the script, read-only at `inputs/<name>/` with their tree;
+     * as `files`, only from the CLI.
+     */
+    folders: z
+      .array(z.strictObject({ name: z.string().min(1).max(255), path: z.string().min(1).max(4096) }))
+      .max(20)
+      .optional(),
   })
   .strict();
 /** Request of `scripts/run`. */

@@ -14,6 +14,8 @@ import { dirname, join, sep } from 'node:path';
 import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import {
+  MAX_INPUT_FOLDER_FILES,
+  MAX_NATIVE_INPUT_FOLDER_BYTES,
   mediaTypeOf,
   type RunSkillScriptResult,
   runSkillScript,
@@ -21,6 +23,7 @@ import {
   type ScriptFile,
   type ScriptInput,
   type ScriptPackage,
+  scanInputFolder,
   scriptInputName,
   scriptRelativePath,
 } from '../sandbox/index.js';
@@ -500,7 +503,13 @@ async function runNative(
     );
   }
   // Host paths, bound read-only into the sandbox under inputs/ (never copied into a program).
-  const named = (req.inputs ?? []).map((i) => ({ name: scriptInputName(i.name), path: i.path }));
+  // A folder is walked only to hold it to its bounds; the bind shows it as it is.
+  const named = (req.inputs ?? []).map((i) => {
+    const name = scriptInputName(i.name);
+    if (i.folder)
+      scanInputFolder(i.path, { files: MAX_INPUT_FOLDER_FILES, bytes: MAX_NATIVE_INPUT_FOLDER_BYTES });
+    return { name, path: i.path };
+  });
   {
     const r = await runNativeSkillScript({
       home,

@@ -44,6 +44,13 @@ export {
   specialAddress,
 } from './http-request.js';
 export {
+  type InputFolderFile,
+  type InputFolderLimits,
+  MAX_INPUT_FOLDER_FILES,
+  MAX_NATIVE_INPUT_FOLDER_BYTES,
+  scanInputFolder,
+} from './input-folder.js';
+export {
   DEFAULT_LIMITS,
   MAX_LIMITS,
   resolveLimits,

@@ -266,7 +266,10 @@ describe('runSkillScript', () => {
           { name: 'a.txt', path },
         ],
       }),
-    ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('two input files') });
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('two inputs are named'),
+    });
     await expect(
       runSkillScript({ ...base, inputs: [{ name: 'gone.txt', path: join(dir, 'gone.txt') }] }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('gone.txt') });

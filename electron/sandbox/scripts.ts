@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { MAX_INPUT_FOLDER_FILES, scanInputFolder } from './input-folder.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
 import type { SandboxPool } from './pool.js';
 import type { SandboxHost, SandboxRunResult } from './types.js';
@@ -38,6 +39,11 @@ export const MAX_SCRIPT_STDIN = 1024 * 1024;
 export interface ScriptInput {
   name: string;
   path: string;
+  /**
+   * A folder the user granted, read-only at `inputs/<name>/` with its tree (see
+   * {@link scanInputFolder}): the native runtime binds it, Pyodide's reads its files here.
+   */
+  folder?: boolean;
 }
 
 /**
@@ -61,8 +67,10 @@ export function scriptInputName(name: string): string {
 }
 
 /**
- * Check a run's inputs (names plain and distinct, files present and regular, sizes within
- * `budget`) and read them: AppError NOT_FOUND / INVALID_INPUT / TOO_LARGE naming the file.
+ * Check a run's inputs (names plain and distinct, files present and regular, folders present and
+ * within {@link MAX_INPUT_FOLDER_FILES}, sizes within `budget`) and read them: AppError NOT_FOUND /
+ * INVALID_INPUT / TOO_LARGE naming the file or folder. A folder's files land at
+ * `inputs/<name>/<path in the folder>`.
  */
 export function readScriptInputs(inputs: ScriptInput[], budget = MAX_SCRIPT_INPUT_BYTES): ScriptFile[] {
   if (inputs.length > MAX_SCRIPT_INPUTS)
@@ -72,15 +80,22 @@ export function readScriptInputs(inputs: ScriptInput[], budget = MAX_SCRIPT_INPU
     });
   const seen = new Set<string>();
   let total = 0;
-  const sized = inputs.map((i) => {
+  const sized: Array<{ name: string; path: string }> = [];
+  for (const i of inputs) {
     const name = scriptInputName(i.name);
     if (seen.has(name))
       throw new AppError(
         'INVALID_INPUT',
-        `two input files are named "${name}": the script sees them all under ${SCRIPT_INPUTS_DIR}/, so each needs its own name (rename or copy one)`,
+        `two inputs are named "${name}": the script sees them all under ${SCRIPT_INPUTS_DIR}/, so each needs its own name (rename or copy one)`,
         { input: name },
       );
     seen.add(name);
+    if (i.folder) {
+      const scan = scanInputFolder(i.path, { files: MAX_INPUT_FOLDER_FILES, bytes: budget - total });
+      total += scan.bytes;
+      for (const f of scan.files) sized.push({ name: `${name}/${f.rel}`, path: f.path });
+      continue;
+    }
     let st: ReturnType<typeof statSync>;
     try {
       st = statSync(i.path);
@@ -98,8 +113,8 @@ export function readScriptInputs(inputs: ScriptInput[], budget = MAX_SCRIPT_INPU
         `the input files come to more than ${budget} bytes (${i.path} is ${st.size}), the most a run takes`,
         { limit: 'script_input_bytes', max: budget, input: name },
       );
-    return { name, path: i.path };
-  });
+    sized.push({ name, path: i.path });
+  }
   return sized.map(({ name, path }) => {
     let bytes: Buffer;
     try {

@@ -67,10 +67,10 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       });
     },
     'scripts/run': async (req, ctx) => {
-      if (req.files?.length && ctx.transport !== 'in-process')
+      if ((req.files?.length || req.folders?.length) && ctx.transport !== 'in-process')
         throw new AppError(
           'FORBIDDEN',
-          'files of this machine can be given to a script only from the command line (skilldesk skills run-script --file); a chat passes its attachments',
+          'files and folders of this machine can be given to a script only from the command line (skilldesk skills run-script --file/--folder); a chat passes its attachments',
         );
       const { skill, scope, runner } = scriptsOf(deps, req.name);
       // As `skills/run`: nobody is asked before a CLI run, so a skill changed since it was accepted
@@ -83,7 +83,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
         timeoutMs: req.timeout_ms,
         signal: ctx.signal,
         queue: `cli-${randomUUID()}`,
-        inputs: req.files,
+        inputs: [...(req.files ?? []), ...(req.folders ?? []).map((f) => ({ ...f, folder: true }))],
       });
       return r;
     },

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { useStores } from '../../stores.js';
+import { downloadBlob, saveBlobTo } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
 import { useImageUrl } from '../chat/Message.js';
@@ -19,21 +20,15 @@ function base64Blob(data: string, type: string): Blob {
   return new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], { type });
 }
 
-/** Save the document under its file name (a blob URL on this origin: nothing leaves the app). */
-function download(doc: CanvasDoc): void {
+function docBlob(doc: CanvasDoc): Blob {
   const c = doc.content;
   const type = mediaTypeOf(doc);
-  const blob =
-    c.kind === 'image' || c.kind === 'binary' ? base64Blob(c.data, type) : new Blob([c.text], { type });
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = doc.fileName;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return c.kind === 'image' || c.kind === 'binary' ? base64Blob(c.data, type) : new Blob([c.text], { type });
+}
+
+/** Save the document under its file name (a blob URL on this origin: nothing leaves the app). */
+function download(doc: CanvasDoc): void {
+  downloadBlob(doc.fileName, docBlob(doc));
 }
 
 /** Put the document on the clipboard: its text, or a PNG image (the one image type clipboards take). */
@@ -394,6 +389,18 @@ export function CanvasPanel(props: { streaming: boolean }) {
           )}
           <button type="button" className="btn btn--small" onClick={() => download(doc)}>
             <Icon name="download" /> Download
+          </button>
+          <button
+            type="button"
+            className="btn btn--small"
+            title={`Choose where to save ${doc.fileName}`}
+            onClick={() =>
+              saveBlobTo(doc.fileName, async () => docBlob(doc)).catch((e: unknown) =>
+                setCopied(`Couldn’t save: ${e instanceof Error ? e.message : String(e)}`),
+              )
+            }
+          >
+            Save to…
           </button>
         </div>
       )}

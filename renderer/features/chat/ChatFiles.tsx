@@ -5,6 +5,7 @@ import { MAX_CHAT_FILE_BYTES } from '../../../electron/contract/chat-files.js';
 import type { GetPythonRuntimeRes } from '../../../electron/contract/python.js';
 import type { Client } from '../../bridge/client.js';
 import { useChatStore, useStores } from '../../stores.js';
+import { downloadBlob, saveBlobTo } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
 import { docFromFile } from '../canvas/canvas-docs.js';
 import type { CanvasStore } from '../canvas/canvas-store.js';
@@ -34,19 +35,20 @@ export function openChatFile(
   });
 }
 
-/** Save a chat file (a blob URL on this origin: nothing leaves the app). */
-async function downloadChatFile(client: Client, sessionId: string, name: string): Promise<void> {
+async function chatFileBlob(client: Client, sessionId: string, name: string): Promise<Blob> {
   const r = await client.invoke('chat/read-file', { session_id: sessionId, name });
   const bytes = Uint8Array.from(atob(r.data_base64), (c) => c.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: r.media_type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name.split('/').at(-1) || 'file';
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return new Blob([bytes], { type: r.media_type });
+}
+
+/** Download a chat file under its own name and media type (a blob URL: nothing leaves the app). */
+async function downloadChatFile(client: Client, sessionId: string, name: string): Promise<void> {
+  downloadBlob(name.split('/').at(-1) || 'file', await chatFileBlob(client, sessionId, name));
+}
+
+/** Save a chat file where the user picks (see {@link saveBlobTo}). */
+async function saveChatFileTo(client: Client, sessionId: string, name: string): Promise<void> {
+  await saveBlobTo(name.split('/').at(-1) || 'file', () => chatFileBlob(client, sessionId, name));
 }
 
 function toBase64(buf: ArrayBuffer): string {
@@ -218,6 +220,15 @@ export function ChatFiles() {
                     }
                   >
                     <Icon name="download" />
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn--small"
+                    aria-label={`Save ${f.name} to…`}
+                    title={`Choose where to save ${f.name}`}
+                    onClick={() => void act(`save ${f.name}`, saveChatFileTo(client, sessionId, f.name))}
+                  >
+                    Save to…
                   </button>
                   <button
                     type="button"

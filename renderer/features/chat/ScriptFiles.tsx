@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useStores } from '../../stores.js';
+import { downloadBlob, saveBlobTo } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
 import './script-files.css';
 
@@ -44,42 +45,19 @@ export function ScriptFiles({ result }: { result: unknown }) {
     const bytes = Uint8Array.from(atob(r.data_base64), (c) => c.charCodeAt(0));
     return new Blob([bytes], { type: r.media_type });
   };
-  // "Save to…": where the browser engine offers a save dialog (Chromium, so the desktop app too:
-  // the operating system's own dialog, nothing added to the bridge), the user picks the place;
-  // elsewhere the file downloads.
+  const fileName = (f: ScriptFile) => f.path.split('/').at(-1) ?? 'output';
   const saveTo = async (f: ScriptFile) => {
     setError(null);
-    const picker = (
-      window as unknown as {
-        showSaveFilePicker?: (o: { suggestedName: string }) => Promise<{
-          createWritable(): Promise<{ write(b: Blob): Promise<void>; close(): Promise<void> }>;
-        }>;
-      }
-    ).showSaveFilePicker;
-    if (!picker) return save(f);
     try {
-      const handle = await picker({ suggestedName: f.path.split('/').at(-1) ?? 'output' });
-      const blob = await fetchBlob(f);
-      const w = await handle.createWritable();
-      await w.write(blob);
-      await w.close();
+      await saveBlobTo(fileName(f), () => fetchBlob(f));
     } catch (e) {
-      if ((e as Error)?.name === 'AbortError') return;
       setError(`Couldn’t save ${f.path}: ${(e as Error).message}. Run the script again to get it back.`);
     }
   };
   const save = async (f: ScriptFile) => {
     setError(null);
     try {
-      const url = URL.createObjectURL(await fetchBlob(f));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = f.path.split('/').at(-1) ?? 'output';
-      a.rel = 'noopener';
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      downloadBlob(fileName(f), await fetchBlob(f));
     } catch (e) {
       setError(`Couldn’t download ${f.path}: ${(e as Error).message}. Run the script again to get it back.`);
     }
