@@ -1,7 +1,8 @@
 // WebAssembly components (`wasm_component`): transpile + first compile of a new component, its first
 // run, warm runs of a trivial (hand-written) and of a JavaScript component (back to back, and after
-// the worker was idle), and a CPU loop in a JavaScript component against the same loop in Node. Components are built here (componentize-js,
-// cached in the OS temp folder by source hash; the build itself is not measured).
+// the worker was idle), and a CPU loop in a JavaScript component against the same loop in Node.
+// Components are built here (componentize-js, cached in the OS temp folder by source hash; the
+// build itself is not measured).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
