@@ -81,6 +81,8 @@ describe.skipIf(noSidecar)('sidecar client with the real sidecar', () => {
     const status = client.status();
     expect(status.state).toBe('running');
     expect(status.version?.dspy).toMatch(/^3\./);
+    // The handshake did not wait for DSPy's import; an answered execute means it is done.
+    expect(status.version?.dspy_loaded).toBe(true);
     expect(['venv', 'binary']).toContain(status.command?.kind);
   });
 

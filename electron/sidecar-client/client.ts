@@ -555,6 +555,9 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
     return starting;
   }
 
+  /** Methods that run DSPy (and so wait for its import in the sidecar). */
+  const DSPY_METHODS: ReadonlySet<SidecarMethod> = new Set(['manifest', 'execute', 'optimize']);
+
   async function call<M extends SidecarMethod>(
     method: M,
     params: SidecarMethodMap[M]['params'],
@@ -572,6 +575,9 @@ export function createSidecarClient(opts: SidecarClientOptions): SidecarClient {
     try {
       const value = await promise;
       consecutiveFailures = 0;
+      // A DSPy request answered: the import the handshake did not wait for is done.
+      if (c.version?.dspy_loaded === false && DSPY_METHODS.has(method))
+        c.version = { ...c.version, dspy_loaded: true };
       return value;
     } finally {
       if (conn === c) armIdle();

@@ -200,6 +200,11 @@ export const VersionResSchema = z.object({
   events: z.array(z.string()),
   dspy: z.string().nullable(),
   dspy_error: z.string().optional(),
+  /**
+   * Whether DSPy's import has finished. The handshake does not wait for it (it costs over a
+   * second); `dspy` then names the installed version and the first DSPy request waits for the import.
+   */
+  dspy_loaded: z.boolean().optional(),
 });
 
 /** Versions of the running sidecar. */

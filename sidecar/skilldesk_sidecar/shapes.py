@@ -45,6 +45,7 @@ class VersionResult(TypedDict):
     events: list[str]
     dspy: Union[str, None]
     dspy_error: NotRequired[str]
+    dspy_loaded: NotRequired[bool]
 
 
 class TemplateInfo(TypedDict):

@@ -10,6 +10,8 @@ import base64
 import binascii
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -177,10 +179,34 @@ def get_template(template_id: Any) -> Template:
     return TEMPLATES[template_id]
 
 
+#: Built modules kept as prototypes, by (template, signature, instructions).
+MAX_PROTOTYPES = 64
+_prototypes: OrderedDict[tuple[str, SignatureSpec, str | None], dspy.Module] = OrderedDict()
+_prototypes_lock = threading.Lock()
+
+
 def build_module(template: Template, spec: SignatureSpec, instructions: str | None = None) -> dspy.Module:
+    """A fresh module for ``template`` over ``spec``.
+
+    Building one makes pydantic model classes for the signature (and ChainOfThought's extended
+    one), which is most of a request's own cost; the signature classes are never changed in place
+    (loading state makes new ones), so a prototype per key is kept and each request gets a deep
+    copy of it: its own demos, instructions and field prefixes, the signature classes shared.
+    """
     if instructions is not None and (not isinstance(instructions, str) or len(instructions) > MAX_INSTRUCTIONS_CHARS):
         raise invalid(f"instructions must be a string of at most {MAX_INSTRUCTIONS_CHARS} characters")
-    return template.build(spec.build(instructions))
+    key = (template.id, spec, instructions or None)
+    with _prototypes_lock:
+        prototype = _prototypes.get(key)
+        if prototype is not None:
+            _prototypes.move_to_end(key)
+    if prototype is None:
+        prototype = template.build(spec.build(instructions))
+        with _prototypes_lock:
+            _prototypes[key] = prototype
+            while len(_prototypes) > MAX_PROTOTYPES:
+                _prototypes.popitem(last=False)
+    return prototype.deepcopy()
 
 
 def manifest() -> dict[str, Any]:

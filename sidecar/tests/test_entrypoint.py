@@ -87,3 +87,25 @@ def test_the_sidecar_exits_when_stdin_closes() -> None:
     )
     assert done.returncode == 0
     assert json.loads(done.stdout) == {"id": "n1", "type": "res", "result": {"pong": True}}
+
+
+def test_version_answers_before_dspy_is_imported_and_says_so() -> None:
+    """The handshake names the installed DSPy without importing it (over a second of CPU);
+    ``dspy_loaded`` turns true once the import is done, and then names the imported version."""
+    code = """
+import json, sys
+from skilldesk_sidecar import handlers
+before = handlers.handle_version(None, {})
+imported_early = "dspy" in sys.modules
+handlers.load_runtime()
+after = handlers.handle_version(None, {})
+print(json.dumps({"before": before, "imported_early": imported_early, "after": after}))
+"""
+    done = _python(code)
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    assert out["imported_early"] is False
+    assert out["before"]["dspy_loaded"] is False
+    assert out["after"]["dspy_loaded"] is True
+    assert out["before"]["dspy"] == out["after"]["dspy"]
+    assert isinstance(out["after"]["dspy"], str) and out["after"]["dspy"]

@@ -78,6 +78,27 @@ def test_dump_then_load_state_round_trips(template_id: str) -> None:
     assert dump_state(fresh) == state
 
 
+@pytest.mark.parametrize("template_id", list(TEMPLATES))
+def test_each_build_is_a_fresh_module_that_state_loaded_into_another_cannot_reach(template_id: str) -> None:
+    """Modules come from a cached prototype; what one request loads or changes stays its own."""
+    spec = parse_signature("question -> answer")
+    first = build_module(TEMPLATES[template_id], spec)
+    pristine = dump_state(first)
+    for _, predictor in first.named_predictors():
+        predictor.demos = [{"question": "q", "answer": "a"}]
+    trained = dump_state(first)
+    predictors = [trained] if "signature" in trained else [v for v in trained.values() if isinstance(v, dict) and "signature" in v]
+    assert predictors
+    for entry in predictors:
+        entry["signature"]["instructions"] = "Be terse."  # type: ignore[index]
+    loaded = build_module(TEMPLATES[template_id], spec)
+    assert load_state(loaded, trained) == []
+    assert dump_state(loaded) == trained
+    again = build_module(TEMPLATES[template_id], spec)
+    assert again is not first and again is not loaded
+    assert dump_state(again) == pristine != trained
+
+
 def test_state_blob_may_arrive_as_text_or_base64() -> None:
     state = {"self": {"demos": []}}
     text = json.dumps(state)

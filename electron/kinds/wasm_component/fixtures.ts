@@ -74,6 +74,9 @@ const CORE = `(core module $m
       (i32.store (i32.const 36) (i32.const 16))
       (i32.store (i32.const 40) (i32.const 2))
       (i32.const 32))
+    (func (export "count") (param i32 i32) (result i32)
+      (i32.store8 (i32.const 16) (i32.add (i32.load8_u (i32.const 16)) (i32.const 1)))
+      (call 0 (local.get 0) (local.get 1)))
     (func (export "trap") (param i32 i32) (result i32) unreachable)
     (func (export "grow") (param i32 i32) (result i32)
       (loop $l (br_if $l (i32.ne (memory.grow (i32.const 16)) (i32.const -1))))
@@ -81,8 +84,15 @@ const CORE = `(core module $m
     (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 1024)))
   (core instance $i (instantiate $m))`;
 
-/** A tiny hand-written component: `ok` answers "42", `trap` traps, `grow` grows its memory until refused. */
-export async function watComponent(run: 'ok' | 'trap' | 'grow', extraImport = ''): Promise<Uint8Array> {
+/**
+ * A tiny hand-written component: `ok` answers "42", `count` adds one to the first digit in its
+ * memory and answers the digits ("52" from a fresh instance), `trap` traps, `grow` grows its memory
+ * until refused.
+ */
+export async function watComponent(
+  run: 'ok' | 'count' | 'trap' | 'grow',
+  extraImport = '',
+): Promise<Uint8Array> {
   const { parse } = await import('@bytecodealliance/jco');
   return parse(`(component ${extraImport} ${CORE} ${runExport(run)})`);
 }

@@ -239,6 +239,18 @@ describe('limits: each hostile run fails clearly and the next run works', () => 
     await sum();
   }, 120_000);
 
+  it('each run gets a fresh instance: state a run leaves in its memory is never seen by the next', async () => {
+    // The worker makes the next run's instance ahead of time; a run must still start from the
+    // component's initial memory, whichever component ran in between.
+    const count = (await prepareComponent(await watComponent('count'), componentDir)).sha256;
+    for (let i = 0; i < 6; i++) {
+      const r = await pool.runComponent(count, '{}');
+      expect(r, JSON.stringify(r.error)).toMatchObject({ ok: true, result: '52' });
+      if (i === 2) await sum();
+    }
+    await sum();
+  }, 120_000);
+
   it('a trap is a failed run', async () => {
     const trap = (await prepareComponent(await watComponent('trap'), componentDir)).sha256;
     const r = await pool.runComponent(trap, '{}');

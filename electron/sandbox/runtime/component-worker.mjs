@@ -10,6 +10,13 @@
 // to the next; the worker itself is reused after a run that ended cleanly and ended by the process
 // after a run that hit a limit (an endless loop can only be stopped that way).
 //
+// Instantiating a JavaScript component (SpiderMonkey's 12 MB module, its snapshot memory, jco's
+// glue) costs 10-30 ms, far more than a small run. So after a run the worker makes the next fresh
+// instance of the same component while it waits: a run that then arrives takes that never-used
+// instance, and a run of another component (or with another memory cap) discards it. An instance is
+// used by one run only, so nothing of one run is visible to the next either way; its `host` imports
+// reach the run that takes it, and refuse (spoiling the instance) when called before that.
+//
 // Plain JavaScript: the sandbox process has no TypeScript loader.
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -30,7 +37,7 @@ const hostState = new Int32Array(hostBuffer, 0, 4);
 const hostData = new Uint8Array(hostBuffer, HOST_HEADER);
 
 /** Ask the app for `fn(...args)`; returns `{ok, value}` or `{ok: false, error}`. */
-function hostCall(fn, args) {
+function callHost(fn, args) {
   AtomicsRef.store(hostState, 0, 0);
   port.postMessage({ type: 'host', request: JSON.stringify({ fn, args }) });
   for (;;) {
@@ -58,15 +65,32 @@ function errorText(reply) {
   return e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? 'host call failed');
 }
 
-/** A host function returning `result<string, string>`: JSON text of the value (strings as they are). */
-function jsonResult(fn, args) {
-  const reply = hostCall(fn, args);
-  if (!reply?.ok) throw new HostError(errorText(reply));
-  return typeof reply.value === 'string' ? reply.value : JSON.stringify(reply.value ?? null);
-}
-
-/** What one run's component may call: the `host` interface, built per run around its log buffer. */
-function hostInterface(run) {
+/**
+ * What a component may call: the `host` interface of one instance. `slot.run` is the run that took
+ * the instance (its log buffer); a call before that (while instantiating ahead) spoils the instance.
+ */
+function hostInterface(slot) {
+  const run = {
+    log(text) {
+      if (!slot.run) {
+        slot.spoiled = true;
+        throw new Error('host called outside a run');
+      }
+      slot.run.log(text);
+    },
+  };
+  const hostCall = (fn, args) => {
+    if (!slot.run) {
+      slot.spoiled = true;
+      return { ok: false, error: { message: 'host called outside a run' } };
+    }
+    return callHost(fn, args);
+  };
+  const jsonResult = (fn, args) => {
+    const reply = hostCall(fn, args);
+    if (!reply?.ok) throw new HostError(errorText(reply));
+    return typeof reply.value === 'string' ? reply.value : JSON.stringify(reply.value ?? null);
+  };
   return {
     getPage(slug) {
       const reply = hostCall('get_page', [String(slug)]);
@@ -150,12 +174,12 @@ const GRANTED = {
 };
 
 /** The import object for `imports` (full names, versions included); null names one not granted. */
-function importObject(imports, run) {
+function importObject(imports, slot) {
   const out = {};
   for (const name of imports) {
     const base = name.replace(/@[^@/]*$/, '');
     let iface;
-    if (base === 'skilldesk:skill/host') iface = hostInterface(run);
+    if (base === 'skilldesk:skill/host') iface = hostInterface(slot);
     else if (Object.hasOwn(GRANTED, base)) iface = GRANTED[base]();
     else return { refused: name };
     // jco's glue looks interfaces up without their version, other bindings with it.
@@ -184,7 +208,62 @@ function memoryCapHit(memories, capBytes) {
   return memories.some((m) => m.buffer.byteLength + Math.max(capBytes / 8, 4 * 65536) >= capBytes);
 }
 
+/**
+ * A fresh instance of the component `m` names: its root (with `run`), its memories, and the slot
+ * its `host` imports report to. Throws what instantiation throws (a refused import included).
+ */
+function instantiateComponent(instantiate, m, memories = []) {
+  const slot = { run: null, spoiled: false };
+  const made = importObject(m.imports, slot);
+  if (made.refused) return { refused: made.refused };
+  const root = instantiate(
+    (path) => {
+      const mod = m.modules[path];
+      if (!(mod instanceof WebAssembly.Module)) throw new Error(`no core module ${path}`);
+      return mod;
+    },
+    made.imports,
+    (module, imports) => {
+      const inst = new WebAssembly.Instance(module, imports);
+      for (const v of Object.values(inst.exports)) if (v instanceof WebAssembly.Memory) memories.push(v);
+      return inst;
+    },
+  );
+  return { root, memories, slot, key: aheadKey(m) };
+}
+
+/** Instances are interchangeable only for the same transpiled component and memory cap. */
+const aheadKey = (m) => `${m.glueUrl}\n${m.limits.memory_mb}`;
+
+/** The next run's instance, made after the last run; used once, or dropped for another component. */
+let ahead = null;
+
+function takeAhead(m) {
+  const made = ahead;
+  ahead = null;
+  return made && made.key === aheadKey(m) && !made.slot.spoiled ? made : null;
+}
+
+/** Make the next fresh instance of the component `m` ran, while no run is waiting. */
+function instantiateAhead(m) {
+  ahead = null;
+  const instantiate = glue.get(m.glueUrl);
+  if (!instantiate) return;
+  try {
+    const made = instantiateComponent(instantiate, m);
+    if (!made.refused && !made.slot.spoiled) ahead = made;
+  } catch {
+    // Made again when the run comes, which then reports the failure.
+  }
+}
+
+let pendingAhead = null;
+
 async function runJob(m) {
+  if (pendingAhead) {
+    clearImmediate(pendingAhead);
+    pendingAhead = null;
+  }
   const limits = m.limits;
   let out = '';
   let truncated = false;
@@ -197,7 +276,7 @@ async function runJob(m) {
       } else out += text;
     },
   };
-  const memories = [];
+  let memories = [];
   let outcome;
   try {
     const instantiate = await loadGlue(m.glueUrl);
@@ -207,7 +286,8 @@ async function runJob(m) {
       sealThread();
       sealed = true;
     }
-    const made = importObject(m.imports, run);
+    // The memories are collected as they are made: a cap hit while instantiating is reported too.
+    const made = takeAhead(m) ?? instantiateComponent(instantiate, m, memories);
     if (made.refused) {
       outcome = {
         ok: false,
@@ -218,20 +298,9 @@ async function runJob(m) {
         },
       };
     } else {
-      const root = instantiate(
-        (path) => {
-          const mod = m.modules[path];
-          if (!(mod instanceof WebAssembly.Module)) throw new Error(`no core module ${path}`);
-          return mod;
-        },
-        made.imports,
-        (module, imports) => {
-          const inst = new WebAssembly.Instance(module, imports);
-          for (const v of Object.values(inst.exports)) if (v instanceof WebAssembly.Memory) memories.push(v);
-          return inst;
-        },
-      );
-      const value = root.run(m.input);
+      memories = made.memories;
+      made.slot.run = run;
+      const value = made.root.run(m.input);
       const text = String(value);
       if (encoder.encode(text).length > limits.result_bytes) {
         outcome = {
@@ -277,6 +346,14 @@ async function runJob(m) {
     truncated: { stdout: truncated, stderr: false },
     memoryBytes,
   });
+  // Only after a run the process keeps the worker for (see finishComponent); a run that arrives
+  // first cancels it.
+  if (outcome.ok === true || outcome.error?.type === 'ComponentError') {
+    pendingAhead = setImmediate(() => {
+      pendingAhead = null;
+      instantiateAhead(m);
+    });
+  }
 }
 
 port.on('message', (m) => {
