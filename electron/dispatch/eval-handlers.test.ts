@@ -233,6 +233,39 @@ describe('skills/eval on a draft', () => {
     expect(h.runs).toHaveLength(1);
   });
 
+  it("measures phase 1 of a draft's trigger evals with the draft's description, remembering nothing", async () => {
+    const { host, ctx } = await hostWith([]);
+    const triggers = (d: string) => ({
+      ...pkg,
+      description: d,
+      trigger_phrases: [],
+      artifacts: [
+        ...pkg.artifacts.filter((a) => a.name !== 'evals/evals.json'),
+        {
+          kind: 'resource',
+          name: 'evals/trigger-evals.json',
+          metadata: { path: 'evals/trigger-evals.json' },
+          content: JSON.stringify([{ query: 'find contradictions in dated events', should_trigger: true }]),
+        },
+      ],
+    });
+    const good = await host.handlers['skills/trigger-eval'](
+      { draft: triggers("Checks a story's timeline for contradictions between dated events.") },
+      ctx,
+    );
+    expect(good.skills[0]).toMatchObject({ name: 'Timeline Checker', total: 1 });
+    expect(good.skills[0]!.phase1.recall).toBe(1);
+    const bad = await host.handlers['skills/trigger-eval'](
+      { names: ['Timeline Checker'], draft: triggers('Translates recipes into French.') },
+      ctx,
+    );
+    expect(bad.skills[0]!.phase1.recall).toBe(0);
+    // The saved skill still has no trigger-evals file, and nothing was remembered.
+    const saved = await host.handlers['skills/trigger-eval']({ names: ['Timeline Checker'] }, ctx);
+    expect(saved.skills[0]!.results.map((r) => r.source)).toEqual(['evals/evals.json', 'evals/evals.json']);
+    expect(saved.skills[0]!.previous).toBeNull();
+  });
+
   it('refuses a draft whose name is not the one asked for, before anything runs', async () => {
     const { host, provider, ctx } = await hostWith([]);
     await expect(host.handlers['skills/eval']({ name: 'Other Name', draft }, ctx)).rejects.toMatchObject({

@@ -501,7 +501,31 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
    */
   async function triggerEvaluate(req: TriggerEvalReq, ctx: CallContext): Promise<TriggerEvalRes> {
     const started = deps.now();
-    const catalog = deps.catalog();
+    const open = deps.catalog();
+    if (req.draft !== undefined) {
+      if (!deps.draft) throw new AppError('INVALID_INPUT', 'drafts cannot be measured here');
+      const own = typeof req.draft === 'object' && typeof req.draft.name === 'string' ? req.draft.name : null;
+      const name = req.names && req.names.length > 0 ? req.names[0] : own;
+      if (!name || (req.names && req.names.length > 1)) {
+        throw new AppError('INVALID_INPUT', 'with a draft, name only the draft (names: [its name])');
+      }
+      const draft = deps.draft(open, name, req.scope, req.draft);
+      return withDraftCatalog(open, draft, (trial, skill) => {
+        const evals = readTriggerEvals(skill);
+        const skipped: TriggerEvalRes['skipped'] =
+          evals.length === 0
+            ? [
+                {
+                  name: skill.name,
+                  reason: `no trigger evals: add ${TRIGGER_EVALS_FILE} (a list of {"query", "should_trigger"}) to the skill's folder`,
+                },
+              ]
+            : [];
+        const picked = evals.length > 0 ? [{ skill, scope: draft.scope, evals }] : [];
+        return measureTriggers(trial, picked, skipped, req, ctx, started, true);
+      });
+    }
+    const catalog = open;
     const skipped: TriggerEvalRes['skipped'] = [];
     const picked: Array<{ skill: Skill; scope: Scope; evals: TriggerEval[] }> = [];
     if (req.names && req.names.length > 0) {
@@ -531,6 +555,19 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
         if (evals.length > 0) picked.push({ skill: found.skill, scope: entry.scope, evals });
       }
     }
+    return measureTriggers(catalog, picked, skipped, req, ctx, started, false);
+  }
+
+  /** Phase 1, then (when asked) the model, for the picked skills' trigger evals; a draft's run is not remembered. */
+  async function measureTriggers(
+    catalog: SkillCatalog,
+    picked: Array<{ skill: Skill; scope: Scope; evals: TriggerEval[] }>,
+    skipped: TriggerEvalRes['skipped'],
+    req: TriggerEvalReq,
+    ctx: CallContext,
+    started: number,
+    isDraft: boolean,
+  ): Promise<TriggerEvalRes> {
     // Phase 1 for every query first: it is free, and it decides which queries reach the model.
     const phase1 = picked.map((p) =>
       p.evals.map((e) => phase1Decision(catalog, e.query, p.skill.name, p.scope)),
@@ -630,7 +667,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
         results,
       };
       skills.push(view);
-      if (req.record !== false && store) {
+      if (!isDraft && req.record !== false && store) {
         const passed = results.filter((r) => r.passed).length;
         recordEvalRun(store.db, {
           name: p.skill.name,
