@@ -271,6 +271,15 @@ export function passRateDelta(result: EvalSkillRes): string | null {
 export function EvalResultItem({ r, previous }: { r: EvalResultView; previous: EvalSkillRes['previous'] }) {
   const vs = versusLast(r, previous);
   const run = r.runs?.find((x) => x.configuration === 'with_skill');
+  // The first run's graded checks when the model ran, else the checks as the result lists them;
+  // keyed by position, as two checks may say the same thing.
+  const checks = (
+    run?.expectations.map((x) => ({
+      text: x.text,
+      passed: x.graded ? x.passed : null,
+      evidence: x.evidence,
+    })) ?? r.checks.map((c) => ({ text: c.check, passed: c.passed, evidence: c.explanation }))
+  ).map((c, i) => ({ ...c, key: `c${i}` }));
   return (
     <li className={r.graded === false ? 'is-ng' : r.passed ? 'is-ok' : 'is-bad'}>
       <Icon name={r.passed ? 'check' : 'alert'} size={14} />
@@ -299,15 +308,11 @@ export function EvalResultItem({ r, previous }: { r: EvalResultView; previous: E
             </fieldset>
           )}
           <ul className="ag-answer__checks" aria-label="Checks">
-            {(
-              run?.expectations.map((x) => ({
-                text: x.text,
-                passed: x.graded ? x.passed : null,
-                evidence: x.evidence,
-              })) ?? r.checks.map((c) => ({ text: c.check, passed: c.passed, evidence: c.explanation }))
-            ).map((c, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: checks may repeat their text
-              <li key={i} className={c.passed === null ? 'is-ng' : c.passed ? 'is-ok' : 'is-bad'}>
+            {checks.map((c) => (
+              <li
+                key={c.key}
+                className={c.passed === null ? 'ag-check--ng' : c.passed ? 'ag-check--ok' : 'ag-check--bad'}
+              >
                 <span className="ag-answer__verdict">
                   {c.passed === null ? 'not graded' : c.passed ? 'passed' : 'failed'}
                 </span>
