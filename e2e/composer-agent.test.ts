@@ -87,6 +87,17 @@ const SCRIPT = [
   { text: 'Ann went to school in 1985, five years before she was born.' },
   { text: 'Bo left on Monday.' },
   { text: 'Timeline Checker', expect: { last_user_contains: 'Message: check the timeline of chapter 2' } },
+  // Evals again on the edited draft: eval 2 has a new prompt and a statement the judge grades.
+  { text: 'Ann went to school in 1985, five years before she was born.' },
+  {
+    text: 'No contradictions found:\n- Bo left on **Monday**\n- Bo came back on Friday',
+    expect: { last_user_contains: 'came back on Friday' },
+  },
+  {
+    text: 'PASS\nThe answer says plainly that nothing contradicts.',
+    expect: { last_user_contains: 'Statement: It says there is no contradiction' },
+  },
+  { text: 'Timeline Checker' },
 ];
 
 describe.skipIf(skip)('Composer agent and evals', () => {
@@ -165,15 +176,59 @@ describe.skipIf(skip)('Composer agent and evals', () => {
     await page.getByRole('button', { name: 'Evals', exact: true }).click();
     await page.getByRole('button', { name: 'Run evals' }).click();
     const results = page.getByRole('list', { name: 'Eval results' });
-    await pw(results.locator('li')).toHaveCount(3);
+    await pw(results.locator(':scope > li')).toHaveCount(3);
     await pw(page.locator('.ag-score')).toContainText('67% passed (2 of 3)');
-    await pw(results.locator('li.is-bad')).toContainText('No contradictions');
+    await pw(results.locator(':scope > li.is-bad')).toContainText('No contradictions');
     await pw(results).toContainText('rank 1 · model chose it');
     await pw(page.locator('.ag-models')).toContainText('OpenAI · ');
     await pw(page.locator('.ag-models')).not.toContainText('openai:');
     await shoot('agent-evals-1440');
     await page.setViewportSize({ width: 1024, height: 700 });
     await shoot('agent-evals-1024');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // Edit a row (no JSON by hand), then run the unsaved draft and read the answer beside its verdict.
+    const prompt2 = page.getByRole('textbox', { name: 'Prompt of eval 2' });
+    await prompt2.fill('Bo left on Monday and came back on Friday.');
+    await page.getByRole('button', { name: 'Add a check to eval 2' }).click();
+    await page.getByRole('textbox', { name: 'Check 1 of eval 2' }).fill('It says there is no contradiction');
+    await pw(page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
+    await page.getByRole('button', { name: 'Run evals on the draft' }).click();
+    await pw(page.locator('.ag-score')).toContainText('100% passed (3 of 3)');
+    await pw(page.locator('.ag-score')).toContainText('draft');
+    await pw(page.locator('.ag-delta')).toContainText('+33 points since the last run (67%, version 1.1.0)');
+    const second = results.locator(':scope > li').nth(1);
+    await pw(second).toContainText('was failing');
+    await pw(results.locator(':scope > li').first()).toContainText('was passing');
+    await second.getByText('Answer and checks').click();
+    const reply = second.getByRole('group', { name: "The model's answer" });
+    await pw(reply.locator('li')).toHaveText(['Bo left on Monday', 'Bo came back on Friday']);
+    await pw(reply.locator('strong')).toHaveText('Monday');
+    await pw(second.getByRole('list', { name: 'Checks' })).toContainText(
+      'passedIt says there is no contradiction — The answer says plainly that nothing contradicts.',
+    );
+    // Scrolled as a user does (the wheel moves only what the user can scroll), the answer in view.
+    const wheelTo = async (target: typeof second) => {
+      // Over the score line: below the rows list, which scrolls on its own.
+      const box = await page.locator('.ag-score').boundingBox();
+      await page.mouse.move(box!.x + 40, box!.y + box!.height / 2);
+      for (let i = 0; i < 20; i++) {
+        const r = await target.boundingBox();
+        const vh = page.viewportSize()!.height;
+        if (r && r.y + r.height <= vh - 20 && r.y >= 0) break;
+        await page.mouse.wheel(0, r && r.y < 0 ? -150 : 150);
+      }
+    };
+    await wheelTo(second.locator('.ag-answer__checks'));
+    await shoot('agent-evals-draft-1440');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await wheelTo(second.locator('.ag-answer__checks'));
+    await shoot('agent-evals-draft-1024');
+    await page.getByRole('textbox', { name: 'Prompt of eval 1' }).focus();
+    await shoot('agent-evals-rows-1024');
+    // The draft's run is not remembered: the table still shows the saved run.
+    await pw(page.locator('.ag-models')).toContainText('67% (2/3)');
+    expect(provider.requests.every((q) => q.expectation_error === undefined)).toBe(true);
     expect(problems).toEqual([]);
   }, 120_000);
 });

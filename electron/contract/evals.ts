@@ -5,6 +5,52 @@
 import { z } from 'zod';
 import { ScopeSchema } from './skills.js';
 
+/** One eval of `evals/evals.json` (skill-creator's shape; unknown fields are kept). */
+export const EvalSchema = z
+  .object({
+    id: z.union([z.number(), z.string().max(200)]),
+    name: z.string().max(500).optional(),
+    prompt: z.string().min(1).max(100_000),
+    expected_output: z.string().max(100_000).optional(),
+    files: z.array(z.string().max(1000)).max(100).optional(),
+    /** Statements about the output (judged by the model), or `{type: contains|not_contains, value}`. */
+    assertions: z
+      .array(
+        z.union([
+          z.string().min(1).max(2000),
+          z
+            .object({
+              type: z.enum(['contains', 'not_contains']),
+              value: z.string().max(10_000),
+              name: z.string().max(200).optional(),
+            })
+            .passthrough(),
+        ]),
+      )
+      .max(100)
+      .optional(),
+    /** skill-creator's checks: statements about the output, each graded by the judge model. */
+    expectations: z.array(z.string().min(1).max(2000)).max(100).optional(),
+    /** A trigger eval: whether this message should activate the skill (phase 1, top 5). */
+    should_trigger: z.boolean().optional(),
+    /** Variables for the skill's templates (default: the prompt as `input`, `text` and `message`). */
+    context: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough();
+
+/**
+ * An `evals/evals.json` file: the main process reads skills' evals with it and the Composer's
+ * rows editor checks what it writes back.
+ */
+export const EvalsFileSchema = z
+  .object({
+    skill_name: z.string().max(200).optional(),
+    /** The pass rate below which `skills eval` fails (default 0.8). */
+    threshold: z.number().min(0).max(1).optional(),
+    evals: z.array(EvalSchema).min(1).max(1000),
+  })
+  .passthrough();
+
 /** One remembered run of a skill's evals. */
 export interface EvalRunSummary {
   id: number;

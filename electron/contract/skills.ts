@@ -450,6 +450,15 @@ export interface ExportAgentSkillRes {
 
 const runId = z.string().trim().min(1).max(100);
 
+/**
+ * A package sent instead of the stored skill (the Composer's unsaved draft): JSON text or an
+ * object, validated as an import is and never saved.
+ */
+const draftPackage = z.union([
+  z.string().max(MAX_PACKAGE_CHARS, 'is too large'),
+  z.record(z.string(), z.unknown()),
+]);
+
 /** `skills/run`: run a skill's artifacts through the dispatcher (one trace per artifact). */
 export const RunSkillReqSchema = z
   .object({
@@ -467,9 +476,7 @@ export const RunSkillReqSchema = z
      * Run this package (the Composer's unsaved draft) instead of the stored skill: validated as an
      * import is, never saved. Its name must be `name`.
      */
-    package: z
-      .union([z.string().max(MAX_PACKAGE_CHARS, 'is too large'), z.record(z.string(), z.unknown())])
-      .optional(),
+    package: draftPackage.optional(),
   })
   .strict();
 /** Request of `skills/run`. */
@@ -690,6 +697,12 @@ export const EvalSkillReqSchema = z
     baseline: z.boolean().optional(),
     /** Output evals: runs per configuration (default 1); several give a mean and a stddev. */
     runs: z.number().int().min(1).max(20).optional(),
+    /**
+     * Evaluate this package (the Composer's draft, saved or never saved) instead of the stored
+     * skill: the same shape as `skills/run`'s `package`, its name must be `name`. It is tried on
+     * in-memory copies of the stores, so nothing is written and the run is not remembered.
+     */
+    draft: draftPackage.optional(),
   })
   .strict();
 /** Request of `skills/eval`. */
@@ -753,6 +766,12 @@ export const TriggerEvalReqSchema = z
     max_cost: z.number().min(0).max(10_000).optional(),
     /** Remember each skill's run (per model) in its store (default true). */
     record: z.boolean().optional(),
+    /**
+     * Measure this draft package instead of the stored skill of its name (its name, description
+     * and trigger evals replace the saved ones for this run; nothing is written or remembered).
+     * `names`, when given, must name only it.
+     */
+    draft: draftPackage.optional(),
   })
   .strict();
 /** Request of `skills/trigger-eval`. */
@@ -921,6 +940,19 @@ export interface EvalSkillRes {
   output_tokens: number;
   estimated_cost: number;
   recorded: number | null;
+  /** What ran: the draft sent with the request, or the stored skill. */
+  ran: 'draft' | 'saved';
+  /**
+   * The last remembered run of this skill's evals with the same model (before this one), for a
+   * comparison per eval; null when there is none.
+   */
+  previous: {
+    id: number;
+    version: string;
+    pass_rate: number;
+    at: string;
+    results: Array<{ id: string; passed: boolean; graded?: boolean }>;
+  } | null;
 }
 
 /** `skills/fork`: copy an account skill into the workspace store, where it then overrides it. */

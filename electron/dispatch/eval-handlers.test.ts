@@ -152,6 +152,129 @@ describe('skills/eval with a model', () => {
   });
 });
 
+describe('skills/eval on a draft', () => {
+  const draft = {
+    name: 'Draft Helper',
+    description: 'Writes limericks about cats in a merry tone.',
+    version: '0.1.0',
+    source: 'user',
+    trigger_phrases: ['write a limerick'],
+    artifacts: [
+      { kind: 'approach', name: 'SKILL.md', content: 'DRAFT-INSTRUCTIONS: five lines, AABBA.' },
+      {
+        kind: 'resource',
+        name: 'evals/evals.json',
+        metadata: { path: 'evals/evals.json' },
+        content: JSON.stringify({
+          evals: [
+            { id: 'lim', prompt: 'please write a limerick about my cat', should_trigger: true },
+            {
+              id: 'out',
+              prompt: 'A limerick about a cat, please.',
+              expected_output: 'A five-line limerick',
+              assertions: [{ type: 'contains', value: 'cat' }, 'It has five lines'],
+              my_note: 'kept',
+            },
+          ],
+        }),
+      },
+    ],
+  };
+
+  it('evaluates a never-saved draft with the model and writes nothing to the store', async () => {
+    const { host, provider, ctx } = await hostWith([
+      // The trigger eval: phase 1 ranks the draft (only the draft's copy of the catalog has it).
+      { text: 'Draft Helper', expect: { last_user_contains: '- Draft Helper:' } },
+      // The output eval's turn, then the judge of the statement.
+      { text: 'There once was a cat\nwho sat\non a mat\nand grew fat\nthat is that.' },
+      { text: 'PASS\nFive lines.', expect: { last_user_contains: 'Statement: It has five lines' } },
+    ]);
+    const before = await host.handlers['skills/list']({}, ctx);
+    const r = await host.handlers['skills/eval']({ name: 'Draft Helper', draft, run_id: 'd1' }, ctx);
+    expect(provider.requests.every((q) => q.expectation_error === undefined)).toBe(true);
+    expect(r).toMatchObject({ ran: 'draft', total: 2, passed: 2, recorded: null, previous: null });
+    const out = r.results.find((x) => x.id === 'out')!;
+    expect(out.runs?.[0]?.reply).toContain('There once was a cat');
+    expect(out.runs?.[0]?.expectations.map((x) => [x.text, x.passed])).toEqual([
+      ['contains "cat"', true],
+      ['It has five lines', true],
+    ]);
+    // The turn read the draft's own instructions, which no store holds.
+    expect(JSON.stringify(provider.requests[1]!.body)).toContain('DRAFT-INSTRUCTIONS');
+    // Nothing was written: no skill, no version, no remembered run.
+    expect(await host.handlers['skills/list']({}, ctx)).toEqual(before);
+    await expect(
+      (async () => host.handlers['skills/eval-history']({ name: 'Draft Helper' }, ctx))(),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it("evaluates a saved skill's edited draft, compares with the last saved run and records nothing", async () => {
+    const { host, ctx } = await hostWith([
+      { text: 'Timeline Checker' },
+      { text: 'Ann went to school in 1985, before she was born in 1990.' },
+      { text: 'PASS\nYes.' },
+      { text: 'No contradictions found.' },
+      // The draft's run: its single output eval now fails its contains check.
+      { text: 'All good.' },
+    ]);
+    const saved = await host.handlers['skills/eval']({ name: 'Timeline Checker' }, ctx);
+    expect(saved.previous).toBeNull();
+    const edited = {
+      ...pkg,
+      artifacts: pkg.artifacts.map((a) =>
+        a.name === 'evals/evals.json' ? { ...a, content: JSON.stringify({ evals: [evals.evals[2]] }) } : a,
+      ),
+    };
+    const r = await host.handlers['skills/eval']({ name: 'Timeline Checker', draft: edited }, ctx);
+    expect(r).toMatchObject({ ran: 'draft', total: 1, passed: 0, recorded: null });
+    expect(r.previous).toMatchObject({ id: saved.recorded, pass_rate: saved.pass_rate });
+    expect(r.previous!.results.find((x) => x.id === '3')).toMatchObject({ passed: true });
+    const h = await host.handlers['skills/eval-history']({ name: 'Timeline Checker' }, ctx);
+    expect(h.runs).toHaveLength(1);
+  });
+
+  it("measures phase 1 of a draft's trigger evals with the draft's description, remembering nothing", async () => {
+    const { host, ctx } = await hostWith([]);
+    const triggers = (d: string) => ({
+      ...pkg,
+      description: d,
+      trigger_phrases: [],
+      artifacts: [
+        ...pkg.artifacts.filter((a) => a.name !== 'evals/evals.json'),
+        {
+          kind: 'resource',
+          name: 'evals/trigger-evals.json',
+          metadata: { path: 'evals/trigger-evals.json' },
+          content: JSON.stringify([{ query: 'find contradictions in dated events', should_trigger: true }]),
+        },
+      ],
+    });
+    const good = await host.handlers['skills/trigger-eval'](
+      { draft: triggers("Checks a story's timeline for contradictions between dated events.") },
+      ctx,
+    );
+    expect(good.skills[0]).toMatchObject({ name: 'Timeline Checker', total: 1 });
+    expect(good.skills[0]!.phase1.recall).toBe(1);
+    const bad = await host.handlers['skills/trigger-eval'](
+      { names: ['Timeline Checker'], draft: triggers('Translates recipes into French.') },
+      ctx,
+    );
+    expect(bad.skills[0]!.phase1.recall).toBe(0);
+    // The saved skill still has no trigger-evals file, and nothing was remembered.
+    const saved = await host.handlers['skills/trigger-eval']({ names: ['Timeline Checker'] }, ctx);
+    expect(saved.skills[0]!.results.map((r) => r.source)).toEqual(['evals/evals.json', 'evals/evals.json']);
+    expect(saved.skills[0]!.previous).toBeNull();
+  });
+
+  it('refuses a draft whose name is not the one asked for, before anything runs', async () => {
+    const { host, provider, ctx } = await hostWith([]);
+    await expect(host.handlers['skills/eval']({ name: 'Other Name', draft }, ctx)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    expect(provider.requests).toHaveLength(0);
+  });
+});
+
 describe('the eval prompts are the "Eval Judge" skill', () => {
   it("ships them as prompt templates and uses a workspace's customized copy over the shipped one", async () => {
     const shipped = loadSeedPackages().find((p) => p.name === EVAL_JUDGE_SKILL)!;

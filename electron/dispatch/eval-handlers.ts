@@ -17,6 +17,7 @@ import type {
 } from '../contract/skills.js';
 import { BUILTIN_PRICES, estimateCost, type Llm, type PriceTable } from '../llm/index.js';
 import {
+  SkillCatalog as Catalog,
   EVALS_PATH,
   type EvalRunOrigin,
   evalContext,
@@ -32,13 +33,15 @@ import {
   type TriggerEval,
 } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
-import { type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
+import { cloneStoreInMemory, type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
 import type { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
 
 /** What an output eval's turn is given: the prompt, the skill, and whether the model gets it. */
 export interface EvalTurnInput {
   prompt: string;
+  /** The catalog the turn reads skills from: a draft's in-memory copy, else the open one. */
+  catalog?: SkillCatalog;
   skill: { name: string; scope: Scope };
   /** False for the baseline: the skill is hidden from the model. */
   with_skill: boolean;
@@ -81,6 +84,86 @@ export interface SkillEvalHandlerDeps {
   events?: Pick<EventHub, 'emit'>;
   /** Prices for a trigger eval's estimate before it asks the model (default: the built-in table). */
   prices?: () => PriceTable;
+  /**
+   * A draft package as the skill it stands for (validated as an import is, never saved): what
+   * `draft` in `skills/eval` and `skills/trigger-eval` is turned into. Without it drafts are refused.
+   */
+  draft?: (
+    catalog: SkillCatalog,
+    name: string,
+    scope: Scope | undefined,
+    input: string | Record<string, unknown>,
+  ) => { skill: Skill; scope: Scope };
+}
+
+/**
+ * Run `fn` on a catalog in which the draft replaces the stored skill of its name (or is added):
+ * in-memory copies of both stores, so phase 1, the turn's tools and the evals file all see the
+ * draft, and nothing reaches the stores on disk. The copies are closed afterwards.
+ */
+export async function withDraftCatalog<T>(
+  catalog: SkillCatalog,
+  draft: { skill: Skill; scope: Scope },
+  fn: (trial: SkillCatalog, skill: Skill) => Promise<T>,
+): Promise<T> {
+  const copies = new Map(catalog.stores().map((s) => [s.scope, cloneStoreInMemory(s)] as const));
+  try {
+    const copy = copies.get(draft.scope);
+    if (!copy) throw new AppError('INVALID_INPUT', `the ${draft.scope} store is not open`);
+    const { artifacts, ...meta } = draft.skill;
+    copy.repo.transaction(() => {
+      if (copy.repo.getSkill(meta.id)) {
+        copy.repo.updateSkill(meta);
+        copy.repo.replaceArtifacts(meta.id, artifacts);
+      } else {
+        copy.repo.createSkill(meta);
+        for (const a of artifacts) copy.repo.addArtifact(a);
+      }
+    });
+    const trial = new Catalog(copies.get('account')!, copies.get('workspace') ?? null);
+    const skill = copy.repo.getSkill(meta.id);
+    if (!skill) throw new AppError('INTERNAL', 'the draft could not be tried');
+    return await fn(trial, skill);
+  } finally {
+    for (const c of copies.values()) c.close();
+  }
+}
+
+/** The last remembered output/all eval run of a skill with this model, per eval (null: none). */
+function lastEvalRun(db: Db, name: string, model: string | null): EvalSkillRes['previous'] {
+  const row = db
+    .prepare(
+      `SELECT id, version, pass_rate, results, created_at FROM skill_eval_runs
+        WHERE name_key = ? AND model = ? AND origin = 'eval' AND only != 'trigger' ORDER BY id DESC LIMIT 1`,
+    )
+    .get(skillNameKey(name), model ?? '') as
+    | { id: number; version: string; pass_rate: number; results: string; created_at: string }
+    | undefined;
+  if (!row) return null;
+  let results: Array<{ id?: unknown; passed?: unknown; graded?: unknown }>;
+  try {
+    results = JSON.parse(row.results);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(results)) return null;
+  return {
+    id: row.id,
+    version: row.version,
+    pass_rate: row.pass_rate,
+    at: row.created_at,
+    results: results.flatMap((r) =>
+      r && (typeof r.id === 'string' || typeof r.id === 'number') && typeof r.passed === 'boolean'
+        ? [
+            {
+              id: String(r.id),
+              passed: r.passed,
+              ...(typeof r.graded === 'boolean' ? { graded: r.graded } : {}),
+            },
+          ]
+        : [],
+    ),
+  };
 }
 
 const DEFAULT_THRESHOLD = 0.8;
@@ -418,7 +501,31 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
    */
   async function triggerEvaluate(req: TriggerEvalReq, ctx: CallContext): Promise<TriggerEvalRes> {
     const started = deps.now();
-    const catalog = deps.catalog();
+    const open = deps.catalog();
+    if (req.draft !== undefined) {
+      if (!deps.draft) throw new AppError('INVALID_INPUT', 'drafts cannot be measured here');
+      const own = typeof req.draft === 'object' && typeof req.draft.name === 'string' ? req.draft.name : null;
+      const name = req.names && req.names.length > 0 ? req.names[0] : own;
+      if (!name || (req.names && req.names.length > 1)) {
+        throw new AppError('INVALID_INPUT', 'with a draft, name only the draft (names: [its name])');
+      }
+      const draft = deps.draft(open, name, req.scope, req.draft);
+      return withDraftCatalog(open, draft, (trial, skill) => {
+        const evals = readTriggerEvals(skill);
+        const skipped: TriggerEvalRes['skipped'] =
+          evals.length === 0
+            ? [
+                {
+                  name: skill.name,
+                  reason: `no trigger evals: add ${TRIGGER_EVALS_FILE} (a list of {"query", "should_trigger"}) to the skill's folder`,
+                },
+              ]
+            : [];
+        const picked = evals.length > 0 ? [{ skill, scope: draft.scope, evals }] : [];
+        return measureTriggers(trial, picked, skipped, req, ctx, started, true);
+      });
+    }
+    const catalog = open;
     const skipped: TriggerEvalRes['skipped'] = [];
     const picked: Array<{ skill: Skill; scope: Scope; evals: TriggerEval[] }> = [];
     if (req.names && req.names.length > 0) {
@@ -448,6 +555,19 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
         if (evals.length > 0) picked.push({ skill: found.skill, scope: entry.scope, evals });
       }
     }
+    return measureTriggers(catalog, picked, skipped, req, ctx, started, false);
+  }
+
+  /** Phase 1, then (when asked) the model, for the picked skills' trigger evals; a draft's run is not remembered. */
+  async function measureTriggers(
+    catalog: SkillCatalog,
+    picked: Array<{ skill: Skill; scope: Scope; evals: TriggerEval[] }>,
+    skipped: TriggerEvalRes['skipped'],
+    req: TriggerEvalReq,
+    ctx: CallContext,
+    started: number,
+    isDraft: boolean,
+  ): Promise<TriggerEvalRes> {
     // Phase 1 for every query first: it is free, and it decides which queries reach the model.
     const phase1 = picked.map((p) =>
       p.evals.map((e) => phase1Decision(catalog, e.query, p.skill.name, p.scope)),
@@ -547,7 +667,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
         results,
       };
       skills.push(view);
-      if (req.record !== false && store) {
+      if (!isDraft && req.record !== false && store) {
         const passed = results.filter((r) => r.passed).length;
         recordEvalRun(store.db, {
           name: p.skill.name,
@@ -600,10 +720,30 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     opts: EvalRunOptions = {},
   ): Promise<EvalSkillRes> {
     const started = deps.now();
-    const catalog = deps.catalog();
-    const { skill, scope } = resolveOrThrow(catalog, req.name, req.scope);
+    const open = deps.catalog();
+    if (req.draft !== undefined) {
+      if (!deps.draft) throw new AppError('INVALID_INPUT', 'drafts cannot be evaluated here');
+      const draft = deps.draft(open, req.name, req.scope, req.draft);
+      return withDraftCatalog(open, draft, (trial, skill) =>
+        evaluateOn(trial, skill, draft.scope, req, ctx, opts, started),
+      );
+    }
+    const { skill, scope } = resolveOrThrow(open, req.name, req.scope);
     // A skill changed since it was accepted from its source is not run, read or graded unasked.
-    assertPinned(catalog.store(scope), skill, scope);
+    assertPinned(open.store(scope), skill, scope);
+    return evaluateOn(open, skill, scope, req, ctx, opts, started);
+  }
+
+  async function evaluateOn(
+    catalog: SkillCatalog,
+    skill: Skill,
+    scope: Scope,
+    req: EvalSkillReq,
+    ctx: CallContext,
+    opts: EvalRunOptions,
+    started: number,
+  ): Promise<EvalSkillRes> {
+    const isDraft = req.draft !== undefined;
     const file = readSkillEvals(skill);
     const llm = deps.llm();
     // Read once per run, so a run judges every eval with the same prompts.
@@ -652,7 +792,12 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
     const model = llm ? `${llm.provider}:${llm.model}` : null;
     const durationMs = Math.round(deps.now() - started);
     let recorded: number | null = null;
-    if (req.record !== false && results.length > 0) {
+    // The comparison reads the stores on disk (a draft's copy holds the same runs, but is closed
+    // once the run ends); read before this run is recorded, so it is the one before.
+    const diskStore = deps.catalog().store(scope);
+    const previous = diskStore ? lastEvalRun(diskStore.db, skill.name, model) : null;
+    // A draft's run is not remembered: its pass rate would stand for a version nobody saved.
+    if (!isDraft && req.record !== false && results.length > 0) {
       // The catalog may have been reopened while the evals ran.
       const store = deps.catalog().store(scope);
       if (store)
@@ -704,6 +849,8 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       output_tokens: results.reduce((n, r) => n + r.output_tokens, 0),
       estimated_cost: results.reduce((n, r) => n + r.estimated_cost, 0),
       recorded,
+      ran: isDraft ? 'draft' : 'saved',
+      previous,
     };
 
     async function triggerEval(e: SkillEval): Promise<EvalResultView> {
@@ -834,6 +981,7 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
           const r0 = deps.now();
           const out = await deps.turn!({
             prompt: e.prompt,
+            ...(isDraft ? { catalog } : {}),
             skill: { name: skill.name, scope },
             with_skill: configuration === 'with_skill',
             attachments,
@@ -916,7 +1064,16 @@ export function createSkillEvals(deps: SkillEvalHandlerDeps) {
       const base = { id: String(e.id), kind: 'output' as const, prompt: e.prompt };
       let run: RunSkillRes;
       try {
-        run = await deps.run({ name: skill.name, scope, context: evalContext(e), session_id: 'evals' }, ctx);
+        run = await deps.run(
+          {
+            name: skill.name,
+            scope,
+            context: evalContext(e),
+            session_id: 'evals',
+            ...(isDraft && req.draft !== undefined ? { package: req.draft } : {}),
+          },
+          ctx,
+        );
       } catch (err) {
         const message = isAppError(err) ? err.message : String(err);
         return {

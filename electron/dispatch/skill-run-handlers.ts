@@ -170,14 +170,19 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
     turn:
       deps.evalTurn &&
       ((input) => {
-        const catalog = session.catalog.get();
-        const store = catalog.store(input.skill.scope);
+        const open = session.catalog.get();
+        // A draft's turn reads skills from the draft's in-memory catalog, but runs artifacts with
+        // the open store's runtime (its sandbox pool), as the Composer's draft run does.
+        const catalog = input.catalog ?? open;
+        const store = open.store(input.skill.scope);
         if (!store) throw new AppError('NOT_FOUND', `the ${input.skill.scope} store is no longer open`);
         const { dispatcher } = session.runtime(store);
         return deps.evalTurn!({ catalog, dispatcher, workspace: session.workspace }, input);
       }),
     now: deps.now,
     events,
+    draft: (catalog, name, scope, input) =>
+      draftSkill(catalog, name, scope, parsePackageInput(input, 'draft', deps.limits)),
   });
   const handlers = {
     'skills/render': (req) => ({

@@ -5,52 +5,14 @@
  */
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { EvalsFileSchema } from '../contract/evals.js';
+
+export { EvalsFileSchema };
+
 import type { Skill } from '../store/index.js';
 
 /** Where a skill's evals live among its bundled files. */
 export const EVALS_PATH = 'evals/evals.json';
-
-const EvalSchema = z
-  .object({
-    id: z.union([z.number(), z.string().max(200)]),
-    name: z.string().max(500).optional(),
-    prompt: z.string().min(1).max(100_000),
-    expected_output: z.string().max(100_000).optional(),
-    files: z.array(z.string().max(1000)).max(100).optional(),
-    /** Statements about the output (judged by the model), or `{type: contains|not_contains, value}`. */
-    assertions: z
-      .array(
-        z.union([
-          z.string().min(1).max(2000),
-          z
-            .object({
-              type: z.enum(['contains', 'not_contains']),
-              value: z.string().max(10_000),
-              name: z.string().max(200).optional(),
-            })
-            .passthrough(),
-        ]),
-      )
-      .max(100)
-      .optional(),
-    /** skill-creator's checks: statements about the output, each graded by the judge model. */
-    expectations: z.array(z.string().min(1).max(2000)).max(100).optional(),
-    /** A trigger eval: whether this message should activate the skill (phase 1, top 5). */
-    should_trigger: z.boolean().optional(),
-    /** Variables for the skill's templates (default: the prompt as `input`, `text` and `message`). */
-    context: z.record(z.string(), z.unknown()).optional(),
-  })
-  .passthrough();
-
-/** An `evals/evals.json` file. */
-export const EvalsFileSchema = z
-  .object({
-    skill_name: z.string().max(200).optional(),
-    /** The pass rate below which `skills eval` fails (default 0.8). */
-    threshold: z.number().min(0).max(1).optional(),
-    evals: z.array(EvalSchema).min(1).max(1000),
-  })
-  .passthrough();
 
 /** A parsed evals file. */
 export type EvalsFile = z.infer<typeof EvalsFileSchema>;

@@ -169,6 +169,7 @@ export type ComposerEvent =
   | { type: 'artifact/moved'; key: string; delta: -1 | 1 }
   | { type: 'artifact/changed'; key: string; patch: Partial<Omit<DraftArtifact, 'key' | 'extra'>> }
   | { type: 'artifact/selected'; key: string }
+  | { type: 'artifact/file-set'; path: string; content: string }
   | { type: 'tab/changed'; tab: 'edit' | 'history' }
   | { type: 'validation/started'; seq: number }
   | {
@@ -334,6 +335,17 @@ function editDraft(s: ComposerState, edit: (d: Draft) => Draft, selected = s.sel
   };
 }
 
+/** A resource artifact's path in the skill's folder: its metadata `path`, else its name. */
+export function bundledPath(a: DraftArtifact): string {
+  try {
+    const m = a.metadata ? (JSON.parse(a.metadata) as { path?: unknown }) : null;
+    if (m && typeof m.path === 'string') return m.path;
+  } catch {
+    // Metadata that is not JSON is the form's own issue; the name still says where it goes.
+  }
+  return a.name;
+}
+
 /** Switch the editor to a skill: its first artifact selected, validation and panels reset. */
 function focusDoc(s: ComposerState, key: DocKey): ComposerState {
   const doc = s.docs[key];
@@ -458,6 +470,23 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
         if (!changed) return d;
         const artifacts = [...d.artifacts];
         artifacts[i] = { ...cur, ...e.patch };
+        return { ...d, artifacts };
+      });
+    case 'artifact/file-set':
+      // A bundled file written by a panel (the evals rows): the artifact at that path, or a new
+      // resource there; the selection stays where the user left it.
+      return editDraft(s, (d) => {
+        const i = d.artifacts.findIndex((a) => a.kind === 'resource' && bundledPath(a) === e.path);
+        if (i < 0) {
+          const a = {
+            ...blankArtifact('resource', e.path, e.content),
+            metadata: JSON.stringify({ path: e.path }),
+          };
+          return { ...d, artifacts: [...d.artifacts, a] };
+        }
+        if (d.artifacts[i]!.content === e.content) return d;
+        const artifacts = [...d.artifacts];
+        artifacts[i] = { ...d.artifacts[i]!, content: e.content };
         return { ...d, artifacts };
       });
     case 'artifact/selected':

@@ -82,6 +82,8 @@ export interface ComposerStore extends ComposerState {
   moveArtifact(key: string, delta: -1 | 1): void;
   changeArtifact(key: string, patch: Partial<Omit<DraftArtifact, 'key' | 'extra'>>): void;
   selectArtifact(key: string): void;
+  /** Write a bundled file of the open draft (a resource at `path`), adding it when absent. */
+  setBundledFile(path: string, content: string): void;
   /** Validate the open draft now (edits schedule this, debounced). */
   validateNow(): Promise<void>;
   /**
@@ -409,6 +411,7 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       moveArtifact: (key, delta) => edit({ type: 'artifact/moved', key, delta }),
       changeArtifact: (key, patch) => edit({ type: 'artifact/changed', key, patch }),
       selectArtifact: (key) => dispatch({ type: 'artifact/selected', key }),
+      setBundledFile: (path, content) => edit({ type: 'artifact/file-set', path, content }),
 
       async validateNow() {
         if (validateTimer) {

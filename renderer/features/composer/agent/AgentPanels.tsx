@@ -7,9 +7,11 @@ import type { Client } from '../../../bridge/client.js';
 import { useAppStore, useComposerStore, useProvidersStore, useStores } from '../../../stores.js';
 import { Icon } from '../../../ui/Icon.js';
 import { useModelLabel } from '../../settings/model-label.js';
-import { type EditorDoc, isDirty } from '../composer-state.js';
+import { bundledPath, type EditorDoc, isDirty } from '../composer-state.js';
 import { draftFromSkill, draftToPackage } from '../draft.js';
 import { type AgentStore, createAgentStore, type RoundItem } from './agent-store.js';
+import { EvalResultItem, EvalRowsEditor, evalRowsOf, passRateDelta } from './EvalsEditor.js';
+import { EVALS_FILE } from './eval-rows.js';
 import { explainFailure, hasUsableDraft, issueInWords } from './failure.js';
 import './agent.css';
 
@@ -495,7 +497,10 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const a = useAgent((s) => ({ evals: s.evals, api: s }));
   const modelName = useModelLabel();
-  const composer = useComposerStore(useShallow((s) => ({ openSkill: s.openSkill })));
+  const composer = useComposerStore(
+    useShallow((s) => ({ openSkill: s.openSkill, setBundledFile: s.setBundledFile })),
+  );
+  const [localError, setLocalError] = useState<string | null>(null);
   const origin = doc.origin;
   const api = a.api;
   // Keyed by the skill alone: the store's state (and `doc.origin`'s identity) changes with every
@@ -507,34 +512,36 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
     if (originName && originScope) void openEvals({ name: originName, scope: originScope });
   }, [originName, originScope, openEvals]);
   const e = a.evals;
-  if (!origin) return <p className="muted ag-panel">Save the skill to run its evals.</p>;
-  const hasEvals = doc.draft.artifacts.some((x) => x.name === 'evals/evals.json');
+  const file = doc.draft.artifacts.find((x) => x.kind === 'resource' && bundledPath(x) === EVALS_FILE);
+  const text = file?.content ?? '';
+  const rows = evalRowsOf(text);
+  const hasEvals = (rows?.rows.length ?? 0) > 0;
+  // What the user sees is what runs: an unsaved or edited skill runs as its draft, never saved.
+  const asDraft = !origin || isDirty(doc);
+  const run = () => {
+    setLocalError(null);
+    if (!asDraft) return void api.runEvals({ name: origin.name, scope: origin.scope });
+    const pkg = draftToPackage(doc.draft);
+    const first = pkg.issues[0];
+    if (first) return setLocalError(`${first.path} ${first.message}; fix it to run the draft`);
+    void api.runEvals({ name: doc.draft.name, scope: origin?.scope ?? doc.scope, draft: pkg.pkg });
+  };
   const dspy = doc.base?.artifacts.find((x) => x.kind === 'dspy_module');
   // The optimized module is a new saved version: load it under the editor.
   const reload = () =>
     origin ? composer.openSkill(`${origin.scope}:${origin.name}`, true) : Promise.resolve();
+  const delta = e.result ? passRateDelta(e.result) : null;
   return (
     <section className="ag-panel" aria-label="Evals">
-      {!hasEvals && (
-        <p className="muted">
-          This skill has no evals yet: add a resource artifact named <code>evals/evals.json</code> with{' '}
-          <code>{'{"evals": [{"id": 1, "prompt": …, "assertions": […]}]}'}</code>, or ask “add 3 evals” in
-          Refine.
-        </p>
-      )}
+      <EvalRowsEditor text={text} onChange={(t) => composer.setBundledFile(EVALS_FILE, t)} />
       <div className="sc-row">
         {e.busy ? (
           <button type="button" className="btn" onClick={() => void api.cancelEvals()}>
             <Icon name="stop" /> Cancel
           </button>
         ) : (
-          <button
-            type="button"
-            className="btn btn--primary"
-            disabled={!hasEvals}
-            onClick={() => void api.runEvals()}
-          >
-            <Icon name="activity" /> Run evals
+          <button type="button" className="btn btn--primary" disabled={!hasEvals} onClick={run}>
+            <Icon name="activity" /> {asDraft ? 'Run evals on the draft' : 'Run evals'}
           </button>
         )}
         {e.busy && (
@@ -543,12 +550,16 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
             {e.progress ? `${e.progress.done} of ${e.progress.total}` : 'Starting…'}
           </span>
         )}
-        {isDirty(doc) && <span className="muted">Evals run the saved version, not your unsaved edits.</span>}
+        {asDraft && !e.busy && (
+          <span className="muted">
+            Runs your draft as it is now; nothing is saved{origin ? ' and the run is not remembered' : ''}.
+          </span>
+        )}
       </div>
-      {e.error && (
+      {(localError || e.error) && (
         <div className="callout callout--error" role="alert">
           <Icon name="alert" />
-          <p>{e.error.code === 'CANCELLED' ? 'Cancelled.' : e.error.message}</p>
+          <p>{localError ?? (e.error?.code === 'CANCELLED' ? 'Cancelled.' : e.error?.message)}</p>
         </div>
       )}
       {e.result && (
@@ -559,7 +570,9 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
             {(e.result.duration_ms / 1000).toFixed(1)} s · {e.result.input_tokens + e.result.output_tokens}{' '}
             tokens
             {e.result.estimated_cost ? ` · $${e.result.estimated_cost.toFixed(4)}` : ''}
+            {e.result.ran === 'draft' ? ' · draft' : ''}
           </p>
+          {delta && <p className="muted ag-delta">{delta}</p>}
           {e.result.not_graded > 0 && (
             <div className="callout callout--warn" role="status">
               <Icon name="alert" />
@@ -572,17 +585,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
           )}
           <ul className="ag-results" aria-label="Eval results">
             {e.result.results.map((r) => (
-              <li key={r.id} className={r.graded === false ? 'is-ng' : r.passed ? 'is-ok' : 'is-bad'}>
-                <Icon name={r.passed ? 'check' : 'alert'} size={14} />
-                <span className="ag-tag">{r.graded === false ? `${r.kind} · not graded` : r.kind}</span>
-                <span className="ag-results__prompt">{r.prompt}</span>
-                <span className="muted">
-                  {r.kind === 'trigger'
-                    ? `rank ${r.rank ?? '—'}${r.model_chose == null ? '' : r.model_chose ? ' · model chose it' : ` · model chose ${r.model_choice ?? 'none'}`}`
-                    : `${r.duration_ms} ms`}
-                </span>
-                {r.reason && <span className="ag-results__why">{r.reason}</span>}
-              </li>
+              <EvalResultItem key={r.id} r={r} previous={e.result!.previous ?? null} />
             ))}
           </ul>
         </>

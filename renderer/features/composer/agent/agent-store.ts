@@ -219,7 +219,11 @@ export interface AgentStore extends AgentState {
   /** Merge the accepted changes into the base; resolves with the merged package, or null. */
   applyAccepted(): Promise<Record<string, unknown> | null>;
   openEvals(skill: { name: string; scope: SkillScope }): Promise<void>;
-  runEvals(): Promise<void>;
+  /**
+   * Run the evals of the opened skill, or of `target`: with `draft` (the Composer's package) the
+   * draft runs as it is, unsaved, and the run is not remembered.
+   */
+  runEvals(target?: { name: string; scope: SkillScope; draft?: Record<string, unknown> }): Promise<void>;
   cancelEvals(): Promise<void>;
   /** Optimize a dspy_module on the evals; resolves true when a new version was saved. */
   optimize(
@@ -315,12 +319,18 @@ export function createAgentStore(client: Client): StoreApi<AgentStore> {
         const h = await client.call('skills/eval-history', { name: skill.name, scope: skill.scope });
         if (h.ok) dispatch({ type: 'evals/history', history: h.value });
       },
-      async runEvals() {
-        const skill = get().evals.skill;
+      async runEvals(target) {
+        const skill = target ? { name: target.name, scope: target.scope } : get().evals.skill;
         if (!skill) return;
+        if (target) dispatch({ type: 'evals/opened', skill });
         const runId = newRunId();
         dispatch({ type: 'evals/started', runId });
-        const r = await client.call('skills/eval', { name: skill.name, scope: skill.scope, run_id: runId });
+        const r = await client.call('skills/eval', {
+          name: skill.name,
+          scope: skill.scope,
+          run_id: runId,
+          ...(target?.draft ? { draft: target.draft } : {}),
+        });
         if (!r.ok) {
           dispatch({ type: 'evals/failed', runId, error: r.error });
           return;
