@@ -64,7 +64,7 @@ export function splitTriggerEvals(evals: readonly TriggerEval[]): {
 } {
   const train: TriggerEval[] = [];
   const held: TriggerEval[] = [];
-  evals.forEach((e, i) => (i % 3 === 2 ? held : train).push(e));
+  for (const [i, e] of evals.entries()) (i % 3 === 2 ? held : train).push(e);
   const positives = evals.filter((e) => e.should_trigger).length;
   if (positives >= 2 && !train.some((e) => e.should_trigger)) {
     const i = held.findIndex((e) => e.should_trigger);
