@@ -12,7 +12,12 @@ import { draftFromSkill, draftToPackage } from '../draft.js';
 import { type AgentStore, createAgentStore, type RoundItem } from './agent-store.js';
 import { EvalResultItem, EvalRowsEditor, evalRowsOf, passRateDelta } from './EvalsEditor.js';
 import { EVALS_FILE } from './eval-rows.js';
+
+/** Where skill-creator keeps a skill's trigger evals beside evals/evals.json. */
+const TRIGGER_EVALS_FILE = 'evals/trigger-evals.json';
+
 import { explainFailure, hasUsableDraft, issueInWords } from './failure.js';
+import { TriggerImprove } from './TriggerImprove.js';
 import './agent.css';
 
 // One agent store per client, so closing and reopening a panel keeps its state.
@@ -516,6 +521,9 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const text = file?.content ?? '';
   const rows = evalRowsOf(text);
   const hasEvals = (rows?.rows.length ?? 0) > 0;
+  const hasTriggerEvals =
+    (rows?.rows.some((r) => r.kind !== 'output') ?? false) ||
+    doc.draft.artifacts.some((x) => bundledPath(x) === TRIGGER_EVALS_FILE);
   // What the user sees is what runs: an unsaved or edited skill runs as its draft, never saved.
   const asDraft = !origin || isDirty(doc);
   const run = () => {
@@ -590,6 +598,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
           </ul>
         </>
       )}
+      {origin && hasTriggerEvals && <TriggerImprove origin={origin} dirty={isDirty(doc)} />}
       {dspy && (
         <div className="ag-optimize">
           <div className="sc-row">
