@@ -4,7 +4,7 @@
  * Chromium, open one page collecting its errors, go to the app, and close it all in reverse order.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, PageScreenshotOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { LoopbackProvider, LoopbackScriptInput } from '../electron/llm/index.js';
 import { startLoopbackProvider } from '../electron/llm/index.js';
@@ -119,8 +119,12 @@ export function describeWeb(name: string, opts: WebSuiteOptions, fn: (web: WebSu
  * Screenshot `page` as `test-artifacts/e2e/<name>.png` in its current colour scheme (`name` says
  * the size and scheme, as the other e2e screenshots are named).
  */
-export async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(testArtifactsDir('e2e'), `${name}.png`) });
+export async function shot(
+  page: Page,
+  name: string,
+  options: Omit<PageScreenshotOptions, 'path'> = {},
+): Promise<void> {
+  await page.screenshot({ ...options, path: join(testArtifactsDir('e2e'), `${name}.png`) });
 }
 
 /** Screenshot `page` as `test-artifacts/e2e/<name>-light.png` and `-dark.png`, leaving it light. */
