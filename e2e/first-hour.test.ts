@@ -3,126 +3,102 @@
 // Screenshots at 1440×900 and 1024×700, light and dark: the chat after the reload, the folded
 // sidebar, the Skills and Composer lists and Settings, the command palette and "New skill with AI"
 // reached from the palette, + New, the Composer's catalog header and the Skills header.
-import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
+import { expect, it } from 'vitest';
+import { describeWeb, shot } from './web-suite.js';
 
-const chromiumPath = findChromium();
-const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/first-hour');
-const shots = () => testArtifactsDir('e2e');
-
-describe.skipIf(skip)('the first hour (Chromium)', () => {
-  let suite: E2eSuite;
-  let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    suite = await startSuite(chromiumPath!);
-    page = await openPage(suite.browser, problems, { timeoutMs: 15_000 });
-    await gotoChat(page, suite.app.server.url);
-  });
-  afterAll(async () => {
-    await page?.close();
-    await suite?.close();
-  });
-
-  const composer = () => page.getByRole('textbox', { name: 'Message' });
-  const thread = () => page.getByRole('log', { name: 'Messages' });
+describeWeb('the first hour (Chromium)', { id: 'e2e/first-hour', page: { timeoutMs: 15_000 } }, (web) => {
+  const composer = () => web.page.getByRole('textbox', { name: 'Message' });
+  const thread = () => web.page.getByRole('log', { name: 'Messages' });
   const shoot = async (name: string) => {
     for (const [w, h] of [
       [1440, 900],
       [1024, 700],
     ] as const) {
-      await page.setViewportSize({ width: w, height: h });
+      await web.page.setViewportSize({ width: w, height: h });
       for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({
-          path: join(shots(), `${name}-${w}x${h}-${scheme}.png`),
-          animations: 'disabled',
-        });
+        await web.page.emulateMedia({ colorScheme: scheme });
+        await shot(web.page, `${name}-${w}x${h}-${scheme}`, { animations: 'disabled' });
       }
     }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await web.page.emulateMedia({ colorScheme: 'light' });
+    await web.page.setViewportSize({ width: 1440, height: 900 });
   };
 
   it('a reload returns to the open chat, and Back to the one before', async () => {
     await composer().fill('First chat to come back to');
     await composer().press('Enter');
     await pw(thread().getByText('First chat to come back to')).toBeVisible();
-    await pw(page).toHaveURL(/#chat\/[0-9a-f-]{36}$/);
-    const first = new URL(page.url()).hash;
+    await pw(web.page).toHaveURL(/#chat\/[0-9a-f-]{36}$/);
+    const first = new URL(web.page.url()).hash;
 
-    await page.getByRole('button', { name: 'New chat' }).click();
-    await pw(page).toHaveURL(/^[^#]*$/);
+    await web.page.getByRole('button', { name: 'New chat' }).click();
+    await pw(web.page).toHaveURL(/^[^#]*$/);
     await composer().fill('Second chat');
     await composer().press('Enter');
     await pw(thread().getByText('Second chat')).toBeVisible();
-    await pw(page).toHaveURL(/#chat\/[0-9a-f-]{36}$/);
-    const second = new URL(page.url()).hash;
+    await pw(web.page).toHaveURL(/#chat\/[0-9a-f-]{36}$/);
+    const second = new URL(web.page.url()).hash;
     expect(second).not.toBe(first);
 
-    await page.reload();
+    await web.page.reload();
     await pw(thread().getByText('Second chat')).toBeVisible();
-    await pw(page.locator('.session.is-on')).toContainText('Second chat');
-    await pw(page).toHaveURL(new RegExp(`${second}$`));
+    await pw(web.page.locator('.session.is-on')).toContainText('Second chat');
+    await pw(web.page).toHaveURL(new RegExp(`${second}$`));
     await shoot('first-hour-reloaded-chat');
 
-    await page.getByRole('button', { name: 'First chat to come back to' }).click();
+    await web.page.getByRole('button', { name: 'First chat to come back to' }).click();
     await pw(thread().getByText('First chat to come back to')).toBeVisible();
-    await pw(page).toHaveURL(new RegExp(`${first}$`));
-    await page.goBack();
+    await pw(web.page).toHaveURL(new RegExp(`${first}$`));
+    await web.page.goBack();
     await pw(thread().getByText('Second chat')).toBeVisible();
-    await pw(page).toHaveURL(new RegExp(`${second}$`));
-    expect(problems).toEqual([]);
+    await pw(web.page).toHaveURL(new RegExp(`${second}$`));
+    expect(web.problems).toEqual([]);
   });
 
   it('folds the sidebar with its button and Ctrl B, and keeps it folded after a reload', async () => {
-    const sessions = page.getByRole('region', { name: 'Chats' });
+    const sessions = web.page.getByRole('region', { name: 'Chats' });
     await pw(sessions).toBeVisible();
-    await page.getByRole('button', { name: 'Collapse the sidebar' }).click();
+    await web.page.getByRole('button', { name: 'Collapse the sidebar' }).click();
     await pw(sessions).toHaveCount(0);
-    await pw(page.locator('.sidebar')).toHaveJSProperty('offsetWidth', 60);
+    await pw(web.page.locator('.sidebar')).toHaveJSProperty('offsetWidth', 60);
     // Folded, every view is still one click (or key) away.
-    await page.getByRole('button', { name: 'Skills', exact: true }).click();
-    await pw(page.getByRole('listbox', { name: 'Skills' })).toBeVisible();
-    await page.getByRole('button', { name: 'Chat', exact: true }).click();
+    await web.page.getByRole('button', { name: 'Skills', exact: true }).click();
+    await pw(web.page.getByRole('listbox', { name: 'Skills' })).toBeVisible();
+    await web.page.getByRole('button', { name: 'Chat', exact: true }).click();
     await shoot('first-hour-sidebar-folded');
 
-    await page.reload();
-    await pw(page.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
+    await web.page.reload();
+    await pw(web.page.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
     await pw(sessions).toHaveCount(0);
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    await page.keyboard.press('Control+b');
+    await web.page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await web.page.keyboard.press('Control+b');
     await pw(sessions).toBeVisible();
-    await pw(page.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
-    await page.reload();
+    await pw(web.page.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
+    await web.page.reload();
     await pw(sessions).toBeVisible();
 
-    await page.keyboard.press('Control+/');
-    await pw(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toContainText(
+    await web.page.keyboard.press('Control+/');
+    await pw(web.page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toContainText(
       'Collapse or expand the sidebar',
     );
-    await page.keyboard.press('Escape');
-    expect(problems).toEqual([]);
+    await web.page.keyboard.press('Escape');
+    expect(web.problems).toEqual([]);
   });
 
   it('lays out Skills, the Composer and Settings at 1024 px without cut chips', async () => {
-    await page.getByRole('button', { name: /^Skills/ }).click();
-    await page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();
+    await web.page.getByRole('button', { name: /^Skills/ }).click();
+    await web.page.getByRole('listbox', { name: 'Skills' }).getByRole('option').first().waitFor();
     await shoot('first-hour-skills');
-    await page.getByRole('button', { name: /^Composer/ }).click();
-    await page.getByRole('complementary', { name: 'Skill catalog' }).waitFor();
+    await web.page.getByRole('button', { name: /^Composer/ }).click();
+    await web.page.getByRole('complementary', { name: 'Skill catalog' }).waitFor();
     await shoot('first-hour-composer');
-    await page.setViewportSize({ width: 1024, height: 700 });
+    await web.page.setViewportSize({ width: 1024, height: 700 });
     // No kind chip is cut by its row at 1024 px.
     for (const view of ['Skills', 'Composer'] as const) {
-      await page.getByRole('button', { name: new RegExp(`^${view}`) }).click();
-      await page.locator('.chip').first().waitFor();
-      const cut = await page.evaluate(
+      await web.page.getByRole('button', { name: new RegExp(`^${view}`) }).click();
+      await web.page.locator('.chip').first().waitFor();
+      const cut = await web.page.evaluate(
         () =>
           [...document.querySelectorAll<HTMLElement>('.chip')].filter((chip) => {
             const box = chip.getBoundingClientRect();
@@ -142,7 +118,7 @@ describe.skipIf(skip)('the first hour (Chromium)', () => {
       );
       expect(cut, `${view}: kind chips cut at 1024 px`).toBe(0);
       // Nor are the list's header buttons.
-      const header = await page.evaluate(() => {
+      const header = await web.page.evaluate(() => {
         const pane = document.querySelector('.sc-catalog, .list-pane');
         if (!pane) return 0;
         const edge = pane.getBoundingClientRect().right;
@@ -152,62 +128,62 @@ describe.skipIf(skip)('the first hour (Chromium)', () => {
       });
       expect(header, `${view}: header buttons cut at 1024 px`).toBe(0);
     }
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.getByRole('button', { name: /^Settings/ }).click();
-    await page.getByText('Open a project folder as a workspace').waitFor();
-    await page.getByText('Open a project folder as a workspace').scrollIntoViewIfNeeded();
+    await web.page.setViewportSize({ width: 1440, height: 900 });
+    await web.page.getByRole('button', { name: /^Settings/ }).click();
+    await web.page.getByText('Open a project folder as a workspace').waitFor();
+    await web.page.getByText('Open a project folder as a workspace').scrollIntoViewIfNeeded();
     await shoot('first-hour-settings-locations');
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   });
 
   it('reaches "New skill with AI" from the command palette, + New and both catalog headers', async () => {
-    const aiDialog = page.getByRole('dialog', { name: 'New skill with AI' });
+    const aiDialog = web.page.getByRole('dialog', { name: 'New skill with AI' });
     const close = async () => {
-      await page.keyboard.press('Escape');
+      await web.page.keyboard.press('Escape');
       await pw(aiDialog).toHaveCount(0);
     };
-    await page.keyboard.press('Control+1');
-    await page.keyboard.press('Control+Shift+P');
-    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await web.page.keyboard.press('Control+1');
+    await web.page.keyboard.press('Control+Shift+P');
+    const palette = web.page.getByRole('dialog', { name: 'Command palette' });
     await pw(palette.getByRole('combobox', { name: 'Command' })).toBeFocused();
     await shoot('first-hour-palette');
-    await page.keyboard.type('skill ai');
+    await web.page.keyboard.type('skill ai');
     await pw(palette.getByRole('option')).toHaveCount(1);
-    await page.keyboard.press('Enter');
+    await web.page.keyboard.press('Enter');
     await pw(aiDialog).toBeVisible();
     await pw(aiDialog.getByLabel('Describe what the skill should do')).toBeFocused();
     await pw(
-      page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Composer/ }),
+      web.page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Composer/ }),
     ).toHaveAttribute('aria-current', 'page');
     await shoot('first-hour-new-with-ai');
     await close();
 
     // + New lists it first, above the templates.
-    await page
+    await web.page
       .getByRole('complementary', { name: 'Skill catalog' })
       .getByRole('button', { name: 'New', exact: true })
       .click();
-    const newDialog = page.getByRole('dialog', { name: 'New skill', exact: true });
+    const newDialog = web.page.getByRole('dialog', { name: 'New skill', exact: true });
     await pw(newDialog.getByRole('button').first()).toContainText('New skill with AI');
     await newDialog.getByRole('button', { name: /New skill with AI/ }).click();
     await pw(newDialog).toHaveCount(0);
     await pw(aiDialog).toBeVisible();
     await close();
 
-    await page
+    await web.page
       .getByRole('complementary', { name: 'Skill catalog' })
       .getByRole('button', { name: 'New skill with AI' })
       .click();
     await pw(aiDialog).toBeVisible();
     await close();
 
-    await page.keyboard.press('Control+2');
-    await page
+    await web.page.keyboard.press('Control+2');
+    await web.page
       .getByRole('region', { name: 'Skill catalog' })
       .getByRole('button', { name: 'New skill with AI' })
       .click();
     await pw(aiDialog).toBeVisible();
     await close();
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   });
 });

@@ -4,21 +4,9 @@
 // struct, no matplotlib in Pyodide) and a Vega-Lite spec; the step's chips open the PNG in the
 // canvas and the spec as an interactive chart. Screenshots at 1440×900, light and dark.
 import { expect as pw } from '@playwright/test';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import {
-  connectProvider,
-  type E2eSuite,
-  findChromium,
-  gotoChat,
-  openPage,
-  shootSchemes,
-  startSuite,
-} from './browser.js';
-
-const chromiumPath = findChromium();
-const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/run-python');
+import { expect, it } from 'vitest';
+import { connectProvider } from './browser.js';
+import { describeWeb, shotSchemes } from './web-suite.js';
 
 const CHART = `import csv, struct, zlib
 rows = list(csv.DictReader(open("sales.csv")))
@@ -65,131 +53,125 @@ const SCRIPT = [
   { text: 'The API was refused.', expect: { tool_result_contains: 'refused:' } },
 ];
 
-describe.skipIf(skip)('run_python in the chat (Chromium)', () => {
-  let suite: E2eSuite;
-  let page: Page;
-  const problems: string[] = [];
+describeWeb(
+  'run_python in the chat (Chromium)',
+  { id: 'e2e/run-python', script: SCRIPT, page: { timeoutMs: 30_000 } },
+  (web) => {
+    it('asks with the code, runs it, and opens the chart it saved in the canvas', async () => {
+      await connectProvider(web.page, web.provider.url, 'sk-e2e-python');
+      await web.page.keyboard.press('Control+1');
+      const composer = web.page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('Chart the sales by region');
+      // The chat exists once its first message is stored; the CSV then goes in through the panel.
+      await composer.press('Enter');
+      const card = web.page.locator('.approval');
+      await pw(card).toBeVisible({ timeout: 60_000 });
+      await pw(card.locator('.approval__code')).toContainText(
+        'rows = list(csv.DictReader(open("sales.csv")))',
+      );
+      await pw(card.getByText('Run Python: allow run_python?')).toBeVisible();
 
-  beforeAll(async () => {
-    suite = await startSuite(chromiumPath!, { script: SCRIPT });
-    page = await openPage(suite.browser, problems, { timeoutMs: 30_000 });
-    await gotoChat(page, suite.app.server.url);
-  });
-  afterAll(async () => {
-    await page?.close();
-    await suite?.close();
-  });
+      // The file the code reads is dropped in (the panel's file input) while the card waits.
+      await web.page.getByLabel('Add files to this chat').setInputFiles({
+        name: 'sales.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('region,amount\nnorth,10\nsouth,20\neast,30\nwest,45\n'),
+      });
+      await pw(web.page.getByRole('button', { name: /Files · 1 ·/ })).toBeVisible();
+      await card.getByRole('button', { name: 'Allow in this chat' }).click();
 
-  it('asks with the code, runs it, and opens the chart it saved in the canvas', async () => {
-    await connectProvider(page, suite.provider!.url, 'sk-e2e-python');
-    await page.keyboard.press('Control+1');
-    const composer = page.getByRole('textbox', { name: 'Message' });
-    await composer.fill('Chart the sales by region');
-    // The chat exists once its first message is stored; the CSV then goes in through the panel.
-    await composer.press('Enter');
-    const card = page.locator('.approval');
-    await pw(card).toBeVisible({ timeout: 60_000 });
-    await pw(card.locator('.approval__code')).toContainText('rows = list(csv.DictReader(open("sales.csv")))');
-    await pw(card.getByText('Run Python: allow run_python?')).toBeVisible();
+      await pw(web.page.getByText('The chart is in chart.png.')).toBeVisible({ timeout: 120_000 });
+      await pw(web.page.getByText('Ran Python · 2 files written')).toBeVisible();
+      const chip = web.page.getByRole('button', { name: /chart\.png/ }).first();
+      await chip.click();
+      const canvasImg = web.page.locator('.canvas img');
+      await pw(canvasImg).toBeVisible({ timeout: 30_000 });
+      const size = await canvasImg.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
+      expect(size).toEqual([480, 300]);
 
-    // The file the code reads is dropped in (the panel's file input) while the card waits.
-    await page.getByLabel('Add files to this chat').setInputFiles({
-      name: 'sales.csv',
-      mimeType: 'text/csv',
-      buffer: Buffer.from('region,amount\nnorth,10\nsouth,20\neast,30\nwest,45\n'),
-    });
-    await pw(page.getByRole('button', { name: /Files · 1 ·/ })).toBeVisible();
-    await card.getByRole('button', { name: 'Allow in this chat' }).click();
+      // The Files panel lists both, reachable by keyboard.
+      const toggle = web.page.getByRole('button', { name: /Files · 3 ·/ });
+      // Open since the CSV was added; Enter folds it and opens it again.
+      await pw(toggle).toHaveAttribute('aria-expanded', 'true');
+      await toggle.focus();
+      await web.page.keyboard.press('Enter');
+      await pw(toggle).toHaveAttribute('aria-expanded', 'false');
+      await web.page.keyboard.press('Enter');
+      await pw(toggle).toHaveAttribute('aria-expanded', 'true');
+      await pw(web.page.getByRole('button', { name: 'Delete chart.png' })).toBeVisible();
+      await pw(web.page.getByRole('button', { name: 'Download sales.csv' })).toBeVisible();
 
-    await pw(page.getByText('The chart is in chart.png.')).toBeVisible({ timeout: 120_000 });
-    await pw(page.getByText('Ran Python · 2 files written')).toBeVisible();
-    const chip = page.getByRole('button', { name: /chart\.png/ }).first();
-    await chip.click();
-    const canvasImg = page.locator('.canvas img');
-    await pw(canvasImg).toBeVisible({ timeout: 30_000 });
-    const size = await canvasImg.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
-    expect(size).toEqual([480, 300]);
+      await shotSchemes(web.page, 'run-python-chart');
 
-    // The Files panel lists both, reachable by keyboard.
-    const toggle = page.getByRole('button', { name: /Files · 3 ·/ });
-    // Open since the CSV was added; Enter folds it and opens it again.
-    await pw(toggle).toHaveAttribute('aria-expanded', 'true');
-    await toggle.focus();
-    await page.keyboard.press('Enter');
-    await pw(toggle).toHaveAttribute('aria-expanded', 'false');
-    await page.keyboard.press('Enter');
-    await pw(toggle).toHaveAttribute('aria-expanded', 'true');
-    await pw(page.getByRole('button', { name: 'Delete chart.png' })).toBeVisible();
-    await pw(page.getByRole('button', { name: 'Download sales.csv' })).toBeVisible();
+      // The Vega-Lite file opens as an interactive chart (vega-embed, loaded only now).
+      await web.page
+        .getByRole('button', { name: /sales\.vl\.json/ })
+        .first()
+        .click();
+      const chart = web.page.locator('.canvas__chart svg');
+      await pw(chart).toBeVisible({ timeout: 30_000 });
+      await pw(
+        web.page.locator('.canvas__chart path[aria-roledescription="bar"], .canvas__chart .mark-rect path'),
+      ).toHaveCount(4);
+      await shotSchemes(web.page, 'run-python-vega');
+      expect(web.problems).toEqual([]);
+    }, 240_000);
 
-    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-chart');
+    it('chooses the chat’s Python and the hosts its code may reach, by keyboard, kept on reload', async () => {
+      const runtime = web.page.getByRole('combobox', { name: 'Python runtime for this chat' });
+      await pw(runtime).toBeVisible();
+      await runtime.selectOption('pyodide');
+      const network = web.page.getByRole('form', { name: 'Python network for this chat' });
+      await pw(network).toContainText('Network: none');
+      const host = network.getByRole('textbox', { name: "Allow a host for this chat's Python" });
+      // A URL is refused with the reason; nothing is kept.
+      await host.fill('https://api.example.com/v1');
+      await host.press('Enter');
+      await pw(network.getByRole('alert')).toContainText('not a URL');
+      await host.fill('api.example.com');
+      await host.press('Enter');
+      await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
+      await pw(host).toHaveValue('');
+      // At 1024 with the canvas open the sidebar folds to its rail so the chat keeps its room; the
+      // user can unfold it, and at 1440 it is unfolded again.
+      await web.page.setViewportSize({ width: 1024, height: 700 });
+      const nav = web.page.getByRole('navigation', { name: 'Main' });
+      await pw(nav.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
+      expect(await web.page.locator('.canvas').count()).toBe(1);
+      await shotSchemes(web.page, 'run-python-network-1024');
+      await nav.getByRole('button', { name: 'Expand the sidebar' }).click();
+      await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
+      await web.page.setViewportSize({ width: 1440, height: 900 });
+      await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
 
-    // The Vega-Lite file opens as an interactive chart (vega-embed, loaded only now).
-    await page
-      .getByRole('button', { name: /sales\.vl\.json/ })
-      .first()
-      .click();
-    const chart = page.locator('.canvas__chart svg');
-    await pw(chart).toBeVisible({ timeout: 30_000 });
-    await pw(
-      page.locator('.canvas__chart path[aria-roledescription="bar"], .canvas__chart .mark-rect path'),
-    ).toHaveCount(4);
-    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-vega');
-    expect(problems).toEqual([]);
-  }, 240_000);
+      await web.page.reload();
+      const again = web.page.getByRole('form', { name: 'Python network for this chat' });
+      await pw(again.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible({
+        timeout: 30_000,
+      });
+      await pw(web.page.getByRole('combobox', { name: 'Python runtime for this chat' })).toHaveValue(
+        'pyodide',
+      );
+      await again.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
+      await pw(again).toContainText('Network: none');
+      expect(web.problems).toEqual([]);
+    }, 120_000);
 
-  it('chooses the chat’s Python and the hosts its code may reach, by keyboard, kept on reload', async () => {
-    const runtime = page.getByRole('combobox', { name: 'Python runtime for this chat' });
-    await pw(runtime).toBeVisible();
-    await runtime.selectOption('pyodide');
-    const network = page.getByRole('form', { name: 'Python network for this chat' });
-    await pw(network).toContainText('Network: none');
-    const host = network.getByRole('textbox', { name: "Allow a host for this chat's Python" });
-    // A URL is refused with the reason; nothing is kept.
-    await host.fill('https://api.example.com/v1');
-    await host.press('Enter');
-    await pw(network.getByRole('alert')).toContainText('not a URL');
-    await host.fill('api.example.com');
-    await host.press('Enter');
-    await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
-    await pw(host).toHaveValue('');
-    // At 1024 with the canvas open the sidebar folds to its rail so the chat keeps its room; the
-    // user can unfold it, and at 1440 it is unfolded again.
-    await page.setViewportSize({ width: 1024, height: 700 });
-    const nav = page.getByRole('navigation', { name: 'Main' });
-    await pw(nav.getByRole('button', { name: 'Expand the sidebar' })).toBeVisible();
-    expect(await page.locator('.canvas').count()).toBe(1);
-    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-network-1024');
-    await nav.getByRole('button', { name: 'Expand the sidebar' }).click();
-    await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
-
-    await page.reload();
-    const again = page.getByRole('form', { name: 'Python network for this chat' });
-    await pw(again.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible({
-      timeout: 30_000,
-    });
-    await pw(page.getByRole('combobox', { name: 'Python runtime for this chat' })).toHaveValue('pyodide');
-    await again.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
-    await pw(again).toContainText('Network: none');
-    expect(problems).toEqual([]);
-  }, 120_000);
-
-  it('asks apart from the run to allow a host the code was refused, and the Files bar shows it', async () => {
-    const composer = page.getByRole('textbox', { name: 'Message' });
-    await composer.fill('Fetch the API');
-    await composer.press('Enter');
-    await pw(page.getByText('The API was refused.')).toBeVisible({ timeout: 120_000 });
-    const ask = page.getByRole('region', { name: "Network for this chat's Python" });
-    await pw(ask).toContainText("The run tried to reach api.example.com; this chat's Python may not.");
-    await shootSchemes(page, testArtifactsDir('e2e'), 'run-python-network-ask');
-    await ask.getByRole('button', { name: 'Allow api.example.com for this chat' }).click();
-    await pw(ask.getByRole('status')).toContainText('api.example.com is allowed for this chat');
-    const network = page.getByRole('form', { name: 'Python network for this chat' });
-    await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
-    await network.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
-    await pw(network).toContainText('Network: none');
-    expect(problems).toEqual([]);
-  }, 180_000);
-});
+    it('asks apart from the run to allow a host the code was refused, and the Files bar shows it', async () => {
+      const composer = web.page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('Fetch the API');
+      await composer.press('Enter');
+      await pw(web.page.getByText('The API was refused.')).toBeVisible({ timeout: 120_000 });
+      const ask = web.page.getByRole('region', { name: "Network for this chat's Python" });
+      await pw(ask).toContainText("The run tried to reach api.example.com; this chat's Python may not.");
+      await shotSchemes(web.page, 'run-python-network-ask');
+      await ask.getByRole('button', { name: 'Allow api.example.com for this chat' }).click();
+      await pw(ask.getByRole('status')).toContainText('api.example.com is allowed for this chat');
+      const network = web.page.getByRole('form', { name: 'Python network for this chat' });
+      await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
+      await network.getByRole('button', { name: 'Stop allowing api.example.com' }).click();
+      await pw(network).toContainText('Network: none');
+      expect(web.problems).toEqual([]);
+    }, 180_000);
+  },
+);

@@ -5,21 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, runCli, skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import {
-  connectProvider,
-  type E2eSuite,
-  findChromium,
-  gotoChat,
-  openPage,
-  shootSchemes,
-  startSuite,
-} from './browser.js';
+import { expect, it } from 'vitest';
+import { PROJECT_ROOT, runCli } from '../electron/test-support/index.js';
+import { connectProvider } from './browser.js';
+import { describeWeb, shotSchemes } from './web-suite.js';
 
-const chromiumPath = findChromium();
-const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/run-script');
 const FIXTURE = join(PROJECT_ROOT, 'electron', 'tools', 'fixtures', 'skill-creator');
 
 const SCRIPT = [
@@ -38,47 +28,43 @@ const SCRIPT = [
   { text: 'The benchmark is ready to download.', expect: { tool_result_contains: 'out/benchmark.md' } },
 ];
 
-describe.skipIf(skip)('run_script in the chat (Chromium)', () => {
-  let suite: E2eSuite;
-  let page: Page;
-  const problems: string[] = [];
+describeWeb(
+  'run_script in the chat (Chromium)',
+  {
+    id: 'e2e/run-script',
+    script: SCRIPT,
+    page: { timeoutMs: 30_000, acceptDownloads: true },
+    setup: async (web) => {
+      expect((await runCli(['--home', web.app.home, 'skills', 'import', FIXTURE])).code).toBe(0);
+    },
+  },
+  (web) => {
+    it('shows the files the script wrote as chips that download them', async () => {
+      await connectProvider(web.page, web.provider.url, 'sk-e2e-scripts');
+      await web.page.keyboard.press('Control+1');
+      const composer = web.page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('Aggregate the benchmark for e2e-demo');
+      await composer.press('Enter');
+      await pw(web.page.getByText('The benchmark is ready to download.')).toBeVisible({ timeout: 60_000 });
+      await pw(
+        web.page.getByText('Ran skill-creator · scripts/aggregate_benchmark.py — exit 0 · 2 files'),
+      ).toBeVisible();
+      const chip = web.page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.json/ });
+      await pw(chip).toBeVisible();
+      await pw(web.page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ })).toBeVisible();
 
-  beforeAll(async () => {
-    suite = await startSuite(chromiumPath!, { script: SCRIPT });
-    expect((await runCli(['--home', suite.app.home, 'skills', 'import', FIXTURE])).code).toBe(0);
-    page = await openPage(suite.browser, problems, { timeoutMs: 30_000, acceptDownloads: true });
-    await gotoChat(page, suite.app.server.url);
-  });
-  afterAll(async () => {
-    await page?.close();
-    await suite?.close();
-  });
+      const [download] = await Promise.all([web.page.waitForEvent('download'), chip.click()]);
+      expect(download.suggestedFilename()).toBe('benchmark.json');
+      const saved = await download.path();
+      expect(JSON.parse(readFileSync(saved!, 'utf8')).metadata.skill_name).toBe('e2e-demo');
 
-  it('shows the files the script wrote as chips that download them', async () => {
-    await connectProvider(page, suite.provider!.url, 'sk-e2e-scripts');
-    await page.keyboard.press('Control+1');
-    const composer = page.getByRole('textbox', { name: 'Message' });
-    await composer.fill('Aggregate the benchmark for e2e-demo');
-    await composer.press('Enter');
-    await pw(page.getByText('The benchmark is ready to download.')).toBeVisible({ timeout: 60_000 });
-    await pw(
-      page.getByText('Ran skill-creator · scripts/aggregate_benchmark.py — exit 0 · 2 files'),
-    ).toBeVisible();
-    const chip = page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.json/ });
-    await pw(chip).toBeVisible();
-    await pw(page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ })).toBeVisible();
+      // Keyboard: the chip is a button in the tab order; Enter downloads too.
+      await web.page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ }).focus();
+      const [md] = await Promise.all([web.page.waitForEvent('download'), web.page.keyboard.press('Enter')]);
+      expect(md.suggestedFilename()).toBe('benchmark.md');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), chip.click()]);
-    expect(download.suggestedFilename()).toBe('benchmark.json');
-    const saved = await download.path();
-    expect(JSON.parse(readFileSync(saved!, 'utf8')).metadata.skill_name).toBe('e2e-demo');
-
-    // Keyboard: the chip is a button in the tab order; Enter downloads too.
-    await page.getByRole('button', { name: /^(?!Save ).*out\/benchmark\.md/ }).focus();
-    const [md] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
-    expect(md.suggestedFilename()).toBe('benchmark.md');
-
-    await shootSchemes(page, testArtifactsDir('e2e'), 'run-script-files');
-    expect(problems).toEqual([]);
-  }, 180_000);
-});
+      await shotSchemes(web.page, 'run-script-files');
+      expect(web.problems).toEqual([]);
+    }, 180_000);
+  },
+);

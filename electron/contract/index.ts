@@ -9,6 +9,7 @@ export * from './errors.js';
 export * from './evals.js';
 export * from './kinds.js';
 export * from './model-label.js';
+export * from './providers.js';
 export * from './settings.js';
 export * from './sidecar.js';
 export * from './skills.js';

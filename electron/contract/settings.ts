@@ -3,18 +3,12 @@
  * Keys only ever go in: no reply carries a key, only whether one is stored and where.
  */
 import { z } from 'zod';
+import { PROVIDER_KIND_IDS, type ProviderKindId } from './providers.js';
 
-/** The provider ids, defined here once; the llm package imports them (`PROVIDER_IDS`). */
-export const PROVIDER_ID_VALUES = [
-  'anthropic',
-  'openai',
-  'google',
-  'xai',
-  'deepseek',
-  'openai-compatible',
-] as const;
+/** The provider ids, derived from `PROVIDER_FACTS`; the llm package imports them (`PROVIDER_IDS`). */
+export const PROVIDER_ID_VALUES = PROVIDER_KIND_IDS;
 /** A provider id. */
-export type ProviderIdName = (typeof PROVIDER_ID_VALUES)[number];
+export type ProviderIdName = ProviderKindId;
 /** Zod schema of a provider id. */
 export const ProviderIdNameSchema = z.enum(PROVIDER_ID_VALUES);
 

@@ -1,13 +1,15 @@
+import { PROVIDER_KIND_IDS, providerFacts } from '../contract/providers.js';
 import type { SkillArtifact } from '../store/index.js';
 
-/** The prompt-variant family of a provider/model: `anthropic`, `openai`, `google`, `xai`, `deepseek`, … */
+/**
+ * The prompt-variant family of a provider/model: the provider whose `family_models` match the
+ * model's name (Claude models belong to their maker wherever they are served), else an open-weights family
+ * named by the model (`llama`, `qwen`, …), else the provider itself.
+ */
 export function modelFamily(provider: string | null | undefined, model?: string | null): string | null {
   const m = (model ?? '').toLowerCase();
-  if (/^claude/.test(m)) return 'anthropic';
-  if (/^(gpt|o\d|chatgpt)/.test(m)) return 'openai';
-  if (/^gemini/.test(m)) return 'google';
-  if (/^grok/.test(m)) return 'xai';
-  if (/^deepseek/.test(m)) return 'deepseek';
+  const own = PROVIDER_KIND_IDS.find((id) => providerFacts(id).family_models?.test(m));
+  if (own) return own;
   if (/^(llama|qwen|mistral|phi|gemma)/.test(m)) return m.match(/^[a-z]+/)![0];
   return provider ?? null;
 }

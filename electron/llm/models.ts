@@ -1,53 +1,20 @@
 import { z } from 'zod';
-import { type KeySource, type ProviderId, resolveApiKey, resolveEndpoint } from './providers.js';
+import { type ProviderWire, providerFacts } from '../contract/providers.js';
+import {
+  type KeySource,
+  PROVIDER_IDS,
+  type ProviderId,
+  resolveApiKey,
+  resolveEndpoint,
+} from './providers.js';
 
 /**
  * Models offered when a provider's `/models` cannot be asked (no key yet, offline, an endpoint
- * without it): the current families, newest first. The user may still type any id.
+ * without it): the current families, newest first (`known_models` of `PROVIDER_FACTS`).
  */
-export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
-  anthropic: ['claude-sonnet-4-6', 'claude-opus-4-1', 'claude-sonnet-4-5', 'claude-haiku-4-5'],
-  openai: ['gpt-4.1-mini', 'gpt-4.1', 'gpt-4.1-nano', 'gpt-4o', 'gpt-4o-mini', 'o4-mini', 'o3'],
-  google: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite'],
-  xai: ['grok-4', 'grok-3', 'grok-3-mini'],
-  deepseek: ['deepseek-chat', 'deepseek-reasoner'],
-  'openai-compatible': [],
-};
-
-// ---- which models read images ----
-/**
- * Model ids (lower-cased, without a `models/` or vendor prefix) known to read images, per
- * provider. A model not matched is taken not to read images: the send is refused before the call.
- */
-const IMAGE_MODELS: Readonly<Record<ProviderId, readonly RegExp[]>> = {
-  openai: [
-    /^gpt-4o/,
-    /^gpt-4\.1/,
-    /^gpt-4\.5/,
-    /^gpt-4-turbo/,
-    /^gpt-5/,
-    /^o1(?!-mini)/,
-    /^o3(?!-mini)/,
-    /^o4-mini/,
-    /^chatgpt-4o/,
-  ],
-  anthropic: [/^claude-3/, /^claude-(opus|sonnet|haiku)-4/, /^claude-4/],
-  google: [/^gemini-/],
-  xai: [/^grok-4/, /^grok-2-vision/, /^grok-vision/],
-  deepseek: [],
-  // Any endpoint: judged by the model's name alone.
-  'openai-compatible': [
-    /gpt-4o/,
-    /gpt-4\.1/,
-    /gpt-5/,
-    /claude-3/,
-    /claude-(opus|sonnet|haiku)-4/,
-    /gemini-/,
-    /vision/,
-    /-vl\b/,
-    /llava/,
-  ],
-};
+export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = Object.fromEntries(
+  PROVIDER_IDS.map((id) => [id, providerFacts(id).known_models]),
+) as Record<ProviderId, readonly string[]>;
 
 /** Whether `model` of `provider` is known to read images (unknown models: no). */
 export function modelReadsImages(provider: ProviderId, model: string): boolean {
@@ -55,7 +22,7 @@ export function modelReadsImages(provider: ProviderId, model: string): boolean {
     .toLowerCase()
     .replace(/^models\//, '')
     .replace(/^[a-z0-9-]+\//, '');
-  return IMAGE_MODELS[provider].some((r) => r.test(id));
+  return providerFacts(provider).image_models.some((r) => r.test(id));
 }
 
 /** Models of `provider` SkillDesk knows to read images, to name in a refusal. */
@@ -77,6 +44,31 @@ const OpenAiModels = z.object({ data: z.array(z.object({ id: z.string().min(1) }
 const GoogleModels = z.object({
   models: z.array(z.object({ name: z.string(), supportedGenerationMethods: z.array(z.string()).optional() })),
 });
+
+/** One header, or none when its value is missing (a keyless local server gets no auth header). */
+const header = (name: string, value: string | undefined): Record<string, string> =>
+  value ? { [name]: value } : {};
+
+/** How each wire format asks for the model list: the URL and its own auth headers. */
+const MODEL_LIST_REQUEST: Readonly<
+  Record<
+    ProviderWire,
+    (baseUrl: string, key: string | undefined) => { url: string; headers: Record<string, string> }
+  >
+> = {
+  'anthropic-messages': (base, key) => ({
+    url: `${base}/models?limit=100`,
+    headers: { ...header('x-api-key', key), 'anthropic-version': '2023-06-01' },
+  }),
+  'google-generative': (base, key) => ({
+    url: `${base}/models?pageSize=200`,
+    headers: header('x-goog-api-key', key),
+  }),
+  'openai-chat': (base, key) => ({
+    url: `${base}/models`,
+    headers: header('authorization', key && `Bearer ${key}`),
+  }),
+};
 
 /**
  * Ask the provider which models it has (`GET {base}/models`, the provider's own auth), falling
@@ -103,16 +95,8 @@ export async function listModels(
   } catch (e) {
     return known(`${(e as Error).message} Showing the models SkillDesk knows.`);
   }
-  const headers: Record<string, string> = {};
-  let url = `${resolved.baseUrl}/models`;
-  if (config.provider === 'anthropic') {
-    if (key) headers['x-api-key'] = key;
-    headers['anthropic-version'] = '2023-06-01';
-    url += '?limit=100';
-  } else if (config.provider === 'google') {
-    if (key) headers['x-goog-api-key'] = key;
-    url += '?pageSize=200';
-  } else if (key) headers.authorization = `Bearer ${key}`;
+  const wire = providerFacts(config.provider).wire;
+  const { url, headers } = MODEL_LIST_REQUEST[wire](resolved.baseUrl, key);
   try {
     const res = await (deps.fetch ?? fetch)(url, {
       headers,
@@ -124,7 +108,7 @@ export async function listModels(
       );
     const body: unknown = await res.json();
     let models: string[];
-    if (config.provider === 'google') {
+    if (wire === 'google-generative') {
       const g = GoogleModels.parse(body);
       models = g.models
         .filter(

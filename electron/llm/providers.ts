@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
+import { isProviderKindId, needsBaseUrl, providerFacts } from '../contract/providers.js';
 import { PROVIDER_ID_VALUES, type ProviderIdName } from '../contract/settings.js';
 
 /** The provider ids used everywhere: settings, the CLI's `--provider`, traces (defined in the contract). */
@@ -26,57 +27,23 @@ export interface ProviderInfo {
   requiresKey: boolean;
 }
 
-/** The provider registry. */
-export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
-  anthropic: {
-    id: 'anthropic',
-    label: 'Anthropic',
-    defaultModel: 'claude-sonnet-4-6',
-    defaultBaseUrl: 'https://api.anthropic.com/v1',
-    envVar: 'ANTHROPIC_API_KEY',
-    requiresKey: true,
-  },
-  openai: {
-    id: 'openai',
-    label: 'OpenAI',
-    defaultModel: 'gpt-4.1-mini',
-    defaultBaseUrl: 'https://api.openai.com/v1',
-    envVar: 'OPENAI_API_KEY',
-    requiresKey: true,
-  },
-  google: {
-    id: 'google',
-    label: 'Google Gemini',
-    defaultModel: 'gemini-2.5-flash',
-    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    envVar: 'GOOGLE_GENERATIVE_AI_API_KEY',
-    requiresKey: true,
-  },
-  xai: {
-    id: 'xai',
-    label: 'xAI',
-    defaultModel: 'grok-4',
-    defaultBaseUrl: 'https://api.x.ai/v1',
-    envVar: 'XAI_API_KEY',
-    requiresKey: true,
-  },
-  deepseek: {
-    id: 'deepseek',
-    label: 'DeepSeek',
-    defaultModel: 'deepseek-chat',
-    defaultBaseUrl: 'https://api.deepseek.com',
-    envVar: 'DEEPSEEK_API_KEY',
-    requiresKey: true,
-  },
-  'openai-compatible': {
-    id: 'openai-compatible',
-    label: 'OpenAI-compatible',
-    defaultModel: null,
-    defaultBaseUrl: undefined,
-    envVar: 'OPENAI_COMPATIBLE_API_KEY',
-    requiresKey: false,
-  },
-};
+/** The provider registry, as the model layer reads it (derived from the contract's `PROVIDER_FACTS`). */
+export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.fromEntries(
+  PROVIDER_IDS.map((id): [ProviderId, ProviderInfo] => {
+    const f = providerFacts(id);
+    return [
+      id,
+      {
+        id,
+        label: f.label,
+        defaultModel: f.default_model,
+        defaultBaseUrl: f.default_base_url ?? undefined,
+        envVar: f.env_var,
+        requiresKey: f.requires_key,
+      },
+    ];
+  }),
+) as Record<ProviderId, ProviderInfo>;
 
 /** Zod schema of a provider id. */
 export const ProviderIdSchema = z.enum(PROVIDER_IDS);
@@ -98,11 +65,11 @@ export const LlmConfigSchema = z
     keyName: z.string().trim().min(1).max(200).optional(),
   })
   .superRefine((c, ctx) => {
-    if (c.provider === 'openai-compatible' && !c.baseUrl) {
+    if (needsBaseUrl(c.provider) && !c.baseUrl) {
       ctx.addIssue({
         code: 'custom',
         path: ['baseUrl'],
-        message: 'openai-compatible needs a base URL (e.g. http://127.0.0.1:11434/v1 for Ollama)',
+        message: `${c.provider} needs a base URL (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
       });
     }
   });
@@ -156,7 +123,7 @@ export const NO_KEYS: KeySource = { get: () => undefined };
 
 /** True when `value` is one of {@link PROVIDER_IDS}. */
 export function isProviderId(value: string): value is ProviderId {
-  return (PROVIDER_IDS as readonly string[]).includes(value);
+  return isProviderKindId(value);
 }
 
 /** Validate an untrusted config; throws AppError INVALID_INPUT naming the bad field. */

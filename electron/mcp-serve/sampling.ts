@@ -6,6 +6,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AppError } from '../contract/errors.js';
+import { ANY_ENDPOINT_PROVIDER } from '../contract/providers.js';
 import type { Llm, LlmEvent, LlmMessage, LlmRequest, LlmResult } from '../llm/index.js';
 
 function textOf(m: LlmMessage): string {
@@ -58,12 +59,12 @@ export function samplingLlm(server: Server): Llm {
       usage: { input_tokens: 0, output_tokens: 0 },
       estimated_cost: null,
       finish_reason: r.stopReason === 'maxTokens' ? 'length' : 'stop',
-      provider: 'openai-compatible',
+      provider: ANY_ENDPOINT_PROVIDER,
       model: `mcp-sampling:${r.model}`,
     };
   };
   return {
-    provider: 'openai-compatible',
+    provider: ANY_ENDPOINT_PROVIDER,
     model: 'mcp-sampling',
     generate,
     async *stream(req: LlmRequest): AsyncIterable<LlmEvent> {

@@ -1,6 +1,7 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, isAppError } from '../contract/errors.js';
 import { modelLabel } from '../contract/model-label.js';
+import { ANY_ENDPOINT_PROVIDER, PROVIDER_KIND_NAMES } from '../contract/providers.js';
 import type {
   ConfiguredProviderView,
   FindLocalServersRes,
@@ -505,12 +506,12 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
           // Each server is asked only for its model list, with a short timeout: a port nobody
           // listens on refuses at once, and a stuck one must not hold Settings up.
           const r = await listModels(
-            { provider: 'openai-compatible', baseUrl: c.base_url },
+            { provider: ANY_ENDPOINT_PROVIDER, baseUrl: c.base_url },
             { keys: NO_KEYS_SOURCE, timeoutMs: 1500 },
           );
           if (r.source !== 'provider' || r.models.length === 0) return null;
           const own = settings.providers.find(
-            (p) => p.kind === 'openai-compatible' && p.base_url && norm(p.base_url) === norm(c.base_url),
+            (p) => p.kind === ANY_ENDPOINT_PROVIDER && p.base_url && norm(p.base_url) === norm(c.base_url),
           );
           return { ...c, models: r.models, configured_id: own?.id ?? null };
         }),
@@ -545,8 +546,7 @@ export function createProviderSettings(deps: SettingsHandlerDeps): ProviderSetti
     autoTitles,
     modelName(modelId) {
       const { settings } = readSettings(deps.home);
-      const kinds = PROVIDER_IDS.map((id) => ({ id, label: PROVIDERS[id].label }));
-      return modelLabel(modelId, [...settings.providers, ...kinds]);
+      return modelLabel(modelId, [...settings.providers, ...PROVIDER_KIND_NAMES]);
     },
     listingBudget(choice) {
       const settings = settingsNow();

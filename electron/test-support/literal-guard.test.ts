@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from './index.js';
-import { countLiterals, literalCounts } from './literal-guard.js';
+import {
+  countLiterals,
+  countProviderLiterals,
+  literalCounts,
+  providerLiteralCounts,
+} from './literal-guard.js';
 
 /**
  * Files that name a kind or a built-in tool by literal, as they stood when the guard came in, with
@@ -84,5 +89,37 @@ describe('kind and tool names outside their registries', () => {
     expect(countLiterals("const a = { kind: 'resource' };")).toBe(1);
     expect(countLiterals("call('run_python', args)")).toBe(1);
     expect(countLiterals("const label = 'example'; const f = { description: 'approach' };")).toBe(0);
+  });
+});
+
+/**
+ * Files that name a provider id outside `electron/contract/`, `electron/llm/` and tests, with how
+ * many they hold. Empty since `PROVIDER_FACTS` came in (variant rules, settings, MCP sampling and
+ * the renderer's labels derive from it); like {@link KNOWN}, it may only shrink.
+ */
+const KNOWN_PROVIDER_IDS: Readonly<Record<string, number>> = {};
+
+describe('provider ids outside the contract and the model layer', () => {
+  it('appear no more often than the shrinking list allows', () => {
+    const found = providerLiteralCounts(PROJECT_ROOT);
+    const added = Object.entries(found)
+      .filter(([file, n]) => n > (KNOWN_PROVIDER_IDS[file] ?? 0))
+      .map(([file, n]) => `${file}: ${n} (allowed ${KNOWN_PROVIDER_IDS[file] ?? 0})`);
+    const fixed = Object.entries(KNOWN_PROVIDER_IDS)
+      .filter(([file, n]) => (found[file] ?? 0) < n)
+      .map(([file, n]) => `${file}: ${found[file] ?? 0} (listed ${n})`);
+    expect(
+      added,
+      'read PROVIDER_FACTS (electron/contract/providers.ts) instead of naming a provider',
+    ).toEqual([]);
+    expect(fixed, 'fewer than listed: lower these numbers in KNOWN_PROVIDER_IDS').toEqual([]);
+  });
+
+  it('counts literals and hand-kept maps, not the words around them', () => {
+    expect(countProviderLiterals("if (p.kind === 'openai-compatible') x();")).toBe(1);
+    expect(countProviderLiterals("const d = (kind = 'openai') => kind;")).toBe(1);
+    expect(countProviderLiterals("const NAMES = {\n  openai: 'OpenAI',\n  xai: 'xAI',\n};")).toBe(2);
+    expect(countProviderLiterals("const m = {\n  google: 'protobuf',\n};")).toBe(0);
+    expect(countProviderLiterals('// the OpenAI wire format; an openai-style server')).toBe(0);
   });
 });

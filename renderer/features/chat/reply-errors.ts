@@ -1,4 +1,5 @@
 import type { AppErrorData } from '../../../electron/contract/errors.js';
+import { isProviderKindId, PROVIDER_FACTS } from '../../../electron/contract/providers.js';
 
 /** A failed reply in words: what happened, what to do, and which buttons help. */
 export interface ReplyErrorView {
@@ -13,19 +14,10 @@ export interface ReplyErrorView {
 const NETWORK =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ETIMEDOUT|Cannot connect|fetch failed|bad port|getaddrinfo|socket hang up|network/i;
 
-const PROVIDER_NAMES: Record<string, string> = {
-  openai: 'OpenAI',
-  anthropic: 'Anthropic',
-  google: 'Google',
-  xai: 'xAI',
-  deepseek: 'DeepSeek',
-  'openai-compatible': 'your model server',
-};
-
 /** Who answered, as said mid-sentence ("your model server", "OpenAI", "the provider"). */
 function providerName(e: AppErrorData): string {
   const p = e.details?.provider;
-  return (typeof p === 'string' && PROVIDER_NAMES[p]) || 'the provider';
+  return typeof p === 'string' && isProviderKindId(p) ? PROVIDER_FACTS[p].spoken : 'the provider';
 }
 
 /** The same at the start of a sentence. */

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { FIRST_PROVIDER_CHOICE, needsBaseUrl } from '../../../electron/contract/providers.js';
 import type {
   ConfiguredProviderView,
   GetSettingsRes,
@@ -26,7 +27,7 @@ const draftOf = (p: ConfiguredProviderView): ProviderDraft => ({
   model: p.model ?? '',
   baseUrl: p.base_url ?? '',
 });
-const blankDraft = (kind: ProviderIdName = 'openai'): ProviderDraft => ({
+const blankDraft = (kind: ProviderIdName = FIRST_PROVIDER_CHOICE): ProviderDraft => ({
   kind,
   label: '',
   model: '',
@@ -360,7 +361,7 @@ function ProviderForm(props: { editing: string | null; onSaved: (id: string) => 
           spellCheck={false}
         />
         <span className="field__help">
-          {draft.kind === 'openai-compatible'
+          {needsBaseUrl(draft.kind)
             ? 'Required: your server’s OpenAI-style API root (Ollama, LM Studio, llama.cpp, vLLM).'
             : 'Optional: only to use a proxy or a compatible server.'}
         </span>

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { AppError, type AppErrorData } from '../../../electron/contract/errors.js';
+import { ANY_ENDPOINT_PROVIDER } from '../../../electron/contract/providers.js';
 import type {
   ConfiguredProviderView,
   GetSettingsRes,
@@ -296,7 +297,7 @@ export function createProvidersStore(client: Client): StoreApi<ProvidersStore> {
       async useLocalServer(server, model) {
         const id = await get().saveProvider({
           ...(server.configured_id ? { id: server.configured_id } : {}),
-          kind: 'openai-compatible',
+          kind: ANY_ENDPOINT_PROVIDER,
           label: server.name,
           base_url: server.base_url,
           model,
