@@ -118,6 +118,12 @@ export const KIND_FACTS = {
 /** An artifact kind. */
 export type ArtifactKindName = keyof typeof KIND_FACTS;
 
+/**
+ * The kind a package holds a skill's bundled files in (an Agent Skills folder's files, the evals
+ * file), each with its folder path in `metadata.path`.
+ */
+export const BUNDLED_FILE_KIND = 'resource' satisfies ArtifactKindName;
+
 /** Every artifact kind, in the table's order. */
 export const ARTIFACT_KINDS = Object.keys(KIND_FACTS) as [ArtifactKindName, ...ArtifactKindName[]];
 

@@ -420,7 +420,7 @@ export function PythonRunFiles({ result }: { result: unknown }) {
 }
 
 /**
- * Hosts a `run_python` run was refused because the chat does not allow them (untrusted result:
+ * Hosts a Python run was refused because the chat does not allow them (untrusted result:
  * only well-formed entries count; each host once).
  */
 export function refusedHostsOf(result: unknown): string[] {

@@ -4,7 +4,7 @@
  */
 
 import type { AppErrorData } from '../../../electron/contract/errors.js';
-import { ARTIFACT_KINDS, KIND_FACTS } from '../../../electron/contract/kinds.js';
+import { ARTIFACT_KINDS, BUNDLED_FILE_KIND, KIND_FACTS } from '../../../electron/contract/kinds.js';
 import type {
   ArtifactKindName,
   ArtifactRunView,
@@ -476,10 +476,10 @@ export function composerReducer(s: ComposerState, e: ComposerEvent): ComposerSta
       // A bundled file written by a panel (the evals rows): the artifact at that path, or a new
       // resource there; the selection stays where the user left it.
       return editDraft(s, (d) => {
-        const i = d.artifacts.findIndex((a) => a.kind === 'resource' && bundledPath(a) === e.path);
+        const i = d.artifacts.findIndex((a) => a.kind === BUNDLED_FILE_KIND && bundledPath(a) === e.path);
         if (i < 0) {
           const a = {
-            ...blankArtifact('resource', e.path, e.content),
+            ...blankArtifact(BUNDLED_FILE_KIND, e.path, e.content),
             metadata: JSON.stringify({ path: e.path }),
           };
           return { ...d, artifacts: [...d.artifacts, a] };

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { StoreApi } from 'zustand/vanilla';
+import { BUNDLED_FILE_KIND } from '../../../../electron/contract/kinds.js';
 import type { SkillDetail } from '../../../../electron/contract/skills.js';
 import type { Client } from '../../../bridge/client.js';
 import { useAppStore, useComposerStore, useProvidersStore, useStores } from '../../../stores.js';
@@ -517,7 +518,7 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
     if (originName && originScope) void openEvals({ name: originName, scope: originScope });
   }, [originName, originScope, openEvals]);
   const e = a.evals;
-  const file = doc.draft.artifacts.find((x) => x.kind === 'resource' && bundledPath(x) === EVALS_FILE);
+  const file = doc.draft.artifacts.find((x) => x.kind === BUNDLED_FILE_KIND && bundledPath(x) === EVALS_FILE);
   const text = file?.content ?? '';
   const rows = evalRowsOf(text);
   const hasEvals = (rows?.rows.length ?? 0) > 0;
