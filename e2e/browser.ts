@@ -80,7 +80,7 @@ export async function startApp(opts: { workspace?: string; env?: NodeJS.ProcessE
 export interface PageOptions {
   width?: number;
   height?: number;
-  /** Playwright's default timeout for this page (default 10 s). */
+  /** Playwright's default timeout for this page (default 20 s: a loaded two-core machine needs more than 10). */
   timeoutMs?: number;
   /** Whether console errors count as problems, beside uncaught page errors (default true). */
   consoleErrors?: boolean;
@@ -97,7 +97,7 @@ export async function openPage(browser: Browser, problems: string[], opts: PageO
     colorScheme: 'light',
     ...(opts.acceptDownloads ? { acceptDownloads: true } : {}),
   });
-  page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+  page.setDefaultTimeout(opts.timeoutMs ?? 20_000);
   page.on('pageerror', (e) => problems.push(String(e)));
   if (opts.consoleErrors ?? true) {
     page.on('console', (m) => {
