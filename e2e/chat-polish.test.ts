@@ -159,7 +159,8 @@ describeWeb(
       await web.page.getByRole('button', { name: 'New chat' }).click();
       await send('Summarize this: the team agreed to ship on Friday after the security review.');
       const reply = replies().last();
-      await reply.getByText('Here is the gist: ships Friday.').waitFor();
+      // The turn runs skills in the sandbox: a first run on a loaded machine takes longer than a page action.
+      await reply.getByText('Here is the gist: ships Friday.').waitFor({ timeout: 90_000 });
       const steps = reply.locator('.step');
       await expect.poll(() => steps.count()).toBe(3);
       await expect

@@ -201,6 +201,8 @@ for name in ['ctypes', 'subprocess']:
 skilldesk.submit({'created': created, 'listed': [n for n in sys.builtin_module_names if n in ('_ctypes', '_socket')]})
 `,
       }),
+      // Walking every object is CPU-bound: on a loaded two-core machine 4 s was not enough.
+      20_000,
     );
     expect(reports.graph!.error).toBeNull();
     expect(reports.graph!.result).toMatchObject({ found: [] });
