@@ -17,6 +17,16 @@ import { EVALS_FILE } from './eval-rows.js';
 /** Where skill-creator keeps a skill's trigger evals beside evals/evals.json. */
 const TRIGGER_EVALS_FILE = 'evals/trigger-evals.json';
 
+/** How many entries a JSON list holds, or null when the text is not one. */
+function listLength(text: string): number | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.length : null;
+  } catch {
+    return null;
+  }
+}
+
 import { explainFailure, hasUsableDraft, issueInWords } from './failure.js';
 import { TriggerImprove } from './TriggerImprove.js';
 import './agent.css';
@@ -522,9 +532,9 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
   const text = file?.content ?? '';
   const rows = evalRowsOf(text);
   const hasEvals = (rows?.rows.length ?? 0) > 0;
-  const hasTriggerEvals =
-    (rows?.rows.some((r) => r.kind !== 'output') ?? false) ||
-    doc.draft.artifacts.some((x) => bundledPath(x) === TRIGGER_EVALS_FILE);
+  const triggerFile = doc.draft.artifacts.find((x) => bundledPath(x) === TRIGGER_EVALS_FILE);
+  const triggerFileCount = triggerFile ? listLength(triggerFile.content) : null;
+  const hasTriggerEvals = (rows?.rows.some((r) => r.kind !== 'output') ?? false) || !!triggerFileCount;
   // What the user sees is what runs: an unsaved or edited skill runs as its draft, never saved.
   const asDraft = !origin || isDirty(doc);
   const run = () => {
@@ -598,6 +608,13 @@ function EvalsPanel({ doc }: { doc: EditorDoc }) {
             ))}
           </ul>
         </>
+      )}
+      {triggerFileCount !== null && (
+        <p className="muted">
+          {triggerFileCount === 1 ? '1 trigger eval' : `${triggerFileCount} trigger evals`} in{' '}
+          <code>{TRIGGER_EVALS_FILE}</code> (skill-creator&apos;s file) count too: phase 1 is measured on them
+          when the skill is saved, and the improvement below uses them.
+        </p>
       )}
       {origin && hasTriggerEvals && <TriggerImprove origin={origin} dirty={isDirty(doc)} />}
       {dspy && (
