@@ -448,33 +448,35 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
       // above the k-th score reached, only skills already scored can still enter the top k.
       // They still get every term, so the top k is exactly what scoring everything would give.
       if (k > 0 && !pruned && j + 1 < weighted.length && touched.n >= k) {
-        const kth = rest < maxAcc ? kthScore(acc, touched.view(), k, part) : 0;
+        const kth = rest < maxAcc ? kthScore(acc, touched.a, touched.n, k, part) : 0;
         if (rest < kth) {
           pruned = true;
           // A skill whose score so far, with every remaining term and the name boost, stays
           // below the k-th cannot enter the top k either: it gets no more terms.
           const keep: number[] = [];
           const ts = touched.a;
+          const kept = (slot: number) => (1 + NAME_BOOST) * acc[slot]! + rest >= kth;
           for (let i = 0; i < touched.n; i++) {
             const slot = ts[i]!;
-            if ((1 + NAME_BOOST) * acc[slot]! + rest >= kth) keep.push(slot);
+            if (kept(slot)) keep.push(slot);
           }
           // A skill whose trigger phrase the message holds ranks first whatever its score, so it
-          // gets every term (its score orders it among such skills and is shown).
+          // gets every term (its score orders it among such skills and is shown). Whether it is
+          // in `keep` already is the same test again (its score has not moved since), not a
+          // search of `keep`, which holds thousands of skills at 100,000.
           for (const slot of exact.keys()) {
             if (acc[slot] !== 0) {
-              if (!keep.includes(slot)) keep.push(slot);
+              if (!kept(slot)) keep.push(slot);
               continue;
             }
+            // Unscored so far: not in `keep` (exact's slots are distinct).
             for (let i = 0; i <= j; i++) {
               const x = weighted[i]!;
               const di = data[i];
               if (di) partialPass(di, x.idf, x.t.weight, acc, named, [slot], namedSlots, true);
             }
-            if (acc[slot] !== 0) {
-              touched.push(slot);
-              keep.push(slot);
-            } else if (!keep.includes(slot)) keep.push(slot);
+            if (acc[slot] !== 0) touched.push(slot);
+            keep.push(slot);
           }
           live = keep;
         }
@@ -632,29 +634,45 @@ function partialPass(
 ): void {
   const { slots: ss, xs, inName } = d;
   const c = idf * (K1 + 1);
-  const one = (e: number) => {
-    const slot = ss[e]!;
-    const x = xs[e]!;
-    if (inName[e]) {
-      if (named[slot] === 0) namedSlots.push(slot);
-      named[slot]! += weight;
-    }
-    if (x > 0) acc[slot]! += (c * x) / (K1 + x) || Number.MIN_VALUE;
-  };
+  // One function for both loops, not a closure made per call: this runs per term per match.
   if (force || slots.length * 16 < d.entries) {
     for (let i = 0; i < slots.length; i++) {
       const e = lowerBoundSlot(ss, slots[i]!);
-      if (e < ss.length && ss[e] === slots[i]) one(e);
+      if (e < ss.length && ss[e] === slots[i]) addOne(e, ss, xs, inName, c, weight, acc, named, namedSlots);
     }
     return;
   }
-  for (let e = 0; e < ss.length; e++) if (acc[ss[e]!] !== 0) one(e);
+  for (let e = 0; e < ss.length; e++) {
+    if (acc[ss[e]!] !== 0) addOne(e, ss, xs, inName, c, weight, acc, named, namedSlots);
+  }
+}
+
+/** {@link partialPass}'s step: entry `e` of a term's data added to its skill. */
+function addOne(
+  e: number,
+  ss: Int32Array,
+  xs: Float64Array,
+  inName: Uint8Array,
+  c: number,
+  weight: number,
+  acc: Float64Array,
+  named: Float64Array,
+  namedSlots: SlotList,
+): void {
+  const slot = ss[e]!;
+  const x = xs[e]!;
+  if (inName[e]) {
+    if (named[slot] === 0) namedSlots.push(slot);
+    named[slot]! += weight;
+  }
+  if (x > 0) acc[slot]! += (c * x) / (K1 + x) || Number.MIN_VALUE;
 }
 
 /** The k-th highest score so far among the part's visible scored skills. */
-function kthScore(acc: Float64Array, touched: Int32Array, k: number, part: Part): number {
+function kthScore(acc: Float64Array, touched: Int32Array, n: number, k: number, part: Part): number {
   const heap: number[] = [];
-  for (const slot of touched) {
+  for (let t = 0; t < n; t++) {
+    const slot = touched[t]!;
     const v = acc[slot]!;
     if (heap.length === k && v <= heap[0]!) continue;
     if (part.hidden(slot)) continue;
@@ -919,6 +937,9 @@ function topK(scores: PartScores[], k: number): Scored[] {
   // worst one's is out at one compare, before any object is made (every one, when the worst
   // holds a verbatim trigger).
   let bar = Number.NEGATIVE_INFINITY;
+  // `tieRound(x) < bar` without rounding every candidate: Math.round(y) < B ⟺ y < B − 0.5 for
+  // an integer B (exact while B − 0.5 is representable, far beyond any BM25 score).
+  let below = Number.NEGATIVE_INFINITY;
   for (const s of scores) {
     const { acc, exact, touched } = s;
     const hidden = s.part.hidden;
@@ -936,12 +957,13 @@ function topK(scores: PartScores[], k: number): Scored[] {
       if (top.length === k) {
         const worst = top[k - 1]!;
         bar = worst.exactWords > 0 ? Number.POSITIVE_INFINITY : tieRound(worst.bm25);
+        below = Math.abs(bar) < 2 ** 52 ? bar - 0.5 : bar;
       }
     };
     const anyExact = exact.size > 0;
     for (let i = 0; i < touched.length; i++) {
       const slot = touched[i]!;
-      if (tieRound(acc[slot]!) < bar && !(anyExact && exact.has(slot))) continue;
+      if (acc[slot]! * 1e9 < below && !(anyExact && exact.has(slot))) continue;
       consider(slot);
     }
     for (const slot of exact.keys()) if (acc[slot] === 0) consider(slot);

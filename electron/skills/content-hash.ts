@@ -7,14 +7,35 @@ import type { SkillPackage } from './package-schema.js';
  */
 const BOOKKEEPING = new Set(['id', 'version', 'sync_etag', 'artifacts']);
 
-/** JSON with object keys sorted at every depth (for comparing values, not for display). */
+/**
+ * JSON with object keys sorted at every depth (for comparing values, not for display). Written
+ * as loops over one string: every import hashes each package (and the installed copy on an
+ * update), and the entries/filter/map/join arrays this made per object were most of its cost.
+ */
 export function sortedJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ',';
+      // A hole reads as nothing, as Array.prototype.join renders it.
+      if (i in v) out += sortedJson(v[i]);
+    }
+    return `${out}]`;
+  }
   if (v && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${sortedJson(x)}`).join(',')}}`;
+    const o = v as Record<string, unknown>;
+    // Default sort order is by UTF-16 code units, the order `<` gives strings.
+    const keys = Object.keys(o).sort();
+    let out = '{';
+    let first = true;
+    for (const k of keys) {
+      const x = o[k];
+      if (x === undefined) continue;
+      if (!first) out += ',';
+      first = false;
+      out += `${JSON.stringify(k)}:${sortedJson(x)}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(v ?? null);
 }
