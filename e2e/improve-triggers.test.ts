@@ -1,45 +1,10 @@
-/**
- * "Improve the description from the trigger evals" in the Composer, in Chromium against web mode:
- * a saved skill whose narrow description phase 1 misses merge requests for, a scripted model's
- * proposal measured before/after on the evals it saw and on the held-out third, put into the
- * editor. Screenshots at 1440×900 and 1024×700, light and dark.
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
-import { runCli, tempDir } from '../electron/test-support/index.js';
+import { NARROW_PDF, runCli, triggerEvalSkill } from '../electron/test-support/index.js';
 import { connectProvider } from './browser.js';
 import { describeWeb, shotSchemes } from './web-suite.js';
 
-const TRIGGERS = [
-  { query: 'fill in the fields of this PDF form for me', should_trigger: true },
-  { query: 'merge these two scanned contracts into one', should_trigger: true },
-  { query: 'cut the signed agreement into separate sheets', should_trigger: true },
-  { query: 'write me a haiku about the sea', should_trigger: false },
-  { query: 'combine the pages of my invoices and merge them', should_trigger: true },
-  { query: 'what is the capital of France', should_trigger: false },
-  { query: 'extract the text from this PDF', should_trigger: true },
-  { query: 'compute the average of this spreadsheet column', should_trigger: false },
-  { query: 'join the quarterly reports into a single document', should_trigger: true },
-];
-const PROPOSAL = {
-  description:
-    'Fill PDF forms, merge and combine scanned pages and contracts into one file, split documents into single pages, and extract text from PDF documents.',
-  trigger_phrases: ['merge scanned pages', 'split into single pages'],
-};
-
-function folder(name: string, description: string, triggers?: unknown): string {
-  const dir = join(tempDir(), name);
-  mkdirSync(join(dir, 'evals'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
-  );
-  if (triggers !== undefined)
-    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
-  return dir;
-}
+const PROPOSAL = NARROW_PDF.better;
 
 describeWeb(
   'improving a description from its trigger evals, in Chromium',
@@ -50,12 +15,8 @@ describeWeb(
     page: { timeoutMs: 30_000 },
     setup: async (web) => {
       for (const dir of [
-        folder('pdf-tools', 'Fill PDF forms and extract text from PDF documents.', TRIGGERS),
-        folder('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
-        folder(
-          'spreadsheet-math',
-          'Compute totals, averages and pivots in Excel spreadsheets and CSV files.',
-        ),
+        triggerEvalSkill(NARROW_PDF.name, NARROW_PDF.description, NARROW_PDF.triggers),
+        ...NARROW_PDF.others.map(([n, d]) => triggerEvalSkill(n, d)),
       ]) {
         const r = await runCli(['--home', web.app.home, 'skills', 'import', '--no-embed', dir]);
         expect(r.code, r.stderr).toBe(0);

@@ -1,36 +1,17 @@
-/**
- * A Composer save that lowers a skill's trigger recall, in Chromium against web mode: the save is
- * held and a dialog shows the rates before and after and the query now missed; Keep editing closes
- * it with nothing saved, Save anyway saves. Screenshots of the dialog, light and dark.
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, skipWithout, tempDir, testArtifactsDir } from '../electron/test-support/index.js';
+import { runCli, skipWithout, testArtifactsDir, triggerEvalSkill } from '../electron/test-support/index.js';
 import { type E2eSuite, findChromium, openPage, shootSchemes, startSuite } from './browser.js';
 
 const chromiumPath = findChromium();
 const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/trigger-regression');
-
-function folder(name: string, description: string, triggers?: unknown): string {
-  const dir = join(tempDir(), name);
-  mkdirSync(join(dir, 'evals'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
-  );
-  if (triggers !== undefined)
-    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
-  return dir;
-}
 
 describe.skipIf(skip)('a save that lowers trigger recall (Chromium)', () => {
   let suite: E2eSuite;
   beforeAll(async () => {
     suite = await startSuite(chromiumPath!);
     for (const dir of [
-      folder(
+      triggerEvalSkill(
         'pdf-tools',
         'Fill PDF forms, merge and split PDF files, extract text and tables from PDF documents.',
         [
@@ -39,7 +20,10 @@ describe.skipIf(skip)('a save that lowers trigger recall (Chromium)', () => {
           { query: 'write me a haiku about the sea', should_trigger: false },
         ],
       ),
-      folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+      triggerEvalSkill(
+        'spreadsheet-math',
+        'Compute totals, averages and pivots in Excel spreadsheets and CSV files.',
+      ),
     ]) {
       const r = await runCli(['--home', suite.app.home, 'skills', 'import', '--no-embed', dir]);
       expect(r.code, r.stderr).toBe(0);

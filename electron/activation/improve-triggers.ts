@@ -27,7 +27,7 @@ export type ProposeTriggers = (input: {
 }) => Promise<TriggerFields | null>;
 
 /** Recall and precision from `[should_trigger, fired]` pairs. */
-export function ratesOf(pairs: ReadonlyArray<readonly [boolean, boolean]>): TriggerRates {
+export function triggerRates(pairs: ReadonlyArray<readonly [boolean, boolean]>): TriggerRates {
   let tp = 0;
   let fp = 0;
   let fn = 0;
@@ -157,7 +157,7 @@ export async function improveTriggers(opts: {
   const trial = new TriggerTrial(opts.catalog, opts.scope, opts.skill);
   try {
     const rate = (evals: readonly TriggerEval[], fired: readonly boolean[]) =>
-      ratesOf(evals.map((e, i) => [e.should_trigger, fired[i]!] as const));
+      triggerRates(evals.map((e, i) => [e.should_trigger, fired[i]!] as const));
     const stored: TriggerFields = {
       description: opts.skill.description,
       trigger_phrases: opts.skill.trigger_phrases ?? [],

@@ -1,12 +1,12 @@
 // A save or an import that lowers a skill's phase-1 trigger recall or precision is held back with
 // the figures and the queries it now gets wrong; an unchanged or better one goes through.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ImportPackageRes } from '../contract/skills.js';
 import type { UpdateResult } from '../contract/sources.js';
-import { runCli, tempDir, testHost } from '../test-support/index.js';
+import { runCli, tempDir, testHost, triggerEvalSkill } from '../test-support/index.js';
 import { createInProcessClient } from '../transport/in-process-client.js';
 
 const PDF = 'Fill PDF forms, merge and split PDF files, extract text and tables from PDF documents.';
@@ -19,26 +19,16 @@ const TRIGGERS = [
   { query: 'write me a haiku about the sea', should_trigger: false },
 ];
 
-/** An Agent Skills folder with trigger evals. */
-function folder(name: string, description: string, triggers?: unknown): string {
-  const dir = join(tempDir(), name);
-  mkdirSync(join(dir, 'evals'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
-  );
-  if (triggers !== undefined)
-    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
-  return dir;
-}
-
 /** A home holding pdf-tools (with trigger evals) among a few other skills. */
 async function home(): Promise<string> {
   const h = tempDir();
   for (const dir of [
-    folder('pdf-tools', PDF, TRIGGERS),
-    folder('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
-    folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+    triggerEvalSkill('pdf-tools', PDF, TRIGGERS),
+    triggerEvalSkill('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
+    triggerEvalSkill(
+      'spreadsheet-math',
+      'Compute totals, averages and pivots in Excel spreadsheets and CSV files.',
+    ),
   ]) {
     const r = await runCli(['--home', h, 'skills', 'import', '--no-embed', dir]);
     expect(r.code, r.stderr).toBe(0);
@@ -103,7 +93,7 @@ describe('trigger regressions', () => {
 
   it('skills import prints the regression and exits 1 unless --force', async () => {
     const h = await home();
-    const narrower = folder('pdf-tools', NARROWER, TRIGGERS);
+    const narrower = triggerEvalSkill('pdf-tools', NARROWER, TRIGGERS);
     const held = await runCli(['--home', h, '--json', 'skills', 'import', '--no-embed', narrower]);
     expect(held.code).toBe(1);
     expect(held.stderr).toContain('pdf-tools (account, ');
@@ -136,7 +126,7 @@ describe('trigger regressions', () => {
       'skills',
       'import',
       '--no-embed',
-      folder('pdf-tools', PDF, TRIGGERS),
+      triggerEvalSkill('pdf-tools', PDF, TRIGGERS),
     ]);
     expect(better.code, better.stderr).toBe(0);
     expect(better.stderr).not.toContain('trigger recall');
@@ -147,24 +137,31 @@ describe('trigger regressions', () => {
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
     const repo = tempDir();
     git(repo, 'init', '-q', '-b', 'main');
-    cpSync(folder('pdf-tools', PDF, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
-    cpSync(folder('sea-poems', 'Write short poems about the sea.'), join(repo, 'sea-poems'), {
+    cpSync(triggerEvalSkill('pdf-tools', PDF, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
+    cpSync(triggerEvalSkill('sea-poems', 'Write short poems about the sea.'), join(repo, 'sea-poems'), {
       recursive: true,
     });
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'first');
     const h2 = tempDir();
     for (const dir of [
-      folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+      triggerEvalSkill(
+        'spreadsheet-math',
+        'Compute totals, averages and pivots in Excel spreadsheets and CSV files.',
+      ),
     ])
       expect((await runCli(['--home', h2, 'skills', 'import', '--no-embed', dir])).code).toBe(0);
     expect((await runCli(['--home', h2, 'sources', 'add', repo, '--name', 'team'])).code).toBe(0);
     expect((await runCli(['--home', h2, 'sources', 'update', 'team', '--all'])).code).toBe(0);
 
-    cpSync(folder('pdf-tools', NARROWER, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
-    cpSync(folder('sea-poems', 'Write short poems and haiku about the sea.'), join(repo, 'sea-poems'), {
-      recursive: true,
-    });
+    cpSync(triggerEvalSkill('pdf-tools', NARROWER, TRIGGERS), join(repo, 'pdf-tools'), { recursive: true });
+    cpSync(
+      triggerEvalSkill('sea-poems', 'Write short poems and haiku about the sea.'),
+      join(repo, 'sea-poems'),
+      {
+        recursive: true,
+      },
+    );
     git(repo, 'commit', '-q', '-am', 'narrower');
     expect((await runCli(['--home', h2, 'sources', 'check', 'team'])).code).toBe(0);
     const up = await runCli(['--home', h2, '--json', 'sources', 'update', 'team', '--all']);

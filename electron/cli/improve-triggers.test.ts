@@ -1,50 +1,17 @@
-// `skilldesk skills improve-triggers`: the model proposes a description and trigger phrases from
-// the trigger evals phase 1 gets wrong; each proposal is measured by phase 1 on copies of the
-// stores; a held-out third the model never sees checks the best one; --apply saves it.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ImproveTriggersRes } from '../contract/skills.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
-import { runCli, tempDir } from '../test-support/index.js';
+import { NARROW_PDF, runCli, tempDir, triggerEvalSkill } from '../test-support/index.js';
 
-function folder(name: string, description: string, triggers?: unknown): string {
-  const dir = join(tempDir(), name);
-  mkdirSync(join(dir, 'evals'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
-  );
-  if (triggers !== undefined)
-    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
-  return dir;
-}
-
-// Every third (index 2, 5, 8) is held out: the model never sees those queries.
-const TRIGGERS = [
-  { query: 'fill in the fields of this PDF form for me', should_trigger: true },
-  { query: 'merge these two scanned contracts into one', should_trigger: true },
-  { query: 'cut the signed agreement into separate sheets', should_trigger: true },
-  { query: 'write me a haiku about the sea', should_trigger: false },
-  { query: 'combine the pages of my invoices and merge them', should_trigger: true },
-  { query: 'what is the capital of France', should_trigger: false },
-  { query: 'extract the text from this PDF', should_trigger: true },
-  { query: 'compute the average of this spreadsheet column', should_trigger: false },
-  { query: 'join the quarterly reports into a single document', should_trigger: true },
-];
-const NARROW = 'Fill PDF forms and extract text from PDF documents.';
-const PROPOSAL = {
-  description:
-    'Fill PDF forms, merge and combine scanned pages and contracts into one file, split documents into single pages, and extract text from PDF documents.',
-  trigger_phrases: ['merge scanned pages', 'split into single pages'],
-};
+const TRIGGERS = NARROW_PDF.triggers;
+const NARROW = NARROW_PDF.description;
+const PROPOSAL = NARROW_PDF.better;
 
 async function home(): Promise<string> {
   const h = tempDir();
   for (const dir of [
-    folder('pdf-tools', NARROW, TRIGGERS),
-    folder('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
-    folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+    triggerEvalSkill(NARROW_PDF.name, NARROW, TRIGGERS),
+    ...NARROW_PDF.others.map(([n, d]) => triggerEvalSkill(n, d)),
   ]) {
     const r = await runCli(['--home', h, 'skills', 'import', '--no-embed', dir]);
     expect(r.code, r.stderr).toBe(0);
@@ -168,7 +135,7 @@ describe('skilldesk skills improve-triggers', () => {
 
   it('refuses a skill with too few trigger evals to hold any out, naming the file', async () => {
     const h = tempDir();
-    const dir = folder('tiny', 'Fill PDF forms.', TRIGGERS.slice(0, 3));
+    const dir = triggerEvalSkill('tiny', 'Fill PDF forms.', TRIGGERS.slice(0, 3));
     expect((await runCli(['--home', h, 'skills', 'import', '--no-embed', dir])).code).toBe(0);
     const r = await runCli([
       '--home',

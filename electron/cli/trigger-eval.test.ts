@@ -1,25 +1,9 @@
-// `skilldesk skills trigger-eval`: trigger evals in skill-creator's shape measured through phase 1
-// alone (deterministic, no model) and, with a model, through the turn; runs remembered per model
-// and compared with the last one; the model's cost estimated and capped before anything is sent.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { TriggerEvalRes } from '../contract/skills.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
-import { runCli, tempDir } from '../test-support/index.js';
+import { runCli, tempDir, triggerEvalSkill } from '../test-support/index.js';
 
 /** An Agent Skills folder; `triggers` become evals/trigger-evals.json. */
-function folder(name: string, description: string, triggers?: unknown): string {
-  const dir = join(tempDir(), name);
-  mkdirSync(join(dir, 'evals'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `---\nname: ${name}\ndescription: ${description}\n---\n\nDo the work.\n`,
-  );
-  if (triggers !== undefined)
-    writeFileSync(join(dir, 'evals', 'trigger-evals.json'), JSON.stringify(triggers));
-  return dir;
-}
 
 const PDF_TRIGGERS = [
   { query: 'fill in the fields of this PDF form for me', should_trigger: true },
@@ -32,13 +16,16 @@ const PDF_TRIGGERS = [
 async function home(): Promise<string> {
   const h = tempDir();
   for (const dir of [
-    folder(
+    triggerEvalSkill(
       'pdf-forms',
       'Fill PDF forms, merge and split PDF files, extract text and tables from PDF documents.',
       PDF_TRIGGERS,
     ),
-    folder('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
-    folder('spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'),
+    triggerEvalSkill('sea-poems', 'Write short poems and haiku about the sea, waves and sailing.'),
+    triggerEvalSkill(
+      'spreadsheet-math',
+      'Compute totals, averages and pivots in Excel spreadsheets and CSV files.',
+    ),
   ]) {
     const r = await runCli(['--home', h, 'skills', 'import', dir]);
     expect(r.code, r.stderr).toBe(0);
@@ -97,7 +84,7 @@ describe('skilldesk skills trigger-eval', () => {
     expect(out.skipped[0]!.reason).toContain('evals/trigger-evals.json');
 
     // A should-trigger query no phase 1 could match: recall 3/4 < 0.9.
-    const dir = folder(
+    const dir = triggerEvalSkill(
       'pdf-forms',
       'Fill PDF forms, merge and split PDF files, extract text and tables from PDF documents.',
       [...PDF_TRIGGERS, { query: 'qwzx plorb vint', should_trigger: true }],
@@ -112,7 +99,9 @@ describe('skilldesk skills trigger-eval', () => {
 
   it('refuses a malformed trigger-evals.json naming the entry', async () => {
     const h = tempDir();
-    const dir = folder('bad-evals', 'Fill PDF forms.', [{ query: 'fill this', should_trigger: 'yes' }]);
+    const dir = triggerEvalSkill('bad-evals', 'Fill PDF forms.', [
+      { query: 'fill this', should_trigger: 'yes' },
+    ]);
     expect((await runCli(['--home', h, 'skills', 'import', dir])).code).toBe(0);
     const r = await runCli(['--home', h, 'skills', 'trigger-eval', 'bad-evals']);
     expect(r.code).toBe(2);

@@ -1,4 +1,4 @@
-import { explainMatch, phase1Decision } from '../activation/index.js';
+import { explainMatch, phase1Decision, triggerRates } from '../activation/index.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import type {
@@ -13,7 +13,6 @@ import type {
   TriggerEvalReq,
   TriggerEvalRes,
   TriggerEvalSkillView,
-  TriggerRates,
 } from '../contract/skills.js';
 import { BUILTIN_PRICES, estimateCost, type Llm, type PriceTable } from '../llm/index.js';
 import {
@@ -173,29 +172,6 @@ const DEFAULT_TRIGGER_COST_CAP = 1;
 const ROUTE_MAX_OUTPUT_TOKENS = 60;
 /** Named in errors: where a skill's trigger evals go. */
 const TRIGGER_EVALS_FILE = 'evals/trigger-evals.json';
-
-/** Recall and precision of one way of deciding, from `[should_trigger, fired]` pairs. */
-export function triggerRates(pairs: ReadonlyArray<readonly [boolean, boolean]>): TriggerRates {
-  let tp = 0;
-  let fp = 0;
-  let fn = 0;
-  let tn = 0;
-  for (const [should, fired] of pairs) {
-    if (should && fired) tp++;
-    else if (!should && fired) fp++;
-    else if (should) fn++;
-    else tn++;
-  }
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    true_positives: tp,
-    false_positives: fp,
-    false_negatives: fn,
-    true_negatives: tn,
-    recall: tp + fn > 0 ? round(tp / (tp + fn)) : null,
-    precision: tp + fp > 0 ? round(tp / (tp + fp)) : null,
-  };
-}
 
 /** The last remembered trigger-eval run of a skill with this model, as rates (null: none). */
 function lastTriggerRun(db: Db, name: string, model: string | null): TriggerEvalSkillView['previous'] {

@@ -204,3 +204,4 @@ export function chatMessage(
   };
 }
 export { minimalPdf } from './pdf.js';
+export { NARROW_PDF, triggerEvalSkill } from './trigger-evals.js';
