@@ -454,7 +454,7 @@ export function registerImproveTriggers(skills: Command, ctx: CliContext): void 
     skills
       .command('improve-triggers')
       .description(
-        "propose a better description and trigger phrases from the skill's trigger evals: the model sees the two thirds phase 1 decides (every third eval is held out), each proposal is measured by phase 1 against the catalog as it is, and the best one is checked on the held-out third. Nothing is saved unless --apply (a new patch version, through the same trigger-regression check as a save). Exit 0 a better proposal (or --apply saved it), 1 none better, 2 invalid input",
+        "propose a better description and trigger phrases from the skill's trigger evals: the model sees two thirds of them with what phase 1 gets wrong (every third eval is held out from it), each proposal is measured by phase 1 against the catalog as it is, and the best one is checked on the held-out third. Nothing is saved unless --apply (a new patch version, through the same trigger-regression check as a save). Exit 0 a better proposal (or --apply saved it), 1 none better (or no model), 2 invalid input",
       )
       .argument('<name>', 'the skill (it needs 6 or more trigger evals, some that should fire and some not)')
       .addOption(scopeOption('store of the skill'))

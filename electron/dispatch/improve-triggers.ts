@@ -66,7 +66,7 @@ export function createImproveTriggersHandler(deps: {
       if (!llm)
         throw new AppError(
           'LLM_NOT_CONFIGURED',
-          'improving a description needs a model: set one up in Settings → Providers (or pass --provider and --model on the command line)',
+          'improving a description needs a model: set one up in Settings → Providers (on the command line: `skilldesk providers`, or --provider and --model)',
         );
       const prompts = loadSkillPrompts(catalog, AGENT_SKILL, PARTS);
       const engine = new PromptEngine();
