@@ -174,6 +174,19 @@ function ScriptOutputsInCanvas({ result }: { result: unknown }) {
  * While a step waits on a cold Python sandbox: what is happening and for how long, against the
  * last cold start's duration (from the pool's progress task), instead of a bare spinner.
  */
+/**
+ * The cold start in words, from the time it has taken and the last one's (measured: about 1 s on
+ * a quiet machine, tens of seconds on a busy one, so a fixed promise would be wrong either way).
+ */
+export function sandboxStartText(elapsed: number, estimate: number | null): string {
+  const head = `Starting the Python sandbox… ${elapsed} s`;
+  if (estimate === null)
+    return `${head} (its first start here: it depends on how busy the machine is; later runs reuse it)`;
+  if (elapsed > estimate * 2 + 3)
+    return `${head}, longer than the last cold start (about ${estimate} s): the machine is busier. Stop cancels it.`;
+  return `${head} of about ${estimate} s (the last cold start)`;
+}
+
 export function SandboxStartLine() {
   const task = useStore(useStores().workspace, (s) =>
     s.tasks.find((t) => t.kind === 'sandbox' && t.state === 'running'),
@@ -190,12 +203,7 @@ export function SandboxStartLine() {
   return (
     <p className="step__progress" role="status">
       <span className="spinner spinner--tiny" aria-hidden="true" />
-      <span>
-        Starting the Python sandbox… {elapsed} s
-        {estimate !== null
-          ? ` of about ${estimate} s (the last cold start)`
-          : ' (the first start takes a few seconds)'}
-      </span>
+      <span>{sandboxStartText(elapsed, estimate)}</span>
     </p>
   );
 }

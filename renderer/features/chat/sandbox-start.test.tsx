@@ -7,11 +7,21 @@ import { describe, expect, it } from 'vitest';
 import type { ProgressTask } from '../../../electron/contract/progress.js';
 import { createStores, StoresProvider } from '../../stores.js';
 import { inProcessClient } from '../../test-support.js';
-import { ActivityStep } from './SkillActivity.js';
+import { ActivityStep, sandboxStartText } from './SkillActivity.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 describe('the cold start inside a running tool card', () => {
+  it('says how long against the last cold start, and when it is taking longer', () => {
+    expect(sandboxStartText(2, 4)).toBe(
+      'Starting the Python sandbox… 2 s of about 4 s (the last cold start)',
+    );
+    expect(sandboxStartText(12, 4)).toBe(
+      'Starting the Python sandbox… 12 s, longer than the last cold start (about 4 s): the machine is busier. Stop cancels it.',
+    );
+    expect(sandboxStartText(3, null)).toMatch(/its first start here: it depends on how busy the machine is/);
+  });
+
   it('shows what the sandbox is doing and the estimate, then goes', async () => {
     const { client } = inProcessClient();
     const stores = createStores(client);
