@@ -1,7 +1,6 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImproveTriggersRes } from '../contract/skills.js';
-import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
-import { NARROW_PDF, runCli, tempDir, triggerEvalSkill } from '../test-support/index.js';
+import { NARROW_PDF, runCli, scriptedProvider, tempDir, triggerEvalSkill } from '../test-support/index.js';
 
 const TRIGGERS = NARROW_PDF.triggers;
 const NARROW = NARROW_PDF.description;
@@ -19,12 +18,6 @@ async function home(): Promise<string> {
   return h;
 }
 
-async function provider(turns: unknown[]): Promise<LoopbackProvider> {
-  const p = await startLoopbackProvider({ script: turns as never });
-  onTestFinished(() => p.close());
-  return p;
-}
-
 const model = (url: string) => [
   '--provider',
   'openai-compatible',
@@ -37,7 +30,7 @@ const model = (url: string) => [
 describe('skilldesk skills improve-triggers', () => {
   it('proposes from the evals phase 1 misses, checks the held-out third, and saves only with --apply', async () => {
     const h = await home();
-    const p = await provider([
+    const p = await scriptedProvider([
       {
         text: `Here it is:\n\`\`\`json\n${JSON.stringify(PROPOSAL)}\n\`\`\``,
         expect: { last_user_contains: 'merge these two scanned contracts into one' },
@@ -76,7 +69,7 @@ describe('skilldesk skills improve-triggers', () => {
     expect(shown.skill.description).toBe(NARROW);
 
     // --apply saves the proposal as the next version, through the save's own checks.
-    const q = await provider([{ text: JSON.stringify(PROPOSAL) }]);
+    const q = await scriptedProvider([{ text: JSON.stringify(PROPOSAL) }]);
     const applied = await runCli([
       '--home',
       h,
@@ -102,7 +95,7 @@ describe('skilldesk skills improve-triggers', () => {
     const h = await home();
     // Trigger phrases cut from the train misses fix them and nothing else.
     const verbatim = ['two scanned contracts', 'pages of my invoices'];
-    const p = await provider([
+    const p = await scriptedProvider([
       { text: JSON.stringify({ description: NARROW, trigger_phrases: verbatim }) },
       { text: JSON.stringify({ description: NARROW, trigger_phrases: [...verbatim, 'capital of france'] }) },
     ]);

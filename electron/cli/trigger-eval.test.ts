@@ -1,7 +1,6 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TriggerEvalRes } from '../contract/skills.js';
-import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
-import { runCli, tempDir, triggerEvalSkill } from '../test-support/index.js';
+import { runCli, scriptedProvider, tempDir, triggerEvalSkill } from '../test-support/index.js';
 
 /** An Agent Skills folder; `triggers` become evals/trigger-evals.json. */
 
@@ -31,12 +30,6 @@ async function home(): Promise<string> {
     expect(r.code, r.stderr).toBe(0);
   }
   return h;
-}
-
-async function provider(turns: unknown[]): Promise<LoopbackProvider> {
-  const p = await startLoopbackProvider({ script: turns as never });
-  onTestFinished(() => p.close());
-  return p;
 }
 
 describe('skilldesk skills trigger-eval', () => {
@@ -111,7 +104,7 @@ describe('skilldesk skills trigger-eval', () => {
   it('with a model, asks it only about the queries phase 1 listed, and reports the turn', async () => {
     const h = await home();
     // Three should-trigger queries reach the router; the model picks the skill twice.
-    const p = await provider([{ text: 'pdf-forms' }, { text: 'none' }, { text: 'pdf-forms' }]);
+    const p = await scriptedProvider([{ text: 'pdf-forms' }, { text: 'none' }, { text: 'pdf-forms' }]);
     const r = await runCli([
       '--home',
       h,
@@ -139,7 +132,7 @@ describe('skilldesk skills trigger-eval', () => {
 
   it('refuses to ask a priced model above the cost cap, sending nothing', async () => {
     const h = await home();
-    const p = await provider([]);
+    const p = await scriptedProvider([]);
     const r = await runCli(
       [
         '--home',

@@ -204,4 +204,4 @@ export function chatMessage(
   };
 }
 export { minimalPdf } from './pdf.js';
-export { NARROW_PDF, triggerEvalSkill } from './trigger-evals.js';
+export { NARROW_PDF, scriptedProvider, triggerEvalSkill } from './trigger-evals.js';

@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { type LoopbackProvider, startLoopbackProvider } from '../llm/index.js';
 import { tempDir } from './index.js';
 
 /**
@@ -48,3 +50,10 @@ export const NARROW_PDF = {
     ['spreadsheet-math', 'Compute totals, averages and pivots in Excel spreadsheets and CSV files.'],
   ] as const,
 };
+
+/** A loopback provider answering `turns` in order, closed when the test ends. */
+export async function scriptedProvider(turns: unknown[]): Promise<LoopbackProvider> {
+  const p = await startLoopbackProvider({ script: turns as never });
+  onTestFinished(() => p.close());
+  return p;
+}
