@@ -5,6 +5,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
+#ifndef _WIN32
+#include <sched.h>
+#endif
 #include "e5.h"
 
 /* A text longer than this (bytes of UTF-8) is cut: a skill's or a message's embedding reads its
@@ -137,6 +141,108 @@ static job_t *read_job(napi_env env, napi_callback_info info) {
     return j;
 }
 
+/* ---- a second core for a query ---------------------------------------------------------
+ * embedSync embeds one message while the user waits (a match, a turn sent with no draft), on
+ * the JS thread, leaving the other core idle. One helper thread per process takes the second
+ * half of each step (matmul rows, attention tokens, GELU) of such a call: the vector is the same
+ * (each output is computed by one thread, in the same order), the latency about half. Between
+ * steps the helper spins up to 50 µs for the next one (a step lasts tens to hundreds of
+ * microseconds), then sleeps on a condition variable. Only one caller uses it at a time; another
+ * (a second JS thread in the process) runs alone. Not used on Windows or on one core. */
+#ifndef _WIN32
+#define HELPER_SPIN_NS 50000ull
+typedef struct {
+    uv_thread_t th;
+    uv_mutex_t mu;
+    uv_cond_t cv;
+    atomic_int seq;         /* bumped per step handed over */
+    atomic_int done;        /* the last step the helper finished */
+    atomic_int claim;       /* the last step whose second part someone took */
+    atomic_int busy;        /* a caller holds the helper */
+    e5_part_fn fn;
+    void *ctx;
+    int nparts;
+    int ok;
+} helper_t;
+static helper_t helper;
+static uv_once_t helper_once = UV_ONCE_INIT;
+
+static void helper_main(void *arg) {
+    (void)arg;
+    int seen = 0;
+    for (;;) {
+        int s = atomic_load_explicit(&helper.seq, memory_order_acquire);
+        if (s == seen) {
+            uint64_t until = uv_hrtime() + HELPER_SPIN_NS;
+            unsigned k = 0;
+            while ((s = atomic_load_explicit(&helper.seq, memory_order_acquire)) == seen) {
+                if ((++k & 63) == 0 && uv_hrtime() > until) break;
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+            if (s == seen) {
+                uv_mutex_lock(&helper.mu);
+                while ((s = atomic_load_explicit(&helper.seq, memory_order_acquire)) == seen)
+                    uv_cond_wait(&helper.cv, &helper.mu);
+                uv_mutex_unlock(&helper.mu);
+            }
+        }
+        seen = s;
+        int e = s - 1;
+        if (atomic_compare_exchange_strong(&helper.claim, &e, s)) {
+            helper.fn(helper.ctx, 1, helper.nparts);
+            atomic_store_explicit(&helper.done, s, memory_order_release);
+        }
+    }
+}
+
+static void helper_start(void) {
+    atomic_init(&helper.seq, 0);
+    atomic_init(&helper.done, 0);
+    atomic_init(&helper.claim, 0);
+    atomic_init(&helper.busy, 0);
+    if (uv_available_parallelism() < 2) return;
+    if (uv_mutex_init(&helper.mu) != 0) return;
+    if (uv_cond_init(&helper.cv) != 0) return;
+    if (uv_thread_create(&helper.th, helper_main, NULL) != 0) return;
+    helper.ok = 1;
+}
+
+/* e5_parallel_fn: part 1 on the helper, part 0 here; back when both are done. */
+static void helper_run(void *pctx, e5_part_fn fn, void *ctx, int nparts) {
+    (void)pctx;
+    helper.fn = fn;
+    helper.ctx = ctx;
+    helper.nparts = nparts;
+    int s = atomic_load_explicit(&helper.seq, memory_order_relaxed) + 1;
+    uv_mutex_lock(&helper.mu);
+    atomic_store_explicit(&helper.seq, s, memory_order_release);
+    uv_cond_signal(&helper.cv);
+    uv_mutex_unlock(&helper.mu);
+    fn(ctx, 0, nparts);
+    /* A helper that has not started (no free core) loses its part to the caller: a loaded
+     * machine gets the serial latency, never worse. */
+    int e = s - 1;
+    if (atomic_compare_exchange_strong(&helper.claim, &e, s)) {
+        fn(ctx, 1, nparts);
+        return;
+    }
+    unsigned k = 0;
+    while (atomic_load_explicit(&helper.done, memory_order_acquire) != s)
+        if ((++k & 255) == 0) sched_yield();
+}
+
+/* Takes the helper for one call; 0 when there is none or another thread holds it. */
+static int helper_take(void) {
+    uv_once(&helper_once, helper_start);
+    if (!helper.ok) return 0;
+    int expect = 0;
+    return atomic_compare_exchange_strong(&helper.busy, &expect, 1);
+}
+static void helper_give(void) { atomic_store(&helper.busy, 0); }
+#endif
+
 static void run_job(job_t *j) {
     j->rc = j->n > 0 ? e5_embed_batch(j->m, (const char **)j->texts, j->n, j->is_query, j->out) : 0;
 }
@@ -151,10 +257,17 @@ static napi_value result_of(napi_env env, job_t *j) {
     return arr;
 }
 
-/* embedSync(handle, texts, isQuery) -> Float32Array of texts.length × dim, each row unit length. */
+/* embedSync(handle, texts, isQuery) -> Float32Array of texts.length × dim, each row unit length.
+ * One text is split over two cores when the helper is free. */
 static napi_value embed_sync(napi_env env, napi_callback_info info) {
     job_t *j = read_job(env, info);
     if (!j) return NULL;
+#ifndef _WIN32
+    if (j->n == 1 && helper_take()) {
+        j->rc = e5_embed_split(j->m, j->texts[0], j->is_query, j->out, helper_run, NULL, 2);
+        helper_give();
+    } else
+#endif
     run_job(j);
     napi_value r = j->rc == 0 ? result_of(env, j) : NULL;
     if (j->rc != 0) napi_throw_error(env, "E5_EMBED", "embedding failed");

@@ -394,9 +394,9 @@ static void quantize_tok(const float *RESTRICT X, int T, int nin, uint8_t *RESTR
 
 static void matmul_u8s4_scalar(const block_q4_0 *W, const qmat *M, const float *bias,
                                const uint8_t *au, const float *da, float *Y,
-                               int T, int nout, int nin) {
+                               int T, int nout, int nin, int o0, int o1) {
     int nb = nin / QK;
-    for (int o = 0; o < nout; o++) {
+    for (int o = o0; o < o1; o++) {
         const block_q4_0 *w = W + (size_t)o * nb;
         const int16_t *s = M->s16 + (size_t)o * nb;
         for (int t = 0; t < T; t++) {
@@ -429,13 +429,13 @@ AVX2_FN static inline int64_t hsum_epi32_64(__m256i v) {
 #define TCHUNK 64
 AVX2_FN static void matmul_u8s4_avx2(const block_q4_0 *W, const qmat *M, const float *bias,
                                      const uint8_t *au, const float *da, float *Y,
-                                     int T, int T4, int nout, int nin) {
+                                     int T, int T4, int nout, int nin, int o0, int o1) {
     int nb = nin / QK;
     const __m128i m4 = _mm_set1_epi8(0x0F);
     const __m256i eight = _mm256_set1_epi8(8);
     for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
         int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
-        for (int o = 0; o < nout; o += 2) {
+        for (int o = o0; o < o1; o += 2) {
             const block_q4_0 *w0 = W + (size_t)o * nb, *w1 = w0 + nb;
             const int16_t *s0 = M->s16 + (size_t)o * nb, *s1 = s0 + nb;
             for (int t = c0; t < c1; t += 4) {
@@ -469,18 +469,18 @@ AVX2_FN static void matmul_u8s4_avx2(const block_q4_0 *W, const qmat *M, const f
 #undef TCHUNK
 #endif
 
-/* Y = X·Wᵀ + bias, X quantized by quantize_tok into T4 rows (T rounded up to 4, the padding
- * rows never stored). */
+/* Rows [o0, o1) of Y = X·Wᵀ + bias, X quantized by quantize_tok into T4 rows (T rounded up to
+ * 4, the padding rows never stored); o0 and o1 even. */
 static void matmul_i(const block_q4_0 *W, const qmat *M, const float *bias, const uint8_t *au,
-                     const float *da, float *Y, int T, int T4, int nout, int nin) {
+                     const float *da, float *Y, int T, int T4, int nout, int nin, int o0, int o1) {
 #if defined(E5_X86_DISPATCH)
     if (cpu_has_avx2() && nout % 2 == 0) {
-        matmul_u8s4_avx2(W, M, bias, au, da, Y, T, T4, nout, nin);
+        matmul_u8s4_avx2(W, M, bias, au, da, Y, T, T4, nout, nin, o0, o1);
         return;
     }
 #endif
     (void)T4;
-    matmul_u8s4_scalar(W, M, bias, au, da, Y, T, nout, nin);
+    matmul_u8s4_scalar(W, M, bias, au, da, Y, T, nout, nin, o0, o1);
 }
 
 /* Integer block scales of one Q4 matrix (see qmat); false when out of memory. */
@@ -608,9 +608,9 @@ static void gelu_all(float *x, size_t n) {
 
 /* Scaled dot-product attention of each token over its own text's tokens. */
 static void attention_scalar(const float *q, const float *k, const float *v, float *ctx,
-                             const int *sstart, const int *send, int T, int H, int NH, int hd,
+                             const int *sstart, const int *send, int t0, int t1, int H, int NH, int hd,
                              float scale, float *prob) {
-    for (int t = 0; t < T; t++)
+    for (int t = t0; t < t1; t++)
         for (int h = 0; h < NH; h++) {
             int s0 = sstart[t], s1 = send[t];
             const float *qh = q + (size_t)t * H + h * hd;
@@ -637,9 +637,9 @@ static void attention_scalar(const float *q, const float *k, const float *v, flo
 /* The same for a head width that is a multiple of 8 (32 in e5-small); `prob` holds at least
  * the longest segment rounded up to 8. */
 AVX2_FN static void attention_avx2(const float *q, const float *k, const float *v, float *ctx,
-                                   const int *sstart, const int *send, int T, int H, int NH, int hd,
+                                   const int *sstart, const int *send, int t0, int t1, int H, int NH, int hd,
                                    float scale, float *prob) {
-    for (int t = 0; t < T; t++)
+    for (int t = t0; t < t1; t++)
         for (int h = 0; h < NH; h++) {
             int s0 = sstart[t], s1 = send[t], n = s1 - s0;
             const float *qh = q + (size_t)t * H + h * hd;
@@ -672,6 +672,46 @@ AVX2_FN static void attention_avx2(const float *q, const float *k, const float *
 }
 #endif
 
+/* One step of the forward pass, run whole or split in parts (see e5_embed_split). */
+typedef struct {
+    int kind;                                   /* 0 matmul, 1 attention, 2 gelu */
+    const block_q4_0 *W; const qmat *M; const float *bias; const uint8_t *au; const float *da;
+    float *Y; int T, T4, nout, nin;
+    const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
+    float *prob[2];                             /* softmax scratch per part */
+    float *x; size_t n;
+} step_t;
+
+static void step_part(void *c, int part, int nparts) {
+    step_t *s = (step_t *)c;
+    if (s->kind == 0) {
+        int per = ((s->nout / nparts) + 1) & ~1;    /* even: the AVX2 tile is 2 rows */
+        int o0 = part * per, o1 = o0 + per > s->nout ? s->nout : o0 + per;
+        if (o0 < o1) matmul_i(s->W, s->M, s->bias, s->au, s->da, s->Y, s->T, s->T4, s->nout, s->nin, o0, o1);
+    } else if (s->kind == 1) {
+        int per = (s->T + nparts - 1) / nparts;
+        int t0 = part * per, t1 = t0 + per > s->T ? s->T : t0 + per;
+        if (t0 >= t1) return;
+#if defined(E5_X86_DISPATCH)
+        if (cpu_has_avx2() && s->hd % 8 == 0)
+            attention_avx2(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->hd, s->scale, s->prob[part]);
+        else
+#endif
+            attention_scalar(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->hd, s->scale, s->prob[part]);
+    } else {
+        size_t per = ((s->n / (size_t)nparts) + 7) & ~(size_t)7;
+        size_t a = (size_t)part * per, b = a + per > s->n ? s->n : a + per;
+        if (a < b) gelu_all(s->x + a, b - a);
+    }
+}
+
+/* Runs a step whole, or in `nparts` parts through `par`. */
+typedef struct { e5_parallel_fn par; void *pctx; int nparts; } splitter;
+static void run_step(const splitter *sp, step_t *s) {
+    if (sp && sp->par && sp->nparts > 1) sp->par(sp->pctx, step_part, s, sp->nparts);
+    else step_part(s, 0, 1);
+}
+
 /* ------------------------------- forward ------------------------------
  * The whole batch is processed with the tokens of every text concatenated
  * into one [T,H] activation matrix. The token-wise matmuls (Q/K/V/O/FFN)
@@ -685,7 +725,7 @@ AVX2_FN static void attention_avx2(const float *q, const float *k, const float *
 static int forward_batch(e5_model *m, const int *ids, const int *pos,
                          const int *sstart, const int *send,
                          const int *segoff, int nseg, int T, float *out,
-                         float *hidden_out) {
+                         float *hidden_out, const splitter *sp) {
     int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd;
     size_t TH = (size_t)T * H;
     float *x   = (float *)malloc(TH * sizeof(float));
@@ -700,9 +740,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int T4 = (T + 3) & ~3;
     uint8_t *au = (uint8_t *)calloc((size_t)T4 * FF, 1);
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
-    float *prob = (float *)malloc(sizeof(float) * (size_t)(((m->MAXP + 7) & ~7)));
+    size_t probn = (size_t)((m->MAXP + 7) & ~7);
+    float *prob = (float *)malloc(sizeof(float) * probn * 2);
 #define QUANT(X, NIN) quantize_tok_any((X), T, (NIN), au, da)
-#define MATD(W, M, B, Y, NOUT, NIN) matmul_i((W), &(M), (B), au, da, (Y), T, T4, (NOUT), (NIN))
+#define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
+        step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .da = da, .Y = (Y_), \
+                       .T = T, .T4 = T4, .nout = (NOUT), .nin = (NIN) }; \
+        run_step(sp, &st_); } while (0)
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
 #pragma omp parallel for schedule(static)
@@ -722,17 +766,19 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         MATD(ly->kw, ly->ki, ly->kb, k, H, H);
         MATD(ly->vw, ly->vi, ly->vb, v, H, H);
         /* scaled dot-product attention, restricted to each text's own tokens */
-#if defined(E5_X86_DISPATCH)
-        if (cpu_has_avx2() && hd % 8 == 0)
-            attention_avx2(q, k, v, ctx, sstart, send, T, H, NH, hd, scale, prob);
-        else
-#endif
-            attention_scalar(q, k, v, ctx, sstart, send, T, H, NH, hd, scale, prob);
+        {
+            step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
+                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + probn } };
+            run_step(sp, &st);
+        }
         QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
 
         QUANT(x, H); MATD(ly->fiw, ly->fii, ly->fib, mid, FF, H);
-        gelu_all(mid, (size_t)T * FF);
+        {
+            step_t st = { .kind = 2, .x = mid, .n = (size_t)T * FF };
+            run_step(sp, &st);
+        }
         QUANT(mid, FF); MATD(ly->fow, ly->foi, ly->fob, fo, H, FF);
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
     }
@@ -776,7 +822,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
  * windows' (pre-normalization) mean-pooled vectors, finally L2-normalized.
  * This equals mean-pooling over the whole document, modulo windowed attention.
  * Texts that fit in one window behave exactly as a plain single pass. */
-static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *out) {
+static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *out,
+                   const splitter *sp) {
     const char *pfx = is_query ? "query: " : "passage: ";
     size_t plen = strlen(pfx);
     int H = m->H, WMAX = m->MAXP - 2;        /* content tokens per window */
@@ -843,7 +890,7 @@ static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *
             for (int t = segoff[s]; t < segoff[s + 1]; t++) { sstart[t] = segoff[s]; send[t] = segoff[s + 1]; }
 
         float *segmean = (float *)malloc(sizeof(float) * (size_t)segc * H);
-        rc |= forward_batch(m, ids, pos, sstart, send, segoff, segc, (int)Tc, segmean, NULL);
+        rc |= forward_batch(m, ids, pos, sstart, send, segoff, segc, (int)Tc, segmean, NULL, sp);
 
         for (int s = 0; s < segc; s++) {
             int wi = w0 + s, i = wt[wi];
@@ -872,11 +919,17 @@ static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *
 }
 
 int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
-    return embed_n(m, &text, 1, is_query, out);
+    return embed_n(m, &text, 1, is_query, out, NULL);
 }
 
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
-    return embed_n(m, texts, n, is_query, out);
+    return embed_n(m, texts, n, is_query, out, NULL);
+}
+
+int e5_embed_split(e5_model *m, const char *text, int is_query, float *out,
+                   e5_parallel_fn par, void *pctx, int nparts) {
+    splitter sp = { par, pctx, nparts < 1 ? 1 : nparts > 2 ? 2 : nparts };
+    return embed_n(m, &text, 1, is_query, out, &sp);
 }
 
 int e5_dim(const e5_model *m) { return m->H; }

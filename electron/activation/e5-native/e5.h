@@ -37,6 +37,16 @@ int e5_embed(e5_model *m, const char *text, int is_query, float *out);
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query,
                    float *out);
 
+/* Work split for one text's embedding: `par` runs fn(ctx, part, nparts) for every part in
+ * [0, nparts), possibly at once on other threads, and returns when all have run. */
+typedef void (*e5_part_fn)(void *ctx, int part, int nparts);
+typedef void (*e5_parallel_fn)(void *pctx, e5_part_fn fn, void *ctx, int nparts);
+
+/* As e5_embed, each step's rows (or tokens) split into `nparts` parts run by `par`: one short
+ * text's latency on several cores. The vector is the one e5_embed gives. */
+int e5_embed_split(e5_model *m, const char *text, int is_query, float *out,
+                   e5_parallel_fn par, void *pctx, int nparts);
+
 #ifdef __cplusplus
 }
 #endif
