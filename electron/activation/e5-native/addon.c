@@ -142,8 +142,8 @@ static job_t *read_job(napi_env env, napi_callback_info info) {
 }
 
 /* ---- a second core for a query ---------------------------------------------------------
- * embedSync embeds one message while the user waits (a match, a turn sent with no draft), on
- * the JS thread, leaving the other core idle. One helper thread per process takes the second
+ * A message is embedded while the user waits (a match, a turn sent with no draft), as one job on
+ * one thread, leaving the other core idle. One helper thread per process takes the second
  * half of each step (matmul rows, attention tokens, GELU) of such a call: the vector is the same
  * (each output is computed by one thread, in the same order), the latency about half. Between
  * steps the helper spins up to 50 µs for the next one (a step lasts tens to hundreds of
@@ -243,7 +243,15 @@ static int helper_take(void) {
 static void helper_give(void) { atomic_store(&helper.busy, 0); }
 #endif
 
+/* One text (a query, sync or on the pool) is split over two cores when the helper is free. */
 static void run_job(job_t *j) {
+#ifndef _WIN32
+    if (j->n == 1 && helper_take()) {
+        j->rc = e5_embed_split(j->m, j->texts[0], j->is_query, j->out, helper_run, NULL, 2);
+        helper_give();
+        return;
+    }
+#endif
     j->rc = j->n > 0 ? e5_embed_batch(j->m, (const char **)j->texts, j->n, j->is_query, j->out) : 0;
 }
 
@@ -257,17 +265,10 @@ static napi_value result_of(napi_env env, job_t *j) {
     return arr;
 }
 
-/* embedSync(handle, texts, isQuery) -> Float32Array of texts.length × dim, each row unit length.
- * One text is split over two cores when the helper is free. */
+/* embedSync(handle, texts, isQuery) -> Float32Array of texts.length × dim, each row unit length. */
 static napi_value embed_sync(napi_env env, napi_callback_info info) {
     job_t *j = read_job(env, info);
     if (!j) return NULL;
-#ifndef _WIN32
-    if (j->n == 1 && helper_take()) {
-        j->rc = e5_embed_split(j->m, j->texts[0], j->is_query, j->out, helper_run, NULL, 2);
-        helper_give();
-    } else
-#endif
     run_job(j);
     napi_value r = j->rc == 0 ? result_of(env, j) : NULL;
     if (j->rc != 0) napi_throw_error(env, "E5_EMBED", "embedding failed");
