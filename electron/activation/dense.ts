@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Db } from '../store/index.js';
 import { writeTransaction } from '../store/index.js';
@@ -48,8 +48,11 @@ export function denseText(row: Omit<DenseRow, 'id'>): string {
     .join('\n');
 }
 
-/** The hash a skill's saved vector is keyed by (with the model's id). */
-export const denseTextHash = (text: string) => createHash('sha1').update(text).digest('hex');
+/**
+ * The hash a skill's saved vector is keyed by (with the model's id). The one-shot `hash` is about
+ * 4× cheaper than a `createHash` object per text: a cold start hashes every skill's text.
+ */
+export const denseTextHash = (text: string) => hash('sha1', text, 'hex');
 const hashOf = denseTextHash;
 
 const SELECT =

@@ -10,7 +10,7 @@ import { SkillCatalog } from '../skills/index.js';
 import { validatePackage } from '../skills/package-schema.js';
 import { openStore } from '../store/stores.js';
 import { smallPackage, tempDir } from '../test-support/index.js';
-import { BUILTIN_TOOL_SPECS } from '../tools/index.js';
+import { allBuiltinToolSpecs } from '../tools/index.js';
 import { TurnTools } from './tools.js';
 
 function setup() {
@@ -32,7 +32,7 @@ function setup() {
 
 describe('built-in tool arguments are parsed with zod', () => {
   it('sends the model JSON Schema generated from the zod schemas', () => {
-    const byName = Object.fromEntries(BUILTIN_TOOL_SPECS.map((t) => [t.name, t.parameters]));
+    const byName = Object.fromEntries(allBuiltinToolSpecs().map((t) => [t.name, t.parameters]));
     expect(Object.keys(byName)).toEqual([
       'list_skills',
       'search_skills',

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PROJECT_ROOT, tempDir } from '../test-support/index.js';
-import { BUILTIN_TOOL_SPECS } from '../tools/index.js';
+import { allBuiltinToolSpecs } from '../tools/index.js';
 
 let client: Client | null = null;
 
@@ -49,7 +49,7 @@ describe('skilldesk mcp serve', () => {
     expect(tools.tools.find((t) => t.name === 'search_skills')?.annotations?.readOnlyHint).toBe(true);
 
     // The same names and argument schemas as the chat's model is offered.
-    for (const spec of BUILTIN_TOOL_SPECS) {
+    for (const spec of allBuiltinToolSpecs()) {
       const served = tools.tools.find((t) => t.name === spec.name)!;
       expect(served.description).toBe(spec.description);
       expect(served.inputSchema).toMatchObject({

@@ -12,7 +12,7 @@ export {
 export { runSkillTool } from './apply-skill.js';
 export { createToolHandlers, MCP_FOLDER, type ToolHandlerDeps } from './handlers.js';
 export {
-  BUILTIN_TOOL_SPECS,
+  allBuiltinToolSpecs,
   builtinToolSpecs,
   callBuiltinTool,
   parseToolArgs,

@@ -26,18 +26,24 @@ export const TOOL_MODULES: { readonly [N in BuiltinToolName]: ToolModule<N> } = 
   run_python: runPython,
 };
 
-/** The built-in tools as a model is offered them (JSON Schema generated from the zod schemas). */
-export const BUILTIN_TOOL_SPECS: LlmToolSpec[] = (Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]).map(
-  (name) => ({
+let specs: LlmToolSpec[] | undefined;
+/**
+ * The built-in tools as a model is offered them (JSON Schema generated from the zod schemas), made
+ * on first use: generating them costs tens of milliseconds that a command offering no tool (the
+ * CLI's `skills match`) should not pay at start.
+ */
+export function allBuiltinToolSpecs(): LlmToolSpec[] {
+  specs ??= (Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]).map((name) => ({
     name,
     description: BUILTIN_TOOLS[name].description,
     parameters: toolParameters(BUILTIN_TOOLS[name].args),
-  }),
-);
+  }));
+  return specs;
+}
 
 /** The built-in tools' specs for one scope: a module that words itself for it does so. */
 export function builtinToolSpecs(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): LlmToolSpec[] {
-  return BUILTIN_TOOL_SPECS.map((spec) => {
+  return allBuiltinToolSpecs().map((spec) => {
     const module = TOOL_MODULES[spec.name as BuiltinToolName];
     return module.descriptionFor ? { ...spec, description: module.descriptionFor(ctx) } : spec;
   });
@@ -65,7 +71,7 @@ export function parseToolArgs<N extends BuiltinToolName>(
       ok: false,
       result: {
         error: `invalid arguments for ${name}: ${problems.join('; ')}`,
-        expected: BUILTIN_TOOL_SPECS.find((t) => t.name === name)!.parameters,
+        expected: allBuiltinToolSpecs().find((t) => t.name === name)!.parameters,
       },
     },
   };
