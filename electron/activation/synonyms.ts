@@ -37,7 +37,8 @@ const GROUPS: string[] = [
   'announcement announcements newsletter all_hands internal_comms memo company_update',
   'status_report status_update weekly_update progress_report',
   'summarize summarise summary summarization tldr recap digest condense',
-  'translate translation translating localize localise localization',
+  // Not localize/localization: they stem to "local", and "my local web app" is not a translation.
+  'translate translation translating i18n l10n',
   'proofread proofreading grammar spellcheck',
   // Engineering
   'claude anthropic opus sonnet haiku',
