@@ -21,6 +21,22 @@ import { type LabelledRequest, REQUESTS } from './retrieval/requests.js';
 import { seedPackages } from './retrieval/seeds.js';
 import { denseRows, embedStore, smallTalkRows } from './retrieval-e5.js';
 
+/** The FTS5 table phase 1 once searched, built from the store's skills as they are now. */
+function buildFtsBaseline(store: SkillStore): void {
+  const list = (col: string) => `(SELECT group_concat(value, ' | ') FROM json_each(coalesce(${col}, '[]')))`;
+  store.db.exec(`
+    DROP TABLE IF EXISTS temp.bench_skills_fts;
+    CREATE VIRTUAL TABLE temp.bench_skills_fts USING fts5(
+      name, description, tags, intent_patterns, trigger_phrases,
+      tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO temp.bench_skills_fts(rowid, name, description, tags, intent_patterns, trigger_phrases)
+      SELECT rowid, name, description, ${list('tags')}, ${list('intent_patterns')}, ${list('trigger_phrases')}
+      FROM skills;
+    INSERT INTO temp.bench_skills_fts(bench_skills_fts, rank) VALUES ('rank', 'bm25(6.0, 2.0, 3.0, 3.0, 4.0)');
+  `);
+}
+
 function insert(store: SkillStore, pkgs: SkillPackage[]): void {
   store.repo.transaction(() => {
     for (const p of pkgs) {
@@ -264,8 +280,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       }
 
       // Baseline: FTS5 BM25 over the same catalog (the previous phase 1, without its work budget).
+      // The store keeps no FTS5 index of its skills, so the bench builds the old one, same columns,
+      // tokenizer and weights, in the connection's temp schema (not timed; the store is untouched).
+      buildFtsBaseline(store);
       const fts = store.db.prepare(
-        'SELECT s.name FROM skills_fts f JOIN skills s ON s.rowid = f.rowid WHERE skills_fts MATCH ? ORDER BY f.rank LIMIT 10',
+        'SELECT s.name FROM temp.bench_skills_fts f JOIN skills s ON s.rowid = f.rowid WHERE bench_skills_fts MATCH ? ORDER BY f.rank LIMIT 10',
       );
       const ftsRank = (text: string) => {
         const q = buildFtsQuery(text);

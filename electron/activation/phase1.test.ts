@@ -109,12 +109,24 @@ describe('the work budget of memory recall', () => {
     add(account, { name: 'Rare Gem', description: 'shared words everywhere plus a zymurgy guide' });
     const c = new SkillCatalog(account, null);
     expect(matchSkills(c, 'zymurgy shared words', { limit: 3 })[0]!.name).toBe('Rare Gem');
+    // Memory recall prunes its FTS5 query over earlier chat messages the same way.
+    const db = account.db;
+    db.prepare(
+      "INSERT INTO chat_sessions (id, title, created_at, updated_at) VALUES ('c1', '', 't', 't')",
+    ).run();
+    const say = db.prepare(
+      "INSERT INTO chat_messages (id, session_id, role, content, created_at) VALUES (?, 'c1', 'user', ?, 't')",
+    );
+    for (let i = 0; i < 60; i++) say.run(`m${i}`, 'shared words everywhere');
+    say.run('rare', 'shared words everywhere plus a zymurgy guide');
     // Two terms always remain, rarest first.
     expect(
-      termStats(account.db, 'skills_fts', 'skills').snapshot().prune(['"shared"', '"zymurgy"', '"words"'], 1),
+      termStats(db, 'chat_messages_fts', 'chat_messages')
+        .snapshot()
+        .prune(['"shared"', '"zymurgy"', '"words"'], 1),
     ).toEqual(['"shared"', '"zymurgy"']);
     expect(
-      termStats(account.db, 'skills_fts', 'skills').snapshot().prune(['"nothinghere"', '"zymurgy"']),
+      termStats(db, 'chat_messages_fts', 'chat_messages').snapshot().prune(['"nothinghere"', '"zymurgy"']),
     ).toEqual(['"zymurgy"']);
   });
 });

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { SkillPackage } from './package-schema.js';
 
@@ -40,6 +41,12 @@ export function sortedJson(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
+// The one-shot `crypto.hash` (Node 20.12+) skips the Hash object a `createHash` chain builds and
+// frees per call: a third of a content hash's cost on a bulk import. Same digest either way.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+const sha256Hex = (text: string): string =>
+  oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
+
 const emptyToNull = (m: unknown) =>
   m && typeof m === 'object' && !Array.isArray(m) && Object.keys(m).length === 0 ? null : (m ?? null);
 
@@ -77,7 +84,5 @@ export function contentHash(pkg: SkillPackage): string {
         (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
         (a.model_variant ?? '').localeCompare(b.model_variant ?? ''),
     );
-  return createHash('sha256')
-    .update(sortedJson({ ...fields, artifacts }))
-    .digest('hex');
+  return sha256Hex(sortedJson({ ...fields, artifacts }));
 }

@@ -73,7 +73,8 @@ export async function loadPackages(path: string, limits: ImportLimits): Promise<
       });
     const out: LoadedPackage[] = [];
     for (const file of found.jsonFiles) {
-      if (statSync(file).size > limits.maxBytes) throw tooLarge(file, statSync(file).size, limits);
+      const size = statSync(file).size;
+      if (size > limits.maxBytes) throw tooLarge(file, size, limits);
       out.push(fromJson(readFileSync(file), file, limits));
     }
     for (const dir of found.skillDirs) out.push(fromAgentFiles(readFolder(dir, limits), dir, basename(dir)));

@@ -243,7 +243,8 @@ export class SkillRepository {
   /** Insert a skill row (without artifacts). A name already in the store (by key) is a CONFLICT. */
   createSkill(skill: SkillInput): void {
     this.writeName(skill.name, () => this.stmts.insertSkill.run(toRow(skill)));
-    this.writeTriggers(skill.id, skill.trigger_phrases);
+    // A row just inserted has no trigger phrases yet (they reference it): nothing to delete first.
+    this.insertTriggers(skill.id, skill.trigger_phrases);
   }
 
   /** Update a skill's metadata. Renaming onto another skill's name (by key) is a CONFLICT. */
@@ -308,6 +309,10 @@ export class SkillRepository {
 
   private writeTriggers(skillId: string, phrases: string[] | null): void {
     this.stmts.deleteTriggers.run(skillId);
+    this.insertTriggers(skillId, phrases);
+  }
+
+  private insertTriggers(skillId: string, phrases: string[] | null): void {
     for (const p of phrases ?? []) {
       const norm = normalizePhrase(p);
       if (norm) this.stmts.insertTrigger.run(norm, skillId, norm.split(' ').length);
