@@ -244,6 +244,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           packagesFor: (skill) => skillPackages(deps.home, skill),
           packageIndex: deps.packageIndex,
           files: createFileStore(join(deps.home, 'files')),
+          grants: (skill) => deps.llmSkill?.grants(skill) ?? [],
         });
   const python =
     deps.sandbox === false

@@ -217,6 +217,8 @@ export function createSkillScriptRunner(deps: {
   packageIndex?: () => string | undefined;
   /** The store of the user's files (see {@link SkillScriptRunner.files}). */
   files: FileStore;
+  /** Hosts the user granted a skill (its Network access); the native runtime reaches them through the proxy. */
+  grants?: (skill: string) => string[];
 }): SkillScriptRunner {
   const runDir = (runId: string) => {
     if (!RUN_ID.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a script run id`);
@@ -250,7 +252,7 @@ export function createSkillScriptRunner(deps: {
           : (deps.packagesFor?.(skill) ?? { wheels: [], missing: [] });
       const result =
         choice?.runtime === 'native' && deps.home
-          ? await runNative(deps.home, skill, req, choice.reason!)
+          ? await runNative(deps.home, skill, req, choice.reason!, deps.grants?.(skill.name) ?? [])
           : await runSkillScript({
               pool: deps.pool(),
               files: skillScriptFiles(skill),
@@ -494,6 +496,7 @@ async function runNative(
   skill: Skill,
   req: SkillScriptRequest,
   reason: string,
+  granted: string[],
 ): Promise<RunSkillScriptResult> {
   if (!nativeConsent(home, skill.name)) {
     throw new AppError(
@@ -522,6 +525,10 @@ async function runNative(
       inputs: named,
       timeoutMs: req.timeoutMs,
       signal: req.signal,
+      // Only a skill the user granted hosts gets a way out, through the http_request gate's proxy.
+      ...(granted.length
+        ? { network: { skill: skill.name, granted, signal: req.signal, timeoutMs: 15_000 } }
+        : {}),
     });
     return {
       ...r,
