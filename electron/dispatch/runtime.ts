@@ -214,6 +214,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
             return runCodeTemplate(sandboxPool(), artifact, ctx.variables, {
               host,
               queue: ctx.scope.session_id,
+              signal: ctx.scope.signal,
             });
           },
     component:
