@@ -150,6 +150,15 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
       entry.status = 200;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       let first = true;
+      // Nothing of the host reaches the script before the tunnel is known to carry what the gate
+      // allows (a socket's data waits, paused, until a listener takes it).
+      const down = () =>
+        upstream.on('data', (chunk: Buffer) => {
+          if (ended) return;
+          entry.bytes += chunk.length;
+          if (entry.bytes > maxDown) return end(`${authority} sent more than ${maxDown} bytes`);
+          client.write(chunk);
+        });
       const fromClient = (chunk: Buffer) => {
         if (ended) return;
         if (first && chunk.length > 0) {
@@ -163,11 +172,13 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
               () => {
                 client.resume();
                 pass(chunk);
+                down();
               },
               (e: unknown) => end(message(e)),
             );
             return;
           }
+          if (gate.httpsOnly) down();
         }
         pass(chunk);
       };
@@ -178,12 +189,7 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
       };
       client.on('data', fromClient);
       if (head.length) fromClient(head);
-      upstream.on('data', (chunk: Buffer) => {
-        if (ended) return;
-        entry.bytes += chunk.length;
-        if (entry.bytes > maxDown) return end(`${authority} sent more than ${maxDown} bytes`);
-        client.write(chunk);
-      });
+      if (!gate.httpsOnly) down();
       client.once('end', () => upstream.end());
       upstream.once('end', () => client.end());
       client.once('close', () => end());
