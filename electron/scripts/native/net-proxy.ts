@@ -147,6 +147,8 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
     upstream.once('error', (e) => end(`${authority}: ${e.message}`));
     upstream.once('connect', () => {
       if (ended) return;
+      // The script gave up while the host was being reached.
+      if (client.destroyed) return end('the script closed the connection');
       entry.status = 200;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       let first = true;
