@@ -3,8 +3,14 @@
 // the shared wheel cache (SKILLDESK_WHEEL_CACHE; CI downloads them once). A CSV attached, pandas
 // computing a number checked exactly, a matplotlib PNG saved and listed in the folder, a second
 // turn reading the file the first wrote, a run past its time limit (the next one works), the
-// network refused, and a cancel that kills the run. Where bubblewrap cannot run, the runtime's
+// network refused, and a cancel that kills the run; then the chat's allowed host reached over HTTPS
+// through the proxy, and a refused name offered to allow. Where bubblewrap cannot run, the runtime's
 // refusal is checked instead.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import type { ApprovalRequestedEvent } from '../contract/tools.js';
@@ -67,14 +73,14 @@ ax = by.plot(kind="bar")
 ax.figure.savefig("out/chart.png")
 `;
 
-async function withProvider(script: LoopbackScriptInput) {
+async function withProvider(script: LoopbackScriptInput, packages = 'pandas,matplotlib') {
   const provider = await startLoopbackProvider({ script });
   cleanups.push(() => provider.close());
   const home = tempDir();
   const app = open(home, {
     SKILLDESK_WHEEL_CACHE: TEST_WHEEL_CACHE,
     // CI installs the part of the lock these tests use; the whole lock is the opt-in bench's.
-    SKILLDESK_FULL_PYTHON_PACKAGES: 'pandas,matplotlib',
+    SKILLDESK_FULL_PYTHON_PACKAGES: packages,
   });
   await app.ok('settings/set-provider', { provider: 'openai', base_url: provider.url });
   await app.ok('settings/set-key', { provider: 'openai', key: 'sk-test' });
@@ -178,6 +184,85 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     const after = await app.ok<{ files: Array<{ name: string }> }>('chat/list-files', { session_id: sid });
     expect(after.files.map((f) => f.name)).not.toContain('started.txt');
   }, 900_000);
+});
+
+/** A self-signed certificate for 127.0.0.1 (key, cert PEM), made by openssl; null without it. */
+function selfSigned(): { key: string; cert: string } | null {
+  const dir = tempDir();
+  const r = spawnSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+      ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2'],
+      ...['-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    ],
+    { stdio: 'ignore' },
+  );
+  if (r.status !== 0) return null;
+  return {
+    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+  };
+}
+
+describe.runIf(sandbox.ok)('Full Python’s network', () => {
+  const tls = selfSigned();
+  it.runIf(tls)(
+    'reaches only the hosts the chat allows, over HTTPS through the proxy; a refused name is offered to allow',
+    async () => {
+      const server = createHttpsServer({ key: tls!.key, cert: tls!.cert }, (req, res) =>
+        res.end(`served ${req.url}`),
+      );
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+      const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const FETCH = `import ssl, urllib.request
+ctx = ssl.create_default_context(cafile="cert.pem")
+for url in ["https://${host}/rates.json", "https://api.example.com/v1"]:
+    try:
+        print(urllib.request.urlopen(url, context=ctx, timeout=20).read().decode())
+    except Exception as e:
+        print("refused:", e)
+`;
+      // Only a small wheel of the lock: the network path needs no scientific stack.
+      const { app } = await withProvider(
+        [py(FETCH), { text: 'Refused.' }, py(FETCH), { text: 'Fetched.' }],
+        'packaging',
+      );
+      const t1 = await app.turn('Fetch the rates', {
+        python: 'full',
+        attachments: [{ name: 'cert.pem', media_type: 'text/plain', text: tls!.cert }],
+      });
+      await expect.poll(() => app.requested.length, { timeout: 30_000 }).toBe(1);
+      expect(app.requested[0]!.description).toContain('No network.');
+      await app.ok('tools/answer-approval', { approval_id: app.requested[0]!.approval_id, decision: 'chat' });
+      expect(await t1.finished).toMatchObject({ status: 'complete', text: 'Refused.' });
+      const sid = t1.session_id;
+      const [c1] = await callsOf(app, sid);
+      expect(String(c1!.result!.stdout)).toContain(
+        `refused: <urlopen error Tunnel connection failed: 403 run_python in this chat may not reach ${host}: it is not granted.`,
+      );
+      expect(String(c1!.result!.stdout)).toContain(
+        `skilldesk python network allow api.example.com --chat ${sid}`,
+      );
+      // The chat's question offers the name, never the internal address.
+      const requests = c1!.result!.requests as Array<Record<string, unknown>>;
+      expect(requests.map((r) => r.refused_host)).toEqual([undefined, 'api.example.com']);
+
+      await app.ok('python/set-network', { session_id: sid, hosts: [host] });
+      const t2 = await app.turn('Again', { session_id: sid });
+      expect(await t2.finished).toMatchObject({ status: 'complete', text: 'Fetched.' });
+      const c2 = (await callsOf(app, sid))[1]!;
+      expect(String(c2.result!.stdout)).toMatch(
+        /^served \/rates\.json\nrefused: .*may not reach api\.example\.com/,
+      );
+      expect(c2.result!.requests).toEqual([
+        expect.objectContaining({ method: 'CONNECT', url: `https://${host}`, status: 200 }),
+        expect.objectContaining({ method: 'CONNECT', refused_host: 'api.example.com' }),
+      ]);
+    },
+    600_000,
+  );
 });
 
 describe.runIf(!sandbox.ok)('Full Python without the OS sandbox', () => {

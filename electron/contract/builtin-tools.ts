@@ -170,7 +170,7 @@ function networkSentence(runtime: 'pyodide' | 'full', hosts: readonly string[]):
   if (hosts.length === 0)
     return 'No network: sockets and HTTP are refused (the user can allow hosts for this chat).';
   if (runtime === 'full')
-    return `No network in Full Python: sockets and HTTP are refused. The user allowed ${hosts.join(', ')} for this chat, which only the Pyodide runtime reaches.`;
+    return `Network: only these hosts, over https, through the app's proxy: ${hosts.join(', ')}. Use urllib.request.urlopen(url), requests or http.client as usual (the sandbox sets HTTPS_PROXY for them); raw sockets and DNS lookups fail, and so does any other host, a redirect to one included.`;
   return `Network: only these hosts, over https, through the app: ${hosts.join(', ')}. Use urllib.request.urlopen(url) or skilldesk.http_request(method, url, headers, body) (import skilldesk; it returns {status, reason, url, headers, body: bytes}); sockets are refused, and so is any other host, a redirect to one included.`;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import { mediaTypeOf, type PythonException } from '../sandbox/index.js';
+import { type HttpLogEntry, mediaTypeOf, type PythonException, pythonGateOptions } from '../sandbox/index.js';
 import {
   type FullPython,
   NATIVE_CODE_DIR,
@@ -11,6 +11,7 @@ import {
   nativeSandboxSupport,
   regularFiles,
   runNativeSandboxed,
+  withNetProxy,
 } from '../scripts/index.js';
 import type { PythonRuntime } from './python-runner.js';
 
@@ -62,10 +63,11 @@ const ReportSchema = z.object({
 });
 
 /**
- * Full Python: CPython with the scientific stack in the OS sandbox of the native runtime (no
- * network, the chat's files as a throwaway writable working folder, a private /tmp, no home, an
- * environment built from nothing, limits, the process group killed at the end). The environment is
- * built on first use; `onProgress` hears its steps. Where the OS sandbox is missing it refuses.
+ * Full Python: CPython with the scientific stack in the OS sandbox of the native runtime (no network
+ * but the chat's granted hosts through the gate's proxy, the chat's files as a throwaway writable
+ * working folder, a private /tmp, no home, an environment built from nothing, limits, the process
+ * group killed at the end). The environment is built on first use; `onProgress` hears its steps.
+ * Where the OS sandbox is missing it refuses.
  */
 export function fullPythonRuntime(
   env: FullPython,
@@ -108,21 +110,33 @@ export function fullPythonRuntime(
         }
         writeFileSync(join(code, 'main.py'), req.code, { mode: 0o444 });
         writeFileSync(join(code, 'runner.py'), RUNNER, { mode: 0o444 });
-        const r = await runNativeSandboxed({
-          python: built.python,
-          pythonPaths: built.paths,
-          skillDir: code,
-          script: 'runner.py',
-          outDir: report,
-          workDir: cwd,
-          env: {
-            MPLBACKEND: 'Agg',
-            MPLCONFIGDIR: '/tmp/matplotlib',
-            ...(built.mpl_cache ? { SKILLDESK_MPL_CACHE: built.mpl_cache } : {}),
-          },
-          limits: { timeout_ms: req.timeoutMs, cpu_seconds: Math.ceil(req.timeoutMs / 1000) + 1 },
-          signal: req.signal,
-        });
+        // The chat's network grant through the proxy, with Pyodide's gate options: the same hosts,
+        // https only, the same refusal words, every request logged (so a refused host can be
+        // allowed from the chat). Always there, so a refusal says how to grant, not "unreachable".
+        const requests: HttpLogEntry[] = [];
+        const gate = pythonGateOptions(
+          { hosts: req.hosts ?? [], session_id: req.session_id },
+          requests,
+          req.signal,
+        );
+        const r = await withNetProxy(gate, (proxySocket) =>
+          runNativeSandboxed({
+            proxySocket,
+            python: built.python,
+            pythonPaths: built.paths,
+            skillDir: code,
+            script: 'runner.py',
+            outDir: report,
+            workDir: cwd,
+            env: {
+              MPLBACKEND: 'Agg',
+              MPLCONFIGDIR: '/tmp/matplotlib',
+              ...(built.mpl_cache ? { SKILLDESK_MPL_CACHE: built.mpl_cache } : {}),
+            },
+            limits: { timeout_ms: req.timeoutMs, cpu_seconds: Math.ceil(req.timeoutMs / 1000) + 1 },
+            signal: req.signal,
+          }),
+        );
         const duration_ms = Math.round(performance.now() - t0);
         if (r.sandbox_error) {
           const e = r.sandbox_error;
@@ -140,6 +154,7 @@ export function fullPythonRuntime(
             duration_ms,
             ...(r.truncated ? { truncated: r.truncated } : {}),
             stopped,
+            ...(requests.length ? { requests } : {}),
           };
         }
         let exception: PythonException | null = null;
@@ -167,6 +182,7 @@ export function fullPythonRuntime(
           files,
           duration_ms,
           ...(Object.keys(truncated).length ? { truncated } : {}),
+          ...(requests.length ? { requests } : {}),
         };
       } finally {
         rmSync(work, { recursive: true, force: true });

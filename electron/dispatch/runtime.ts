@@ -214,6 +214,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
             return runCodeTemplate(sandboxPool(), artifact, ctx.variables, {
               host,
               queue: ctx.scope.session_id,
+              signal: ctx.scope.signal,
             });
           },
     component:
@@ -244,6 +245,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           packagesFor: (skill) => skillPackages(deps.home, skill),
           packageIndex: deps.packageIndex,
           files: createFileStore(join(deps.home, 'files')),
+          grants: (skill) => deps.llmSkill?.grants(skill) ?? [],
         });
   const python =
     deps.sandbox === false

@@ -14,6 +14,9 @@ import { dirname, join, sep } from 'node:path';
 import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import {
+  createSandboxHost,
+  type HttpLogEntry,
+  httpRequest,
   MAX_INPUT_FOLDER_FILES,
   MAX_NATIVE_INPUT_FOLDER_BYTES,
   mediaTypeOf,
@@ -217,6 +220,8 @@ export function createSkillScriptRunner(deps: {
   packageIndex?: () => string | undefined;
   /** The store of the user's files (see {@link SkillScriptRunner.files}). */
   files: FileStore;
+  /** Hosts the user granted a skill (its Network access); the native runtime reaches them through the proxy. */
+  grants?: (skill: string) => string[];
 }): SkillScriptRunner {
   const runDir = (runId: string) => {
     if (!RUN_ID.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a script run id`);
@@ -248,10 +253,29 @@ export function createSkillScriptRunner(deps: {
         choice?.runtime === 'native'
           ? { wheels: [], missing: [] }
           : (deps.packagesFor?.(skill) ?? { wheels: [], missing: [] });
+      const granted = deps.grants?.(skill.name) ?? [];
+      // In Pyodide a granted skill's scripts get the one host function LLM skills' tools get:
+      // http_request to its granted hosts (urllib goes through it); without a grant, nothing.
+      const requests: HttpLogEntry[] = [];
+      const host = granted.length
+        ? createSandboxHost({
+            http: (input) =>
+              httpRequest(input, {
+                skill: skill.name,
+                granted,
+                signal: req.signal,
+                timeoutMs: 15_000,
+                log: (e) => {
+                  if (requests.length < 100) requests.push(e);
+                },
+              }),
+          })
+        : undefined;
       const result =
         choice?.runtime === 'native' && deps.home
-          ? await runNative(deps.home, skill, req, choice.reason!)
+          ? await runNative(deps.home, skill, req, choice.reason!, granted)
           : await runSkillScript({
+              host,
               pool: deps.pool(),
               files: skillScriptFiles(skill),
               inputs: req.inputs,
@@ -278,6 +302,7 @@ export function createSkillScriptRunner(deps: {
       const { files: _bytes, ...rest } = result;
       return {
         ...rest,
+        ...(requests.length ? { requests } : {}),
         skill: skill.name,
         script: scriptRelativePath(req.script, 'script'),
         run_id: runId,
@@ -494,6 +519,7 @@ async function runNative(
   skill: Skill,
   req: SkillScriptRequest,
   reason: string,
+  granted: string[],
 ): Promise<RunSkillScriptResult> {
   if (!nativeConsent(home, skill.name)) {
     throw new AppError(
@@ -522,6 +548,10 @@ async function runNative(
       inputs: named,
       timeoutMs: req.timeoutMs,
       signal: req.signal,
+      // Only a skill the user granted hosts gets a way out, through the http_request gate's proxy.
+      ...(granted.length
+        ? { network: { skill: skill.name, granted, signal: req.signal, timeoutMs: 15_000 } }
+        : {}),
     });
     return {
       ...r,

@@ -243,6 +243,8 @@ export interface CodeTemplateOptions {
   onCheckpoint?: (data: unknown) => void;
   /** Fair-queue key: the chat the run belongs to (see SandboxRunOptions.queue). */
   queue?: string;
+  /** Stops the run (the chat's Stop): the interpreter is interrupted, or the queued run dropped. */
+  signal?: AbortSignal;
 }
 
 /** The outcome of a code_template run: the sandbox result plus what was rendered. */
@@ -285,6 +287,7 @@ export async function runCodeTemplate(
     host,
     onCheckpoint: opts.onCheckpoint,
     queue: opts.queue,
+    signal: opts.signal,
   });
   return { ...result, rendered_code: code, render_ms: renderMs };
 }

@@ -142,25 +142,7 @@ export async function httpRequest(input: HttpRequestInput, o: HttpGateOptions): 
   }
   for (let hop = 0; ; hop++) {
     const entry: HttpLogEntry = { method, url, status: null, bytes: 0 };
-    let target: Target;
-    try {
-      target = await checkTarget(url, o);
-    } catch (e) {
-      // A refused hop is part of what the tool did: the trace shows it.
-      const d = e instanceof AppError ? e.details : undefined;
-      // Never offered for an internal address (a redirect to the metadata service, the router):
-      // a grant of one stays something the user types, not a button a skill can lure them to.
-      const ungranted =
-        d?.setting === 'network grants' && typeof d.host === 'string' && !internalLiteral(d.host)
-          ? d.host
-          : null;
-      o.log?.({
-        ...entry,
-        error: e instanceof Error ? e.message : String(e),
-        ...(ungranted ? { refused_host: ungranted } : {}),
-      });
-      throw e;
-    }
+    const target = await gateTarget(url, method, o);
     let res: {
       status: number;
       reason: string;
@@ -199,7 +181,38 @@ export async function httpRequest(input: HttpRequestInput, o: HttpGateOptions): 
   }
 }
 
-interface Target {
+/**
+ * The gate's check of one destination, for every path out of a sandbox (`http_request`, and the
+ * native sandbox's proxy for CONNECT tunnels and proxied requests): the host must be granted, its
+ * name is resolved once here and every address checked. A refusal is logged (with `refused_host`
+ * when only the grant is missing, so the user can be asked) and thrown as an AppError.
+ */
+export async function gateTarget(url: string, method: string, o: HttpGateOptions): Promise<GateTarget> {
+  try {
+    return await checkTarget(url, o);
+  } catch (e) {
+    // A refused hop is part of what the tool did: the trace shows it.
+    const d = e instanceof AppError ? e.details : undefined;
+    // Never offered for an internal address (a redirect to the metadata service, the router):
+    // a grant of one stays something the user types, not a button a skill can lure them to.
+    const ungranted =
+      d?.setting === 'network grants' && typeof d.host === 'string' && !internalLiteral(d.host)
+        ? d.host
+        : null;
+    o.log?.({
+      method,
+      url,
+      status: null,
+      bytes: 0,
+      error: e instanceof Error ? e.message : String(e),
+      ...(ungranted ? { refused_host: ungranted } : {}),
+    });
+    throw e;
+  }
+}
+
+/** A checked destination: the URL, and the one address a connection to it must use. */
+export interface GateTarget {
   url: URL;
   host: string;
   port: number;
@@ -214,7 +227,7 @@ function internalLiteral(shown: string): boolean {
 }
 
 /** The URL's host must be granted; its addresses are resolved once and checked. */
-async function checkTarget(raw: string, o: HttpGateOptions): Promise<Target> {
+async function checkTarget(raw: string, o: HttpGateOptions): Promise<GateTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -287,7 +300,7 @@ async function resolveOnce(host: string, o: HttpGateOptions) {
 }
 
 function send(
-  t: Target,
+  t: GateTarget,
   method: string,
   headers: Record<string, string>,
   body: Buffer | null,

@@ -36,6 +36,8 @@ export {
   type SandboxWorkspace,
 } from './host-functions.js';
 export {
+  type GateTarget,
+  gateTarget,
   type HttpGateOptions,
   type HttpLogEntry,
   type HttpRequestInput,
@@ -72,6 +74,8 @@ export {
   MAX_PYTHON_OUTPUT_FILES,
   PYTHON_CODE_NAME,
   type PythonException,
+  type PythonNetwork,
+  pythonGateOptions,
   type RunPythonCodeOptions,
   type RunPythonCodeResult,
   runPythonCode,

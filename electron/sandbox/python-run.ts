@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 import { createSandboxHost } from './host-functions.js';
-import { type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
+import { type HttpGateOptions, type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
 import type { SandboxPool } from './pool.js';
 import { mediaTypeOf, type ScriptFile, type ScriptOutputFile, scriptRelativePath } from './scripts.js';
@@ -250,6 +250,33 @@ function grantHint(network: PythonNetwork | undefined) {
 }
 
 /**
+ * The gate's options for the model's code in a chat, whichever runtime runs it (Pyodide's
+ * `http_request`, Full Python's proxy): the chat's granted hosts, https only (plain http only to a
+ * loopback address granted as such), the refusal naming the chat's setting, and every request
+ * logged into `requests` (the first 100).
+ */
+export function pythonGateOptions(
+  network: PythonNetwork | undefined,
+  requests: HttpLogEntry[],
+  signal: AbortSignal | undefined,
+): HttpGateOptions {
+  return {
+    skill: 'run_python code',
+    granted: network?.hosts ?? [],
+    httpsOnly: true,
+    refusal: {
+      who: 'run_python in this chat',
+      grant: grantHint(network),
+    },
+    signal,
+    resolve: network?.resolve,
+    log: (e) => {
+      if (requests.length < 100) requests.push(e);
+    },
+  };
+}
+
+/**
  * The run's only host function is `http_request`, to the chat's granted hosts through the app's
  * gate (each hop of a redirect checked again, names pinned to their checked address, https only).
  * The rest of the `skilldesk` module (workspace, model) is a skill's, never run_python's.
@@ -259,23 +286,8 @@ function networkHost(
   requests: HttpLogEntry[],
   signal: AbortSignal | undefined,
 ): SandboxHost {
-  const hosts = network?.hosts ?? [];
   const inner = createSandboxHost({
-    http: (input) =>
-      httpRequest(input, {
-        skill: 'run_python code',
-        granted: hosts,
-        httpsOnly: true,
-        refusal: {
-          who: 'run_python in this chat',
-          grant: grantHint(network),
-        },
-        signal,
-        resolve: network?.resolve,
-        log: (e) => {
-          if (requests.length < 100) requests.push(e);
-        },
-      }),
+    http: (input) => httpRequest(input, pythonGateOptions(network, requests, signal)),
   });
   return {
     call(fn, args) {

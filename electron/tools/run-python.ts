@@ -35,7 +35,7 @@ export const runPython: ToolModule<'run_python'> = {
         {
           tool: 'run_python',
           title: 'Run Python',
-          description: `The model wants to run Python code (${runtime === 'full' ? 'Full Python' : 'Pyodide'}) in this chat's folder: it reads the chat's files and may write new ones there. ${hosts.length && runtime === 'pyodide' ? `Network: only ${hosts.join(', ')} (allowed for this chat).` : 'No network.'}`,
+          description: `The model wants to run Python code (${runtime === 'full' ? 'Full Python' : 'Pyodide'}) in this chat's folder: it reads the chat's files and may write new ones there. ${hosts.length ? `Network: only ${hosts.join(', ')} (allowed for this chat).` : 'No network.'}`,
           args: { code: args.code, ...(args.files ? { files: args.files } : {}) },
         },
         { call_id: ctx.call_id },

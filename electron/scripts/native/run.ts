@@ -15,7 +15,9 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../contract/errors.js';
+import type { HttpGateOptions, HttpLogEntry } from '../../sandbox/http-request.js';
 import { nativeConsent } from './consent.js';
+import { startNetProxy } from './net-proxy.js';
 import {
   type NativeInput,
   type NativeLimits,
@@ -43,6 +45,8 @@ export interface NativeOutputFile {
 /** What a native script run gives back. */
 export interface NativeScriptResult extends NativeRunResult {
   files: NativeOutputFile[];
+  /** Every request the script made through the network proxy (when it had one). */
+  requests?: HttpLogEntry[];
   truncated?: NativeRunResult['truncated'] & { files?: string[] };
 }
 
@@ -63,6 +67,11 @@ export interface NativeScriptOptions {
   signal?: AbortSignal;
   /** The environment to use (default: the skill's installed one). */
   env_record?: NativeEnvRecord;
+  /**
+   * The skill's network grant, as the `http_request` gate's options (hosts, limits, log): the run
+   * reaches them through the proxy (see `net-proxy.ts`). Absent: no network at all.
+   */
+  network?: HttpGateOptions;
 }
 
 const safeRel = (p: string) =>
@@ -89,10 +98,13 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
   }
   const skillDir = skillFolder(opts.home, opts.skill, opts.files);
   const work = mkdtempSync(join(tmpdir(), 'skilldesk-native-run-'));
+  const requests: HttpLogEntry[] = [];
+  const proxy = opts.network ? await startNetProxy(networkLogged(opts.network, requests)) : null;
   try {
     const outDir = join(work, 'out');
     const python = venvPython(env.venv);
     const r = await runNativeSandboxed({
+      proxySocket: proxy?.socketPath,
       python,
       pythonPaths: [env.venv, ...pythonPrefixes(python)],
       skillDir,
@@ -112,13 +124,26 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
     return {
       ...r,
       files,
+      ...(requests.length ? { requests } : {}),
       ...(dropped.length || r.truncated
         ? { truncated: { ...(r.truncated ?? {}), ...(dropped.length ? { files: dropped } : {}) } }
         : {}),
     };
   } finally {
+    await proxy?.close();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The gate's options with every request also kept (the first 100) for the run's result. */
+function networkLogged(network: HttpGateOptions, requests: HttpLogEntry[]): HttpGateOptions {
+  return {
+    ...network,
+    log: (e) => {
+      if (requests.length < 100) requests.push(e);
+      network.log?.(e);
+    },
+  };
 }
 
 /** How long an unused copy of a skill's files is kept. */

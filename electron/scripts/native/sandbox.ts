@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
 import { AppError } from '../../contract/errors.js';
+import { NATIVE_PROXY_SOCKET, proxyForwarderPrelude } from './net-proxy.js';
 import { seccompFilter } from './seccomp.js';
 
 /**
@@ -122,6 +123,11 @@ export interface NativeRunSpec {
    * read-only at {@link NATIVE_CODE_DIR}) and `outDir` is where the run leaves its report.
    */
   workDir?: string;
+  /**
+   * The host path of the network proxy's Unix socket for this run (see `net-proxy.ts`), bound into
+   * the sandbox with a forwarder and the proxy variables; absent, the run has no way out at all.
+   */
+  proxySocket?: string;
 }
 
 /** Where a working-folder run's script folder sits (read-only), outside the working folder. */
@@ -393,6 +399,8 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
   const ids = sandboxIdentity();
   args.push('--ro-bind', ids.passwd, '/etc/passwd', '--ro-bind', ids.group, '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmp_bytes), '--tmpfs', '/tmp');
+  // The one way out, when the run has a network grant: the proxy's socket (the namespace stays empty).
+  if (spec.proxySocket) args.push('--ro-bind', spec.proxySocket, NATIVE_PROXY_SOCKET);
   const seen = new Set(['/usr']);
   for (const p of [...spec.pythonPaths, ...(spec.readPaths ?? [])]) {
     const c = clean(p);
@@ -453,7 +461,7 @@ function sandboxEnv(spec: NativeRunSpec): Record<string, string> {
  * Sets the per-process limits and then becomes the script's interpreter: rlimits survive `exec`,
  * so the script starts already bound, with argv exactly `python -s SCRIPT ARGS…`.
  */
-function limitsPrelude(limits: NativeLimits, rlimitProcs: boolean): string {
+function limitsPrelude(limits: NativeLimits, rlimitProcs: boolean, proxy: boolean): string {
   const r: Array<[string, number]> = [
     ['RLIMIT_AS', limits.memory_bytes],
     ['RLIMIT_CPU', limits.cpu_seconds],
@@ -466,6 +474,7 @@ function limitsPrelude(limits: NativeLimits, rlimitProcs: boolean): string {
     'import os, resource, sys',
     // CPU: SIGXCPU at the soft limit (reported as the limit), SIGKILL a second later if ignored.
     `for n, v in ${JSON.stringify(r)}: resource.setrlimit(getattr(resource, n), (v, v + 1 if n == "RLIMIT_CPU" else v))`,
+    ...(proxy ? [proxyForwarderPrelude(NATIVE_PROXY_SOCKET)] : []),
     'os.execv(sys.argv[1], sys.argv[1:])',
   ].join('\n');
 }
@@ -533,7 +542,7 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
     '-I',
     '-S',
     '-c',
-    limitsPrelude(limits, sup.process_limit === 'rlimit'),
+    limitsPrelude(limits, sup.process_limit === 'rlimit', !!spec.proxySocket),
     python,
     '-s',
     spec.workDir ? `${NATIVE_CODE_DIR}/${script}` : script,
