@@ -67,8 +67,8 @@ export function CatalogBody(props: {
       <div className="list-message empty empty--compact catalog-empty">
         <h2 className="empty__title">No skills yet</h2>
         <p className="empty__text">
-          A skill teaches SkillDesk one job: instructions, prompts, Python or bundled files that a chat uses when
-          your message calls for it.
+          A skill teaches SkillDesk one job: instructions, prompts, Python or bundled files that a chat uses
+          when your message calls for it.
         </p>
         <p className="empty__text">
           Drop a <span className="mono">.json</span> package, a <span className="mono">.zip</span> or an Agent
@@ -95,7 +95,8 @@ export function CatalogBody(props: {
   if (rows.length === 0 && s.query.trim() && s.meaning.status === 'loading') {
     return (
       <p className="list-waiting" role="status">
-        <span className="spinner" aria-hidden="true" /> No skill has these words; looking for one close in meaning…
+        <span className="spinner" aria-hidden="true" /> No skill has these words; looking for one close in
+        meaning…
       </p>
     );
   }

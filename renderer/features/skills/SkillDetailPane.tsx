@@ -223,12 +223,13 @@ export function SkillDetailPane() {
           </div>
           <h2 className="empty__title">Pick a skill to see inside it</h2>
           <p className="empty__text">
-            A skill bundles instructions, prompts, Python, DSPy programs and files that chats draw on when your
-            message calls for it. Open one to read it, see its versions, run it, or open it in the Composer.
+            A skill bundles instructions, prompts, Python, DSPy programs and files that chats draw on when
+            your message calls for it. Open one to read it, see its versions, run it, or open it in the
+            Composer.
           </p>
           <p className="empty__text">
-            To add skills, drop <span className="mono">.json</span> packages, <span className="mono">.zip</span>{' '}
-            files or Agent Skills folders anywhere on this view.
+            To add skills, drop <span className="mono">.json</span> packages,{' '}
+            <span className="mono">.zip</span> files or Agent Skills folders anywhere on this view.
           </p>
           <ul className="hints">
             <li>

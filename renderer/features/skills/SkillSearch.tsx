@@ -3,8 +3,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { useSkillsStore } from '../../stores.js';
 import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
-import { rowId } from './SkillList.js';
 import { CatalogFilterBar } from './catalog-filter.js';
+import { rowId } from './SkillList.js';
 
 /** The catalog's search box (arrows move through the list, Enter opens, Esc backs out) and filters. */
 export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
@@ -50,7 +50,7 @@ export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputEleme
         <input
           ref={searchRef}
           type="search"
-          placeholder="Search by words or meaning: “numbers in a spreadsheet”"
+          placeholder="Search by words or meaning…"
           aria-label="Search skills"
           role="combobox"
           aria-expanded="true"

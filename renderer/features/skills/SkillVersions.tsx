@@ -56,7 +56,9 @@ export function SkillVersions({ name, scope }: { name: string; scope: SkillScope
     const r = await client.call('skills/restore-version', { name, scope, version });
     setH((x) => ({ ...x, restoring: false, from: null, to: null, diff: null }));
     if (r.ok) {
-      setNote(`Restored ${r.value.restored.version} (from version #${r.value.restored.from_number}) and saved it.`);
+      setNote(
+        `Restored ${r.value.restored.version} (from version #${r.value.restored.from_number}) and saved it.`,
+      );
       await load();
     } else setNote(`Not restored: ${r.error.message}`);
   };

@@ -51,7 +51,8 @@ function DropOverlay() {
         <Icon name="upload" size={32} />
         <p>Drop skills to import</p>
         <span>
-          .json packages, .zip files, Agent Skills folders · checked first, nothing is written if any is refused
+          .json packages, .zip files, Agent Skills folders · checked first, nothing is written if any is
+          refused
         </span>
       </div>
     </div>
@@ -199,8 +200,8 @@ export function SkillsView() {
         <ImportReport />
         <CatalogBody rows={rows} searchRef={searchRef} onImport={() => fileRef.current?.click()} />
         <p className="drop-hint">
-          <Icon name="upload" /> Drop <span className="mono">.json</span>, <span className="mono">.zip</span> or
-          a skill folder anywhere here to import
+          <Icon name="upload" /> Drop <span className="mono">.json</span>, <span className="mono">.zip</span>{' '}
+          or a skill folder anywhere here to import
         </p>
       </section>
       <section className={`detail-pane${s.open ? ' is-open' : ''}`} aria-label="Skill details">

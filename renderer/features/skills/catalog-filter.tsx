@@ -140,7 +140,9 @@ export function SkillChips({ item }: { item: SkillListItem }) {
         <span
           className="badge badge--switched"
           title={
-            item.switch === 'off' ? 'Switched off: never used in chats' : 'Name only: used when asked for by name'
+            item.switch === 'off'
+              ? 'Switched off: never used in chats'
+              : 'Name only: used when asked for by name'
           }
         >
           {item.switch === 'off' ? 'Off' : 'Name only'}

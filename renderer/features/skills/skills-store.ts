@@ -125,12 +125,14 @@ export function initialSkillsState(): SkillsState {
  * for this query is in.
  */
 export function visibleSkills(
-  s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'> & Partial<Pick<SkillsState, 'source' | 'meaning'>>,
+  s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'> &
+    Partial<Pick<SkillsState, 'source' | 'meaning'>>,
 ): SkillListItem[] {
   const f = { query: s.query, scope: s.scope, kind: s.kind, source: s.source ?? 'all' };
   const byWords = filterCatalog(s.list.items, f);
   const meaning = s.meaning;
-  if (!s.query.trim() || !meaning || meaning.query !== s.query.trim() || meaning.matches.length === 0) return byWords;
+  if (!s.query.trim() || !meaning || meaning.query !== s.query.trim() || meaning.matches.length === 0)
+    return byWords;
   const shown = new Set(byWords.map(skillKey));
   const byKey = new Map(s.list.items.map((i) => [skillKey(i), i]));
   const more: SkillListItem[] = [];
@@ -383,9 +385,7 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
       watch() {
         return client.subscribe('skills/catalog-changed', () => {
           // An import elsewhere may have changed the open skill too: its pane follows.
-          void get()
-            .load()
-            .then(refreshOpen);
+          void get().load().then(refreshOpen);
         });
       },
     };
