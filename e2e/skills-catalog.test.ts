@@ -139,8 +139,9 @@ describeWeb(
       await pw(list().getByRole('option', { name: /^xlsx/ })).toHaveCount(0);
       await web.page.getByLabel('Source', { exact: true }).selectOption('all');
       await pw(list().getByRole('option').first()).toContainText('xlsx');
-      // By keyboard: Enter opens the first row.
+      // By keyboard: back to the top row (the cursor stayed where the filter left it), Enter opens it.
       await search().focus();
+      await web.page.keyboard.press('PageUp');
       await web.page.keyboard.press('Enter');
       await pw(web.page.getByRole('heading', { level: 2, name: 'xlsx' })).toBeVisible();
       await shoot('skills-catalog-meaning');

@@ -86,6 +86,7 @@ export function CatalogFilterBar(props: {
         <label className="select">
           <span className="visually-hidden">Source</span>
           <select
+            aria-label="Source"
             value={f.source}
             onChange={(e) => onChange({ source: e.target.value as CatalogFilterValues['source'] })}
           >
@@ -100,6 +101,7 @@ export function CatalogFilterBar(props: {
         <label className="select">
           <span className="visually-hidden">Artifact kind</span>
           <select
+            aria-label="Artifact kind"
             value={f.kind ?? ''}
             onChange={(e) => onChange({ kind: (e.target.value || null) as ArtifactKindName | null })}
           >
