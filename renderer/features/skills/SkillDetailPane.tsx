@@ -321,11 +321,23 @@ export function SkillDetailPane() {
           >
             <Icon name="pencil" /> Open in Composer
           </button>
-          <button type="button" className="btn" onClick={() => void onExport()}>
-            <Icon name="download" /> Export
+          <button
+            type="button"
+            className="btn"
+            aria-label="Export"
+            title="Export"
+            onClick={() => void onExport()}
+          >
+            <Icon name="download" /> <span className="detail__action-label">Export</span>
           </button>
-          <button type="button" className="btn btn--ghost-danger" onClick={() => requestDelete(key)}>
-            <Icon name="trash" /> Delete
+          <button
+            type="button"
+            className="btn btn--ghost-danger"
+            aria-label="Delete"
+            title="Delete"
+            onClick={() => requestDelete(key)}
+          >
+            <Icon name="trash" /> <span className="detail__action-label">Delete</span>
           </button>
           <button
             type="button"
