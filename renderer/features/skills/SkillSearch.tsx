@@ -78,7 +78,11 @@ export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputEleme
             : s.meaning.status === 'error'
               ? 'Matched by words only: the search by meaning failed.'
               : s.meaning.status === 'ready'
-                ? `Matched by words and meaning${s.meaning.e5 ? '' : ' (the sentence model is not in use)'}, as chat does.`
+                ? s.meaning.e5
+                  ? 'Matched by words and meaning, as chat does.'
+                  : `Matched by words and meaning, as chat does (without the sentence model${
+                      s.meaning.e5Reason ? `: ${s.meaning.e5Reason}` : ''
+                    }).`
                 : ' '}
         </p>
       )}

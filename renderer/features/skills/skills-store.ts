@@ -60,6 +60,8 @@ export interface SkillsState {
     matches: MeaningMatch[];
     /** Whether the sentence-embedding model ranked it (else words and static vectors only). */
     e5: boolean;
+    /** Why it did not, when it did not (not installed, skills still waiting for a vector, …). */
+    e5Reason?: string;
   };
   /** The highlighted row (arrow keys move it). */
   cursor: SkillKey | null;
@@ -85,7 +87,7 @@ export type SkillsEvent =
   | { type: 'filter/kind'; kind: ArtifactKindName | null }
   | { type: 'filter/source'; source: CatalogFilterValues['source'] }
   | { type: 'meaning/requested'; query: string }
-  | { type: 'meaning/loaded'; query: string; matches: MeaningMatch[]; e5: boolean }
+  | { type: 'meaning/loaded'; query: string; matches: MeaningMatch[]; e5: boolean; e5Reason?: string }
   | { type: 'meaning/failed'; query: string }
   | { type: 'cursor/moved'; delta: number }
   | { type: 'cursor/edge'; edge: 'first' | 'last' }
@@ -197,7 +199,10 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
       return { ...s, meaning: { query: e.query, status: 'loading', matches: [], e5: false } };
     case 'meaning/loaded':
       if (e.query !== s.meaning.query) return s;
-      return withCursor({ ...s, meaning: { query: e.query, status: 'ready', matches: e.matches, e5: e.e5 } });
+      return withCursor({
+        ...s,
+        meaning: { query: e.query, status: 'ready', matches: e.matches, e5: e.e5, e5Reason: e.e5Reason },
+      });
     case 'meaning/failed':
       if (e.query !== s.meaning.query) return s;
       return { ...s, meaning: { ...s.meaning, status: 'error' } };
@@ -337,7 +342,13 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
           const matches = r.matches.map(
             (m) => why.get(skillKey(m)) ?? { key: skillKey(m), score: m.score, why: 'close in meaning' },
           );
-          dispatch({ type: 'meaning/loaded', query: q, matches, e5: r.e5?.used === true });
+          dispatch({
+            type: 'meaning/loaded',
+            query: q,
+            matches,
+            e5: r.e5?.used === true,
+            ...(r.e5?.reason ? { e5Reason: r.e5.reason } : {}),
+          });
         } catch {
           dispatch({ type: 'meaning/failed', query: q });
         }
