@@ -595,6 +595,10 @@ export function ComposerView() {
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
   }, [s.anyDirty]);
 
+  // Another skill opens on its editor (Run from the catalog brings the test panel forward below).
+  const openKey = s.doc?.key ?? null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the open skill changes
+  useEffect(() => setShowTest(false), [openKey]);
   // Run from the catalog: the test panel comes forward (a tab when narrow) with Run skill focused.
   useEffect(() => {
     if (s.runTick === 0) return;
