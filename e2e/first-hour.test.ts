@@ -103,7 +103,7 @@ describeWeb('the first hour (Chromium)', { id: 'e2e/first-hour', page: { timeout
           [...document.querySelectorAll<HTMLElement>('.chip')].filter((chip) => {
             const box = chip.getBoundingClientRect();
             // A kind left out of a narrow row is counted by its "+N" chip, not cut.
-            if (box.width === 0) return !chip.parentElement?.querySelector('.sc-item__more--narrow');
+            if (box.width === 0) return !chip.parentElement?.querySelector('.chip-more--narrow');
             let el = chip.parentElement;
             while (el) {
               const style = getComputedStyle(el);

@@ -393,7 +393,7 @@ describe.skipIf(skip)('UI review tour in Chromium', () => {
       .getByRole('listbox', { name: 'Skills' })
       .getByRole('option', { name: /CSV Statistics/ })
       .click();
-    await page.getByRole('button', { name: 'Edit in Composer' }).click();
+    await page.getByRole('button', { name: 'Open in Composer' }).click();
     await pw(page.getByRole('heading', { level: 1, name: 'Composer' })).toBeVisible();
     await pw(
       page.getByRole('main', { name: 'Editor' }).getByRole('heading', { level: 2, name: 'CSV Statistics' }),

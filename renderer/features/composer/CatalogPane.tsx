@@ -1,21 +1,10 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
 import { useAppStore, useComposerStore } from '../../stores.js';
-import { KIND_LABELS, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
-import { type CatalogFilters, docKey, isDirty, visibleRows } from './composer-state.js';
-
-const SOURCES: Array<{ value: CatalogFilters['source']; label: string }> = [
-  { value: 'all', label: 'Any source' },
-  { value: 'user', label: 'User' },
-  { value: 'community', label: 'Community' },
-  { value: 'system', label: 'Built-in' },
-];
-
-function kindList(kinds: readonly ArtifactKindName[]): string {
-  return kinds.map((k) => KIND_LABELS[k]).join(', ');
-}
+import { CatalogFilterBar, SkillChips } from '../skills/catalog-filter.js';
+import { docKey, isDirty, visibleRows } from './composer-state.js';
 
 /** Whether this page is the desktop's Composer window (opened at `#composer`). */
 export function isComposerWindow(): boolean {
@@ -96,52 +85,7 @@ export function CatalogPane(props: { onImport: () => void }) {
           onChange={(e) => s.setFilters({ query: e.target.value })}
         />
       </label>
-      <div className="sc-filters">
-        <fieldset className="segmented" aria-label="Scope">
-          {(['all', 'account', 'workspace'] as const).map((sc) => (
-            <button
-              key={sc}
-              type="button"
-              className={s.filters.scope === sc ? 'is-on' : ''}
-              aria-pressed={s.filters.scope === sc}
-              onClick={() => s.setFilters({ scope: sc })}
-            >
-              {sc === 'all' ? 'All' : sc === 'account' ? 'Account' : 'Workspace'}
-            </button>
-          ))}
-        </fieldset>
-        <div className="sc-filters__selects">
-          <label className="sc-select">
-            <span className="visually-hidden">Source</span>
-            <select
-              value={s.filters.source}
-              onChange={(e) => s.setFilters({ source: e.target.value as CatalogFilters['source'] })}
-            >
-              {SOURCES.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
-                </option>
-              ))}
-            </select>
-            <Icon name="chevronDown" />
-          </label>
-          <label className="sc-select">
-            <span className="visually-hidden">Artifact kind</span>
-            <select
-              value={s.filters.kind ?? ''}
-              onChange={(e) => s.setFilters({ kind: (e.target.value || null) as ArtifactKindName | null })}
-            >
-              <option value="">Any kind</option>
-              {ARTIFACT_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {KIND_LABELS[k]}
-                </option>
-              ))}
-            </select>
-            <Icon name="chevronDown" />
-          </label>
-        </div>
-      </div>
+      <CatalogFilterBar value={s.filters} onChange={s.setFilters} />
       <div className="sc-catalog__list">
         {newDrafts.length > 0 && (
           <>
@@ -188,7 +132,6 @@ export function CatalogPane(props: { onImport: () => void }) {
           {rows.map((r) => {
             const key = docKey(r);
             const edited = isDirty(s.docs[key]);
-            const kinds = r.artifact_kinds.filter((k) => k !== 'description');
             return (
               <li key={key}>
                 <button
@@ -200,32 +143,10 @@ export function CatalogPane(props: { onImport: () => void }) {
                   <span className="sc-item__top">
                     <span className="sc-item__name">{r.name}</span>
                     {edited && <span className="sc-dot" title="Unsaved edits" />}
-                    {r.source === 'system' && <span className="sc-item__source">built-in ·</span>}
                     <span className="sc-item__version">{r.version}</span>
                   </span>
                   <span className="sc-item__meta">
-                    <ScopeBadge scope={r.scope} />
-                    <OverrideBadge overridden={r.overridden} overrides={r.overrides} />
-                    {kinds.slice(0, 2).map((k) => (
-                      <KindChip key={k} kind={k} />
-                    ))}
-                    {/* Two kinds fit a row (one in a narrow catalog); the rest are counted, not cut. */}
-                    {kinds.length > 1 && (
-                      <span
-                        className="chip sc-item__more sc-item__more--narrow"
-                        title={kindList(kinds.slice(1))}
-                      >
-                        +{kinds.length - 1}
-                      </span>
-                    )}
-                    {kinds.length > 2 && (
-                      <span
-                        className="chip sc-item__more sc-item__more--wide"
-                        title={kindList(kinds.slice(2))}
-                      >
-                        +{kinds.length - 2}
-                      </span>
-                    )}
+                    <SkillChips item={r} />
                   </span>
                 </button>
               </li>

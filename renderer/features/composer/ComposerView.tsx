@@ -201,7 +201,12 @@ const IMPORT_REPORT_MS = 10_000;
 /** What an import did, per file; it goes when another skill is opened, and by itself when nothing was refused. */
 export function ImportReport() {
   const s = useComposerStore(
-    useShallow((st) => ({ imports: st.imports, dispatch: st.dispatch, open: st.open })),
+    useShallow((st) => ({
+      imports: st.imports,
+      dispatch: st.dispatch,
+      open: st.open,
+      importAgainForced: st.importAgainForced,
+    })),
   );
   const [held, setHeld] = useState(false);
   const rows = s.imports.rows;
@@ -275,6 +280,12 @@ export function ImportReport() {
           </li>
         ))}
       </ul>
+      {/* A built-in of that name, or a newer installed version, refuses an import unless forced. */}
+      {refused && rows.some((r) => r.outcome === 'refused' && /--force/.test(r.detail)) && (
+        <button type="button" className="btn btn--small" onClick={() => void s.importAgainForced()}>
+          Import anyway (replace the built-in or the newer version)
+        </button>
+      )}
     </section>
   );
 }
@@ -555,6 +566,7 @@ export function ComposerView() {
       importFiles: st.importFiles,
       save: st.save,
       anyDirty: Object.values(st.docs).some(isDirty),
+      runTick: st.runTick,
     })),
   );
   const newWithAi = useAppStore((st) => st.newWithAi);
@@ -582,6 +594,23 @@ export function ComposerView() {
     window.addEventListener('beforeunload', onBeforeUnload);
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
   }, [s.anyDirty]);
+
+  // Another skill opens on its editor (Run from the catalog brings the test panel forward below).
+  const openKey = s.doc?.key ?? null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the open skill changes
+  useEffect(() => setShowTest(false), [openKey]);
+  // Run from the catalog: the test panel comes forward (a tab when narrow) with Run skill focused.
+  useEffect(() => {
+    if (s.runTick === 0) return;
+    setShowTest(true);
+    const t = setTimeout(() => {
+      const buttons = document.querySelectorAll<HTMLButtonElement>('.sc-test__actions button');
+      Array.from(buttons)
+        .find((b) => b.textContent?.trim() === 'Run skill')
+        ?.focus();
+    }, 0);
+    return () => clearTimeout(t);
+  }, [s.runTick]);
 
   const { save } = s;
   useEffect(() => {

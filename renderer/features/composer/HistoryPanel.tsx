@@ -4,6 +4,7 @@ import type { DiffVersionsRes } from '../../../electron/contract/skills.js';
 import { useComposerStore } from '../../stores.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { Icon } from '../../ui/Icon.js';
+import type { ComposerState } from './composer-state.js';
 
 function when(iso: string): string {
   const d = new Date(iso);
@@ -109,6 +110,19 @@ export function HistoryPanel() {
   const s = useComposerStore(
     useShallow((st) => ({ h: st.history, compare: st.compare, restore: st.restore, load: st.loadHistory })),
   );
+  return <VersionsView {...s} />;
+}
+
+/**
+ * A skill's kept versions, a diff of any two, and restore: the Composer's History tab and the
+ * Skills view's Versions section, each over its own state.
+ */
+export function VersionsView(s: {
+  h: ComposerState['history'];
+  compare: (from: string, to: string) => Promise<void>;
+  restore: (version: string) => Promise<void>;
+  load: () => Promise<void>;
+}) {
   const [confirm, setConfirm] = useState<{ number: number; version: string } | null>(null);
   const { h } = s;
   if (h.status === 'loading' && !h.data) {

@@ -15,6 +15,7 @@ import type {
   TriggerRegressionView,
   ValidationIssue,
 } from '../../../electron/contract/skills.js';
+import { type CatalogFilterValues, filterCatalog } from '../skills/catalog-filter.js';
 import {
   blankArtifact,
   type Draft,
@@ -79,13 +80,8 @@ export interface RunResult extends ArtifactRunView {
   rendered_input?: string | null;
 }
 
-/** Which catalog rows show. */
-export interface CatalogFilters {
-  query: string;
-  scope: 'all' | SkillScope;
-  source: 'all' | SkillListItem['source'];
-  kind: ArtifactKindName | null;
-}
+/** Which catalog rows show (the Skills view's filters). */
+export type CatalogFilters = CatalogFilterValues;
 
 /** Something that leaves the open skill, waiting for the user to say what to do with its edits. */
 export type PendingLeave = { to: 'open'; key: DocKey } | { to: 'new' };
@@ -291,20 +287,9 @@ export function templateMessage(t: TemplateError): string {
   return t.line != null ? `Line ${t.line}${t.column != null ? `, column ${t.column}` : ''}: ${msg}` : msg;
 }
 
-/** The catalog rows the filters let through; every query word must appear somewhere. */
+/** The catalog rows the filters let through (the same filter as the Skills view's). */
 export function visibleRows(s: Pick<ComposerState, 'catalog' | 'filters'>): SkillListItem[] {
-  const { query, scope, source, kind } = s.filters;
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  return s.catalog.items.filter((item) => {
-    if (scope !== 'all' && item.scope !== scope) return false;
-    if (source !== 'all' && item.source !== source) return false;
-    if (kind && !item.artifact_kinds.includes(kind)) return false;
-    if (words.length === 0) return true;
-    const hay = [item.name, item.description, ...item.tags, ...item.trigger_phrases, item.author ?? '']
-      .join('\n')
-      .toLowerCase();
-    return words.every((w) => hay.includes(w));
-  });
+  return filterCatalog(s.catalog.items, s.filters);
 }
 
 /** A name no catalog row or open draft has yet: `base`, else `base 2`, `base 3`… */

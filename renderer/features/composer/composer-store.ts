@@ -63,6 +63,10 @@ export interface ComposerStore extends ComposerState {
   setFilters(f: Partial<CatalogFilters>): void;
   /** Open a skill (asks first when the open one has unsaved edits and `force` is not set). */
   openSkill(key: DocKey, force?: boolean): Promise<void>;
+  /** Open a skill with its test panel in front, ready to run (the catalog's Run). */
+  openToRun(key: DocKey): Promise<void>;
+  /** Bumped by {@link openToRun}: the view brings the test panel forward and focuses Run skill. */
+  runTick: number;
   /** Start a new skill from a starting point. */
   newSkill(template: TemplateId): void;
   /** Ask for the new-skill chooser (asks about unsaved edits first). */
@@ -109,7 +113,10 @@ export interface ComposerStore extends ComposerState {
   compare(from: string, to: string): Promise<void>;
   restore(version: string): Promise<void>;
   fork(): Promise<void>;
-  importFiles(files: ComposerFile[]): Promise<void>;
+  /** Import dropped or picked files (JSON, zips, Agent Skills folders); `force` replaces a built-in or downgrades. */
+  importFiles(files: ComposerFile[], opts?: { force?: boolean }): Promise<void>;
+  /** Import the last files again, replacing a built-in skill or a newer version. */
+  importAgainForced(): Promise<void>;
   /**
    * The open skill as a file to save: its JSON package, or its Agent Skills folder zipped (the
    * bundled files as they are stored). Null (with a notice) when it cannot be exported.
@@ -204,6 +211,8 @@ let runSeq = 0;
 export function createComposerStore(client: Client, storage: DraftStorage | null): StoreApi<ComposerStore> {
   const shelf = createDraftShelf(storage);
   let validateTimer: ReturnType<typeof setTimeout> | null = null;
+  // The files of the last import, offered again with force when a built-in or newer one refused them.
+  let lastImport: ComposerFile[] = [];
 
   return createStore<ComposerStore>()((set, get) => {
     const dispatch = (e: ComposerEvent) => set((s) => composerReducer(s, e));
@@ -333,6 +342,12 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
       },
 
       setFilters: (filters) => dispatch({ type: 'filters/changed', filters }),
+
+      runTick: 0,
+      async openToRun(key) {
+        await get().openSkill(key);
+        if (get().open === key) set({ runTick: get().runTick + 1 });
+      },
 
       async openSkill(key, force = false) {
         if (get().open === key) return;
@@ -750,8 +765,13 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
         return { name: `${r.value.slug}.zip`, type: 'application/zip', data: zip, skipped: r.value.skipped };
       },
 
-      async importFiles(files) {
+      async importAgainForced() {
+        await get().importFiles(lastImport, { force: true });
+      },
+
+      async importFiles(files, opts = {}) {
         if (files.length === 0) return;
+        lastImport = files;
         dispatch({ type: 'import/started' });
         const rows: ImportReportRow[] = [];
         const payload: Array<{ path: string; data_base64: string }> = [];
@@ -770,7 +790,10 @@ export function createComposerStore(client: Client, storage: DraftStorage | null
           }
         }
         if (rows.length > 0 || payload.length === 0) return dispatch({ type: 'import/finished', rows });
-        const r = await client.call('skills/import-files', { files: payload });
+        const r = await client.call('skills/import-files', {
+          files: payload,
+          ...(opts.force ? { force: true } : {}),
+        });
         if (!r.ok) {
           // The request itself was refused (too many or too large files): nothing was read.
           return dispatch({

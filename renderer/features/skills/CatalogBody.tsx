@@ -5,14 +5,20 @@ import { useConnectionStatus, useSkillsStore, useStores } from '../../stores.js'
 import { KIND_LABELS } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { SkillList } from './SkillList.js';
+import { matchReason } from './skills-store.js';
 
 /** The catalog's list, or why there is none: not loaded (with a retry), offline, empty, filtered out. */
-export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject<HTMLInputElement | null> }) {
+export function CatalogBody(props: {
+  rows: SkillListItem[];
+  searchRef: RefObject<HTMLInputElement | null>;
+  onImport: () => void;
+}) {
   const s = useSkillsStore(
     useShallow((st) => ({
       list: st.list,
       query: st.query,
       kind: st.kind,
+      meaning: st.meaning,
       cursor: st.cursor,
       open: st.open,
       load: st.load,
@@ -20,6 +26,7 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
       setQuery: st.setQuery,
       setScope: st.setScope,
       setKind: st.setKind,
+      setSource: st.setSource,
     })),
   );
   const connection = useConnectionStatus();
@@ -57,12 +64,40 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
   }
   if (s.list.items.length === 0) {
     return (
-      <div className="list-message empty empty--compact">
+      <div className="list-message empty empty--compact catalog-empty">
         <h2 className="empty__title">No skills yet</h2>
         <p className="empty__text">
-          Drop a <span className="mono">.json</span> skill package here, or press <strong>Import</strong>.
+          A skill teaches SkillDesk one job: instructions, prompts, Python or bundled files that a chat uses
+          when your message calls for it.
         </p>
+        <p className="empty__text">
+          Drop a <span className="mono">.json</span> package, a <span className="mono">.zip</span> or an Agent
+          Skills folder (one holding <span className="mono">SKILL.md</span>) anywhere here, or:
+        </p>
+        <div className="sc-row">
+          <button type="button" className="btn btn--primary btn--small" onClick={props.onImport}>
+            <Icon name="upload" /> Import
+          </button>
+          <button
+            type="button"
+            className="btn btn--small"
+            onClick={() => {
+              stores.app.getState().navigate('composer');
+              stores.composer.getState().askNew();
+            }}
+          >
+            <Icon name="plus" /> Write one
+          </button>
+        </div>
       </div>
+    );
+  }
+  if (rows.length === 0 && s.query.trim() && s.meaning.status === 'loading') {
+    return (
+      <p className="list-waiting" role="status">
+        <span className="spinner" aria-hidden="true" /> No skill has these words; looking for one close in
+        meaning…
+      </p>
     );
   }
   if (rows.length === 0) {
@@ -77,6 +112,7 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
             s.setQuery('');
             s.setScope('all');
             s.setKind(null);
+            s.setSource('all');
             props.searchRef.current?.focus();
           }}
         >
@@ -101,5 +137,13 @@ export function CatalogBody(props: { rows: SkillListItem[]; searchRef: RefObject
       </div>
     );
   }
-  return <SkillList items={rows} cursor={s.cursor} open={s.open} onOpen={(k) => void s.openSkill(k)} />;
+  return (
+    <SkillList
+      items={rows}
+      cursor={s.cursor}
+      open={s.open}
+      onOpen={(k) => void s.openSkill(k)}
+      why={(k) => matchReason(s, k)}
+    />
+  );
 }

@@ -8,6 +8,7 @@ import { langFor } from '../../ui/highlight.js';
 import { Icon } from '../../ui/Icon.js';
 import { docKey } from '../composer/index.js';
 import { SkillScripts } from './SkillScripts.js';
+import { SkillVersions } from './SkillVersions.js';
 import { skillKey } from './skills-store.js';
 
 function formatDate(iso: string): string {
@@ -222,7 +223,13 @@ export function SkillDetailPane() {
           </div>
           <h2 className="empty__title">Pick a skill to see inside it</h2>
           <p className="empty__text">
-            Each skill bundles prompts, Python, DSPy programs and instructions that conversations draw on.
+            A skill bundles instructions, prompts, Python, DSPy programs and files that chats draw on when
+            your message calls for it. Open one to read it, see its versions, run it, or open it in the
+            Composer.
+          </p>
+          <p className="empty__text">
+            To add skills, drop <span className="mono">.json</span> packages,{' '}
+            <span className="mono">.zip</span> files or Agent Skills folders anywhere on this view.
           </p>
           <ul className="hints">
             <li>
@@ -295,19 +302,42 @@ export function SkillDetailPane() {
           <button
             type="button"
             className="btn btn--primary"
+            title="Open it in the Composer's test panel, ready to run"
             onClick={() => {
               // The Composer asks first if it holds unsaved edits to another skill.
+              void stores.composer.getState().openToRun(docKey(skill));
+              stores.app.getState().navigate('composer');
+            }}
+          >
+            <Icon name="send" /> Run
+          </button>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
               void stores.composer.getState().openSkill(docKey(skill));
               stores.app.getState().navigate('composer');
             }}
           >
-            <Icon name="pencil" /> Edit in Composer
+            <Icon name="pencil" /> Open in Composer
           </button>
-          <button type="button" className="btn" onClick={() => void onExport()}>
-            <Icon name="download" /> Export
+          <button
+            type="button"
+            className="btn"
+            aria-label="Export"
+            title="Export"
+            onClick={() => void onExport()}
+          >
+            <Icon name="download" /> <span className="detail__action-label">Export</span>
           </button>
-          <button type="button" className="btn btn--ghost-danger" onClick={() => requestDelete(key)}>
-            <Icon name="trash" /> Delete
+          <button
+            type="button"
+            className="btn btn--ghost-danger"
+            aria-label="Delete"
+            title="Delete"
+            onClick={() => requestDelete(key)}
+          >
+            <Icon name="trash" /> <span className="detail__action-label">Delete</span>
           </button>
           <button
             type="button"
@@ -390,6 +420,7 @@ export function SkillDetailPane() {
           <dd>{formatDate(skill.updated_at)}</dd>
         </div>
       </dl>
+      <SkillVersions key={`versions-${key}`} name={skill.name} scope={skill.scope} />
       <SkillScripts key={`scripts-${key}`} name={skill.name} reloadKey={packagesInstalled} />
       <SkillPackages key={key} skill={skill} onInstalled={() => setPackagesInstalled((n) => n + 1)} />
       <h3 className="section-title">

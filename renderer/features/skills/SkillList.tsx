@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
-import { KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
+import { Icon } from '../../ui/Icon.js';
+import { SkillChips } from './catalog-filter.js';
 import { type SkillKey, skillKey } from './skills-store.js';
 
 /** The DOM id of a row, for aria-activedescendant. */
@@ -14,6 +15,8 @@ export function SkillList(props: {
   cursor: SkillKey | null;
   open: SkillKey | null;
   onOpen: (key: SkillKey) => void;
+  /** Why the search found a row (the hybrid match's reason), when it did. */
+  why?: (key: SkillKey) => string | null;
 }) {
   const listRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -27,6 +30,7 @@ export function SkillList(props: {
         const key = skillKey(item);
         const active = key === props.cursor;
         const isOpen = key === props.open;
+        const why = props.why?.(key) ?? null;
         return (
           <div
             key={key}
@@ -46,31 +50,13 @@ export function SkillList(props: {
               <span className="skill-row__version">v{item.version}</span>
             </div>
             <p className="skill-row__desc">{item.description}</p>
+            {why && (
+              <p className="skill-row__why">
+                <Icon name="search" size={12} /> {why}
+              </p>
+            )}
             <div className="skill-row__meta">
-              <ScopeBadge scope={item.scope} />
-              <OverrideBadge overridden={item.overridden} overrides={item.overrides} />
-              {item.source === 'system' && (
-                <span className="badge badge--system" title="Ships with SkillDesk">
-                  Built-in
-                </span>
-              )}
-              {item.switch !== 'on' && (
-                <span
-                  className="badge badge--switched"
-                  title={
-                    item.switch === 'off'
-                      ? 'Switched off: never used in chats'
-                      : 'Name only: used when asked for by name'
-                  }
-                >
-                  {item.switch === 'off' ? 'Off' : 'Name only'}
-                </span>
-              )}
-              <span className="skill-row__kinds">
-                {item.artifact_kinds.map((k) => (
-                  <KindChip key={k} kind={k} />
-                ))}
-              </span>
+              <SkillChips item={item} />
             </div>
           </div>
         );

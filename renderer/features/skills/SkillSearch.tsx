@@ -1,43 +1,31 @@
 import type { RefObject } from 'react';
-import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ArtifactKindName } from '../../../electron/contract/skills.js';
 import { useSkillsStore } from '../../stores.js';
-import { Kbd, KIND_LABELS } from '../../ui/badges.js';
+import { Kbd } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
+import { CatalogFilterBar } from './catalog-filter.js';
 import { rowId } from './SkillList.js';
-import type { ScopeFilter } from './skills-store.js';
-
-const SCOPES: Array<{ value: ScopeFilter; label: string }> = [
-  { value: 'all', label: 'All' },
-  { value: 'account', label: 'Account' },
-  { value: 'workspace', label: 'Workspace' },
-];
 
 /** The catalog's search box (arrows move through the list, Enter opens, Esc backs out) and filters. */
 export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const s = useSkillsStore(
     useShallow((st) => ({
-      items: st.list.items,
       query: st.query,
       scope: st.scope,
+      source: st.source,
       kind: st.kind,
+      meaning: st.meaning,
       cursor: st.cursor,
       open: st.open,
       setQuery: st.setQuery,
       setScope: st.setScope,
       setKind: st.setKind,
+      setSource: st.setSource,
       moveCursor: st.moveCursor,
       openCursor: st.openCursor,
       closeDetail: st.closeDetail,
     })),
   );
-  const kindsPresent = useMemo(() => {
-    const set = new Set<ArtifactKindName>();
-    for (const i of s.items) for (const k of i.artifact_kinds) set.add(k);
-    return (Object.keys(KIND_LABELS) as ArtifactKindName[]).filter((k) => set.has(k));
-  }, [s.items]);
-
   const onSearchKey = (e: React.KeyboardEvent<HTMLInputElement>) => {
     const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: 8, PageUp: -8 };
     if (e.key in moves) {
@@ -62,7 +50,7 @@ export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputEleme
         <input
           ref={searchRef}
           type="search"
-          placeholder="Search skills, tags, triggers…"
+          placeholder="Search by words or meaning…"
           aria-label="Search skills"
           role="combobox"
           aria-expanded="true"
@@ -75,36 +63,29 @@ export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputEleme
         />
         <Kbd>Ctrl K</Kbd>
       </div>
-      <div className="filters">
-        <fieldset className="segmented" aria-label="Scope">
-          {SCOPES.map((o) => (
-            <button
-              key={o.value}
-              type="button"
-              className={s.scope === o.value ? 'is-on' : ''}
-              aria-pressed={s.scope === o.value}
-              onClick={() => s.setScope(o.value)}
-            >
-              {o.label}
-            </button>
-          ))}
-        </fieldset>
-        <label className="select">
-          <span className="visually-hidden">Artifact kind</span>
-          <select
-            value={s.kind ?? ''}
-            onChange={(e) => s.setKind((e.target.value || null) as ArtifactKindName | null)}
-          >
-            <option value="">Any kind</option>
-            {kindsPresent.map((k) => (
-              <option key={k} value={k}>
-                {KIND_LABELS[k]}
-              </option>
-            ))}
-          </select>
-          <Icon name="chevronDown" />
-        </label>
-      </div>
+      <CatalogFilterBar
+        value={{ scope: s.scope, source: s.source, kind: s.kind }}
+        onChange={(f) => {
+          if (f.scope !== undefined) s.setScope(f.scope);
+          if (f.source !== undefined) s.setSource(f.source);
+          if (f.kind !== undefined) s.setKind(f.kind);
+        }}
+      />
+      {s.query.trim() && (
+        <p className="search-status" role="status">
+          {s.meaning.status === 'loading'
+            ? 'Words first; looking for skills close in meaning…'
+            : s.meaning.status === 'error'
+              ? 'Matched by words only: the search by meaning failed.'
+              : s.meaning.status === 'ready'
+                ? s.meaning.e5
+                  ? 'Matched by words and meaning, as chat does.'
+                  : `Matched by words and meaning, as chat does (without the sentence model${
+                      s.meaning.e5Reason ? `: ${s.meaning.e5Reason}` : ''
+                    }).`
+                : ' '}
+        </p>
+      )}
     </>
   );
 }

@@ -1,20 +1,21 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useAppStore, useSkillsStore } from '../../stores.js';
+import { useAppStore, useSkillsStore, useStores } from '../../stores.js';
 import { Icon } from '../../ui/Icon.js';
+import { ImportReport } from '../composer/ComposerView.js';
+import type { ComposerFile } from '../composer/composer-store.js';
+import { droppedFiles, pickedFiles } from '../composer/files.js';
 import { CatalogBody } from './CatalogBody.js';
 import { DeleteSkillDialog } from './DeleteSkillDialog.js';
-import { ImportResults } from './ImportResults.js';
 import { SkillDetailPane } from './SkillDetailPane.js';
 import { SkillSearch } from './SkillSearch.js';
-import { type ImportFile, visibleSkills } from './skills-store.js';
+import { visibleSkills } from './skills-store.js';
 
-function toImportFiles(list: FileList | null): ImportFile[] {
-  return Array.from(list ?? []).map((f) => ({ name: f.name, text: () => f.text() }));
-}
-
-/** Import by dropping files anywhere on the view: the drag state and the drop handlers. */
-function useFileDrop(onFiles: (files: ImportFile[]) => void) {
+/**
+ * Import by dropping files, zips or folders anywhere on the view: the drag state and the drop
+ * handlers. The files go through the Composer's import (one importer for every format).
+ */
+function useFileDrop(onFiles: (files: ComposerFile[]) => void) {
   const [dragging, setDragging] = useState(false);
   const depth = useRef(0);
   const hasFiles = (e: React.DragEvent) => Array.from(e.dataTransfer.types).includes('Files');
@@ -35,8 +36,9 @@ function useFileDrop(onFiles: (files: ImportFile[]) => void) {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      const files = toImportFiles(e.dataTransfer.files);
-      if (files.length > 0) onFiles(files);
+      void droppedFiles(e.dataTransfer).then((files) => {
+        if (files.length > 0) onFiles(files);
+      });
     },
   };
   return { dragging, handlers };
@@ -47,8 +49,11 @@ function DropOverlay() {
     <div className="drop-overlay" aria-hidden="true">
       <div className="drop-overlay__box">
         <Icon name="upload" size={32} />
-        <p>Drop skill packages to import</p>
-        <span>.json files · validated before anything is saved</span>
+        <p>Drop skills to import</p>
+        <span>
+          .json packages, .zip files, Agent Skills folders · checked first, nothing is written if any is
+          refused
+        </span>
       </div>
     </div>
   );
@@ -83,21 +88,25 @@ export function SkillsView() {
       list: st.list,
       query: st.query,
       scope: st.scope,
+      source: st.source,
       kind: st.kind,
+      meaning: st.meaning,
       open: st.open,
       pendingDelete: st.pendingDelete,
       load: st.load,
       watch: st.watch,
-      importFiles: st.importFiles,
       closeDetail: st.closeDetail,
     })),
   );
   const focusTick = useAppStore((a) => a.focusSearchTick);
   const startNewWithAi = useAppStore((a) => a.startNewWithAi);
   const searchRef = useRef<HTMLInputElement>(null);
+  const stores = useStores();
   const fileRef = useRef<HTMLInputElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
   const rows = useMemo(() => visibleSkills(s), [s]);
-  const drop = useFileDrop((files) => void s.importFiles(files));
+  const importFiles = (files: ComposerFile[]) => void stores.composer.getState().importFiles(files);
+  const drop = useFileDrop(importFiles);
 
   const { load, watch } = s;
   useEffect(() => {
@@ -145,28 +154,54 @@ export function SkillsView() {
           >
             <Icon name="sparkle" label="New skill with AI" />
           </button>
-          <button type="button" className="btn btn--primary" onClick={() => fileRef.current?.click()}>
+          <button
+            type="button"
+            className="btn btn--icon"
+            title="Import an Agent Skills folder (a folder holding SKILL.md)"
+            onClick={() => folderRef.current?.click()}
+          >
+            <Icon name="folder" label="Import a folder" />
+          </button>
+          <button
+            type="button"
+            className="btn btn--primary"
+            title="Import .json packages or .zip files — or drop them, or a skill folder, anywhere here"
+            onClick={() => fileRef.current?.click()}
+          >
             <Icon name="upload" /> Import
           </button>
           <input
             ref={fileRef}
             type="file"
-            accept=".json,application/json"
+            accept=".json,.zip,application/json,application/zip"
             multiple
             hidden
             data-testid="import-input"
             onChange={(e) => {
-              const files = toImportFiles(e.currentTarget.files);
+              const files = pickedFiles(e.currentTarget.files);
               e.currentTarget.value = '';
-              if (files.length > 0) void s.importFiles(files);
+              if (files.length > 0) importFiles(files);
+            }}
+          />
+          <input
+            ref={folderRef}
+            type="file"
+            hidden
+            data-testid="import-folder"
+            {...{ webkitdirectory: '' }}
+            onChange={(e) => {
+              const files = pickedFiles(e.currentTarget.files);
+              e.currentTarget.value = '';
+              if (files.length > 0) importFiles(files);
             }}
           />
         </header>
         <SkillSearch searchRef={searchRef} />
-        <ImportResults />
-        <CatalogBody rows={rows} searchRef={searchRef} />
+        <ImportReport />
+        <CatalogBody rows={rows} searchRef={searchRef} onImport={() => fileRef.current?.click()} />
         <p className="drop-hint">
-          <Icon name="upload" /> Drop <span className="mono">.json</span> packages anywhere here to import
+          <Icon name="upload" /> Drop <span className="mono">.json</span>, <span className="mono">.zip</span>{' '}
+          or a skill folder anywhere here to import
         </p>
       </section>
       <section className={`detail-pane${s.open ? ' is-open' : ''}`} aria-label="Skill details">

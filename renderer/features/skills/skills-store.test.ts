@@ -3,9 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SkillListItem } from '../../../electron/contract/skills.js';
 import type { Host } from '../../../electron/host.js';
 import { inProcessClient, samplePackage } from '../../test-support.js';
+import { createComposerStore } from '../composer/composer-store.js';
+import { zipFiles } from '../composer/files.js';
 import {
   createSkillsStore,
   initialSkillsState,
+  matchReason,
   type SkillsState,
   skillKey,
   skillsReducer,
@@ -60,6 +63,33 @@ describe('skillsReducer', () => {
     expect(visibleSkills(s).map((i) => i.name)).toEqual(['Beta']);
     s = skillsReducer(s, { type: 'filter/query', query: 'zzz' });
     expect(s.cursor).toBeNull();
+  });
+
+  it('adds the hybrid matches after the keyword rows, filtered the same way, and drops a stale reply', () => {
+    let s = loaded(items);
+    s = skillsReducer(s, { type: 'filter/query', query: 'crunch' });
+    s = skillsReducer(s, { type: 'meaning/requested', query: 'crunch' });
+    // The keyword rows are there at once, before the ranking comes back.
+    expect(visibleSkills(s).map((i) => i.name)).toEqual(['Gamma']);
+    const matches = [
+      { key: 'account:Gamma', score: 1.2, why: 'trigger phrase “crunch numbers”' },
+      { key: 'workspace:Beta', score: 0.4, why: 'close in meaning' },
+      { key: 'account:Alpha', score: 0.2, why: 'close in meaning' },
+    ];
+    const stale = skillsReducer(s, { type: 'meaning/loaded', query: 'crun', matches, e5: true });
+    expect(stale).toBe(s);
+    s = skillsReducer(s, { type: 'meaning/loaded', query: 'crunch', matches, e5: true });
+    expect(visibleSkills(s).map((i) => i.name)).toEqual(['Gamma', 'Beta', 'Alpha']);
+    expect(matchReason(s, 'workspace:Beta')).toBe('close in meaning');
+    s = skillsReducer(s, { type: 'filter/scope', scope: 'account' });
+    expect(visibleSkills(s).map((i) => i.name)).toEqual(['Gamma', 'Alpha']);
+    s = skillsReducer(s, { type: 'filter/source', source: 'system' });
+    expect(visibleSkills(s)).toEqual([]);
+    // A new query hides the old ranking until its own arrives.
+    s = skillsReducer(s, { type: 'filter/source', source: 'all' });
+    s = skillsReducer(s, { type: 'filter/query', query: 'writing' });
+    expect(visibleSkills(s).map((i) => i.name)).toEqual(['Alpha']);
+    expect(matchReason(s, 'account:Alpha')).toBeNull();
   });
 
   it('moves the cursor within bounds', () => {
@@ -131,30 +161,50 @@ describe('skills store over the in-process host', () => {
     expect(detail.skill?.artifacts.map((a) => a.kind)).toContain('dspy_module');
   });
 
-  it('imports a valid file and reports an invalid one with its JSON path', async () => {
+  it('imports an Agent Skills folder and a zip through the Composer import, and the catalog follows', async () => {
     const c = inProcessClient();
     host = c.host;
     const store = createSkillsStore(c.client);
+    const stop = store.getState().watch();
     await store.getState().load();
-    const results = await store.getState().importFiles([
-      { name: 'haiku.json', text: async () => JSON.stringify(samplePackage()) },
-      {
-        name: 'broken.json',
-        text: async () =>
-          JSON.stringify(
-            samplePackage({ name: 'Broken', artifacts: [{ kind: 'x', name: 'A', content: '' }] }),
-          ),
-      },
-      { name: 'skill.zip', text: async () => 'PK' },
+    const composer = createComposerStore(c.client, null);
+    const enc = new TextEncoder();
+    const file = (name: string, text: string) => ({
+      name,
+      text: async () => text,
+      bytes: async () => enc.encode(text),
+    });
+    const skillMd = (name: string, description: string) =>
+      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`;
+    await composer
+      .getState()
+      .importFiles([
+        file(
+          'xlsx/SKILL.md',
+          skillMd('xlsx', 'Spreadsheet formulas, pivot tables and charts in Excel workbooks'),
+        ),
+      ]);
+    const zip = zipFiles([
+      { path: 'pdf/SKILL.md', bytes: enc.encode(skillMd('pdf', 'Fill and merge PDF forms')) },
     ]);
-    expect(results.map((r) => r.ok)).toEqual([true, false, false]);
-    const broken = results[1]!;
-    expect(!broken.ok && broken.error.details?.issues).toEqual([
-      expect.objectContaining({ path: 'artifacts[0].kind' }),
-    ]);
-    expect(!results[2]!.ok && results[2]!.error.message).toContain('only .json');
-    expect(store.getState().list.items.some((i) => i.name === 'Haiku Helper')).toBe(true);
-    expect(store.getState().imports.results).toHaveLength(3);
+    await composer
+      .getState()
+      .importFiles([{ name: 'pdf.zip', text: async () => '', bytes: async () => zip }]);
+    expect(composer.getState().imports.rows).toMatchObject([{ name: 'pdf', outcome: 'created' }]);
+    await expect
+      .poll(() => store.getState().list.items.map((i) => i.name))
+      .toEqual(expect.arrayContaining(['xlsx', 'pdf']));
+
+    // Words first: no skill holds every word of the question …
+    store.getState().setQuery('numbers in a spreadsheet');
+    expect(visibleSkills(store.getState()).map((i) => i.name)).not.toContain('xlsx');
+    // … then the hybrid ranking chat uses finds it, and says why.
+    await store.getState().searchMeaning('numbers in a spreadsheet');
+    const st = store.getState();
+    expect(st.meaning.status).toBe('ready');
+    expect(visibleSkills(st)[0]?.name).toBe('xlsx');
+    expect(matchReason(st, 'account:xlsx')).toMatch(/spreadsheet|close in meaning/);
+    stop();
   });
 
   it('deletes after confirmation and follows catalog events from elsewhere', async () => {

@@ -5,12 +5,14 @@ import type {
   ArtifactKindName,
   DeleteSkillRes,
   ExportPackageRes,
-  ImportOutcomeView,
+  MatchExplanationView,
   SkillDetail,
   SkillListItem,
   SkillScope,
 } from '../../../electron/contract/skills.js';
 import type { Client } from '../../bridge/client.js';
+import { plainWhy } from '../chat/TurnCandidates.js';
+import { type CatalogFilterValues, filterCatalog, passesFacets } from './catalog-filter.js';
 
 /** Identifies one catalog row: a name is unique per scope. */
 export type SkillKey = string;
@@ -26,10 +28,12 @@ export function parseSkillKey(key: SkillKey): { scope: SkillScope; name: string 
   return { scope: key.slice(0, i) as SkillScope, name: key.slice(i + 1) };
 }
 
-/** What happened to one imported file. */
-export type ImportFileResult =
-  | { file: string; ok: true; outcomes: ImportOutcomeView[] }
-  | { file: string; ok: false; error: AppErrorData; text?: string };
+/** One skill the hybrid search found, with why in the user's words ("close in meaning"). */
+export interface MeaningMatch {
+  key: SkillKey;
+  score: number;
+  why: string;
+}
 
 /** Which scope the list shows. */
 export type ScopeFilter = 'all' | SkillScope;
@@ -43,7 +47,22 @@ export interface SkillsState {
   };
   query: string;
   scope: ScopeFilter;
+  source: CatalogFilterValues['source'];
   kind: ArtifactKindName | null;
+  /**
+   * The hybrid (words and meaning) ranking of the query, as chat matching does it: it arrives
+   * after the instant keyword filter and adds the skills close in meaning, each with why.
+   */
+  meaning: {
+    /** The query it was asked for (a reply for an older one is dropped). */
+    query: string;
+    status: 'idle' | 'loading' | 'ready' | 'error';
+    matches: MeaningMatch[];
+    /** Whether the sentence-embedding model ranked it (else words and static vectors only). */
+    e5: boolean;
+    /** Why it did not, when it did not (not installed, skills still waiting for a vector, …). */
+    e5Reason?: string;
+  };
   /** The highlighted row (arrow keys move it). */
   cursor: SkillKey | null;
   /** The row whose details are shown. */
@@ -53,7 +72,6 @@ export interface SkillsState {
     skill: SkillDetail | null;
     error: AppErrorData | null;
   };
-  imports: { busy: boolean; results: ImportFileResult[] };
   pendingDelete: SkillKey | null;
   deleting: boolean;
   notice: { tone: 'success' | 'error'; text: string } | null;
@@ -67,6 +85,10 @@ export type SkillsEvent =
   | { type: 'filter/query'; query: string }
   | { type: 'filter/scope'; scope: ScopeFilter }
   | { type: 'filter/kind'; kind: ArtifactKindName | null }
+  | { type: 'filter/source'; source: CatalogFilterValues['source'] }
+  | { type: 'meaning/requested'; query: string }
+  | { type: 'meaning/loaded'; query: string; matches: MeaningMatch[]; e5: boolean; e5Reason?: string }
+  | { type: 'meaning/failed'; query: string }
   | { type: 'cursor/moved'; delta: number }
   | { type: 'cursor/edge'; edge: 'first' | 'last' }
   | { type: 'cursor/set'; key: SkillKey }
@@ -74,9 +96,6 @@ export type SkillsEvent =
   | { type: 'detail/loaded'; key: SkillKey; skill: SkillDetail }
   | { type: 'detail/failed'; key: SkillKey; error: AppErrorData }
   | { type: 'detail/closed' }
-  | { type: 'import/started' }
-  | { type: 'import/finished'; results: ImportFileResult[] }
-  | { type: 'import/dismissed' }
   | { type: 'delete/requested'; key: SkillKey }
   | { type: 'delete/cancelled' }
   | { type: 'delete/started' }
@@ -90,36 +109,57 @@ export function initialSkillsState(): SkillsState {
     list: { status: 'idle', items: [], error: null },
     query: '',
     scope: 'all',
+    source: 'all',
     kind: null,
+    meaning: { query: '', status: 'idle', matches: [], e5: false },
     cursor: null,
     open: null,
     detail: { status: 'idle', skill: null, error: null },
-    imports: { busy: false, results: [] },
     pendingDelete: null,
     deleting: false,
     notice: null,
   };
 }
 
-/** The rows the filters let through, in catalog order. Every query word must appear somewhere. */
-export function visibleSkills(s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'>): SkillListItem[] {
-  const words = s.query.toLowerCase().split(/\s+/).filter(Boolean);
-  return s.list.items.filter((item) => {
-    if (s.scope !== 'all' && item.scope !== s.scope) return false;
-    if (s.kind && !item.artifact_kinds.includes(s.kind)) return false;
-    if (words.length === 0) return true;
-    const hay = [
-      item.name,
-      item.description,
-      ...item.tags,
-      ...item.trigger_phrases,
-      ...item.intent_patterns,
-      item.author ?? '',
-    ]
-      .join('\n')
-      .toLowerCase();
-    return words.every((w) => hay.includes(w));
-  });
+/**
+ * The rows the filters let through: first those holding every word of the query (instant, in
+ * catalog order), then those the hybrid search found close in meaning, best first, once its reply
+ * for this query is in.
+ */
+export function visibleSkills(
+  s: Pick<SkillsState, 'list' | 'query' | 'scope' | 'kind'> &
+    Partial<Pick<SkillsState, 'source' | 'meaning'>>,
+): SkillListItem[] {
+  const f = { query: s.query, scope: s.scope, kind: s.kind, source: s.source ?? 'all' };
+  const byWords = filterCatalog(s.list.items, f);
+  const meaning = s.meaning;
+  if (!s.query.trim() || !meaning || meaning.query !== s.query.trim() || meaning.matches.length === 0)
+    return byWords;
+  const shown = new Set(byWords.map(skillKey));
+  const byKey = new Map(s.list.items.map((i) => [skillKey(i), i]));
+  const more: SkillListItem[] = [];
+  for (const m of meaning.matches) {
+    const item = byKey.get(m.key);
+    if (!item || shown.has(m.key) || !passesFacets(item, f)) continue;
+    shown.add(m.key);
+    more.push(item);
+  }
+  return [...byWords, ...more];
+}
+
+/** Why the hybrid search found a row, when it did ("matched on “spreadsheet”", "close in meaning"). */
+export function matchReason(s: Pick<SkillsState, 'query' | 'meaning'>, key: SkillKey): string | null {
+  if (s.meaning.query !== s.query.trim()) return null;
+  return s.meaning.matches.find((m) => m.key === key)?.why ?? null;
+}
+
+/** The hybrid matches of an explained `skills/match` reply, each with why in the user's words. */
+export function meaningMatches(explain: MatchExplanationView, query: string): MeaningMatch[] {
+  return explain.candidates.map((c) => ({
+    key: skillKey(c),
+    score: c.score,
+    why: plainWhy(c, explain.query_terms, query),
+  }));
 }
 
 /** Keep the cursor on a visible row (the first one when its row went away). */
@@ -153,6 +193,19 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
       return withCursor({ ...s, scope: e.scope });
     case 'filter/kind':
       return withCursor({ ...s, kind: e.kind });
+    case 'filter/source':
+      return withCursor({ ...s, source: e.source });
+    case 'meaning/requested':
+      return { ...s, meaning: { query: e.query, status: 'loading', matches: [], e5: false } };
+    case 'meaning/loaded':
+      if (e.query !== s.meaning.query) return s;
+      return withCursor({
+        ...s,
+        meaning: { query: e.query, status: 'ready', matches: e.matches, e5: e.e5, e5Reason: e.e5Reason },
+      });
+    case 'meaning/failed':
+      if (e.query !== s.meaning.query) return s;
+      return { ...s, meaning: { ...s.meaning, status: 'error' } };
     case 'cursor/moved': {
       const rows = visibleSkills(s);
       if (rows.length === 0) return s;
@@ -186,16 +239,6 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
       return { ...s, detail: { status: 'error', skill: null, error: e.error } };
     case 'detail/closed':
       return { ...s, open: null, detail: initialSkillsState().detail };
-    case 'import/started':
-      return { ...s, imports: { busy: true, results: [] } };
-    case 'import/finished': {
-      const ok = e.results.filter((r) => r.ok).length;
-      const notice: SkillsState['notice'] =
-        ok > 0 && ok === e.results.length ? { tone: 'success', text: importSummary(e.results) } : s.notice;
-      return { ...s, imports: { busy: false, results: e.results }, notice };
-    }
-    case 'import/dismissed':
-      return { ...s, imports: { busy: false, results: [] } };
     case 'delete/requested':
       return { ...s, pendingDelete: e.key };
     case 'delete/cancelled':
@@ -226,43 +269,20 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
   }
 }
 
-/** One line saying what an import did. */
-export function importSummary(results: ImportFileResult[]): string {
-  const outcomes = results.flatMap((r) => (r.ok ? r.outcomes : []));
-  if (outcomes.length === 1) {
-    const o = outcomes[0]!;
-    if (o.action === 'created') return `Imported ${o.name} ${o.version} into the ${o.scope} store.`;
-    if (o.action === 'updated') return `Updated ${o.name} from ${o.previous_version} to ${o.version}.`;
-    return `${o.name} ${o.version} is already installed; nothing changed.`;
-  }
-  const created = outcomes.filter((o) => o.action === 'created').length;
-  const updated = outcomes.filter((o) => o.action === 'updated').length;
-  const same = outcomes.length - created - updated;
-  return [
-    `Imported ${outcomes.length} skills`,
-    `${created} new, ${updated} updated, ${same} unchanged.`,
-  ].join(': ');
-}
-
-/** A file picked or dropped for import. */
-export interface ImportFile {
-  name: string;
-  text: () => Promise<string>;
-}
-
 /** The Skills state with its actions. */
 export interface SkillsStore extends SkillsState {
   load(): Promise<void>;
   setQuery(query: string): void;
   setScope(scope: ScopeFilter): void;
   setKind(kind: ArtifactKindName | null): void;
+  setSource(source: CatalogFilterValues['source']): void;
+  /** Rank the catalog for a query as chat matching does (words and meaning fused). */
+  searchMeaning(query: string): Promise<void>;
   moveCursor(delta: number): void;
   cursorTo(edge: 'first' | 'last'): void;
   openSkill(key: SkillKey): Promise<void>;
   openCursor(): Promise<void>;
   closeDetail(): void;
-  importFiles(files: ImportFile[], opts?: { force?: boolean }): Promise<ImportFileResult[]>;
-  dismissImport(): void;
   exportSkill(key: SkillKey): Promise<ExportPackageRes>;
   requestDelete(key: SkillKey): void;
   cancelDelete(): void;
@@ -277,11 +297,17 @@ const errorData = (e: unknown): AppErrorData =>
     ? e.toData()
     : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
 
+/** How long typing must pause before the hybrid ranking is asked for. */
+const MEANING_DELAY_MS = 180;
+/** How many ranked skills the hybrid search adds at most. */
+const MEANING_LIMIT = 12;
+
 /** Create the Skills store over a client (one per app, or per test). */
 export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
   return createStore<SkillsStore>()((set, get) => {
     const dispatch = (e: SkillsEvent) => set((s) => skillsReducer(s, e));
     let loadSeq = 0;
+    let meaningTimer: ReturnType<typeof setTimeout> | undefined;
     const refreshOpen = async () => {
       const key = get().open;
       if (key) await get().openSkill(key);
@@ -298,9 +324,38 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
           if (seq === loadSeq) dispatch({ type: 'list/failed', error: errorData(e) });
         }
       },
-      setQuery: (query) => dispatch({ type: 'filter/query', query }),
+      setQuery(query) {
+        dispatch({ type: 'filter/query', query });
+        // The keyword filter answers at once; the hybrid ranking follows when typing pauses.
+        if (meaningTimer) clearTimeout(meaningTimer);
+        const q = query.trim();
+        if (!q) return;
+        meaningTimer = setTimeout(() => void get().searchMeaning(q), MEANING_DELAY_MS);
+      },
+      async searchMeaning(q) {
+        dispatch({ type: 'meaning/requested', query: q });
+        try {
+          const r = await client.invoke('skills/match', { message: q, limit: MEANING_LIMIT, explain: true });
+          const explain = r.explain ?? { query_terms: [], candidates: [] };
+          // The reply's own order (matches) is the ranking; the candidates carry the why.
+          const why = new Map(meaningMatches(explain, q).map((m) => [m.key, m]));
+          const matches = r.matches.map(
+            (m) => why.get(skillKey(m)) ?? { key: skillKey(m), score: m.score, why: 'close in meaning' },
+          );
+          dispatch({
+            type: 'meaning/loaded',
+            query: q,
+            matches,
+            e5: r.e5?.used === true,
+            ...(r.e5?.reason ? { e5Reason: r.e5.reason } : {}),
+          });
+        } catch {
+          dispatch({ type: 'meaning/failed', query: q });
+        }
+      },
       setScope: (scope) => dispatch({ type: 'filter/scope', scope }),
       setKind: (kind) => dispatch({ type: 'filter/kind', kind }),
+      setSource: (source) => dispatch({ type: 'filter/source', source }),
       moveCursor: (delta) => dispatch({ type: 'cursor/moved', delta }),
       cursorTo: (edge) => dispatch({ type: 'cursor/edge', edge }),
       async openSkill(key) {
@@ -318,42 +373,6 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
         if (key) await get().openSkill(key);
       },
       closeDetail: () => dispatch({ type: 'detail/closed' }),
-      async importFiles(files, opts = {}) {
-        dispatch({ type: 'import/started' });
-        const results: ImportFileResult[] = [];
-        for (const f of files) {
-          if (!/\.json$/i.test(f.name)) {
-            results.push({
-              file: f.name,
-              ok: false,
-              error: {
-                code: 'INVALID_INPUT',
-                message: `${f.name}: only .json packages can be imported here. Import Agent Skills folders and .zip files with: skilldesk skills import PATH`,
-              },
-            });
-            continue;
-          }
-          let text = '';
-          try {
-            text = await f.text();
-            const res = await client.invoke('skills/import-package', {
-              package: text,
-              file_name: f.name,
-              ...(opts.force ? { force: true } : {}),
-            });
-            results.push({ file: f.name, ok: true, outcomes: res.imported });
-          } catch (e) {
-            results.push({ file: f.name, ok: false, error: errorData(e), text });
-          }
-        }
-        dispatch({ type: 'import/finished', results });
-        if (results.some((r) => r.ok)) {
-          await get().load();
-          await refreshOpen();
-        }
-        return results;
-      },
-      dismissImport: () => dispatch({ type: 'import/dismissed' }),
       exportSkill(key) {
         const { scope, name } = parseSkillKey(key);
         return client.invoke('skills/export-package', { name, scope });
@@ -376,7 +395,8 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
       dismissNotice: () => dispatch({ type: 'notice/dismissed' }),
       watch() {
         return client.subscribe('skills/catalog-changed', () => {
-          void get().load();
+          // An import elsewhere may have changed the open skill too: its pane follows.
+          void get().load().then(refreshOpen);
         });
       },
     };

@@ -138,11 +138,53 @@ function useModelOptions() {
   return { groups, defaultLabel };
 }
 
+/**
+ * The model an AI run writes with: the default, or any configured provider's model (the value is
+ * `provider\u0000model`, empty for the default). Nothing when no provider is configured.
+ */
+function ModelPicker(props: { value: string; onChange: (v: string) => void; disabled: boolean }) {
+  const options = useModelOptions();
+  const id = useId();
+  if (options.groups.length === 0) return null;
+  return (
+    <div className="field ag-model">
+      <label htmlFor={id}>Model</label>
+      <div className="select">
+        <select
+          id={id}
+          value={props.value}
+          disabled={props.disabled}
+          onChange={(e) => props.onChange(e.target.value)}
+        >
+          <option value="">
+            {options.defaultLabel ? `Default: ${options.defaultLabel}` : 'The default model'}
+          </option>
+          {options.groups.map((g) => (
+            <optgroup key={g.id} label={g.label}>
+              {g.models.map((m) => (
+                <option key={m} value={`${g.id}\u0000${m}`}>
+                  {g.label} · {m}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+        <Icon name="chevronDown" />
+      </div>
+    </div>
+  );
+}
+
+/** A picker value as the model choice of a run (none: the default model). */
+function modelChoice(pick: string): { provider: string; model: string } | undefined {
+  const [provider, model] = pick ? pick.split('\u0000') : [];
+  return provider && model ? { provider, model } : undefined;
+}
+
 /** "New skill with AI": describe it, pick a model, watch the rounds, review, open it in the editor. */
 export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
   const a = useAgent((s) => ({ run: s.create, description: s.description, api: s }));
   const modelName = useModelLabel();
-  const options = useModelOptions();
   const composer = useComposerStore(
     useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow, workspaceOpen: s.workspaceOpen })),
   );
@@ -152,13 +194,11 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
   const [pick, setPick] = useState('');
   const box = useRef<HTMLTextAreaElement>(null);
   useEffect(() => box.current?.focus(), []);
-  const ids = { model: useId() };
   const result = run.result;
   const failed = Boolean(result && !result.ok);
   const go = () => {
     if (!text.trim() || run.busy) return;
-    const [provider, model] = pick ? pick.split('\u0000') : [];
-    void a.api.startCreate(text.trim(), undefined, provider && model ? { provider, model } : undefined);
+    void a.api.startCreate(text.trim(), undefined, modelChoice(pick));
   };
   const pkg = result?.draft as
     | {
@@ -252,33 +292,7 @@ export function NewSkillWithAiDialog({ onClose }: { onClose: () => void }) {
                 ))}
               </div>
             )}
-            {options.groups.length > 0 && (
-              <div className="field ag-model">
-                <label htmlFor={ids.model}>Model</label>
-                <div className="select">
-                  <select
-                    id={ids.model}
-                    value={pick}
-                    disabled={run.busy}
-                    onChange={(e) => setPick(e.target.value)}
-                  >
-                    <option value="">
-                      {options.defaultLabel ? `Default: ${options.defaultLabel}` : 'The default model'}
-                    </option>
-                    {options.groups.map((g) => (
-                      <optgroup key={g.id} label={g.label}>
-                        {g.models.map((m) => (
-                          <option key={m} value={`${g.id}\u0000${m}`}>
-                            {g.label} · {m}
-                          </option>
-                        ))}
-                      </optgroup>
-                    ))}
-                  </select>
-                  <Icon name="chevronDown" />
-                </div>
-              </div>
-            )}
+            <ModelPicker value={pick} onChange={setPick} disabled={run.busy} />
             {!failed && (
               <p className="sc-field__help">
                 The model writes the description, triggers, a prompt template and 3–5 evals; each draft is
@@ -413,17 +427,19 @@ function Patch({ text }: { text: string }) {
 /** Refine the open skill in conversation; accept or reject each artifact's change. */
 function RefinePanel({ doc }: { doc: EditorDoc }) {
   const a = useAgent((s) => ({ run: s.refine, api: s }));
+  const modelName = useModelLabel();
   const composer = useComposerStore(
     useShallow((s) => ({ dispatch: s.dispatch, validateNow: s.validateNow })),
   );
   const [text, setText] = useState('');
+  const [pick, setPick] = useState('');
   const run = a.run;
   const changes = run.result?.changes ?? [];
   const accepted = changes.filter((c) => run.accepted[c.key]).length;
   const go = () => {
     if (!text.trim() || run.busy) return;
     // The agent sees the editor's draft, hand edits included.
-    void a.api.startRefine(draftToPackage(doc.draft).pkg, text.trim());
+    void a.api.startRefine(draftToPackage(doc.draft).pkg, text.trim(), modelChoice(pick));
   };
   const apply = async () => {
     const merged = await a.api.applyAccepted();
@@ -454,6 +470,7 @@ function RefinePanel({ doc }: { doc: EditorDoc }) {
           </button>
         )}
       </div>
+      <ModelPicker value={pick} onChange={setPick} disabled={run.busy} />
       <Rounds rounds={run.rounds} busy={run.busy} />
       {run.error && (
         <div className="callout callout--error" role="alert">
@@ -461,9 +478,16 @@ function RefinePanel({ doc }: { doc: EditorDoc }) {
           <p>
             {run.error.code === 'LLM_NOT_CONFIGURED'
               ? 'No model is configured: choose one in Settings.'
-              : run.error.message}
+              : `${run.error.message} Your request is kept: try again, or pick a stronger model above.`}
           </p>
         </div>
+      )}
+      {run.result && !run.result.ok && (
+        <p className="muted" role="status">
+          The model's answer did not validate
+          {modelName(run.result.model) ? ` (${modelName(run.result.model)})` : ''}. Try again, or pick a
+          stronger model above.
+        </p>
       )}
       {run.result && changes.length === 0 && <p className="muted">The model changed nothing.</p>}
       {changes.length > 0 && (

@@ -214,7 +214,7 @@ export interface AgentStore extends AgentState {
   watch(): () => void;
   /** Write a skill from a description, with the chosen model (default: the default provider's). */
   startCreate(description: string, maxRounds?: number, model?: ChatModelChoice): Promise<void>;
-  startRefine(draft: Record<string, unknown>, feedback: string): Promise<void>;
+  startRefine(draft: Record<string, unknown>, feedback: string, model?: ChatModelChoice): Promise<void>;
   cancel(which: 'create' | 'refine'): Promise<void>;
   /** Merge the accepted changes into the base; resolves with the merged package, or null. */
   applyAccepted(): Promise<Record<string, unknown> | null>;
@@ -290,8 +290,13 @@ export function createAgentStore(client: Client): StoreApi<AgentStore> {
             ...(model ? { model } : {}),
           }),
         ),
-      startRefine: (draft, feedback) =>
-        run('refine', (run_id) => client.invoke('composer/refine', { draft, feedback, run_id }), draft),
+      startRefine: (draft, feedback, model) =>
+        run(
+          'refine',
+          (run_id) =>
+            client.invoke('composer/refine', { draft, feedback, run_id, ...(model ? { model } : {}) }),
+          draft,
+        ),
       async cancel(which) {
         const id = get()[which].runId;
         if (id) await client.call('composer/cancel', { run_id: id });
