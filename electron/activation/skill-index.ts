@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { INDEXED_BODY_CHARS, indexedForEmbedding } from '../contract/kinds.js';
 import type { Db } from '../store/index.js';
 import {
   FRONTMATTER_SQL,
@@ -50,7 +51,7 @@ const WEIGHTS = INDEX_FIELDS.map((f) => FIELD_WEIGHTS[f]);
 const BS = INDEX_FIELDS.map((f) => FIELD_B[f]);
 
 // How much of a skill's body is indexed: the start says what it is for; the rest is procedure.
-const BODY_CHARS = { approach: 3000, example: 800, description: 1500 } as const;
+const BODY_CHARS: Readonly<Record<string, number>> = INDEXED_BODY_CHARS;
 
 /** One skill in the index. */
 export interface IndexedSkill {
@@ -126,7 +127,7 @@ export function fieldTexts(row: SkillRow, artifacts: ArtifactRow[]): string[] {
   for (const a of artifacts) {
     body.push(a.name.replace(/[._/-]+/g, ' '));
     if (a.path) body.push(a.path.replace(/[._/-]+/g, ' '));
-    if (a.kind === 'approach' || a.kind === 'example' || a.kind === 'description') body.push(a.head);
+    if (BODY_CHARS[a.kind]) body.push(a.head);
   }
   return [
     row.name.replace(/[._-]+/g, ' '),
@@ -148,8 +149,9 @@ const EMBED_BODY_CHARS = 400;
 export function embeddingText(row: SkillRow, artifacts: ArtifactRow[]): string {
   const body: string[] = [];
   for (const a of artifacts) {
-    if (a.kind === 'approach' || a.kind === 'description') body.push(a.head.slice(0, EMBED_BODY_CHARS));
-    else if (a.kind === 'resource' && a.path) body.push(a.path.replace(/[._/-]+/g, ' '));
+    const reads = indexedForEmbedding(a.kind);
+    if (reads === 'head') body.push(a.head.slice(0, EMBED_BODY_CHARS));
+    else if (reads === 'path' && a.path) body.push(a.path.replace(/[._/-]+/g, ' '));
   }
   return [
     row.name.replace(/[._-]+/g, ' '),
@@ -1164,9 +1166,9 @@ export function lowerBound(p: ArrayLike<number>, slot: number): number {
 
 function artifactSql(where: string): string {
   return `SELECT skill_id, kind, name, json_extract(metadata, '$.path') AS path,
-    CASE kind WHEN 'approach' THEN substr(content, 1, ${BODY_CHARS.approach})
-      WHEN 'example' THEN substr(content, 1, ${BODY_CHARS.example})
-      WHEN 'description' THEN substr(content, 1, ${BODY_CHARS.description}) ELSE '' END AS head
+    CASE kind ${Object.entries(BODY_CHARS)
+      .map(([k, n]) => `WHEN '${k}' THEN substr(content, 1, ${n})`)
+      .join(' ')} ELSE '' END AS head
     FROM skill_artifacts ${where} ORDER BY skill_id, ordinal, name, model_variant`;
 }
 

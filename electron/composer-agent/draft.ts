@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { DraftIssueView } from '../contract/composer.js';
+import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 import { EVALS_PATH, EvalsFileSchema } from '../skills/index.js';
 
 /** A draft: package JSON, not yet trusted. */
@@ -26,7 +27,7 @@ const artifactsOf = (d: Draft): ArtifactLike[] =>
 /** Whether an artifact is the bundled evals file. */
 export function isEvalsArtifact(a: ArtifactLike): boolean {
   const meta = a.metadata as Record<string, unknown> | null | undefined;
-  return a.kind === 'resource' && (meta?.path === EVALS_PATH || a.name === EVALS_PATH);
+  return a.kind === BUNDLED_FILE_KIND && (meta?.path === EVALS_PATH || a.name === EVALS_PATH);
 }
 
 /**

@@ -28,6 +28,12 @@ export interface KindFacts {
   colour: { light: string; dark: string };
   /** The name a new artifact of this kind starts with in the Composer. */
   default_name: string;
+  /**
+   * What the skill index reads of it: the first `body_chars` characters of its content as the
+   * skill's instructions text (0: none), and for the embedding the start of that text (`head`),
+   * its file path (`path`) or nothing (null).
+   */
+  index: { body_chars: number; embed: 'head' | 'path' | null };
 }
 
 /** Every artifact kind, in the order the design lists them. */
@@ -40,6 +46,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#6b7280', dark: '#9ca3af' },
     default_name: 'Overview',
+    index: { body_chars: 1500, embed: 'head' },
   },
   prompt_template: {
     label: 'Prompt',
@@ -49,6 +56,7 @@ export const KIND_FACTS = {
     templated: 'always',
     colour: { light: '#5650e0', dark: '#9d99ff' },
     default_name: 'Prompt',
+    index: { body_chars: 0, embed: null },
   },
   code_template: {
     label: 'Python',
@@ -58,6 +66,7 @@ export const KIND_FACTS = {
     templated: 'unless-opted-out',
     colour: { light: '#15803d', dark: '#4ade80' },
     default_name: 'Code',
+    index: { body_chars: 0, embed: null },
   },
   dspy_module: {
     label: 'DSPy',
@@ -67,6 +76,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#c2410c', dark: '#fb923c' },
     default_name: 'Program',
+    index: { body_chars: 0, embed: null },
   },
   approach: {
     label: 'Approach',
@@ -76,6 +86,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#0e7490', dark: '#22d3ee' },
     default_name: 'Instructions',
+    index: { body_chars: 3000, embed: 'head' },
   },
   example: {
     label: 'Example',
@@ -85,6 +96,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#be185d', dark: '#f472b6' },
     default_name: 'Example',
+    index: { body_chars: 800, embed: null },
   },
   resource: {
     label: 'Resource',
@@ -94,6 +106,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#475569', dark: '#94a3b8' },
     default_name: 'notes.md',
+    index: { body_chars: 0, embed: 'path' },
   },
   wasm_component: {
     label: 'Component',
@@ -103,6 +116,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#7c3aed', dark: '#a78bfa' },
     default_name: 'component.wasm',
+    index: { body_chars: 0, embed: null },
   },
   llm_agent: {
     label: 'LLM skill',
@@ -112,6 +126,7 @@ export const KIND_FACTS = {
     templated: 'never',
     colour: { light: '#b45309', dark: '#fbbf24' },
     default_name: 'SKILL.md',
+    index: { body_chars: 0, embed: null },
   },
 } as const satisfies Record<string, KindFacts>;
 
@@ -156,4 +171,17 @@ export function languageOfKind(kind: ArtifactKindName, name: string): Exclude<Ki
 export function kindColour(kind: ArtifactKindName): string {
   const c = KIND_FACTS[kind].colour;
   return `light-dark(${c.light}, ${c.dark})`;
+}
+
+/** How much of each kind's content the skill index reads as instructions text (kinds it reads at all). */
+export const INDEXED_BODY_CHARS: Readonly<Partial<Record<ArtifactKindName, number>>> = Object.fromEntries(
+  ARTIFACT_KINDS.filter((k) => KIND_FACTS[k].index.body_chars > 0).map((k) => [
+    k,
+    KIND_FACTS[k].index.body_chars,
+  ]),
+);
+
+/** What the skill index's embedding reads of an artifact of `kind` (a kind this build does not know: nothing). */
+export function indexedForEmbedding(kind: string): 'head' | 'path' | null {
+  return isArtifactKind(kind) ? KIND_FACTS[kind].index.embed : null;
 }

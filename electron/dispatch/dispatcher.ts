@@ -1,5 +1,5 @@
 import { AppError, type AppErrorData } from '../contract/errors.js';
-import { modelFamily, resolveVariants } from '../kinds/index.js';
+import { modelFamily, resolveVariants, runnableArtifacts } from '../kinds/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
@@ -154,16 +154,8 @@ export class ArtifactDispatcher {
         );
       }
     } else {
-      const fallbacks = new Set(
-        o.artifacts
-          .filter((a) => a.kind === 'dspy_module')
-          .map((a) => a.metadata?.fallback_artifact as string | undefined),
-      );
-      chosen = chosen.filter((a) => !(a.kind === 'prompt_template' && fallbacks.has(a.name)));
-      // A `mode: llm` skill is run by its model: its scripts are the model's tools, run only
-      // when the model calls them, never one after another as a pipeline.
-      const agent = chosen.filter((a) => a.kind === 'llm_agent');
-      if (agent.length > 0) chosen = agent;
+      // The kinds say which run: a fallback only as its program's fallback, an LLM skill alone.
+      chosen = runnableArtifacts(chosen, o.artifacts);
     }
     const harness = scope.harness;
     let variables = mergeContext(o.variables ?? {}, harness);

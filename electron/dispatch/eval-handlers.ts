@@ -1,6 +1,7 @@
 import { explainMatch, phase1Decision, triggerRates } from '../activation/index.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
+import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 import type {
   EvalExpectationView,
   EvalResultView,
@@ -383,7 +384,7 @@ function evalAttachments(skill: Skill, e: SkillEval): EvalTurnInput['attachments
   return (e.files ?? []).map((path) => {
     const clean = path.replace(/^\.\//, '');
     const a = skill.artifacts.find(
-      (x) => x.kind === 'resource' && (x.metadata?.path === clean || x.name === clean),
+      (x) => x.kind === BUNDLED_FILE_KIND && (x.metadata?.path === clean || x.name === clean),
     );
     if (!a) {
       throw new AppError(

@@ -13,6 +13,7 @@ import {
 import { dirname, join, sep } from 'node:path';
 import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
+import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 import {
   createSandboxHost,
   type HttpLogEntry,
@@ -409,7 +410,7 @@ function pythonSources(skill: Skill): Record<string, string> {
   const sources: Record<string, string> = {};
   for (const a of skill.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
-    if (a.kind === 'resource' && path?.endsWith('.py') && a.metadata?.encoding !== 'base64')
+    if (a.kind === BUNDLED_FILE_KIND && path?.endsWith('.py') && a.metadata?.encoding !== 'base64')
       sources[path] = a.content;
   }
   return sources;

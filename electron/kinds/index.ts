@@ -53,9 +53,11 @@ export {
   parseLlmSkill,
   skillModel,
 } from './llm_agent/index.js';
+export { runnableArtifacts } from './pipeline.js';
 export { generateOnce } from './prompt_template/index.js';
 export { fail, NO_LLM, type Settled, settle, succeed } from './result.js';
 export type {
+  AgentSkillsRule,
   ArtifactOutput,
   DspyRunOutput,
   DspyRunRequest,
@@ -65,6 +67,7 @@ export type {
   KindEffect,
   KindIssue,
   KindModule,
+  KindReview,
   KindServices,
   LlmSkillHost,
   ToolScriptRequest,

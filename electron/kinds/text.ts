@@ -1,18 +1,24 @@
 import type { ArtifactKindName } from '../contract/kinds.js';
 import { succeed } from './result.js';
-import type { KindModule } from './types.js';
+import type { AgentSkillsRule, KindModule } from './types.js';
 
-/** A kind whose text is injected into the model's context (description, approach, example, resource). */
+/**
+ * A kind whose text is injected into the model's context (description, approach, example,
+ * resource): it has no effects and runs nothing. `agentSkills` says where an export writes it;
+ * `review` defaults to nothing to list.
+ */
 export function textKind<K extends ArtifactKindName>(
   kind: K,
-  agentSkillsPath: KindModule<K>['agentSkillsPath'] = () => null,
+  agentSkills: AgentSkillsRule,
+  review: KindModule<K>['review'] = () => ({}),
 ): KindModule<K> {
   return {
     kind,
     runs_in: 'nothing',
     validate: () => [],
     effects: () => [],
-    agentSkillsPath,
+    agentSkills,
+    review,
     async execute(artifact) {
       const binary = artifact.metadata?.encoding === 'base64';
       const text = binary

@@ -173,8 +173,68 @@ export interface KindModule<K extends ArtifactKindName> {
     artifact: KindArtifact,
     hostEffects: Readonly<Record<string, readonly KindEffect[]>>,
   ): Array<{ effects: readonly KindEffect[]; why: string }>;
-  /** Where an Agent Skills export writes the artifact as a file (null: it is not a file). */
-  agentSkillsPath(artifact: KindArtifact, slug: (name: string) => string): string | null;
+  /** How an Agent Skills export writes it (its file, and whether it is SKILL.md's body). */
+  readonly agentSkills: AgentSkillsRule;
+  /**
+   * What a source review lists about the artifact before install: whether it calls the model, the
+   * script it is, the page-reading host functions it calls, its component imports, the packages it
+   * declares; and how the scanner reads it (as code, or not at all when binary). `hostEffects` as
+   * for {@link effects}.
+   */
+  review(artifact: KindArtifact, hostEffects: Readonly<Record<string, readonly KindEffect[]>>): KindReview;
+  /**
+   * Artifacts of the same skill this one keeps out of a run's pipeline: a `dspy_module`'s fallback
+   * prompt template runs only as its fallback. Absent: none.
+   */
+  hides?(artifact: KindArtifact): Array<{ kind: ArtifactKindName; name: string }>;
+  /**
+   * When a run holds an artifact of this kind, it alone runs: an LLM skill's model calls the
+   * skill's scripts as its tools, never one after another as a pipeline. Absent: false.
+   */
+  readonly takes_over?: boolean;
   /** Run (or inject) the artifact. Outcomes are data; only a bug throws. */
   execute(artifact: SkillArtifact, ctx: KindContext, services: KindServices): Promise<HandlerResult>;
+}
+
+/** Where an Agent Skills export puts an artifact of one kind. */
+export interface AgentSkillsRule {
+  /**
+   * The file the artifact is in an Agent Skills folder, one an import reads back as this kind
+   * without the manifest (`scripts/x.py`, a bundled file's own path); null: it has no such place.
+   */
+  path(artifact: KindArtifact, slug: (name: string) => string): string | null;
+  /**
+   * Otherwise, the file it is written to, which the folder's manifest maps back (`base` is its
+   * slugged name with the model variant). A template keeps a template's extension (`.py.j2`):
+   * written as `.py` it would be neither valid Python nor a script.
+   */
+  file(artifact: KindArtifact, base: string): string;
+  /**
+   * How strongly it claims SKILL.md's body: the lowest rank wins, the first artifact among equals;
+   * null or absent: it never does.
+   */
+  body?(artifact: KindArtifact): number | null;
+  /**
+   * SKILL.md frontmatter keys of its own when it is the body (an LLM skill's settings); present
+   * means the header is always written from the skill, never an imported author's header.
+   */
+  frontmatter?(artifact: KindArtifact): Record<string, unknown>;
+}
+
+/** What a source review lists of one artifact; see {@link KindModule.review}. Absent fields: none. */
+export interface KindReview {
+  /** It asks the model (a prompt, a program, Python calling `llm_query`). */
+  calls_model?: boolean;
+  /** It is a script that runs, listed under this name (a bundled file's path, a code artifact's name). */
+  script?: string;
+  /** Page-reading host functions it calls. */
+  pages?: string[];
+  /** Host functions a component imports, by their WIT name. */
+  imports?: string[];
+  /** Python packages it declares (a requirements file). */
+  packages?: string[];
+  /** The scanner reads it as code (run) rather than prose (read by the model). */
+  code?: boolean;
+  /** Binary: neither scanned for patterns nor searched for hosts. */
+  binary?: boolean;
 }

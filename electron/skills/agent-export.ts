@@ -25,21 +25,29 @@ const MANAGED = ['name', 'description', 'license', 'compatibility', 'metadata', 
 /** Artifact metadata an export leaves out of the manifest: the file itself carries it. */
 const FROM_FILE = new Set(['executable', 'frontmatter']);
 
-const isLlm = (a: SkillArtifact) => (a.kind as string) === 'llm_agent';
+/** Whether the body's header is written from the skill alone (its kind adds keys of its own). */
+const ownHeader = (a: SkillArtifact) => KINDS[a.kind].agentSkills.frontmatter !== undefined;
 
-/** The artifact whose content is SKILL.md's body: an LLM skill's prompt, else its instructions. */
+/**
+ * The artifact whose content is SKILL.md's body: the one whose kind claims it most strongly (an
+ * LLM skill's prompt, else its instructions), the first among equals.
+ */
 function bodyArtifact(skill: Skill): SkillArtifact | undefined {
-  return (
-    skill.artifacts.find(isLlm) ??
-    skill.artifacts.find((a) => a.kind === 'approach' && typeof a.metadata?.frontmatter === 'string') ??
-    skill.artifacts.find((a) => a.kind === 'approach') ??
-    skill.artifacts.find((a) => a.kind === 'description')
-  );
+  let best: SkillArtifact | undefined;
+  let rank = Number.POSITIVE_INFINITY;
+  for (const a of skill.artifacts) {
+    const r = KINDS[a.kind].agentSkills.body?.(a) ?? null;
+    if (r !== null && r < rank) {
+      best = a;
+      rank = r;
+    }
+  }
+  return best;
 }
 
 /** The `name` an imported SKILL.md gives itself, or null (no such header, or it does not parse). */
 function authorsName(body: SkillArtifact | undefined): string | null {
-  const raw = body && !isLlm(body) ? body.metadata?.frontmatter : undefined;
+  const raw = body && !ownHeader(body) ? body.metadata?.frontmatter : undefined;
   if (typeof raw !== 'string') return null;
   try {
     const data = splitFrontmatter(raw, 'SKILL.md').data as Record<string, unknown> | null;
@@ -129,36 +137,15 @@ function entryOf(a: SkillArtifact): ManifestEntry {
   return e;
 }
 
-/** Where the kind puts the artifact in an Agent Skills folder, if anywhere; never a template as a `.py`. */
+/** Where the kind puts the artifact in an Agent Skills folder as a file of its own, if anywhere. */
 function nativePath(a: SkillArtifact): string | null {
-  if (a.kind === 'code_template' && typeof a.metadata?.path !== 'string' && a.metadata?.template !== false)
-    return null;
-  return KINDS[a.kind].agentSkillsPath(a, skillSlug);
+  return KINDS[a.kind].agentSkills.path(a, skillSlug);
 }
 
-/**
- * A file name for an artifact the Agent Skills format has no place for. A template keeps a
- * template's extension (`.j2`): written as `.py` it would be neither valid Python nor a script.
- */
+/** A file name (the kind's rule) for an artifact the Agent Skills format has no place for. */
 function generatedPath(a: SkillArtifact): string {
   const base = skillSlug(a.name) + (a.model_variant ? `.${skillSlug(a.model_variant)}` : '');
-  switch (a.kind) {
-    case 'prompt_template':
-      return `templates/${base}.md.j2`;
-    case 'code_template':
-      return `templates/${base}.py.j2`;
-    case 'dspy_module':
-      return `templates/${base}.dspy.json`;
-    case 'example':
-      return `examples/${base}.md`;
-    case 'description':
-    case 'approach':
-      return `references/${base}.md`;
-    case 'resource':
-      return `references/${base}${/\.[A-Za-z0-9]{1,8}$/.exec(a.name)?.[0]?.toLowerCase() ?? ''}`;
-    default:
-      return `templates/${base}.${skillSlug(a.kind)}.txt`;
-  }
+  return KINDS[a.kind].agentSkills.file(a, base);
 }
 
 /** `path`, or `path` with `-2`, `-3` … before its extension, whichever is free. */
@@ -229,12 +216,8 @@ function frontmatterOf(skill: Skill, slug: string, body: SkillArtifact | undefin
   if (Object.keys(own).length > 0) metadata[METADATA_KEY] = own;
   if (Object.keys(metadata).length > 0) fm.metadata = metadata;
   if (skill.allowed_tools != null) fm['allowed-tools'] = skill.allowed_tools;
-  if (body && isLlm(body)) {
-    // An LLM skill's settings are frontmatter keys of their own (`mode: llm`, `tools`, `model` …).
-    fm.mode = 'llm';
-    for (const [k, v] of Object.entries(body.metadata ?? {}))
-      if (k !== 'path' && k !== 'assertions' && v !== undefined) fm[k] = v;
-  }
+  // Keys the body's kind writes itself (an LLM skill's `mode: llm`, `tools`, `model` …).
+  if (body) Object.assign(fm, KINDS[body.kind].agentSkills.frontmatter?.(body));
   return fm;
 }
 
@@ -253,7 +236,7 @@ function yamlOf(value: Record<string, unknown>): string {
  */
 function headerFor(skill: Skill, slug: string, body: SkillArtifact | undefined): string {
   const fm = frontmatterOf(skill, slug, body);
-  const raw = body && !isLlm(body) ? body.metadata?.frontmatter : undefined;
+  const raw = body && !ownHeader(body) ? body.metadata?.frontmatter : undefined;
   if (typeof raw !== 'string') return `---\n${yamlOf(fm)}---\n`;
   if (sameFields(raw, skill)) return raw;
   let data: Record<string, unknown> = {};

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
 import { EvalsFileSchema } from '../contract/evals.js';
+import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 
 export { EvalsFileSchema };
 
@@ -23,7 +24,7 @@ export type SkillEval = EvalsFile['evals'][number];
 function evalsArtifact(skill: Skill) {
   return skill.artifacts.find(
     (a) =>
-      a.kind === 'resource' &&
+      a.kind === BUNDLED_FILE_KIND &&
       (a.metadata?.path === EVALS_PATH || a.name === EVALS_PATH || a.name.toLowerCase() === 'evals.json'),
   );
 }
@@ -89,7 +90,9 @@ export interface TriggerEval {
 }
 
 function bundled(skill: Skill, path: string) {
-  return skill.artifacts.find((a) => a.kind === 'resource' && (a.metadata?.path === path || a.name === path));
+  return skill.artifacts.find(
+    (a) => a.kind === BUNDLED_FILE_KIND && (a.metadata?.path === path || a.name === path),
+  );
 }
 
 function artifactText(a: Skill['artifacts'][number]): string {

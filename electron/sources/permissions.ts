@@ -4,12 +4,11 @@
  * skill and the upstream one is a change the user accepts like any other.
  */
 import type { PermissionChange, SkillPermissions } from '../contract/sources.js';
-import { HOST_FUNCTION_EFFECTS, skillEffects } from '../kinds/index.js';
+import { HOST_FUNCTION_EFFECTS, KINDS, skillEffects } from '../kinds/index.js';
 import type { SkillPackage } from '../skills/index.js';
 
 export type { PermissionChange, SkillPermissions };
 
-const PAGE_FUNCTIONS = Object.keys(HOST_FUNCTION_EFFECTS).filter((f) => !f.startsWith('llm_'));
 const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?/g;
 
 // Licence texts cite the licence's home page (www.apache.org, www.gnu.org): a URL there is no host
@@ -28,27 +27,14 @@ export function packagePermissions(pkg: SkillPackage): SkillPermissions {
   const hosts = new Set<string>();
   for (const a of pkg.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : a.name;
-    if (a.kind === 'prompt_template' || a.kind === 'dspy_module') model.add(a.name);
-    if (a.kind === 'code_template') {
-      scripts.add(a.name);
-      if (/\bllm_query(?:_batched)?\s*\(/.test(a.content)) model.add(a.name);
-      for (const f of PAGE_FUNCTIONS) if (new RegExp(`\\b${f}\\s*\\(`).test(a.content)) pages.add(f);
-    }
-    if (a.kind === 'wasm_component') {
-      const bytes = Buffer.from(a.content, 'base64');
-      for (const f of Object.keys(HOST_FUNCTION_EFFECTS)) {
-        if (bytes.includes(Buffer.from(f.replace(/_/g, '-')))) imports.add(f.replace(/_/g, '-'));
-      }
-      continue;
-    }
-    if (a.kind === 'resource' && (/^scripts\//.test(path) || /\.(?:py|sh|js|mjs|ts|rb|pl|ps1)$/i.test(path)))
-      scripts.add(path);
-    if (a.kind === 'resource' && /(?:^|\/)requirements[^/]*\.txt$/i.test(path)) {
-      for (const line of a.content.split('\n')) {
-        const name = line.replace(/#.*/, '').trim();
-        if (name && !name.startsWith('-')) packages.add(name);
-      }
-    }
+    // What each artifact implies is its kind's to say (electron/kinds/<kind>/).
+    const r = KINDS[a.kind].review(a, HOST_FUNCTION_EFFECTS);
+    if (r.calls_model) model.add(a.name);
+    if (r.script) scripts.add(r.script);
+    for (const f of r.pages ?? []) pages.add(f);
+    for (const f of r.imports ?? []) imports.add(f);
+    for (const p of r.packages ?? []) packages.add(p);
+    if (r.binary) continue;
     if (a.metadata?.encoding === 'base64' || LICENCE_FILE.test(path)) continue;
     for (const m of a.content.matchAll(URL_HOST)) hosts.add(m[1]!.toLowerCase());
   }

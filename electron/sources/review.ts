@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { ModelReview } from '../contract/sources.js';
+import { HOST_FUNCTION_EFFECTS, KINDS } from '../kinds/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { ScanFinding, ScanReport } from './scan.js';
@@ -32,7 +33,10 @@ const MAX_CHARS = 60_000;
 /** Ask `llm` about `pkg`. Never throws: a failed call is a review with an error. */
 export async function reviewPackage(llm: Llm, pkg: SkillPackage, signal?: AbortSignal): Promise<ModelReview> {
   const body = JSON.stringify(
-    { ...pkg, artifacts: pkg.artifacts.filter((a) => a.kind !== 'wasm_component') },
+    {
+      ...pkg,
+      artifacts: pkg.artifacts.filter((a) => !KINDS[a.kind].review(a, HOST_FUNCTION_EFFECTS).binary),
+    },
     null,
     1,
   );

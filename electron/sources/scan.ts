@@ -5,6 +5,7 @@
  * to accept it explicitly rather than silently blocking or allowing the skill.
  */
 import type { ScanFinding, ScanReport, Severity } from '../contract/sources.js';
+import { HOST_FUNCTION_EFFECTS, KINDS } from '../kinds/index.js';
 import type { SkillPackage } from '../skills/index.js';
 import {
   entropy,
@@ -125,14 +126,10 @@ function lineOf(text: string, index: number): number {
   return n;
 }
 
-const CODE_KINDS = new Set(['code_template', 'dspy_module']);
-const CODE_FILE = /\.(?:py|js|mjs|cjs|ts|sh|bash|zsh|ps1|rb|pl|php|bat|cmd)$/i;
-
-/** Whether an artifact is code (run) rather than prose (read by the model). */
-function isCode(a: SkillPackage['artifacts'][number]): boolean {
-  if (CODE_KINDS.has(a.kind)) return true;
-  const path = typeof a.metadata?.path === 'string' ? a.metadata.path : a.name;
-  return a.kind === 'resource' && (CODE_FILE.test(path) || /^scripts\//.test(path));
+/** How the scanner reads an artifact: as code (run), as prose (read by the model), or not (binary). */
+function readAs(a: SkillPackage['artifacts'][number]): 'code' | 'prose' | 'skip' {
+  const r = KINDS[a.kind].review(a, HOST_FUNCTION_EFFECTS);
+  return r.binary ? 'skip' : r.code ? 'code' : 'prose';
 }
 
 /** A match in one of the views, placed in the original text. */
@@ -253,9 +250,10 @@ export function scanPackage(pkg: SkillPackage): ScanReport {
     scanText(phrase, 'trigger phrases', false, false);
   for (const [k, v] of Object.entries(pkg.metadata ?? {})) scanText(v, `metadata ${k}`, false, false);
   for (const a of pkg.artifacts) {
-    // A component is binary: its imports are listed as permissions, not pattern-matched.
-    if (a.kind === 'wasm_component') continue;
-    scanText(a.content, `artifact ${a.name}`, isCode(a), true);
+    // A binary artifact (a component) has its imports listed as permissions, not pattern-matched.
+    const as = readAs(a);
+    if (as === 'skip') continue;
+    scanText(a.content, `artifact ${a.name}`, as === 'code', true);
   }
   for (const f of broadTools(pkg.allowed_tools ?? '')) add(f);
 

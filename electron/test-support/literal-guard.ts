@@ -81,6 +81,18 @@ export function literalCounts(
   return countIn(root, dirs, EXEMPT, (source) => countLiterals(source, names));
 }
 
+/**
+ * Per file, how many kind names (only) it holds outside `electron/kinds/`, `electron/tools/`,
+ * `electron/contract/` and tests: the part of {@link literalCounts} a kind's hooks can remove.
+ */
+export function kindLiteralCounts(
+  root: string,
+  dirs: readonly string[] = ['electron', 'renderer'],
+): Record<string, number> {
+  const names = [...ARTIFACT_KINDS];
+  return countIn(root, dirs, EXEMPT, (source) => countLiterals(source, names));
+}
+
 /** Provider ids named in one source text: as string literals, or as an object's bare keys. */
 export function countProviderLiterals(source: string): number {
   let n = 0;

@@ -16,8 +16,27 @@ export const codeTemplateKind: KindModule<'code_template'> = {
         : [],
     );
   },
-  agentSkillsPath: (a, slug) =>
-    typeof a.metadata?.path === 'string' ? a.metadata.path : `scripts/${slug(a.name)}.py`,
+  agentSkills: {
+    // A template is never written as a `.py` of its own: only plain Python is a script.
+    path: (a, slug) =>
+      typeof a.metadata?.path === 'string'
+        ? a.metadata.path
+        : a.metadata?.template === false
+          ? `scripts/${slug(a.name)}.py`
+          : null,
+    file: (_a, base) => `templates/${base}.py.j2`,
+  },
+  review(artifact, hostEffects) {
+    const pages = Object.keys(hostEffects).filter(
+      (f) => !f.startsWith('llm_') && new RegExp(`\\b${f}\\s*\\(`).test(artifact.content),
+    );
+    return {
+      calls_model: /\bllm_query(?:_batched)?\s*\(/.test(artifact.content),
+      script: artifact.name,
+      pages,
+      code: true,
+    };
+  },
   async execute(artifact, ctx, services) {
     if (!services.sandbox) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
     const run = services.sandbox;

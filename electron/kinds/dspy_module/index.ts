@@ -86,7 +86,12 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
     return issues;
   },
   effects: () => [],
-  agentSkillsPath: () => null,
+  agentSkills: { path: () => null, file: (_a, base) => `templates/${base}.dspy.json` },
+  review: () => ({ calls_model: true, code: true }),
+  hides: (a) =>
+    typeof a.metadata?.fallback_artifact === 'string'
+      ? [{ kind: 'prompt_template', name: a.metadata.fallback_artifact }]
+      : [],
   async execute(artifact, ctx, services) {
     const content = parseDspyContent(artifact.content);
     if (!content.ok)

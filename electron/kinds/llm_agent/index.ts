@@ -216,7 +216,22 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
       ? [{ effects: ['network'], why: `its tools may reach ${network.join(', ')} once you grant them` }]
       : [];
   },
-  agentSkillsPath: () => null,
+  agentSkills: {
+    path: () => null,
+    // Only a second LLM prompt gets here (the first is SKILL.md's body).
+    file: (_a, base) => `templates/${base}.llm-agent.txt`,
+    // The skill's body before any other: its prompt is what SKILL.md says.
+    body: () => 0,
+    // Its settings are frontmatter keys of their own (`mode: llm`, `tools`, `model` …).
+    frontmatter(a) {
+      const fm: Record<string, unknown> = { mode: 'llm' };
+      for (const [k, v] of Object.entries(a.metadata ?? {}))
+        if (k !== 'path' && k !== 'assertions' && v !== undefined) fm[k] = v;
+      return fm;
+    },
+  },
+  review: () => ({}),
+  takes_over: true,
   async execute(artifact: SkillArtifact, ctx, services) {
     const skillName = ctx.skill?.name ?? artifact.name;
     let spec: LlmSkill;

@@ -41,7 +41,8 @@ export const promptTemplateKind: KindModule<'prompt_template'> = {
   runs_in: 'model',
   validate: () => [],
   effects: () => [],
-  agentSkillsPath: () => null,
+  agentSkills: { path: () => null, file: (_a, base) => `templates/${base}.md.j2` },
+  review: () => ({ calls_model: true }),
   async execute(artifact, ctx, services) {
     const rendered = await settle(() => services.render(artifact.content, ctx.variables, artifact.name));
     if (!rendered.ok) return { ok: false, error: rendered.error, partial: {} };

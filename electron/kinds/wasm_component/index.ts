@@ -59,10 +59,22 @@ export const wasmComponentKind: KindModule<'wasm_component'> = {
         : [],
     );
   },
-  agentSkillsPath: (a, slug) =>
-    typeof a.metadata?.path === 'string'
-      ? a.metadata.path
-      : `components/${slug(a.name.replace(/\.wasm$/i, ''))}.wasm`,
+  agentSkills: {
+    path: (a, slug) =>
+      typeof a.metadata?.path === 'string'
+        ? a.metadata.path
+        : `components/${slug(a.name.replace(/\.wasm$/i, ''))}.wasm`,
+    // Unreached: `path` always places a component.
+    file: (_a, base) => `templates/${base}.wasm-component.txt`,
+  },
+  review(artifact, hostEffects) {
+    // Binary: its imports are listed, by the world's kebab-case names, not pattern-matched.
+    const bytes = decode(artifact);
+    const imports = Object.keys(hostEffects)
+      .map((f) => f.replace(/_/g, '-'))
+      .filter((f) => bytes.includes(Buffer.from(f)));
+    return { imports, binary: true };
+  },
   async execute(artifact, ctx, services) {
     if (!services.component) return fail('HANDLER_NOT_AVAILABLE', 'the sandbox is turned off');
     const run = services.component;

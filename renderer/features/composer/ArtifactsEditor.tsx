@@ -1,4 +1,4 @@
-import { useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { languageOfKind } from '../../../electron/contract/kinds.js';
 import { ARTIFACT_KINDS, type ArtifactKindName } from '../../../electron/contract/skills.js';
@@ -6,18 +6,9 @@ import { useComposerStore } from '../../stores.js';
 import { KIND_HELP, KIND_LABELS, KindChip } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
 import { CodeEditor, type CodeLanguage, type EditorProblem } from './CodeEditor.js';
-import { ComponentBar } from './ComponentBar.js';
 import { type EditorDoc, templateMessage } from './composer-state.js';
-import {
-  artifactIssues,
-  type DraftArtifact,
-  fieldIssues,
-  issueTarget,
-  isTemplate,
-  templateVariables,
-} from './draft.js';
-import { decodeText, download, formatSize, fromBase64, mediaType, toBase64 } from './files.js';
-import { LlmSkillAccess } from './LlmSkillAccess.js';
+import { artifactIssues, fieldIssues, issueTarget, isTemplate, templateVariables } from './draft.js';
+import { FIRST_ADDED, KIND_EDITORS } from './kind-editors.js';
 import { FieldIssues } from './PackageForm.js';
 
 /** Artifact fields whose problems are said under the field itself. */
@@ -26,82 +17,6 @@ const SHOWN_AT_FIELD = new Set(['name', 'model_variant', 'content', 'metadata'])
 /** The language each kind's content is written in. */
 export function languageOf(kind: ArtifactKindName, name: string): CodeLanguage {
   return languageOfKind(kind, name);
-}
-
-/** A resource's metadata as far as the editor needs it. */
-function resourceMeta(metadata: string): { path?: string; binary: boolean; rest: Record<string, unknown> } {
-  try {
-    const m = JSON.parse(metadata || '{}') as Record<string, unknown>;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return { binary: false, rest: {} };
-    return {
-      ...(typeof m.path === 'string' ? { path: m.path } : {}),
-      binary: m.encoding === 'base64',
-      rest: m,
-    };
-  } catch {
-    return { binary: false, rest: {} };
-  }
-}
-
-/** A bundled file: its size and type, upload to replace it, download it. */
-function ResourceBar({ a }: { a: DraftArtifact }) {
-  const change = useComposerStore((st) => st.changeArtifact);
-  const input = useRef<HTMLInputElement>(null);
-  const meta = resourceMeta(a.metadata);
-  const fileName = meta.path ?? a.name;
-  let bytes: Uint8Array;
-  try {
-    bytes = meta.binary ? fromBase64(a.content) : new TextEncoder().encode(a.content);
-  } catch {
-    bytes = new TextEncoder().encode(a.content);
-  }
-  const type = mediaType(fileName);
-  const upload = async (file: File) => {
-    const raw = new Uint8Array(await file.arrayBuffer());
-    const text = decodeText(raw);
-    const { encoding: _e, ...rest } = meta.rest;
-    const metadata = { ...rest, path: file.name, ...(text === null ? { encoding: 'base64' } : {}) };
-    change(a.key, {
-      name: file.name,
-      content: text ?? toBase64(raw),
-      metadata: JSON.stringify(metadata, null, 2),
-    });
-  };
-  return (
-    <section className="sc-resource" aria-label="Bundled file">
-      <Icon name="file" />
-      <span className="sc-resource__what">
-        <strong>{fileName}</strong>
-        <span className="muted">
-          {formatSize(bytes.length)} · {type}
-          {meta.binary ? ' · binary' : ''}
-        </span>
-      </span>
-      <input
-        ref={input}
-        type="file"
-        hidden
-        data-testid="resource-upload"
-        onChange={(e) => {
-          const f = e.target.files?.[0];
-          if (f) void upload(f);
-          e.target.value = '';
-        }}
-      />
-      <button type="button" className="btn btn--small" onClick={() => input.current?.click()}>
-        <Icon name="upload" />
-        Upload file
-      </button>
-      <button
-        type="button"
-        className="btn btn--small"
-        onClick={() => download(fileName.split('/').pop() || 'resource', bytes, type)}
-      >
-        <Icon name="download" />
-        Download
-      </button>
-    </section>
-  );
 }
 
 /** The artifact list (add, remove, reorder) and the selected artifact's editors. */
@@ -121,7 +36,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
       change: st.changeArtifact,
     })),
   );
-  const [adding, setAdding] = useState<ArtifactKindName>('prompt_template');
+  const [adding, setAdding] = useState<ArtifactKindName>(FIRST_ADDED);
   const [compareKey, setCompareKey] = useState<string | null>(null);
   const arts = doc.draft.artifacts;
   const index = arts.findIndex((a) => a.key === s.selected);
@@ -132,10 +47,11 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
     () => (tplError ? [{ message: tplError.message, line: tplError.line, column: tplError.column }] : []),
     [tplError],
   );
-  // Other model variants of the selected prompt template, to edit side by side.
+  const editor = a ? KIND_EDITORS[a.kind] : null;
+  // Other model variants of the selected artifact, to edit side by side (where its kind has them).
   const siblings =
-    a?.kind === 'prompt_template'
-      ? arts.filter((x) => x.key !== a.key && x.kind === 'prompt_template' && x.name === a.name)
+    a && editor?.variants
+      ? arts.filter((x) => x.key !== a.key && x.kind === a.kind && x.name === a.name)
       : [];
   const other = siblings.find((x) => x.key === compareKey) ?? null;
   const otherError = other ? s.templates[other.key] : undefined;
@@ -149,6 +65,9 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
     () => (a && isTemplate(a) ? (serverVars ?? templateVariables(a.content)) : []),
     [a, serverVars],
   );
+
+  const opaque = a ? (editor?.opaque?.(a) ?? null) : null;
+  const Bar = editor?.Bar;
 
   return (
     <section className="sc-card sc-arts" aria-label="Artifacts">
@@ -280,9 +199,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
             })}
           />
           <div className="sc-codehead">
-            <span className="sc-label">
-              {a.kind === 'prompt_template' ? 'Template (MiniJinja)' : 'Content'}
-            </span>
+            <span className="sc-label">{editor?.content_label}</span>
             {vars.length > 0 && (
               <span className="sc-vars" title="Variables the template reads">
                 {vars.map((v) => (
@@ -291,10 +208,8 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               </span>
             )}
           </div>
-          {a.kind === 'resource' && <ResourceBar a={a} />}
-          {a.kind === 'wasm_component' && <ComponentBar a={a} />}
-          {a.kind === 'llm_agent' && <LlmSkillAccess skill={doc.origin?.name ?? null} />}
-          {a.kind === 'prompt_template' && (
+          {Bar && <Bar a={a} skill={doc.origin?.name ?? null} />}
+          {editor?.variants && (
             <div className="sc-variants">
               <button type="button" className="btn btn--small" onClick={() => s.addVariant(a.key)}>
                 <Icon name="copy" />
@@ -322,15 +237,8 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
               <div
                 className={`sc-code${tplError || artifactIssues(s.issues, index, 'content').length ? ' is-invalid' : ''}`}
               >
-                {a.kind === 'wasm_component' ? (
-                  <p className="sc-binary">
-                    A component is kept as it is: its imports and exports are above; upload another to replace
-                    it.
-                  </p>
-                ) : a.kind === 'resource' && resourceMeta(a.metadata).binary ? (
-                  <p className="sc-binary">
-                    A binary file is kept as it is: download it to look inside, upload another to replace it.
-                  </p>
+                {opaque ? (
+                  <p className="sc-binary">{opaque}</p>
                 ) : (
                   <CodeEditor
                     value={a.content}
@@ -361,7 +269,7 @@ export function ArtifactsEditor({ doc }: { doc: EditorDoc }) {
                     key={other.key}
                     value={other.content}
                     onChange={(v) => s.change(other.key, { content: v })}
-                    language="jinja"
+                    language={languageOf(other.kind, other.name)}
                     label={`Content of ${other.name} (${other.model_variant || 'any model'})`}
                     problems={otherProblems}
                   />
