@@ -59,6 +59,16 @@ const ScriptFileArg = z.union([
       .refine((s) => s.length % 4 === 0 && BASE64_TEXT.test(s), 'is not valid base64')
       .describe("The file's bytes, base64."),
   }),
+  z.strictObject({
+    name: InputFileName.optional(),
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe(
+        'A file on this computer by its full path, inside a folder the user granted (mcp serve --folder DIR, or the chat\'s "Grant a folder…"); any other path is refused. NAME defaults to its file name.',
+      ),
+  }),
 ]);
 
 /**
@@ -251,7 +261,7 @@ export const BUILTIN_TOOLS = {
         )
         .optional()
         .describe(
-          "Files for the script besides the chat's attachments, each read-only at inputs/NAME: {name, uri} or {name, data_base64}.",
+          "Files for the script besides the chat's attachments, each read-only at inputs/NAME: {name, uri}, {name, data_base64}, or {path} for a file inside a granted folder. Granted folders are read-only at inputs/<folder name>/ already.",
         ),
     }),
     read_only: false,
@@ -350,6 +360,14 @@ export const CallToolReqSchema = z
     name: z.enum(Object.keys(BUILTIN_TOOLS) as [BuiltinToolName, ...BuiltinToolName[]]),
     /** Checked against the tool's own schema, which names what it accepts. */
     args: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Folders of this machine granted to the call (`mcp serve --folder`), read-only at
+     * `inputs/<name>/`. Taken only from a caller in the app's own process, as `scripts/run`'s files.
+     */
+    folders: z
+      .array(z.strictObject({ name: z.string().min(1).max(255), path: z.string().min(1).max(4096) }))
+      .max(20)
+      .optional(),
   })
   .strict();
 /** Request of `skills/call-tool`. */

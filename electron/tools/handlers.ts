@@ -42,6 +42,11 @@ export interface ToolHandlerDeps {
 export function createToolHandlers(deps: ToolHandlerDeps) {
   return {
     'skills/call-tool': (req, ctx) => {
+      if (req.folders?.length && ctx.transport !== 'in-process')
+        throw new AppError(
+          'FORBIDDEN',
+          'folders of this machine can be granted to tool calls only from the command line (skilldesk mcp serve --folder DIR)',
+        );
       const { session } = deps;
       const store = session.writeStore();
       const cat = session.catalog.get();
@@ -58,6 +63,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
           workspace: cat.workspace ? runtimePreference(cat.workspace.db) : null,
           settings: runtimePreference(cat.account.db),
         }).runtime,
+        folders: req.folders,
       });
       return callBuiltinTool(req.name, req.args ?? {}, {
         scope,

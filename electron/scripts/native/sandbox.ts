@@ -404,7 +404,12 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
     // The whole working folder is the run's to write (a throwaway copy of the chat's files); the
     // code and the report folder sit beside it, outside what the run lists as its own.
     args.push('--ro-bind', spec.skillDir, NATIVE_CODE_DIR, '--bind', spec.outDir, NATIVE_REPORT_DIR);
-    args.push('--bind', spec.workDir, NATIVE_WORK_CWD, '--chdir', NATIVE_WORK_CWD);
+    args.push('--bind', spec.workDir, NATIVE_WORK_CWD);
+    // Granted folders, read-only inside the writable working folder (their mount points are made in
+    // the throwaway copy, never in the chat's own folder).
+    for (const f of spec.inputs ?? [])
+      args.push('--ro-bind', f.path, `${NATIVE_WORK_CWD}/${NATIVE_INPUTS_DIR}/${f.name}`);
+    args.push('--chdir', NATIVE_WORK_CWD);
     if (withSeccomp) args.push('--seccomp', '3');
     args.push('--clearenv');
     for (const [k, v] of Object.entries(sandboxEnv(spec))) args.push('--setenv', k, v);
