@@ -100,7 +100,14 @@ export function exportSession(
         content: toMarkdown(session, chats.branch(session.id), files, name, grantedFolders),
       };
     case 'json': {
-      const { message_count: _n, ...meta } = session;
+      // The stored row may carry the chat's folder grants: paths of this machine, never exported.
+      const {
+        message_count: _n,
+        folder_grants: _g,
+        ...meta
+      } = session as ChatSession & {
+        folder_grants?: unknown;
+      };
       const doc = {
         skilldesk_chat_export: CHAT_EXPORT_VERSION,
         session: meta,

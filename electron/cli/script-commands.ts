@@ -32,11 +32,11 @@ async function readAll(ctx: CliContext): Promise<string> {
 
 /**
  * The `--file` paths as a run's inputs, each named by its file name: a missing file, something
- * other than a file, or two files of the same name are refused before anything runs (USAGE).
+ * other than a file, or two files of the same name are refused before anything runs (USAGE). Size
+ * is left to the runtime the skill runs in: Pyodide copies inputs into its process and holds them
+ * to its budget, the OS sandbox binds them, so a file too large for one is fine for the other.
  */
 export async function inputFilesOf(paths: string[]): Promise<Array<{ name: string; path: string }>> {
-  // The sandbox's own bound, loaded with the command rather than at start-up.
-  const { MAX_SCRIPT_INPUT_BYTES } = await import('../sandbox/index.js');
   const byName = new Map<string, string>();
   return paths.map((p) => {
     const path = resolve(p);
@@ -47,11 +47,6 @@ export async function inputFilesOf(paths: string[]): Promise<Array<{ name: strin
       throw new AppError('USAGE', `--file ${p}: no such file`);
     }
     if (!st.isFile()) throw new AppError('USAGE', `--file ${p}: not a regular file`);
-    if (st.size > MAX_SCRIPT_INPUT_BYTES)
-      throw new AppError(
-        'USAGE',
-        `--file ${p}: ${st.size} bytes, more than the ${MAX_SCRIPT_INPUT_BYTES} a script run takes`,
-      );
     const name = basename(path);
     const other = byName.get(name);
     if (other)
