@@ -239,7 +239,10 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
       '--from-imports',
       "install what the skill's scripts import (for a skill without requirements.txt)",
     )
-    .option('--yes', 'also accept the OS-sandbox runtime when the packages have compiled code')
+    .option(
+      '--yes',
+      'also accept the OS-sandbox runtime when the packages have compiled code, and grant the installed programs its scripts start',
+    )
     .action(async (name: string, o: { fromImports?: boolean; yes?: boolean }) => {
       const { r, accepted } = await withClient(ctx, async (c) => {
         const r = await untilInterrupted((signal) =>
@@ -259,6 +262,11 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           accepted = await askNative(ctx, r.skill, r.runtime_reason);
           if (accepted) await c.invoke('scripts/set-native-runtime', { name: r.skill, accepted: true });
         }
+        // --yes also grants the programs its scripts start that are installed here, as it accepts
+        // the runtime; without it they stay covered until granted by name.
+        const found = (r.programs ?? []).filter((p) => p.path !== null).map((p) => p.program);
+        if (o.yes && found.length)
+          await c.invoke('scripts/set-programs', { name: r.skill, programs: found, granted: true });
         return { r, accepted };
       });
       const res = { ...r, ...(r.runtime === 'native' ? { native_accepted: accepted } : {}) };
@@ -269,7 +277,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           ...(r.runtime_reason ? [`${r.skill}: ${r.runtime_reason}${accepted ? ' (accepted)' : ''}`] : []),
           ...(r.programs?.length
             ? [
-                `${r.skill}: its scripts start ${r.programs.map((p) => `${p.program}${p.path ? ` (${p.path})` : ' (not installed)'}`).join(', ')}; they run inside the sandbox too`,
+                `${r.skill}: its scripts start ${r.programs.map((p) => `${p.program}${p.path ? ` (${p.path})` : ' (not installed)'}`).join(', ')}; ${o.yes ? 'granted (--yes): they run inside the sandbox too' : `they run inside the sandbox once granted: skilldesk skills programs grant ${JSON.stringify(r.skill)} PROGRAM…`}`,
               ]
             : []),
           ...(r.missing_programs ? [`${r.skill}: ${r.missing_programs}`] : []),
@@ -377,6 +385,65 @@ export function registerNativeRuntimeCommands(program: Command, ctx: CliContext)
                   `${e.skill}: ${e.requirements.join(', ')} — compiled: ${e.compiled.join(', ') || 'none'}; ${e.native_accepted ? 'accepted' : 'not accepted'}`,
               )
               .join('\n'),
+      );
+    });
+}
+
+/**
+ * `skills programs grant|revoke|list`: which external programs (soffice, pdftoppm, qpdf…) a skill's
+ * scripts may start inside the OS sandbox, granted per skill and program; a program not granted is
+ * covered there by a stand-in that fails naming it and this command.
+ */
+export function registerProgramCommands(program: Command, ctx: CliContext): void {
+  const skills = program.commands.find((c) => c.name() === 'skills');
+  if (!skills) return;
+  const pr = skills
+    .command('programs')
+    .description(
+      "external programs a skill's scripts may start in the OS sandbox (soffice, pdftoppm, qpdf…)",
+    );
+  const set = (granted: boolean) => async (name: string, programs: string[]) => {
+    const r = await withClient(ctx, (c) => c.invoke('scripts/set-programs', { name, programs, granted }));
+    ctx.print(r, () =>
+      granted
+        ? `${r.skill}: may start ${programs.join(', ')} in the OS sandbox`
+        : r.changed
+          ? `${r.skill}: may no longer start ${programs.join(', ')}`
+          : `${r.skill} had not been granted ${programs.join(', ')}`,
+    );
+  };
+  pr.command('grant')
+    .description("let the skill's scripts start these programs in the OS sandbox")
+    .argument('<name>', 'skill name')
+    .argument('<program...>', 'command names (soffice pdftoppm)')
+    .action(set(true));
+  pr.command('revoke')
+    .description('take the grant back: the programs are covered in the sandbox again')
+    .argument('<name>', 'skill name')
+    .argument('<program...>', 'command names')
+    .action(set(false));
+  pr.command('list')
+    .description("the programs the skill's scripts start: found on this computer or missing, granted or not")
+    .argument('<name>', 'skill name')
+    .action(async (name: string) => {
+      const st = await withClient(ctx, (c) => c.invoke('scripts/runtime-status', { name }));
+      const programs = st.programs.map((p) => ({
+        program: p.program,
+        product: p.product ?? null,
+        path: p.path,
+        granted: p.granted === true,
+        files: p.files,
+      }));
+      ctx.print({ skill: st.skill, programs, missing_programs: st.missing_programs }, () =>
+        programs.length === 0
+          ? `${st.skill}: its scripts start no external program`
+          : [
+              ...programs.map(
+                (p) =>
+                  `${p.program}${p.product ? ` (${p.product})` : ''}: ${p.path ?? 'not installed'} — ${p.granted ? 'granted' : `not granted (skilldesk skills programs grant ${JSON.stringify(st.skill)} ${p.program})`}; started by ${p.files.join(', ')}`,
+              ),
+              ...(st.missing_programs ? [`${st.skill}: ${st.missing_programs}`] : []),
+            ].join('\n'),
       );
     });
 }

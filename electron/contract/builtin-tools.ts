@@ -484,6 +484,8 @@ export interface ScriptProgram {
   install?: string;
   /** The scripts that start it. */
   files: string[];
+  /** Whether the user granted it to the skill (the OS sandbox covers a program not granted). */
+  granted?: boolean;
 }
 
 /** Reply of `scripts/install-packages`. */
@@ -571,8 +573,34 @@ export interface SetNativeRuntimeRes extends ScriptRuntimeStatus {
   changed: boolean;
 }
 
+/**
+ * `scripts/set-programs`: grant (or revoke) external programs to a skill's scripts in the OS
+ * sandbox, per skill and program, like a network grant.
+ */
+export const SetProgramsReqSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    programs: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, 'must be a command name (soffice, pdftoppm)'),
+      )
+      .min(1)
+      .max(50),
+    granted: z.boolean(),
+  })
+  .strict();
+/** Request of `scripts/set-programs`. */
+export type SetProgramsReq = z.infer<typeof SetProgramsReqSchema>;
+/** Reply of `scripts/set-programs`: the skill's grants after the change. */
+export interface SetProgramsRes {
+  skill: string;
+  granted: Array<{ program: string; granted_at: string }>;
+  changed: boolean;
+}
+
 /** The channels of this slice. */
 export type BuiltinToolChannels = {
+  'scripts/set-programs': { req: SetProgramsReq; res: SetProgramsRes };
   'skills/call-tool': { req: CallToolReq; res: CallToolRes };
   'scripts/run': { req: RunScriptReq; res: RunScriptRes };
   'scripts/read-output': { req: ReadScriptOutputReq; res: ReadScriptOutputRes };
@@ -583,6 +611,7 @@ export type BuiltinToolChannels = {
 
 /** The request schemas of this slice. */
 export const builtinToolRequestSchemas = {
+  'scripts/set-programs': SetProgramsReqSchema,
   'skills/call-tool': CallToolReqSchema,
   'scripts/run': RunScriptReqSchema,
   'scripts/read-output': ReadScriptOutputReqSchema,

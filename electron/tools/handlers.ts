@@ -11,7 +11,14 @@ import {
   scriptRuntimeStatus,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
-import { acceptNativeRuntime, revokeNativeRuntime, scriptRuntimeFor } from '../scripts/index.js';
+import {
+  acceptNativeRuntime,
+  grantPrograms,
+  programGrants,
+  revokeNativeRuntime,
+  revokePrograms,
+  scriptRuntimeFor,
+} from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { assertPinned } from '../sources/index.js';
@@ -121,8 +128,16 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       } else changed = revokeNativeRuntime(deps.home, skill.name);
       return { ...(await scriptRuntimeStatus(deps.home, skill)), changed };
     },
+    'scripts/set-programs': (req) => {
+      const skill = skillOf(deps, req.name);
+      let changed = true;
+      if (req.granted) grantPrograms(deps.home, skill.name, req.programs);
+      else changed = revokePrograms(deps.home, skill.name, req.programs);
+      return { skill: skill.name, granted: programGrants(deps.home, skill.name), changed };
+    },
   } satisfies Pick<
     Handlers,
+    | 'scripts/set-programs'
     | 'skills/call-tool'
     | 'scripts/run'
     | 'scripts/read-output'

@@ -114,6 +114,8 @@ export interface NativeRunSpec {
   env?: Record<string, string>;
   /** More host paths mounted read-only at the same path (external programs outside `/usr`). */
   readPaths?: string[];
+  /** Host files bound read-only over system paths (`with` over `path`): stand-ins for programs not granted. */
+  covers?: Array<{ path: string; with: string }>;
   limits?: Partial<NativeLimits>;
   signal?: AbortSignal;
   /**
@@ -400,6 +402,7 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
     seen.add(c);
     args.push('--ro-bind', c, c);
   }
+  for (const c of spec.covers ?? []) args.push('--ro-bind', c.with, c.path);
   if (spec.workDir) {
     // The whole working folder is the run's to write (a throwaway copy of the chat's files); the
     // code and the report folder sit beside it, outside what the run lists as its own.
