@@ -1,7 +1,7 @@
 // Folders the user grants: refused where dangerous, stored with the chat (migrated, removed with
 // it, not exported), and in the real OS sandbox a granted folder is there read-only for the chat's
 // run_script, a revoked one is gone, and over `mcp serve --folder` a file outside is refused.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
-import { acceptNativeRuntime, nativeSandboxSupport } from '../scripts/index.js';
+import {
+  acceptNativeRuntime,
+  NATIVE_REPORT_DIR,
+  nativeSandboxSupport,
+  pythonPrefixes,
+  runNativeSandboxed,
+} from '../scripts/index.js';
 import { openDatabase } from '../store/index.js';
 import { PROJECT_ROOT, quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { nativePythonOrNull, seedNativeEnv } from '../test-support/native-env.js';
@@ -240,6 +246,49 @@ describe.skipIf(skipWithout(nativeMissing, 'granted folders in the OS sandbox'))
       await app.ok('chat/delete-session', { session_id: sid });
       expect((await app.call('chat/list-folders', { session_id: sid })).ok).toBe(false);
     }, 180_000);
+
+    it('Full Python’s working-folder runs see a granted folder read-only inside their writable folder', async () => {
+      const data = dataFolder();
+      const root = tempDir();
+      const [cwd, code, report] = ['work', 'code', 'report'].map((d) => join(root, d));
+      for (const d of [cwd!, code!, report!]) mkdirSync(d);
+      writeFileSync(
+        join(code!, 'main.py'),
+        [
+          'import json, os',
+          'seen = open("inputs/data/a.csv").read()',
+          'try:',
+          '    open("inputs/data/new.txt", "w").write("x")',
+          '    wrote = "yes"',
+          'except OSError as e:',
+          '    wrote = e.strerror',
+          'open("result.txt", "w").write("kept")',
+          `json.dump({"seen": seen, "wrote": wrote}, open("${NATIVE_REPORT_DIR}/r.json", "w"))`,
+        ].join('\n'),
+      );
+      const python = nativePython!.executable;
+      const r = await runNativeSandboxed({
+        python,
+        pythonPaths: pythonPrefixes(python),
+        skillDir: code!,
+        script: 'main.py',
+        outDir: report!,
+        workDir: cwd!,
+        inputs: [{ name: 'data', path: data }],
+        limits: { timeout_ms: 60_000 },
+      });
+      expect(r.stderr).toBe('');
+      expect(r.exit_code).toBe(0);
+      expect(JSON.parse(readFileSync(join(report!, 'r.json'), 'utf8'))).toEqual({
+        seen: 'x,y\n',
+        wrote: 'Read-only file system',
+      });
+      // The run wrote its own file; the granted folder is as it was, and only an empty mount point
+      // was left in the throwaway working folder.
+      expect(readFileSync(join(cwd!, 'result.txt'), 'utf8')).toBe('kept');
+      expect(existsSync(join(data, 'new.txt'))).toBe(false);
+      expect(readdirSync(join(cwd!, 'inputs', 'data'))).toEqual([]);
+    }, 120_000);
 
     it('mcp serve --folder: run_script sees the folder read-only and files inside it by path; outside is refused', async () => {
       const home = tempDir();
