@@ -428,8 +428,14 @@ describe.skipIf(skipWithout(nativeMissing, 'run-script in the OS sandbox'))(
       const home = tempDir();
       const skill = join(tempDir(), 'size-only');
       mkdirSync(join(skill, 'scripts'), { recursive: true });
-      writeFileSync(join(skill, 'SKILL.md'), '---\nname: size-only\ndescription: Sizes a file.\n---\nRun it.\n');
-      writeFileSync(join(skill, 'scripts', 'size.py'), 'import os, sys\nprint(os.path.getsize(sys.argv[1]))\n');
+      writeFileSync(
+        join(skill, 'SKILL.md'),
+        '---\nname: size-only\ndescription: Sizes a file.\n---\nRun it.\n',
+      );
+      writeFileSync(
+        join(skill, 'scripts', 'size.py'),
+        'import os, sys\nprint(os.path.getsize(sys.argv[1]))\n',
+      );
       expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
       seedNativeEnv(home, 'size-only', nativePython!);
       acceptNativeRuntime(home, 'size-only', ['lxml']);
