@@ -254,6 +254,7 @@ export function createHost(deps: HostDeps): Host {
         ? false
         : settings.autoTitles(),
     listingBudget: (choice) => settings.listingBudget(choice),
+    home,
   });
   const limits = limitsFrom(deps.env);
 

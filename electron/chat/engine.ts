@@ -16,7 +16,7 @@ import type {
   TurnStartedEvent,
 } from '../contract/chat.js';
 import { base64Bytes } from '../contract/chat.js';
-import type { PythonRuntimeName } from '../contract/chat-files.js';
+import type { GrantedFolder, PythonRuntimeName } from '../contract/chat-files.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import {
   type ArtifactDispatcher,
@@ -121,6 +121,8 @@ export interface ChatDeps {
   pythonRuntime?: (session_id: string) => PythonRuntimeName;
   /** The hosts the chat granted its run_python code (none when absent). */
   pythonHosts?: (session_id: string) => string[];
+  /** The folders of this machine the user granted the chat (none when absent). */
+  folderGrants?: (session_id: string) => GrantedFolder[];
 }
 
 /**
@@ -514,6 +516,7 @@ export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: strin
     files,
     python: input.python ?? deps.pythonRuntime?.(sessionId),
     python_hosts: deps.pythonHosts?.(sessionId),
+    folders: deps.folderGrants?.(sessionId),
   });
   return new TurnTools({
     scope,

@@ -39,12 +39,21 @@ export interface ExportedChatFile {
   data_base64: string;
 }
 
+/**
+ * Why a chat's granted folders are left out: a grant is a path on the exporting machine, which
+ * means nothing (or something else) where the export is opened.
+ */
+function grantsNotExported(names: string[]): string {
+  return `This chat had ${names.length === 1 ? 'a folder' : `${names.length} folders`} of this computer granted (${names.join(', ')}). Grants are not exported: a path on this computer means nothing elsewhere; grant the folders again where the chat is opened.`;
+}
+
 /** The branch shown as Markdown: a heading per message, attachments and skills named, usage in a note. */
 export function toMarkdown(
   session: ChatSession,
   branch: BranchMessage[],
   files: ExportedChatFile[] = [],
   name?: ModelNamer,
+  grantedFolders: string[] = [],
 ): string {
   const out = [
     `# ${session.title || 'Untitled chat'}`,
@@ -66,6 +75,7 @@ export function toMarkdown(
     for (const f of files) out.push(`- ${f.name} (${f.media_type}, ${f.size} bytes)`);
     out.push('', '_The JSON export carries the files themselves._');
   }
+  if (grantedFolders.length) out.push('', `_${grantsNotExported(grantedFolders)}_`);
   return `${out.join('\n')}\n`;
 }
 
@@ -80,16 +90,24 @@ export function exportSession(
   format: 'md' | 'json',
   files: ExportedChatFile[] = [],
   name?: ModelNamer,
+  grantedFolders: string[] = [],
 ): ExportSessionRes {
   switch (format) {
     case 'md':
       return {
         filename: exportFileName(session.title, 'md'),
         media_type: 'text/markdown',
-        content: toMarkdown(session, chats.branch(session.id), files, name),
+        content: toMarkdown(session, chats.branch(session.id), files, name, grantedFolders),
       };
     case 'json': {
-      const { message_count: _n, ...meta } = session;
+      // The stored row may carry the chat's folder grants: paths of this machine, never exported.
+      const {
+        message_count: _n,
+        folder_grants: _g,
+        ...meta
+      } = session as ChatSession & {
+        folder_grants?: unknown;
+      };
       const doc = {
         skilldesk_chat_export: CHAT_EXPORT_VERSION,
         session: meta,
@@ -97,6 +115,14 @@ export function exportSession(
         branch: chats.branch(session.id).map((m) => m.id),
         messages: chats.listMessages(session.id).map(({ seq: _s, skills: _k, ...m }) => m),
         files,
+        ...(grantedFolders.length
+          ? {
+              granted_folders_not_exported: {
+                names: grantedFolders,
+                note: grantsNotExported(grantedFolders),
+              },
+            }
+          : {}),
       };
       return {
         filename: exportFileName(session.title, 'json'),

@@ -10,13 +10,17 @@ import type {
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import {
   type ArtifactDispatcher,
+  addGrant,
   type ChatFolder,
   chatFilesRoot,
   chatFolder,
+  chatFolderGrants,
   chatHosts,
   chatRuntime,
+  checkGrantableFolder,
   effectiveRuntime,
   runtimePreference,
+  setChatFolderGrants,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
@@ -63,6 +67,8 @@ export interface ChatHandlerDeps {
    * a turn's own `settings.listing_budget_tokens` wins. Absent: the engine's default.
    */
   listingBudget?: (choice?: ChatModelChoice) => number;
+  /** SkillDesk's data folder: never grantable to a chat (nor a folder holding it). */
+  home?: string;
 }
 
 /** The chat slice and its lifecycle. */
@@ -369,6 +375,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
               }).runtime;
             },
             pythonHosts: (id) => chatHosts(chats.db, id),
+            folderGrants: (id) => chatFolderGrants(chats.db, id),
           },
           { ...req, ...(settings ? { settings } : {}), signal: abort.signal },
           emit,
@@ -525,7 +532,8 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
         size: f.size,
         data_base64: req.format === 'json' ? folder.read(f.name).bytes.toString('base64') : '',
       }));
-      return exportSession(chats, session, req.format, files, deps.modelName);
+      const grants = chatFolderGrants(chats.db, session.id).map((g) => g.name);
+      return exportSession(chats, session, req.format, files, deps.modelName, grants);
     },
 
     'chat/set-model': (req) => {
@@ -572,6 +580,34 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
     'chat/upload-file': (req) => {
       const bytes = Buffer.from(req.data_base64, 'base64');
       return { file: existingFolder(req.session_id).write(req.name, bytes) };
+    },
+
+    'chat/list-folders': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id)) throw notFound(req.session_id);
+      return { session_id: req.session_id, folders: chatFolderGrants(chats.db, req.session_id) };
+    },
+
+    'chat/grant-folder': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id)) throw notFound(req.session_id);
+      if (!deps.home)
+        throw new AppError(
+          'HANDLER_NOT_AVAILABLE',
+          'folders cannot be granted here (no data folder is known)',
+        );
+      const grant = checkGrantableFolder(req.path, { home: deps.home });
+      const folders = addGrant(chatFolderGrants(chats.db, req.session_id), grant);
+      setChatFolderGrants(chats.db, req.session_id, folders);
+      return { session_id: req.session_id, folders };
+    },
+
+    'chat/revoke-folder': (req) => {
+      const chats = ws.chats.read();
+      if (!chats?.getSession(req.session_id)) throw notFound(req.session_id);
+      const folders = chatFolderGrants(chats.db, req.session_id).filter((f) => f.name !== req.name);
+      setChatFolderGrants(chats.db, req.session_id, folders);
+      return { session_id: req.session_id, folders };
     },
   } satisfies HandlersFor<'chat'>;
 

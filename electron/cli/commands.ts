@@ -10,7 +10,11 @@ import { registerOptimizeCommands } from './optimize-commands.js';
 import { registerProvidersCommands } from './providers-commands.js';
 import { registerPythonCommands } from './python-commands.js';
 import { registerSandboxCommands } from './sandbox-commands.js';
-import { registerNativeRuntimeCommands, registerScriptCommands } from './script-commands.js';
+import {
+  registerNativeRuntimeCommands,
+  registerProgramCommands,
+  registerScriptCommands,
+} from './script-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSettingsCommands } from './settings-commands.js';
 import { registerSidecarCommands } from './sidecar-commands.js';
@@ -23,6 +27,7 @@ export const COMMAND_GROUPS: readonly RegisterCommands[] = [
   registerSkillsCommands,
   registerScriptCommands,
   registerNativeRuntimeCommands,
+  registerProgramCommands,
   registerSandboxCommands,
   registerPythonCommands,
   registerComponentCommands,

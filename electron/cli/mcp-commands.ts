@@ -1,8 +1,10 @@
 // `skilldesk mcp serve`: the skill catalog as an MCP server on stdio, for Claude Desktop, an IDE or
 // another agent. A face of the same core as the other commands (see electron/mcp-serve/).
 
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { appVersion } from '../app-version.js';
+import type { GrantedFolder } from '../contract/chat-files.js';
 import { AppError } from '../contract/errors.js';
 import type { Llm } from '../llm/index.js';
 import type { CliContext } from './context.js';
@@ -22,8 +24,14 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
       .option(
         '--http <port>',
         'serve Streamable HTTP on 127.0.0.1:PORT instead (0: any free port), with a bearer token',
+      )
+      .option(
+        '--folder <dir>',
+        'grant this folder to the run_script and run_python tools, read-only as inputs/<its name>/; calls may name files inside it by path (repeat for more)',
+        (v: string, prev: string[] = []) => [...prev, v],
       ),
   ).action(async (o: Record<string, unknown>) => {
+    const folders = await grantedFolders(ctx, (o.folder as string[] | undefined) ?? []);
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const { clientOffersSampling, createSkillsMcpServer, samplingLlm, serveMcpHttp } = await import(
       '../mcp-serve/index.js'
@@ -40,7 +48,7 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
           if (!Number.isInteger(port) || port < 0 || port > 65535) {
             throw new AppError('USAGE', '--http needs a port number (0 for any free port)');
           }
-          const endpoint = await serveMcpHttp(client, { port, version: appVersion() });
+          const endpoint = await serveMcpHttp(client, { port, version: appVersion(), folders });
           ctx.io.stderr(
             `MCP over Streamable HTTP: ${endpoint.url}\nAuthorization: Bearer ${endpoint.token}\n`,
           );
@@ -53,7 +61,7 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
           await endpoint.close();
           return;
         }
-        const server = createSkillsMcpServer(client, { version: appVersion() });
+        const server = createSkillsMcpServer(client, { version: appVersion(), folders });
         server.server.oninitialized = () => {
           if (clientOffersSampling(server.server)) sampling = samplingLlm(server.server);
         };
@@ -155,4 +163,25 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
         ].join('\n'),
       );
     });
+}
+
+/**
+ * The `--folder` paths as grants, checked as a chat's are (no root, home, SkillDesk's data folder,
+ * /proc, /sys, /dev; two of one name refused) before anything is served (USAGE).
+ */
+async function grantedFolders(ctx: CliContext, paths: string[]): Promise<GrantedFolder[]> {
+  if (paths.length === 0) return [];
+  const { addGrant, checkGrantableFolder } = await import('../dispatch/granted-folders.js');
+  const { resolveHome } = await import('../store/index.js');
+  const home = resolveHome(ctx.globals().home, ctx.env);
+  let list: GrantedFolder[] = [];
+  for (const p of paths) {
+    try {
+      list = addGrant(list, checkGrantableFolder(resolve(p), { home }));
+    } catch (e) {
+      if (e instanceof AppError) throw new AppError('USAGE', `--folder ${p}: ${e.message}`);
+      throw e;
+    }
+  }
+  return list;
 }

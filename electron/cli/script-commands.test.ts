@@ -424,5 +424,42 @@ describe.skipIf(skipWithout(nativeMissing, 'run-script in the OS sandbox'))(
       });
       expect(readFileSync(join(data, 'a.csv'), 'utf8')).toBe('x,y\n');
     }, 240_000);
+    it('takes a --file larger than Pyodide’s input budget when the skill runs natively', async () => {
+      const home = tempDir();
+      const skill = join(tempDir(), 'size-only');
+      mkdirSync(join(skill, 'scripts'), { recursive: true });
+      writeFileSync(
+        join(skill, 'SKILL.md'),
+        '---\nname: size-only\ndescription: Sizes a file.\n---\nRun it.\n',
+      );
+      writeFileSync(
+        join(skill, 'scripts', 'size.py'),
+        'import os, sys\nprint(os.path.getsize(sys.argv[1]))\n',
+      );
+      expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
+      seedNativeEnv(home, 'size-only', nativePython!);
+      acceptNativeRuntime(home, 'size-only', ['lxml']);
+      // 300 MB, sparse: past the 256 MiB Pyodide copies in, nothing for the sandbox's bind.
+      const big = join(tempDir(), 'big.bin');
+      const size = 300 * 1000 * 1000;
+      expect(size).toBeGreaterThan(MAX_SCRIPT_INPUT_BYTES);
+      const fd = openSync(big, 'w');
+      ftruncateSync(fd, size);
+      closeSync(fd);
+      const ran = await runCli([
+        '--home',
+        home,
+        'skills',
+        'run-script',
+        'size-only',
+        'scripts/size.py',
+        'inputs/big.bin',
+        '--file',
+        big,
+      ]);
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+      expect(ran.stdout.trim()).toBe(String(size));
+    }, 120_000);
   },
 );

@@ -32,11 +32,11 @@ async function readAll(ctx: CliContext): Promise<string> {
 
 /**
  * The `--file` paths as a run's inputs, each named by its file name: a missing file, something
- * other than a file, or two files of the same name are refused before anything runs (USAGE).
+ * other than a file, or two files of the same name are refused before anything runs (USAGE). Size
+ * is left to the runtime the skill runs in: Pyodide copies inputs into its process and holds them
+ * to its budget, the OS sandbox binds them, so a file too large for one is fine for the other.
  */
 export async function inputFilesOf(paths: string[]): Promise<Array<{ name: string; path: string }>> {
-  // The sandbox's own bound, loaded with the command rather than at start-up.
-  const { MAX_SCRIPT_INPUT_BYTES } = await import('../sandbox/index.js');
   const byName = new Map<string, string>();
   return paths.map((p) => {
     const path = resolve(p);
@@ -47,11 +47,6 @@ export async function inputFilesOf(paths: string[]): Promise<Array<{ name: strin
       throw new AppError('USAGE', `--file ${p}: no such file`);
     }
     if (!st.isFile()) throw new AppError('USAGE', `--file ${p}: not a regular file`);
-    if (st.size > MAX_SCRIPT_INPUT_BYTES)
-      throw new AppError(
-        'USAGE',
-        `--file ${p}: ${st.size} bytes, more than the ${MAX_SCRIPT_INPUT_BYTES} a script run takes`,
-      );
     const name = basename(path);
     const other = byName.get(name);
     if (other)
@@ -244,7 +239,10 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
       '--from-imports',
       "install what the skill's scripts import (for a skill without requirements.txt)",
     )
-    .option('--yes', 'also accept the OS-sandbox runtime when the packages have compiled code')
+    .option(
+      '--yes',
+      'also accept the OS-sandbox runtime when the packages have compiled code, and grant the installed programs its scripts start',
+    )
     .action(async (name: string, o: { fromImports?: boolean; yes?: boolean }) => {
       const { r, accepted } = await withClient(ctx, async (c) => {
         const r = await untilInterrupted((signal) =>
@@ -264,6 +262,11 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           accepted = await askNative(ctx, r.skill, r.runtime_reason);
           if (accepted) await c.invoke('scripts/set-native-runtime', { name: r.skill, accepted: true });
         }
+        // --yes also grants the programs its scripts start that are installed here, as it accepts
+        // the runtime; without it they stay covered until granted by name.
+        const found = (r.programs ?? []).filter((p) => p.path !== null).map((p) => p.program);
+        if (o.yes && found.length)
+          await c.invoke('scripts/set-programs', { name: r.skill, programs: found, granted: true });
         return { r, accepted };
       });
       const res = { ...r, ...(r.runtime === 'native' ? { native_accepted: accepted } : {}) };
@@ -274,7 +277,7 @@ export function registerScriptCommands(program: Command, ctx: CliContext): void 
           ...(r.runtime_reason ? [`${r.skill}: ${r.runtime_reason}${accepted ? ' (accepted)' : ''}`] : []),
           ...(r.programs?.length
             ? [
-                `${r.skill}: its scripts start ${r.programs.map((p) => `${p.program}${p.path ? ` (${p.path})` : ' (not installed)'}`).join(', ')}; they run inside the sandbox too`,
+                `${r.skill}: its scripts start ${r.programs.map((p) => `${p.program}${p.path ? ` (${p.path})` : ' (not installed)'}`).join(', ')}; ${o.yes ? 'granted (--yes): they run inside the sandbox too' : `they run inside the sandbox once granted: skilldesk skills programs grant ${JSON.stringify(r.skill)} PROGRAM…`}`,
               ]
             : []),
           ...(r.missing_programs ? [`${r.skill}: ${r.missing_programs}`] : []),
@@ -382,6 +385,65 @@ export function registerNativeRuntimeCommands(program: Command, ctx: CliContext)
                   `${e.skill}: ${e.requirements.join(', ')} — compiled: ${e.compiled.join(', ') || 'none'}; ${e.native_accepted ? 'accepted' : 'not accepted'}`,
               )
               .join('\n'),
+      );
+    });
+}
+
+/**
+ * `skills programs grant|revoke|list`: which external programs (soffice, pdftoppm, qpdf…) a skill's
+ * scripts may start inside the OS sandbox, granted per skill and program; a program not granted is
+ * covered there by a stand-in that fails naming it and this command.
+ */
+export function registerProgramCommands(program: Command, ctx: CliContext): void {
+  const skills = program.commands.find((c) => c.name() === 'skills');
+  if (!skills) return;
+  const pr = skills
+    .command('programs')
+    .description(
+      "external programs a skill's scripts may start in the OS sandbox (soffice, pdftoppm, qpdf…)",
+    );
+  const set = (granted: boolean) => async (name: string, programs: string[]) => {
+    const r = await withClient(ctx, (c) => c.invoke('scripts/set-programs', { name, programs, granted }));
+    ctx.print(r, () =>
+      granted
+        ? `${r.skill}: may start ${programs.join(', ')} in the OS sandbox`
+        : r.changed
+          ? `${r.skill}: may no longer start ${programs.join(', ')}`
+          : `${r.skill} had not been granted ${programs.join(', ')}`,
+    );
+  };
+  pr.command('grant')
+    .description("let the skill's scripts start these programs in the OS sandbox")
+    .argument('<name>', 'skill name')
+    .argument('<program...>', 'command names (soffice pdftoppm)')
+    .action(set(true));
+  pr.command('revoke')
+    .description('take the grant back: the programs are covered in the sandbox again')
+    .argument('<name>', 'skill name')
+    .argument('<program...>', 'command names')
+    .action(set(false));
+  pr.command('list')
+    .description("the programs the skill's scripts start: found on this computer or missing, granted or not")
+    .argument('<name>', 'skill name')
+    .action(async (name: string) => {
+      const st = await withClient(ctx, (c) => c.invoke('scripts/runtime-status', { name }));
+      const programs = st.programs.map((p) => ({
+        program: p.program,
+        product: p.product ?? null,
+        path: p.path,
+        granted: p.granted === true,
+        files: p.files,
+      }));
+      ctx.print({ skill: st.skill, programs, missing_programs: st.missing_programs }, () =>
+        programs.length === 0
+          ? `${st.skill}: its scripts start no external program`
+          : [
+              ...programs.map(
+                (p) =>
+                  `${p.program}${p.product ? ` (${p.product})` : ''}: ${p.path ?? 'not installed'} — ${p.granted ? 'granted' : `not granted (skilldesk skills programs grant ${JSON.stringify(st.skill)} ${p.program})`}; started by ${p.files.join(', ')}`,
+              ),
+              ...(st.missing_programs ? [`${st.skill}: ${st.missing_programs}`] : []),
+            ].join('\n'),
       );
     });
 }

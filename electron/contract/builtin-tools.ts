@@ -59,6 +59,16 @@ const ScriptFileArg = z.union([
       .refine((s) => s.length % 4 === 0 && BASE64_TEXT.test(s), 'is not valid base64')
       .describe("The file's bytes, base64."),
   }),
+  z.strictObject({
+    name: InputFileName.optional(),
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe(
+        'A file on this computer by its full path, inside a folder the user granted (mcp serve --folder DIR, or the chat\'s "Grant a folder…"); any other path is refused. NAME defaults to its file name.',
+      ),
+  }),
 ]);
 
 /**
@@ -251,7 +261,7 @@ export const BUILTIN_TOOLS = {
         )
         .optional()
         .describe(
-          "Files for the script besides the chat's attachments, each read-only at inputs/NAME: {name, uri} or {name, data_base64}.",
+          "Files for the script besides the chat's attachments, each read-only at inputs/NAME: {name, uri}, {name, data_base64}, or {path} for a file inside a granted folder. Granted folders are read-only at inputs/<folder name>/ already.",
         ),
     }),
     read_only: false,
@@ -350,6 +360,14 @@ export const CallToolReqSchema = z
     name: z.enum(Object.keys(BUILTIN_TOOLS) as [BuiltinToolName, ...BuiltinToolName[]]),
     /** Checked against the tool's own schema, which names what it accepts. */
     args: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Folders of this machine granted to the call (`mcp serve --folder`), read-only at
+     * `inputs/<name>/`. Taken only from a caller in the app's own process, as `scripts/run`'s files.
+     */
+    folders: z
+      .array(z.strictObject({ name: z.string().min(1).max(255), path: z.string().min(1).max(4096) }))
+      .max(20)
+      .optional(),
   })
   .strict();
 /** Request of `skills/call-tool`. */
@@ -466,6 +484,8 @@ export interface ScriptProgram {
   install?: string;
   /** The scripts that start it. */
   files: string[];
+  /** Whether the user granted it to the skill (the OS sandbox covers a program not granted). */
+  granted?: boolean;
 }
 
 /** Reply of `scripts/install-packages`. */
@@ -553,8 +573,34 @@ export interface SetNativeRuntimeRes extends ScriptRuntimeStatus {
   changed: boolean;
 }
 
+/**
+ * `scripts/set-programs`: grant (or revoke) external programs to a skill's scripts in the OS
+ * sandbox, per skill and program, like a network grant.
+ */
+export const SetProgramsReqSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    programs: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, 'must be a command name (soffice, pdftoppm)'),
+      )
+      .min(1)
+      .max(50),
+    granted: z.boolean(),
+  })
+  .strict();
+/** Request of `scripts/set-programs`. */
+export type SetProgramsReq = z.infer<typeof SetProgramsReqSchema>;
+/** Reply of `scripts/set-programs`: the skill's grants after the change. */
+export interface SetProgramsRes {
+  skill: string;
+  granted: Array<{ program: string; granted_at: string }>;
+  changed: boolean;
+}
+
 /** The channels of this slice. */
 export type BuiltinToolChannels = {
+  'scripts/set-programs': { req: SetProgramsReq; res: SetProgramsRes };
   'skills/call-tool': { req: CallToolReq; res: CallToolRes };
   'scripts/run': { req: RunScriptReq; res: RunScriptRes };
   'scripts/read-output': { req: ReadScriptOutputReq; res: ReadScriptOutputRes };
@@ -565,6 +611,7 @@ export type BuiltinToolChannels = {
 
 /** The request schemas of this slice. */
 export const builtinToolRequestSchemas = {
+  'scripts/set-programs': SetProgramsReqSchema,
   'skills/call-tool': CallToolReqSchema,
   'scripts/run': RunScriptReqSchema,
   'scripts/read-output': ReadScriptOutputReqSchema,

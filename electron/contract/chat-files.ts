@@ -100,6 +100,38 @@ export interface UploadChatFileRes {
   file: ChatFileView;
 }
 
+/** A folder of this machine granted to a chat's runs, read-only at `inputs/<name>/`. */
+export interface GrantedFolder {
+  /** The name runs see it under (its folder name). */
+  name: string;
+  /** Its real path on this machine. */
+  path: string;
+}
+
+/** `chat/list-folders`: the folders granted to a chat. */
+export const ListChatFoldersReqSchema = z.object({ session_id: sessionId }).strict();
+/** Request of `chat/list-folders`. */
+export type ListChatFoldersReq = z.infer<typeof ListChatFoldersReqSchema>;
+/** Reply of `chat/list-folders` (and of granting or revoking one), sorted by name. */
+export interface ListChatFoldersRes {
+  session_id: string;
+  folders: GrantedFolder[];
+}
+
+/** `chat/grant-folder`: let the chat's runs read a folder of this machine (read-only). */
+export const GrantChatFolderReqSchema = z
+  .object({ session_id: sessionId, path: z.string().trim().min(1, 'give a folder').max(4096) })
+  .strict();
+/** Request of `chat/grant-folder`. */
+export type GrantChatFolderReq = z.infer<typeof GrantChatFolderReqSchema>;
+
+/** `chat/revoke-folder`: take a granted folder back, by its name. */
+export const RevokeChatFolderReqSchema = z
+  .object({ session_id: sessionId, name: z.string().min(1).max(255) })
+  .strict();
+/** Request of `chat/revoke-folder`. */
+export type RevokeChatFolderReq = z.infer<typeof RevokeChatFolderReqSchema>;
+
 /** The runtimes `run_python` can run in. */
 export const PYTHON_RUNTIMES = ['pyodide', 'full'] as const;
 /** A `run_python` runtime: Pyodide (WebAssembly) or Full Python (CPython in an OS sandbox). */
@@ -111,6 +143,9 @@ export interface ChatFilesChannels {
   'chat/read-file': { req: ReadChatFileReq; res: ReadChatFileRes };
   'chat/delete-file': { req: DeleteChatFileReq; res: DeleteChatFileRes };
   'chat/upload-file': { req: UploadChatFileReq; res: UploadChatFileRes };
+  'chat/list-folders': { req: ListChatFoldersReq; res: ListChatFoldersRes };
+  'chat/grant-folder': { req: GrantChatFolderReq; res: ListChatFoldersRes };
+  'chat/revoke-folder': { req: RevokeChatFolderReq; res: ListChatFoldersRes };
 }
 
 /** The request schemas of a chat's folder. */
@@ -119,4 +154,7 @@ export const chatFilesRequestSchemas = {
   'chat/read-file': ReadChatFileReqSchema,
   'chat/delete-file': DeleteChatFileReqSchema,
   'chat/upload-file': UploadChatFileReqSchema,
+  'chat/list-folders': ListChatFoldersReqSchema,
+  'chat/grant-folder': GrantChatFolderReqSchema,
+  'chat/revoke-folder': RevokeChatFolderReqSchema,
 };

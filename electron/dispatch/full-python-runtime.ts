@@ -128,6 +128,8 @@ export function fullPythonRuntime(
             script: 'runner.py',
             outDir: report,
             workDir: cwd,
+            // Granted folders are bound read-only at inputs/<name>/ inside the working folder.
+            inputs: (req.folders ?? []).map((f) => ({ name: f.name, path: f.path })),
             env: {
               MPLBACKEND: 'Agg',
               MPLCONFIGDIR: '/tmp/matplotlib',

@@ -5,6 +5,7 @@ export * from './code-handlers.js';
 export * from './dispatcher.js';
 export * from './dspy-upgrade.js';
 export * from './eval-handlers.js';
+export * from './granted-folders.js';
 export * from './handlers.js';
 export * from './prompt-engine.js';
 export * from './python-runner.js';

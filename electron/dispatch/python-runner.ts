@@ -1,13 +1,16 @@
+import { readFileSync } from 'node:fs';
 import type { RunPythonFileRef } from '../contract/builtin-tools.js';
-import { chatFilePathProblem, type PythonRuntimeName } from '../contract/chat-files.js';
+import { chatFilePathProblem, type GrantedFolder, type PythonRuntimeName } from '../contract/chat-files.js';
 import { AppError, assertNever } from '../contract/errors.js';
 import {
   type HttpLogEntry,
+  MAX_INPUT_FOLDER_FILES,
   MAX_PYTHON_INPUT_BYTES,
   type PythonException,
   runPythonCode,
   type SandboxPool,
   type ScriptFile,
+  scanInputFolder,
 } from '../sandbox/index.js';
 import type { ChatFolder } from './chat-files.js';
 
@@ -29,6 +32,8 @@ export interface PythonRunRequest {
   hosts?: readonly string[];
   /** The chat, named in a network refusal's advice. */
   session_id?: string;
+  /** Folders the user granted: read-only at `inputs/<name>/`; nothing written there is kept. */
+  folders?: readonly GrantedFolder[];
 }
 
 /** What a run gave back: its output, its exception, and the files it wrote (now in the folder). */
@@ -66,6 +71,8 @@ export interface PythonRuntime {
     onProgress?: (message: string) => void;
     hosts?: readonly string[];
     session_id?: string;
+    /** Granted folders, read-only at `inputs/<name>/` (the OS sandbox binds them; Pyodide is given copies). */
+    folders?: readonly GrantedFolder[];
   }): Promise<
     Omit<PythonRunOutcome, 'runtime' | 'files' | 'not_kept'> & {
       files: Array<{ path: string; bytes: Uint8Array; media_type: string }>;
@@ -91,7 +98,7 @@ export function pyodideRuntime(pool: () => SandboxPool): PythonRuntime {
       runPythonCode({
         pool: pool(),
         code: req.code,
-        files: req.files,
+        files: [...req.files, ...folderCopies(req.folders ?? [], req.files)],
         timeoutMs: req.timeoutMs,
         signal: req.signal,
         queue: req.queue,
@@ -143,12 +150,18 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
         onProgress: req.onProgress,
         hosts: req.hosts,
         session_id: req.session_id,
+        folders: req.folders,
       });
+      const granted = (req.folders ?? []).map((f) => `inputs/${f.name}/`);
       const kept: RunPythonFileRef[] = [];
       const notKept: Array<{ name: string; reason: string }> = [];
       for (const f of r.files) {
         // Paths come from the sandbox: checked again before they name a file on disk.
         const why = chatFilePathProblem(f.path);
+        if (granted.some((g) => f.path.startsWith(g))) {
+          notKept.push({ name: f.path, reason: 'a granted folder is read-only: write results under out/' });
+          continue;
+        }
         if (why) {
           notKept.push({ name: f.path, reason: `the name ${why}` });
           continue;
@@ -198,4 +211,23 @@ function inputsOf(folder: ChatFolder, names: string[] | undefined): ScriptFile[]
       `the chat's files come to ${total} bytes, more than the ${MAX_PYTHON_INPUT_BYTES} a run takes: pass files to give the run only those it needs`,
     );
   return chosen.map((f) => ({ path: f.name, bytes: new Uint8Array(folder.read(f.name).bytes) }));
+}
+
+/**
+ * Pyodide's copies of the granted folders' files, at `inputs/<name>/<path>`, held with the chat's
+ * files to the bytes a run takes (TOO_LARGE names the folder and what to do).
+ */
+function folderCopies(folders: readonly GrantedFolder[], given: ScriptFile[]): ScriptFile[] {
+  let room = MAX_PYTHON_INPUT_BYTES - given.reduce((n, f) => n + f.bytes.byteLength, 0);
+  const out: ScriptFile[] = [];
+  for (const g of folders) {
+    const { files, bytes } = scanInputFolder(g.path, {
+      files: MAX_INPUT_FOLDER_FILES,
+      bytes: Math.max(0, room),
+    });
+    room -= bytes;
+    for (const f of files)
+      out.push({ path: `inputs/${g.name}/${f.rel}`, bytes: new Uint8Array(readFileSync(f.path)) });
+  }
+  return out;
 }

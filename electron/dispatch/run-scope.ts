@@ -1,4 +1,4 @@
-import type { PythonRuntimeName } from '../contract/chat-files.js';
+import type { GrantedFolder, PythonRuntimeName } from '../contract/chat-files.js';
 import type { Llm } from '../llm/index.js';
 import type { ChatFolder } from './chat-files.js';
 import type { DispatchResult } from './types.js';
@@ -34,6 +34,11 @@ export interface RunScope {
   readonly python?: PythonRuntimeName;
   /** Hosts the chat granted its run_python code (https, through the app's gate); absent: none. */
   readonly python_hosts?: readonly string[];
+  /**
+   * Folders of this machine the user granted (a chat's grants, `mcp serve --folder`): runs see each
+   * read-only at `inputs/<name>/`, and only files inside them may be named by path; absent: none.
+   */
+  readonly folders?: readonly GrantedFolder[];
 }
 
 /** What an entry point knows when it builds a {@link RunScope}. */
@@ -48,6 +53,7 @@ export interface RunScopeInit {
   files?: ChatFolder;
   python?: PythonRuntimeName;
   python_hosts?: readonly string[];
+  folders?: readonly GrantedFolder[];
 }
 
 /** Build the scope of one call; the harness always carries its session and workspace. */
@@ -66,6 +72,9 @@ export function createRunScope(init: RunScopeInit): RunScope {
     ...(init.files ? { files: init.files } : {}),
     ...(init.python ? { python: init.python } : {}),
     ...(init.python_hosts?.length ? { python_hosts: Object.freeze([...init.python_hosts]) } : {}),
+    ...(init.folders?.length
+      ? { folders: Object.freeze(init.folders.map((f) => Object.freeze({ name: f.name, path: f.path }))) }
+      : {}),
   });
 }
 

@@ -34,6 +34,7 @@ import {
 import {
   acceptNativeRuntime,
   compiledPackages,
+  deniedPrograms,
   findNativePython,
   type ImportScan,
   installNativeEnv,
@@ -45,6 +46,8 @@ import {
   nativeReason,
   nativeRuntimeFacts,
   nativeSandboxSupport,
+  programGrants,
+  programRefusedHint,
   runNativeSkillScript,
   type SkillProgram,
   scanImports,
@@ -396,12 +399,11 @@ export function createSkillScriptRunner(deps: {
   };
 }
 
-/** A failed run's hint when it failed for a program missing on this computer. */
+/** A failed run's hint when it started a program not granted, or one missing on this computer. */
 function programHint(result: { exit_code: number; stdout: string; stderr: string }): { hint?: string } {
+  const output = `${result.stderr}\n${result.stdout.slice(-4000)}`;
   const hint =
-    result.exit_code !== 0
-      ? missingProgramHint(`${result.stderr}\n${result.stdout.slice(-4000)}`)
-      : undefined;
+    programRefusedHint(output) ?? (result.exit_code !== 0 ? missingProgramHint(output) : undefined);
   return hint ? { hint } : {};
 }
 
@@ -474,7 +476,8 @@ export async function scriptRuntimeStatus(home: string, skill: Skill): Promise<S
     // packages, the proposal.
     try {
       const scan = await scanSkillImports(skill);
-      programs = locatePrograms(scan.programs);
+      const granted = new Set(programGrants(home, skill.name).map((g) => g.program));
+      programs = locatePrograms(scan.programs).map((p) => ({ ...p, granted: granted.has(p.program) }));
       if (!hasRequirements && !env)
         proposed = scan.packages.map(({ module, distribution, files }) => ({ module, distribution, files }));
       if (scan.unreadable.length)
@@ -553,6 +556,7 @@ async function runNative(
       ...(granted.length
         ? { network: { skill: skill.name, granted, signal: req.signal, timeoutMs: 15_000 } }
         : {}),
+      denied: deniedPrograms(home, skill.name),
     });
     return {
       ...r,

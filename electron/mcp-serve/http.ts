@@ -10,6 +10,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { GrantedFolder } from '../contract/chat-files.js';
 import { AppError } from '../contract/errors.js';
 import type { CoreClient } from '../transport/index.js';
 import { ServedCatalog } from './catalog.js';
@@ -100,7 +101,7 @@ const isInitialize = (body: unknown): boolean =>
 /** Serve MCP on `http://127.0.0.1:PORT/mcp` (PORT 0: any free port). */
 export async function serveMcpHttp(
   client: CoreClient,
-  opts: { port: number; version: string; token?: string },
+  opts: { port: number; version: string; token?: string; folders?: GrantedFolder[] },
 ): Promise<McpHttpEndpoint> {
   // A fixed token (for a client's config file) comes from the environment, never a flag, so it
   // does not show in the process list.
@@ -132,7 +133,7 @@ export async function serveMcpHttp(
       const oldest = [...sessions.values()].sort((a, b) => a.last - b.last)[0];
       oldest?.close();
     }
-    const mcp = createSkillsMcpServer(client, { version: opts.version, catalog });
+    const mcp = createSkillsMcpServer(client, { version: opts.version, catalog, folders: opts.folders });
     let id: string | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -208,7 +209,7 @@ export async function serveMcpHttp(
           return transport.handleRequest(req, res, parsed);
         }
       }
-      const mcp = createSkillsMcpServer(client, { version: opts.version, catalog });
+      const mcp = createSkillsMcpServer(client, { version: opts.version, catalog, folders: opts.folders });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();

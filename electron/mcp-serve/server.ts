@@ -24,6 +24,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { BUILTIN_TOOLS, type BuiltinToolName, SkillName } from '../contract/builtin-tools.js';
+import type { GrantedFolder } from '../contract/chat-files.js';
 import type { CoreClient } from '../transport/index.js';
 import { ServedCatalog, type ServedView, sentAsText } from './catalog.js';
 import {
@@ -131,6 +132,11 @@ export interface SkillsMcpServerOptions {
    * catalog; the HTTP face warms once for all its servers).
    */
   warmSearch?: boolean;
+  /**
+   * Folders of this machine granted to the tools (`mcp serve --folder`): `run_script` and
+   * `run_python` runs see each read-only at `inputs/<name>/`, and a call may name files inside them.
+   */
+  folders?: GrantedFolder[];
 }
 
 // The SDK builds an Ajv instance per server (a fifth of a request's time over stateless HTTP, where
@@ -266,7 +272,11 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
         for (const key of skillArgs) {
           if (typeof args[key] === 'string') args[key] = await storedName(args[key], extra);
         }
-        const r = await client.call('skills/call-tool', { name, args });
+        const r = await client.call('skills/call-tool', {
+          name,
+          args,
+          ...(opts.folders?.length ? { folders: opts.folders } : {}),
+        });
         if (!r.ok) return failure(r.error.message);
         const out = text(r.value.result);
         // A script's output files travel as links to resources the client reads when it wants them.

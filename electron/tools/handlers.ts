@@ -11,7 +11,14 @@ import {
   scriptRuntimeStatus,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
-import { acceptNativeRuntime, revokeNativeRuntime, scriptRuntimeFor } from '../scripts/index.js';
+import {
+  acceptNativeRuntime,
+  grantPrograms,
+  programGrants,
+  revokeNativeRuntime,
+  revokePrograms,
+  scriptRuntimeFor,
+} from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { assertPinned } from '../sources/index.js';
@@ -42,6 +49,11 @@ export interface ToolHandlerDeps {
 export function createToolHandlers(deps: ToolHandlerDeps) {
   return {
     'skills/call-tool': (req, ctx) => {
+      if (req.folders?.length && ctx.transport !== 'in-process')
+        throw new AppError(
+          'FORBIDDEN',
+          'folders of this machine can be granted to tool calls only from the command line (skilldesk mcp serve --folder DIR)',
+        );
       const { session } = deps;
       const store = session.writeStore();
       const cat = session.catalog.get();
@@ -58,6 +70,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
           workspace: cat.workspace ? runtimePreference(cat.workspace.db) : null,
           settings: runtimePreference(cat.account.db),
         }).runtime,
+        folders: req.folders,
       });
       return callBuiltinTool(req.name, req.args ?? {}, {
         scope,
@@ -115,8 +128,16 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       } else changed = revokeNativeRuntime(deps.home, skill.name);
       return { ...(await scriptRuntimeStatus(deps.home, skill)), changed };
     },
+    'scripts/set-programs': (req) => {
+      const skill = skillOf(deps, req.name);
+      let changed = true;
+      if (req.granted) grantPrograms(deps.home, skill.name, req.programs);
+      else changed = revokePrograms(deps.home, skill.name, req.programs);
+      return { skill: skill.name, granted: programGrants(deps.home, skill.name), changed };
+    },
   } satisfies Pick<
     Handlers,
+    | 'scripts/set-programs'
     | 'skills/call-tool'
     | 'scripts/run'
     | 'scripts/read-output'

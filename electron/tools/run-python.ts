@@ -12,11 +12,15 @@ export const runPython: ToolModule<'run_python'> = {
   name: 'run_python',
   descriptionFor({ scope, dispatcher }) {
     const runtime = scope.python ?? 'pyodide';
-    return runPythonDescription(
+    const base = runPythonDescription(
       runtime,
       dispatcher.python?.packages(runtime) ?? [],
       scope.python_hosts ?? [],
     );
+    const granted = scope.folders ?? [];
+    return granted.length
+      ? `${base} Folders the user granted are read-only at ${granted.map((f) => `inputs/${f.name}/`).join(', ')}.`
+      : base;
   },
   async run(args, ctx) {
     const runner = ctx.dispatcher.python;
@@ -52,6 +56,7 @@ export const runPython: ToolModule<'run_python'> = {
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
         hosts,
+        folders: ctx.scope.folders,
         // Only a chat can grant hosts: a call from outside one (mcp serve) is told so, not given an id to grant.
         ...(ctx.turn ? { session_id: ctx.scope.session_id } : {}),
         onProgress: (message) => {

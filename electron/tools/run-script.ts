@@ -1,6 +1,13 @@
+import { basename } from 'node:path';
 import type { BuiltinToolArgs } from '../contract/builtin-tools.js';
+import type { GrantedFolder } from '../contract/chat-files.js';
 import { AppError } from '../contract/errors.js';
-import { inputNames, listSkillScripts, type SkillScriptRunner } from '../dispatch/index.js';
+import {
+  fileInGrantedFolder,
+  inputNames,
+  listSkillScripts,
+  type SkillScriptRunner,
+} from '../dispatch/index.js';
 import { type ScriptInput, scriptInputName } from '../sandbox/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { isFileHash } from '../store/index.js';
@@ -59,7 +66,12 @@ export const runScript: ToolModule<'run_script'> = {
         stdin: args.stdin,
         signal: ctx.scope.signal,
         queue: ctx.scope.session_id,
-        inputs: [...attachmentsOf(ctx.scope.harness, runner), ...givenFiles(args.files ?? [], runner)],
+        inputs: [
+          ...attachmentsOf(ctx.scope.harness, runner),
+          ...givenFiles(args.files ?? [], runner, ctx.scope.folders ?? []),
+          // Granted folders as `--folder` gives them: bound read-only at inputs/<name>/.
+          ...(ctx.scope.folders ?? []).map((f) => ({ name: f.name, path: f.path, folder: true })),
+        ],
       });
       return {
         ok: !r.sandbox_error,
@@ -127,8 +139,14 @@ function attachmentsOf(harness: Readonly<Record<string, unknown>>, runner: Skill
 function givenFiles(
   files: NonNullable<BuiltinToolArgs<'run_script'>['files']>,
   runner: SkillScriptRunner,
+  granted: readonly GrantedFolder[],
 ): ScriptInput[] {
   return files.map((f) => {
+    if ('path' in f) {
+      // A path of this machine is taken only inside a folder the user granted, links resolved.
+      const real = fileInGrantedFolder(f.path, granted);
+      return { name: scriptInputName(f.name ?? basename(real)), path: real };
+    }
     const name = scriptInputName(f.name);
     if ('data_base64' in f) {
       const { sha256 } = runner.files.put(Buffer.from(f.data_base64, 'base64'));

@@ -72,6 +72,8 @@ export interface NativeScriptOptions {
    * reaches them through the proxy (see `net-proxy.ts`). Absent: no network at all.
    */
   network?: HttpGateOptions;
+  /** Programs not granted to the skill: covered in the sandbox by a stand-in `script` at each path. */
+  denied?: Array<{ program: string; paths: string[]; script: string }>;
 }
 
 const safeRel = (p: string) =>
@@ -103,6 +105,15 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
   try {
     const outDir = join(work, 'out');
     const python = venvPython(env.venv);
+    const covers: Array<{ path: string; with: string }> = [];
+    if (opts.denied?.length) {
+      mkdirSync(join(work, 'stand-ins'));
+      for (const d of opts.denied) {
+        const file = join(work, 'stand-ins', d.program);
+        writeFileSync(file, d.script, { mode: 0o555 });
+        for (const path of d.paths) covers.push({ path, with: file });
+      }
+    }
     const r = await runNativeSandboxed({
       proxySocket: proxy?.socketPath,
       python,
@@ -114,6 +125,7 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
       env: opts.env,
       inputs: opts.inputs,
       outDir,
+      covers,
       limits: {
         ...(opts.limits ?? {}),
         ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),

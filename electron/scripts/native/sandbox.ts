@@ -115,6 +115,8 @@ export interface NativeRunSpec {
   env?: Record<string, string>;
   /** More host paths mounted read-only at the same path (external programs outside `/usr`). */
   readPaths?: string[];
+  /** Host files bound read-only over system paths (`with` over `path`): stand-ins for programs not granted. */
+  covers?: Array<{ path: string; with: string }>;
   limits?: Partial<NativeLimits>;
   signal?: AbortSignal;
   /**
@@ -408,11 +410,17 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
     seen.add(c);
     args.push('--ro-bind', c, c);
   }
+  for (const c of spec.covers ?? []) args.push('--ro-bind', c.with, c.path);
   if (spec.workDir) {
     // The whole working folder is the run's to write (a throwaway copy of the chat's files); the
     // code and the report folder sit beside it, outside what the run lists as its own.
     args.push('--ro-bind', spec.skillDir, NATIVE_CODE_DIR, '--bind', spec.outDir, NATIVE_REPORT_DIR);
-    args.push('--bind', spec.workDir, NATIVE_WORK_CWD, '--chdir', NATIVE_WORK_CWD);
+    args.push('--bind', spec.workDir, NATIVE_WORK_CWD);
+    // Granted folders, read-only inside the writable working folder (their mount points are made in
+    // the throwaway copy, never in the chat's own folder).
+    for (const f of spec.inputs ?? [])
+      args.push('--ro-bind', f.path, `${NATIVE_WORK_CWD}/${NATIVE_INPUTS_DIR}/${f.name}`);
+    args.push('--chdir', NATIVE_WORK_CWD);
     if (withSeccomp) args.push('--seccomp', '3');
     args.push('--clearenv');
     for (const [k, v] of Object.entries(sandboxEnv(spec))) args.push('--setenv', k, v);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { StoreApi } from 'zustand/vanilla';
-import type { ChatFileView } from '../../../electron/contract/chat-files.js';
+import type { ChatFileView, GrantedFolder } from '../../../electron/contract/chat-files.js';
 import { MAX_CHAT_FILE_BYTES } from '../../../electron/contract/chat-files.js';
 import type { GetPythonRuntimeRes } from '../../../electron/contract/python.js';
 import type { Client } from '../../bridge/client.js';
@@ -177,6 +177,7 @@ export function ChatFiles() {
         </button>
         <PythonRuntimePicker sessionId={sessionId} />
         <PythonNetworkHosts sessionId={sessionId} />
+        <GrantedFolders sessionId={sessionId} />
         <input
           ref={inputRef}
           type="file"
@@ -375,6 +376,148 @@ export function PythonNetworkHosts({ sessionId }: { sessionId: string }) {
       />
       {error && <span role="alert"> {error}</span>}
     </form>
+  );
+}
+
+/**
+ * Folders of this computer the user grants the chat: its scripts and Python runs read each under
+ * inputs/<name>/ and cannot write there. Shown with the chat's other grants (network), each with its
+ * path and a way to take it back. The path is typed (with completion) or, in the desktop app,
+ * chosen in the system's folder dialog; the main process refuses the root, the home folder, the
+ * app's own data folder and the kernel's folders, with the reason.
+ */
+export function GrantedFolders({ sessionId }: { sessionId: string }) {
+  const { client } = useStores();
+  const [folders, setFolders] = useState<GrantedFolder[] | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [suggestions, setSuggestions] = useState<string[]>([]);
+  const [canPick, setCanPick] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const listId = useId();
+  useEffect(() => {
+    let live = true;
+    setAdding(false);
+    setError(null);
+    client
+      .invoke('chat/list-folders', { session_id: sessionId })
+      .then((r) => live && setFolders(r.folders))
+      .catch(() => live && setFolders(null));
+    client
+      .invoke('workspace/get', {})
+      .then((w) => live && setCanPick(w.can_pick_folder))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [client, sessionId]);
+  if (!folders) return null;
+  const grant = async (path: string) => {
+    setError(null);
+    try {
+      setFolders((await client.invoke('chat/grant-folder', { session_id: sessionId, path })).folders);
+      setDraft('');
+      setAdding(false);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const revoke = async (name: string) => {
+    setError(null);
+    try {
+      setFolders((await client.invoke('chat/revoke-folder', { session_id: sessionId, name })).folders);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const type = async (path: string) => {
+    setDraft(path);
+    try {
+      const r = await client.invoke('workspace/complete-path', { prefix: path });
+      setSuggestions(r.items.map((i) => i.path).slice(0, 20));
+    } catch {
+      setSuggestions([]);
+    }
+  };
+  const pick = async () => {
+    try {
+      const r = await client.invoke('workspace/pick-folder', {});
+      if (r.path) await grant(r.path);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section className="chat-files__folders muted" aria-label="Folders granted to this chat">
+      <span title="Folders of this computer this chat's scripts and Python runs may read (read-only, under inputs/NAME/)">
+        Folders: {folders.length === 0 ? 'none' : ''}
+      </span>
+      {folders.map((f) => (
+        <span key={f.name} className="chat-files__host" title={`${f.path} — read-only as inputs/${f.name}/`}>
+          <Icon name="folder" /> {f.name} <span className="chat-files__path">{f.path}</span> · read-only
+          <button
+            type="button"
+            className="btn btn--small"
+            aria-label={`Revoke ${f.name}`}
+            title={`Stop granting ${f.path} to this chat`}
+            onClick={() => void revoke(f.name)}
+          >
+            ×
+          </button>
+        </span>
+      ))}
+      {adding ? (
+        <form
+          className="chat-files__grant"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (draft.trim()) void grant(draft.trim());
+          }}
+        >
+          <input
+            aria-label="Folder to grant (full path)"
+            placeholder="/home/you/reports"
+            value={draft}
+            size={28}
+            list={listId}
+            spellCheck={false}
+            autoComplete="off"
+            // biome-ignore lint/a11y/noAutofocus: the field was just asked for
+            autoFocus
+            onChange={(e) => void type(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setAdding(false);
+            }}
+          />
+          <datalist id={listId}>
+            {suggestions.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+          <button type="submit" className="btn btn--small btn--primary" disabled={!draft.trim()}>
+            Grant read-only
+          </button>
+          {canPick && (
+            <button type="button" className="btn btn--small" onClick={() => void pick()}>
+              Choose…
+            </button>
+          )}
+          <button type="button" className="btn btn--small" onClick={() => setAdding(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <button
+          type="button"
+          className="btn btn--small"
+          title="Let this chat's scripts and Python runs read a folder of this computer (read-only)"
+          onClick={() => setAdding(true)}
+        >
+          <Icon name="folder" /> Grant a folder…
+        </button>
+      )}
+      {error && <span role="alert"> {error}</span>}
+    </section>
   );
 }
 
