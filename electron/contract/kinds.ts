@@ -34,6 +34,8 @@ export interface KindFacts {
    * its file path (`path`) or nothing (null).
    */
   index: { body_chars: number; embed: 'head' | 'path' | null };
+  /** False: every skill has one, so a catalog chip of it says nothing. */
+  chip?: false;
 }
 
 /** Every artifact kind, in the order the design lists them. */
@@ -47,6 +49,7 @@ export const KIND_FACTS = {
     colour: { light: '#6b7280', dark: '#9ca3af' },
     default_name: 'Overview',
     index: { body_chars: 1500, embed: 'head' },
+    chip: false,
   },
   prompt_template: {
     label: 'Prompt',

@@ -7,7 +7,7 @@ import type { Db } from '../store/index.js';
 
 /**
  * Folders of this machine the user grants to a chat (or `mcp serve --folder`): each reaches the
- * chat's `run_script` and `run_python` runs read-only under `inputs/<name>/`, as `run-script
+ * chat's script and Python runs read-only under `inputs/<name>/`, as `run-script
  * --folder` does. A grant is a path on this machine: it is kept with the chat and never exported.
  */
 

@@ -133,8 +133,8 @@ export interface SkillsMcpServerOptions {
    */
   warmSearch?: boolean;
   /**
-   * Folders of this machine granted to the tools (`mcp serve --folder`): `run_script` and
-   * `run_python` runs see each read-only at `inputs/<name>/`, and a call may name files inside them.
+   * Folders of this machine granted to the tools (`mcp serve --folder`): script and Python runs
+   * see each read-only at `inputs/<name>/`, and a call may name files inside them.
    */
   folders?: GrantedFolder[];
 }

@@ -11,7 +11,7 @@ import {
   type HttpGateOptions,
   type HttpLogEntry,
   httpRequest,
-} from '../../sandbox/http-request.js';
+} from '../../sandbox/index.js';
 
 /**
  * The native sandbox's only way out: an HTTP proxy in the main process, reached from inside the

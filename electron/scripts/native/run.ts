@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../contract/errors.js';
-import type { HttpGateOptions, HttpLogEntry } from '../../sandbox/http-request.js';
+import type { HttpGateOptions, HttpLogEntry } from '../../sandbox/index.js';
 import { nativeConsent } from './consent.js';
 import { startNetProxy } from './net-proxy.js';
 import {

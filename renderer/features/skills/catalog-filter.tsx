@@ -2,7 +2,7 @@
  * The one skills catalog's filters and row chips, shared by the Skills view and the Composer's
  * catalog so both lists filter and label a skill the same way.
  */
-import { ARTIFACT_KINDS } from '../../../electron/contract/kinds.js';
+import { ARTIFACT_KINDS, KIND_FACTS, type KindFacts } from '../../../electron/contract/kinds.js';
 import type { ArtifactKindName, SkillListItem, SkillScope } from '../../../electron/contract/skills.js';
 import { KIND_LABELS, KindChip, OverrideBadge, ScopeBadge } from '../../ui/badges.js';
 import { Icon } from '../../ui/Icon.js';
@@ -128,7 +128,7 @@ function kindList(kinds: readonly ArtifactKindName[]): string {
  * kinds (two shown, one in a narrow list; the rest counted, never cut off).
  */
 export function SkillChips({ item }: { item: SkillListItem }) {
-  const kinds = item.artifact_kinds.filter((k) => k !== 'description');
+  const kinds = item.artifact_kinds.filter((k) => (KIND_FACTS[k] as KindFacts | undefined)?.chip !== false);
   return (
     <>
       <ScopeBadge scope={item.scope} />
