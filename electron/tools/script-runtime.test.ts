@@ -90,7 +90,9 @@ describe('script runtime channels', () => {
           { module: 'PIL', distribution: 'Pillow', files: ['scripts/thumb.py'] },
         ],
         proposed_error: null,
-        programs: [{ program: 'skilldesk-no-such-program', path: null, files: ['scripts/thumb.py'], granted: false }],
+        programs: [
+          { program: 'skilldesk-no-such-program', path: null, files: ['scripts/thumb.py'], granted: false },
+        ],
         missing_programs:
           'not installed on this computer: skilldesk-no-such-program, which scripts/thumb.py starts. Those scripts fail until it is installed; the others run.',
       });
