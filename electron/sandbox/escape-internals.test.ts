@@ -71,6 +71,9 @@ function cacheHashes(): Record<string, string> {
 }
 
 /** Run Python files through `skilldesk --json run-code`, one pool; returns one report per file. */
+// What the last runCode printed on stderr, for the message of an assertion that fails.
+let lastStderr = '';
+
 async function runCode(files: Record<string, string>, timeoutMs = 4000) {
   const paths: string[] = [];
   for (const [name, code] of Object.entries(files)) {
@@ -79,6 +82,7 @@ async function runCode(files: Record<string, string>, timeoutMs = 4000) {
     paths.push(p);
   }
   const r = await runCli(['--home', home, '--json', 'run-code', '--timeout-ms', String(timeoutMs), ...paths]);
+  lastStderr = r.stderr;
   const lines = r.stdout
     .trim()
     .split('\n')
@@ -634,7 +638,7 @@ print('wrote')
     expect(reports.deep!.stdout).toMatch(/INVALID_INPUT|nested deeper/);
     expect(reports.huge!.stdout).toMatch(/refused SANDBOX_LIMIT/);
     expect(reports.objects!.stdout).toMatch(/refused after \d+ SANDBOX_LIMIT/);
-    expect(reports.interrupt!.error?.code).toBe('SANDBOX_TIMEOUT');
+    expect(reports.interrupt!.error, lastStderr).toMatchObject({ code: 'SANDBOX_TIMEOUT' });
     expect(reports.forged_stdout!.ok).toBe(true);
     expectCanaries(reports);
     // Whatever the runs sent, the app holds on to a bounded amount of it.
