@@ -17,8 +17,6 @@ import type { CoreClient } from '../transport/index.js';
 
 /** Skills per page of the change log while the catalog is first listed. */
 const PAGE = 100;
-/** The longest the build runs before letting other requests through. */
-const SLICE_MS = 15;
 /** Let the event loop run what is waiting (I/O included) before going on. */
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -222,24 +220,76 @@ export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | nul
   };
 }
 
-/** The catalog served at one moment: immutable, so a request in flight keeps a consistent view. */
-export class ServedView {
-  readonly bySkillUri = new Map<string, ServedSkill>();
-  readonly byFileUri = new Map<string, ServedFile>();
-  readonly byDirUri = new Map<string, DirectoryChild[]>();
-  /** Served name → the skill. */
-  readonly bySlug = new Map<string, ServedSkill>();
-  /** Stored name (as the catalog compares names) → the skill, for names that are not their slug. */
-  private readonly byStoredName = new Map<string, ServedSkill>();
+/** A skill's place in a view: its served name, and its folder built the first time it is asked for. */
+export interface ServedSlot {
+  readonly slug: string;
+  /** The stored name. */
+  readonly name: string;
+  /** The skill as served (built once per stored version), or null when it cannot be served. */
+  served(): ServedSkill | null;
+}
 
-  constructor(readonly skills: readonly ServedSkill[]) {
-    for (const s of skills) {
-      this.bySkillUri.set(s.entry.uri, s);
+/**
+ * The catalog served at one moment: immutable, so a request in flight keeps a consistent view.
+ *
+ * Which skills are served and under which names is settled when the view is made; a skill's
+ * folder (its export, digests and directories, about a millisecond each) is built when a request
+ * first needs it. A client's first `skills/list` then costs one page of folders instead of the
+ * whole catalog's (14 s at 10,000 skills, all of it before the first answer).
+ */
+export class ServedView {
+  private readonly bySlug = new Map<string, ServedSlot>();
+  /** Stored name (as the catalog compares names) → the skill, for names that are not their slug. */
+  private readonly byStoredName = new Map<string, ServedSlot>();
+
+  /** `slots` in served-name order. */
+  constructor(private readonly slots: readonly ServedSlot[]) {
+    for (const s of slots) {
       this.bySlug.set(s.slug, s);
       if (s.name !== s.slug) this.byStoredName.set(skillNameKey(s.name), s);
-      for (const f of s.files) this.byFileUri.set(f.uri, f);
-      for (const [uri, children] of s.dirs) this.byDirUri.set(uri, children);
     }
+  }
+
+  /** How many skills the view names (one that turns out unservable is left out of its page). */
+  get length(): number {
+    return this.slots.length;
+  }
+
+  /** The served skills among slots `start` to `end` (as a page is cut). */
+  slice(start: number, end: number): ServedSkill[] {
+    const out: ServedSkill[] = [];
+    for (const slot of this.slots.slice(start, end)) {
+      const s = slot.served();
+      if (s) out.push(s);
+    }
+    return out;
+  }
+
+  /** Every served skill, built now: for walks of the whole catalog. */
+  get skills(): ServedSkill[] {
+    return this.slice(0, this.slots.length);
+  }
+
+  /** The skill whose folder holds `uri` (a `skill://` URI under its served name). */
+  private skillOf(uri: string): ServedSkill | null {
+    const m = /^skill:\/\/([^/]+)(?:\/|$)/.exec(uri);
+    return (m && this.bySlug.get(m[1]!)?.served()) ?? null;
+  }
+
+  /** The skill whose SKILL.md is at `uri`. */
+  skillAt(uri: string): ServedSkill | undefined {
+    const s = this.skillOf(uri);
+    return s && s.entry.uri === uri ? s : undefined;
+  }
+
+  /** The file served at `uri`. */
+  fileAt(uri: string): ServedFile | undefined {
+    return this.skillOf(uri)?.files.find((f) => f.uri === uri);
+  }
+
+  /** The children of the directory resource at `uri`. */
+  dirAt(uri: string): DirectoryChild[] | undefined {
+    return this.skillOf(uri)?.dirs.get(uri);
   }
 
   /**
@@ -280,8 +330,11 @@ export class ServedCatalog {
     account: new Map(),
     workspace: new Map(),
   };
-  /** `scope:id` → the skill as last served, reused while its stored version and slug hold. */
-  private readonly built = new Map<string, { detail: SkillDetail; served: ServedSkill | null }>();
+  /** `scope:id` → the skill as last served (undefined until asked for), reused while its stored version and slug hold. */
+  private readonly built = new Map<
+    string,
+    { detail: SkillDetail; slug: string; served: ServedSkill | null | undefined }
+  >();
   private view = new ServedView([]);
   private syncing: Promise<ServedView> | null = null;
   private queued: Promise<ServedView> | null = null;
@@ -376,8 +429,8 @@ export class ServedCatalog {
       if (!r.changed) break;
       touched = this.apply(r) || touched;
       loaded += r.changes.reduce((n, c) => n + c.upserted.length, 0);
-      // Progress counts two steps per skill: read from the store, then served.
-      if (!this.built0) this.report(loaded, 2 * (loaded + (r.remaining ?? 0)));
+      // Progress counts the skills read from the store: serving one is deferred to its first use.
+      if (!this.built0) this.report(loaded, loaded + (r.remaining ?? 0));
       if (!r.more) break;
       await yieldNow();
     }
@@ -428,9 +481,8 @@ export class ServedCatalog {
       a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1,
     );
     const seen = new Set<string>();
-    const out: ServedSkill[] = [];
+    const slots: ServedSlot[] = [];
     const live = new Set<string>();
-    let slice = performance.now();
     for (const d of ordered) {
       // A skill the user switched off is not served (name-only ones are: a client asks by name).
       if (d.switch === 'off') continue;
@@ -443,18 +495,21 @@ export class ServedCatalog {
       const key = `${d.scope}:${d.id}`;
       live.add(key);
       let b = this.built.get(key);
-      if (!b || b.detail !== d || (b.served && b.served.slug !== slug)) {
-        b = { detail: d, served: serveSkill(d, slug) };
+      if (!b || b.detail !== d || b.slug !== slug) {
+        b = { detail: d, slug, served: undefined };
         this.built.set(key, b);
-        if (performance.now() - slice > SLICE_MS) {
-          if (!this.built0) this.report(ordered.length + out.length, 2 * ordered.length);
-          await yieldNow();
-          slice = performance.now();
-        }
       }
-      if (b.served) out.push(b.served);
+      const entry = b;
+      slots.push({
+        slug,
+        name: d.name,
+        served: () => {
+          if (entry.served === undefined) entry.served = serveSkill(entry.detail, entry.slug);
+          return entry.served;
+        },
+      });
     }
     for (const key of this.built.keys()) if (!live.has(key)) this.built.delete(key);
-    return new ServedView(out.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)));
+    return new ServedView(slots.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)));
   }
 }

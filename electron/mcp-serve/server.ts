@@ -94,7 +94,11 @@ const failure = (message: string) => ({ content: [{ type: 'text' as const, text:
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
 
 /** A page of `items` from an opaque cursor (the offset, as the pagination utility allows). */
-function page<T>(items: readonly T[], cursor: unknown, size: number): { items: T[]; nextCursor?: string } {
+function page<T>(
+  items: { readonly length: number; slice(start: number, end: number): T[] },
+  cursor: unknown,
+  size: number,
+): { items: T[]; nextCursor?: string } {
   let start = 0;
   if (cursor !== undefined) {
     const n = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) : NaN;
@@ -290,7 +294,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
 
   low.setRequestHandler(ListResourcesRequestSchema, async (req, extra) => {
     const view = await viewFor(extra);
-    const { items, nextCursor } = page(view.skills, req.params?.cursor, RESOURCES_PAGE_SIZE);
+    const { items, nextCursor } = page(view, req.params?.cursor, RESOURCES_PAGE_SIZE);
     return {
       resources: items.map((s) => ({
         uri: s.entry.uri,
@@ -322,10 +326,10 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     }
     const view = await viewFor(extra);
     const uri = view.servedUri(asked);
-    const file = view.byFileUri.get(uri);
+    const file = view.fileAt(uri);
     const manifestOf =
       !file && uri.endsWith(`/${MANIFEST_FILE}`)
-        ? view.bySkillUri.get(uri.replace(/_manifest$/, 'SKILL.md'))
+        ? view.skillAt(uri.replace(/_manifest$/, 'SKILL.md'))
         : undefined;
     if (manifestOf) {
       return {
@@ -347,7 +351,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     }
     if (!file) {
       throw invalid(
-        view.byDirUri.has(uri)
+        view.dirAt(uri)
           ? `${uri} is a directory resource: read it with resources/directory/read`
           : `No skill resource is served at ${uri}`,
       );
@@ -371,7 +375,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   low.setRequestHandler(loose('skills/list'), async (req, extra) => {
     const params = req.params as { cursor?: unknown } | undefined;
     const view = await viewFor(extra);
-    const { items, nextCursor } = page(view.skills, params?.cursor, SKILLS_PAGE_SIZE);
+    const { items, nextCursor } = page(view, params?.cursor, SKILLS_PAGE_SIZE);
     return skillsResult('skills/list', {
       skills: items.map((s) => s.entry),
       ...(nextCursor ? { nextCursor } : {}),
@@ -381,7 +385,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     const asked = uriParam('skills/get', req.params);
     const view = await viewFor(extra);
     const uri = view.servedUri(asked);
-    const found = view.bySkillUri.get(uri);
+    const found = view.skillAt(uri);
     if (!found) throw invalid(`No skill is served at ${uri}`);
     return skillsResult('skills/get', { skill: found.entry });
   });
@@ -389,12 +393,10 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
     const asked = uriParam('resources/directory/read', req.params);
     const view = await viewFor(extra);
     const uri = view.servedUri(asked);
-    const children = view.byDirUri.get(uri);
+    const children = view.dirAt(uri);
     if (!children) {
       throw invalid(
-        view.byFileUri.has(uri)
-          ? `${uri} is not a directory resource`
-          : `No directory resource is served at ${uri}`,
+        view.fileAt(uri) ? `${uri} is not a directory resource` : `No directory resource is served at ${uri}`,
       );
     }
     const { items, nextCursor } = page(
