@@ -39,4 +39,23 @@ describe('skills/changes', () => {
     expect(reset.changes[0]).toMatchObject({ reset: true });
     expect(reset.changes[0]!.upserted).toHaveLength(seeded);
   });
+
+  it('pages a listing with every skill exactly as skills/get gives it, artifacts in order', async () => {
+    const core = createInProcessClient(testHost({ home: tempDir() }));
+    for (const name of ['Paged One', 'Paged Two', 'Paged Three'])
+      await core.invoke('skills/import-package', { package: smallPackage(name) });
+    const listed = [];
+    let r = await core.invoke('skills/changes', { limit: 2 });
+    for (;;) {
+      for (const c of r.changes) listed.push(...c.upserted);
+      if (!r.more) break;
+      r = await core.invoke('skills/changes', { since: r.cursor, limit: 2 });
+    }
+    expect(new Set(listed.map((d) => d.id)).size).toBe(listed.length);
+    expect(listed.length).toBeGreaterThan(5);
+    for (const d of listed) {
+      const { skill } = await core.invoke('skills/get', { name: d.name, scope: 'account' });
+      expect(d).toEqual(skill);
+    }
+  });
 });

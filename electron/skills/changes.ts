@@ -32,7 +32,6 @@ function prepare(db: SkillStore['db']) {
     oldest: db.prepare('SELECT min(seq) FROM skill_index_log').pluck(),
     since: db.prepare('SELECT skill_id FROM skill_index_log WHERE seq > ? ORDER BY seq').pluck(),
     // Pages by id, not offset, so a skill deleted meanwhile never shifts another one out of view.
-    idsAfter: db.prepare('SELECT id FROM skills WHERE id > ? ORDER BY id LIMIT ?').pluck(),
     count: db.prepare('SELECT count(*) FROM skills WHERE id > ?').pluck(),
   };
 }
@@ -158,12 +157,9 @@ function nextPage(
       after = null;
       continue;
     }
-    const ids = log(store).idsAfter.all(after ?? '', Math.min(budget, 1_000_000)) as string[];
-    const upserted: SkillDetail[] = [];
-    for (const id of ids) {
-      const skill = store.repo.getSkill(id);
-      if (skill) upserted.push(detailIn(catalog, store, skill, detail));
-    }
+    const skills = store.repo.getSkillsAfter(after ?? '', Math.min(budget, 1_000_000));
+    const ids = skills.map((s) => s.id);
+    const upserted = skills.map((skill) => detailIn(catalog, store, skill, detail));
     changes.push({ scope: store.scope, reset: after === null, upserted, removed: [] });
     budget -= ids.length;
     if (ids.length && log(store).count.get(ids[ids.length - 1]!) !== 0) {

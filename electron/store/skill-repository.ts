@@ -120,6 +120,11 @@ export class SkillRepository {
       list: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s ORDER BY s.name COLLATE NOCASE, s.name`),
       alwaysOn: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.always_on = 1 ORDER BY s.name`),
       byId: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id = ?`),
+      idsAfter: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.id > ? ORDER BY s.id LIMIT ?`),
+      artifactsAfter: db.prepare(
+        `SELECT * FROM skill_artifacts WHERE skill_id IN (SELECT id FROM skills WHERE id > ? ORDER BY id LIMIT ?)
+          ORDER BY skill_id, ordinal, name, model_variant`,
+      ),
       byName: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name = ?`),
       byNameKey: db.prepare(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.name_key = ?`),
       hasNameKey: db.prepare('SELECT 1 FROM skills WHERE name_key = ?').pluck(),
@@ -184,6 +189,24 @@ export class SkillRepository {
   getSkill(skillId: string): Skill | null {
     const row = this.stmts.byId.get(skillId) as SkillRow | undefined;
     return row ? this.withArtifacts(row) : null;
+  }
+
+  /**
+   * Up to `limit` skills with ids after `after`, in id order, with all their artifacts: what
+   * {@link getSkill} gives for each, read in two statements instead of two per skill (a listing
+   * of 10,000 skills spent a second on per-skill statements).
+   */
+  getSkillsAfter(after: string, limit: number): Skill[] {
+    return this.db.transaction(() => {
+      const rows = this.stmts.idsAfter.all(after, limit) as SkillRow[];
+      const arts = new Map<string, SkillArtifact[]>();
+      for (const a of this.stmts.artifactsAfter.all(after, limit) as ArtifactRow[]) {
+        let list = arts.get(a.skill_id);
+        if (!list) arts.set(a.skill_id, (list = []));
+        list.push(toArtifact(a));
+      }
+      return rows.map((r) => ({ ...toSummary(r), artifacts: arts.get(r.id) ?? [] }));
+    })();
   }
 
   /**
