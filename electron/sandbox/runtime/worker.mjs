@@ -225,8 +225,12 @@ function hostCall(requestBytes) {
   AtomicsRef.store(hostState, 0, 0);
   port.postMessage({ type: 'host', request: decoder.decode(requestBytes) });
   for (;;) {
-    const r = AtomicsRef.wait(hostState, 0, 0, 50);
-    if (r !== 'timed-out') break;
+    // Answered only when the state says so: a wake-up alone may be the previous answer's
+    // notify, which the supervisor issues after storing the state; by then this worker may have
+    // read that answer and made the next call (a stale wake-up returned the old reply while the
+    // new call was still pending).
+    AtomicsRef.wait(hostState, 0, 0, 50);
+    if (AtomicsRef.load(hostState, 0) !== 0) break;
     if (AtomicsRef.load(hostState, 2) !== 0) {
       return encoder.encode(
         JSON.stringify({ ok: false, error: { code: 'CANCELLED', message: 'interrupted' } }),
