@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { Db } from '../store/index.js';
 import { writeTransaction } from '../store/index.js';
 import { type E5Engine, e5Engine } from './e5.js';
+import { seedVector } from './seed-vectors.js';
 import type { SkillIndex } from './skill-index.js';
 
 /**
@@ -139,6 +140,10 @@ export class DenseIndex {
       this.texts[slot] = text;
       const s = saved.get(doc.id);
       if (s && s.hash === hash) this.set(slot, s.vector);
+      else {
+        const shipped = seedVector(this.engine.id, hash);
+        if (shipped && shipped.length === this.engine.dims) this.set(slot, shipped);
+      }
     }
   }
 

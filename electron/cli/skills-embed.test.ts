@@ -60,21 +60,23 @@ d('skill vectors in the CLI', () => {
 
     const m = await runCli(['--home', home, '--json', 'skills', 'match', 'fill in this pdf form']);
     const r = JSON.parse(m.stdout) as MatchSkillsRes;
-    expect(r.e5).toMatchObject({ used: false, embedded: 0 });
+    // The built-in skills come with shipped vectors (seed-skills/vectors); the imported ones wait.
+    const seeded = r.e5!.embedded;
     const total = r.e5!.total;
-    expect(total).toBeGreaterThanOrEqual(3);
+    const pending = total - seeded;
+    expect(pending).toBeGreaterThanOrEqual(3);
     expect(r.matches[0]?.name).toBe('pdf-forms');
     // Everything the call waited for is counted.
     expect(r.took_ms).toBeGreaterThanOrEqual(r.index_ms ?? 0);
     const human = await runCli(['--home', home, 'skills', 'match', 'fill in this pdf form']);
-    expect(human.stdout).toContain(`e5: ${total} of ${total} skills have no vector yet`);
+    expect(human.stdout).toContain(`e5: ${pending} of ${total} skills have no vector yet`);
 
     const e = await runCli(['--home', home, '--json', 'skills', 'embed']);
     expect(e.code, e.stderr).toBe(0);
     expect(JSON.parse(e.stdout) as EmbedSkillsRes).toMatchObject({
       embedded: total,
       total,
-      newly_embedded: total,
+      newly_embedded: pending,
     });
     const again = await runCli(['--home', home, '--json', 'skills', 'embed']);
     expect(JSON.parse(again.stdout) as EmbedSkillsRes).toMatchObject({ embedded: total, newly_embedded: 0 });

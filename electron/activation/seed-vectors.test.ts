@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { seedAccountStore } from '../skills/index.js';
+import { openStore } from '../store/index.js';
+import { runCli, tempDir } from '../test-support/index.js';
+import { denseText, denseTextHash } from './dense.js';
+import { E5_ADDON_FILE, E5_MODEL_FILE, e5Engine } from './e5.js';
+import { SEED_VECTORS_FILE } from './seed-vectors.js';
+
+// As in e5.test.ts: CI installs the model, so there a missing one fails instead of skipping.
+const installed = existsSync(E5_MODEL_FILE) && existsSync(E5_ADDON_FILE);
+if (!installed && process.env.CI)
+  throw new Error(`e5 model or engine missing (${E5_MODEL_FILE}); run node scripts/setup-e5.mjs`);
+const d = installed ? describe : describe.skip;
+
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+};
+
+d('the seed skills’ shipped e5 vectors', () => {
+  it('cover every seed skill’s current text under the current engine (else: npx tsx scripts/seed-vectors.mts)', async () => {
+    const engine = e5Engine()!;
+    const shipped = JSON.parse(readFileSync(SEED_VECTORS_FILE, 'utf8')) as {
+      model: string;
+      vectors: Record<string, string>;
+    };
+    const why = 'the shipped seed vectors are stale: run npx tsx scripts/seed-vectors.mts';
+    expect(shipped.model, why).toBe(engine.id);
+    const store = openStore('account', tempDir())!;
+    seedAccountStore(store);
+    const rows = store.db
+      .prepare(
+        "SELECT name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE source = 'system'",
+      )
+      .all() as Array<Parameters<typeof denseText>[0]>;
+    expect(rows.length).toBeGreaterThan(3);
+    for (const r of rows) {
+      const text = denseText(r);
+      const b64 = shipped.vectors[denseTextHash(text)];
+      expect(b64, `${r.name}: ${why}`).toBeDefined();
+      // The shipped vector is the engine's own for that text (not merely a vector of the right size).
+      const bytes = Buffer.from(b64!, 'base64');
+      const v = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+      const now = (await engine.passages([text]))[0]!;
+      expect(dot(v, now)).toBeGreaterThan(0.999);
+    }
+    store.db.close();
+  });
+
+  it('let a new home’s first match use e5 without embedding anything', async () => {
+    const home = tempDir();
+    const r = await runCli([
+      '--home',
+      home,
+      '--json',
+      'skills',
+      'match',
+      'turn my meeting notes into a list of who does what',
+    ]);
+    expect(r.code).toBe(0);
+    const out = r.json() as {
+      matches: Array<{ name: string }>;
+      e5: { used: boolean; embedded: number; total: number };
+    };
+    expect(out.e5).toMatchObject({ used: true });
+    expect(out.e5.embedded).toBe(out.e5.total);
+    expect(out.matches[0]!.name).toBe('Meeting Action Items');
+  });
+});
