@@ -40,14 +40,8 @@ describeWithE5('the seed skills’ shipped e5 vectors', () => {
 
   it('let a new home’s first match use e5 without embedding anything', async () => {
     const home = tempDir();
-    const r = await runCli([
-      '--home',
-      home,
-      '--json',
-      'skills',
-      'match',
-      'turn my meeting notes into a list of who does what',
-    ]);
+    const ask = 'turn my meeting notes into a list of who does what';
+    const r = await runCli(['--home', home, '--json', 'skills', 'match', ask]);
     expect(r.code).toBe(0);
     const out = r.json() as {
       matches: Array<{ name: string }>;
