@@ -229,6 +229,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
                   'no model is configured: pass --provider and --model, or set one up in Settings',
               },
               queue: ctx.scope.session_id,
+              signal: ctx.scope.signal,
             }),
     dspy: runner,
     fallback: (artifact, ctx) => KINDS.prompt_template.execute(artifact, ctx, services),

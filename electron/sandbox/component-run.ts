@@ -26,6 +26,8 @@ export interface ComponentRunOptions {
   /** Caller overrides; win over the artifact's metadata. */
   limits?: z.infer<typeof SandboxLimitsOverrideSchema>;
   queue?: string;
+  /** Aborted when the caller gives up (the chat's Stop): the component's worker ends at once. */
+  signal?: AbortSignal;
 }
 
 /** A component run: the sandbox result plus the input it got and which component ran. */
@@ -66,6 +68,11 @@ export async function runComponentArtifact(
   const host =
     opts.host ??
     createSandboxHost({ ...opts.hostDeps, maxLlmCalls: opts.hostDeps?.maxLlmCalls ?? limits.llm_calls });
-  const result = await pool.runComponent(sha256, input, { limits, host, queue: opts.queue });
+  const result = await pool.runComponent(sha256, input, {
+    limits,
+    host,
+    queue: opts.queue,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   return { ...result, input, sha256, size: bytes.length };
 }

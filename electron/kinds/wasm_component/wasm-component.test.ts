@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startLoopbackProvider } from '../../llm/index.js';
-import { prepareComponent, SandboxPool, SKILL_WIT } from '../../sandbox/index.js';
+import { prepareComponent, runComponentArtifact, SandboxPool, SKILL_WIT } from '../../sandbox/index.js';
 import { agentSkillToPackage, skillToAgentFiles } from '../../skills/index.js';
 import { PROJECT_ROOT, runCli, tempDir } from '../../test-support/index.js';
 import { jsComponent, KITCHEN_JS, SOCKETS_IMPORT, watComponent } from './fixtures.js';
@@ -209,6 +209,26 @@ describe('limits: each hostile run fails clearly and the next run works', () => 
   it('an endless loop is stopped at its timeout', async () => {
     const r = await pool.runComponent(sha, JSON.stringify({ do: 'loop' }), { limits: { timeout_ms: 1500 } });
     expect(r.error).toMatchObject({ code: 'SANDBOX_TIMEOUT', type: 'Timeout' });
+    await sum();
+  }, 120_000);
+
+  it('an endless loop stops when its caller gives up (the chat’s Stop reaches the component)', async () => {
+    const ac = new AbortController();
+    const artifact = { content: Buffer.from(kitchen).toString('base64') };
+    const running = runComponentArtifact(
+      pool,
+      componentDir,
+      artifact,
+      { do: 'loop' },
+      {
+        limits: { timeout_ms: 120_000 },
+        signal: ac.signal,
+      },
+    );
+    setTimeout(() => ac.abort(), 300);
+    const r = await running;
+    // Not the 120 s timeout: the component's worker was ended when the signal fired.
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
     await sum();
   }, 120_000);
 
