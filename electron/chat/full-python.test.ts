@@ -210,8 +210,10 @@ describe.runIf(sandbox.ok)('Full Python’s network', () => {
   it.runIf(tls)(
     'reaches only the hosts the chat allows, over HTTPS through the proxy; a refused name is offered to allow',
     async () => {
+      // 8 MiB, past the 5 MiB a host-call reply may carry: a Full Python download streams.
+      const big = Buffer.alloc(8 * 1024 * 1024, 'a');
       const server = createHttpsServer({ key: tls!.key, cert: tls!.cert }, (req, res) =>
-        res.end(`served ${req.url}`),
+        res.end(req.url === '/big.csv' ? big : `served ${req.url}`),
       );
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
@@ -223,6 +225,10 @@ for url in ["https://${host}/rates.json", "https://api.example.com/v1"]:
         print(urllib.request.urlopen(url, context=ctx, timeout=20).read().decode())
     except Exception as e:
         print("refused:", e)
+try:
+    print("big", len(urllib.request.urlopen("https://${host}/big.csv", context=ctx, timeout=60).read()))
+except Exception as e:
+    print("big refused:", e)
 `;
       // Only a small wheel of the lock: the network path needs no scientific stack.
       const { app } = await withProvider(
@@ -247,18 +253,19 @@ for url in ["https://${host}/rates.json", "https://api.example.com/v1"]:
       );
       // The chat's question offers the name, never the internal address.
       const requests = c1!.result!.requests as Array<Record<string, unknown>>;
-      expect(requests.map((r) => r.refused_host)).toEqual([undefined, 'api.example.com']);
+      expect(requests.map((r) => r.refused_host)).toEqual([undefined, 'api.example.com', undefined]);
 
       await app.ok('python/set-network', { session_id: sid, hosts: [host] });
       const t2 = await app.turn('Again', { session_id: sid });
       expect(await t2.finished).toMatchObject({ status: 'complete', text: 'Fetched.' });
       const c2 = (await callsOf(app, sid))[1]!;
       expect(String(c2.result!.stdout)).toMatch(
-        /^served \/rates\.json\nrefused: .*may not reach api\.example\.com/,
+        /^served \/rates\.json\nrefused: .*may not reach api\.example\.com.*\nbig 8388608\n/,
       );
       expect(c2.result!.requests).toEqual([
         expect.objectContaining({ method: 'CONNECT', url: `https://${host}`, status: 200 }),
         expect.objectContaining({ method: 'CONNECT', refused_host: 'api.example.com' }),
+        expect.objectContaining({ method: 'CONNECT', url: `https://${host}`, status: 200 }),
       ]);
     },
     600_000,

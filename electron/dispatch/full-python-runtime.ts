@@ -15,6 +15,9 @@ import {
 } from '../scripts/index.js';
 import type { PythonRuntime } from './python-runner.js';
 
+/** Largest download one connection of a Full Python run may make through the proxy. */
+const FULL_PYTHON_DOWNLOAD_BYTES = 512 * 1024 * 1024;
+
 /** Files a Full Python run hands back at most (the rest are named as dropped). */
 export const MAX_FULL_PYTHON_OUTPUT_FILES = 100;
 
@@ -114,11 +117,14 @@ export function fullPythonRuntime(
         // https only, the same refusal words, every request logged (so a refused host can be
         // allowed from the chat). Always there, so a refusal says how to grant, not "unreachable".
         const requests: HttpLogEntry[] = [];
-        const gate = pythonGateOptions(
-          { hosts: req.hosts ?? [], session_id: req.session_id },
-          requests,
-          req.signal,
-        );
+        const gate = {
+          ...pythonGateOptions({ hosts: req.hosts ?? [], session_id: req.session_id }, requests, req.signal),
+          // The proxy streams a tunnel's bytes into the sandbox (nothing is held in the app), so a
+          // download is bounded by the run, not by the 5 MiB / 15 s that suit a host-call reply:
+          // a data analysis fetching a 50 MB CSV from a granted host is the common case.
+          maxResponseBytes: FULL_PYTHON_DOWNLOAD_BYTES,
+          timeoutMs: req.timeoutMs,
+        };
         const r = await withNetProxy(gate, (proxySocket) =>
           runNativeSandboxed({
             proxySocket,

@@ -13,6 +13,9 @@ import {
   httpRequest,
 } from '../../sandbox/index.js';
 
+/** Largest answer of a plain (non-tunnelled) request, which the gate holds whole. */
+const PLAIN_MAX_BYTES = 32 * 1024 * 1024;
+
 /**
  * The native sandbox's only way out: an HTTP proxy in the main process, reached from inside the
  * sandbox through one Unix socket bound into it. The sandbox keeps its own empty network namespace
@@ -135,7 +138,10 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
       tunnels.delete(end);
       gate.signal?.removeEventListener('abort', onAbort);
       if (why && entry.status === null) refuse(502, why);
-      else client.destroy();
+      else if (why) client.destroy();
+      // A clean close lets the script read what is still buffered for it (destroying the socket
+      // here cut every download the script had not read to the end when the host hung up).
+      else client.end();
       upstream.destroy();
       if (why) entry.error = why;
       gate.log?.(entry);
@@ -159,8 +165,10 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
           if (ended) return;
           entry.bytes += chunk.length;
           if (entry.bytes > maxDown) return end(`${authority} sent more than ${maxDown} bytes`);
-          client.write(chunk);
+          // The host waits while the script reads slowly: the app never holds a download.
+          if (!client.write(chunk)) upstream.pause();
         });
+      client.on('drain', () => upstream.resume());
       const fromClient = (chunk: Buffer) => {
         if (ended) return;
         if (first && chunk.length > 0) {
@@ -195,7 +203,9 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
       client.once('end', () => upstream.end());
       upstream.once('end', () => client.end());
       client.once('close', () => end());
-      upstream.once('close', () => end());
+      upstream.once('close', (failed: boolean) =>
+        end(failed ? `${authority} broke the connection` : undefined),
+      );
     });
   }
 
@@ -240,7 +250,9 @@ export async function startNetProxy(gate: HttpGateOptions): Promise<NativeNetPro
           headers,
           body: size ? Buffer.concat(chunks).toString('base64') : null,
         },
-        gate,
+        // The gate reads a plain request's answer whole before passing it on, so it is held to
+        // what fits in memory whatever a tunnel may stream.
+        { ...gate, maxResponseBytes: Math.min(gate.maxResponseBytes ?? PLAIN_MAX_BYTES, PLAIN_MAX_BYTES) },
       );
       const body = Buffer.from(r.body, 'base64');
       const out: Array<[string, string]> = r.headers.filter(([k]) => !HOP_HEADERS.has(k.toLowerCase()));
