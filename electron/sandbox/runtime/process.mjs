@@ -412,6 +412,8 @@ function boot(place = configuredPlace()) {
     dead: false,
     runs: 0,
     resetting: null,
+    /** The most of the host buffer a reply of the current job has written (zeroed before the next). */
+    replyBytes: 0,
   };
   bootable.then(() => {
     if (!entry.dead) worker.postMessage({ type: 'boot', snapshot, wasmModule, settings: workerSettings() });
@@ -638,6 +640,14 @@ function assign(job, entry) {
   // A reused worker's flags were clear when its last job ended cleanly; make sure of it.
   Atomics.store(interrupt, 0, 0);
   Atomics.store(hostState, 2, 0);
+  // The last job's host replies leave the shared buffer before this job can run: a worker that
+  // misread its state (the stale-wake-up bug the worker's wait now guards against) must find
+  // nothing of another run there.
+  if (entry.replyBytes) {
+    new Uint8Array(entry.hostBuffer, HOST_HEADER).fill(0, 0, entry.replyBytes);
+    entry.replyBytes = 0;
+  }
+  Atomics.store(hostState, 1, 0);
   job.timers.push(
     setTimeout(() => {
       job.limitHit ??= {
@@ -707,6 +717,7 @@ function answerWorker(job, reply) {
     );
   }
   data.set(bytes, 0);
+  job.entry.replyBytes = Math.max(job.entry.replyBytes ?? 0, bytes.length);
   Atomics.store(state, 1, bytes.length);
   Atomics.store(state, 0, 1);
   Atomics.notify(state, 0);
