@@ -201,9 +201,9 @@ export class SkillRepository {
       const rows = this.stmts.idsAfter.all(after, limit) as SkillRow[];
       const arts = new Map<string, SkillArtifact[]>();
       for (const a of this.stmts.artifactsAfter.all(after, limit) as ArtifactRow[]) {
-        let list = arts.get(a.skill_id);
-        if (!list) arts.set(a.skill_id, (list = []));
-        list.push(toArtifact(a));
+        const list = arts.get(a.skill_id);
+        if (list) list.push(toArtifact(a));
+        else arts.set(a.skill_id, [toArtifact(a)]);
       }
       return rows.map((r) => ({ ...toSummary(r), artifacts: arts.get(r.id) ?? [] }));
     })();
