@@ -10,10 +10,10 @@ const order = (scores: number[]) =>
     .map(([, i]) => i);
 
 describe('dense fusion', () => {
-  // By words 0 > 1 > 2 > 3; by e5 2 > 3 > 0, and 1 has no vector yet.
+  // By words 0 > 1 > 2 > 3; by e5 2 > 3 > 0 > 1.
   const c = [
     { fast: 0.8, dense: 0.02 },
-    { fast: 0.6, dense: null },
+    { fast: 0.6, dense: -0.05 },
     { fast: 0.5, dense: 0.55 },
     { fast: 0.4, dense: 0.3 },
   ];
@@ -21,9 +21,9 @@ describe('dense fusion', () => {
   it('gives e5 a real share of the ranking (reciprocal-rank fusion, shipped)', () => {
     // The small bonus of the old weighted form leaves the words' order as it was…
     expect(order(fuseDense(c, f({ mode: 'weighted', weight: 0.05, floor: 0.05 })))).toEqual([0, 1, 2, 3]);
-    // …where fused by rank, e5's first and second overtake the words' second.
+    // …where fused by rank, e5's first overtakes the words' second.
     const shipped = fuseDense(c, f());
-    expect(order(shipped)).toEqual([0, 2, 3, 1]);
+    expect(order(shipped)).toEqual([0, 2, 1, 3]);
     for (const s of shipped) expect(s).toBeGreaterThanOrEqual(0);
     for (const s of shipped) expect(s).toBeLessThan(1);
   });
@@ -39,6 +39,19 @@ describe('dense fusion', () => {
     expect(s[2]).toBeCloseTo(0.8 * 0.5 + 0.2 * 1, 9);
     expect(s[0]).toBeCloseTo(0.8 * 0.8, 9);
     expect(s[1]).toBeCloseTo(0.8 * 0.6, 9);
+  });
+
+  it('neither helps nor hurts a skill without a vector yet (just imported, still being embedded)', () => {
+    // Every word of the request names the new skill; an older one is close in meaning only.
+    const fresh = [
+      { fast: 0.9, dense: null },
+      { fast: 0.5, dense: 0.6 },
+    ];
+    for (const mode of ['rrf', 'minmax', 'ramp', 'weighted'] as const)
+      expect(order(fuseDense(fresh, f({ mode }))), mode).toEqual([0, 1]);
+    // In the absolute modes it keeps exactly its fast-path score.
+    expect(fuseDense(fresh, f({ mode: 'ramp' }))[0]).toBe(0.9);
+    expect(fuseDense(fresh, f({ mode: 'weighted' }))[0]).toBe(0.9);
   });
 
   it('keeps a shared word without shared meaning out of the prompt, and a real match in', () => {

@@ -87,18 +87,26 @@ export interface DenseCandidate {
 /**
  * The fused score of each candidate, in [0, 1), in the candidates' order. The ranking is by this
  * score (a verbatim trigger phrase still ranks first; the caller sees to that).
+ *
+ * A candidate without a vector yet (just imported, still being embedded) is neither helped nor
+ * hurt by e5: its meaning term is taken to agree with its words (its fast-path score, or its
+ * fast-path rank). Scored as zero, a new skill that every word of the request named fell below
+ * skills with vectors that merely shared its topic, until its vector arrived.
  */
 export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[] {
   switch (f.mode) {
     case 'weighted': {
       const norm = 1 + f.weight * (1 - f.floor);
-      return c.map((s) => (s.fast + f.weight * Math.max(0, (s.dense ?? 0) - f.floor)) / norm);
+      return c.map((s) =>
+        s.dense === null ? s.fast : (s.fast + f.weight * Math.max(0, s.dense - f.floor)) / norm,
+      );
     }
     case 'ramp': {
       const span = Math.max(1e-9, f.ceil - f.floor);
-      return c.map(
-        (s) =>
-          (1 - f.weight) * s.fast + f.weight * Math.min(1, Math.max(0, ((s.dense ?? 0) - f.floor) / span)),
+      return c.map((s) =>
+        s.dense === null
+          ? s.fast
+          : (1 - f.weight) * s.fast + f.weight * Math.min(1, Math.max(0, (s.dense - f.floor) / span)),
       );
     }
     case 'minmax': {
@@ -112,7 +120,8 @@ export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[
       const sf = scale(fasts);
       const sd = scale(denses);
       return c.map(
-        (s) => 0.999 * ((1 - f.weight) * sf(s.fast) + f.weight * (s.dense == null ? 0 : sd(s.dense))),
+        (s) =>
+          0.999 * ((1 - f.weight) * sf(s.fast) + f.weight * (s.dense == null ? sf(s.fast) : sd(s.dense))),
       );
     }
     case 'rrf': {
@@ -127,7 +136,7 @@ export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[
       const top = (1 + f.weight) / (f.rrfK + 1);
       return c.map((_, i) => {
         const a = rf.has(i) ? 1 / (f.rrfK + rf.get(i)!) : 0;
-        const b = rd.has(i) ? f.weight / (f.rrfK + rd.get(i)!) : 0;
+        const b = rd.has(i) ? f.weight / (f.rrfK + rd.get(i)!) : c[i]!.dense === null ? f.weight * a : 0;
         return (0.999 * (a + b)) / top;
       });
     }
