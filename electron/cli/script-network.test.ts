@@ -15,51 +15,69 @@ const nativePython = nativePythonOrNull();
 const sandbox = nativeSandboxSupport();
 const missing = !sandbox.ok ? sandbox.reason : !nativePython ? 'no Python 3.11+' : null;
 
+/** A local HTTP server answering `served <path>` for the length of `fn`; its `host:port`. */
+async function withLocalServer(fn: (host: string) => Promise<void>): Promise<void> {
+  const server = createServer((req, res) => res.end(`served ${req.url}`));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fn(`127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+/** An Agent Skills folder `name` whose scripts/get.py fetches each URL it is given (`prelude` first). */
+function fetcherSkill(name: string, prelude: string[]): string {
+  const skill = join(tempDir(), name);
+  mkdirSync(join(skill, 'scripts'), { recursive: true });
+  writeFileSync(
+    join(skill, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: Fetches a URL.\n---\nRun scripts/get.py URL…\n`,
+  );
+  writeFileSync(
+    join(skill, 'scripts', 'get.py'),
+    [
+      ...prelude,
+      'for url in sys.argv[1:]:',
+      '    try:',
+      '        print(urllib.request.urlopen(url, timeout=20).read().decode())',
+      '    except Exception as e:',
+      '        print("refused", url, "|", e)',
+    ].join('\n'),
+  );
+  return skill;
+}
+
+/** `skills run-script NAME scripts/get.py` on the granted host and on example.org. */
+async function fetchBoth(home: string, name: string, host: string, extra: string[] = []) {
+  const ran = await runCli([
+    '--home',
+    home,
+    '--json',
+    'skills',
+    'run-script',
+    name,
+    'scripts/get.py',
+    `http://${host}/rates`,
+    'http://example.org/',
+    ...extra,
+  ]);
+  expect(ran.stderr).toBe('');
+  return ran.json() as { stdout: string; requests?: Array<Record<string, unknown>> };
+}
+
 describe.skipIf(skipWithout(missing, 'a native script’s network'))('a native script’s network', () => {
   it('has none without a grant; with one, reaches the granted host only, through the proxy', async () => {
-    const server = createServer((req, res) => res.end(`served ${req.url}`));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
+    await withLocalServer(async (host) => {
       const home = tempDir();
-      const skill = join(tempDir(), 'fetcher');
-      mkdirSync(join(skill, 'scripts'), { recursive: true });
-      writeFileSync(
-        join(skill, 'SKILL.md'),
-        '---\nname: fetcher\ndescription: Fetches a URL.\n---\nRun scripts/get.py URL…\n',
-      );
-      writeFileSync(
-        join(skill, 'scripts', 'get.py'),
-        [
-          'import os, sys, urllib.request',
-          'print("proxy", "HTTP_PROXY" in os.environ)',
-          'for url in sys.argv[1:]:',
-          '    try:',
-          '        print(urllib.request.urlopen(url, timeout=20).read().decode())',
-          '    except Exception as e:',
-          '        print("refused", url, "|", e)',
-        ].join('\n'),
-      );
+      const skill = fetcherSkill('fetcher', [
+        'import os, sys, urllib.request',
+        'print("proxy", "HTTP_PROXY" in os.environ)',
+      ]);
       expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
       seedNativeEnv(home, 'fetcher', nativePython!);
       acceptNativeRuntime(home, 'fetcher', ['lxml']);
-      const run = async () => {
-        const ran = await runCli([
-          '--home',
-          home,
-          '--json',
-          'skills',
-          'run-script',
-          'fetcher',
-          'scripts/get.py',
-          `http://${host}/rates`,
-          'http://example.org/',
-          '--timeout-ms',
-          '60000',
-        ]);
-        expect(ran.stderr).toBe('');
-        return ran.json() as { stdout: string; requests?: Array<Record<string, unknown>> };
-      };
+      const run = () => fetchBoth(home, 'fetcher', host, ['--timeout-ms', '60000']);
 
       const before = await run();
       expect(before.stdout).toContain('proxy False');
@@ -77,52 +95,17 @@ describe.skipIf(skipWithout(missing, 'a native script’s network'))('a native s
         { method: 'GET', url: `http://${host}/rates`, status: 200, bytes: 13 },
         expect.objectContaining({ method: 'GET', url: 'http://example.org/', refused_host: 'example.org' }),
       ]);
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   }, 180_000);
 });
 
 describe('a Pyodide script’s network', () => {
   it('has none without a grant; with one, reaches the granted host only, through http_request', async () => {
-    const server = createServer((req, res) => res.end(`served ${req.url}`));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
+    await withLocalServer(async (host) => {
       const home = tempDir();
-      const skill = join(tempDir(), 'fetcher-py');
-      mkdirSync(join(skill, 'scripts'), { recursive: true });
-      writeFileSync(
-        join(skill, 'SKILL.md'),
-        '---\nname: fetcher-py\ndescription: Fetches a URL.\n---\nRun scripts/get.py URL…\n',
-      );
-      writeFileSync(
-        join(skill, 'scripts', 'get.py'),
-        [
-          'import sys, urllib.request',
-          'for url in sys.argv[1:]:',
-          '    try:',
-          '        print(urllib.request.urlopen(url, timeout=20).read().decode())',
-          '    except Exception as e:',
-          '        print("refused", url, "|", e)',
-        ].join('\n'),
-      );
+      const skill = fetcherSkill('fetcher-py', ['import sys, urllib.request']);
       expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
-      const run = async () => {
-        const ran = await runCli([
-          '--home',
-          home,
-          '--json',
-          'skills',
-          'run-script',
-          'fetcher-py',
-          'scripts/get.py',
-          `http://${host}/rates`,
-          'http://example.org/',
-        ]);
-        expect(ran.stderr).toBe('');
-        return ran.json() as { stdout: string; requests?: Array<Record<string, unknown>> };
-      };
+      const run = () => fetchBoth(home, 'fetcher-py', host);
       const before = await run();
       expect(before.stdout).not.toContain('served');
       expect(before.requests).toBeUndefined();
@@ -137,8 +120,6 @@ describe('a Pyodide script’s network', () => {
         { method: 'GET', url: `http://${host}/rates`, status: 200, bytes: 13 },
         expect.objectContaining({ method: 'GET', url: 'http://example.org/', refused_host: 'example.org' }),
       ]);
-    } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    });
   }, 180_000);
 });
