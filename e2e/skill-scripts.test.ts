@@ -41,6 +41,12 @@ async function cliAccepted(home: string, skill: string): Promise<boolean | undef
   return list.skills.find((s) => s.skill === skill)?.native_accepted;
 }
 
+async function cliGranted(home: string, skill: string): Promise<string[]> {
+  const r = await runCli(['--home', home, '--json', 'skills', 'programs', 'list', skill]);
+  const list = JSON.parse(r.stdout) as { programs: Array<{ program: string; granted: boolean }> };
+  return list.programs.filter((p) => p.granted).map((p) => p.program);
+}
+
 describe.skipIf(skip)("the skill page's Scripts section (Chromium)", () => {
   let suite: E2eSuite;
   const sandbox = nativeSandboxSupport();
@@ -92,10 +98,13 @@ describe.skipIf(skip)("the skill page's Scripts section (Chromium)", () => {
       await pw(section.getByRole('list', { name: 'Compiled code' }).getByRole('listitem')).toHaveText([
         'lxml',
       ]);
-      await pw(section.getByRole('list', { name: 'Programs it starts' }).getByRole('listitem')).toHaveText([
-        'ls',
-        'skilldesk-missing-tool · not installed',
+      const programs = section.getByRole('list', { name: 'Programs it starts' }).getByRole('listitem');
+      await pw(programs).toHaveText([
+        /^ls.*not allowed: the script gets an error naming it.*Allow$/,
+        /^skilldesk-missing-tool\s*not installed on this computer$/,
       ]);
+      // Nothing to allow for a program this computer does not have.
+      await pw(programs.nth(1).getByRole('button')).toHaveCount(0);
       await pw(section.getByTestId('script-programs-missing')).toContainText(
         'Not installed on this computer: skilldesk-missing-tool, which scripts/convert.py starts.',
       );
@@ -131,6 +140,27 @@ describe.skipIf(skip)("the skill page's Scripts section (Chromium)", () => {
       await page.close();
     }, 120_000);
   }
+
+  it('allows a program it starts with one click and takes it back with one', async () => {
+    const problems: string[] = [];
+    const page = await openPage(suite.browser, problems, { width: 1024, height: 700, timeoutMs: 15_000 });
+    await gotoChat(page, suite.app.server.url);
+    const section = await openSkill(page, 'doc-maker');
+    const ls = section.getByRole('list', { name: 'Programs it starts' }).getByRole('listitem').first();
+    await ls.getByRole('button', { name: 'Allow ls' }).click();
+    await pw(ls).toContainText('allowed, inside the sandbox');
+    await expect.poll(() => cliGranted(suite.app.home, 'doc-maker')).toEqual(['ls']);
+    await section.getByTestId('script-programs').scrollIntoViewIfNeeded();
+    await shootSchemes(page, testArtifactsDir('e2e'), 'skill-scripts-program-allowed-1024');
+    // Taking it back is one keyboard press on the focused button.
+    await ls.getByRole('button', { name: 'Take back ls' }).focus();
+    await page.keyboard.press('Enter');
+    await pw(ls).toContainText('not allowed');
+    await expect.poll(() => cliGranted(suite.app.home, 'doc-maker')).toEqual([]);
+    await pw(ls.getByRole('button', { name: 'Allow ls' })).toBeVisible();
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it('shows what a skill without requirements.txt imports and installs nothing until confirmed', async () => {
     const problems: string[] = [];

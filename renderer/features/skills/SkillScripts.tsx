@@ -16,7 +16,7 @@ function acceptedOn(iso: string | null): string {
     : '';
 }
 
-type Busy = null | 'status' | 'accept' | 'revoke' | 'install';
+type Busy = null | 'status' | 'accept' | 'revoke' | 'install' | 'program';
 
 /**
  * How a skill's scripts run, beside its other permissions: the runtime in words, the packages with
@@ -32,6 +32,7 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
   const [busy, setBusy] = useState<Busy>('status');
   const [confirming, setConfirming] = useState(false);
   const [installed, setInstalled] = useState<string | null>(null);
+  const [pending, setPending] = useState<string | null>(null);
   const ids = useId();
   const installRef = useRef<HTMLButtonElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -70,6 +71,17 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
     act(accepted ? 'accept' : 'revoke', () =>
       client.invoke('scripts/set-native-runtime', { name, accepted }),
     );
+  // A program grant changes one flag: the page updates it in place instead of reading the
+  // scripts again (which parses every one of them).
+  const setProgram = (program: string, granted: boolean) => {
+    setPending(program);
+    return act('program', async () => {
+      const r = await client.invoke('scripts/set-programs', { name, programs: [program], granted });
+      const now = new Set(r.granted.map((g) => g.program));
+      const base = status!;
+      return { ...base, programs: base.programs.map((p) => ({ ...p, granted: now.has(p.program) })) };
+    });
+  };
   const install = (packages: string[]) =>
     act('install', async () => {
       const r = await client.invoke('scripts/install-packages', {
@@ -130,23 +142,45 @@ export function SkillScripts({ name, reloadKey = 0 }: { name: string; reloadKey?
         </div>
       )}
       {status.programs.length > 0 && (
-        <div className="scripts__compiled" data-testid="script-programs">
+        <div className="scripts__programs" data-testid="script-programs">
           <span className="scripts__label" id={`${ids}-programs`}>
             Programs it starts
           </span>
-          <ul className="phrases" aria-labelledby={`${ids}-programs`}>
+          <ul className="scripts__program-list" aria-labelledby={`${ids}-programs`}>
             {status.programs.map((p) => (
-              <li
-                key={p.program}
-                className={`phrase phrase--mono${p.path ? '' : ' phrase--missing'}`}
-                title={p.path ? `${p.path} — runs inside the sandbox` : 'not installed on this computer'}
-              >
-                {p.program}
-                {p.product ? ` · ${p.product}` : ''}
-                {p.path ? '' : ' · not installed'}
+              <li key={p.program} className="scripts__program">
+                <code
+                  className={`phrase phrase--mono${p.path ? '' : ' phrase--missing'}`}
+                  title={p.path ?? undefined}
+                >
+                  {p.program}
+                </code>
+                <span className="scripts__program-state muted">
+                  {p.product ? `${p.product} · ` : ''}
+                  {!p.path
+                    ? 'not installed on this computer'
+                    : p.granted
+                      ? 'allowed, inside the sandbox'
+                      : 'not allowed: the script gets an error naming it'}
+                </span>
+                {p.path && (
+                  <button
+                    type="button"
+                    className={`btn btn--small${p.granted ? ' btn--ghost-danger' : ''}`}
+                    disabled={busy !== null}
+                    aria-label={`${p.granted ? 'Take back' : 'Allow'} ${p.program}`}
+                    onClick={() => void setProgram(p.program, !p.granted)}
+                  >
+                    {busy === 'program' && pending === p.program ? '…' : p.granted ? 'Take back' : 'Allow'}
+                  </button>
+                )}
               </li>
             ))}
           </ul>
+          <p className="packages__help">
+            A program runs only once you allow it for this skill, and then inside the same sandbox as its
+            scripts.
+          </p>
         </div>
       )}
       {status.missing_programs && (
