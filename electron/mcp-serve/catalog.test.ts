@@ -2,7 +2,7 @@
 // extension's per-skill limits.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tempDir, testHost } from '../test-support/index.js';
+import { quietLogger, tempDir, testHost } from '../test-support/index.js';
 import { createInProcessClient } from '../transport/in-process-client.js';
 import { MAX_FILES_PER_SKILL, ServedCatalog, serveSkill } from './catalog.js';
 
@@ -72,5 +72,21 @@ describe('the served catalog and skill switches', () => {
     const again = (await served.current()).skills.map((s) => s.slug);
     expect(again).not.toContain('csv-statistics');
     expect(again).toContain('translate');
+  });
+});
+
+describe('a closed served catalog', () => {
+  it('asks its store nothing more once closed, so a listing under way ends quietly at shutdown', async () => {
+    const errors: string[] = [];
+    const logger = { ...quietLogger, error: (m: string) => errors.push(m) };
+    const host = testHost({ home: tempDir(), logger });
+    const served = new ServedCatalog(createInProcessClient(host));
+    const first = served.current();
+    // The server closes and then its host (the store) while the first listing is under way.
+    served.close();
+    await host.dispose();
+    await first;
+    await served.current();
+    expect(errors).toEqual([]);
   });
 });

@@ -345,7 +345,19 @@ export class ServedCatalog {
   private progressNow = { done: 0, total: 0 };
   private readonly progressListeners = new Set<(p: { done: number; total: number }) => void>();
 
+  private closed = false;
+
   constructor(private readonly client: CoreClient) {}
+
+  /**
+   * Stop asking the core: the server is closing and its store may already be shut. A listing
+   * under way ends at its next page with the view it has, never on a closed database.
+   */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
 
   /** Call `listener` after each sync that changed what is served; returns the unsubscribe. */
   subscribe(listener: () => void): () => void {
@@ -421,6 +433,7 @@ export class ServedCatalog {
     // The listing comes in pages and the view is built in slices, each a few milliseconds, so a
     // request that needs no catalog (initialize, tools/list, a tool) is answered between them.
     for (;;) {
+      if (this.closed) return this.view;
       const r = await this.client.invoke('skills/changes', {
         ...(this.cursor ? { since: this.cursor } : {}),
         limit: PAGE,

@@ -115,11 +115,10 @@ export async function serveMcpHttp(
   const token = fixed ?? randomBytes(24).toString('base64url');
   const catalog = new ServedCatalog(client);
   // Built while the endpoint starts listening, not on the first client's request, then followed
-  // so a `subscriptions/listen` stream hears of changes.
-  void catalog
-    .current()
-    .then(() => client.call('skills/warm-match', {}))
-    .catch(() => {});
+  // so a `subscriptions/listen` stream hears of changes. The search index warms up alongside (both
+  // in slices), so the first search_skills does not wait for the whole catalog's listing.
+  void catalog.current().catch(() => {});
+  void client.call('skills/warm-match', {}).catch(() => {});
   const unwatch = catalog.watch(1000);
   const sessions = new Map<string, Session>();
   const sweep = setInterval(() => {

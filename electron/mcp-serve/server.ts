@@ -197,16 +197,34 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   server.server.onclose = () => {
     closed = true;
     unwatch?.();
+    // A catalog this server made is its own to stop (one passed in is shared by other sessions).
+    if (!opts.catalog) catalog.close();
     for (const end of [...ends]) end();
     prev?.();
   };
-  const built = catalog.current().catch(() => {});
-  // The first search_skills would otherwise build the search index (seconds at thousands of
-  // skills). It is built in slices after the catalog's first build, whose opening read of every
-  // row would otherwise hold up the handshake of a client connecting at start.
+  void catalog.current().catch(() => {});
+  // The first search_skills would otherwise load or build the search index (a tenth of a second
+  // from the store's saved copy at 10,000 skills, seconds without one) and run the matcher
+  // through the interpreter. The warm-up starts once the client has initialized (or half a
+  // second in, for a client of the modern protocol, which has no handshake), in slices, so the
+  // handshake is not held up and a client's first search costs what its later ones do.
   let closed = false;
-  if (opts.warmSearch ?? !opts.catalog)
-    void built.then(() => (closed ? null : client.call('skills/warm-match', {}))).catch(() => {});
+  if (opts.warmSearch ?? !opts.catalog) {
+    let warmed = false;
+    const warm = () => {
+      if (warmed || closed) return;
+      warmed = true;
+      void client.call('skills/warm-match', {}).catch(() => {});
+    };
+    const fallback = setTimeout(warm, 500);
+    fallback.unref();
+    const prevInit = server.server.oninitialized;
+    server.server.oninitialized = () => {
+      prevInit?.();
+      clearTimeout(fallback);
+      setImmediate(warm);
+    };
+  }
 
   /**
    * The served catalog for a request that needs it. While the first build runs the request waits,
