@@ -205,26 +205,19 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
   void catalog.current().catch(() => {});
   // The first search_skills would otherwise load or build the search index (a tenth of a second
   // from the store's saved copy at 10,000 skills, seconds without one) and run the matcher
-  // through the interpreter. The warm-up starts once the client has initialized (or half a
-  // second in, for a client of the modern protocol, which has no handshake), in slices, so the
-  // handshake is not held up and a client's first search costs what its later ones do.
+  // through the interpreter. The warm-up starts once the client has had its first answers (to
+  // `initialize` or a modern client's first request, which has no handshake, and the tools/list
+  // that follows), in slices, so neither is held up and a client's first search costs what its
+  // later ones do.
   let closed = false;
-  if (opts.warmSearch ?? !opts.catalog) {
-    let warmed = false;
-    const warm = () => {
-      if (warmed || closed) return;
-      warmed = true;
-      void client.call('skills/warm-match', {}).catch(() => {});
-    };
-    const fallback = setTimeout(warm, 500);
-    fallback.unref();
-    const prevInit = server.server.oninitialized;
-    server.server.oninitialized = () => {
-      prevInit?.();
-      clearTimeout(fallback);
-      setImmediate(warm);
-    };
-  }
+  let warmed = !(opts.warmSearch ?? !opts.catalog);
+  const warm = () => {
+    if (warmed || closed) return;
+    warmed = true;
+    setImmediate(() => {
+      if (!closed) void client.call('skills/warm-match', {}).catch(() => {});
+    });
+  };
 
   /**
    * The served catalog for a request that needs it. While the first build runs the request waits,
@@ -269,7 +262,23 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
 
   // Modern requests are recognised on the transport; every caller connects through it.
   const connect = server.connect.bind(server);
-  server.connect = (transport: Transport) => connect(modernTransport(transport));
+  server.connect = (transport: Transport) => {
+    const t = modernTransport(transport);
+    let answered = 0;
+    const send = t.send.bind(t);
+    t.send = (message, options) => {
+      const sent = send(message, options);
+      // After the second answer (a client's tools/list follows its handshake at once), or a
+      // moment after the first for a client that asks nothing more yet.
+      if (!warmed && 'result' in message) {
+        answered++;
+        if (answered >= 2) warm();
+        else setTimeout(warm, 150).unref();
+      }
+      return sent;
+    };
+    return connect(t);
+  };
 
   // The chat's own tools: one name, schema and implementation each (electron/tools), run in the
   // core through `skills/call-tool`. The SDK checks arguments against the same strict schema, so an
