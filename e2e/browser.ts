@@ -165,6 +165,18 @@ export async function connectProvider(
   await page.getByText(model).waitFor();
 }
 
+/**
+ * Open the chat's Files bar (its runtime, network and folder grants are inside it) when it is
+ * closed; a no-op when it is open. Returns the bar's toggle.
+ */
+export async function openChatFiles(page: Page) {
+  const toggle = page.getByRole('region', { name: 'This chat’s files' }).locator('.chat-files__toggle');
+  await toggle.waitFor();
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.locator('.chat-files__access').waitFor();
+  return toggle;
+}
+
 /** Screenshot `page` as `<dir>/<name>-light.png` and `-dark.png`, leaving it light. */
 export async function shootSchemes(page: Page, dir: string, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
 import { tempDir } from '../electron/test-support/index.js';
-import { connectProvider } from './browser.js';
+import { connectProvider, openChatFiles } from './browser.js';
 import { describeWeb, shotSchemes } from './web-suite.js';
 
 const READ = `import csv
@@ -43,6 +43,11 @@ describeWeb(
       await composer.press('Enter');
       await pw(web.page.getByText('Hello. Grant me the folder')).toBeVisible({ timeout: 60_000 });
 
+      // The closed Files bar says what the chat's Python may use; the grants are inside it.
+      await pw(web.page.getByTestId('chat-files-summary')).toHaveText(
+        'Python: Pyodide · Network: none · Folders: none',
+      );
+      await openChatFiles(web.page);
       const folders = web.page.getByRole('region', { name: 'Folders granted to this chat' });
       await pw(folders).toContainText('Folders: none');
       await folders.getByRole('button', { name: 'Grant a folder…' }).click();
@@ -58,6 +63,14 @@ describeWeb(
       await pw(folders).toContainText(reports);
       await pw(folders).toContainText('read-only');
       await shotSchemes(web.page, 'chat-folder-granted');
+      // Folded, the bar names the folder.
+      const toggle = await openChatFiles(web.page);
+      await toggle.click();
+      await pw(web.page.getByTestId('chat-files-summary')).toHaveText(
+        'Python: Pyodide · Network: none · Folders: reports',
+      );
+      await shotSchemes(web.page, 'chat-files-closed');
+      await openChatFiles(web.page);
 
       await composer.fill('Now read it');
       await composer.press('Enter');
@@ -74,6 +87,7 @@ describeWeb(
       await pw(folders).toContainText('Folders: none');
       // Kept on reload: none granted.
       await web.page.reload();
+      await openChatFiles(web.page);
       await pw(web.page.getByRole('region', { name: 'Folders granted to this chat' })).toContainText(
         'Folders: none',
       );

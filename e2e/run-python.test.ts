@@ -5,7 +5,7 @@
 // canvas and the spec as an interactive chart. Screenshots at 1440×900, light and dark.
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
-import { connectProvider } from './browser.js';
+import { connectProvider, openChatFiles } from './browser.js';
 import { describeWeb, shotSchemes } from './web-suite.js';
 
 const CHART = `import csv, struct, zlib
@@ -118,6 +118,7 @@ describeWeb(
     }, 240_000);
 
     it('chooses the chat’s Python and the hosts its code may reach, by keyboard, kept on reload', async () => {
+      await openChatFiles(web.page);
       const runtime = web.page.getByRole('combobox', { name: 'Python runtime for this chat' });
       await pw(runtime).toBeVisible();
       await runtime.selectOption('pyodide');
@@ -145,6 +146,12 @@ describeWeb(
       await pw(nav.getByRole('button', { name: 'Collapse the sidebar' })).toBeVisible();
 
       await web.page.reload();
+      // Closed after a reload, the bar says what is in effect; its controls are inside.
+      await pw(web.page.getByTestId('chat-files-summary')).toHaveText(
+        'Python: Pyodide · Network: api.example.com · Folders: none',
+        { timeout: 30_000 },
+      );
+      await openChatFiles(web.page);
       const again = web.page.getByRole('form', { name: 'Python network for this chat' });
       await pw(again.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible({
         timeout: 30_000,
@@ -167,6 +174,7 @@ describeWeb(
       await shotSchemes(web.page, 'run-python-network-ask');
       await ask.getByRole('button', { name: 'Allow api.example.com for this chat' }).click();
       await pw(ask.getByRole('status')).toContainText('api.example.com is allowed for this chat');
+      await openChatFiles(web.page);
       const network = web.page.getByRole('form', { name: 'Python network for this chat' });
       await pw(network.getByRole('button', { name: 'Stop allowing api.example.com' })).toBeVisible();
       await network.getByRole('button', { name: 'Stop allowing api.example.com' }).click();

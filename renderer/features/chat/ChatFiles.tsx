@@ -70,6 +70,10 @@ export function ChatFiles() {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  // What the chat's Python may use, in a few words for the closed bar: each control reports its own.
+  const [python, setPython] = useState<string | null>(null);
+  const [network, setNetwork] = useState<string | null>(null);
+  const [folders, setFolders] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listId = useId();
 
@@ -166,6 +170,11 @@ export function ChatFiles() {
             {' '}
             · {files.length === 0 ? 'none yet' : `${files.length} · ${sizeText(total)}`}
           </span>
+          {!open && (
+            <span className="chat-files__summary muted" data-testid="chat-files-summary">
+              {[python, network, folders].filter(Boolean).join(' · ')}
+            </span>
+          )}
         </button>
         <button
           type="button"
@@ -175,9 +184,6 @@ export function ChatFiles() {
         >
           <Icon name="upload" /> Add files
         </button>
-        <PythonRuntimePicker sessionId={sessionId} />
-        <PythonNetworkHosts sessionId={sessionId} />
-        <GrantedFolders sessionId={sessionId} />
         <input
           ref={inputRef}
           type="file"
@@ -190,62 +196,62 @@ export function ChatFiles() {
           }}
         />
       </div>
-      {open && (
-        <div id={listId}>
-          {files.length === 0 ? (
-            <p className="chat-files__empty muted">
-              Files attached to messages, written by Python runs or dropped here appear in this chat’s folder.
-            </p>
-          ) : (
-            <ul className="chat-files__list">
-              {files.map((f) => (
-                <li key={f.name} className="chat-files__item">
-                  <button
-                    type="button"
-                    className="chat-files__name"
-                    title={`Open ${f.name} in the canvas`}
-                    onClick={() =>
-                      void act(`open ${f.name}`, openChatFile(client, canvas, sessionId, f.name))
-                    }
-                  >
-                    <Icon name="file" /> {f.name}
-                  </button>
-                  <span className="muted chat-files__size">{sizeText(f.size)}</span>
-                  <button
-                    type="button"
-                    className="btn btn--icon btn--small"
-                    aria-label={`Download ${f.name}`}
-                    title={`Download ${f.name}`}
-                    onClick={() =>
-                      void act(`download ${f.name}`, downloadChatFile(client, sessionId, f.name))
-                    }
-                  >
-                    <Icon name="download" />
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn--small"
-                    aria-label={`Save ${f.name} to…`}
-                    title={`Choose where to save ${f.name}`}
-                    onClick={() => void act(`save ${f.name}`, saveChatFileTo(client, sessionId, f.name))}
-                  >
-                    Save to…
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn--icon btn--small"
-                    aria-label={`Delete ${f.name}`}
-                    title={`Delete ${f.name} from this chat`}
-                    onClick={() => void remove(f.name)}
-                  >
-                    <Icon name="trash" />
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+      {/* Kept mounted while closed, so the closed bar can say what is in effect. */}
+      <div id={listId} hidden={!open}>
+        {files.length === 0 ? (
+          <p className="chat-files__empty muted">
+            Files attached to messages, written by Python runs or dropped here appear in this chat’s folder.
+          </p>
+        ) : (
+          <ul className="chat-files__list">
+            {files.map((f) => (
+              <li key={f.name} className="chat-files__item">
+                <button
+                  type="button"
+                  className="chat-files__name"
+                  title={`Open ${f.name} in the canvas`}
+                  onClick={() => void act(`open ${f.name}`, openChatFile(client, canvas, sessionId, f.name))}
+                >
+                  <Icon name="file" /> {f.name}
+                </button>
+                <span className="muted chat-files__size">{sizeText(f.size)}</span>
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small"
+                  aria-label={`Download ${f.name}`}
+                  title={`Download ${f.name}`}
+                  onClick={() => void act(`download ${f.name}`, downloadChatFile(client, sessionId, f.name))}
+                >
+                  <Icon name="download" />
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--small"
+                  aria-label={`Save ${f.name} to…`}
+                  title={`Choose where to save ${f.name}`}
+                  onClick={() => void act(`save ${f.name}`, saveChatFileTo(client, sessionId, f.name))}
+                >
+                  Save to…
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--icon btn--small"
+                  aria-label={`Delete ${f.name}`}
+                  title={`Delete ${f.name} from this chat`}
+                  onClick={() => void remove(f.name)}
+                >
+                  <Icon name="trash" />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="chat-files__access">
+          <PythonRuntimePicker sessionId={sessionId} onSummary={setPython} />
+          <PythonNetworkHosts sessionId={sessionId} onSummary={setNetwork} />
+          <GrantedFolders sessionId={sessionId} onSummary={setFolders} />
         </div>
-      )}
+      </div>
       {error && (
         <p className="step__reason" role="alert">
           {error}
@@ -259,10 +265,21 @@ export function ChatFiles() {
  * Where this chat's `run_python` runs: its own choice, or (Follow) the workspace's, else Settings'.
  * The label says what is in effect and where it comes from; Full Python's first run installs it.
  */
-export function PythonRuntimePicker({ sessionId }: { sessionId: string }) {
+export function PythonRuntimePicker({
+  sessionId,
+  onSummary,
+}: {
+  sessionId: string;
+  /** Told what is in effect, in a few words ("Python: Pyodide"), whenever it changes. */
+  onSummary?: (s: string | null) => void;
+}) {
   const { client } = useStores();
   const [state, setState] = useState<GetPythonRuntimeRes | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const effective = state ? (state.chat ?? state.workspace ?? state.settings ?? 'pyodide') : null;
+  useEffect(() => {
+    onSummary?.(effective ? `Python: ${effective === 'full' ? 'Full Python' : 'Pyodide'}` : null);
+  }, [effective, onSummary]);
   useEffect(() => {
     let live = true;
     client
@@ -324,12 +341,23 @@ export function PythonRuntimePicker({ sessionId }: { sessionId: string }) {
  * The user adds a host by name (`example.com`, `example.com:8443`) and takes it back with its ×;
  * the main process checks each name, so a URL or a typo is refused with the reason.
  */
-export function PythonNetworkHosts({ sessionId }: { sessionId: string }) {
+export function PythonNetworkHosts({
+  sessionId,
+  onSummary,
+}: {
+  sessionId: string;
+  /** Told the hosts in a few words ("Network: none", "Network: api.example.com"). */
+  onSummary?: (s: string | null) => void;
+}) {
   const { client } = useStores();
   const network = usePythonNetwork(client, sessionId);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
   const hosts = network.hosts;
+  const hostsText = hosts ? (hosts.length <= 2 ? hosts.join(', ') : `${hosts.length} hosts`) || 'none' : null;
+  useEffect(() => {
+    onSummary?.(hostsText === null ? null : `Network: ${hostsText}`);
+  }, [hostsText, onSummary]);
   if (!hosts) return null;
   const save = async (next: string[]) => {
     setError(null);
@@ -386,9 +414,22 @@ export function PythonNetworkHosts({ sessionId }: { sessionId: string }) {
  * chosen in the system's folder dialog; the main process refuses the root, the home folder, the
  * app's own data folder and the kernel's folders, with the reason.
  */
-export function GrantedFolders({ sessionId }: { sessionId: string }) {
+export function GrantedFolders({
+  sessionId,
+  onSummary,
+}: {
+  sessionId: string;
+  /** Told the granted folders in a few words ("Folders: none", "Folders: reports"). */
+  onSummary?: (s: string | null) => void;
+}) {
   const { client } = useStores();
   const [folders, setFolders] = useState<GrantedFolder[] | null>(null);
+  const names = folders
+    ? (folders.length <= 2 ? folders.map((f) => f.name).join(', ') : `${folders.length} folders`) || 'none'
+    : null;
+  useEffect(() => {
+    onSummary?.(names === null ? null : `Folders: ${names}`);
+  }, [names, onSummary]);
   const [adding, setAdding] = useState(false);
   const [draft, setDraft] = useState('');
   const [suggestions, setSuggestions] = useState<string[]>([]);
