@@ -79,7 +79,9 @@ export function SkillSearch({ searchRef }: { searchRef: RefObject<HTMLInputEleme
               ? 'Matched by words only: the search by meaning failed.'
               : s.meaning.status === 'ready'
                 ? s.meaning.e5
-                  ? 'Matched by words and meaning, as chat does.'
+                  ? s.meaning.e5Pending
+                    ? `Matched by words and meaning, as chat does. ${s.meaning.e5Pending === 1 ? 'One new skill is' : `${s.meaning.e5Pending} new skills are`} still being prepared for search by meaning; words find ${s.meaning.e5Pending === 1 ? 'it' : 'them'} meanwhile.`
+                    : 'Matched by words and meaning, as chat does.'
                   : `Matched by words and meaning, as chat does (without the sentence model${
                       s.meaning.e5Reason ? `: ${s.meaning.e5Reason}` : ''
                     }).`

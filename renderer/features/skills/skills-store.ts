@@ -62,6 +62,8 @@ export interface SkillsState {
     e5: boolean;
     /** Why it did not, when it did not (not installed, skills still waiting for a vector, …). */
     e5Reason?: string;
+    /** Skills still waiting for their sentence vector (just imported): found by words meanwhile. */
+    e5Pending?: number;
   };
   /** The highlighted row (arrow keys move it). */
   cursor: SkillKey | null;
@@ -87,7 +89,14 @@ export type SkillsEvent =
   | { type: 'filter/kind'; kind: ArtifactKindName | null }
   | { type: 'filter/source'; source: CatalogFilterValues['source'] }
   | { type: 'meaning/requested'; query: string }
-  | { type: 'meaning/loaded'; query: string; matches: MeaningMatch[]; e5: boolean; e5Reason?: string }
+  | {
+      type: 'meaning/loaded';
+      query: string;
+      matches: MeaningMatch[];
+      e5: boolean;
+      e5Reason?: string;
+      e5Pending?: number;
+    }
   | { type: 'meaning/failed'; query: string }
   | { type: 'cursor/moved'; delta: number }
   | { type: 'cursor/edge'; edge: 'first' | 'last' }
@@ -201,7 +210,14 @@ export function skillsReducer(s: SkillsState, e: SkillsEvent): SkillsState {
       if (e.query !== s.meaning.query) return s;
       return withCursor({
         ...s,
-        meaning: { query: e.query, status: 'ready', matches: e.matches, e5: e.e5, e5Reason: e.e5Reason },
+        meaning: {
+          query: e.query,
+          status: 'ready',
+          matches: e.matches,
+          e5: e.e5,
+          e5Reason: e.e5Reason,
+          e5Pending: e.e5Pending,
+        },
       });
     case 'meaning/failed':
       if (e.query !== s.meaning.query) return s;
@@ -277,7 +293,8 @@ export interface SkillsStore extends SkillsState {
   setKind(kind: ArtifactKindName | null): void;
   setSource(source: CatalogFilterValues['source']): void;
   /** Rank the catalog for a query as chat matching does (words and meaning fused). */
-  searchMeaning(query: string): Promise<void>;
+  /** `refresh`: asking again for the same query (new vectors arrived): the status stays as it is. */
+  searchMeaning(query: string, refresh?: boolean): Promise<void>;
   moveCursor(delta: number): void;
   cursorTo(edge: 'first' | 'last'): void;
   openSkill(key: SkillKey): Promise<void>;
@@ -298,6 +315,8 @@ const errorData = (e: unknown): AppErrorData =>
     : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
 
 /** How long typing must pause before the hybrid ranking is asked for. */
+/** How soon a search asks again while new skills are still being embedded. */
+const PENDING_RETRY_MS = 2_500;
 const MEANING_DELAY_MS = 180;
 /** How many ranked skills the hybrid search adds at most. */
 const MEANING_LIMIT = 12;
@@ -332,8 +351,8 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
         if (!q) return;
         meaningTimer = setTimeout(() => void get().searchMeaning(q), MEANING_DELAY_MS);
       },
-      async searchMeaning(q) {
-        dispatch({ type: 'meaning/requested', query: q });
+      async searchMeaning(q, refresh = false) {
+        if (!refresh || get().meaning.query !== q) dispatch({ type: 'meaning/requested', query: q });
         try {
           const r = await client.invoke('skills/match', { message: q, limit: MEANING_LIMIT, explain: true });
           const explain = r.explain ?? { query_terms: [], candidates: [] };
@@ -348,7 +367,16 @@ export function createSkillsStore(client: Client): StoreApi<SkillsStore> {
             matches,
             e5: r.e5?.used === true,
             ...(r.e5?.reason ? { e5Reason: r.e5.reason } : {}),
+            ...(r.e5 && r.e5.total > r.e5.embedded ? { e5Pending: r.e5.total - r.e5.embedded } : {}),
           });
+          // Skills just imported get their vectors in the background: ask again shortly, so the
+          // ranking follows without the user retyping (only while the query is still this one).
+          if (r.e5?.used && r.e5.total > r.e5.embedded) {
+            if (meaningTimer) clearTimeout(meaningTimer);
+            meaningTimer = setTimeout(() => {
+              if (get().query.trim() === q) void get().searchMeaning(q, true);
+            }, PENDING_RETRY_MS);
+          }
         } catch {
           dispatch({ type: 'meaning/failed', query: q });
         }
