@@ -33,6 +33,79 @@ export function kindOf<K extends ArtifactKindName>(kind: K): KindModule<K> {
   return KINDS[kind];
 }
 
+/** An artifact as an Agent Skills import makes it (the package's artifact shape). */
+export interface ImportedArtifact {
+  kind: ArtifactKindName;
+  name: string;
+  ordinal: number;
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+const modules = Object.values(KINDS) as ReadonlyArray<KindModule<ArtifactKindName>>;
+
+/**
+ * SKILL.md of a folder without SkillDesk's manifest, when a kind claims it from its frontmatter
+ * (an LLM skill's `mode: llm`); null when none does. A kind's hook throws for a frontmatter that
+ * asks for it wrongly.
+ */
+export function skillMdArtifact(
+  frontmatter: Record<string, unknown>,
+  body: string,
+  file: string,
+): ImportedArtifact | null {
+  for (const m of modules) {
+    const r = m.agentSkills.fromSkillMd?.(frontmatter, body, file);
+    if (r) return { kind: m.kind, name: 'SKILL.md', ordinal: 0, ...r };
+  }
+  return null;
+}
+
+/** SKILL.md's body as instructions (what it is unless a kind claims it), keeping the author's header. */
+export function skillMdInstructions(body: string, header: string): ImportedArtifact {
+  return {
+    kind: approachKind.kind,
+    name: 'SKILL.md',
+    ordinal: 0,
+    content: body,
+    metadata: { frontmatter: header },
+  };
+}
+
+/**
+ * Whether a SKILL.md body of this kind keeps the author's frontmatter text to write back on export:
+ * a text kind does; one whose settings are frontmatter keys of its own (an LLM skill) does not.
+ * False for a name that is no kind (a manifest is input).
+ */
+export function bodyKeepsHeader(kind: string): boolean {
+  const m = (KINDS as Readonly<Record<string, KindModule<ArtifactKindName> | undefined>>)[kind];
+  return m !== undefined && m.runs_in === 'nothing' && m.agentSkills.frontmatter === undefined;
+}
+
+/**
+ * A bundled file of a folder without the manifest, as an artifact: of the kind whose `reads`
+ * claims its path (a component under `components/`), else a plain file; text kept as text,
+ * anything else (or a binary kind's file) as base64. `extra` joins its metadata.
+ */
+export function bundledFileArtifact(
+  path: string,
+  ordinal: number,
+  bytes: Buffer,
+  text: string | null,
+  extra: Record<string, unknown> = {},
+): ImportedArtifact {
+  const claim = modules.find((m) => m.agentSkills.reads?.path.test(path));
+  const kind = claim?.kind ?? resourceKind.kind;
+  const binary = claim ? claim.agentSkills.reads!.binary || text === null : text === null;
+  return {
+    kind,
+    name: path,
+    ordinal,
+    content: binary ? bytes.toString('base64') : text!,
+    metadata: { path, ...(binary ? { encoding: 'base64' } : {}), ...extra },
+  };
+}
+
 export { type DspyContent, DspyContentSchema, parseDspyContent } from './dspy_module/index.js';
 export {
   describeEffects,

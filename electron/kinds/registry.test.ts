@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ARTIFACT_KINDS, type ArtifactKindName, KIND_FACTS } from '../contract/kinds.js';
 import type { SkillArtifact } from '../store/index.js';
-import { HOST_FUNCTION_EFFECTS, KINDS, type KindModule, runnableArtifacts, succeed } from './index.js';
+import {
+  bodyKeepsHeader,
+  bundledFileArtifact,
+  HOST_FUNCTION_EFFECTS,
+  KINDS,
+  type KindModule,
+  runnableArtifacts,
+  skillMdArtifact,
+  skillMdInstructions,
+  succeed,
+} from './index.js';
 
 function artifact(kind: ArtifactKindName, name: string, metadata: Record<string, unknown> | null = null) {
   return {
@@ -62,5 +72,59 @@ describe('a kind is handled wherever kinds differ, by its own module', () => {
     expect(rank(artifact('approach', 'Instructions'))).toBe(2);
     expect(rank(artifact('description', 'Overview'))).toBe(3);
     expect(rank(artifact('example', 'Example'))).toBeNull();
+  });
+});
+
+describe('the Agent Skills import hooks', () => {
+  it('reads SKILL.md as the kind its frontmatter names, else as instructions keeping the header', () => {
+    expect(
+      skillMdArtifact({ name: 'x', description: 'd', mode: 'llm', tools: [] }, 'Be brief.', 'x'),
+    ).toEqual({
+      kind: 'llm_agent',
+      name: 'SKILL.md',
+      ordinal: 0,
+      content: 'Be brief.',
+      metadata: { tools: [] },
+    });
+    expect(skillMdArtifact({ name: 'x', description: 'd' }, 'Steps.', 'x')).toBeNull();
+    // A key only an LLM skill takes, without `mode: llm`, is refused naming the fix.
+    expect(() => skillMdArtifact({ name: 'x', description: 'd', tools: [] }, '', 'x')).toThrow(
+      /only a "mode: llm" skill takes tools; add "mode: llm"/,
+    );
+    expect(() => skillMdArtifact({ name: 'x', description: 'd', mode: 'agent' }, '', 'x')).toThrow(
+      /mode: must be "llm"/,
+    );
+    expect(skillMdInstructions('Steps.', '---\nname: x\n---\n')).toMatchObject({
+      kind: 'approach',
+      metadata: { frontmatter: '---\nname: x\n---\n' },
+    });
+    expect(bodyKeepsHeader('approach')).toBe(true);
+    expect(bodyKeepsHeader('description')).toBe(true);
+    expect(bodyKeepsHeader('llm_agent')).toBe(false);
+    expect(bodyKeepsHeader('no such kind')).toBe(false);
+  });
+
+  it('reads a bundled file as the kind that claims its path, binary as base64', () => {
+    const wasm = Buffer.from([0, 97, 115, 109]);
+    expect(bundledFileArtifact('components/calc.wasm', 3, wasm, null, { executable: true })).toEqual({
+      kind: 'wasm_component',
+      name: 'components/calc.wasm',
+      ordinal: 3,
+      content: wasm.toString('base64'),
+      metadata: { path: 'components/calc.wasm', encoding: 'base64', executable: true },
+    });
+    expect(bundledFileArtifact('scripts/run.py', 1, Buffer.from('print(1)'), 'print(1)')).toEqual({
+      kind: 'resource',
+      name: 'scripts/run.py',
+      ordinal: 1,
+      content: 'print(1)',
+      metadata: { path: 'scripts/run.py' },
+    });
+    const png = Buffer.from([137, 80, 78, 71, 0]);
+    expect(bundledFileArtifact('assets/logo.png', 2, png, null)).toMatchObject({
+      kind: 'resource',
+      content: png.toString('base64'),
+      metadata: { path: 'assets/logo.png', encoding: 'base64' },
+    });
   });
 });

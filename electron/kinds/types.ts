@@ -219,6 +219,22 @@ export interface AgentSkillsRule {
    * means the header is always written from the skill, never an imported author's header.
    */
   frontmatter?(artifact: KindArtifact): Record<string, unknown>;
+  /**
+   * An import of a folder without SkillDesk's manifest: whether SKILL.md is this kind, read from
+   * its frontmatter (an LLM skill says `mode: llm`), as the artifact's content and metadata; null
+   * when it is not. Throws (an AppError naming the file) for a frontmatter that asks for this kind
+   * wrongly.
+   */
+  fromSkillMd?(
+    frontmatter: Record<string, unknown>,
+    body: string,
+    file: string,
+  ): { content: string; metadata: Record<string, unknown> } | null;
+  /**
+   * Bundled files such an import reads as this kind (by their path in the folder), and whether
+   * their bytes are kept as base64. Absent: none (a bundled file is a plain file).
+   */
+  reads?: { path: RegExp; binary: boolean };
 }
 
 /** What a source review lists of one artifact; see {@link KindModule.review}. Absent fields: none. */

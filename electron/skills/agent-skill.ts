@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import { LLM_SKILL_KEYS } from '../kinds/index.js';
+import {
+  bodyKeepsHeader,
+  bundledFileArtifact,
+  skillMdArtifact,
+  skillMdInstructions,
+} from '../kinds/index.js';
 import type { Skill } from '../store/index.js';
 import { buildAgentFiles } from './agent-export.js';
 import {
@@ -144,7 +149,7 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     );
   }
   const f = fm.data;
-  const llmBody = llmSkillArtifact(f, body, file);
+  const llmBody = skillMdArtifact(f, body, file);
   const manifest = readManifest(files, file);
   const artifacts: PackageArtifact[] = [];
   let paths = [...files.keys()].filter((p) => p !== 'SKILL.md').sort();
@@ -154,11 +159,11 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     // conventions below. The raw frontmatter rides on a text body only (an LLM skill's metadata is
     // its settings, checked strictly).
     if (manifest.body) {
-      const keep = manifest.body.kind === 'approach' || manifest.body.kind === 'description';
+      const keep = bodyKeepsHeader(manifest.body.kind);
       const meta = keep ? { ...(manifest.body.metadata ?? {}), frontmatter: header } : manifest.body.metadata;
       artifacts.push(artifactFromEntry({ ...manifest.body, metadata: meta }, body, files));
     } else if (body !== '' || llmBody) {
-      artifacts.push(llmBody ?? approachOf(body, header));
+      artifacts.push(llmBody ?? skillMdInstructions(body, header));
     }
     artifacts.push(...manifestArtifacts(manifest, files, file));
     const listed = new Set<string>([MANIFEST_FILE]);
@@ -169,7 +174,7 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     paths = paths.filter((p) => !listed.has(p));
     first = Math.max(0, ...artifacts.map((a) => a.ordinal ?? 0)) + 1;
   } else {
-    artifacts.push(llmBody ?? approachOf(body, header));
+    artifacts.push(llmBody ?? skillMdInstructions(body, header));
   }
   // Every bundled file is written back on export, on any OS: refuse what Windows or a
   // case-insensitive filesystem would rename, drop or merge (SKILL.md first: skill.md collides).
@@ -183,33 +188,9 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
     if (text === null && isTextPath(path) && !bytes.includes(0)) {
       throw notUtf8Error(`${file}/${path}`, bytes, Math.max(0, invalidUtf8Offset(bytes)));
     }
-    if (/^components\/[^/]+\.wasm$/i.test(path)) {
-      artifacts.push({
-        kind: 'wasm_component',
-        name: path,
-        ordinal: i + 1,
-        content: bytes.toString('base64'),
-        metadata: { path, encoding: 'base64', ...x },
-      });
-    } else if (text !== null) {
-      // Scripts (`scripts/*.py`) stay files too: the model runs them with arguments through
-      // `run_script` when the instructions say so; applying the skill never executes them.
-      artifacts.push({
-        kind: 'resource',
-        name: path,
-        ordinal: i + 1,
-        content: text,
-        metadata: { path, ...x },
-      });
-    } else {
-      artifacts.push({
-        kind: 'resource',
-        name: path,
-        ordinal: i + 1,
-        content: bytes.toString('base64'),
-        metadata: { path, encoding: 'base64', ...x },
-      });
-    }
+    // Scripts (`scripts/*.py`) stay files too: the model runs them with arguments through its
+    // script tool when the instructions say so; applying the skill never executes them.
+    artifacts.push(bundledFileArtifact(path, i + 1, bytes, text, x));
   });
   const version = f.metadata?.version;
   // No version stays no version: the schema's default applies, and an import knows the folder
@@ -235,10 +216,6 @@ export function agentSkillToPackage(files: FileMap, file: string): Record<string
   return pkg;
 }
 
-function approachOf(body: string, header: string): PackageArtifact {
-  return { kind: 'approach', name: 'SKILL.md', ordinal: 0, content: body, metadata: { frontmatter: header } };
-}
-
 /**
  * Where {@link agentSkillToPackage} keeps the frontmatter's `name` (the folder's slug), which the
  * Agent Skills naming rule is checked against when the package's name is a display name.
@@ -258,32 +235,6 @@ export function agentSkillFrontmatter(raw: Record<string, unknown>): Record<stri
 export function agentSkillName(raw: Record<string, unknown>): string {
   const n = (raw as { [FRONTMATTER_NAME]?: unknown })[FRONTMATTER_NAME] ?? raw.name;
   return typeof n === 'string' ? n : '';
-}
-
-/**
- * A `mode: llm` SKILL.md: its body is the model's system prompt and its LLM fields (tools, provider,
- * model, limits, tool_env, network) the artifact's metadata, checked by the `llm_agent` kind.
- */
-function llmSkillArtifact(fm: Record<string, unknown>, body: string, file: string): PackageArtifact | null {
-  if (fm.mode === undefined || fm.mode === null) {
-    const stray = LLM_SKILL_KEYS.filter((k) => k !== 'model' && fm[k] !== undefined);
-    if (stray.length > 0)
-      throw new AppError(
-        'INVALID_INPUT',
-        `${file}/SKILL.md: frontmatter ${stray[0]}: only a "mode: llm" skill takes ${stray.join(', ')}; add "mode: llm"`,
-        { file, path: stray[0] },
-      );
-    return null;
-  }
-  if (fm.mode !== 'llm')
-    throw new AppError(
-      'INVALID_INPUT',
-      `${file}/SKILL.md: frontmatter mode: must be "llm" (the model runs the skill) or left out`,
-      { file, path: 'mode' },
-    );
-  const metadata: Record<string, unknown> = {};
-  for (const k of LLM_SKILL_KEYS) if (fm[k] !== undefined) metadata[k] = fm[k];
-  return { kind: 'llm_agent', name: 'SKILL.md', ordinal: 0, content: body, metadata };
 }
 
 /** If every file sits under one top folder that holds SKILL.md, strip that prefix. */

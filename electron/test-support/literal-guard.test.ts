@@ -42,7 +42,6 @@ const KNOWN: Readonly<Record<string, number>> = {
   'electron/scripts/native/sandbox.ts': 1,
   'electron/sidecar-client/artifact.ts': 1,
   'electron/sidecar-client/protocol.ts': 2,
-  'electron/skills/agent-skill.ts': 9,
   'electron/skills/lint.ts': 1,
   'electron/skills/package-schema.ts': 3,
   'electron/skills/skill-prompts.ts': 3,
@@ -92,10 +91,10 @@ describe('kind and tool names outside their registries', () => {
  * - type arguments the compiler checks (`ArtifactHandler<'prompt_template'>` in
  *   `dispatch/handlers.ts`, `runtime.ts`; `sidecar-client/`; `sandbox/component-run.ts`): a name
  *   that is not a kind fails `tsc`, so they cannot drift;
- * - the Agent Skills import's mapping (`skills/agent-skill.ts`) and the DSPy program's own checks
- *   and upgrades (`package-schema.ts`, `dspy-upgrade.ts`, `skill-run-handlers.ts`,
- *   `version-handlers.ts`, the Composer agent's `AgentPanels.tsx`): features about one kind, not
- *   decisions among kinds — the next hooks to add (`agentSkills.import`, a `state` rule);
+ * - the DSPy program's own checks and upgrades (`package-schema.ts`, `dspy-upgrade.ts`,
+ *   `skill-run-handlers.ts`, `version-handlers.ts`, the Composer agent's `AgentPanels.tsx`):
+ *   features about one kind, not decisions among kinds — the next hook to add (a `state` rule).
+ *   The Agent Skills import's mapping is now the kinds' own (`agentSkills.fromSkillMd`, `reads`);
  * - prompt-template features (`skill-prompts.ts`, `TestPanel.tsx`, `composer-store.ts`,
  *   `ComposerExtras.tsx`, `composer-agent/validate.ts`) and the Composer's starter drafts
  *   (`renderer/features/composer/draft.ts`);
@@ -121,7 +120,6 @@ const KNOWN_KIND_NAMES: Readonly<Record<string, number>> = {
   'electron/sandbox/component-run.ts': 2,
   'electron/sidecar-client/artifact.ts': 1,
   'electron/sidecar-client/protocol.ts': 2,
-  'electron/skills/agent-skill.ts': 8,
   'electron/skills/lint.ts': 1,
   'electron/skills/package-schema.ts': 3,
   'electron/skills/skill-prompts.ts': 3,

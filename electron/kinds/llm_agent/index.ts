@@ -1,4 +1,4 @@
-import type { AppErrorData } from '../../contract/errors.js';
+import { AppError, type AppErrorData } from '../../contract/errors.js';
 import type { Llm, LlmMessage } from '../../llm/index.js';
 import { PROVIDERS } from '../../llm/index.js';
 import type { SkillArtifact } from '../../store/index.js';
@@ -7,6 +7,7 @@ import type { KindContext, KindModule, KindServices, TraceDraft } from '../types
 import { buildArgv, toolSpec } from './argv.js';
 import {
   LLM_SKILL_DEFAULTS,
+  LLM_SKILL_KEYS,
   type LlmSkill,
   type LlmTool,
   parseLlmSkill,
@@ -228,6 +229,29 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
       for (const [k, v] of Object.entries(a.metadata ?? {}))
         if (k !== 'path' && k !== 'assertions' && v !== undefined) fm[k] = v;
       return fm;
+    },
+    // A `mode: llm` SKILL.md: its body is the model's system prompt and its LLM fields (tools,
+    // provider, model, limits, tool_env, network) the artifact's metadata, checked by `validate`.
+    fromSkillMd(fm, body, file) {
+      if (fm.mode === undefined || fm.mode === null) {
+        const stray = LLM_SKILL_KEYS.filter((k) => k !== 'model' && fm[k] !== undefined);
+        if (stray.length > 0)
+          throw new AppError(
+            'INVALID_INPUT',
+            `${file}/SKILL.md: frontmatter ${stray[0]}: only a "mode: llm" skill takes ${stray.join(', ')}; add "mode: llm"`,
+            { file, path: stray[0] },
+          );
+        return null;
+      }
+      if (fm.mode !== 'llm')
+        throw new AppError(
+          'INVALID_INPUT',
+          `${file}/SKILL.md: frontmatter mode: must be "llm" (the model runs the skill) or left out`,
+          { file, path: 'mode' },
+        );
+      const metadata: Record<string, unknown> = {};
+      for (const k of LLM_SKILL_KEYS) if (fm[k] !== undefined) metadata[k] = fm[k];
+      return { content: body, metadata };
     },
   },
   review: () => ({}),

@@ -66,6 +66,7 @@ export const wasmComponentKind: KindModule<'wasm_component'> = {
         : `components/${slug(a.name.replace(/\.wasm$/i, ''))}.wasm`,
     // Unreached: `path` always places a component.
     file: (_a, base) => `templates/${base}.wasm-component.txt`,
+    reads: { path: /^components\/[^/]+\.wasm$/i, binary: true },
   },
   review(artifact, hostEffects) {
     // Binary: its imports are listed, by the world's kebab-case names, not pattern-matched.
