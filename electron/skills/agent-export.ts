@@ -116,7 +116,10 @@ export function buildAgentFiles(skill: Skill): { files: FileMap; skipped: string
       entries[path] = { ...entries[path]!, state_file: state };
     }
   }
-  if (needsManifest(skill, files)) {
+  // An artifact with no file of its own (a template, a second instructions text) or one left out
+  // would never come back as it is without the manifest: no need to try the round trip (which
+  // parses the whole folder again, a third of a served skill's cost).
+  if (rest.length > 0 || skipped.length > 0 || needsManifest(skill, files)) {
     const manifest = { skilldesk_manifest: 1, body: body ? entryOf(body) : null, files: entries };
     files.set(MANIFEST_FILE, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
   }
