@@ -145,14 +145,19 @@ export function serveSkill(detail: SkillDetail, slug: string): ServedSkill | nul
     artifacts: detail.artifacts.map((a) => ({ ...a, state_blob: null })),
   } as unknown as Skill;
   let files: Map<string, Buffer>;
+  let generated: Record<string, unknown> | undefined;
   try {
-    files = skillToAgentFiles(asSkill).files;
+    const folder = skillToAgentFiles(asSkill);
+    files = folder.files;
+    generated = folder.frontmatter;
   } catch {
     return null;
   }
   const skillMd = files.get('SKILL.md')?.toString('utf8') ?? '';
   const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(skillMd);
-  const frontmatter = ((m ? YAML.parse(m[1]!) : null) ?? {}) as Record<string, unknown>;
+  // A header the export generated comes with its data (parsing it back was a quarter of serving a
+  // skill); an author's header written back is read.
+  const frontmatter = (generated ?? (m ? YAML.parse(m[1]!) : null) ?? {}) as Record<string, unknown>;
   let changed = false;
   if (frontmatter.name !== slug) {
     frontmatter.metadata = { ...((frontmatter.metadata as object) ?? {}), 'display-name': detail.name };

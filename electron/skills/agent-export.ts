@@ -68,7 +68,7 @@ export function agentFolderSlug(skill: Skill): string {
 }
 
 /** See the module comment. `skipped` lists artifacts that could not be placed (none today). */
-export function buildAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
+export function buildAgentFiles(skill: Skill): AgentFiles {
   const slug = agentFolderSlug(skill);
   const files: FileMap = new Map();
   const skipped: string[] = [];
@@ -76,7 +76,8 @@ export function buildAgentFiles(skill: Skill): { files: FileMap; skipped: string
   collision(taken, 'SKILL.md');
   collision(taken, MANIFEST_FILE);
   const body = bodyArtifact(skill);
-  files.set('SKILL.md', Buffer.from(headerFor(skill, slug, body) + (body?.content ?? ''), 'utf8'));
+  const header = headerFor(skill, slug, body);
+  files.set('SKILL.md', Buffer.from(header.text + (body?.content ?? ''), 'utf8'));
   const entries: Record<string, ManifestEntry> = {};
   const place = (a: SkillArtifact, path: string, bytes: Buffer) => {
     files.set(path, bytes);
@@ -123,7 +124,19 @@ export function buildAgentFiles(skill: Skill): { files: FileMap; skipped: string
     const manifest = { skilldesk_manifest: 1, body: body ? entryOf(body) : null, files: entries };
     files.set(MANIFEST_FILE, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
   }
-  return { files, skipped };
+  return header.data ? { files, skipped, frontmatter: header.data } : { files, skipped };
+}
+
+/** An Agent Skills folder's files, what could not be placed, and SKILL.md's frontmatter as data. */
+export interface AgentFiles {
+  files: FileMap;
+  skipped: string[];
+  /**
+   * The frontmatter SKILL.md was written from, when it was generated from the skill (not an
+   * author's header written back), so a caller need not parse the YAML it was just given. Its own
+   * copy.
+   */
+  frontmatter?: Record<string, unknown>;
 }
 
 function bytesOf(a: SkillArtifact): Buffer {
@@ -237,11 +250,19 @@ function yamlOf(value: Record<string, unknown>): string {
  * back as it came; one whose fields changed is rewritten with the keys SkillDesk does not read
  * (Claude Code's, another tool's) kept in their place, and its BOM and line endings kept.
  */
-function headerFor(skill: Skill, slug: string, body: SkillArtifact | undefined): string {
+function headerFor(
+  skill: Skill,
+  slug: string,
+  body: SkillArtifact | undefined,
+): { text: string; data?: Record<string, unknown> } {
   const fm = frontmatterOf(skill, slug, body);
   const raw = body && !ownHeader(body) ? body.metadata?.frontmatter : undefined;
-  if (typeof raw !== 'string') return `---\n${yamlOf(fm)}---\n`;
-  if (sameFields(raw, skill)) return raw;
+  if (typeof raw !== 'string') {
+    const text = `---\n${yamlOf(fm)}---\n`;
+    // What reading the text back gives: YAML leaves out undefined values; the rest is JSON data.
+    return { text, data: JSON.parse(JSON.stringify(fm)) as Record<string, unknown> };
+  }
+  if (sameFields(raw, skill)) return { text: raw };
   let data: Record<string, unknown> = {};
   try {
     const parsed = splitFrontmatter(raw, 'SKILL.md').data;
@@ -269,7 +290,7 @@ function headerFor(skill: Skill, slug: string, body: SkillArtifact | undefined):
   for (const [k, v] of Object.entries(fm)) if (!(k in merged)) merged[k] = v;
   const text = `---\n${yamlOf(merged)}---\n`;
   const crlf = /^\uFEFF?---[ \t]*\r\n/.test(raw);
-  return (raw.startsWith('\uFEFF') ? '\uFEFF' : '') + (crlf ? text.replace(/\n/g, '\r\n') : text);
+  return { text: (raw.startsWith('\uFEFF') ? '\uFEFF' : '') + (crlf ? text.replace(/\n/g, '\r\n') : text) };
 }
 
 /** Whether importing `header` alone gives the skill's name, description, version and other fields. */

@@ -10,7 +10,7 @@ import {
   skillMdInstructions,
 } from '../kinds/index.js';
 import type { Skill } from '../store/index.js';
-import { buildAgentFiles } from './agent-export.js';
+import { type AgentFiles, buildAgentFiles } from './agent-export.js';
 import {
   artifactFromEntry,
   decodeKeepingBom,
@@ -278,6 +278,6 @@ export function skillSlug(name: string): string {
  * The files of a skill as an Agent Skills folder (see `agent-export.ts`): SKILL.md, a file per
  * artifact, and the manifest a re-import reads when the conventions alone would not restore it.
  */
-export function skillToAgentFiles(skill: Skill): { files: FileMap; skipped: string[] } {
+export function skillToAgentFiles(skill: Skill): AgentFiles {
   return buildAgentFiles(skill);
 }
