@@ -66,6 +66,23 @@ const head = (s: SkillStore) =>
   s.db.prepare('SELECT coalesce(max(seq), 0) FROM skill_index_log').pluck().get() as number;
 
 describe('the saved phase-1 index', () => {
+  it("keeps the copies of two other builds (the app's and the CLI's fingerprints differ), dropping older ones", () => {
+    const dir = catalogDir();
+    const s = connect(dir);
+    const put = s.db.prepare(
+      "INSERT INTO skill_index_cache (format, seq, crc, data) VALUES (?, 0, 0, x'00')",
+    );
+    for (const f of ['oldest-build:none', 'app-build:none', 'cli-build:none']) put.run(f);
+    answers(s);
+    expect(
+      savedRow(s)
+        .map((r) => r.format)
+        .sort(),
+    ).toEqual(['app-build:none', 'cli-build:none', savedRow(s).find((r) => r.seq > 0)!.format].sort());
+    // This build's own copy is the one with the log's head.
+    expect(savedRow(s).filter((r) => r.seq === head(s))).toHaveLength(1);
+  });
+
   it('is loaded by a new connection and matches exactly as an index built from the skills', () => {
     const dir = catalogDir();
     const first = connect(dir);
@@ -178,9 +195,11 @@ describe('the saved phase-1 index', () => {
       const s = connect(dir);
       expect(answers(s), what).toEqual(expected);
       expect(skillIndex(s.db).origin, what).toBe('built');
-      // Replaced by a good copy of this format (and nothing else kept).
+      // Replaced by a good copy of this format; another build's copy is left to that build.
       expect(
-        savedRow(s).map((r) => [r.format, r.seq]),
+        savedRow(s)
+          .filter((r) => r.format === good.format)
+          .map((r) => [r.format, r.seq]),
         what,
       ).toEqual([[good.format, head(s)]]);
     }

@@ -1007,6 +1007,9 @@ function indexFormat(embedding: StaticEmbedding | null): string {
   return `${formatBase}:${embedding ? `${embedding.id}/${embedding.dims}` : 'none'}`;
 }
 
+/** How many saved copies of other index formats (other builds of SkillDesk) a store keeps. */
+const OTHER_FORMATS_KEPT = 2;
+
 /** A store's `skill_index_cache` row for one index format. */
 class IndexCache {
   private constructor(
@@ -1035,10 +1038,19 @@ class IndexCache {
     }
   }
 
-  /** Replace the saved copy (and drop other formats' stale ones); false when the store refused. */
+  /**
+   * Replace this format's saved copy, keeping the copies of the {@link OTHER_FORMATS_KEPT} other
+   * formats written last; false when the store refused. The desktop app and the CLI are bundled
+   * apart, so their fingerprints differ (function sources as each bundle prints them): with one
+   * copy per store, each would throw away the other's and a user of both would rebuild the index
+   * at every switch (seconds at 10,000 skills). A copy of code no longer run ages out.
+   */
   write(seq: number, data: Buffer): boolean {
     try {
-      const del = this.db.prepare('DELETE FROM skill_index_cache');
+      const del = this.db.prepare(
+        `DELETE FROM skill_index_cache WHERE format = @format OR format NOT IN
+           (SELECT format FROM skill_index_cache WHERE format <> @format ORDER BY rowid DESC LIMIT ${OTHER_FORMATS_KEPT})`,
+      );
       const put = this.db.prepare(
         'INSERT INTO skill_index_cache (format, seq, crc, data) VALUES (?, ?, ?, ?)',
       );
@@ -1046,7 +1058,7 @@ class IndexCache {
       writeTransaction(
         this.db,
         () => {
-          del.run();
+          del.run({ format: this.format });
           put.run(this.format, seq, checksum(data), data);
         },
         { waitMs: 0 },
