@@ -192,6 +192,12 @@ export interface KindModule<K extends ArtifactKindName> {
    * skill's scripts as its tools, never one after another as a pipeline. Absent: false.
    */
   readonly takes_over?: boolean;
+  /**
+   * State a run of this kind compiles and keeps with the artifact (`state_blob`: a DSPy program's
+   * optimized demos and instructions): what is wrong with a given one (base64 text), or null.
+   * Absent: the kind keeps no state, and an artifact of it carrying one is refused.
+   */
+  readonly state?: { problem(blob: string): string | null };
   /** Run (or inject) the artifact. Outcomes are data; only a bug throws. */
   execute(artifact: SkillArtifact, ctx: KindContext, services: KindServices): Promise<HandlerResult>;
 }

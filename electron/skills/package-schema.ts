@@ -5,7 +5,7 @@ import {
   SKILL_SOURCES,
   type SkillSource,
 } from '../contract/skills.js';
-import { KINDS } from '../kinds/index.js';
+import { KINDS, type KindModule } from '../kinds/index.js';
 import { skillNameProblem } from '../store/index.js';
 import { isRequirementsPath, parseRequirements } from './requirements.js';
 import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
@@ -16,6 +16,8 @@ export type ArtifactKind = ArtifactKindName;
 
 const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The kinds that keep compiled state with an artifact (`KindModule.state`). */
+const STATE_KINDS = ARTIFACT_KINDS.filter((k) => (KINDS[k] as KindModule<ArtifactKindName>).state);
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 const label = (max: number) =>
@@ -154,28 +156,19 @@ export const ArtifactSchema = z
   })
   .strict()
   .superRefine((a, ctx) => {
-    if (a.state_blob != null && a.kind !== 'dspy_module') {
+    if (a.state_blob == null) return;
+    const state = (KINDS[a.kind] as KindModule<ArtifactKindName>).state;
+    if (!state) {
       ctx.addIssue({
         code: 'custom',
-        message: 'only a dspy_module artifact may carry a state_blob',
+        message: `only a ${STATE_KINDS.join(' or ')} artifact may carry a state_blob`,
         path: ['state_blob'],
       });
+      return;
     }
-    if (a.kind === 'dspy_module') {
-      if (a.state_blob != null && BASE64.test(a.state_blob)) {
-        try {
-          const state = JSON.parse(Buffer.from(a.state_blob, 'base64').toString('utf8'));
-          if (typeof state !== 'object' || state === null || Array.isArray(state))
-            throw new Error('not an object');
-        } catch {
-          ctx.addIssue({
-            code: 'custom',
-            message: 'must decode to a JSON object (DSPy saved state)',
-            path: ['state_blob'],
-          });
-        }
-      }
-    }
+    // A blob that is not base64 already has its issue (the field's own check).
+    const problem = BASE64.test(a.state_blob) ? state.problem(a.state_blob) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['state_blob'] });
   });
 
 /** A skill package: the JSON form that is imported, exported and shared. */

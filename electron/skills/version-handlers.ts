@@ -1,5 +1,7 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
+import type { ArtifactKindName } from '../contract/kinds.js';
+import { KINDS, type KindModule } from '../kinds/index.js';
 import type { Scope, SkillStore } from '../store/index.js';
 import type { SkillCatalog, TriggerRegressionCheck } from './catalog.js';
 import { skillToPackage } from './convert.js';
@@ -37,10 +39,10 @@ export interface SkillVersionHandlerDeps {
 }
 
 /**
- * A DSPy module's compiled state (few-shot demos from `optimize`) never reaches the editor, which
- * sees only its size; a save from it would drop what an optimisation run produced. So a
- * `dspy_module` saved without a state keeps the stored one of the same name and variant, as long
- * as its program is unchanged: a changed program's demos may no longer fit it, so they go.
+ * Compiled state (a DSPy module's few-shot demos from `optimize`: a kind with `state`) never
+ * reaches the editor, which sees only its size; a save from it would drop what an optimisation run
+ * produced. So such an artifact saved without a state keeps the stored one of the same name and
+ * variant, as long as its program is unchanged: a changed program's demos may no longer fit it.
  */
 function keepCompiledState(store: SkillStore, pkg: SkillPackage): SkillPackage {
   const current = store.repo.getSkillByName(pkg.name);
@@ -49,7 +51,7 @@ function keepCompiledState(store: SkillStore, pkg: SkillPackage): SkillPackage {
   return {
     ...pkg,
     artifacts: pkg.artifacts.map((a) => {
-      if (a.kind !== 'dspy_module' || a.state_blob != null) return a;
+      if (!(KINDS[a.kind] as KindModule<ArtifactKindName>).state || a.state_blob != null) return a;
       const same = stored.find(
         (o) =>
           o.kind === a.kind &&

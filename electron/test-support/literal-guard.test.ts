@@ -43,9 +43,8 @@ const KNOWN: Readonly<Record<string, number>> = {
   'electron/sidecar-client/artifact.ts': 1,
   'electron/sidecar-client/protocol.ts': 2,
   'electron/skills/lint.ts': 1,
-  'electron/skills/package-schema.ts': 3,
+  'electron/skills/package-schema.ts': 1,
   'electron/skills/skill-prompts.ts': 3,
-  'electron/skills/version-handlers.ts': 2,
   'electron/sources/pin.ts': 2,
   'electron/store/file-store.ts': 1,
   'renderer/features/canvas/script-output.ts': 2,
@@ -91,9 +90,10 @@ describe('kind and tool names outside their registries', () => {
  * - type arguments the compiler checks (`ArtifactHandler<'prompt_template'>` in
  *   `dispatch/handlers.ts`, `runtime.ts`; `sidecar-client/`; `sandbox/component-run.ts`): a name
  *   that is not a kind fails `tsc`, so they cannot drift;
- * - the DSPy program's own checks and upgrades (`package-schema.ts`, `dspy-upgrade.ts`,
- *   `skill-run-handlers.ts`, `version-handlers.ts`, the Composer agent's `AgentPanels.tsx`):
- *   features about one kind, not decisions among kinds — the next hook to add (a `state` rule).
+ * - the DSPy program's own features (`dspy-upgrade.ts`, `skill-run-handlers.ts`: compiling and
+ *   re-optimizing a program; the Composer agent's `AgentPanels.tsx`): features about one kind,
+ *   not decisions among kinds; what a saved state is and who may carry one is the kind's `state`
+ *   (`package-schema.ts` names a prompt template only in a message);
  *   The Agent Skills import's mapping is now the kinds' own (`agentSkills.fromSkillMd`, `reads`);
  * - prompt-template features (`skill-prompts.ts`, `TestPanel.tsx`, `composer-store.ts`,
  *   `ComposerExtras.tsx`, `composer-agent/validate.ts`) and the Composer's starter drafts
@@ -121,9 +121,8 @@ const KNOWN_KIND_NAMES: Readonly<Record<string, number>> = {
   'electron/sidecar-client/artifact.ts': 1,
   'electron/sidecar-client/protocol.ts': 2,
   'electron/skills/lint.ts': 1,
-  'electron/skills/package-schema.ts': 3,
+  'electron/skills/package-schema.ts': 1,
   'electron/skills/skill-prompts.ts': 3,
-  'electron/skills/version-handlers.ts': 2,
   'renderer/features/chat/ComposerExtras.tsx': 2,
   'renderer/features/composer/ComponentBar.tsx': 1,
   'renderer/features/composer/TestPanel.tsx': 2,

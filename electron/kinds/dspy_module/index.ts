@@ -67,6 +67,20 @@ export function fallbackReason(error: { code: string; message: string }): string
 export const dspyModuleKind: KindModule<'dspy_module'> = {
   kind: 'dspy_module',
   runs_in: 'sidecar',
+  // What `skills/compile` saves: the JSON DSPy writes with save_program=False (its format is
+  // checked when the package is read; the sidecar loads it).
+  state: {
+    problem(blob) {
+      try {
+        const state = JSON.parse(Buffer.from(blob, 'base64').toString('utf8')) as unknown;
+        return typeof state === 'object' && state !== null && !Array.isArray(state)
+          ? null
+          : 'must decode to a JSON object (DSPy saved state)';
+      } catch {
+        return 'must decode to a JSON object (DSPy saved state)';
+      }
+    },
+  },
   validate(a, skill) {
     const issues: KindIssue[] = [];
     const content = parseDspyContent(a.content);
