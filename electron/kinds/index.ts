@@ -78,8 +78,20 @@ export function skillMdInstructions(body: string, header: string): ImportedArtif
  * False for a name that is no kind (a manifest is input).
  */
 export function bodyKeepsHeader(kind: string): boolean {
-  const m = (KINDS as Readonly<Record<string, KindModule<ArtifactKindName> | undefined>>)[kind];
+  const m = moduleNamed(kind);
   return m !== undefined && m.runs_in === 'nothing' && m.agentSkills.frontmatter === undefined;
+}
+
+/** The compiled-state rule of a kind ({@link KindModule.state}); undefined for one that keeps none or no kind. */
+export function stateRule(kind: string): KindModule<ArtifactKindName>['state'] {
+  return moduleNamed(kind)?.state;
+}
+
+/** The module of a kind named by a string from outside (a manifest, a package), if it is one. */
+function moduleNamed(kind: string): KindModule<ArtifactKindName> | undefined {
+  return Object.hasOwn(KINDS, kind)
+    ? (KINDS as Readonly<Record<string, KindModule<ArtifactKindName>>>)[kind]
+    : undefined;
 }
 
 /**
@@ -96,7 +108,7 @@ export function bundledFileArtifact(
 ): ImportedArtifact {
   const claim = modules.find((m) => m.agentSkills.reads?.path.test(path));
   const kind = claim?.kind ?? resourceKind.kind;
-  const binary = claim ? claim.agentSkills.reads!.binary || text === null : text === null;
+  const binary = text === null || claim?.agentSkills.reads?.binary === true;
   return {
     kind,
     name: path,

@@ -5,7 +5,7 @@ import {
   SKILL_SOURCES,
   type SkillSource,
 } from '../contract/skills.js';
-import { KINDS, type KindModule } from '../kinds/index.js';
+import { KINDS, stateRule } from '../kinds/index.js';
 import { skillNameProblem } from '../store/index.js';
 import { isRequirementsPath, parseRequirements } from './requirements.js';
 import { collision, portablePathProblem, type TakenPaths } from './safe-path.js';
@@ -17,7 +17,7 @@ export type ArtifactKind = ArtifactKindName;
 const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** The kinds that keep compiled state with an artifact (`KindModule.state`). */
-const STATE_KINDS = ARTIFACT_KINDS.filter((k) => (KINDS[k] as KindModule<ArtifactKindName>).state);
+const STATE_KINDS = ARTIFACT_KINDS.filter((k) => stateRule(k));
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 const label = (max: number) =>
@@ -157,7 +157,7 @@ export const ArtifactSchema = z
   .strict()
   .superRefine((a, ctx) => {
     if (a.state_blob == null) return;
-    const state = (KINDS[a.kind] as KindModule<ArtifactKindName>).state;
+    const state = stateRule(a.kind);
     if (!state) {
       ctx.addIssue({
         code: 'custom',

@@ -1,7 +1,6 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import type { ArtifactKindName } from '../contract/kinds.js';
-import { KINDS, type KindModule } from '../kinds/index.js';
+import { stateRule } from '../kinds/index.js';
 import type { Scope, SkillStore } from '../store/index.js';
 import type { SkillCatalog, TriggerRegressionCheck } from './catalog.js';
 import { skillToPackage } from './convert.js';
@@ -51,7 +50,7 @@ function keepCompiledState(store: SkillStore, pkg: SkillPackage): SkillPackage {
   return {
     ...pkg,
     artifacts: pkg.artifacts.map((a) => {
-      if (!(KINDS[a.kind] as KindModule<ArtifactKindName>).state || a.state_blob != null) return a;
+      if (!stateRule(a.kind) || a.state_blob != null) return a;
       const same = stored.find(
         (o) =>
           o.kind === a.kind &&
