@@ -257,8 +257,12 @@ export class SkillIndex {
   private footprints: Array<Footprint | undefined> = [];
   private saved: SavedFootprints | null = null;
   private lastSeq = -1;
-  /** Bumped when a full build starts, so a sliced build sees that another one replaced it. */
-  private rebuilds = 0;
+  /**
+   * A sliced build under way ({@link warm}): the rows it read at log `head` and the next to add. A
+   * match arriving meanwhile finishes it at once (see {@link sync}) instead of starting over.
+   */
+  private warming: { rows: SkillRow[]; arts: Map<string, ArtifactRow[]>; next: number; head: number } | null =
+    null;
   private readonly s;
 
   private readonly vectorStore: VectorStore | null;
@@ -299,8 +303,9 @@ export class SkillIndex {
    * back to it) and catches up from there; whatever it had to build is saved for the next process.
    */
   sync(): boolean {
+    const finished = this.warming !== null && this.finishWarm();
     const head = this.s.head.get() as number;
-    if (head === this.lastSeq) return false;
+    if (head === this.lastSeq) return finished;
     const first = this.lastSeq < 0;
     if (first && this.loadSaved(head) && head === this.lastSeq) return true;
     const oldest = (this.s.oldest.get() as number | null) ?? head;
@@ -633,7 +638,7 @@ export class SkillIndex {
 
   /** Empty the index and read every row a rebuild indexes, in a fixed order. */
   private startRebuild(): { rows: SkillRow[]; arts: Map<string, ArtifactRow[]> } {
-    this.rebuilds++;
+    this.warming = null;
     this.reset();
     const arts = new Map<string, ArtifactRow[]>();
     for (const a of this.s.allArtifacts.all() as ArtifactRow[]) {
@@ -673,32 +678,55 @@ export class SkillIndex {
       this.sync();
       return;
     }
+    if (this.warming) return;
     const { rows, arts } = this.startRebuild();
     this.origin = 'built';
-    const mine = this.rebuilds;
     this.vectorStore?.preload();
-    try {
-      let t = performance.now();
-      for (const r of rows) {
-        if (modelInvocable(r)) this.add(r, arts.get(r.id) ?? []);
-        if (performance.now() - t > sliceMs) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          // A server closing its store while it warms (mcp serve ended by its client) stops here.
-          if (this.rebuilds !== mine || !this.db.open) return;
-          t = performance.now();
+    const w = { rows, arts, next: 0, head };
+    this.warming = w;
+    let t = performance.now();
+    while (w.next < rows.length) {
+      const r = rows[w.next++]!;
+      if (modelInvocable(r)) this.add(r, arts.get(r.id) ?? []);
+      if (performance.now() - t > sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Finished by a match meanwhile, or replaced by another build: nothing left to do here.
+        if (this.warming !== w) return;
+        // A server closing its store while it warms (mcp serve ended by its client) stops here.
+        if (!this.db.open) {
+          this.warming = null;
+          this.vectorStore?.release();
+          return;
         }
+        t = performance.now();
       }
-    } finally {
-      if (this.rebuilds === mine) this.vectorStore?.release();
     }
+    this.finishWarm();
+    // What changed while the slices ran comes from the change log, at the cost of the change.
+    this.sync();
+  }
+
+  /**
+   * Add what the sliced build has not added yet, at once, and make it the index at the log head it
+   * read (a match needs the index now: the rows already added are kept, not read again). Saved
+   * like any build; later changes come from the log.
+   */
+  private finishWarm(): boolean {
+    const w = this.warming!;
+    this.warming = null;
+    while (w.next < w.rows.length) {
+      const r = w.rows[w.next++]!;
+      if (modelInvocable(r)) this.add(r, w.arts.get(r.id) ?? []);
+    }
+    this.vectorStore?.release();
     this.vectorStore?.flush();
-    this.lastSeq = head;
+    this.lastSeq = w.head;
     this.renorm();
     this.generation++;
     this.journal.push({ generation: this.generation, slots: null });
     if (this.journal.length > JOURNAL_LENGTH) this.journal.shift();
-    // What changed while the slices ran comes from the change log, at the cost of the change.
-    if (!this.sync()) this.save();
+    this.save();
+    return true;
   }
 
   private reload(id: string): void {
