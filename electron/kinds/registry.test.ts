@@ -10,6 +10,7 @@ import {
   runnableArtifacts,
   skillMdArtifact,
   skillMdInstructions,
+  stateRule,
   succeed,
 } from './index.js';
 
@@ -102,6 +103,14 @@ describe('the Agent Skills import hooks', () => {
     expect(bodyKeepsHeader('description')).toBe(true);
     expect(bodyKeepsHeader('llm_agent')).toBe(false);
     expect(bodyKeepsHeader('no such kind')).toBe(false);
+    // A manifest is input: names an object already has are no kinds either.
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(bodyKeepsHeader(name), name).toBe(false);
+      expect(stateRule(name), name).toBeUndefined();
+    }
+    expect(stateRule('dspy_module')?.problem(Buffer.from('{}').toString('base64'))).toBeNull();
+    expect(stateRule('dspy_module')?.problem(Buffer.from('[1]').toString('base64'))).toMatch(/JSON object/);
+    expect(stateRule('prompt_template')).toBeUndefined();
   });
 
   it('reads a bundled file as the kind that claims its path, binary as base64', () => {
