@@ -191,6 +191,7 @@ export async function scanImports(python: string, files: Record<string, string>)
     for (const m of r.imports ?? []) {
       if (stdlib.has(m) || own.has(m) || m === '__future__' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(m)) continue;
       byModule.set(m, [...(byModule.get(m) ?? []), path]);
+      for (const p of PROGRAMS_OF_MODULES[m] ?? []) byProgram.set(p, [...(byProgram.get(p) ?? []), path]);
     }
     for (const raw of r.programs ?? []) {
       const p = programName(raw);
@@ -205,6 +206,21 @@ export async function scanImports(python: string, files: Record<string, string>)
     .map(([program, paths]) => ({ program, files: [...new Set(paths)].sort() }));
   return { packages, programs, unreadable: unreadable.sort((a, b) => a.path.localeCompare(b.path)) };
 }
+
+/**
+ * Programs a package starts on the script's behalf, so a script that only imports it starts them
+ * too: Anthropic's pdf skill reaches Poppler through `pdf2image` and never names `pdftoppm` itself,
+ * so without this its page images failed on a program nobody had been asked to grant. Only
+ * packages whose work is the program (a wrapper), not ones that may call one now and then.
+ */
+const PROGRAMS_OF_MODULES: Readonly<Record<string, readonly string[]>> = {
+  pdf2image: ['pdfinfo', 'pdftoppm', 'pdftocairo'],
+  pytesseract: ['tesseract'],
+  pypandoc: ['pandoc'],
+  pydub: ['ffmpeg', 'ffprobe'],
+  ffmpeg: ['ffmpeg', 'ffprobe'],
+  unoserver: ['soffice'],
+};
 
 /**
  * Commands that are not a program the user would install for the skill: Python itself (the

@@ -1,7 +1,7 @@
 // External programs in the OS sandbox are the user's to grant per skill: not granted, the script's
 // call fails naming the program and the command; granted, the real program runs; revoked, refused
 // again. With the real sandbox and a program installed here (pdftoppm, else qpdf).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, skipWithout, tempDir } from '../../test-support/index.js';
@@ -36,6 +36,19 @@ describe('program grants', () => {
     expect(denied[0]!.script).toContain(`skilldesk skills programs grant "s" mytool`);
     expect(revokePrograms(home, 's', ['qpdf'])).toBe(true);
     expect(revokePrograms(home, 's', ['qpdf'])).toBe(false);
+  });
+
+  it('leave a granted program reachable under the other names of its file (soffice, libreoffice)', () => {
+    // Debian's /usr/bin/soffice and /usr/bin/libreoffice are links to one script.
+    const home = tempDir();
+    const bin = tempDir();
+    writeFileSync(join(bin, 'soffice.real'), '#!/bin/sh\n', { mode: 0o755 });
+    for (const name of ['soffice', 'libreoffice']) symlinkSync(join(bin, 'soffice.real'), join(bin, name));
+    const here = (p: string) => (p === 'soffice' || p === 'libreoffice' ? join(bin, p) : null);
+    const before = deniedPrograms(home, 's', [], here);
+    expect(before.map((d) => d.program).sort()).toEqual(['libreoffice', 'soffice']);
+    grantPrograms(home, 's', ['soffice']);
+    expect(deniedPrograms(home, 's', [], here)).toEqual([]);
   });
 });
 
@@ -94,3 +107,57 @@ describe.skipIf(skipWithout(missing, 'program grants in the OS sandbox'))(
     }, 180_000);
   },
 );
+
+// Debian's /usr/bin/soffice and /usr/bin/libreoffice are two links to one script: a granted soffice
+// must run even though libreoffice is not granted (it failed naming libreoffice, so the document
+// skills' conversions, thumbnails and accepted changes never ran). CI installs LibreOffice.
+const soffice = findProgram('soffice');
+const sofficeMissing = missing && missing !== 'neither pdftoppm nor qpdf installed' ? missing : null;
+describe.skipIf(
+  skipWithout(sofficeMissing ?? (soffice ? null : 'LibreOffice not installed'), 'a granted LibreOffice'),
+)('a granted LibreOffice', () => {
+  it('converts the user’s file in the OS sandbox under its other name’s cover', async () => {
+    const home = tempDir();
+    const skill = join(tempDir(), 'to-pdf');
+    mkdirSync(join(skill, 'scripts'), { recursive: true });
+    writeFileSync(
+      join(skill, 'SKILL.md'),
+      '---\nname: to-pdf\ndescription: Turns a text file into a PDF.\n---\nRun scripts/to_pdf.py.\n',
+    );
+    writeFileSync(
+      join(skill, 'scripts', 'to_pdf.py'),
+      [
+        'import subprocess, sys',
+        'r = subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", "out", sys.argv[1]], capture_output=True, text=True, timeout=120)',
+        'print(r.stdout + r.stderr)',
+        'sys.exit(r.returncode)',
+      ].join('\n'),
+    );
+    const input = join(tempDir(), 'notes.txt');
+    writeFileSync(input, 'Quarterly notes: sales rose 4%.\n');
+    expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
+    seedNativeEnv(home, 'to-pdf', python!);
+    acceptNativeRuntime(home, 'to-pdf', ['lxml']);
+    expect((await runCli(['--home', home, 'skills', 'programs', 'grant', 'to-pdf', 'soffice'])).code).toBe(0);
+    const out = tempDir();
+    const ran = await runCli([
+      '--home',
+      home,
+      '--json',
+      'skills',
+      'run-script',
+      'to-pdf',
+      'scripts/to_pdf.py',
+      'inputs/notes.txt',
+      '--file',
+      input,
+      '--out',
+      out,
+    ]);
+    const result = JSON.parse(ran.stdout) as { exit_code: number; stdout: string; files: Array<{ path: string }> };
+    expect(result.stdout).not.toContain('not granted');
+    expect(result.exit_code).toBe(0);
+    expect(result.files.map((f) => f.path)).toEqual(['out/notes.pdf']);
+    expect(readFileSync(join(out, 'out', 'notes.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+  }, 180_000);
+});

@@ -118,16 +118,19 @@ export function deniedPrograms(
 ): Array<{ program: string; paths: string[]; script: string }> {
   const granted = new Set(programGrants(home, skill).map((g) => g.program));
   const names = [...new Set([...Object.keys(KNOWN_PROGRAMS), ...extra])].filter((p) => !granted.has(p));
+  // A granted program's file stays reachable under every name it has: Debian's `libreoffice` and
+  // `soffice` are links to one script, and covering the ungranted name's file would cover the
+  // granted one too (a granted soffice then failed naming libreoffice).
+  const grantedFiles = new Set<string>();
+  for (const p of granted) {
+    const found = find(p);
+    if (found) grantedFiles.add(realOrSelf(found));
+  }
   const out: Array<{ program: string; paths: string[]; script: string }> = [];
   for (const program of names) {
     const found = find(program);
-    if (!found) continue;
-    const paths = new Set([found]);
-    try {
-      paths.add(realpathSync(found));
-    } catch {
-      // the entry itself is covered
-    }
+    if (!found || grantedFiles.has(realOrSelf(found))) continue;
+    const paths = new Set([found, realOrSelf(found)]);
     const message = `${PROGRAM_REFUSED_MARK} ${program} is not granted to skill ${JSON.stringify(skill)}; grant it with: ${grantProgramCommand(skill, program)}`;
     out.push({
       program,
@@ -136,6 +139,15 @@ export function deniedPrograms(
     });
   }
   return out;
+}
+
+/** Where a program's entry leads (links resolved), or the entry itself when that cannot be read. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The refusal a run's output carries when it started a program not granted, as a hint; else undefined. */

@@ -47,6 +47,17 @@ describe.skipIf(skipWithout(python ? null : 'no python3', 'programs a skill’s 
       ]);
     });
 
+    it('include the programs a wrapper package starts for the script (pdf2image → Poppler)', async () => {
+      // Anthropic's pdf skill: convert_pdf_to_images.py names no program, pdf2image starts them.
+      const scan = await scanImports(python!, {
+        'scripts/convert_pdf_to_images.py':
+          'from pdf2image import convert_from_path\nimages = convert_from_path("in.pdf", dpi=200)\n',
+      });
+      expect(scan.programs.map((p) => p.program)).toEqual(['pdfinfo', 'pdftocairo', 'pdftoppm']);
+      expect(scan.programs[0]!.files).toEqual(['scripts/convert_pdf_to_images.py']);
+      expect(scan.packages.map((p) => p.distribution)).toEqual(['pdf2image']);
+    });
+
     it('are found or named as missing, with how to install them', async () => {
       const scan = await scanImports(python!, SCRIPTS);
       const here = new Set(['soffice', 'qpdf']);

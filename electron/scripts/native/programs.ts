@@ -44,6 +44,7 @@ export const KNOWN_PROGRAMS: Readonly<Record<string, KnownProgram>> = {
   },
   pandoc: { product: 'Pandoc', install: 'apt install pandoc; dnf install pandoc; brew install pandoc' },
   ffmpeg: { product: 'FFmpeg', install: 'apt install ffmpeg; brew install ffmpeg' },
+  ffprobe: { product: 'FFmpeg', install: 'apt install ffmpeg; brew install ffmpeg' },
   magick: { product: 'ImageMagick', install: 'apt install imagemagick; brew install imagemagick' },
   convert: { product: 'ImageMagick', install: 'apt install imagemagick; brew install imagemagick' },
   node: { product: 'Node.js', install: 'https://nodejs.org or your package manager' },
