@@ -3,19 +3,12 @@
  * (tests and tools that wire their own runtimes use these; the skill runtime uses `kindHandlers`).
  */
 import type { ArtifactKindName } from '../contract/kinds.js';
-import {
-  type DspyRunOutput,
-  type DspyRunRequest,
-  fail,
-  KINDS,
-  type KindContext,
-  type KindServices,
-  type Settled,
-} from '../kinds/index.js';
+import { type DspyRunner, fail, KINDS, type KindRuntimes } from '../kinds/index.js';
 import type { PromptEngine } from './prompt-engine.js';
 import type { ArtifactHandler, ExecutionContext } from './types.js';
 
 export {
+  type DspyRunner,
   type DspyRunOutput,
   type DspyRunRequest,
   fail,
@@ -26,14 +19,14 @@ export {
   succeed,
 } from '../kinds/index.js';
 
-/** Services for handlers that need none of the runtimes (text kinds). */
-const NO_RUNTIMES: KindServices = {
+/** Runtimes for handlers that need none of them (text kinds). */
+const NO_RUNTIMES: KindRuntimes = {
   render: () => {
     throw new Error('no template engine here');
   },
   sandbox: null,
-  dspy: null,
-  fallback: async () => fail('HANDLER_NOT_AVAILABLE', 'no prompt_template handler here'),
+  sidecar: null,
+  run: async () => fail('HANDLER_NOT_AVAILABLE', 'no other kind runs here'),
 };
 
 /** `description`, `approach`, `example`, `resource`: their text is injected into the model's context. */
@@ -45,11 +38,11 @@ export function textHandler<K extends 'description' | 'approach' | 'example' | '
 
 /** `prompt_template`: render with MiniJinja, send as a user message, return the reply. */
 export function promptTemplateHandler(engine: PromptEngine): ArtifactHandler<'prompt_template'> {
-  const services: KindServices = {
+  const runtimes: KindRuntimes = {
     ...NO_RUNTIMES,
     render: (source, variables, name) => engine.renderStr(source, variables, { name }),
   };
-  return { kind: 'prompt_template', execute: (a, ctx) => KINDS.prompt_template.execute(a, ctx, services) };
+  return { kind: 'prompt_template', execute: (a, ctx) => KINDS.prompt_template.execute(a, ctx, runtimes) };
 }
 
 /** A handler for a kind whose runtime is not wired in this process. */
@@ -66,14 +59,6 @@ export function unavailableHandler<K extends 'code_template' | 'dspy_module'>(
 }
 
 /**
- * What the dspy_module handler needs from the sidecar client. SIDECAR_UNAVAILABLE in the error
- * means: run the fallback prompt template instead.
- */
-export interface DspyRunner {
-  execute(req: DspyRunRequest, ctx: KindContext): Promise<Settled<DspyRunOutput>>;
-}
-
-/**
  * `dspy_module`: run in the sidecar; when the sidecar is unavailable, run the artifact's
  * `fallback_artifact` prompt template (with `prompt`) instead and say so in the output and trace.
  */
@@ -81,13 +66,13 @@ export function dspyModuleHandler(
   runner: DspyRunner | null,
   prompt: ArtifactHandler<'prompt_template'>,
 ): ArtifactHandler<'dspy_module'> {
-  const services: KindServices = {
+  const runtimes: KindRuntimes = {
     ...NO_RUNTIMES,
-    dspy: runner ? (req, ctx) => runner.execute(req, ctx) : null,
+    sidecar: runner,
     // The kind passes on the dispatcher's own context, which the prompt handler takes.
-    fallback: (a, ctx) => prompt.execute(a, ctx as ExecutionContext),
+    run: (a, ctx) => prompt.execute(a, ctx as ExecutionContext),
   };
-  return { kind: 'dspy_module', execute: (a, ctx) => KINDS.dspy_module.execute(a, ctx, services) };
+  return { kind: 'dspy_module', execute: (a, ctx) => KINDS.dspy_module.execute(a, ctx, runtimes) };
 }
 
 /** The kinds whose handlers a process may leave unwired. */

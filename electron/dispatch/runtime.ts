@@ -1,13 +1,18 @@
 import { join } from 'node:path';
 import { AppError } from '../contract/errors.js';
 import { ARTIFACT_KINDS } from '../contract/kinds.js';
-import { KINDS, type KindServices, type LlmSkillHost, NO_LLM, settle } from '../kinds/index.js';
+import {
+  type DspyRunner,
+  KINDS,
+  type KindRuntimes,
+  type LlmSkillHost,
+  NO_LLM,
+  settle,
+} from '../kinds/index.js';
 import type { Llm } from '../llm/index.js';
 import {
   createSandboxHost,
   runCodeTemplate,
-  runComponentArtifact,
-  type SandboxLlm,
   SandboxPool,
   type SandboxRunResult,
   type SandboxWorkspace,
@@ -20,19 +25,18 @@ import { createFileStore } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { fullPythonRuntime } from './full-python-runtime.js';
-import { toolScriptService } from './llm-skill-tools.js';
 import { PromptEngine } from './prompt-engine.js';
 import { createPythonRunner, fullPythonUnavailable, pyodideRuntime } from './python-runner.js';
 import { modelId } from './run-scope.js';
 import { createSkillScriptRunner } from './skill-scripts.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 
-/** The dispatcher's handler table: each kind's executor over the runtime's services. */
-export function kindHandlers(services: KindServices): ArtifactHandlers {
+/** The dispatcher's handler table: each kind's executor over the process's runtimes. */
+export function kindHandlers(runtimes: KindRuntimes): ArtifactHandlers {
   return Object.fromEntries(
     ARTIFACT_KINDS.map((kind) => [
       kind,
-      { kind, execute: (a, ctx) => KINDS[kind].execute(a, ctx, services) } satisfies ArtifactHandler,
+      { kind, execute: (a, ctx) => KINDS[kind].execute(a, ctx, runtimes) } satisfies ArtifactHandler,
     ]),
   ) as ArtifactHandlers;
 }
@@ -91,21 +95,6 @@ export interface RunCodeOptions {
   noModelMessage?: string;
 }
 
-/** The provider layer as the sandbox sees it: the run's own model. */
-export function sandboxLlm(llm: Llm): SandboxLlm {
-  return {
-    async complete(prompt) {
-      const r = await llm.generate({ messages: [{ role: 'user', content: prompt }] });
-      return {
-        text: r.text,
-        input_tokens: r.usage.input_tokens,
-        output_tokens: r.usage.output_tokens,
-        model: r.model,
-      };
-    },
-  };
-}
-
 /**
  * Answer the completions one sidecar call asks for with the model of the run that made it (null:
  * each fails with LLM_NOT_CONFIGURED, which `labeled_few_shot` optimizing never hits).
@@ -152,88 +141,59 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
       allowInProcessIsolation: deps.allowInProcessIsolation,
     }));
 
-  const runner: KindServices['dspy'] =
+  const runner: DspyRunner | null =
     deps.sidecar === false
       ? null
-      : async (req, ctx) => {
-          const { llm, signal } = ctx.scope;
-          if (!llm) return { ok: false, error: NO_LLM };
-          if (!req.signature)
+      : {
+          async execute(req, ctx) {
+            const { llm, signal } = ctx.scope;
+            if (!llm) return { ok: false, error: NO_LLM };
+            if (!req.signature)
+              return {
+                ok: false,
+                error: {
+                  code: 'INVALID_INPUT',
+                  message: 'dspy_module content needs a "signature" such as "claims -> contradictions"',
+                },
+              };
+            sidecar ??=
+              sharedSidecar?.() ??
+              createSidecarClient({
+                dataDir: join(deps.home, 'sidecar'),
+                resourcesPath: deps.resourcesPath,
+              });
+            const client = sidecar;
+            const signature = req.signature;
+            const r = await settle(() =>
+              client.execute({
+                template_id: req.template_id,
+                signature,
+                state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
+                params: req.params,
+                // Informative only (the sidecar echoes it): the completions are answered by `lm`.
+                ...(modelId(llm)!.length <= 200 ? { model: modelId(llm)! } : {}),
+                lm: sidecarLm(llm),
+                signal,
+              }),
+            );
+            if (!r.ok) return r;
             return {
-              ok: false,
-              error: {
-                code: 'INVALID_INPUT',
-                message: 'dspy_module content needs a "signature" such as "claims -> contradictions"',
+              ok: true,
+              value: {
+                output: r.value.outputs,
+                input_tokens: r.value.usage.input_tokens,
+                output_tokens: r.value.usage.output_tokens,
+                model_id: modelId(llm),
               },
             };
-          sidecar ??=
-            sharedSidecar?.() ??
-            createSidecarClient({
-              dataDir: join(deps.home, 'sidecar'),
-              resourcesPath: deps.resourcesPath,
-            });
-          const client = sidecar;
-          const signature = req.signature;
-          const r = await settle(() =>
-            client.execute({
-              template_id: req.template_id,
-              signature,
-              state_blob: (req.state_blob as Record<string, unknown> | null) ?? null,
-              params: req.params,
-              // Informative only (the sidecar echoes it): the completions are answered by `lm`.
-              ...(modelId(llm)!.length <= 200 ? { model: modelId(llm)! } : {}),
-              lm: sidecarLm(llm),
-              signal,
-            }),
-          );
-          if (!r.ok) return r;
-          return {
-            ok: true,
-            value: {
-              output: r.value.outputs,
-              input_tokens: r.value.usage.input_tokens,
-              output_tokens: r.value.usage.output_tokens,
-              model_id: modelId(llm),
-            },
-          };
+          },
         };
 
-  const services: KindServices = {
+  const runtimes: KindRuntimes = {
     render: (source, variables, name) => engine.renderStr(source, variables, { name }),
-    sandbox:
-      deps.sandbox === false
-        ? null
-        : (artifact, ctx) => {
-            const host = createSandboxHost({
-              workspace: deps.workspace,
-              llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
-              noModelMessage:
-                'no model is configured: pass --provider and --model, or set one up in Settings',
-            });
-            // Runs queue fairly per chat: one chat's burst never starves another's run.
-            return runCodeTemplate(sandboxPool(), artifact, ctx.variables, {
-              host,
-              queue: ctx.scope.session_id,
-              signal: ctx.scope.signal,
-            });
-          },
-    component:
-      deps.sandbox === false
-        ? null
-        : (artifact, ctx) =>
-            runComponentArtifact(sandboxPool(), componentDir, artifact, ctx.variables, {
-              hostDeps: {
-                workspace: deps.workspace,
-                llm: ctx.scope.llm ? sandboxLlm(ctx.scope.llm) : undefined,
-                noModelMessage:
-                  'no model is configured: pass --provider and --model, or set one up in Settings',
-              },
-              queue: ctx.scope.session_id,
-              signal: ctx.scope.signal,
-            }),
-    dspy: runner,
-    fallback: (artifact, ctx) => KINDS.prompt_template.execute(artifact, ctx, services),
-    toolScript: deps.sandbox === false ? null : toolScriptService(sandboxPool),
+    sandbox: deps.sandbox === false ? null : { pool: sandboxPool, componentDir, workspace: deps.workspace },
+    sidecar: runner,
+    run: (artifact, ctx) => KINDS[artifact.kind].execute(artifact as never, ctx, runtimes),
     llmSkill: deps.llmSkill,
   };
   const scripts =
@@ -255,7 +215,7 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           pyodide: pyodideRuntime(sandboxPool),
           full: deps.fullPython ? fullPythonRuntime(deps.fullPython) : fullPythonUnavailable(),
         });
-  const dispatcher = new ArtifactDispatcher(kindHandlers(services), deps.traces, scripts, python);
+  const dispatcher = new ArtifactDispatcher(kindHandlers(runtimes), deps.traces, scripts, python);
 
   return {
     dispatcher,

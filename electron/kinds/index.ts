@@ -144,6 +144,7 @@ export { fail, NO_LLM, type Settled, settle, succeed } from './result.js';
 export type {
   AgentSkillsRule,
   ArtifactOutput,
+  DspyRunner,
   DspyRunOutput,
   DspyRunRequest,
   HandlerResult,
@@ -153,8 +154,9 @@ export type {
   KindIssue,
   KindModule,
   KindReview,
-  KindServices,
+  KindRuntimes,
   LlmSkillHost,
+  SandboxRuntime,
   ToolScriptRequest,
   ToolScriptResult,
   TraceDraft,

@@ -1,7 +1,7 @@
 import type { AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName } from '../contract/kinds.js';
 import type { Llm } from '../llm/index.js';
-import type { CodeTemplateResult, ComponentRunResult } from '../sandbox/index.js';
+import type { SandboxPool, SandboxWorkspace } from '../sandbox/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { Settled } from './result.js';
 
@@ -92,24 +92,38 @@ export interface DspyRunOutput {
 }
 
 /**
- * The runtimes executors reach, supplied by the skill runtime that owns them (the sandbox pool,
- * the sidecar client, the template engine); a kind module imports none of them itself.
+ * The runtimes a process has, one object handed to every kind: each kind builds what it runs from
+ * them inside its own folder (the Python sandbox's host functions, a component's run, an LLM
+ * skill's tool scripts), so a new kind adds no member here and no wiring in `dispatch/`.
  */
-export interface KindServices {
-  /** Render a MiniJinja template; throws an AppError on a template error. */
+export interface KindRuntimes {
+  /** The template engine: render a MiniJinja template; throws an AppError on a template error. */
   render(source: string, variables: Record<string, unknown>, name: string): string;
-  /** Run a `code_template` in the sandbox; null when this process has no sandbox. */
-  sandbox: ((artifact: SkillArtifact, ctx: KindContext) => Promise<CodeTemplateResult>) | null;
-  /** Run a `wasm_component` in the sandbox's component worker; null when this process has no sandbox. */
-  component?: ((artifact: SkillArtifact, ctx: KindContext) => Promise<ComponentRunResult>) | null;
-  /** Run a DSPy program in the sidecar; null when this process has none (the fallback runs). */
-  dspy: ((req: DspyRunRequest, ctx: KindContext) => Promise<Settled<DspyRunOutput>>) | null;
-  /** Run a `dspy_module`'s fallback prompt template (the runtime's prompt_template handler). */
-  fallback(artifact: SkillArtifact, ctx: KindContext): Promise<HandlerResult>;
-  /** Run one tool script of an LLM skill in the sandbox; null when this process has no sandbox. */
-  toolScript?: ((req: ToolScriptRequest, ctx: KindContext) => Promise<ToolScriptResult>) | null;
+  /** The Python sandbox (Pyodide processes and the component worker); null when this process has none. */
+  sandbox: SandboxRuntime | null;
+  /** The DSPy sidecar; null when this process has none (a `dspy_module` then runs its fallback). */
+  sidecar: DspyRunner | null;
+  /** Run another artifact of the skill by its own kind (a `dspy_module`'s fallback template). */
+  run(artifact: SkillArtifact, ctx: KindContext): Promise<HandlerResult>;
   /** What an LLM skill needs of the app beyond the run's model (other providers, secrets, grants). */
   llmSkill?: LlmSkillHost;
+}
+
+/** The sandbox as kinds reach it: the pool (started on first use) and what its host functions read. */
+export interface SandboxRuntime {
+  pool(): SandboxPool;
+  /** Where compiled WebAssembly components are cached. */
+  componentDir: string;
+  /** Workspace pages for the host functions (`get_page`…). */
+  workspace?: SandboxWorkspace;
+}
+
+/**
+ * The DSPy sidecar as the `dspy_module` kind asks it. SIDECAR_UNAVAILABLE in the error means: run
+ * the fallback prompt template instead.
+ */
+export interface DspyRunner {
+  execute(req: DspyRunRequest, ctx: KindContext): Promise<Settled<DspyRunOutput>>;
 }
 
 /** One tool call of an LLM skill, as a Python script of the skill run in the sandbox. */
@@ -199,7 +213,7 @@ export interface KindModule<K extends ArtifactKindName> {
    */
   readonly state?: { problem(blob: string): string | null };
   /** Run (or inject) the artifact. Outcomes are data; only a bug throws. */
-  execute(artifact: SkillArtifact, ctx: KindContext, services: KindServices): Promise<HandlerResult>;
+  execute(artifact: SkillArtifact, ctx: KindContext, runtimes: KindRuntimes): Promise<HandlerResult>;
 }
 
 /** Where an Agent Skills export puts an artifact of one kind. */

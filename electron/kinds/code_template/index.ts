@@ -1,4 +1,6 @@
+import { createSandboxHost, runCodeTemplate } from '../../sandbox/index.js';
 import { fail, settle, succeed } from '../result.js';
+import { runHostDeps } from '../sandbox-host.js';
 import type { KindModule, TraceDraft } from '../types.js';
 
 /**
@@ -37,11 +39,18 @@ export const codeTemplateKind: KindModule<'code_template'> = {
       code: true,
     };
   },
-  async execute(artifact, ctx, services) {
-    if (!services.sandbox) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
-    const run = services.sandbox;
+  async execute(artifact, ctx, runtimes) {
+    const sandbox = runtimes.sandbox;
+    if (!sandbox) return fail('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
     // A bad template or metadata is an AppError from the renderer: an outcome, like a traceback.
-    const ran = await settle(() => run(artifact, ctx));
+    // Runs queue fairly per chat: one chat's burst never starves another's run.
+    const ran = await settle(() =>
+      runCodeTemplate(sandbox.pool(), artifact, ctx.variables, {
+        host: createSandboxHost(runHostDeps(sandbox, ctx)),
+        queue: ctx.scope.session_id,
+        signal: ctx.scope.signal,
+      }),
+    );
     if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
     const r = ran.value;
     const partial: TraceDraft = {

@@ -106,7 +106,7 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
     typeof a.metadata?.fallback_artifact === 'string'
       ? [{ kind: 'prompt_template', name: a.metadata.fallback_artifact }]
       : [],
-  async execute(artifact, ctx, services) {
+  async execute(artifact, ctx, runtimes) {
     const content = parseDspyContent(artifact.content);
     if (!content.ok)
       return fail('INVALID_INPUT', `dspy_module "${artifact.name}": content ${content.issues[0]!.message}`);
@@ -123,8 +123,8 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
     const partial: TraceDraft = {
       rendered_input: JSON.stringify({ template_id: content.value.template_id, params: ctx.variables }),
     };
-    if (services.dspy) {
-      const r = await services.dspy(
+    if (runtimes.sidecar) {
+      const r = await runtimes.sidecar.execute(
         {
           template_id: content.value.template_id,
           signature: content.value.signature,
@@ -164,7 +164,7 @@ export const dspyModuleKind: KindModule<'dspy_module'> = {
       );
     }
     const note = `[fallback: ran prompt_template "${fallback.name}" because ${reason}]`;
-    const r = await services.fallback(fallback as SkillArtifact, ctx);
+    const r = await runtimes.run(fallback as SkillArtifact, ctx);
     const fellBack = { artifact: fallback.name, reason };
     if (!r.ok) {
       return {

@@ -3,7 +3,8 @@ import type { Llm, LlmMessage } from '../../llm/index.js';
 import { PROVIDERS } from '../../llm/index.js';
 import type { SkillArtifact } from '../../store/index.js';
 import { fail, NO_LLM, settle, succeed } from '../result.js';
-import type { KindContext, KindModule, KindServices, TraceDraft } from '../types.js';
+import type { KindContext, KindModule, KindRuntimes, TraceDraft } from '../types.js';
+import { runComponent } from '../wasm_component/index.js';
 import { buildArgv, toolSpec } from './argv.js';
 import {
   LLM_SKILL_DEFAULTS,
@@ -14,6 +15,7 @@ import {
   toolProgram,
   validateLlmAgent,
 } from './schema.js';
+import { runToolScript } from './tool-script.js';
 
 export { buildArgv, toolSpec } from './argv.js';
 export {
@@ -74,7 +76,7 @@ const clip = (s: string) =>
 export function skillModel(
   spec: LlmSkill,
   run: Llm | null,
-  services: KindServices,
+  runtimes: KindRuntimes,
   skillName: string,
 ): { ok: true; llm: Llm; fallback?: string } | { ok: false; error: AppErrorData } {
   const sibling = (llm: Llm, model: string | undefined): Llm =>
@@ -92,8 +94,8 @@ export function skillModel(
   }
   const info = PROVIDERS[spec.provider];
   try {
-    if (!services.llmSkill) throw new Error('no providers are set up in this process');
-    return { ok: true, llm: services.llmSkill.modelFor(spec.provider, spec.model) };
+    if (!runtimes.llmSkill) throw new Error('no providers are set up in this process');
+    return { ok: true, llm: runtimes.llmSkill.modelFor(spec.provider, spec.model) };
   } catch (e) {
     if (spec.fallback_to_run_model && run)
       return {
@@ -125,7 +127,7 @@ async function runTool(
   args: unknown,
   spec: LlmSkill,
   ctx: KindContext,
-  services: KindServices,
+  runtimes: KindRuntimes,
   steps: LlmSkillStep[],
 ): Promise<{ ok: boolean; content: string }> {
   const t0 = performance.now();
@@ -149,30 +151,30 @@ async function runTool(
   const p = program.program;
   const argv = [...p.fixed_args, ...built.argv];
   say?.(`Running ${tool.name} ${argv.join(' ')}`.trim());
+  const sandbox = runtimes.sandbox;
   if (p.type === 'component') {
-    if (!services.component) return done(false, 'the sandbox is turned off', argv, null);
+    if (!sandbox) return done(false, 'the sandbox is turned off', argv, null);
     const artifact = ctx.artifacts.find((a) => a.name === p.artifact)!;
     const ran = await settle(() =>
-      services.component!(artifact, { ...ctx, variables: { ...(args as object), argv } }),
+      runComponent(sandbox, artifact, { ...ctx, variables: { ...(args as object), argv } }),
     );
     if (!ran.ok) return done(false, ran.error.message, argv, null);
     const r = ran.value;
     if (!r.ok) return done(false, r.error?.message ?? 'the component failed', argv, 1);
     return done(true, clip(typeof r.result === 'string' ? r.result : r.stdout), argv, 0);
   }
-  if (!services.toolScript)
-    return done(false, 'the Python sandbox is turned off, so this tool cannot run', argv, null);
+  if (!sandbox) return done(false, 'the Python sandbox is turned off, so this tool cannot run', argv, null);
   const skill = ctx.skill?.name ?? '';
-  const env = services.llmSkill?.secrets(skill, spec.tool_env) ?? {};
-  const run = services.toolScript;
+  const env = runtimes.llmSkill?.secrets(skill, spec.tool_env) ?? {};
   const ran = await settle(() =>
-    run(
+    runToolScript(
+      sandbox,
       {
         script: p.script,
         argv,
         env,
         timeout_ms: spec.timeout_ms ?? LLM_SKILL_DEFAULTS.timeout_ms,
-        granted_hosts: services.llmSkill?.grants(skill) ?? [],
+        granted_hosts: runtimes.llmSkill?.grants(skill) ?? [],
         signal: ctx.scope.signal,
       },
       ctx,
@@ -256,7 +258,7 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
   },
   review: () => ({}),
   takes_over: true,
-  async execute(artifact: SkillArtifact, ctx, services) {
+  async execute(artifact: SkillArtifact, ctx, runtimes) {
     const skillName = ctx.skill?.name ?? artifact.name;
     let spec: LlmSkill;
     try {
@@ -276,7 +278,7 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
         `skill "${skillName}" needs a request: pass --input TEXT (or the variable "input")`,
         partial(),
       );
-    const chosen = skillModel(spec, ctx.scope.llm, services, skillName);
+    const chosen = skillModel(spec, ctx.scope.llm, runtimes, skillName);
     if (!chosen.ok) return { ok: false, error: chosen.error, partial: partial() };
     let llm = chosen.llm;
     let fallback = chosen.fallback;
@@ -387,7 +389,7 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
             }
           : c.invalid
             ? { ok: false, content: `the arguments did not parse: ${c.error ?? 'invalid JSON'}` }
-            : await runTool(tool, c.args, spec, ctx, services, steps);
+            : await runTool(tool, c.args, spec, ctx, runtimes, steps);
         messages.push({
           role: 'tool',
           tool_call_id: c.id,

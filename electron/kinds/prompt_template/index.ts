@@ -43,8 +43,8 @@ export const promptTemplateKind: KindModule<'prompt_template'> = {
   effects: () => [],
   agentSkills: { path: () => null, file: (_a, base) => `templates/${base}.md.j2` },
   review: () => ({ calls_model: true }),
-  async execute(artifact, ctx, services) {
-    const rendered = await settle(() => services.render(artifact.content, ctx.variables, artifact.name));
+  async execute(artifact, ctx, runtimes) {
+    const rendered = await settle(() => runtimes.render(artifact.content, ctx.variables, artifact.name));
     if (!rendered.ok) return { ok: false, error: rendered.error, partial: {} };
     const partial: TraceDraft = { rendered_input: rendered.value };
     const { llm, signal } = ctx.scope;

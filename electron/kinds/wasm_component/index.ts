@@ -1,6 +1,20 @@
-import { describeProblems, inspectComponentBytes } from '../../sandbox/index.js';
+import {
+  type ComponentRunResult,
+  describeProblems,
+  inspectComponentBytes,
+  runComponentArtifact,
+} from '../../sandbox/index.js';
+import type { SkillArtifact } from '../../store/index.js';
 import { fail, settle, succeed } from '../result.js';
-import type { KindArtifact, KindIssue, KindModule, TraceDraft } from '../types.js';
+import { runHostDeps } from '../sandbox-host.js';
+import type {
+  KindArtifact,
+  KindContext,
+  KindIssue,
+  KindModule,
+  SandboxRuntime,
+  TraceDraft,
+} from '../types.js';
 
 /** Largest component a package may carry (a JavaScript one is ~12 MB, 16 MB as base64). */
 export const MAX_COMPONENT_BYTES = 64 * 1024 * 1024;
@@ -76,10 +90,10 @@ export const wasmComponentKind: KindModule<'wasm_component'> = {
       .filter((f) => bytes.includes(Buffer.from(f)));
     return { imports, binary: true };
   },
-  async execute(artifact, ctx, services) {
-    if (!services.component) return fail('HANDLER_NOT_AVAILABLE', 'the sandbox is turned off');
-    const run = services.component;
-    const ran = await settle(() => run(artifact, ctx));
+  async execute(artifact, ctx, runtimes) {
+    const sandbox = runtimes.sandbox;
+    if (!sandbox) return fail('HANDLER_NOT_AVAILABLE', 'the sandbox is turned off');
+    const ran = await settle(() => runComponent(sandbox, artifact, ctx));
     if (!ran.ok) return { ok: false, error: ran.error, partial: {} };
     const r = ran.value;
     const output = typeof r.result === 'string' ? r.result : null;
@@ -117,3 +131,16 @@ export const wasmComponentKind: KindModule<'wasm_component'> = {
     });
   },
 };
+
+/** One run of a component in the sandbox's component worker, queued per chat like Python runs. */
+export function runComponent(
+  sandbox: SandboxRuntime,
+  artifact: SkillArtifact,
+  ctx: KindContext,
+): Promise<ComponentRunResult> {
+  return runComponentArtifact(sandbox.pool(), sandbox.componentDir, artifact, ctx.variables, {
+    hostDeps: runHostDeps(sandbox, ctx),
+    queue: ctx.scope.session_id,
+    signal: ctx.scope.signal,
+  });
+}
