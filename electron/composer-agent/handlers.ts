@@ -5,6 +5,7 @@ import { DEFAULT_REPAIR_ROUNDS } from '../contract/composer.js';
 import { AppError } from '../contract/errors.js';
 import { PromptEngine } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
+import { createRunRegistry } from '../progress/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { loadAgentPrompts, renderPrompt, runAgent } from './agent.js';
 import { applyChanges, diffDrafts } from './changes.js';
@@ -27,7 +28,7 @@ export interface ComposerHandlerDeps {
 /** Build the composer slice. Runs given a `run_id` can be stopped with `composer/cancel`. */
 export function createComposerHandlers(deps: ComposerHandlerDeps) {
   const engine = new PromptEngine();
-  const running = new Map<string, AbortController>();
+  const runs = createRunRegistry();
 
   const modelOrThrow = (choice?: ChatModelChoice): Llm => {
     const llm = deps.llm(choice);
@@ -47,14 +48,7 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
   ) {
     const llm = modelOrThrow(req.model);
     const prompts = loadAgentPrompts(deps.catalog());
-    const abort = new AbortController();
-    if (req.run_id) {
-      if (running.has(req.run_id))
-        throw new AppError('CONFLICT', `a run named ${req.run_id} is already running`);
-      running.set(req.run_id, abort);
-    }
-    const onGone = () => abort.abort();
-    signal?.addEventListener('abort', onGone, { once: true });
+    const tracked = runs.start(req.run_id, signal);
     const maxRounds = req.max_rounds ?? DEFAULT_REPAIR_ROUNDS;
     try {
       const r = await runAgent({
@@ -63,9 +57,9 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
         engine,
         first: first(prompts),
         maxRounds,
-        signal: abort.signal,
+        signal: tracked.signal,
         now: deps.now,
-        validate: (d) => validateDraft(d, { engine, runCode: deps.runCode, signal: abort.signal }),
+        validate: (d) => validateDraft(d, { engine, runCode: deps.runCode, signal: tracked.signal }),
         onRound: (round) => {
           if (req.run_id)
             deps.events.emit('composer/round-finished', {
@@ -77,8 +71,7 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
       });
       return { ...r, model: `${llm.provider}:${llm.model}` };
     } finally {
-      signal?.removeEventListener('abort', onGone);
-      if (req.run_id) running.delete(req.run_id);
+      tracked.done();
     }
   }
 
@@ -123,11 +116,7 @@ export function createComposerHandlers(deps: ComposerHandlerDeps) {
       return { draft, issues: await validateDraft(draft, { engine }) };
     },
 
-    'composer/cancel': (req) => {
-      const abort = running.get(req.run_id);
-      abort?.abort();
-      return { cancelled: abort !== undefined };
-    },
+    'composer/cancel': (req) => runs.cancel(req.run_id),
   } satisfies HandlersFor<'composer'>;
 }
 

@@ -16,6 +16,7 @@ import type {
   TriggerEvalSkillView,
 } from '../contract/skills.js';
 import { BUILTIN_PRICES, estimateCost, type Llm, type PriceTable } from '../llm/index.js';
+import { createRunRegistry } from '../progress/index.js';
 import {
   SkillCatalog as Catalog,
   EVALS_PATH,
@@ -432,30 +433,18 @@ function producedOutput(out: EvalTurnOutput): string {
 
 /** The eval slice and the runner behind it (`skills/optimize --evals` runs it before and after). */
 export function createSkillEvals(deps: SkillEvalHandlerDeps) {
-  const running = new Map<string, AbortController>();
+  const runs = createRunRegistry();
   const handlers = {
     'skills/eval': async (req, outer) => {
-      const abort = new AbortController();
-      if (req.run_id) {
-        if (running.has(req.run_id))
-          throw new AppError('CONFLICT', `a run named ${req.run_id} is already running`);
-        running.set(req.run_id, abort);
-      }
-      const onGone = () => abort.abort();
-      outer.signal?.addEventListener('abort', onGone, { once: true });
+      const run = runs.start(req.run_id, outer.signal);
       try {
-        return await evaluate(req, { ...outer, signal: abort.signal });
+        return await evaluate(req, { ...outer, signal: run.signal });
       } finally {
-        outer.signal?.removeEventListener('abort', onGone);
-        if (req.run_id) running.delete(req.run_id);
+        run.done();
       }
     },
 
-    'skills/cancel-eval': (req) => {
-      const abort = running.get(req.run_id);
-      abort?.abort();
-      return { cancelled: abort !== undefined };
-    },
+    'skills/cancel-eval': (req) => runs.cancel(req.run_id),
 
     'skills/eval-history': (req) => {
       const catalog = deps.catalog();

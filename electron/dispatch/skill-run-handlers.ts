@@ -8,6 +8,7 @@ import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView, OptimizeSkillRes } from '../contract/skills.js';
 import type { Llm } from '../llm/index.js';
+import { createRunRegistry } from '../progress/index.js';
 import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
 import {
   type CatalogRef,
@@ -143,25 +144,9 @@ export function draftSkill(
 export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
   const { session, events } = deps;
   const engine = new PromptEngine();
-  const running = new Map<string, AbortController>();
-
-  /** An abort signal for a run: cancelled by `skills/cancel-run` or when the caller goes away. */
-  const track = (runId: string | undefined, caller?: AbortSignal) => {
-    const abort = new AbortController();
-    if (runId) {
-      if (running.has(runId)) throw new AppError('CONFLICT', `a run named ${runId} is already running`);
-      running.set(runId, abort);
-    }
-    const onCallerGone = () => abort.abort();
-    caller?.addEventListener('abort', onCallerGone, { once: true });
-    return {
-      signal: abort.signal,
-      done() {
-        caller?.removeEventListener('abort', onCallerGone);
-        if (runId) running.delete(runId);
-      },
-    };
-  };
+  /** A run's abort signal: cancelled by `skills/cancel-run` or when the caller goes away. */
+  const runs = createRunRegistry();
+  const track = (runId: string | undefined, caller?: AbortSignal) => runs.start(runId, caller);
 
   const evals = createSkillEvals({
     catalog: () => session.catalog.get(),
@@ -262,11 +247,7 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
 
-    'skills/cancel-run': (req) => {
-      const abort = running.get(req.run_id);
-      abort?.abort();
-      return { cancelled: abort !== undefined };
-    },
+    'skills/cancel-run': (req) => runs.cancel(req.run_id),
 
     'skills/optimize': async (req, ctx) => {
       const llm = deps.llm();

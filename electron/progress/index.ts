@@ -1,3 +1,4 @@
+export { createRunRegistry, type RunRegistry, type TrackedRun } from './run-registry.js';
 export {
   type ColdStartMemory,
   createProgressTracker,
