@@ -1,27 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statfsSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
 import { createPeer, type IncomingCall, type Peer } from '../rpc/index.js';
 import { FairQueue } from './fair-queue.js';
 import { MAX_LIMITS, resolveLimits, type SandboxLimits, type SandboxLimitsOverride } from './limits.js';
+import { openProbes, type Probes } from './probes.js';
 import {
   type AppMessage,
   RUN_FILE_CHUNK,
@@ -34,6 +18,8 @@ import {
 } from './protocol.js';
 import { encodeBinaryFrame, encodeFrames, FrameReader, jsonDepth } from './runtime/frames.mjs';
 import { packSparse } from './runtime/sparse.mjs';
+import { pyodideDir, RUNTIME_DIR } from './runtime-paths.js';
+import { checkSnapshot, SnapshotCache } from './snapshot-cache.js';
 import { spawnNodeSandbox } from './spawn.js';
 import type {
   SandboxError,
@@ -44,14 +30,8 @@ import type {
   SpawnSandboxProcess,
 } from './types.js';
 
-/** The folder holding the sandbox process and worker scripts. */
-export const RUNTIME_DIR = join(dirname(fileURLToPath(import.meta.url)), 'runtime');
-
-/** The folder of the installed `pyodide` package. */
-export function pyodideDir(): string {
-  const require = createRequire(import.meta.url);
-  return dirname(require.resolve('pyodide/package.json'));
-}
+export { pyodideDir, RUNTIME_DIR } from './runtime-paths.js';
+export { checkSnapshot, removeStaleTemps } from './snapshot-cache.js';
 
 /** Options of {@link SandboxPool}. */
 export interface SandboxPoolOptions {
@@ -176,149 +156,6 @@ const BACKSTOP_MS = 3_000;
 const MAX_RUNNING = 3;
 /** How long a run holds the queue before a waiting run starts beside it. */
 const SIDE_BY_SIDE_MS = 500;
-const SNAPSHOT_FORMAT = 'skilldesk-pyodide-snapshot/1';
-/** Pyodide's snapshot header: magic, offset of the heap, JSON length, 0, 256-bit build id. */
-const SNAPSHOT_MAGIC = 1886286592;
-const SNAPSHOT_HEADER = 48;
-
-/** Free space the snapshot cache leaves on its disk beyond the snapshot itself. */
-const SNAPSHOT_FREE_MARGIN = 256 * 1024 * 1024;
-const SNAPSHOT_TEMP_SUFFIX = '.tmp';
-
-/** Bytes available to this user on the file system holding `dir` (null when unknown). */
-function freeBytes(dir: string): number | null {
-  try {
-    const s = statfsSync(dir);
-    return Number(s.bavail) * Number(s.bsize);
-  } catch {
-    return null;
-  }
-}
-
-/** Write `bytes` to a new file (mode 0600) and flush it to the disk before returning. */
-function writeDurably(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, 'wx', 0o600);
-  try {
-    let at = 0;
-    while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Remove temp files of snapshot writes that can no longer finish: their writer (the pid in the
- * name) is gone — killed, or out of disk — or they are over an hour old.
- */
-export function removeStaleTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^pyodide-.*\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
-    if (!m) continue;
-    const path = join(dir, name);
-    let stale = false;
-    try {
-      process.kill(Number(m[1]), 0);
-      stale = Date.now() - statSync(path).mtimeMs > 3_600_000;
-    } catch (e) {
-      stale = (e as NodeJS.ErrnoException).code === 'ESRCH';
-    }
-    if (stale) rmSync(path, { force: true });
-  }
-}
-
-/** The Pyodide build id of the installed package (snapshots carry it). */
-let buildIdCache: string | null = null;
-function pyodideBuildId(): string {
-  if (buildIdCache) return buildIdCache;
-  const src = readFileSync(join(pyodideDir(), 'pyodide.mjs'), 'utf8');
-  const m = /BUILD_ID:"([0-9a-f]{64})"/.exec(src);
-  if (!m) throw new AppError('SANDBOX_FAILED', 'cannot read the Pyodide build id');
-  buildIdCache = m[1]!;
-  return buildIdCache;
-}
-
-/**
- * Whether `bytes` is a Pyodide memory snapshot of this build: magic, header bounds, build id and a
- * JSON header that parses. Returns the reason when it is not.
- */
-export function checkSnapshot(bytes: Uint8Array, buildId = pyodideBuildId()): string | null {
-  if (bytes.length < SNAPSHOT_HEADER + 16 || bytes.byteOffset % 4 !== 0) return 'too short';
-  const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEADER / 4);
-  if (u32[0] !== SNAPSHOT_MAGIC) return 'bad magic number';
-  const heapAt = u32[1]!;
-  const jsonLen = u32[2]!;
-  if (heapAt % 16 !== 0 || heapAt < SNAPSHOT_HEADER || heapAt >= bytes.length) return 'bad header';
-  if (jsonLen > heapAt - SNAPSHOT_HEADER) return 'bad header';
-  let id = '';
-  for (let i = 4; i < 12; i++) id += u32[i]!.toString(16).padStart(8, '0');
-  if (id !== buildId) return 'built by another Pyodide';
-  try {
-    const header = JSON.parse(
-      new TextDecoder('utf-8', { fatal: true }).decode(
-        bytes.subarray(SNAPSHOT_HEADER, SNAPSHOT_HEADER + jsonLen),
-      ),
-    );
-    if (!header || typeof header !== 'object' || Array.isArray(header)) return 'bad JSON header';
-  } catch {
-    return 'bad JSON header';
-  }
-  return null;
-}
-
-/** Listeners the sandbox process must not reach: a TCP port on loopback and a UNIX socket. */
-interface Probes {
-  tcpPort: number;
-  unixPath: string | null;
-  hits: number;
-  close(): void;
-}
-
-async function openProbes(): Promise<Probes> {
-  const servers: Server[] = [];
-  const probes: Probes = {
-    tcpPort: 0,
-    unixPath: null,
-    hits: 0,
-    close: () => {
-      for (const s of servers) s.close();
-      if (probes.unixPath) rmSync(dirname(probes.unixPath), { recursive: true, force: true });
-    },
-  };
-  const listen = (target: { port: number; host: string } | { path: string }) =>
-    new Promise<Server | null>((resolve) => {
-      const server = createServer((socket) => {
-        probes.hits++;
-        socket.destroy();
-      });
-      server.once('error', () => resolve(null));
-      server.listen(target, () => {
-        server.unref();
-        servers.push(server);
-        resolve(server);
-      });
-    });
-  const tcp = await listen({ port: 0, host: '127.0.0.1' });
-  probes.tcpPort = (tcp?.address() as { port: number } | null)?.port ?? 0;
-  if (process.platform !== 'win32') {
-    const dir = join(tmpdir(), `skilldesk-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const path = join(dir, 'p.sock');
-      if (await listen({ path })) probes.unixPath = path;
-    } catch {
-      // no UNIX socket probe on this system
-    }
-  }
-  return probes;
-}
-
 /**
  * A pool of pre-warmed Pyodide workers inside one locked-down sandbox process. Runs execute one at
  * a time in a fresh interpreter (a restored or a new worker), with a second and third beside a run
@@ -356,9 +193,13 @@ export class SandboxPool {
     recycles: 0,
   };
 
+  /** The boot snapshot on disk (`snapshot-cache.ts`): read before a process boots, written after. */
+  private readonly snapshots: SnapshotCache;
+
   constructor(private readonly opts: SandboxPoolOptions = {}) {
     this.spawn = opts.spawn ?? spawnNodeSandbox;
     this.defaults = resolveLimits(opts.limits);
+    this.snapshots = new SnapshotCache(opts.cacheDir, opts.log);
   }
 
   /** Start the sandbox process (if needed) and wait for its first warm worker. */
@@ -536,7 +377,7 @@ export class SandboxPool {
     // Packed sparse: half the bytes cross the pipe, and the process keeps the snapshot as
     // it arrives instead of scanning it again on the first run's path.
     const readPacked = () => {
-      const dense = this.readSnapshot();
+      const dense = this.snapshots.read();
       return dense && packSparse(dense);
     };
     let early: Uint8Array | null | undefined = readPacked();
@@ -611,7 +452,7 @@ export class SandboxPool {
           const bad = checkSnapshot(bytes);
           if (bad) return violation(`the snapshot is not valid (${bad})`);
           this.statsData.snapshotMs = proc.snapshotMeta.ms;
-          this.writeSnapshot(bytes);
+          this.snapshots.write(bytes);
           proc.phase = 'booting';
         },
         onJson: (raw) => {
@@ -764,7 +605,7 @@ export class SandboxPool {
       const why = `sandbox process exited (${signal ?? code})`;
       // A process that dies before its first worker is ready after booting from the cached
       // snapshot must not boot from it again: rebuild it next time.
-      if (!sawReady && proc.usedCache) this.dropSnapshot();
+      if (!sawReady && proc.usedCache) this.snapshots.drop();
       markFailed(this.fatal ?? new AppError('SANDBOX_FAILED', `${why}: ${handle.stderrTail().slice(-500)}`));
       if (proc.ranJob) this.failRunsOf(proc, 'SANDBOX_FAILED', why);
       proc.peer.close(new AppError('SANDBOX_FAILED', why));
@@ -799,116 +640,6 @@ export class SandboxPool {
   }
 
   // --- the snapshot cache: written by the app only, checked before every use ---------------------------
-
-  private snapshotFilesMemo:
-    | { bin: string; meta: string; runtimeHash: string; version: string }
-    | null
-    | undefined;
-
-  /** The cache files of this runtime (hashing the runtime sources once per pool, not per use). */
-  private snapshotFiles(): { bin: string; meta: string; runtimeHash: string; version: string } | null {
-    if (this.snapshotFilesMemo !== undefined) return this.snapshotFilesMemo;
-    if (!this.opts.cacheDir) {
-      this.snapshotFilesMemo = null;
-      return null;
-    }
-    const h = createHash('sha256');
-    for (const f of ['worker.mjs', 'prelude.py', 'guard.mjs', 'gate.mjs', 'harden.mjs'])
-      h.update(readFileSync(join(RUNTIME_DIR, f)));
-    const version = JSON.parse(readFileSync(join(pyodideDir(), 'package.json'), 'utf8')).version as string;
-    h.update(version).update(process.versions.v8);
-    const runtimeHash = h.digest('hex').slice(0, 16);
-    const base = join(this.opts.cacheDir, `pyodide-${version}-${runtimeHash}`);
-    this.snapshotFilesMemo = { bin: `${base}.snapshot`, meta: `${base}.json`, runtimeHash, version };
-    return this.snapshotFilesMemo;
-  }
-
-  private readSnapshot(): Uint8Array | null {
-    if (this.opts.cacheDir) removeStaleTemps(this.opts.cacheDir);
-    const files = (() => {
-      try {
-        return this.snapshotFiles();
-      } catch {
-        return null;
-      }
-    })();
-    if (!files || !existsSync(files.bin)) return null;
-    try {
-      const meta = JSON.parse(readFileSync(files.meta, 'utf8')) as Record<string, unknown>;
-      const bytes = new Uint8Array(readFileSync(files.bin));
-      const why =
-        meta.format !== SNAPSHOT_FORMAT
-          ? 'unknown format'
-          : meta.pyodide_version !== files.version || meta.runtime_hash !== files.runtimeHash
-            ? 'another runtime'
-            : meta.build_id !== pyodideBuildId()
-              ? 'another Pyodide build'
-              : meta.size !== bytes.length
-                ? 'wrong size'
-                : meta.sha256 !== createHash('sha256').update(bytes).digest('hex')
-                  ? 'hash mismatch'
-                  : checkSnapshot(bytes);
-      if (why) throw new Error(why);
-      return bytes;
-    } catch (e) {
-      this.opts.log?.(`sandbox snapshot cache refused (${(e as Error).message}): rebuilding it`);
-      this.dropSnapshot();
-      return null;
-    }
-  }
-
-  private dropSnapshot(): void {
-    try {
-      const files = this.snapshotFiles();
-      if (!files) return;
-      rmSync(files.bin, { force: true });
-      rmSync(files.meta, { force: true });
-    } catch {
-      // nothing cached
-    }
-  }
-
-  private writeSnapshot(bytes: Uint8Array): void {
-    const temps: string[] = [];
-    try {
-      const files = this.snapshotFiles();
-      if (!files) return;
-      const dir = dirname(files.bin);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      removeStaleTemps(dir);
-      // A cache is an optimisation: never the thing that fills the disk.
-      const free = freeBytes(dir);
-      if (free !== null && free < bytes.length + SNAPSHOT_FREE_MARGIN) {
-        this.opts.log?.(
-          `not caching the sandbox snapshot: ${dir} has ${Math.floor(free / 1048576)} MB free, ${Math.ceil((bytes.length + SNAPSHOT_FREE_MARGIN) / 1048576)} MB needed`,
-        );
-        return;
-      }
-      const meta = {
-        format: SNAPSHOT_FORMAT,
-        pyodide_version: files.version,
-        runtime_hash: files.runtimeHash,
-        build_id: pyodideBuildId(),
-        size: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        created_at: new Date().toISOString(),
-      };
-      const suffix = `${process.pid}.${randomBytes(4).toString('hex')}${SNAPSHOT_TEMP_SUFFIX}`;
-      const binTemp = `${files.bin}.${suffix}`;
-      const metaTemp = `${files.meta}.${suffix}`;
-      temps.push(binTemp, metaTemp);
-      writeDurably(binTemp, bytes);
-      writeDurably(metaTemp, Buffer.from(JSON.stringify(meta)));
-      renameSync(binTemp, files.bin);
-      renameSync(metaTemp, files.meta);
-      temps.length = 0;
-      this.opts.log?.(`sandbox snapshot cached in ${files.bin}`);
-    } catch (e) {
-      this.opts.log?.(`could not cache the sandbox snapshot: ${(e as Error).message}`);
-    } finally {
-      for (const t of temps) rmSync(t, { force: true });
-    }
-  }
 
   // --- jobs -----------------------------------------------------------------------------------------
 
