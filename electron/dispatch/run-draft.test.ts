@@ -1,14 +1,8 @@
 // `skills/run` with a package: the Composer's unsaved draft runs as it is held (the loopback model
 // receives the edited template), results say a draft ran, and nothing is saved.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../contract/errors.js';
-import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
-import { testHost } from '../test-support/index.js';
-
-const providers: LoopbackProvider[] = [];
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.close()));
-});
+import { loopbackHost } from '../test-support/index.js';
 
 const saved = {
   name: 'Tea Note',
@@ -19,14 +13,7 @@ const saved = {
 };
 
 async function hostWith(turns: unknown[]) {
-  const provider = await startLoopbackProvider({ script: turns as never });
-  providers.push(provider);
-  const llm = createLlm(
-    { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-    { keys: NO_KEYS },
-  );
-  const host = testHost({ llm: () => llm });
-  const ctx = { transport: 'in-process' as const };
+  const { host, provider, ctx } = await loopbackHost(turns as never);
   await host.handlers['skills/import-package']({ package: saved }, ctx);
   return { host, provider, ctx };
 }

@@ -8,6 +8,14 @@ import { afterEach, it } from 'vitest';
 import type { ChatMessage } from '../chat/index.js';
 import { main } from '../cli/main.js';
 import { createHost, type Host, type HostDeps, type Logger } from '../host.js';
+import {
+  createLlm,
+  type Llm,
+  type LoopbackProvider,
+  type LoopbackScriptInput,
+  NO_KEYS,
+  startLoopbackProvider,
+} from '../llm/index.js';
 
 const made: string[] = [];
 
@@ -19,10 +27,12 @@ export function tempDir(prefix = 'skilldesk-'): string {
 }
 
 const hosts: Host[] = [];
+const loopbacks: LoopbackProvider[] = [];
 
 afterEach(async () => {
   // Hosts first: they hold the stores (and sandbox or sidecar processes) inside the temp folders.
   await Promise.all(hosts.splice(0).map((h) => h.dispose()));
+  await Promise.all(loopbacks.splice(0).map((p) => p.close()));
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -37,6 +47,35 @@ export function testHost(deps: Partial<HostDeps> = {}): Host {
   const host = createHost({ home: tempDir(), env: {}, mode: 'test', logger: quietLogger, ...deps });
   hosts.push(host);
   return host;
+}
+
+/** Options of {@link loopbackHost}. */
+export interface LoopbackHostOptions {
+  /** The provider the model is reached as (default `openai-compatible`, which needs no key). */
+  provider?: 'openai' | 'openai-compatible';
+  /** The model's name (default `loopback-gpt`). */
+  model?: string;
+  /** More of the host's dependencies (its home, environment…). */
+  deps?: Partial<HostDeps>;
+}
+
+/**
+ * The loopback model server answering `turns` in order and a test host whose model it is, both
+ * closed after the test: the setup a dozen core tests each wrote by hand.
+ */
+export async function loopbackHost(
+  turns: LoopbackScriptInput,
+  opts: LoopbackHostOptions = {},
+): Promise<{ host: Host; provider: LoopbackProvider; llm: Llm; ctx: { transport: 'in-process' } }> {
+  const provider = await startLoopbackProvider({ script: turns });
+  loopbacks.push(provider);
+  const kind = opts.provider ?? 'openai-compatible';
+  const llm = createLlm(
+    { provider: kind, baseUrl: provider.url, model: opts.model ?? 'loopback-gpt' },
+    { keys: kind === 'openai' ? { get: () => 'sk-test' } : NO_KEYS },
+  );
+  const host = testHost({ llm: () => llm, ...opts.deps });
+  return { host, provider, llm, ctx: { transport: 'in-process' } };
 }
 
 /** The project root (where package.json is). */

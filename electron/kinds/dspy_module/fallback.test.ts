@@ -2,17 +2,11 @@
 // sidecar, a loopback model whose replies DSPy's adapters cannot parse makes the program fail
 // (AdapterParseError, reported as SIDECAR_FAILED); the fallback then runs, and the result, the
 // trace and the chat's activity line say so.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeRun } from '../../contract/builtin-tools.js';
-import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../../llm/index.js';
 import { NO_VENV } from '../../sidecar-client/test-lm.js';
-import { skipWithout, testHost } from '../../test-support/index.js';
+import { loopbackHost, skipWithout } from '../../test-support/index.js';
 import { fallbackReason } from './index.js';
-
-const providers: LoopbackProvider[] = [];
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.close()));
-});
 
 const pkg = {
   name: 'Claim Checker',
@@ -62,14 +56,7 @@ describe.skipIf(skipWithout(NO_VENV, 'dspy_module fallback with the real sidecar
   'dspy_module fallback with the real sidecar (needs sidecar/.venv)',
   () => {
     async function hostWith(turns: unknown[]) {
-      const provider = await startLoopbackProvider({ script: turns as never });
-      providers.push(provider);
-      const llm = createLlm(
-        { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-        { keys: NO_KEYS },
-      );
-      const host = testHost({ llm: () => llm });
-      const ctx = { transport: 'in-process' as const };
+      const { host, provider, ctx } = await loopbackHost(turns as never);
       await host.handlers['skills/import-package']({ package: pkg }, ctx);
       return { host, provider, ctx };
     }

@@ -3,8 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createLlm, NO_KEYS, startLoopbackProvider } from '../../llm/index.js';
-import { testHost } from '../../test-support/index.js';
+import { loopbackHost } from '../../test-support/index.js';
 
 const pkg = (script: string, network: string[]) => ({
   name: 'slow-skill',
@@ -25,11 +24,7 @@ const pkg = (script: string, network: string[]) => ({
 });
 
 async function setup(turns: unknown[], script = 'print(1)\n', network: string[] = []) {
-  const p = await startLoopbackProvider({ script: turns as never });
-  onTestFinished(() => p.close());
-  const llm = createLlm({ provider: 'openai-compatible', baseUrl: p.url, model: 'loop' }, { keys: NO_KEYS });
-  const host = testHost({ llm: () => llm });
-  const ctx = { transport: 'in-process' as const };
+  const { host, provider: p, ctx } = await loopbackHost(turns as never, { model: 'loop' });
   await host.handlers['skills/import-package']({ package: pkg(script, network) }, ctx);
   for (const h of network)
     host.handlers['skill-access/set-grant']({ name: 'slow-skill', host: h, granted: true }, ctx);

@@ -154,10 +154,18 @@ describe.skipIf(
       '--out',
       out,
     ]);
-    const result = JSON.parse(ran.stdout) as { exit_code: number; stdout: string; files: Array<{ path: string }> };
+    const result = JSON.parse(ran.stdout) as {
+      exit_code: number;
+      stdout: string;
+      files: Array<{ path: string }>;
+    };
     expect(result.stdout).not.toContain('not granted');
     expect(result.exit_code).toBe(0);
     expect(result.files.map((f) => f.path)).toEqual(['out/notes.pdf']);
-    expect(readFileSync(join(out, 'out', 'notes.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      readFileSync(join(out, 'out', 'notes.pdf'))
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   }, 180_000);
 });
