@@ -4,7 +4,9 @@
  * the skill given up front or hidden from the model altogether (the baseline). Nothing is stored:
  * an eval is no conversation, and no memory is recalled, so one eval cannot leak into the next.
  */
+
 import { denseQuery, matchSkills, type SkillMatch } from '../activation/index.js';
+import { toolOutputs } from '../contract/builtin-tools.js';
 import { type ArtifactDispatcher, createRunScope, type EvalTurnRunner } from '../dispatch/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { skillNameKey } from '../store/index.js';
@@ -29,12 +31,10 @@ function writtenFiles(
   const files: Array<{ path: string; media_type: string; size: number; data_base64: string }> = [];
   let budget = MAX_FILE_BYTES;
   for (const c of calls) {
-    const r = c.result as { run_id?: unknown; files?: Array<{ path: string; size: number }> } | null;
-    if (c.name !== 'run_script' || !r || typeof r.run_id !== 'string' || !Array.isArray(r.files)) continue;
-    for (const f of r.files) {
+    for (const f of toolOutputs(c.name, c.result)) {
       if (f.size > budget) continue;
       try {
-        const out = dispatcher.scripts?.readOutput(r.run_id, f.path);
+        const out = dispatcher.scripts?.readOutput(f.run_id, f.path);
         if (!out) continue;
         budget -= out.bytes.length;
         files.push({

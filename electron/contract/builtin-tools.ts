@@ -142,6 +142,11 @@ export interface BuiltinToolFacts {
   read_only: boolean;
   /** One step of skill activity in words. */
   activity(call: ToolCallFacts, facts: RunFacts | null): string;
+  /**
+   * The files a call's result names that the app keeps for it (a script's outputs): over MCP they
+   * travel as `resource_link`s, and an eval grades and keeps them. Absent: the tool leaves none.
+   */
+  outputs?(result: unknown): Array<ScriptOutputRef & { run_id: string }>;
 }
 
 const skillOf = (call: ToolCallFacts) => call.skill ?? str(call.args.name) ?? 'a skill';
@@ -274,6 +279,27 @@ export const BUILTIN_TOOLS = {
       const files = Array.isArray(call.result.files) ? call.result.files.length : 0;
       return `Ran ${what} — exit ${typeof code === 'number' ? code : '?'}${files ? ` · ${files} file${files === 1 ? '' : 's'}` : ''}`;
     },
+    outputs(result) {
+      const r = result as { run_id?: unknown; files?: unknown } | null;
+      if (!r || typeof r.run_id !== 'string' || !Array.isArray(r.files)) return [];
+      const runId = r.run_id;
+      return r.files.flatMap((f: Partial<ScriptOutputRef> | null) =>
+        typeof f?.path === 'string' &&
+        typeof f.uri === 'string' &&
+        f.uri.startsWith(SCRIPT_OUTPUT_URI) &&
+        typeof f.size === 'number'
+          ? [
+              {
+                run_id: runId,
+                path: f.path,
+                uri: f.uri,
+                size: f.size,
+                media_type: typeof f.media_type === 'string' ? f.media_type : 'application/octet-stream',
+              },
+            ]
+          : [],
+      );
+    },
   },
   run_python: {
     description: runPythonDescription('pyodide'),
@@ -315,6 +341,13 @@ export const BUILTIN_TOOLS = {
     },
   },
 } as const satisfies Record<string, BuiltinToolFacts>;
+
+/** The kept files a built-in tool's result names (its `outputs` fact); none for any other tool. */
+export function toolOutputs(name: string, result: unknown): Array<ScriptOutputRef & { run_id: string }> {
+  if (!Object.hasOwn(BUILTIN_TOOLS, name)) return [];
+  const facts: BuiltinToolFacts = BUILTIN_TOOLS[name as BuiltinToolName];
+  return facts.outputs?.(result) ?? [];
+}
 
 /** A file a `run_python` run wrote, now in the chat's folder. */
 export interface RunPythonFileRef {
@@ -411,6 +444,8 @@ export const RunScriptReqSchema = z
   .strict();
 /** Request of `scripts/run`. */
 export type RunScriptReq = z.infer<typeof RunScriptReqSchema>;
+/** Where a script run's kept files are served: `skilldesk://script-output/<run_id>/<path>`. */
+export const SCRIPT_OUTPUT_URI = 'skilldesk://script-output/';
 /** A file a script run wrote, kept for download (7 days) and served over MCP at `uri`. */
 export interface ScriptOutputRef {
   path: string;

@@ -23,7 +23,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { BUILTIN_TOOLS, type BuiltinToolName, SkillName } from '../contract/builtin-tools.js';
+import {
+  BUILTIN_TOOLS,
+  type BuiltinToolName,
+  SCRIPT_OUTPUT_URI,
+  SkillName,
+  toolOutputs,
+} from '../contract/builtin-tools.js';
 import type { GrantedFolder } from '../contract/chat-files.js';
 import type { CoreClient } from '../transport/index.js';
 import { ServedCatalog, type ServedView, sentAsText } from './catalog.js';
@@ -56,26 +62,18 @@ const text = (value: unknown) => ({
   ],
 });
 
-/** `resource_link` items for the files a `run_script` result lists (`skilldesk://script-output/…`). */
-function scriptOutputLinks(result: unknown) {
-  const files = (result as { files?: unknown } | null)?.files;
-  if (!Array.isArray(files)) return [];
-  return files.flatMap((f: { path?: unknown; uri?: unknown; media_type?: unknown; size?: unknown }) =>
-    typeof f?.uri === 'string' && f.uri.startsWith(SCRIPT_OUTPUT_PREFIX) && typeof f.path === 'string'
-      ? [
-          {
-            type: 'resource_link' as const,
-            uri: f.uri,
-            name: f.path,
-            ...(typeof f.media_type === 'string' ? { mimeType: f.media_type } : {}),
-            ...(typeof f.size === 'number' ? { size: f.size } : {}),
-          },
-        ]
-      : [],
-  );
+/** `resource_link` items for the files a tool's result names as kept outputs (its `outputs` fact). */
+function outputLinks(name: BuiltinToolName, result: unknown) {
+  return toolOutputs(name, result).map((f) => ({
+    type: 'resource_link' as const,
+    uri: f.uri,
+    name: f.path,
+    mimeType: f.media_type,
+    size: f.size,
+  }));
 }
 
-const SCRIPT_OUTPUT_PREFIX = 'skilldesk://script-output/';
+const SCRIPT_OUTPUT_PREFIX = SCRIPT_OUTPUT_URI;
 
 /** `skilldesk://script-output/<run_id>/<path>` → its parts; null for any other URI. */
 function parseScriptOutputUri(uri: string): { run_id: string; path: string } | null {
@@ -311,7 +309,7 @@ export function createSkillsMcpServer(client: CoreClient, opts: SkillsMcpServerO
         if (!r.ok) return failure(r.error.message);
         const out = text(r.value.result);
         // A script's output files travel as links to resources the client reads when it wants them.
-        const links = scriptOutputLinks(r.value.result);
+        const links = outputLinks(name, r.value.result);
         return { content: [...out.content, ...links], isError: !r.value.ok };
       },
     );
