@@ -138,6 +138,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     catalog,
     chats,
     dispatcher: runtime.dispatcher,
+    runners: runtime,
     llm: stub,
     onBeforeModel: () => {
       samples.push(performance.now() - mark);

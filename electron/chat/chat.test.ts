@@ -37,7 +37,7 @@ async function setup(format: 'openai' | 'anthropic', script: LoopbackScriptInput
   const runtime: SkillRuntime = createSkillRuntime({ traces: new TraceStore(db), home, sidecar: false });
   cleanups.push(() => runtime.dispose());
   const chats = new ChatStore(db);
-  const deps = { catalog, chats, dispatcher: runtime.dispatcher, llm, workspace };
+  const deps = { catalog, chats, dispatcher: runtime.dispatcher, runners: runtime, llm, workspace };
   return { provider, deps, chats, db, workspace };
 }
 

@@ -22,6 +22,7 @@ import {
   type ArtifactDispatcher,
   type ChatFolder,
   createRunScope,
+  type ScriptRunners,
   safeChatFileName,
   setChatRuntime,
 } from '../dispatch/index.js';
@@ -106,6 +107,8 @@ export interface ChatDeps {
   catalog: SkillCatalog;
   chats: ChatStore;
   dispatcher: ArtifactDispatcher;
+  /** The script runners (a skill's bundled scripts, the model's own Python): their kept files and runs. */
+  runners: ScriptRunners;
   llm: Llm | null;
   /** The workspace folder, given to skills as a harness key. */
   workspace?: string;
@@ -456,8 +459,8 @@ export function persistUserTurn(
  * The size of an attachment kept as a file (the user's file store, by SHA-256): INVALID_INPUT when
  * the store has no such file, before anything is stored.
  */
-function keptFileSize(deps: Pick<ChatDeps, 'dispatcher'>, name: string, sha256: string): number {
-  const path = deps.dispatcher.scripts?.files.pathOf(sha256) ?? null;
+function keptFileSize(deps: Pick<ChatDeps, 'runners'>, name: string, sha256: string): number {
+  const path = deps.runners.scripts?.files.pathOf(sha256) ?? null;
   if (!path)
     throw new AppError('INVALID_INPUT', `${name}: the attached file is no longer kept; attach it again`, {
       attachment: name,
@@ -522,6 +525,7 @@ export function bindTurnTools(deps: ChatDeps, input: TurnInput, sessionId: strin
     scope,
     catalog: deps.catalog,
     dispatcher: deps.dispatcher,
+    runners: deps.runners,
     external: deps.external?.(sessionId, input.signal),
   });
 }

@@ -7,7 +7,7 @@
 
 import { denseQuery, matchSkills, type SkillMatch } from '../activation/index.js';
 import { toolOutputs } from '../contract/builtin-tools.js';
-import { type ArtifactDispatcher, createRunScope, type EvalTurnRunner } from '../dispatch/index.js';
+import { createRunScope, type EvalTurnRunner, type ScriptRunners } from '../dispatch/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { skillNameKey } from '../store/index.js';
 import type { ChatMessage } from './chat-store.js';
@@ -24,17 +24,14 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024;
  * The files the turn's scripts wrote, read back from the script runner so they can be graded and
  * kept with the run; past the byte budget, or once expired, a file is left out.
  */
-function writtenFiles(
-  dispatcher: ArtifactDispatcher,
-  calls: Array<{ name: string; ok: boolean; result: unknown }>,
-) {
+function writtenFiles(runners: ScriptRunners, calls: Array<{ name: string; ok: boolean; result: unknown }>) {
   const files: Array<{ path: string; media_type: string; size: number; data_base64: string }> = [];
   let budget = MAX_FILE_BYTES;
   for (const c of calls) {
     for (const f of toolOutputs(c.name, c.result)) {
       if (f.size > budget) continue;
       try {
-        const out = dispatcher.scripts?.readOutput(f.run_id, f.path);
+        const out = runners.scripts?.readOutput(f.run_id, f.path);
         if (!out) continue;
         budget -= out.bytes.length;
         files.push({
@@ -194,6 +191,7 @@ export const runEvalTurn: EvalTurnRunner = async (deps, input) => {
     }),
     catalog: deps.catalog,
     dispatcher: deps.dispatcher,
+    runners: deps.runners,
   };
   const tools = input.with_skill
     ? new TurnTools(toolDeps)
@@ -220,7 +218,7 @@ export const runEvalTurn: EvalTurnRunner = async (deps, input) => {
     () => {},
   );
   return {
-    files: writtenFiles(deps.dispatcher, reply.calls),
+    files: writtenFiles(deps.runners, reply.calls),
     text: reply.text,
     input_tokens: reply.input_tokens,
     output_tokens: reply.output_tokens,

@@ -20,6 +20,7 @@ import {
   checkGrantableFolder,
   effectiveRuntime,
   runtimePreference,
+  type ScriptRunners,
   setChatFolderGrants,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
@@ -39,7 +40,7 @@ export interface ChatWorkspace {
   /** The store sessions write to. */
   writeStore(): SkillStore;
   /** The skill runtime whose traces go to `store`. */
-  runtime(store: SkillStore): { dispatcher: ArtifactDispatcher };
+  runtime(store: SkillStore): { dispatcher: ArtifactDispatcher } & ScriptRunners;
 }
 
 /** What the chat slice needs. */
@@ -361,6 +362,7 @@ export function createChatHandlers(deps: ChatHandlerDeps): ChatSlice {
             catalog: ws.catalog.get(),
             chats,
             dispatcher: rt.dispatcher,
+            runners: rt,
             llm,
             workspace: ws.workspace,
             face: deps.face,

@@ -45,7 +45,14 @@ async function setup() {
   cleanups.push(() => runtime.dispose());
   // As the app does: a ChatStore per request over the one connection.
   const chats = () => new ChatStore(db);
-  const deps = () => ({ catalog, chats: chats(), dispatcher: runtime.dispatcher, llm, workspace });
+  const deps = () => ({
+    catalog,
+    chats: chats(),
+    dispatcher: runtime.dispatcher,
+    runners: runtime,
+    llm,
+    workspace,
+  });
   addSkill(catalog, 'Walrus Census', 'Counts walruses on the ice floes and reports the census');
   const other = chats().createSession('earlier').id;
   const store = chats();

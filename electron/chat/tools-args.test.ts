@@ -26,7 +26,12 @@ function setup() {
       return [];
     },
   } as unknown as ArtifactDispatcher;
-  const tools = new TurnTools({ scope: createRunScope({ session_id: 's', llm: null }), catalog, dispatcher });
+  const tools = new TurnTools({
+    scope: createRunScope({ session_id: 's', llm: null }),
+    catalog,
+    dispatcher,
+    runners: { scripts: null, python: null },
+  });
   return { catalog, tools, runs };
 }
 

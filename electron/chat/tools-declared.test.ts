@@ -43,6 +43,7 @@ describe('tools a skill declares', () => {
     const tools = new TurnTools({
       catalog,
       dispatcher: {} as ArtifactDispatcher,
+      runners: { scripts: null, python: null },
       scope: createRunScope({ session_id: 's', llm: null }),
       external,
     });

@@ -32,6 +32,7 @@ describe('skill tools look names up as the catalog lists them', () => {
       scope: createRunScope({ session_id: 's', llm: null }),
       catalog,
       dispatcher,
+      runners: { scripts: null, python: null },
     });
     for (const spelling of ['étude', 'Étude', 'E\u0301TUDE']) {
       const read = await tools.call('read_skill', { name: spelling });

@@ -1,6 +1,6 @@
 import { AppError } from '../contract/errors.js';
 import { isBuiltinTool } from '../contract/index.js';
-import type { ArtifactDispatcher, RunScope } from '../dispatch/index.js';
+import type { ArtifactDispatcher, RunScope, ScriptRunners } from '../dispatch/index.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import {
@@ -21,6 +21,8 @@ export interface ToolDeps {
   scope: RunScope;
   catalog: SkillCatalog;
   dispatcher: ArtifactDispatcher;
+  /** The script runners (a skill's bundled scripts, the model's own Python). */
+  runners: ScriptRunners;
   /** Tools from outside the catalog (MCP servers), offered beside the skill tools. */
   external?: ExternalTools;
 }
@@ -53,6 +55,7 @@ export class TurnTools {
       scope: this.deps.scope,
       catalog: this.deps.catalog,
       dispatcher: this.deps.dispatcher,
+      runners: this.deps.runners,
       call_id: ctx.call_id ?? null,
       turn: {
         offer: (tools) => {

@@ -188,7 +188,7 @@ describe('skilldesk skills', () => {
       .map((f) => readFileSync(join(dir, f), 'utf8'))
       .join('\n');
     // The sandbox runtime, migrations and models are found from the source files' places.
-    expect(text).toContain('new URL("../../electron/sandbox/pool.ts", import.meta.url)');
+    expect(text).toContain('new URL("../../electron/sandbox/runtime-paths.ts", import.meta.url)');
     expect(text).toContain('new URL("../../electron/store/db.ts", import.meta.url)');
     expect(text).not.toMatch(/fileURLToPath\(import\.meta\.url\)/);
   });

@@ -3,9 +3,7 @@ import { modelFamily, resolveVariants, runnableArtifacts } from '../kinds/index.
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { assertionsOf, runAssertions } from './assertions.js';
-import type { PythonRunner } from './python-runner.js';
 import { modelId, type RunScope } from './run-scope.js';
-import type { SkillScriptRunner } from './skill-scripts.js';
 import type {
   ArtifactHandlers,
   DispatchResult,
@@ -49,10 +47,6 @@ export class ArtifactDispatcher {
   constructor(
     private readonly handlers: ArtifactHandlers,
     private readonly traces: TraceStore,
-    /** Runs skills' bundled scripts (`run_script`); null where the runtime has no sandbox. */
-    readonly scripts: SkillScriptRunner | null = null,
-    /** Runs the model's own Python (`run_python`); null where the runtime has no sandbox. */
-    readonly python: PythonRunner | null = null,
   ) {}
 
   /** Execute one artifact. Never throws: the result carries the error. */

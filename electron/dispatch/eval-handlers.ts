@@ -37,6 +37,7 @@ import { assertPinned } from '../sources/index.js';
 import { cloneStoreInMemory, type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
 import type { ArtifactDispatcher } from './dispatcher.js';
 import { PromptEngine } from './prompt-engine.js';
+import type { ScriptRunners } from './runtime.js';
 
 /** What an output eval's turn is given: the prompt, the skill, and whether the model gets it. */
 export interface EvalTurnInput {
@@ -69,7 +70,7 @@ export interface EvalTurnOutput {
  * layer; the host hands it down).
  */
 export type EvalTurnRunner = (
-  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; workspace?: string },
+  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; runners: ScriptRunners; workspace?: string },
   input: EvalTurnInput,
 ) => Promise<EvalTurnOutput>;
 

@@ -26,9 +26,14 @@ import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { fullPythonRuntime } from './full-python-runtime.js';
 import { PromptEngine } from './prompt-engine.js';
-import { createPythonRunner, fullPythonUnavailable, pyodideRuntime } from './python-runner.js';
+import {
+  createPythonRunner,
+  fullPythonUnavailable,
+  type PythonRunner,
+  pyodideRuntime,
+} from './python-runner.js';
 import { modelId } from './run-scope.js';
-import { createSkillScriptRunner } from './skill-scripts.js';
+import { createSkillScriptRunner, type SkillScriptRunner } from './skill-scripts.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 
 /** The dispatcher's handler table: each kind's executor over the process's runtimes. */
@@ -72,8 +77,18 @@ export interface SkillRuntimeDeps {
   fullPython?: FullPython;
 }
 
-/** The dispatcher with every handler wired to its real runtime, plus lifecycle. */
-export interface SkillRuntime {
+/**
+ * The runners beside the dispatcher: a skill's bundled scripts and the model's own Python. The
+ * tools that run them reach them through their context, not through the dispatcher,
+ * which runs artifacts only; null where the runtime has no sandbox.
+ */
+export interface ScriptRunners {
+  scripts: SkillScriptRunner | null;
+  python: PythonRunner | null;
+}
+
+/** The dispatcher with every handler wired to its real runtime, the script runners, plus lifecycle. */
+export interface SkillRuntime extends ScriptRunners {
   dispatcher: ArtifactDispatcher;
   engine: PromptEngine;
   /** Run one Python program in this runtime's sandbox pool (no template, no trace). */
@@ -215,10 +230,12 @@ export function createSkillRuntime(deps: SkillRuntimeDeps): SkillRuntime {
           pyodide: pyodideRuntime(sandboxPool),
           full: deps.fullPython ? fullPythonRuntime(deps.fullPython) : fullPythonUnavailable(),
         });
-  const dispatcher = new ArtifactDispatcher(kindHandlers(runtimes), deps.traces, scripts, python);
+  const dispatcher = new ArtifactDispatcher(kindHandlers(runtimes), deps.traces);
 
   return {
     dispatcher,
+    scripts,
+    python,
     engine,
     runCode(code, opts = {}) {
       const host = createSandboxHost({

@@ -161,8 +161,11 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
         const catalog = input.catalog ?? open;
         const store = open.store(input.skill.scope);
         if (!store) throw new AppError('NOT_FOUND', `the ${input.skill.scope} store is no longer open`);
-        const { dispatcher } = session.runtime(store);
-        return deps.evalTurn!({ catalog, dispatcher, workspace: session.workspace }, input);
+        const runtime = session.runtime(store);
+        return deps.evalTurn!(
+          { catalog, dispatcher: runtime.dispatcher, runners: runtime, workspace: session.workspace },
+          input,
+        );
       }),
     now: deps.now,
     events,

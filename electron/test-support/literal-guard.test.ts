@@ -22,7 +22,6 @@ const KNOWN: Readonly<Record<string, number>> = {
   'electron/cli/skill-version-commands.ts': 1,
   'electron/composer-agent/draft.ts': 1,
   'electron/composer-agent/validate.ts': 2,
-  'electron/dispatch/dispatcher.ts': 2,
   'electron/dispatch/dspy-upgrade.ts': 4,
   'electron/dispatch/eval-handlers.ts': 3,
   'electron/dispatch/handlers.ts': 11,

@@ -8,6 +8,7 @@ import {
   createRunScope,
   effectiveRuntime,
   runtimePreference,
+  type ScriptRunners,
   scriptRuntimeStatus,
 } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
@@ -34,7 +35,7 @@ export interface ToolHandlerDeps {
     workspace: string | undefined;
     catalog: { get(): SkillCatalog };
     writeStore(): SkillStore;
-    runtime(store: SkillStore): { dispatcher: ArtifactDispatcher };
+    runtime(store: SkillStore): { dispatcher: ArtifactDispatcher } & ScriptRunners;
   };
   /** The model of a call made from outside a chat (Settings', or the CLI's flags). */
   llm: () => Llm | null;
@@ -76,6 +77,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
         scope,
         catalog: cat,
         dispatcher: session.runtime(store).dispatcher,
+        runners: session.runtime(store),
         call_id: null,
       });
     },
@@ -101,7 +103,7 @@ export function createToolHandlers(deps: ToolHandlerDeps) {
       return r;
     },
     'scripts/read-output': (req) => {
-      const runner = deps.session.runtime(deps.session.writeStore()).dispatcher.scripts;
+      const runner = deps.session.runtime(deps.session.writeStore()).scripts;
       if (!runner) throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off');
       const { bytes, media_type } = runner.readOutput(req.run_id, req.path);
       return { path: req.path, media_type, size: bytes.length, data_base64: bytes.toString('base64') };
@@ -158,7 +160,7 @@ function skillOf(deps: ToolHandlerDeps, name: string) {
 function scriptsOf(deps: ToolHandlerDeps, name: string) {
   const found = deps.session.catalog.get().resolve(name);
   if (!found) throw new AppError('NOT_FOUND', `no skill named "${name}" (skilldesk skills list shows them)`);
-  const runner = deps.session.runtime(deps.session.writeStore()).dispatcher.scripts;
+  const runner = deps.session.runtime(deps.session.writeStore()).scripts;
   if (!runner)
     throw new AppError('HANDLER_NOT_AVAILABLE', 'the Python sandbox is turned off; scripts cannot run');
   return { skill: found.skill, scope: found.scope, runner };

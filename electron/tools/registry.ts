@@ -42,7 +42,7 @@ export function allBuiltinToolSpecs(): LlmToolSpec[] {
 }
 
 /** The built-in tools' specs for one scope: a module that words itself for it does so. */
-export function builtinToolSpecs(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): LlmToolSpec[] {
+export function builtinToolSpecs(ctx: Pick<ToolContext, 'scope' | 'runners'>): LlmToolSpec[] {
   return allBuiltinToolSpecs().map((spec) => {
     const module = TOOL_MODULES[spec.name as BuiltinToolName];
     return module.descriptionFor ? { ...spec, description: module.descriptionFor(ctx) } : spec;

@@ -10,11 +10,11 @@ import { clip, type ToolModule } from './types.js';
  */
 export const runPython: ToolModule<'run_python'> = {
   name: 'run_python',
-  descriptionFor({ scope, dispatcher }) {
+  descriptionFor({ scope, runners }) {
     const runtime = scope.python ?? 'pyodide';
     const base = runPythonDescription(
       runtime,
-      dispatcher.python?.packages(runtime) ?? [],
+      runners.python?.packages(runtime) ?? [],
       scope.python_hosts ?? [],
     );
     const granted = scope.folders ?? [];
@@ -23,7 +23,7 @@ export const runPython: ToolModule<'run_python'> = {
       : base;
   },
   async run(args, ctx) {
-    const runner = ctx.dispatcher.python;
+    const runner = ctx.runners.python;
     if (!runner)
       return { ok: false, result: { error: 'the Python sandbox is turned off; run_python cannot run' } };
     const runtime = ctx.scope.python ?? 'pyodide';

@@ -50,7 +50,7 @@ export const runScript: ToolModule<'run_script'> = {
       if (!verdict.allowed)
         return { ok: false, skill: skill.name, result: { error: verdict.error, denied: true } };
     }
-    const runner = ctx.dispatcher.scripts;
+    const runner = ctx.runners.scripts;
     if (!runner) {
       return {
         ok: false,

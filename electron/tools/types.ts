@@ -1,5 +1,5 @@
 import type { BuiltinToolArgs, BuiltinToolName } from '../contract/builtin-tools.js';
-import type { ArtifactDispatcher, RunScope } from '../dispatch/index.js';
+import type { ArtifactDispatcher, RunScope, ScriptRunners } from '../dispatch/index.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 
@@ -76,6 +76,8 @@ export interface ToolContext {
   scope: RunScope;
   catalog: SkillCatalog;
   dispatcher: ArtifactDispatcher;
+  /** The script runners (`run_script`, `run_python`), beside the dispatcher that runs artifacts. */
+  runners: ScriptRunners;
   /** The model's id for this call, when a model made it. */
   call_id: string | null;
   /** Present when a chat's model made the call (absent over MCP). */
@@ -86,7 +88,7 @@ export interface ToolContext {
 export interface ToolModule<N extends BuiltinToolName> {
   readonly name: N;
   /** The description for this call's scope, when it depends on it (default: the contract's). */
-  descriptionFor?(ctx: Pick<ToolContext, 'scope' | 'dispatcher'>): string;
+  descriptionFor?(ctx: Pick<ToolContext, 'scope' | 'runners'>): string;
   run(args: BuiltinToolArgs<N>, ctx: ToolContext): ToolOutcome | Promise<ToolOutcome>;
 }
 
