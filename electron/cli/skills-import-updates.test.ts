@@ -130,6 +130,11 @@ describe('skills import of nested collections', () => {
     put('collection-a/gamma', 'gamma');
     put('vendor/nested/collection-b/delta', 'delta');
     writeFileSync(join(root, 'package.json'), '{"name":"repo"}');
+    // A plugin of commands only (Composio's connect-apps-plugin): passed over and said, never a stop.
+    mkdirSync(join(root, 'connect-plugin', '.claude-plugin'), { recursive: true });
+    mkdirSync(join(root, 'connect-plugin', 'commands'), { recursive: true });
+    writeFileSync(join(root, 'connect-plugin', '.claude-plugin', 'plugin.json'), '{"name":"connect"}');
+    writeFileSync(join(root, 'connect-plugin', 'commands', 'setup.md'), 'Set up.\n');
     const all = await runCli(['--home', tempDir(), 'skills', 'import', root, '--json']);
     expect(all.code, all.stderr).toBe(0);
     const out = all.json() as {
@@ -143,7 +148,18 @@ describe('skills import of nested collections', () => {
       ['collection-a', 2],
       ['vendor/nested/collection-b', 1],
     ]);
-    expect(out.skipped).toEqual([expect.objectContaining({ path: 'package.json', reason: 'not_a_package' })]);
+    expect(out.skipped).toEqual([
+      expect.objectContaining({ path: 'package.json', reason: 'not_a_package' }),
+      expect.objectContaining({
+        path: 'connect-plugin',
+        reason: 'nothing_to_import',
+        message: expect.stringContaining('not installed: commands/setup.md'),
+      }),
+    ]);
+    // On its own, the same plugin is still refused: there is nothing to import.
+    const alone = await runCli(['--home', tempDir(), 'skills', 'import', join(root, 'connect-plugin')]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/holds no skills/);
 
     const limited = await runCli(['--home', tempDir(), 'skills', 'import', root, '--depth', '2']);
     expect(limited.code, limited.stderr).toBe(0);

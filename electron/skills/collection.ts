@@ -24,7 +24,7 @@ export interface FoundCollection {
 export interface SkippedPath {
   /** Relative to the imported path. */
   path: string;
-  reason: SkippedEntry['reason'];
+  reason: SkippedEntry['reason'] | 'nothing_to_import';
   /** Why, in a sentence, with what to do when something can be done. */
   message: string;
 }
@@ -81,7 +81,20 @@ export async function loadCollection(
   const packages: LoadedPackage[] = [];
   for (const p of [...found.jsonFiles, ...found.skillDirs]) packages.push(...(await loadPackages(p, limits)));
   const plugins: LoadedPlugin[] = [];
-  for (const p of found.pluginDirs) plugins.push(await loadPlugin(p, limits));
+  // A plugin of commands or agents only, inside a repository of collections, is passed over and
+  // said so: it is not bad input, and it must not stop the skills beside it (a plugin imported
+  // on its own still says there is nothing to import).
+  const empty_plugins: SkippedPath[] = [];
+  for (const p of found.pluginDirs) {
+    const plugin = await loadPlugin(p, limits, { allowEmpty: true });
+    if (plugin.skills.length > 0 || plugin.servers.length > 0) plugins.push(plugin);
+    else
+      empty_plugins.push({
+        path: rel(p),
+        reason: 'nothing_to_import',
+        message: `the plugin "${plugin.name}" holds no skills and no MCP servers (SkillDesk installs only those)${plugin.not_installed.length > 0 ? `; not installed: ${plugin.not_installed.map((x) => x.path).join(', ')}` : ''}`,
+      });
+  }
   const counts = new Map<string, FoundCollection>();
   const count = (dir: string, what: 'skills' | 'plugins') => {
     const c = counts.get(dir) ?? { path: rel(dir), skills: 0, plugins: 0 };
@@ -90,8 +103,16 @@ export async function loadCollection(
   };
   for (const d of found.skillDirs) count(dirname(d), 'skills');
   for (const f of found.jsonFiles) count(dirname(f), 'skills');
-  for (const d of found.pluginDirs) count(dirname(d), 'plugins');
+  for (const pl of plugins) count(dirname(pl.dir), 'plugins');
   if (packages.length === 0 && plugins.length === 0) {
+    if (empty_plugins.length > 0 && found.skipped.length === 0)
+      throw new AppError(
+        'INVALID_INPUT',
+        `${path}: nothing to import: ${empty_plugins.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+        {
+          file: path,
+        },
+      );
     const deep = found.skipped.filter((s) => s.reason === 'too_deep').length;
     throw new AppError(
       'INVALID_INPUT',
@@ -105,6 +126,9 @@ export async function loadCollection(
     packages,
     plugins,
     collections: [...counts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    skipped: found.skipped.map((s) => ({ path: rel(s.path), reason: s.reason, message: why(s, opts.depth) })),
+    skipped: [
+      ...found.skipped.map((s) => ({ path: rel(s.path), reason: s.reason, message: why(s, opts.depth) })),
+      ...empty_plugins,
+    ],
   };
 }

@@ -151,7 +151,11 @@ function serversOf(raw: unknown, dir: string, file: string): PluginServer[] {
 }
 
 /** Read and check a plugin folder: its skills (each through {@link loadPackages}) and MCP servers. */
-export async function loadPlugin(dir: string, limits: ImportLimits): Promise<LoadedPlugin> {
+export async function loadPlugin(
+  dir: string,
+  limits: ImportLimits,
+  opts: { allowEmpty?: boolean } = {},
+): Promise<LoadedPlugin> {
   const manifestFile = pluginManifestPath(dir);
   if (!manifestFile)
     throw new AppError('INVALID_INPUT', `${dir}: no .claude-plugin/plugin.json or plugin.json`, {
@@ -203,7 +207,7 @@ export async function loadPlugin(dir: string, limits: ImportLimits): Promise<Loa
       servers = serversOf(readJson(file, 'the MCP server list'), dir, file);
     }
   }
-  if (skills.length === 0 && servers.length === 0)
+  if (skills.length === 0 && servers.length === 0 && !opts.allowEmpty)
     throw new AppError(
       'INVALID_INPUT',
       `${dir}: the plugin "${m.name}" holds no skills (skills/<name>/SKILL.md) and no MCP servers (.mcp.json); nothing to import`,
