@@ -52,30 +52,36 @@ describe('program grants', () => {
   });
 });
 
+/**
+ * A new home holding one skill whose one script (`scripts/<script>`) runs `lines`, imported, with
+ * a native environment seeded and the OS-sandbox runtime accepted.
+ */
+async function nativeSkill(name: string, description: string, script: string, lines: string[]) {
+  const home = tempDir();
+  const skill = join(tempDir(), name);
+  mkdirSync(join(skill, 'scripts'), { recursive: true });
+  writeFileSync(
+    join(skill, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: ${description}\n---\nRun scripts/${script}.\n`,
+  );
+  writeFileSync(join(skill, 'scripts', script), lines.join('\n'));
+  expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
+  seedNativeEnv(home, name, python!);
+  acceptNativeRuntime(home, name, ['lxml']);
+  return home;
+}
+
 describe.skipIf(skipWithout(missing, 'program grants in the OS sandbox'))(
   'program grants in the OS sandbox',
   () => {
     it('an ungranted program is refused by name with the command; granted it runs; revoked, refused again', async () => {
-      const home = tempDir();
-      const skill = join(tempDir(), 'prog-probe');
-      mkdirSync(join(skill, 'scripts'), { recursive: true });
-      writeFileSync(
-        join(skill, 'SKILL.md'),
-        '---\nname: prog-probe\ndescription: Asks a program its version.\n---\nRun scripts/probe.py.\n',
-      );
-      writeFileSync(
-        join(skill, 'scripts', 'probe.py'),
-        [
-          'import subprocess, sys',
-          `r = subprocess.run(["${PROGRAM}", "${PROGRAM === 'qpdf' ? '--version' : '-v'}"], capture_output=True, text=True)`,
-          'print("status", r.returncode)',
-          'print(r.stdout + r.stderr)',
-          'sys.exit(r.returncode)',
-        ].join('\n'),
-      );
-      expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
-      seedNativeEnv(home, 'prog-probe', python!);
-      acceptNativeRuntime(home, 'prog-probe', ['lxml']);
+      const home = await nativeSkill('prog-probe', 'Asks a program its version.', 'probe.py', [
+        'import subprocess, sys',
+        `r = subprocess.run(["${PROGRAM}", "${PROGRAM === 'qpdf' ? '--version' : '-v'}"], capture_output=True, text=True)`,
+        'print("status", r.returncode)',
+        'print(r.stdout + r.stderr)',
+        'sys.exit(r.returncode)',
+      ]);
       const run = () => runCli(['--home', home, 'skills', 'run-script', 'prog-probe', 'scripts/probe.py']);
 
       const refused = await run();
@@ -117,27 +123,14 @@ describe.skipIf(
   skipWithout(sofficeMissing ?? (soffice ? null : 'LibreOffice not installed'), 'a granted LibreOffice'),
 )('a granted LibreOffice', () => {
   it('converts the user’s file in the OS sandbox under its other name’s cover', async () => {
-    const home = tempDir();
-    const skill = join(tempDir(), 'to-pdf');
-    mkdirSync(join(skill, 'scripts'), { recursive: true });
-    writeFileSync(
-      join(skill, 'SKILL.md'),
-      '---\nname: to-pdf\ndescription: Turns a text file into a PDF.\n---\nRun scripts/to_pdf.py.\n',
-    );
-    writeFileSync(
-      join(skill, 'scripts', 'to_pdf.py'),
-      [
-        'import subprocess, sys',
-        'r = subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", "out", sys.argv[1]], capture_output=True, text=True, timeout=120)',
-        'print(r.stdout + r.stderr)',
-        'sys.exit(r.returncode)',
-      ].join('\n'),
-    );
+    const home = await nativeSkill('to-pdf', 'Turns a text file into a PDF.', 'to_pdf.py', [
+      'import subprocess, sys',
+      'r = subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", "out", sys.argv[1]], capture_output=True, text=True, timeout=120)',
+      'print(r.stdout + r.stderr)',
+      'sys.exit(r.returncode)',
+    ]);
     const input = join(tempDir(), 'notes.txt');
     writeFileSync(input, 'Quarterly notes: sales rose 4%.\n');
-    expect((await runCli(['--home', home, 'skills', 'import', skill])).code).toBe(0);
-    seedNativeEnv(home, 'to-pdf', python!);
-    acceptNativeRuntime(home, 'to-pdf', ['lxml']);
     expect((await runCli(['--home', home, 'skills', 'programs', 'grant', 'to-pdf', 'soffice'])).code).toBe(0);
     const out = tempDir();
     const ran = await runCli([
