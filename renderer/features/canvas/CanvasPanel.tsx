@@ -6,9 +6,10 @@ import { downloadBlob, saveBlobTo } from '../../ui/download.js';
 import { Icon } from '../../ui/Icon.js';
 import { Markdown } from '../../ui/Markdown.js';
 import { useImageUrl } from '../chat/Message.js';
-import { type CanvasDoc, docText, fenced, MAX_CANVAS_CHARS, mediaTypeOf } from './canvas-docs.js';
+import { type CanvasDoc, docText, fenced, isParquet, MAX_CANVAS_CHARS, mediaTypeOf } from './canvas-docs.js';
 import { CANVAS_MAX_WIDTH, CANVAS_MIN_WIDTH } from './canvas-store.js';
 import { parseCsv } from './csv.js';
+import { type ParquetTable, readParquet } from './parquet.js';
 import './canvas.css';
 
 /** Rows of a CSV shown as a table; the download has them all. */
@@ -42,21 +43,33 @@ async function copy(doc: CanvasDoc): Promise<void> {
   throw new Error('Only text and PNG images can be copied; use Download.');
 }
 
-function CsvView({ text }: { text: string }) {
-  const t = useMemo(() => parseCsv(text, { maxRows: MAX_TABLE_ROWS }), [text]);
-  if (t.header.length === 0) return <p className="muted">This CSV file is empty.</p>;
+/** Rows under a header as the canvas's table, with how many there are and what went wrong. */
+function TableView({
+  header,
+  rows,
+  total,
+  problems = [],
+  kind,
+}: {
+  header: string[];
+  rows: string[][];
+  total: number;
+  problems?: string[];
+  kind: string;
+}) {
+  if (header.length === 0) return <p className="muted">This {kind} file is empty.</p>;
   return (
     <div className="canvas__csv">
       <p className="canvas__note">
-        {t.total.toLocaleString('en-US')} row{t.total === 1 ? '' : 's'} · {t.header.length} column
-        {t.header.length === 1 ? '' : 's'}
-        {t.rows.length < t.total
-          ? ` · the first ${t.rows.length.toLocaleString('en-US')} are shown; Download has them all`
+        {total.toLocaleString('en-US')} row{total === 1 ? '' : 's'} · {header.length} column
+        {header.length === 1 ? '' : 's'}
+        {rows.length < total
+          ? ` · the first ${rows.length.toLocaleString('en-US')} are shown; Download has them all`
           : ''}
       </p>
-      {t.problems.length > 0 && (
+      {problems.length > 0 && (
         <ul className="canvas__problems">
-          {t.problems.map((p) => (
+          {problems.map((p) => (
             <li key={p}>{p}</li>
           ))}
         </ul>
@@ -66,7 +79,7 @@ function CsvView({ text }: { text: string }) {
           <table>
             <thead>
               <tr>
-                {t.header.map((h, i) => (
+                {header.map((h, i) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: headers may repeat
                   <th key={i} scope="col">
                     {h}
@@ -75,7 +88,7 @@ function CsvView({ text }: { text: string }) {
               </tr>
             </thead>
             <tbody>
-              {t.rows.map((r, i) => (
+              {rows.map((r, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity of their own
                 <tr key={i}>
                   {r.map((v, j) => (
@@ -90,6 +103,45 @@ function CsvView({ text }: { text: string }) {
       </div>
     </div>
   );
+}
+
+function CsvView({ text }: { text: string }) {
+  const t = useMemo(() => parseCsv(text, { maxRows: MAX_TABLE_ROWS }), [text]);
+  return <TableView {...t} kind="CSV" />;
+}
+
+/**
+ * A Parquet file (what `df.to_parquet` writes) as the same table, read in the renderer with
+ * hyparquet; a file it cannot read says why beside Download.
+ */
+function ParquetView({ doc, bytes }: { doc: CanvasDoc; bytes: Uint8Array }) {
+  const [state, setState] = useState<{ table?: ParquetTable; error?: string }>({});
+  useEffect(() => {
+    let live = true;
+    setState({});
+    readParquet(bytes, { maxRows: MAX_TABLE_ROWS }).then(
+      (table) => live && setState({ table }),
+      (e: unknown) => live && setState({ error: e instanceof Error ? e.message : String(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [bytes]);
+  if (state.table) return <TableView {...state.table} kind="Parquet" />;
+  if (state.error)
+    return (
+      <div className="canvas__empty">
+        <Icon name="file" size={28} />
+        <p>
+          {doc.fileName} is a Parquet file this view cannot read ({state.error}). Download it to open it with
+          another app.
+        </p>
+        <button type="button" className="btn btn--primary" onClick={() => download(doc)}>
+          <Icon name="download" /> Download
+        </button>
+      </div>
+    );
+  return <p className="muted">Reading the table…</p>;
 }
 
 function ImageView({ media_type, data, alt }: { media_type: string; data: string; alt: string }) {
@@ -164,7 +216,15 @@ function ChartView({ text }: { text: string }) {
 /** The document's body as the reader chose to see it (rendered, or its text as it is). */
 function Body({ doc, view }: { doc: CanvasDoc; view: 'rendered' | 'source' }) {
   const c = doc.content;
+  const binary = c.kind === 'binary' ? c.data : null;
+  // A Parquet file is known by its bytes (PAR1 at both ends), whatever its name or media type.
+  const parquet = useMemo(() => {
+    if (binary === null) return null;
+    const bytes = Uint8Array.from(atob(binary), (ch) => ch.charCodeAt(0));
+    return isParquet(bytes) ? bytes : null;
+  }, [binary]);
   if (c.kind === 'image') return <ImageView media_type={c.media_type} data={c.data} alt={doc.title} />;
+  if (c.kind === 'binary' && parquet) return <ParquetView doc={doc} bytes={parquet} />;
   if (c.kind === 'binary')
     return (
       <div className="canvas__empty">

@@ -113,12 +113,26 @@ export function docFromText(fileName: string, text: string, source: string): Can
   return { title: fileName, fileName, source, content };
 }
 
-/** Bytes of a file (base64), as the canvas shows them: an image, UTF-8 text, or a download. */
+/** `PAR1` at both ends: a Parquet file, whatever its name says (shown as a table, never as text). */
+export function isParquet(bytes: Uint8Array): boolean {
+  const magic = (at: number) =>
+    bytes[at] === 0x50 && bytes[at + 1] === 0x41 && bytes[at + 2] === 0x52 && bytes[at + 3] === 0x31;
+  return bytes.length >= 12 && magic(0) && magic(bytes.length - 4);
+}
+
+/** Bytes of a file (base64), as the canvas shows them: an image, UTF-8 text, a table, or a download. */
 export function docFromFile(fileName: string, mediaType: string, data: string, source: string): CanvasDoc {
   const bytes = Uint8Array.from(atob(data), (ch) => ch.charCodeAt(0));
   const image = sniffImage(bytes.subarray(0, 16));
   if (image && (isImageMediaType(mediaType) || mediaType === '' || mediaType === 'application/octet-stream'))
     return { title: fileName, fileName, source, content: { kind: 'image', media_type: image, data } };
+  if (isParquet(bytes))
+    return {
+      title: fileName,
+      fileName,
+      source,
+      content: { kind: 'binary', media_type: 'application/vnd.apache.parquet', data },
+    };
   let text: string | null = null;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 // The canvas: CSV read by Papa Parse, what each reply, result or file becomes, the store's
 // transitions, and the panel itself (sanitised Markdown, a CSV table, Esc, focus back).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -292,5 +294,29 @@ describe('CanvasPanel', () => {
       sep.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
     });
     expect(stores.canvas.getState().width).not.toBeNull();
+  });
+
+  it('shows a Parquet file pandas wrote as a table, and a damaged one beside Download', async () => {
+    const { el, stores } = mount();
+    const bytes = readFileSync(join(import.meta.dirname, 'fixtures', 'sales.parquet'));
+    act(() =>
+      stores.canvas
+        .getState()
+        .open(docFromFile('sales.parquet', 'application/octet-stream', bytes.toString('base64'), 'file')),
+    );
+    await expect
+      .poll(() => [...el.querySelectorAll('th')].map((t) => t.textContent))
+      .toEqual(['region', 'amount', 'orders', 'day', 'note']);
+    expect(el.querySelector('td')?.textContent).toBe('north');
+    expect(el.textContent).toContain('3 rows · 5 columns');
+    // PAR1 at both ends, nothing sensible between (and valid UTF-8: still not text): said in words, with Download.
+    const broken = Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(64, 7), Buffer.from('PAR1')]);
+    act(() =>
+      stores.canvas.getState().open(docFromFile('broken.parquet', '', broken.toString('base64'), 'file')),
+    );
+    await expect
+      .poll(() => el.textContent ?? '', { timeout: 3000 })
+      .toContain('is a Parquet file this view cannot read');
+    expect([...el.querySelectorAll('button')].some((b) => b.textContent?.includes('Download'))).toBe(true);
   });
 });
