@@ -3,8 +3,11 @@
 // chat, the run reads the CSV with the standard library and draws a bar chart as a PNG (zlib and
 // struct, no matplotlib in Pyodide) and a Vega-Lite spec; the step's chips open the PNG in the
 // canvas and the spec as an interactive chart. Screenshots at 1440×900, light and dark.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../electron/test-support/index.js';
 import { connectProvider, openChatFiles } from './browser.js';
 import { describeWeb, shotSchemes } from './web-suite.js';
 
@@ -116,6 +119,25 @@ describeWeb(
       await shotSchemes(web.page, 'run-python-vega');
       expect(web.problems).toEqual([]);
     }, 240_000);
+
+    it('opens a Parquet file dropped into the chat as a table', async () => {
+      // Written by pandas with pyarrow (Snappy): renderer/features/canvas/fixtures/sales.parquet.
+      await openChatFiles(web.page);
+      await web.page.getByLabel('Add files to this chat').setInputFiles({
+        name: 'sales.parquet',
+        mimeType: 'application/octet-stream',
+        buffer: readFileSync(join(PROJECT_ROOT, 'renderer/features/canvas/fixtures/sales.parquet')),
+      });
+      await web.page.getByRole('button', { name: 'sales.parquet', exact: true }).click();
+      const table = web.page.locator('.canvas .canvas__table table');
+      await pw(table.locator('th')).toHaveText(['region', 'amount', 'orders', 'day', 'note'], {
+        timeout: 30_000,
+      });
+      await pw(table.locator('tbody tr').first().locator('td').first()).toHaveText('north');
+      await pw(web.page.locator('.canvas')).toContainText('3 rows · 5 columns');
+      await shotSchemes(web.page, 'run-python-parquet');
+      expect(web.problems).toEqual([]);
+    }, 120_000);
 
     it('chooses the chat’s Python and the hosts its code may reach, by keyboard, kept on reload', async () => {
       await openChatFiles(web.page);

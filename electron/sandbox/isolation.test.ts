@@ -204,6 +204,10 @@ for (const name of names) {
 // The runtime still works on frozen intrinsics.
 const works = JSON.stringify([1, 2].map((x) => x * 2)) === '[2,4]' && new Map([[1, 2]]).get(1) === 2 && /a/.test('a');
 parentPort.postMessage({ changed, works, count: names.length });
+// Then block until terminated: Node's own code cannot run on frozen intrinsics (its rejection
+// handling throws on a frozen array), and a worker left to go on died with an uncaught
+// exception that, racing the test's terminate, could take the whole test process down.
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 `;
     const file = join(dir, 'foothold.mjs');
     writeFileSync(file, code);
