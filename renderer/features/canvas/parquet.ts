@@ -9,11 +9,16 @@ export interface ParquetTable {
   total: number;
 }
 
-/** One cell as the table shows it: dates as ISO text, big integers whole, nested values as JSON. */
+/** One cell as the table shows it: dates as ISO text (a midnight as its day), big integers whole, nested values as JSON. */
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'bigint') return v.toString();
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? '' : v.toISOString();
+  if (v instanceof Date) {
+    if (Number.isNaN(v.getTime())) return '';
+    // A day (midnight UTC, what pandas writes for a date) reads as the day alone.
+    const iso = v.toISOString();
+    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+  }
   if (typeof v === 'object')
     return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
   return String(v);
