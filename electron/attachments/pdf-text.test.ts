@@ -1,20 +1,14 @@
 // PDF attachments: text read by pdf.js on a worker thread from PDFs the test writes byte by byte
 // (text pages, image-only "scanned" pages, a password lock), the page and character cuts said in
 // the text, clear errors, and the text reaching the model through a real chat turn.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_PDF_PAGES } from '../contract/attachments.js';
 import type { Req, Res } from '../contract/channels.js';
 import { requestSchemas } from '../contract/channels.js';
 import { type AppError, isAppError } from '../contract/errors.js';
-import { createLlm, startLoopbackProvider } from '../llm/index.js';
-import { testHost } from '../test-support/index.js';
+import { loopbackHost } from '../test-support/index.js';
 import { makePdf } from '../test-support/make-pdf.js';
 import { readPdfText } from './pdf-text.js';
-
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 async function refusal(p: Promise<unknown>): Promise<AppError> {
   const e = await p.then(
@@ -122,13 +116,10 @@ describe('readPdfText', () => {
 
 describe('attachments/read-pdf through the host', () => {
   async function setup() {
-    const provider = await startLoopbackProvider({ script: [{ text: 'The report says revenue grew.' }] });
-    cleanups.push(() => provider.close());
-    const llm = createLlm(
-      { provider: 'openai', model: 'gpt-4.1-mini', baseUrl: provider.url },
-      { keys: { get: () => 'sk-test' } },
-    );
-    const host = testHost({ llm: () => llm });
+    const { host, provider } = await loopbackHost([{ text: 'The report says revenue grew.' }], {
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+    });
     const call = async <C extends keyof typeof requestSchemas>(channel: C, req: Req<C>): Promise<Res<C>> =>
       (await host.handlers[channel](requestSchemas[channel].parse(req) as never, {
         transport: 'in-process',

@@ -1,16 +1,10 @@
 // Skill evals through the host with the loopback provider: output evals are chat turns on the
 // eval's prompt with the skill read up front (and, as the baseline, with the skill hidden), one failing; trigger evals report the phase-1 rank and
 // whether the model chose the skill; every run is remembered per model with tokens, cost and time.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
+import { describe, expect, it } from 'vitest';
 import { loadSeedPackages } from '../skills/index.js';
-import { tempDir, testHost } from '../test-support/index.js';
+import { loopbackHost, tempDir } from '../test-support/index.js';
 import { EVAL_JUDGE_SKILL, loadEvalPrompts } from './eval-handlers.js';
-
-const providers: LoopbackProvider[] = [];
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.close()));
-});
 
 const evals = {
   threshold: 0.8,
@@ -48,14 +42,7 @@ const pkg = {
 };
 
 async function hostWith(turns: unknown[]) {
-  const provider = await startLoopbackProvider({ script: turns as never });
-  providers.push(provider);
-  const llm = createLlm(
-    { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-    { keys: NO_KEYS },
-  );
-  const host = testHost({ llm: () => llm });
-  const ctx = { transport: 'in-process' as const };
+  const { host, provider, ctx } = await loopbackHost(turns as never);
   await host.handlers['skills/import-package']({ package: pkg }, ctx);
   return { host, provider, ctx };
 }
@@ -286,8 +273,8 @@ describe('the eval prompts are the "Eval Judge" skill', () => {
     ]);
     expect(loadEvalPrompts(null).source).toBe('shipped');
 
-    const provider = await startLoopbackProvider({
-      script: [
+    const { host, provider, ctx } = await loopbackHost(
+      [
         {
           text: 'PICK: Timeline Checker',
           expect: { system_contains: 'CUSTOM ROUTER', last_user_contains: 'MSG<please check the timeline' },
@@ -299,14 +286,8 @@ describe('the eval prompts are the "Eval Judge" skill', () => {
         },
         { text: 'No contradictions found.' },
       ] as never,
-    });
-    providers.push(provider);
-    const llm = createLlm(
-      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-      { keys: NO_KEYS },
+      { deps: { workspace: tempDir() } },
     );
-    const host = testHost({ llm: () => llm, workspace: tempDir() });
-    const ctx = { transport: 'in-process' as const };
     await host.handlers['skills/import-package']({ package: pkg, scope: 'workspace' }, ctx);
     // The fork changes the router (system and message) and the judge; the seed stays as shipped.
     const fork = {
@@ -384,32 +365,23 @@ describe('output evals run the model, with and without the skill', () => {
   };
 
   it('hides the skill from the baseline turn even when the model asks for it, and repeats runs', async () => {
-    const provider = await startLoopbackProvider({
-      script: [
-        // Run 1 with the skill: its instructions and the eval's file are in the request.
-        {
-          text: 'Pines under KIGO-WINTER snow',
-          expect: { tool_result_contains: 'KIGO-WINTER', last_user_contains: 'ATTACHED-NOTE' },
-        },
-        // Run 1 without it: the model looks for it and is told there is none.
-        { tool_calls: [{ name: 'read_skill', arguments: { name: 'haiku coach' } }] },
-        {
-          tool_calls: [{ name: 'search_skills', arguments: { query: 'haiku coach season word' } }],
-          expect: { tool_result_contains: 'no skill named' },
-        },
-        { text: 'White snow on the pines' },
-        // Run 2 of each.
-        { text: 'KIGO-WINTER hush' },
-        { text: 'Snow falls' },
-      ] as never,
-    });
-    providers.push(provider);
-    const llm = createLlm(
-      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-      { keys: NO_KEYS },
-    );
-    const host = testHost({ llm: () => llm });
-    const ctx = { transport: 'in-process' as const };
+    const { host, provider, ctx } = await loopbackHost([
+      // Run 1 with the skill: its instructions and the eval's file are in the request.
+      {
+        text: 'Pines under KIGO-WINTER snow',
+        expect: { tool_result_contains: 'KIGO-WINTER', last_user_contains: 'ATTACHED-NOTE' },
+      },
+      // Run 1 without it: the model looks for it and is told there is none.
+      { tool_calls: [{ name: 'read_skill', arguments: { name: 'haiku coach' } }] },
+      {
+        tool_calls: [{ name: 'search_skills', arguments: { query: 'haiku coach season word' } }],
+        expect: { tool_result_contains: 'no skill named' },
+      },
+      { text: 'White snow on the pines' },
+      // Run 2 of each.
+      { text: 'KIGO-WINTER hush' },
+      { text: 'Snow falls' },
+    ] as never);
     await host.handlers['skills/import-package']({ package: skill }, ctx);
     const r = await host.handlers['skills/eval'](
       { name: 'Haiku Coach', baseline: true, runs: 2, record: false },
@@ -441,14 +413,7 @@ describe('output evals run the model, with and without the skill', () => {
   });
 
   it('refuses an eval naming a file the skill does not bundle', async () => {
-    const provider = await startLoopbackProvider({ script: [{ text: 'never' }] as never });
-    providers.push(provider);
-    const llm = createLlm(
-      { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-      { keys: NO_KEYS },
-    );
-    const host = testHost({ llm: () => llm });
-    const ctx = { transport: 'in-process' as const };
+    const { host, provider, ctx } = await loopbackHost([{ text: 'never' }] as never);
     const broken = { ...skill, artifacts: skill.artifacts.filter((a) => a.name !== 'evals/files/notes.txt') };
     await host.handlers['skills/import-package']({ package: broken }, ctx);
     await expect(host.handlers['skills/eval']({ name: 'Haiku Coach' }, ctx)).rejects.toMatchObject({

@@ -1,10 +1,9 @@
 // `skills/optimize` with `evals`: the skill's output evals are the DSPy train and
 // validation split; the validation evals run before and after through the real sidecar and the
 // loopback provider; the optimized module is saved as a new version and both pass rates are kept.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createLlm, type LoopbackProvider, NO_KEYS, startLoopbackProvider } from '../llm/index.js';
+import { describe, expect, it } from 'vitest';
 import { NO_VENV } from '../sidecar-client/test-lm.js';
-import { skipWithout, testHost } from '../test-support/index.js';
+import { loopbackHost, skipWithout } from '../test-support/index.js';
 import { evalsSplit, nextPatchVersion, signatureFields } from './optimize-evals.js';
 
 const reply = (answer: string) =>
@@ -74,25 +73,14 @@ describe('the evals split', () => {
   });
 });
 
-const providers: LoopbackProvider[] = [];
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.close()));
-});
-
 describe.skipIf(skipWithout(NO_VENV, 'skills/optimize with evals'))(
   'skills/optimize with evals (needs sidecar/.venv)',
   () => {
     it('optimizes on the train split, shows the validation pass rate before and after, saves a new version', async () => {
-      const provider = await startLoopbackProvider({
-        script: [{ text: reply('none found') }, { text: reply('age: 30 vs 41') }],
-      });
-      providers.push(provider);
-      const llm = createLlm(
-        { provider: 'openai-compatible', baseUrl: provider.url, model: 'loopback-gpt' },
-        { keys: NO_KEYS },
-      );
-      const host = testHost({ llm: () => llm });
-      const ctx = { transport: 'in-process' as const };
+      const { host, provider, ctx } = await loopbackHost([
+        { text: reply('none found') },
+        { text: reply('age: 30 vs 41') },
+      ]);
       await host.handlers['skills/import-package']({ package: pkg }, ctx);
 
       const { optimized } = await host.handlers['skills/optimize'](
