@@ -6,13 +6,8 @@ import type { EventName, EventPayload, Req, Res } from '../contract/channels.js'
 import { requestSchemas } from '../contract/channels.js';
 import { isAppError } from '../contract/errors.js';
 import type { Host } from '../host.js';
-import {
-  createLlm,
-  type LoopbackProvider,
-  type LoopbackScriptInput,
-  startLoopbackProvider,
-} from '../llm/index.js';
-import { testHost } from '../test-support/index.js';
+import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
+import { loopbackHost, testHost } from '../test-support/index.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -20,13 +15,7 @@ afterEach(async () => {
 });
 
 async function setup(script: LoopbackScriptInput) {
-  const provider: LoopbackProvider = await startLoopbackProvider({ script });
-  cleanups.push(() => provider.close());
-  const llm = createLlm(
-    { provider: 'openai', model: 'gpt-4.1-mini', baseUrl: provider.url },
-    { keys: { get: () => 'sk-test' } },
-  );
-  const host: Host = testHost({ llm: () => llm });
+  const { host, provider } = await loopbackHost(script, { provider: 'openai', model: 'gpt-4.1-mini' });
   const call = async <C extends keyof typeof requestSchemas>(channel: C, req: Req<C>): Promise<Res<C>> =>
     (await host.handlers[channel](requestSchemas[channel].parse(req) as never, {
       transport: 'in-process',

@@ -1,9 +1,8 @@
 // An LLM skill run from a chat shows its inner steps in the chat's activity as they happen (the
 // same `tools/call-progressed` events an MCP tool's progress uses), keyed by the apply_skill call.
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../contract/channels.js';
-import { createLlm, NO_KEYS, startLoopbackProvider } from '../../llm/index.js';
-import { quietLogger, testHost } from '../../test-support/index.js';
+import { loopbackHost, quietLogger } from '../../test-support/index.js';
 import { invokeChannel } from '../../transport/dispatch.js';
 
 const pkg = {
@@ -36,8 +35,8 @@ const pkg = {
 
 describe('an LLM skill in the chat', () => {
   it("streams its model and tool calls into the chat's activity while apply_skill runs", async () => {
-    const p = await startLoopbackProvider({
-      script: [
+    const { host, provider: p } = await loopbackHost(
+      [
         {
           tool_calls: [
             {
@@ -54,13 +53,8 @@ describe('an LLM skill in the chat', () => {
         { text: 'It printed echo: hi', expect: { tool_result_contains: 'echo: hi' } },
         { text: 'The skill says: echo: hi', expect: { tool_result_contains: 'It printed echo: hi' } },
       ] as never,
-    });
-    onTestFinished(() => p.close());
-    const llm = createLlm(
-      { provider: 'openai-compatible', baseUrl: p.url, model: 'loop' },
-      { keys: NO_KEYS },
+      { model: 'loop' },
     );
-    const host = testHost({ llm: () => llm });
     const call = async (channel: string, req: unknown) => {
       const r = await invokeChannel(host.handlers, channel, req, { transport: 'in-process' }, quietLogger);
       if (!r.ok) throw new Error(`${channel}: ${r.error.message}`);
