@@ -11,7 +11,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import type { ScriptOutputRef, ScriptRuntimeStatus } from '../contract/builtin-tools.js';
+import {
+  SCRIPT_OUTPUT_URI,
+  type ScriptOutputRef,
+  type ScriptRuntimeStatus,
+} from '../contract/builtin-tools.js';
 import { AppError } from '../contract/errors.js';
 import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 import {
@@ -571,7 +575,7 @@ function ref(runId: string, path: string, size: number, media_type = mediaTypeOf
     path,
     media_type,
     size,
-    uri: `skilldesk://script-output/${runId}/${path.split('/').map(encodeURIComponent).join('/')}`,
+    uri: `${SCRIPT_OUTPUT_URI}${runId}/${path.split('/').map(encodeURIComponent).join('/')}`,
   };
 }
 

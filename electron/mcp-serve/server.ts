@@ -73,12 +73,10 @@ function outputLinks(name: BuiltinToolName, result: unknown) {
   }));
 }
 
-const SCRIPT_OUTPUT_PREFIX = SCRIPT_OUTPUT_URI;
-
 /** `skilldesk://script-output/<run_id>/<path>` → its parts; null for any other URI. */
 function parseScriptOutputUri(uri: string): { run_id: string; path: string } | null {
-  if (!uri.startsWith(SCRIPT_OUTPUT_PREFIX)) return null;
-  const [runId, ...rest] = uri.slice(SCRIPT_OUTPUT_PREFIX.length).split('/');
+  if (!uri.startsWith(SCRIPT_OUTPUT_URI)) return null;
+  const [runId, ...rest] = uri.slice(SCRIPT_OUTPUT_URI.length).split('/');
   if (!runId || rest.length === 0) throw invalid(`${uri} names no file of a script run`);
   try {
     return { run_id: runId, path: rest.map(decodeURIComponent).join('/') };
