@@ -100,7 +100,9 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     const { app } = await withProvider([
       { ...py(ANALYSE), expect: { tools: ['run_python'] } },
       { text: 'Total 110.25.', expect: { tool_result_contains: 'total 110.25 north 15.0' } },
-      py('import pandas as pd\nprint(pd.read_csv("by_region.csv").set_index("region")["amount"]["west"])'),
+      py(
+        'import pandas as pd\nby = pd.read_csv("by_region.csv").set_index("region")\ndisplay(by, "By region")\nprint(by["amount"]["west"])',
+      ),
       { text: 'West 45.', expect: { tool_result_contains: '45.0' } },
       py('while True:\n    pass', { timeout_ms: 1500 }),
       {
@@ -157,6 +159,13 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     const t2 = await app.turn('West?', { session_id: sid });
     expect(await t2.finished).toMatchObject({ status: 'complete', text: 'West 45.' });
     expect(app.requested).toHaveLength(1);
+    // display() saved the DataFrame as a table file of the chat, its named index a column.
+    const c2 = (await callsOf(app, sid))[1]!;
+    expect(String(c2.result!.stdout)).toContain('[shown to the user as a table: out/by-region.csv, 4 rows x 2 columns]');
+    const table = await app.ok<{ data_base64: string }>('chat/read-file', { session_id: sid, name: 'out/by-region.csv' });
+    expect(Buffer.from(table.data_base64, 'base64').toString()).toBe(
+      'region,amount\neast,30.0\nnorth,15.0\nsouth,20.25\nwest,45.0\n',
+    );
 
     const t3 = await app.turn('Loop', { session_id: sid });
     expect(await t3.finished).toMatchObject({ status: 'complete', text: 'Recovered.' });

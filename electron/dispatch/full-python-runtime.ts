@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../contract/errors.js';
-import { type HttpLogEntry, mediaTypeOf, type PythonException, pythonGateOptions } from '../sandbox/index.js';
+import {
+  type HttpLogEntry,
+  mediaTypeOf,
+  PYTHON_DISPLAY_SOURCE,
+  type PythonException,
+  pythonGateOptions,
+} from '../sandbox/index.js';
 import {
   type FullPython,
   NATIVE_CODE_DIR,
@@ -39,6 +45,7 @@ def _skilldesk_main():
     sys.path[0] = os.getcwd()
     exc = None
     glb = {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}
+    exec(compile(${JSON.stringify(PYTHON_DISPLAY_SOURCE)}, "<skilldesk display>", "exec"), glb)
     try:
         exec(compile(source, "main.py", "exec"), glb)
     except SystemExit as e:

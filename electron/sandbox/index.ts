@@ -80,6 +80,7 @@ export {
   type RunPythonCodeResult,
   runPythonCode,
 } from './python-run.js';
+export { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 export {
   MAX_SCRIPT_INPUT_BYTES,
   MAX_SCRIPT_INPUTS,

@@ -40,6 +40,34 @@ describe('run_python in the Pyodide pool', () => {
   }, 300_000);
 });
 
+describe('display() in run_python', () => {
+  it('saves a table as out/<name>.csv and prints its first rows, with the standard library only', async () => {
+    const r = await runPythonCode({
+      pool,
+      code: [
+        'import csv',
+        'rows = list(csv.DictReader(open("sales.csv")))',
+        'totals = {}',
+        'for row in rows: totals[row["region"]] = totals.get(row["region"], 0) + float(row["amount"])',
+        'display([{"region": k, "total": v} for k, v in sorted(totals.items())], "Totals by region")',
+        'display([["a", "b"], [1, 2]])',
+      ].join('\n'),
+      files: [{ path: 'sales.csv', bytes: Buffer.from('region,amount\nnorth,10\nsouth,5\nnorth,2.5\n') }],
+    });
+    expect(r.exception).toBeNull();
+    const csv = Object.fromEntries(r.files.map((f) => [f.path, Buffer.from(f.bytes).toString()]));
+    expect(csv).toEqual({
+      'out/totals-by-region.csv': 'region,total\r\nnorth,12.5\r\nsouth,5.0\r\n',
+      'out/table-1.csv': 'a,b\r\n1,2\r\n',
+    });
+    expect(r.stdout).toContain('north   12.5');
+    expect(r.stdout).toContain('[shown to the user as a table: out/totals-by-region.csv, 2 rows x 2 columns]');
+    // display is the run's own: a name the code defines wins, and nothing of it outlives the run.
+    const own = await runPythonCode({ pool, code: 'def display(x): print("mine", x)\ndisplay(1)', files: [] });
+    expect(own.stdout).toBe('mine 1\n');
+  }, 300_000);
+});
+
 describe('cancelling a run', () => {
   /** Run `code` and abort once Python reached its first checkpoint (so it is surely running). */
   async function cancelWhenRunning(code: string) {

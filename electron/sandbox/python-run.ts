@@ -3,6 +3,7 @@ import { AppError } from '../contract/errors.js';
 import { createSandboxHost } from './host-functions.js';
 import { type HttpGateOptions, type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
+import { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 import type { SandboxPool } from './pool.js';
 import { mediaTypeOf, type ScriptFile, type ScriptOutputFile, scriptRelativePath } from './scripts.js';
 import type { SandboxHost, SandboxRunResult } from './types.js';
@@ -90,13 +91,17 @@ const b64 = (bytes: Uint8Array) =>
  * With files, the writes mark the worker dirty and the pool ends it after the run: nothing of
  * one run reaches the next.
  */
+/** `display()`'s source as a Python literal, made once. */
+const DISPLAY_LITERAL = JSON.stringify(PYTHON_DISPLAY_SOURCE);
+
 function bootstrap(job: unknown, code: string): string {
   // JSON of strings, integers and lists is a Python literal: no json import on the hot path. Only
   // what a run needs is imported (base64 with files, traceback on an exception): a trivial run
   // pays for no module load.
   return `_job = ${JSON.stringify(job)}
 _code = ${JSON.stringify(code)}
-def _skilldesk_python(job, source):
+_display = ${DISPLAY_LITERAL}
+def _skilldesk_python(job, source, display_source):
     import os, sys, skilldesk
     submit = skilldesk.submit
     # The report goes out through submit(); the code must not be able to make it first.
@@ -127,6 +132,7 @@ def _skilldesk_python(job, source):
     try:
         try:
             scope = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__}
+            exec(compile(display_source, "<skilldesk display>", "exec"), scope)
             exec(compile(source, name, "exec"), scope)
         finally:
             for s in (sys.stdout, sys.stderr):
@@ -181,7 +187,7 @@ def _skilldesk_python(job, source):
             total += len(raw)
             files.append([rel, base64.b64encode(raw).decode("ascii")])
     submit({"exception": exception, "files": [{"path": p, "data": d} for p, d in files], "dropped": dropped})
-_skilldesk_python(_job, _code)
+_skilldesk_python(_job, _code, _display)
 `;
 }
 
