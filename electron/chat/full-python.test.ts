@@ -161,8 +161,13 @@ describe.runIf(sandbox.ok)('Full Python in a chat', () => {
     expect(app.requested).toHaveLength(1);
     // display() saved the DataFrame as a table file of the chat, its named index a column.
     const c2 = (await callsOf(app, sid))[1]!;
-    expect(String(c2.result!.stdout)).toContain('[shown to the user as a table: out/by-region.csv, 4 rows x 2 columns]');
-    const table = await app.ok<{ data_base64: string }>('chat/read-file', { session_id: sid, name: 'out/by-region.csv' });
+    expect(String(c2.result!.stdout)).toContain(
+      '[shown to the user as a table: out/by-region.csv, 4 rows x 2 columns]',
+    );
+    const table = await app.ok<{ data_base64: string }>('chat/read-file', {
+      session_id: sid,
+      name: 'out/by-region.csv',
+    });
     expect(Buffer.from(table.data_base64, 'base64').toString()).toBe(
       'region,amount\neast,30.0\nnorth,15.0\nsouth,20.25\nwest,45.0\n',
     );

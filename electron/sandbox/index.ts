@@ -68,6 +68,7 @@ export {
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './pool.js';
+export { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 export {
   MAX_PYTHON_INPUT_BYTES,
   MAX_PYTHON_OUTPUT_BYTES,
@@ -80,7 +81,6 @@ export {
   type RunPythonCodeResult,
   runPythonCode,
 } from './python-run.js';
-export { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 export {
   MAX_SCRIPT_INPUT_BYTES,
   MAX_SCRIPT_INPUTS,

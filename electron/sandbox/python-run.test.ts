@@ -61,9 +61,15 @@ describe('display() in run_python', () => {
       'out/table-1.csv': 'a,b\r\n1,2\r\n',
     });
     expect(r.stdout).toContain('north   12.5');
-    expect(r.stdout).toContain('[shown to the user as a table: out/totals-by-region.csv, 2 rows x 2 columns]');
+    expect(r.stdout).toContain(
+      '[shown to the user as a table: out/totals-by-region.csv, 2 rows x 2 columns]',
+    );
     // display is the run's own: a name the code defines wins, and nothing of it outlives the run.
-    const own = await runPythonCode({ pool, code: 'def display(x): print("mine", x)\ndisplay(1)', files: [] });
+    const own = await runPythonCode({
+      pool,
+      code: 'def display(x): print("mine", x)\ndisplay(1)',
+      files: [],
+    });
     expect(own.stdout).toBe('mine 1\n');
   }, 300_000);
 });

@@ -3,8 +3,8 @@ import { AppError } from '../contract/errors.js';
 import { createSandboxHost } from './host-functions.js';
 import { type HttpGateOptions, type HttpLogEntry, httpRequest, type Resolve } from './http-request.js';
 import { MAX_LIMITS, type SandboxLimitsOverride } from './limits.js';
-import { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 import type { SandboxPool } from './pool.js';
+import { PYTHON_DISPLAY_SOURCE } from './python-display.js';
 import { mediaTypeOf, type ScriptFile, type ScriptOutputFile, scriptRelativePath } from './scripts.js';
 import type { SandboxHost, SandboxRunResult } from './types.js';
 
