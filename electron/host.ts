@@ -17,7 +17,7 @@ import type { WorkspaceState } from './contract/workspace.js';
 import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } from './dispatch/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
-import { type LlmSkillHost, parseLlmSkill } from './kinds/index.js';
+import { declaredAccess, type LlmSkillHost } from './kinds/index.js';
 import type { Llm } from './llm/index.js';
 import { createMcpSlice, sqliteApprovalStore } from './mcp/index.js';
 import {
@@ -318,9 +318,11 @@ export function createHost(deps: HostDeps): Host {
       access: () => skillAccess,
       declared: (name) => {
         const { skill } = resolveOrThrow(catalog.get(), name);
-        const agent = skill.artifacts.find((a) => a.kind === 'llm_agent');
-        const spec = agent ? parseLlmSkill(agent.metadata) : { network: [], tool_env: [] };
-        return { skill: skill.name, network: spec.network, tool_env: spec.tool_env };
+        // Every artifact's declared hosts and secrets, each once (one LLM skill declares them today).
+        const declared = skill.artifacts.map(declaredAccess);
+        const network = [...new Set(declared.flatMap((d) => d.network))];
+        const tool_env = [...new Set(declared.flatMap((d) => d.tool_env))];
+        return { skill: skill.name, network, tool_env };
       },
     }),
     ...createActivationHandlers({

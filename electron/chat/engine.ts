@@ -7,6 +7,7 @@ import {
   type SkillMatch,
   skillIndex,
 } from '../activation/index.js';
+import { skillUseTool, toolFacts } from '../contract/builtin-tools.js';
 import type {
   ChatModelChoice,
   DeltaReceivedEvent,
@@ -588,10 +589,10 @@ export async function streamWithTools(
   const invoked = turn.input.skill;
   if (invoked) {
     const call = invoked.read
-      ? { id: 'invoke_skill', name: 'read_skill', args: { name: invoked.name } }
+      ? { id: 'invoke_skill', name: skillUseTool('read'), args: { name: invoked.name } }
       : {
           id: 'invoke_skill',
-          name: 'apply_skill',
+          name: skillUseTool('apply'),
           args: { name: invoked.name, ...(invoked.variables ? { ctx: invoked.variables } : {}) },
         };
     messages.push({ role: 'assistant', content: '', tool_calls: [call] });
@@ -706,7 +707,9 @@ export function persistReply(
     estimated_cost: reply.estimated_cost,
     trace_ids: reply.trace_ids,
     skills_used: [
-      ...new Set(reply.calls.filter((c) => c.name === 'apply_skill' && c.skill).map((c) => c.skill!)),
+      ...new Set(
+        reply.calls.filter((c) => toolFacts(c.name)?.skill_use === 'apply' && c.skill).map((c) => c.skill!),
+      ),
     ],
     error,
   };

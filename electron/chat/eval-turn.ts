@@ -6,7 +6,7 @@
  */
 
 import { denseQuery, matchSkills, type SkillMatch } from '../activation/index.js';
-import { toolOutputs } from '../contract/builtin-tools.js';
+import { toolFacts, toolOutputs } from '../contract/builtin-tools.js';
 import { createRunScope, type EvalTurnRunner, type ScriptRunners } from '../dispatch/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { skillNameKey } from '../store/index.js';
@@ -81,7 +81,7 @@ class ToolsWithout extends TurnTools {
     }
     const out = await super.call(name, args, ctx);
     const result = out.result as { skills?: Array<{ name: string }>; matches?: Array<{ name: string }> };
-    if (out.ok && result && (name === 'list_skills' || name === 'search_skills')) {
+    if (out.ok && result && toolFacts(name)?.read_only) {
       const keep = (list?: Array<{ name: string }>) =>
         list?.filter((s) => skillNameKey(s.name) !== this.hidden);
       return {

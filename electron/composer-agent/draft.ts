@@ -74,7 +74,7 @@ export function draftFromAnswer(value: unknown): { draft: Draft | null; issues: 
   const pkg = { ...r.data.package };
   const artifacts = artifactsOf(pkg).filter((a) => !isEvalsArtifact(a));
   artifacts.push({
-    kind: 'resource',
+    kind: BUNDLED_FILE_KIND,
     name: EVALS_PATH,
     ordinal: artifacts.length,
     content: `${JSON.stringify(evals, null, 2)}\n`,

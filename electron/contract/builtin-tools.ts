@@ -147,6 +147,14 @@ export interface BuiltinToolFacts {
    * travel as `resource_link`s, and an eval grades and keeps them. Absent: the tool leaves none.
    */
   outputs?(result: unknown): Array<ScriptOutputRef & { run_id: string }>;
+  /**
+   * What a call does with the skill it names (`args.name`): `read` gives the model its
+   * instructions, `apply` runs it (the reply counts it among the skills used, and a user's
+   * invocation of a skill by name is this call). Absent: the tool names no one skill.
+   */
+  skill_use?: 'read' | 'apply';
+  /** A call may run code in the sandbox (its step shows the sandbox's start while it waits). */
+  runs_code?: true;
 }
 
 const skillOf = (call: ToolCallFacts) => call.skill ?? str(call.args.name) ?? 'a skill';
@@ -218,6 +226,7 @@ export const BUILTIN_TOOLS = {
     },
   },
   read_skill: {
+    skill_use: 'read',
     description:
       "Read a skill: its instructions and the list of its artifacts. Pass artifact to read one artifact's full content.",
     args: toolArgs({ name: SkillName, artifact: ArtifactName.optional() }),
@@ -230,6 +239,8 @@ export const BUILTIN_TOOLS = {
     },
   },
   apply_skill: {
+    skill_use: 'apply',
+    runs_code: true,
     description:
       "Run a skill's executable artifacts (prompt templates, sandboxed Python, DSPy programs) with the variables in ctx, and return their outputs. Pass artifact to run only one.",
     args: toolArgs({
@@ -241,6 +252,7 @@ export const BUILTIN_TOOLS = {
     activity: (call, facts) => describeRun(skillOf(call), call, facts),
   },
   run_script: {
+    runs_code: true,
     description:
       "Run one of a skill's bundled Python scripts (as listed by read_skill) in the sandbox, like `python SCRIPT ARGS...`: the skill's files are read-only in its working folder, the chat message's attached files are read-only under inputs/ (pass inputs/NAME as an argument), files it writes (e.g. under out/) come back as downloadable results. Returns exit_code, stdout and stderr; a non-zero exit code is the script's answer (usage errors, bad input), not a failure of the tool.",
     args: toolArgs({
@@ -302,6 +314,7 @@ export const BUILTIN_TOOLS = {
     },
   },
   run_python: {
+    runs_code: true,
     description: runPythonDescription('pyodide'),
     args: toolArgs({
       code: z
@@ -344,9 +357,21 @@ export const BUILTIN_TOOLS = {
 
 /** The kept files a built-in tool's result names (its `outputs` fact); none for any other tool. */
 export function toolOutputs(name: string, result: unknown): Array<ScriptOutputRef & { run_id: string }> {
-  if (!Object.hasOwn(BUILTIN_TOOLS, name)) return [];
-  const facts: BuiltinToolFacts = BUILTIN_TOOLS[name as BuiltinToolName];
-  return facts.outputs?.(result) ?? [];
+  return toolFacts(name)?.outputs?.(result) ?? [];
+}
+
+/** The facts of built-in tool `name`; null for any other tool (a skill's own, an MCP server's). */
+export function toolFacts(name: string): BuiltinToolFacts | null {
+  return Object.hasOwn(BUILTIN_TOOLS, name) ? BUILTIN_TOOLS[name as BuiltinToolName] : null;
+}
+
+/** The built-in tool that reads (`read`) or runs (`apply`) the skill it names. */
+export function skillUseTool(use: 'read' | 'apply'): BuiltinToolName {
+  const name = (Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]).find(
+    (n) => (BUILTIN_TOOLS[n] as BuiltinToolFacts).skill_use === use,
+  );
+  if (!name) throw new Error(`no built-in tool has skill_use "${use}"`);
+  return name;
 }
 
 /** A file a `run_python` run wrote, now in the chat's folder. */

@@ -1,4 +1,5 @@
 import { explainMatch, phase1Decision, triggerRates } from '../activation/index.js';
+import { toolFacts } from '../contract/builtin-tools.js';
 import type { CallContext, EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
 import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
@@ -326,8 +327,6 @@ export interface EvalRunOptions {
   direct?: boolean;
 }
 
-/** The tools whose results are the catalog's text (a skill's instructions), not work the model did. */
-const CATALOG_TOOLS = new Set(['read_skill', 'list_skills', 'search_skills']);
 const MAX_REPLY_CHARS = 20_000;
 const MAX_TOOL_RESULT_CHARS = 4_000;
 const MAX_FILE_CHARS = 20_000;
@@ -415,7 +414,7 @@ function evalAttachments(skill: Skill, e: SkillEval): EvalTurnInput['attachments
  * catalog — is left out: a check must not pass on the instructions themselves).
  */
 function producedOutput(out: EvalTurnOutput): string {
-  const work = out.calls.filter((c) => c.id !== 'invoke_skill' && !CATALOG_TOOLS.has(c.name));
+  const work = out.calls.filter((c) => c.id !== 'invoke_skill' && !toolFacts(c.name)?.read_only);
   const parts = [out.text];
   for (const c of work) {
     const result = typeof c.result === 'string' ? c.result : JSON.stringify(c.result ?? null);

@@ -186,7 +186,8 @@ export function listSkillScripts(skill: Skill): SkillScriptInfo[] {
   const out: SkillScriptInfo[] = [];
   for (const a of skill.artifacts) {
     const path = typeof a.metadata?.path === 'string' ? a.metadata.path : null;
-    if (a.kind !== 'resource' || !path || !path.endsWith('.py') || /(^|\/)__init__\.py$/.test(path)) continue;
+    if (a.kind !== BUNDLED_FILE_KIND || !path || !path.endsWith('.py') || /(^|\/)__init__\.py$/.test(path))
+      continue;
     if (a.metadata?.encoding === 'base64') continue;
     const summary = scriptSummary(a.content);
     out.push(summary ? { path, summary } : { path });

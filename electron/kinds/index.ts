@@ -9,7 +9,7 @@ import { exampleKind } from './example/index.js';
 import { llmAgentKind } from './llm_agent/index.js';
 import { promptTemplateKind } from './prompt_template/index.js';
 import { resourceKind } from './resource/index.js';
-import type { KindModule } from './types.js';
+import type { KindArtifact, KindModule } from './types.js';
 import { wasmComponentKind } from './wasm_component/index.js';
 
 /**
@@ -85,6 +85,14 @@ export function bodyKeepsHeader(kind: string): boolean {
 /** The compiled-state rule of a kind ({@link KindModule.state}); undefined for one that keeps none or no kind. */
 export function stateRule(kind: string): KindModule<ArtifactKindName>['state'] {
   return moduleNamed(kind)?.state;
+}
+
+/**
+ * The access an artifact declares for its runs ({@link KindModule.declares}); none for a kind that
+ * declares nothing or a name that is no kind.
+ */
+export function declaredAccess(artifact: KindArtifact): { network: string[]; tool_env: string[] } {
+  return moduleNamed(artifact.kind)?.declares?.(artifact) ?? { network: [], tool_env: [] };
 }
 
 /** The module of a kind named by a string from outside (a manifest, a package), if it is one. */

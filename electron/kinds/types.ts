@@ -212,6 +212,12 @@ export interface KindModule<K extends ArtifactKindName> {
    * Absent: the kind keeps no state, and an artifact of it carrying one is refused.
    */
   readonly state?: { problem(blob: string): string | null };
+  /**
+   * The access an artifact declares for its runs, which the user grants apart (an LLM skill's
+   * `network` hosts and `tool_env` secrets): the skill page's grants and the import's notices
+   * read it. Absent: the kind declares none.
+   */
+  declares?(artifact: KindArtifact): { network: string[]; tool_env: string[] };
   /** Run (or inject) the artifact. Outcomes are data; only a bug throws. */
   execute(artifact: SkillArtifact, ctx: KindContext, runtimes: KindRuntimes): Promise<HandlerResult>;
 }

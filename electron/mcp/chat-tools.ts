@@ -2,6 +2,8 @@
  * MCP tools in a chat turn: the hub's tools as model tool specs (annotations in words), each call
  * approved first (see approvals.ts), its progress published, and cancelled with the turn.
  */
+
+import { skillUseTool } from '../contract/builtin-tools.js';
 import { BUILTIN_TOOL_SERVER, SKILL_SERVER, type ToolCallProgressedEvent } from '../contract/tools.js';
 import type { LlmToolSpec } from '../llm/index.js';
 import type { ApprovalBroker, ApprovalVerdict } from './approvals.js';
@@ -92,7 +94,7 @@ export function mcpTurnTools(deps: McpTurnToolsDeps, sessionId: string, signal?:
         {
           session_id: sessionId,
           call_id: ctx.call_id,
-          tool: 'apply_skill',
+          tool: skillUseTool('apply'),
           server: SKILL_SERVER,
           server_tool: ask.skill,
           title: null,

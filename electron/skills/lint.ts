@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { declaredAccess } from '../kinds/index.js';
 import type { PackageIssue, SkillPackage } from './package-schema.js';
 
 // Compiles schemas only (never validates data here): strict off, like the assertion runner.
@@ -90,8 +91,8 @@ export function packageWarnings(pkg: SkillPackage): PackageIssue[] {
 export function networkNotices(pkg: SkillPackage): PackageIssue[] {
   const out: PackageIssue[] = [];
   pkg.artifacts.forEach((a, i) => {
-    const network = a.kind === 'llm_agent' ? a.metadata?.network : undefined;
-    if (!Array.isArray(network) || network.length === 0) return;
+    const network = declaredAccess(a).network;
+    if (network.length === 0) return;
     out.push({
       path: `artifacts[${i}].metadata.network`,
       message: `its tools ask to reach ${network.join(', ')}; nothing is reachable until you grant it: skilldesk skills grant ${JSON.stringify(pkg.name)} ${network.join(' ')}`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUNDLED_FILE_KIND } from '../contract/kinds.js';
 import {
   ARTIFACT_KINDS,
   type ArtifactKindName,
@@ -229,7 +230,7 @@ export const SkillPackageSchema = z
     collision(taken, 'SKILL.md');
     p.artifacts.forEach((a, i) => {
       const declared = a.metadata?.path;
-      const path = typeof declared === 'string' ? declared : a.kind === 'resource' ? a.name : null;
+      const path = typeof declared === 'string' ? declared : a.kind === BUNDLED_FILE_KIND ? a.name : null;
       if (path === null) return;
       const problem = portablePathProblem(path) ?? collision(taken, path);
       if (problem) {

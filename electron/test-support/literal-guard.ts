@@ -11,6 +11,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import ts from 'typescript';
 import { BUILTIN_TOOLS } from '../contract/builtin-tools.js';
 import { ARTIFACT_KINDS } from '../contract/kinds.js';
 import { PROVIDER_KIND_IDS } from '../contract/providers.js';
@@ -41,16 +42,46 @@ function files(dir: string): string[] {
   return out;
 }
 
-/** Literal occurrences in one source text. */
-export function countLiterals(source: string, names: readonly string[] = guardedNames()): number {
-  let n = 0;
-  for (const name of names) {
-    const q = `['"\`]${name}['"\`]`;
-    const re = ENGLISH.has(name)
-      ? new RegExp(`(?:[!=]==?\\s*${q}|${q}\\s*[!=]==?|case\\s+${q}|\\bkind\\s*:\\s*${q})`, 'g')
-      : new RegExp(q, 'g');
-    n += source.match(re)?.length ?? 0;
+/** Whether a string literal is compared, is a `case`, or is the value of a `kind:` property. */
+function decides(node: ts.Node): boolean {
+  const p = node.parent;
+  if (!p) return false;
+  if (ts.isBinaryExpression(p)) {
+    const op = p.operatorToken.kind;
+    return (
+      op === ts.SyntaxKind.EqualsEqualsEqualsToken ||
+      op === ts.SyntaxKind.ExclamationEqualsEqualsToken ||
+      op === ts.SyntaxKind.EqualsEqualsToken ||
+      op === ts.SyntaxKind.ExclamationEqualsToken
+    );
   }
+  if (ts.isCaseClause(p)) return p.expression === node;
+  if (ts.isPropertyAssignment(p)) return p.initializer === node && p.name.getText() === 'kind';
+  return false;
+}
+
+/**
+ * Literal occurrences in one source text: string literals (quoted or a template without
+ * substitutions, in code or in a type) whose value is a guarded name. Read from the syntax tree,
+ * so a name in a comment or inside a longer string is no decision and does not count.
+ */
+export function countLiterals(
+  source: string,
+  names: readonly string[] = guardedNames(),
+  fileName = 'source.tsx',
+): number {
+  const wanted = new Set(names);
+  const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, kind);
+  let n = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      if (wanted.has(node.text) && (!ENGLISH.has(node.text) || decides(node))) n++;
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return n;
 }
 
@@ -58,14 +89,14 @@ function countIn(
   root: string,
   dirs: readonly string[],
   exempt: readonly RegExp[],
-  count: (source: string) => number,
+  count: (source: string, file: string) => number,
 ): Record<string, number> {
   const out: Record<string, number> = {};
   for (const dir of dirs) {
     for (const path of files(join(root, dir))) {
       const rel = relative(root, path).split(sep).join('/');
       if (exempt.some((re) => re.test(rel))) continue;
-      const n = count(readFileSync(path, 'utf8'));
+      const n = count(readFileSync(path, 'utf8'), rel);
       if (n) out[rel] = n;
     }
   }
@@ -78,7 +109,7 @@ export function literalCounts(
   dirs: readonly string[] = ['electron', 'renderer'],
 ): Record<string, number> {
   const names = guardedNames();
-  return countIn(root, dirs, EXEMPT, (source) => countLiterals(source, names));
+  return countIn(root, dirs, EXEMPT, (source, file) => countLiterals(source, names, file));
 }
 
 /**
@@ -90,7 +121,7 @@ export function kindLiteralCounts(
   dirs: readonly string[] = ['electron', 'renderer'],
 ): Record<string, number> {
   const names = [...ARTIFACT_KINDS];
-  return countIn(root, dirs, EXEMPT, (source) => countLiterals(source, names));
+  return countIn(root, dirs, EXEMPT, (source, file) => countLiterals(source, names, file));
 }
 
 /** Provider ids named in one source text: as string literals, or as an object's bare keys. */

@@ -10,6 +10,7 @@ import {
   LLM_SKILL_DEFAULTS,
   LLM_SKILL_KEYS,
   type LlmSkill,
+  LlmSkillSchema,
   type LlmTool,
   parseLlmSkill,
   toolProgram,
@@ -212,9 +213,17 @@ export const llmAgentKind: KindModule<'llm_agent'> = {
   kind: 'llm_agent',
   runs_in: 'model',
   validate: validateLlmAgent,
+  declares(artifact) {
+    const { path: _p, ...rest } = artifact.metadata ?? {};
+    const spec = LlmSkillSchema.safeParse(rest);
+    if (spec.success) return { network: spec.data.network, tool_env: spec.data.tool_env };
+    // Not valid (an import's notices run beside its checks): the hosts as written, so the user still hears of them.
+    const strings = (v: unknown) =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    return { network: strings(rest.network), tool_env: strings(rest.tool_env) };
+  },
   effects(artifact) {
-    const meta = artifact.metadata ?? {};
-    const network = Array.isArray(meta.network) ? (meta.network as string[]) : [];
+    const network = llmAgentKind.declares!(artifact).network;
     return network.length > 0
       ? [{ effects: ['network'], why: `its tools may reach ${network.join(', ')} once you grant them` }]
       : [];

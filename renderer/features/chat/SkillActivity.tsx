@@ -1,11 +1,13 @@
-import { useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import {
   BUILTIN_TOOLS,
+  type BuiltinToolName,
   describeRun,
   isBuiltinTool,
   type RunFacts,
   type ToolCallFacts,
+  toolFacts,
 } from '../../../electron/contract/builtin-tools.js';
 import type { TraceView } from '../../../electron/contract/traces.js';
 import { useStores, useToolsStore } from '../../stores.js';
@@ -208,12 +210,24 @@ export function SandboxStartLine() {
   );
 }
 
-/** Whether a step may run Python: a skill's run, its own tool, or a bundled script. */
+/** Whether a step may run Python: a skill's own tool, or a built-in tool that runs code. */
 const mayRunPython = (call: UiToolCall) =>
-  call.skill !== undefined ||
-  call.name === 'apply_skill' ||
-  call.name === 'run_script' ||
-  call.name === 'run_python';
+  call.skill !== undefined || toolFacts(call.name)?.runs_code === true;
+
+/**
+ * What a finished step of a built-in tool shows under its sentence (the files a script or a
+ * Python run wrote, the network question), keyed by the tool: the compiler holds the keys to
+ * the registry's names.
+ */
+const RESULT_EXTRAS: Partial<Record<BuiltinToolName, (props: { result: unknown }) => ReactNode>> = {
+  run_script: ({ result }) => <ScriptFiles result={result} />,
+  run_python: ({ result }) => (
+    <>
+      <PythonRunFiles result={result} />
+      <PythonNetworkAsk result={result} />
+    </>
+  ),
+};
 
 /** One step of the activity: a sentence, expandable to its arguments, result and traces. */
 export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id: string) => void }) {
@@ -246,13 +260,9 @@ export function ActivityStep({ call, onTrace }: { call: UiToolCall; onTrace: (id
       </button>
       {reason && <p className="step__reason">{reason}</p>}
       {call.status === 'running' && mayRunPython(call) && <SandboxStartLine />}
-      {call.name === 'run_script' && call.status !== 'running' && <ScriptFiles result={call.result} />}
-      {call.name === 'run_python' && call.status !== 'running' && (
-        <>
-          <PythonRunFiles result={call.result} />
-          <PythonNetworkAsk result={call.result} />
-        </>
-      )}
+      {call.status !== 'running' &&
+        isBuiltinTool(call.name) &&
+        RESULT_EXTRAS[call.name]?.({ result: call.result })}
       {open && (
         <div className="step__more">
           {hasArgs && (
