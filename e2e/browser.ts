@@ -42,8 +42,11 @@ export function launch(executablePath: string): Promise<Browser> {
 
 /** Web mode started by {@link startApp}. */
 export interface E2eApp {
+  /** The running server (a new one after {@link restart}). */
   server: WebServer;
   home: string;
+  /** Stop web mode and start it again on the same home, as quitting and reopening the app does. */
+  restart: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -54,26 +57,51 @@ export interface E2eApp {
  */
 export const E2E_ENV: NodeJS.ProcessEnv = { SKILLDESK_CHAT_TITLES: 'off' };
 
+/** Options of {@link startApp}. */
+export interface AppOptions {
+  /** A folder web mode opens as its workspace. */
+  workspace?: string;
+  /** Web mode's environment (default {@link E2E_ENV}). */
+  env?: NodeJS.ProcessEnv;
+  /** Writes into the fresh home before web mode starts (e.g. an `mcp.json` it reads at start). */
+  prepareHome?: (home: string) => void | Promise<void>;
+}
+
 /** Web mode over a fresh temp home (seeded skills), the UI built if needed; `workspace` opens that folder. */
-export async function startApp(opts: { workspace?: string; env?: NodeJS.ProcessEnv } = {}): Promise<E2eApp> {
+export async function startApp(opts: AppOptions = {}): Promise<E2eApp> {
   await ensureRenderer();
   const home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
   const logger: Logger = { info: () => {}, error: (m, e) => console.error(m, e) };
-  const { server, stop } = await startWebMode({
+  const start = () =>
+    startWebMode({
+      home,
+      env: opts.env ?? E2E_ENV,
+      build: false,
+      logger,
+      ...(opts.workspace ? { workspace: opts.workspace } : {}),
+    });
+  let web: Awaited<ReturnType<typeof start>>;
+  try {
+    await opts.prepareHome?.(home);
+    web = await start();
+  } catch (e) {
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+  const app: E2eApp = {
+    server: web.server,
     home,
-    env: opts.env ?? E2E_ENV,
-    build: false,
-    logger,
-    ...(opts.workspace ? { workspace: opts.workspace } : {}),
-  });
-  return {
-    server,
-    home,
+    restart: async () => {
+      await web.stop();
+      web = await start();
+      app.server = web.server;
+    },
     stop: async () => {
-      await stop();
+      await web.stop();
       rmSync(home, { recursive: true, force: true });
     },
   };
+  return app;
 }
 
 /** Options of {@link openPage}. */
