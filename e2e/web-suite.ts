@@ -4,7 +4,7 @@
  * Chromium, open a page collecting its errors, go to the app, and close it all in reverse order.
  */
 import { join } from 'node:path';
-import type { Browser, Page, PageScreenshotOptions } from 'playwright-core';
+import type { Browser, Locator, Page, PageScreenshotOptions } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import type { LoopbackProvider, LoopbackScriptInput } from '../electron/llm/index.js';
 import { startLoopbackProvider } from '../electron/llm/index.js';
@@ -96,7 +96,10 @@ export function describeWeb<K extends string = never>(
   fn: (web: WebSuite<K>) => void,
 ): void {
   const chromiumPath = findChromium();
-  const skip = skipWithout((!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)') || opts.missing, opts.id);
+  const skip = skipWithout(
+    (!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)') || opts.missing,
+    opts.id,
+  );
   describe.skipIf(skip)(name, () => {
     let app: E2eApp | undefined;
     let browser: Browser | undefined;
@@ -188,12 +191,13 @@ export interface ShotOptions extends Omit<PageScreenshotOptions, 'path'> {
 }
 
 /**
- * Screenshot `page` as `test-artifacts/e2e/<name>.png` (or under `dir`) in its current colour
- * scheme (`name` says the size and scheme, as the other e2e screenshots are named).
+ * Screenshot `target` (a page, or one element of it) as `test-artifacts/e2e/<name>.png` (or under
+ * `dir`) in its current colour scheme (`name` says the size and scheme, as the other e2e
+ * screenshots are named).
  */
-export async function shot(page: Page, name: string, options: ShotOptions = {}): Promise<void> {
+export async function shot(target: Page | Locator, name: string, options: ShotOptions = {}): Promise<void> {
   const { dir = 'e2e', ...screenshot } = options;
-  await page.screenshot({ ...screenshot, path: join(testArtifactsDir(dir), `${name}.png`) });
+  await target.screenshot({ ...screenshot, path: join(testArtifactsDir(dir), `${name}.png`) });
 }
 
 /**
@@ -209,7 +213,7 @@ export interface ShotSizesOptions extends ShotOptions {
   /** How a size shows in the file name: `1440x900` (default) or its width alone, `1440`. */
   label?: 'size' | 'width';
   /** Runs after each switch of colour scheme, before its screenshot (e.g. to let transitions end). */
-  settle?: () => Promise<void>;
+  settle?: () => Promise<unknown>;
 }
 
 /**
