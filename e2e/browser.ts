@@ -6,11 +6,6 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startWebMode } from '../electron/cli/serve-commands.js';
 import type { Logger } from '../electron/host.js';
-import {
-  type LoopbackProvider,
-  type LoopbackScriptInput,
-  startLoopbackProvider,
-} from '../electron/llm/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
 import type { WebServer } from '../electron/transport/ws-server.js';
 
@@ -141,36 +136,6 @@ export async function gotoChat(page: Page, url: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
 }
 
-/** What one e2e suite drives: web mode, headless Chromium and, given a script, the loopback provider. */
-export interface E2eSuite {
-  app: E2eApp;
-  browser: Browser;
-  /** Null when the suite was started without a script. */
-  provider: LoopbackProvider | null;
-  /** Close the browser, stop web mode, then the provider. */
-  close(): Promise<void>;
-}
-
-/** Start a suite (in `beforeAll`); `close` it in `afterAll`. */
-export async function startSuite(
-  chromiumPath: string,
-  opts: { script?: LoopbackScriptInput; workspace?: string } = {},
-): Promise<E2eSuite> {
-  const provider = opts.script ? await startLoopbackProvider({ script: opts.script }) : null;
-  const app = await startApp({ workspace: opts.workspace });
-  const browser = await launch(chromiumPath);
-  return {
-    app,
-    browser,
-    provider,
-    async close() {
-      await browser.close();
-      await app.stop();
-      await provider?.close();
-    },
-  };
-}
-
 /**
  * Set up the loopback provider the way a new user does, from the chat's empty state: pick
  * OpenAI-compatible at `baseUrl`, save `apiKey`, test the connection (which must name `model`).
@@ -203,13 +168,4 @@ export async function openChatFiles(page: Page) {
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   await page.locator('.chat-files__access').waitFor();
   return toggle;
-}
-
-/** Screenshot `page` as `<dir>/<name>-light.png` and `-dark.png`, leaving it light. */
-export async function shootSchemes(page: Page, dir: string, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: join(dir, `${name}-${scheme}.png`), animations: 'disabled' });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
 }

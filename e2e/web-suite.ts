@@ -17,7 +17,6 @@ import {
   launch,
   openPage,
   type PageOptions,
-  shootSchemes,
   startApp,
 } from './browser.js';
 
@@ -172,12 +171,15 @@ export function describeWeb<K extends string = never>(
     }
 
     afterAll(async () => {
-      await page?.close();
-      await browser?.close();
-      await app?.stop();
-      await provider?.close();
-      for (const p of Object.values<LoopbackProvider>(providers ?? {})) await p.close();
-      await opts.teardown?.();
+      try {
+        await page?.close();
+        await browser?.close();
+        await app?.stop();
+        await provider?.close();
+        for (const p of Object.values<LoopbackProvider>(providers ?? {})) await p.close();
+      } finally {
+        await opts.teardown?.();
+      }
     });
 
     fn(web);
@@ -204,8 +206,12 @@ export async function shot(target: Page | Locator, name: string, options: ShotOp
  * Screenshot `page` as `test-artifacts/e2e/<name>-light.png` and `-dark.png` (or under `dir`),
  * animations stopped, leaving it light.
  */
-export function shotSchemes(page: Page, name: string, options: { dir?: string } = {}): Promise<void> {
-  return shootSchemes(page, testArtifactsDir(options.dir ?? 'e2e'), name);
+export async function shotSchemes(page: Page, name: string, options: { dir?: string } = {}): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shot(page, `${name}-${scheme}`, { ...options, animations: 'disabled' });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 /** Options of {@link shotSizes}. */
