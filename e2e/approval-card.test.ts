@@ -5,22 +5,13 @@
 // (nothing is remembered). A second call is reached with Shift+Tab (focus ring shown), text typed
 // there goes on to the message box, and Enter on the tabbed-to Deny denies.
 // Screenshots of the card over a half-written message, light and dark, at 1440×900 and 1024×700.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebMode } from '../electron/cli/serve-commands.js';
-import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { E2E_ENV, findChromium, gotoChat, launch, openPage } from './browser.js';
+import { expect, it } from 'vitest';
+import { describeWeb, shotSizes } from './web-suite.js';
 
-const chromiumPath = findChromium();
-const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/approval-card');
-const shots = () => testArtifactsDir('e2e');
 const everything = join(
   dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
   'dist',
@@ -39,171 +30,138 @@ const SCRIPT = [
   { text: 'Not adding them.', expect: { tool_result_contains: 'user denied' } },
 ];
 
-describe.skipIf(skip)('Approval card while typing (Chromium)', () => {
-  let browser: Browser;
-  let provider: LoopbackProvider;
-  let home: string;
-  let app: Awaited<ReturnType<typeof startWebMode>> | null = null;
-  let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    await ensureRenderer();
-    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-approval-'));
-    writeFileSync(
-      join(home, 'mcp.json'),
-      JSON.stringify({
-        mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-      }),
-    );
-    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-approval' } });
-    browser = await launch(chromiumPath!);
-    app = await startWebMode({
-      home,
-      env: E2E_ENV,
-      build: false,
-      logger: { info: () => {}, error: (m, e) => console.error(m, e) },
-    });
-    page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
-    await gotoChat(page, app.server.url);
-  });
-  afterAll(async () => {
-    await page?.close();
-    await app?.stop();
-    await browser?.close();
-    await provider?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-
-  const composer = () => page.getByRole('textbox', { name: 'Message' });
-  const card = () => page.locator('section.approval');
-  const settle = async (scheme: 'light' | 'dark') => {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(() =>
-      Promise.all(
-        document
-          .getAnimations()
-          .filter((a) => a instanceof CSSTransition)
-          .map((a) => a.finished.catch(() => {})),
+describeWeb(
+  'Approval card while typing (Chromium)',
+  {
+    id: 'e2e/approval-card',
+    script: { turns: SCRIPT, api_key: 'sk-e2e-approval' },
+    prepareHome: (home) =>
+      writeFileSync(
+        join(home, 'mcp.json'),
+        JSON.stringify({
+          mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+        }),
       ),
-    );
-  };
-  const shoot = async (name: string) => {
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await settle(scheme);
-        await page.screenshot({
-          path: join(shots(), `${name}-${w}x${h}-${scheme}.png`),
-          animations: 'disabled',
-        });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
-  };
+    page: { timeoutMs: 15_000, consoleErrors: false },
+  },
+  (web) => {
+    const composer = () => web.page.getByRole('textbox', { name: 'Message' });
+    const card = () => web.page.locator('section.approval');
+    // Let the colour transitions finish before a screenshot.
+    const settle = () =>
+      web.page.evaluate(() =>
+        Promise.all(
+          document
+            .getAnimations()
+            .filter((a) => a instanceof CSSTransition)
+            .map((a) => a.finished.catch(() => {})),
+        ),
+      );
+    const shoot = (name: string) => shotSizes(web.page, name, { animations: 'disabled', settle });
 
-  it('keeps every typed key in the message box while a card appears; Ctrl+Enter then allows once', async () => {
-    await page.getByRole('button', { name: /^Settings/ }).click();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Base URL').fill(provider.url);
-    await page.getByRole('button', { name: 'Use this provider' }).click();
-    await page.getByText('Provider saved.').waitFor();
-    await page.getByLabel('OpenAI API key').fill('sk-e2e-approval');
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('Key saved.').waitFor();
-    await page.keyboard.press('Control+1');
+    it('keeps every typed key in the message box while a card appears; Ctrl+Enter then allows once', async () => {
+      await web.page.getByRole('button', { name: /^Settings/ }).click();
+      await web.page.getByLabel('Provider', { exact: true }).selectOption('openai');
+      await web.page.getByLabel('Base URL').fill(web.provider.url);
+      await web.page.getByRole('button', { name: 'Use this provider' }).click();
+      await web.page.getByText('Provider saved.').waitFor();
+      await web.page.getByLabel('OpenAI API key').fill('sk-e2e-approval');
+      await web.page.getByRole('button', { name: 'Save key' }).click();
+      await web.page.getByText('Key saved.').waitFor();
+      await web.page.keyboard.press('Control+1');
 
-    // Note what the message box held when the card first showed up.
-    await page.evaluate(() => {
-      const w = window as unknown as { cardAppearedAt?: string };
-      new MutationObserver((_, obs) => {
-        if (!document.querySelector('section.approval')) return;
-        w.cardAppearedAt = (document.querySelector('#composer-input') as HTMLTextAreaElement).value;
-        obs.disconnect();
-      }).observe(document.body, { childList: true, subtree: true });
-    });
-    await composer().fill('Echo something for me');
-    await composer().press('Enter');
-    await pw(page.locator('.msg--user')).toContainText('Echo something for me');
-    await pw(composer()).toBeFocused();
-    await pw(composer()).toHaveValue('');
+      // Note what the message box held when the card first showed up.
+      await web.page.evaluate(() => {
+        const w = window as unknown as { cardAppearedAt?: string };
+        new MutationObserver((_, obs) => {
+          if (!document.querySelector('section.approval')) return;
+          w.cardAppearedAt = (document.querySelector('#composer-input') as HTMLTextAreaElement).value;
+          obs.disconnect();
+        }).observe(document.body, { childList: true, subtree: true });
+      });
+      await composer().fill('Echo something for me');
+      await composer().press('Enter');
+      await pw(web.page.locator('.msg--user')).toContainText('Echo something for me');
+      await pw(composer()).toBeFocused();
+      await pw(composer()).toHaveValue('');
 
-    // The user starts the next message; the card arrives while they type, and they go on.
-    await page.keyboard.type(BEFORE, { delay: 25 });
-    await pw(card()).toBeVisible({ timeout: 30_000 });
-    await page.keyboard.type(AFTER, { delay: 25 });
+      // The user starts the next message; the card arrives while they type, and they go on.
+      await web.page.keyboard.type(BEFORE, { delay: 25 });
+      await pw(card()).toBeVisible({ timeout: 30_000 });
+      await web.page.keyboard.type(AFTER, { delay: 25 });
 
-    await pw(composer()).toHaveValue(SENTENCE);
-    await pw(composer()).toBeFocused();
-    const appearedAt = await page.evaluate(
-      () => (window as unknown as { cardAppearedAt?: string }).cardAppearedAt,
-    );
-    expect(
-      appearedAt && appearedAt.length > 0 && SENTENCE.startsWith(appearedAt),
-      `typed when the card came: ${appearedAt}`,
-    ).toBe(true);
-    // Nothing was answered: the card waits with every button live and the next script turn is unused.
-    await pw(card()).toHaveCount(1);
-    for (const name of [/Allow once/, /Allow in this chat/, /Always allow/, /Deny/])
-      await pw(card().getByRole('button', { name })).toBeEnabled();
-    expect(provider.remaining()).toBe(SCRIPT.length - 1);
-    await pw(card().getByRole('button', { name: /Allow once/ })).toContainText('Ctrl Enter');
-    await pw(card().getByRole('button', { name: /Always allow/ })).toHaveText(
-      /^Always allow in your account$/,
-    );
-    await pw(card()).toContainText('revoke it in Settings → Tool approvals');
-    await shoot('ui-approval-typing');
+      await pw(composer()).toHaveValue(SENTENCE);
+      await pw(composer()).toBeFocused();
+      const appearedAt = await web.page.evaluate(
+        () => (window as unknown as { cardAppearedAt?: string }).cardAppearedAt,
+      );
+      expect(
+        appearedAt && appearedAt.length > 0 && SENTENCE.startsWith(appearedAt),
+        `typed when the card came: ${appearedAt}`,
+      ).toBe(true);
+      // Nothing was answered: the card waits with every button live and the next script turn is unused.
+      await pw(card()).toHaveCount(1);
+      for (const name of [/Allow once/, /Allow in this chat/, /Always allow/, /Deny/])
+        await pw(card().getByRole('button', { name })).toBeEnabled();
+      expect(web.provider.remaining()).toBe(SCRIPT.length - 1);
+      await pw(card().getByRole('button', { name: /Allow once/ })).toContainText('Ctrl Enter');
+      await pw(card().getByRole('button', { name: /Always allow/ })).toHaveText(
+        /^Always allow in your account$/,
+      );
+      await pw(card()).toContainText('revoke it in Settings → Tool approvals');
+      await shoot('ui-approval-typing');
 
-    await page.keyboard.press('Control+Enter');
-    await pw(card()).toHaveCount(0);
-    await pw(page.locator('.msg--assistant').last()).toContainText('Echoed once.', { timeout: 20_000 });
-    // Ctrl+Enter answered the card and did not send the draft.
-    await pw(composer()).toHaveValue(SENTENCE);
-    expect(provider.remaining()).toBe(SCRIPT.length - 2);
-  }, 120_000);
+      await web.page.keyboard.press('Control+Enter');
+      await pw(card()).toHaveCount(0);
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('Echoed once.', { timeout: 20_000 });
+      // Ctrl+Enter answered the card and did not send the draft.
+      await pw(composer()).toHaveValue(SENTENCE);
+      expect(web.provider.remaining()).toBe(SCRIPT.length - 2);
+    }, 120_000);
 
-  it('is reachable with Shift+Tab, passes typed text on to the message box, and Enter on Deny denies', async () => {
-    await composer().fill('Add one and two');
-    await composer().press('Enter');
-    await pw(card()).toBeVisible({ timeout: 30_000 });
-    await pw(card()).toContainText('get-sum');
-    await pw(composer()).toBeFocused();
+    it('is reachable with Shift+Tab, passes typed text on to the message box, and Enter on Deny denies', async () => {
+      await composer().fill('Add one and two');
+      await composer().press('Enter');
+      await pw(card()).toBeVisible({ timeout: 30_000 });
+      await pw(card()).toContainText('get-sum');
+      await pw(composer()).toBeFocused();
 
-    const deny = card().getByRole('button', { name: /Deny/ });
-    const toDeny = async () => {
-      // Back from the message box past the composer's attach buttons and the chat's Files bar
-      // (its toggle, Add files, the Python picker and the network host field) to the card's last
-      // button.
-      for (let i = 0; i < 10; i++) {
-        await page.keyboard.press('Shift+Tab');
-        if (await deny.evaluate((b) => b === document.activeElement)) return;
-      }
-      throw new Error('Shift+Tab from the message box never reached the card');
-    };
-    await toDeny();
-    await pw(deny).toBeFocused();
-    expect(await deny.evaluate((b) => getComputedStyle(b).outlineStyle)).toBe('solid');
-    await shoot('ui-approval-focus');
+      const deny = card().getByRole('button', { name: /Deny/ });
+      const toDeny = async () => {
+        // Back from the message box past the composer's attach buttons and the chat's Files bar
+        // (its toggle, Add files, the Python picker and the network host field) to the card's last
+        // button.
+        for (let i = 0; i < 10; i++) {
+          await web.page.keyboard.press('Shift+Tab');
+          if (await deny.evaluate((b) => b === document.activeElement)) return;
+        }
+        throw new Error('Shift+Tab from the message box never reached the card');
+      };
+      await toDeny();
+      await pw(deny).toBeFocused();
+      expect(await deny.evaluate((b) => getComputedStyle(b).outlineStyle)).toBe('solid');
+      await shoot('ui-approval-focus');
 
-    // Typing with focus on a card button goes on into the message box.
-    await page.keyboard.type('ok');
-    await pw(composer()).toBeFocused();
-    await pw(composer()).toHaveValue('ok');
-    await pw(card()).toHaveCount(1);
+      // Typing with focus on a card button goes on into the message box.
+      await web.page.keyboard.type('ok');
+      await pw(composer()).toBeFocused();
+      await pw(composer()).toHaveValue('ok');
+      await pw(card()).toHaveCount(1);
 
-    await toDeny();
-    await page.keyboard.press('Enter');
-    await pw(card()).toHaveCount(0);
-    await pw(page.locator('.msg--assistant').last()).toContainText('Not adding them.', { timeout: 20_000 });
+      await toDeny();
+      await web.page.keyboard.press('Enter');
+      await pw(card()).toHaveCount(0);
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('Not adding them.', {
+        timeout: 20_000,
+      });
 
-    // Nothing was stored as always allowed.
-    await page.getByRole('button', { name: /^Settings/ }).click();
-    const approvals = page.locator('section', { has: page.getByRole('heading', { name: 'Tool approvals' }) });
-    await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
-    expect(problems).toEqual([]);
-  }, 120_000);
-});
+      // Nothing was stored as always allowed.
+      await web.page.getByRole('button', { name: /^Settings/ }).click();
+      const approvals = web.page.locator('section', {
+        has: web.page.getByRole('heading', { name: 'Tool approvals' }),
+      });
+      await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
+      expect(web.problems).toEqual([]);
+    }, 120_000);
+  },
+);

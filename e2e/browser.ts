@@ -6,11 +6,6 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startWebMode } from '../electron/cli/serve-commands.js';
 import type { Logger } from '../electron/host.js';
-import {
-  type LoopbackProvider,
-  type LoopbackScriptInput,
-  startLoopbackProvider,
-} from '../electron/llm/index.js';
 import { ensureRenderer } from '../electron/transport/renderer-build.js';
 import type { WebServer } from '../electron/transport/ws-server.js';
 
@@ -42,8 +37,11 @@ export function launch(executablePath: string): Promise<Browser> {
 
 /** Web mode started by {@link startApp}. */
 export interface E2eApp {
+  /** The running server (a new one after {@link restart}). */
   server: WebServer;
   home: string;
+  /** Stop web mode and start it again on the same home, as quitting and reopening the app does. */
+  restart: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -54,26 +52,51 @@ export interface E2eApp {
  */
 export const E2E_ENV: NodeJS.ProcessEnv = { SKILLDESK_CHAT_TITLES: 'off' };
 
+/** Options of {@link startApp}. */
+export interface AppOptions {
+  /** A folder web mode opens as its workspace. */
+  workspace?: string;
+  /** Web mode's environment (default {@link E2E_ENV}). */
+  env?: NodeJS.ProcessEnv;
+  /** Writes into the fresh home before web mode starts (e.g. an `mcp.json` it reads at start). */
+  prepareHome?: (home: string) => void | Promise<void>;
+}
+
 /** Web mode over a fresh temp home (seeded skills), the UI built if needed; `workspace` opens that folder. */
-export async function startApp(opts: { workspace?: string; env?: NodeJS.ProcessEnv } = {}): Promise<E2eApp> {
+export async function startApp(opts: AppOptions = {}): Promise<E2eApp> {
   await ensureRenderer();
   const home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
   const logger: Logger = { info: () => {}, error: (m, e) => console.error(m, e) };
-  const { server, stop } = await startWebMode({
+  const start = () =>
+    startWebMode({
+      home,
+      env: opts.env ?? E2E_ENV,
+      build: false,
+      logger,
+      ...(opts.workspace ? { workspace: opts.workspace } : {}),
+    });
+  let web: Awaited<ReturnType<typeof start>>;
+  try {
+    await opts.prepareHome?.(home);
+    web = await start();
+  } catch (e) {
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+  const app: E2eApp = {
+    server: web.server,
     home,
-    env: opts.env ?? E2E_ENV,
-    build: false,
-    logger,
-    ...(opts.workspace ? { workspace: opts.workspace } : {}),
-  });
-  return {
-    server,
-    home,
+    restart: async () => {
+      await web.stop();
+      web = await start();
+      app.server = web.server;
+    },
     stop: async () => {
-      await stop();
+      await web.stop();
       rmSync(home, { recursive: true, force: true });
     },
   };
+  return app;
 }
 
 /** Options of {@link openPage}. */
@@ -113,36 +136,6 @@ export async function gotoChat(page: Page, url: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
 }
 
-/** What one e2e suite drives: web mode, headless Chromium and, given a script, the loopback provider. */
-export interface E2eSuite {
-  app: E2eApp;
-  browser: Browser;
-  /** Null when the suite was started without a script. */
-  provider: LoopbackProvider | null;
-  /** Close the browser, stop web mode, then the provider. */
-  close(): Promise<void>;
-}
-
-/** Start a suite (in `beforeAll`); `close` it in `afterAll`. */
-export async function startSuite(
-  chromiumPath: string,
-  opts: { script?: LoopbackScriptInput; workspace?: string } = {},
-): Promise<E2eSuite> {
-  const provider = opts.script ? await startLoopbackProvider({ script: opts.script }) : null;
-  const app = await startApp({ workspace: opts.workspace });
-  const browser = await launch(chromiumPath);
-  return {
-    app,
-    browser,
-    provider,
-    async close() {
-      await browser.close();
-      await app.stop();
-      await provider?.close();
-    },
-  };
-}
-
 /**
  * Set up the loopback provider the way a new user does, from the chat's empty state: pick
  * OpenAI-compatible at `baseUrl`, save `apiKey`, test the connection (which must name `model`).
@@ -175,13 +168,4 @@ export async function openChatFiles(page: Page) {
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   await page.locator('.chat-files__access').waitFor();
   return toggle;
-}
-
-/** Screenshot `page` as `<dir>/<name>-light.png` and `-dark.png`, leaving it light. */
-export async function shootSchemes(page: Page, dir: string, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: join(dir, `${name}-${scheme}.png`), animations: 'disabled' });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
 }

@@ -1,23 +1,10 @@
 // The Composer agent and evals in Chromium, against the scripted loopback model: a new
 // skill whose first draft fails its dry run, repaired and accepted; a refinement shown per artifact
 // and half accepted; evals run with one failing and the pass rate per model.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebMode } from '../electron/cli/serve-commands.js';
-import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { connectProvider, E2E_ENV, findChromium, launch, openPage, shootSchemes } from './browser.js';
-
-const chromiumPath = findChromium();
-const skip = skipWithout(
-  !chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
-  'e2e/composer-agent',
-);
+import { expect, it } from 'vitest';
+import { connectProvider } from './browser.js';
+import { describeWeb, shotSchemes } from './web-suite.js';
 
 const EVALS = [
   {
@@ -100,135 +87,121 @@ const SCRIPT = [
   { text: 'Timeline Checker' },
 ];
 
-describe.skipIf(skip)('Composer agent and evals', () => {
-  let browser: Browser;
-  let provider: LoopbackProvider;
-  let stop: () => Promise<void>;
-  let url: string;
-  let home: string;
+describeWeb(
+  'Composer agent and evals',
+  {
+    id: 'e2e/composer-agent',
+    script: { turns: SCRIPT, api_key: 'sk-e2e-agent' },
+    page: { timeoutMs: 20_000, consoleErrors: false },
+    open: 'url',
+  },
+  (web) => {
+    it('creates, repairs, refines (half accepted) and evaluates a skill', async () => {
+      const shoot = (name: string) => shotSchemes(web.page, name, { dir: 'composer-agent' });
 
-  beforeAll(async () => {
-    await ensureRenderer();
-    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-agent' } });
-    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-'));
-    const logger = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
-    const web = await startWebMode({ home, env: E2E_ENV, build: false, logger });
-    url = web.server.url;
-    stop = web.stop;
-    browser = await launch(chromiumPath!);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stop?.();
-    await provider?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+      await connectProvider(web.page, web.provider.url, 'sk-e2e-agent');
 
-  it('creates, repairs, refines (half accepted) and evaluates a skill', async () => {
-    const problems: string[] = [];
-    const page = await openPage(browser, problems, { timeoutMs: 20_000, consoleErrors: false });
-    const shots = testArtifactsDir('composer-agent');
-    const shoot = (name: string, p: Page = page) => shootSchemes(p, shots, name);
+      // Describe → rounds → review → accept.
+      await web.page.keyboard.press('Control+3');
+      // The empty editor's entry (the catalog header has one of the same name).
+      await web.page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
+      const dialog = web.page.getByRole('dialog', { name: 'New skill with AI' });
+      await pw(dialog.getByLabel('Describe what the skill should do')).toBeFocused();
+      await shoot('agent-describe-1440');
+      await dialog
+        .getByLabel('Describe what the skill should do')
+        .fill("a skill that checks a story's timeline for contradictions");
+      await web.page.keyboard.press('Control+Enter');
+      const rounds = dialog.getByRole('list', { name: 'Rounds' });
+      await pw(rounds.locator('.ag-round.is-bad')).toContainText('First draft · 2 problems');
+      await pw(rounds.locator('.ag-round.is-ok')).toContainText('Repair 1 · passed every check');
+      await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('Timeline Checker');
+      await pw(dialog).toContainText('3 evals');
+      await shoot('agent-review-1440');
+      await dialog.getByRole('button', { name: 'Accept and open in the editor' }).click();
+      await pw(web.page.getByRole('heading', { level: 2, name: 'Timeline Checker' })).toBeVisible();
+      await pw(web.page.locator('.sc-state--new')).toHaveText('Not saved yet');
+      await web.page.getByRole('button', { name: 'Save', exact: true }).click();
+      await pw(web.page.getByText(/^Saved Timeline Checker 1\.0\.0/)).toBeVisible();
 
-    await page.goto(url);
-    await connectProvider(page, provider.url, 'sk-e2e-agent');
+      // Refine: three changes offered, the template change rejected.
+      await web.page.getByRole('button', { name: 'Refine with AI' }).click();
+      const ask = web.page.getByRole('textbox', { name: 'What should change?' });
+      await ask.fill('add a dspy_module for optimized execution and output JSON with a contradictions array');
+      await ask.press('Enter');
+      const changes = web.page.getByRole('list', { name: 'Proposed changes' });
+      await pw(changes.locator('.ag-change')).toHaveCount(3);
+      await pw(changes).toContainText('Optimized Check');
+      await shoot('agent-refine-diff-1440');
+      // Keep the new template and fields; leave the DSPy module out (it would need the sidecar).
+      await web.page.getByRole('checkbox', { name: 'Accept the change to Optimized Check' }).uncheck();
+      await web.page.getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
+      await pw(web.page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
+      await web.page.getByRole('button', { name: 'Save', exact: true }).click();
+      await pw(web.page.getByText(/^Saved Timeline Checker 1\.1\.0/)).toBeVisible();
 
-    // Describe → rounds → review → accept.
-    await page.keyboard.press('Control+3');
-    // The empty editor's entry (the catalog header has one of the same name).
-    await page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New skill with AI' });
-    await pw(dialog.getByLabel('Describe what the skill should do')).toBeFocused();
-    await shoot('agent-describe-1440');
-    await dialog
-      .getByLabel('Describe what the skill should do')
-      .fill("a skill that checks a story's timeline for contradictions");
-    await page.keyboard.press('Control+Enter');
-    const rounds = dialog.getByRole('list', { name: 'Rounds' });
-    await pw(rounds.locator('.ag-round.is-bad')).toContainText('First draft · 2 problems');
-    await pw(rounds.locator('.ag-round.is-ok')).toContainText('Repair 1 · passed every check');
-    await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('Timeline Checker');
-    await pw(dialog).toContainText('3 evals');
-    await shoot('agent-review-1440');
-    await dialog.getByRole('button', { name: 'Accept and open in the editor' }).click();
-    await pw(page.getByRole('heading', { level: 2, name: 'Timeline Checker' })).toBeVisible();
-    await pw(page.locator('.sc-state--new')).toHaveText('Not saved yet');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await pw(page.getByText(/^Saved Timeline Checker 1\.0\.0/)).toBeVisible();
+      // Evals: progress, one failing, the pass rate per model.
+      await web.page.getByRole('button', { name: 'Evals', exact: true }).click();
+      await web.page.getByRole('button', { name: 'Run evals' }).click();
+      const results = web.page.getByRole('list', { name: 'Eval results' });
+      await pw(results.locator(':scope > li')).toHaveCount(3);
+      await pw(web.page.locator('.ag-score')).toContainText('67% passed (2 of 3)');
+      await pw(results.locator(':scope > li.is-bad')).toContainText('No contradictions');
+      await pw(results).toContainText('rank 1 · model chose it');
+      await pw(web.page.locator('.ag-models')).toContainText('OpenAI · ');
+      await pw(web.page.locator('.ag-models')).not.toContainText('openai:');
+      await shoot('agent-evals-1440');
+      await web.page.setViewportSize({ width: 1024, height: 700 });
+      await shoot('agent-evals-1024');
+      await web.page.setViewportSize({ width: 1440, height: 900 });
 
-    // Refine: three changes offered, the template change rejected.
-    await page.getByRole('button', { name: 'Refine with AI' }).click();
-    const ask = page.getByRole('textbox', { name: 'What should change?' });
-    await ask.fill('add a dspy_module for optimized execution and output JSON with a contradictions array');
-    await ask.press('Enter');
-    const changes = page.getByRole('list', { name: 'Proposed changes' });
-    await pw(changes.locator('.ag-change')).toHaveCount(3);
-    await pw(changes).toContainText('Optimized Check');
-    await shoot('agent-refine-diff-1440');
-    // Keep the new template and fields; leave the DSPy module out (it would need the sidecar).
-    await page.getByRole('checkbox', { name: 'Accept the change to Optimized Check' }).uncheck();
-    await page.getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
-    await pw(page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await pw(page.getByText(/^Saved Timeline Checker 1\.1\.0/)).toBeVisible();
-
-    // Evals: progress, one failing, the pass rate per model.
-    await page.getByRole('button', { name: 'Evals', exact: true }).click();
-    await page.getByRole('button', { name: 'Run evals' }).click();
-    const results = page.getByRole('list', { name: 'Eval results' });
-    await pw(results.locator(':scope > li')).toHaveCount(3);
-    await pw(page.locator('.ag-score')).toContainText('67% passed (2 of 3)');
-    await pw(results.locator(':scope > li.is-bad')).toContainText('No contradictions');
-    await pw(results).toContainText('rank 1 · model chose it');
-    await pw(page.locator('.ag-models')).toContainText('OpenAI · ');
-    await pw(page.locator('.ag-models')).not.toContainText('openai:');
-    await shoot('agent-evals-1440');
-    await page.setViewportSize({ width: 1024, height: 700 });
-    await shoot('agent-evals-1024');
-    await page.setViewportSize({ width: 1440, height: 900 });
-
-    // Edit a row (no JSON by hand), then run the unsaved draft and read the answer beside its verdict.
-    const prompt2 = page.getByRole('textbox', { name: 'Prompt of eval 2' });
-    await prompt2.fill('Bo left on Monday and came back on Friday.');
-    await page.getByRole('button', { name: 'Add a check to eval 2' }).click();
-    await page.getByRole('textbox', { name: 'Check 1 of eval 2' }).fill('It says there is no contradiction');
-    await pw(page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
-    await page.getByRole('button', { name: 'Run evals on the draft' }).click();
-    await pw(page.locator('.ag-score')).toContainText('100% passed (3 of 3)');
-    await pw(page.locator('.ag-score')).toContainText('draft');
-    await pw(page.locator('.ag-delta')).toContainText('+33 points since the last run (67%, version 1.1.0)');
-    const second = results.locator(':scope > li').nth(1);
-    await pw(second).toContainText('was failing');
-    await pw(results.locator(':scope > li').first()).toContainText('was passing');
-    await second.getByText('Answer and checks').click();
-    const reply = second.getByRole('group', { name: "The model's answer" });
-    await pw(reply.locator('li')).toHaveText(['Bo left on Monday', 'Bo came back on Friday']);
-    await pw(reply.locator('strong')).toHaveText('Monday');
-    await pw(second.getByRole('list', { name: 'Checks' })).toContainText(
-      'passedIt says there is no contradiction — The answer says plainly that nothing contradicts.',
-    );
-    // Scrolled as a user does (the wheel moves only what the user can scroll), the answer in view.
-    const wheelTo = async (target: typeof second) => {
-      // Over the score line: below the rows list, which scrolls on its own.
-      const box = await page.locator('.ag-score').boundingBox();
-      await page.mouse.move(box!.x + 40, box!.y + box!.height / 2);
-      for (let i = 0; i < 20; i++) {
-        const r = await target.boundingBox();
-        const vh = page.viewportSize()!.height;
-        if (r && r.y + r.height <= vh - 20 && r.y >= 0) break;
-        await page.mouse.wheel(0, r && r.y < 0 ? -150 : 150);
-      }
-    };
-    await wheelTo(second.locator('.ag-answer__checks'));
-    await shoot('agent-evals-draft-1440');
-    await page.setViewportSize({ width: 1024, height: 700 });
-    await wheelTo(second.locator('.ag-answer__checks'));
-    await shoot('agent-evals-draft-1024');
-    await page.getByRole('textbox', { name: 'Prompt of eval 1' }).focus();
-    await shoot('agent-evals-rows-1024');
-    // The draft's run is not remembered: the table still shows the saved run.
-    await pw(page.locator('.ag-models')).toContainText('67% (2/3)');
-    expect(provider.requests.every((q) => q.expectation_error === undefined)).toBe(true);
-    expect(problems).toEqual([]);
-  }, 120_000);
-});
+      // Edit a row (no JSON by hand), then run the unsaved draft and read the answer beside its verdict.
+      const prompt2 = web.page.getByRole('textbox', { name: 'Prompt of eval 2' });
+      await prompt2.fill('Bo left on Monday and came back on Friday.');
+      await web.page.getByRole('button', { name: 'Add a check to eval 2' }).click();
+      await web.page
+        .getByRole('textbox', { name: 'Check 1 of eval 2' })
+        .fill('It says there is no contradiction');
+      await pw(web.page.locator('.sc-state--dirty')).toHaveText('Unsaved changes');
+      await web.page.getByRole('button', { name: 'Run evals on the draft' }).click();
+      await pw(web.page.locator('.ag-score')).toContainText('100% passed (3 of 3)');
+      await pw(web.page.locator('.ag-score')).toContainText('draft');
+      await pw(web.page.locator('.ag-delta')).toContainText(
+        '+33 points since the last run (67%, version 1.1.0)',
+      );
+      const second = results.locator(':scope > li').nth(1);
+      await pw(second).toContainText('was failing');
+      await pw(results.locator(':scope > li').first()).toContainText('was passing');
+      await second.getByText('Answer and checks').click();
+      const reply = second.getByRole('group', { name: "The model's answer" });
+      await pw(reply.locator('li')).toHaveText(['Bo left on Monday', 'Bo came back on Friday']);
+      await pw(reply.locator('strong')).toHaveText('Monday');
+      await pw(second.getByRole('list', { name: 'Checks' })).toContainText(
+        'passedIt says there is no contradiction — The answer says plainly that nothing contradicts.',
+      );
+      // Scrolled as a user does (the wheel moves only what the user can scroll), the answer in view.
+      const wheelTo = async (target: typeof second) => {
+        // Over the score line: below the rows list, which scrolls on its own.
+        const box = await web.page.locator('.ag-score').boundingBox();
+        await web.page.mouse.move(box!.x + 40, box!.y + box!.height / 2);
+        for (let i = 0; i < 20; i++) {
+          const r = await target.boundingBox();
+          const vh = web.page.viewportSize()!.height;
+          if (r && r.y + r.height <= vh - 20 && r.y >= 0) break;
+          await web.page.mouse.wheel(0, r && r.y < 0 ? -150 : 150);
+        }
+      };
+      await wheelTo(second.locator('.ag-answer__checks'));
+      await shoot('agent-evals-draft-1440');
+      await web.page.setViewportSize({ width: 1024, height: 700 });
+      await wheelTo(second.locator('.ag-answer__checks'));
+      await shoot('agent-evals-draft-1024');
+      await web.page.getByRole('textbox', { name: 'Prompt of eval 1' }).focus();
+      await shoot('agent-evals-rows-1024');
+      // The draft's run is not remembered: the table still shows the saved run.
+      await pw(web.page.locator('.ag-models')).toContainText('67% (2/3)');
+      expect(web.provider.requests.every((q) => q.expectation_error === undefined)).toBe(true);
+      expect(web.problems).toEqual([]);
+    }, 120_000);
+  },
+);

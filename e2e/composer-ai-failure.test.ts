@@ -4,16 +4,9 @@
 // never highlights "Accept" when nothing valid came back, and a retry with the other model works.
 // Keyboard throughout; screenshots at 1440×900 and 1024×700, light and dark.
 import { expect as pw } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { connectProvider, type E2eSuite, findChromium, gotoChat, openPage, startSuite } from './browser.js';
-
-const chromiumPath = findChromium();
-const skip = skipWithout(
-  !chromiumPath && 'no Chromium found (set CHROMIUM_PATH, or install it: apt-get install -y chromium)',
-  'e2e/composer-ai-failure',
-);
+import { beforeAll, expect, it } from 'vitest';
+import { connectProvider } from './browser.js';
+import { describeWeb, shot, shotSizes } from './web-suite.js';
 
 const BROKEN = 'Sure! Here is the skill you asked for: {"package": {"name": "Notes Tidier", "artifacts": [';
 const VALID = JSON.stringify({
@@ -46,96 +39,81 @@ const VALID = JSON.stringify({
 });
 const DESCRIPTION = 'a skill that turns meeting notes into decisions and action items with owners';
 
-describe.skipIf(skip)('"New skill with AI" after failed rounds', () => {
-  let suite: E2eSuite;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
+describeWeb(
+  '"New skill with AI" after failed rounds',
+  {
+    id: 'e2e/composer-ai-failure',
+    script: {
+      turns: [
+        ...Array.from({ length: 4 }, () => ({ text: BROKEN, expect: { model: 'a-small' } })),
+        { text: VALID, expect: { model: 'b-large' } },
+      ],
+      api_key: 'sk-e2e-fail',
+      // Chats default to the first model listed: the weak one here.
+      models: ['a-small', 'b-large'],
+    },
+    page: { timeoutMs: 30_000, consoleErrors: false },
+    startTimeoutMs: 120_000,
+  },
+  (web) => {
+    beforeAll(async () => {
+      await connectProvider(web.page, web.provider.url, 'sk-e2e-fail');
+    }, 120_000);
 
-  beforeAll(async () => {
-    suite = await startSuite(chromiumPath!, {
-      script: {
-        turns: [
-          ...Array.from({ length: 4 }, () => ({ text: BROKEN, expect: { model: 'a-small' } })),
-          { text: VALID, expect: { model: 'b-large' } },
-        ],
-        api_key: 'sk-e2e-fail',
-        // Chats default to the first model listed: the weak one here.
-        models: ['a-small', 'b-large'],
-      },
-    });
-    browser = suite.browser;
-    page = await openPage(browser, problems, { timeoutMs: 30_000, consoleErrors: false });
-    await gotoChat(page, suite.app.server.url);
-    await connectProvider(page, suite.provider!.url, 'sk-e2e-fail');
-  }, 120_000);
-  afterAll(() => suite?.close());
+    it('keeps the description, explains the failure, offers a stronger model and retries', async () => {
+      await web.page.keyboard.press('Control+3');
+      await web.page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
+      const dialog = web.page.getByRole('dialog', { name: 'New skill with AI' });
+      const describeBox = dialog.getByLabel('Describe what the skill should do');
+      await pw(describeBox).toBeFocused();
+      await describeBox.fill(DESCRIPTION);
+      await web.page.keyboard.press('Control+Enter');
 
-  it('keeps the description, explains the failure, offers a stronger model and retries', async () => {
-    const dir = testArtifactsDir('e2e');
-    await page.keyboard.press('Control+3');
-    await page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New skill with AI' });
-    const describeBox = dialog.getByLabel('Describe what the skill should do');
-    await pw(describeBox).toBeFocused();
-    await describeBox.fill(DESCRIPTION);
-    await page.keyboard.press('Control+Enter');
+      const failure = dialog.locator('.ag-failed');
+      await pw(dialog.locator('.btn--primary')).toHaveText(/Try again/, { timeout: 60_000 });
+      await pw(failure).toContainText('No valid skill yet');
+      await pw(failure).toContainText('cut off or not JSON');
+      await pw(failure).toContainText('try a stronger model');
+      await pw(failure).toContainText('OpenAI · a-small');
+      // Words, not the parser's messages.
+      await pw(dialog).not.toContainText(/Unexpected|JSON\.parse|position \d+/);
+      await pw(dialog.getByRole('list', { name: 'Rounds' }).locator(':scope > li')).toHaveCount(4);
+      // Nothing valid: no Accept, and the highlighted button tries again.
+      await pw(dialog.getByRole('button', { name: /Accept/ })).toHaveCount(0);
+      await pw(dialog.locator('.btn--primary')).toHaveText(/Try again/);
+      await pw(describeBox).toHaveValue(DESCRIPTION);
+      await pw(describeBox).toBeFocused();
+      const picker = dialog.getByLabel('Model', { exact: true });
+      await pw(picker.locator('option')).toHaveText([
+        'Default: OpenAI · a-small',
+        'OpenAI · a-small',
+        'OpenAI · b-large',
+      ]);
 
-    const failure = dialog.locator('.ag-failed');
-    await pw(dialog.locator('.btn--primary')).toHaveText(/Try again/, { timeout: 60_000 });
-    await pw(failure).toContainText('No valid skill yet');
-    await pw(failure).toContainText('cut off or not JSON');
-    await pw(failure).toContainText('try a stronger model');
-    await pw(failure).toContainText('OpenAI · a-small');
-    // Words, not the parser's messages.
-    await pw(dialog).not.toContainText(/Unexpected|JSON\.parse|position \d+/);
-    await pw(dialog.getByRole('list', { name: 'Rounds' }).locator(':scope > li')).toHaveCount(4);
-    // Nothing valid: no Accept, and the highlighted button tries again.
-    await pw(dialog.getByRole('button', { name: /Accept/ })).toHaveCount(0);
-    await pw(dialog.locator('.btn--primary')).toHaveText(/Try again/);
-    await pw(describeBox).toHaveValue(DESCRIPTION);
-    await pw(describeBox).toBeFocused();
-    const picker = dialog.getByLabel('Model', { exact: true });
-    await pw(picker.locator('option')).toHaveText([
-      'Default: OpenAI · a-small',
-      'OpenAI · a-small',
-      'OpenAI · b-large',
-    ]);
+      await shotSizes(web.page, 'composer-ai-failure', { label: 'width' });
 
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: `${dir}/composer-ai-failure-${w}-${scheme}.png` });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
+      // Closing the dialog loses nothing.
+      await web.page.keyboard.press('Escape');
+      await pw(dialog).toBeHidden();
+      await web.page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
+      await pw(dialog.getByLabel('Describe what the skill should do')).toHaveValue(DESCRIPTION);
 
-    // Closing the dialog loses nothing.
-    await page.keyboard.press('Escape');
-    await pw(dialog).toBeHidden();
-    await page.locator('.sc-blank').getByRole('button', { name: 'New skill with AI' }).click();
-    await pw(dialog.getByLabel('Describe what the skill should do')).toHaveValue(DESCRIPTION);
-
-    // A stronger model, by keyboard: pick it, then Ctrl+Enter from the description.
-    await picker.focus();
-    await picker.selectOption({ label: 'OpenAI · b-large' });
-    await dialog.getByLabel('Describe what the skill should do').focus();
-    await page.keyboard.press('Control+Enter');
-    await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('Notes Tidier', {
-      timeout: 60_000,
-    });
-    await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('OpenAI · b-large');
-    await pw(dialog.locator('.btn--primary')).toHaveText('Accept and open in the editor');
-    await page.screenshot({ path: `${dir}/composer-ai-retry-1440-light.png` });
-    await pw(dialog.locator('.btn--primary')).toBeFocused();
-    await page.keyboard.press('Enter');
-    await pw(page.getByRole('heading', { level: 2, name: 'Notes Tidier' })).toBeVisible();
-    expect(suite.provider!.remaining()).toBe(0);
-    expect(problems).toEqual([]);
-  }, 180_000);
-});
+      // A stronger model, by keyboard: pick it, then Ctrl+Enter from the description.
+      await picker.focus();
+      await picker.selectOption({ label: 'OpenAI · b-large' });
+      await dialog.getByLabel('Describe what the skill should do').focus();
+      await web.page.keyboard.press('Control+Enter');
+      await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('Notes Tidier', {
+        timeout: 60_000,
+      });
+      await pw(dialog.getByRole('region', { name: 'Review' })).toContainText('OpenAI · b-large');
+      await pw(dialog.locator('.btn--primary')).toHaveText('Accept and open in the editor');
+      await shot(web.page, 'composer-ai-retry-1440-light');
+      await pw(dialog.locator('.btn--primary')).toBeFocused();
+      await web.page.keyboard.press('Enter');
+      await pw(web.page.getByRole('heading', { level: 2, name: 'Notes Tidier' })).toBeVisible();
+      expect(web.provider.remaining()).toBe(0);
+      expect(web.problems).toEqual([]);
+    }, 180_000);
+  },
+);

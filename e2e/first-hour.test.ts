@@ -5,25 +5,12 @@
 // reached from the palette, + New, the Composer's catalog header and the Skills header.
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
-import { describeWeb, shot } from './web-suite.js';
+import { describeWeb, shotSizes } from './web-suite.js';
 
 describeWeb('the first hour (Chromium)', { id: 'e2e/first-hour', page: { timeoutMs: 15_000 } }, (web) => {
   const composer = () => web.page.getByRole('textbox', { name: 'Message' });
   const thread = () => web.page.getByRole('log', { name: 'Messages' });
-  const shoot = async (name: string) => {
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await web.page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await web.page.emulateMedia({ colorScheme: scheme });
-        await shot(web.page, `${name}-${w}x${h}-${scheme}`, { animations: 'disabled' });
-      }
-    }
-    await web.page.emulateMedia({ colorScheme: 'light' });
-    await web.page.setViewportSize({ width: 1440, height: 900 });
-  };
+  const shoot = (name: string) => shotSizes(web.page, name, { animations: 'disabled' });
 
   it('a reload returns to the open chat, and Back to the one before', async () => {
     await composer().fill('First chat to come back to');

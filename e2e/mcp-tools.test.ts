@@ -3,22 +3,13 @@
 // allow" runs it and is remembered after the app restarts (no card the second time); "deny" reaches
 // the model as a tool error. Settings → Tools lists the server, tests the connection and revokes.
 // Screenshots of the approval card and Settings → Tools, light and dark, at 1440×900 and 1024×700.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect as pw } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebMode } from '../electron/cli/serve-commands.js';
-import { type LoopbackProvider, startLoopbackProvider } from '../electron/llm/index.js';
-import { skipWithout, testArtifactsDir } from '../electron/test-support/index.js';
-import { ensureRenderer } from '../electron/transport/renderer-build.js';
-import { E2E_ENV, findChromium, gotoChat, launch, openPage } from './browser.js';
+import { expect, it } from 'vitest';
+import { describeWeb, shot, shotSizes } from './web-suite.js';
 
-const chromiumPath = findChromium();
-const skip = skipWithout(!chromiumPath && 'no Chromium found (set CHROMIUM_PATH)', 'e2e/mcp-tools');
-const shots = () => testArtifactsDir('e2e');
 const everything = join(
   dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
   'dist',
@@ -43,247 +34,185 @@ const SCRIPT = [
   { text: 'I read the architecture notes.' },
 ];
 
-describe.skipIf(skip)('MCP tools in chat (Chromium)', () => {
-  let browser: Browser;
-  let provider: LoopbackProvider;
-  let home: string;
-  let app: Awaited<ReturnType<typeof startWebMode>> | null = null;
-  let page: Page;
-  const problems: string[] = [];
-
-  const start = async () => {
-    app = await startWebMode({
-      home,
-      env: E2E_ENV,
-      build: false,
-      logger: { info: () => {}, error: (m, e) => console.error(m, e) },
-    });
-    page = await openPage(browser, problems, { timeoutMs: 15_000, consoleErrors: false });
-    await gotoChat(page, app.server.url);
-  };
-  const stop = async () => {
-    await page?.close();
-    await app?.stop();
-    app = null;
-  };
-
-  beforeAll(async () => {
-    await ensureRenderer();
-    home = mkdtempSync(join(tmpdir(), 'skilldesk-e2e-mcp-'));
-    writeFileSync(
-      join(home, 'mcp.json'),
-      JSON.stringify({
-        mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-      }),
-    );
-    provider = await startLoopbackProvider({ script: { turns: SCRIPT, api_key: 'sk-e2e-mcp' } });
-    browser = await launch(chromiumPath!);
-    await start();
-  });
-  afterAll(async () => {
-    await stop();
-    await browser?.close();
-    await provider?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-
-  const composer = () => page.getByRole('textbox', { name: 'Message' });
-  // Switch the colour scheme and let the colour transitions finish before a screenshot.
-  const settle = async (scheme: 'light' | 'dark') => {
-    await page.emulateMedia({ colorScheme: scheme });
-    // Only transitions: spinners loop forever.
-    await page.evaluate(() =>
-      Promise.all(
-        document
-          .getAnimations()
-          .filter((a) => a instanceof CSSTransition)
-          .map((a) => a.finished.catch(() => {})),
+describeWeb(
+  'MCP tools in chat (Chromium)',
+  {
+    id: 'e2e/mcp-tools',
+    script: { turns: SCRIPT, api_key: 'sk-e2e-mcp' },
+    prepareHome: (home) =>
+      writeFileSync(
+        join(home, 'mcp.json'),
+        JSON.stringify({
+          mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+        }),
       ),
-    );
-  };
-  const card = () => page.locator('section.approval');
+    page: { timeoutMs: 15_000, consoleErrors: false },
+  },
+  (web) => {
+    const composer = () => web.page.getByRole('textbox', { name: 'Message' });
+    // Let the colour transitions finish before a screenshot (only transitions: spinners loop forever).
+    const settle = () =>
+      web.page.evaluate(() =>
+        Promise.all(
+          document
+            .getAnimations()
+            .filter((a) => a instanceof CSSTransition)
+            .map((a) => a.finished.catch(() => {})),
+        ),
+      );
+    const card = () => web.page.locator('section.approval');
 
-  const configureProvider = async () => {
-    await page.getByRole('button', { name: /^Settings/ }).click();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Base URL').fill(provider.url);
-    await page.getByRole('button', { name: 'Use this provider' }).click();
-    await page.getByText('Provider saved.').waitFor();
-    await page.getByLabel('OpenAI API key').fill('sk-e2e-mcp');
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('Key saved.').waitFor();
-  };
+    const configureProvider = async () => {
+      await web.page.getByRole('button', { name: /^Settings/ }).click();
+      await web.page.getByLabel('Provider', { exact: true }).selectOption('openai');
+      await web.page.getByLabel('Base URL').fill(web.provider.url);
+      await web.page.getByRole('button', { name: 'Use this provider' }).click();
+      await web.page.getByText('Provider saved.').waitFor();
+      await web.page.getByLabel('OpenAI API key').fill('sk-e2e-mcp');
+      await web.page.getByRole('button', { name: 'Save key' }).click();
+      await web.page.getByText('Key saved.').waitFor();
+    };
 
-  const openChat = async () => {
-    await page.keyboard.press('Control+1');
-    await composer().waitFor();
-  };
+    const openChat = async () => {
+      await web.page.keyboard.press('Control+1');
+      await composer().waitFor();
+    };
 
-  it('asks before the model runs an MCP tool; always allow runs it; deny reaches the model', async () => {
-    await configureProvider();
-    await openChat();
-    await composer().fill('Echo something through the MCP server');
-    await composer().press('Enter');
+    it('asks before the model runs an MCP tool; always allow runs it; deny reaches the model', async () => {
+      await configureProvider();
+      await openChat();
+      await composer().fill('Echo something through the MCP server');
+      await composer().press('Enter');
 
-    await pw(card()).toBeVisible({ timeout: 20_000 });
-    await pw(card()).toContainText('echo');
-    await pw(card()).toContainText('everything');
-    await pw(card().locator('.approval__args')).toContainText('"message": "hello from chat"');
-    // The card leaves focus in the message box (typing there never answers it).
-    await pw(composer()).toBeFocused();
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await settle(scheme);
-        await page.screenshot({ path: join(shots(), `ui-mcp-approval-${w}x${h}-${scheme}.png`) });
+      await pw(card()).toBeVisible({ timeout: 20_000 });
+      await pw(card()).toContainText('echo');
+      await pw(card()).toContainText('everything');
+      await pw(card().locator('.approval__args')).toContainText('"message": "hello from chat"');
+      // The card leaves focus in the message box (typing there never answers it).
+      await pw(composer()).toBeFocused();
+      await shotSizes(web.page, 'ui-mcp-approval', { settle });
+      await card()
+        .getByRole('button', { name: /Always allow/ })
+        .click();
+      await pw(card()).toHaveCount(0);
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('The server echoed it back.', {
+        timeout: 20_000,
+      });
+      // The tool card names the tool in words with its server as a badge, and its result reads as
+      // text with the JSON one click away.
+      const step = web.page.locator('.msg--assistant').last().locator('.step').first();
+      await pw(step.locator('.step__text')).toHaveText(/^Ran Echo/);
+      await pw(step.locator('.step__server')).toHaveText('everything');
+      await step.locator('.step__head').click();
+      await pw(step.locator('.result__body')).toContainText('Echo: hello from chat');
+      await pw(step.locator('.result__body')).not.toContainText('"text"');
+      await shotSizes(web.page, 'ui-mcp-tool-card', { settle });
+      await step.getByRole('button', { name: 'JSON' }).click();
+      await pw(step.getByRole('figure', { name: 'Result' })).toContainText('"text"');
+
+      await composer().fill('Now add two and three');
+      await composer().press('Enter');
+      await pw(card()).toBeVisible({ timeout: 20_000 });
+      await pw(card()).toContainText('get-sum');
+      // Keyboard: Ctrl . denies.
+      await web.page.keyboard.press('Control+.');
+      await pw(card()).toHaveCount(0);
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('Understood, I will not add them.', {
+        timeout: 20_000,
+      });
+    }, 120_000);
+
+    it('remembers "always allow" after a restart, and Settings → Tools shows and revokes it', async () => {
+      await web.restart();
+      await openChat();
+      await composer().fill('Echo again please');
+      await composer().press('Enter');
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('It ran without asking.', {
+        timeout: 30_000,
+      });
+      expect(await card().count()).toBe(0);
+
+      await web.page.getByRole('button', { name: /^Settings/ }).click();
+      const tools = web.page.locator('section', {
+        has: web.page.getByRole('heading', { name: 'Tools (MCP servers)' }),
+      });
+      await pw(tools.locator('.tool-server__name')).toHaveText(['everything']);
+      await pw(tools.locator('.tool-status--ok')).toContainText('Running');
+      await tools.getByRole('button', { name: 'Test connection' }).click();
+      await pw(tools.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
+      await pw(tools.locator('.tool-test__list code', { hasText: 'get-sum' })).toBeVisible();
+      const approvals = web.page.locator('section', {
+        has: web.page.getByRole('heading', { name: 'Tool approvals' }),
+      });
+      await pw(approvals.locator('.tool-approval')).toContainText('echo');
+      await tools.scrollIntoViewIfNeeded();
+      for (const [w, h] of [
+        [1440, 900],
+        [1024, 700],
+      ] as const) {
+        await web.page.setViewportSize({ width: w, height: h });
+        for (const scheme of ['light', 'dark'] as const) {
+          await web.page.emulateMedia({ colorScheme: scheme });
+          await settle();
+          await tools.scrollIntoViewIfNeeded();
+          await shot(web.page, `ui-mcp-settings-${w}x${h}-${scheme}`);
+        }
       }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await card()
-      .getByRole('button', { name: /Always allow/ })
-      .click();
-    await pw(card()).toHaveCount(0);
-    await pw(page.locator('.msg--assistant').last()).toContainText('The server echoed it back.', {
-      timeout: 20_000,
-    });
-    // The tool card names the tool in words with its server as a badge, and its result reads as
-    // text with the JSON one click away.
-    const step = page.locator('.msg--assistant').last().locator('.step').first();
-    await pw(step.locator('.step__text')).toHaveText(/^Ran Echo/);
-    await pw(step.locator('.step__server')).toHaveText('everything');
-    await step.locator('.step__head').click();
-    await pw(step.locator('.result__body')).toContainText('Echo: hello from chat');
-    await pw(step.locator('.result__body')).not.toContainText('"text"');
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await settle(scheme);
-        await page.screenshot({ path: join(shots(), `ui-mcp-tool-card-${w}x${h}-${scheme}.png`) });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await step.getByRole('button', { name: 'JSON' }).click();
-    await pw(step.getByRole('figure', { name: 'Result' })).toContainText('"text"');
+      await web.page.emulateMedia({ colorScheme: 'light' });
+      await approvals.getByRole('button', { name: 'Revoke' }).click();
+      await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
 
-    await composer().fill('Now add two and three');
-    await composer().press('Enter');
-    await pw(card()).toBeVisible({ timeout: 20_000 });
-    await pw(card()).toContainText('get-sum');
-    // Keyboard: Ctrl . denies.
-    await page.keyboard.press('Control+.');
-    await pw(card()).toHaveCount(0);
-    await pw(page.locator('.msg--assistant').last()).toContainText('Understood, I will not add them.', {
-      timeout: 20_000,
-    });
-  }, 120_000);
+      // Add a server from the form: test the draft, save it, then disable it.
+      await tools.getByRole('button', { name: 'Add server' }).click();
+      const form = tools.getByRole('form', { name: 'MCP server' });
+      await form.getByLabel('Name', { exact: true }).fill('second');
+      await form.getByLabel('Command', { exact: true }).fill(process.execPath);
+      await form.getByLabel('Arguments (one per line)').fill(`${everything}\nstdio`);
+      await form.getByRole('button', { name: 'Test connection' }).click();
+      await pw(form.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
+      await shot(web.page, 'ui-mcp-settings-add-1024x700-light');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await pw(tools.locator('.tool-server__name')).toHaveText(['everything', 'second']);
+      await tools.getByRole('checkbox', { name: 'Enable second' }).uncheck();
+      await pw(tools.locator('.tool-server').nth(1)).toContainText('Disabled');
+      const saved = JSON.parse(readFileSync(join(web.app.home, 'mcp.json'), 'utf8'));
+      expect(saved.mcpServers.second).toEqual({
+        command: process.execPath,
+        args: [everything, 'stdio'],
+        disabled: true,
+      });
+      expect(web.problems).toEqual([]);
+    }, 120_000);
 
-  it('remembers "always allow" after a restart, and Settings → Tools shows and revokes it', async () => {
-    await stop();
-    await start();
-    await openChat();
-    await composer().fill('Echo again please');
-    await composer().press('Enter');
-    await pw(page.locator('.msg--assistant').last()).toContainText('It ran without asking.', {
-      timeout: 30_000,
-    });
-    expect(await card().count()).toBe(0);
-
-    await page.getByRole('button', { name: /^Settings/ }).click();
-    const tools = page.locator('section', {
-      has: page.getByRole('heading', { name: 'Tools (MCP servers)' }),
-    });
-    await pw(tools.locator('.tool-server__name')).toHaveText(['everything']);
-    await pw(tools.locator('.tool-status--ok')).toContainText('Running');
-    await tools.getByRole('button', { name: 'Test connection' }).click();
-    await pw(tools.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
-    await pw(tools.locator('.tool-test__list code', { hasText: 'get-sum' })).toBeVisible();
-    const approvals = page.locator('section', { has: page.getByRole('heading', { name: 'Tool approvals' }) });
-    await pw(approvals.locator('.tool-approval')).toContainText('echo');
-    await tools.scrollIntoViewIfNeeded();
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await settle(scheme);
-        await tools.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: join(shots(), `ui-mcp-settings-${w}x${h}-${scheme}.png`) });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await approvals.getByRole('button', { name: 'Revoke' }).click();
-    await pw(approvals.getByText(/No tool is always allowed/)).toBeVisible();
-
-    // Add a server from the form: test the draft, save it, then disable it.
-    await tools.getByRole('button', { name: 'Add server' }).click();
-    const form = tools.getByRole('form', { name: 'MCP server' });
-    await form.getByLabel('Name', { exact: true }).fill('second');
-    await form.getByLabel('Command', { exact: true }).fill(process.execPath);
-    await form.getByLabel('Arguments (one per line)').fill(`${everything}\nstdio`);
-    await form.getByRole('button', { name: 'Test connection' }).click();
-    await pw(form.getByText(/Connected to/)).toBeVisible({ timeout: 20_000 });
-    await page.screenshot({ path: join(shots(), 'ui-mcp-settings-add-1024x700-light.png') });
-    await form.getByRole('button', { name: 'Save' }).click();
-    await pw(tools.locator('.tool-server__name')).toHaveText(['everything', 'second']);
-    await tools.getByRole('checkbox', { name: 'Enable second' }).uncheck();
-    await pw(tools.locator('.tool-server').nth(1)).toContainText('Disabled');
-    const saved = JSON.parse(readFileSync(join(home, 'mcp.json'), 'utf8'));
-    expect(saved.mcpServers.second).toEqual({
-      command: process.execPath,
-      args: [everything, 'stdio'],
-      disabled: true,
-    });
-    expect(problems).toEqual([]);
-  }, 120_000);
-
-  it('attaches a resource from an MCP server to a message, from the keyboard, and sends its text', async () => {
-    await openChat();
-    const attachMcp = page.getByRole('button', { name: 'Attach from MCP server' });
-    await attachMcp.focus();
-    await page.keyboard.press('Enter');
-    const picker = page.getByRole('dialog', { name: 'Attach from an MCP server' });
-    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toBeVisible({ timeout: 20_000 });
-    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText(
-      'demo://resource/static/document/architecture.md',
-    );
-    await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText('text/markdown');
-    const search = picker.getByRole('searchbox', { name: 'Search resources' });
-    await pw(search).toBeFocused();
-    await search.fill('archi');
-    await pw(picker.getByRole('option')).toHaveCount(1);
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark'] as const) {
-        await settle(scheme);
-        await page.screenshot({ path: join(shots(), `ui-mcp-resource-picker-${w}x${h}-${scheme}.png`) });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.keyboard.press('Enter');
-    await pw(picker).toHaveCount(0);
-    await pw(attachMcp).toBeFocused();
-    await pw(page.locator('.attach-chip', { hasText: 'architecture.md' })).toBeVisible();
-    await composer().fill('Summarize the attached architecture notes');
-    await composer().press('Enter');
-    await pw(page.locator('.msg--assistant').last()).toContainText('I read the architecture notes.', {
-      timeout: 30_000,
-    });
-    const sent = JSON.stringify(provider.requests.at(-1)!.body);
-    expect(sent).toContain('Everything Server');
-    expect(sent).toContain('Startup Process');
-    expect(problems).toEqual([]);
-  }, 120_000);
-});
+    it('attaches a resource from an MCP server to a message, from the keyboard, and sends its text', async () => {
+      await openChat();
+      const attachMcp = web.page.getByRole('button', { name: 'Attach from MCP server' });
+      await attachMcp.focus();
+      await web.page.keyboard.press('Enter');
+      const picker = web.page.getByRole('dialog', { name: 'Attach from an MCP server' });
+      await pw(picker.getByRole('option', { name: /architecture\.md/ })).toBeVisible({ timeout: 20_000 });
+      await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText(
+        'demo://resource/static/document/architecture.md',
+      );
+      await pw(picker.getByRole('option', { name: /architecture\.md/ })).toContainText('text/markdown');
+      const search = picker.getByRole('searchbox', { name: 'Search resources' });
+      await pw(search).toBeFocused();
+      await search.fill('archi');
+      await pw(picker.getByRole('option')).toHaveCount(1);
+      await shotSizes(web.page, 'ui-mcp-resource-picker', { settle });
+      await web.page.keyboard.press('Enter');
+      await pw(picker).toHaveCount(0);
+      await pw(attachMcp).toBeFocused();
+      await pw(web.page.locator('.attach-chip', { hasText: 'architecture.md' })).toBeVisible();
+      await composer().fill('Summarize the attached architecture notes');
+      await composer().press('Enter');
+      await pw(web.page.locator('.msg--assistant').last()).toContainText('I read the architecture notes.', {
+        timeout: 30_000,
+      });
+      const sent = JSON.stringify(web.provider.requests.at(-1)!.body);
+      expect(sent).toContain('Everything Server');
+      expect(sent).toContain('Startup Process');
+      expect(web.problems).toEqual([]);
+    }, 120_000);
+  },
+);
