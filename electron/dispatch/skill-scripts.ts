@@ -40,6 +40,7 @@ import {
   compiledPackages,
   deniedPrograms,
   findNativePython,
+  grantedExecutables,
   type ImportScan,
   installNativeEnv,
   locatePrograms,
@@ -562,6 +563,7 @@ async function runNative(
         ? { network: { skill: skill.name, granted, signal: req.signal, timeoutMs: 15_000 } }
         : {}),
       denied: deniedPrograms(home, skill.name),
+      allowed: grantedExecutables(home, skill.name),
     });
     return {
       ...r,

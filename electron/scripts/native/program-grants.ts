@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../contract/errors.js';
 import { writeFileAtomic } from '../../store/index.js';
+import { programExecutables } from './exec-allow.js';
 import { findProgram, KNOWN_PROGRAMS } from './programs.js';
 
 /**
@@ -139,6 +140,20 @@ export function deniedPrograms(
     });
   }
   return out;
+}
+
+/**
+ * What the sandbox lets a skill's run execute for its granted programs (see `exec-allow.ts`): each
+ * granted program found here, with a script's interpreter and a program's own folder when it lives
+ * outside the PATH folders.
+ */
+export function grantedExecutables(home: string, skill: string, find = findProgram): string[] {
+  const out = new Set<string>();
+  for (const g of programGrants(home, skill)) {
+    const found = find(g.program);
+    if (found) for (const p of programExecutables(found)) out.add(p);
+  }
+  return [...out].sort();
 }
 
 /** Where a program's entry leads (links resolved), or the entry itself when that cannot be read. */

@@ -74,6 +74,8 @@ export interface NativeScriptOptions {
   network?: HttpGateOptions;
   /** Programs not granted to the skill: covered in the sandbox by a stand-in `script` at each path. */
   denied?: Array<{ program: string; paths: string[]; script: string }>;
+  /** What the granted programs need to execute (`grantedExecutables`); nothing else outside Python starts. */
+  allowed?: string[];
 }
 
 const safeRel = (p: string) =>
@@ -126,6 +128,7 @@ export async function runNativeSkillScript(opts: NativeScriptOptions): Promise<N
       inputs: opts.inputs,
       outDir,
       covers,
+      execs: opts.allowed,
       limits: {
         ...(opts.limits ?? {}),
         ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),

@@ -6,6 +6,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../../test-support/index.js';
+import { programExecutables } from './exec-allow.js';
+import { findProgram } from './programs.js';
 import { type NativeRunSpec, nativeSandboxSupport, pythonPrefixes, runNativeSandboxed } from './sandbox.js';
 
 const support = nativeSandboxSupport();
@@ -31,6 +33,27 @@ function processesWith(mark: string): number[] {
 }
 
 const missing = !support.ok ? support.reason : !python ? 'no python3' : null;
+
+/** Whether this kernel offers Landlock (the ABI version query answers 1 or more). */
+const landlock = (() => {
+  if (!python) return false;
+  const r = spawnSync(
+    python,
+    [
+      '-c',
+      'import ctypes; l = ctypes.CDLL(None); l.syscall.restype = ctypes.c_long; print(l.syscall(444, None, 0, 1))',
+    ],
+    { encoding: 'utf8' },
+  );
+  return r.status === 0 && Number(r.stdout.trim()) >= 1;
+})();
+
+/** What a skill granted `programs` may execute, as the app lists it (`grantedExecutables`). */
+const granted = (...programs: string[]) =>
+  programs.flatMap((p) => {
+    const found = findProgram(p);
+    return found ? programExecutables(found) : [];
+  });
 
 describe.skipIf(skipWithout(missing, 'the native runtime’s OS sandbox'))(
   'the native runtime’s OS sandbox',
@@ -153,6 +176,33 @@ print("LEAK" if ${JSON.stringify(secret)} in seen else "clean", len(glob.glob("/
       expect(r.stdout).toContain('/etc/shadow False');
       expect(r.stdout).toMatch(/^\/tmp$/m);
       expect(r.stdout).toMatch(/^clean \d$/m);
+    });
+
+    it.skipIf(!landlock)('starts only the interpreter, the base tools and granted programs', async () => {
+      // od is on every Linux and no one granted it; sh and the interpreter are the base.
+      const od = findProgram('od');
+      expect(od).not.toBeNull();
+      const source = [
+        'import subprocess, sys',
+        'print(subprocess.run(["sh", "-c", "echo base $(uname -s)"], capture_output=True, text=True).stdout.strip())',
+        'print(subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True).stdout.strip())',
+        'for cmd in (["od", "-c", "/etc/passwd"], [' + JSON.stringify(od) + ', "--version"]):',
+        '    try:',
+        '        subprocess.run(cmd, capture_output=True)',
+        '        print("RAN", cmd[0])',
+        '    except PermissionError as e:',
+        '        print("refused", e.errno)',
+      ].join('\n');
+      const r = await run(source);
+      expect(r.stdout.split('\n').filter(Boolean)).toEqual(['base Linux', '42', 'refused 13', 'refused 13']);
+      // Granted, it runs.
+      const ok = await run(
+        'import subprocess\nprint(subprocess.run(["od", "-An", "-c"], input=b"hi", capture_output=True).stdout.decode().split())',
+        {
+          execs: granted('od'),
+        },
+      );
+      expect(ok.stdout.trim()).toBe("['h', 'i']");
     });
 
     it('refuses ptrace', async () => {
@@ -307,6 +357,7 @@ describe.skipIf(skipWithout(programsMissing, 'external programs in the OS sandbo
           inputs: [{ name: 'note.txt', path: note }],
           outDir,
           limits: { timeout_ms: 180_000 },
+          execs: granted('soffice', 'pdftoppm'),
         });
         expect(r.stderr).not.toContain('Error');
         expect(r.stdout.trim()).toBe('ok');

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
 import { AppError } from '../../contract/errors.js';
+import { baseExecutables, landlockPrelude } from './exec-allow.js';
 import { NATIVE_PROXY_SOCKET, proxyForwarderPrelude } from './net-proxy.js';
 import { seccompFilter } from './seccomp.js';
 
@@ -117,6 +118,12 @@ export interface NativeRunSpec {
   readPaths?: string[];
   /** Host files bound read-only over system paths (`with` over `path`): stand-ins for programs not granted. */
   covers?: Array<{ path: string; with: string }>;
+  /**
+   * Host paths the run may execute besides the interpreter, the dynamic linker, the base shell
+   * tools and the stand-ins (see `exec-allow.ts`): the programs granted to the skill. A folder
+   * allows what is beneath it.
+   */
+  execs?: string[];
   limits?: Partial<NativeLimits>;
   signal?: AbortSignal;
   /**
@@ -445,6 +452,27 @@ export function nativeBwrapArgs(spec: NativeRunSpec, limits: NativeLimits, withS
   return args;
 }
 
+/**
+ * Every file (or folder) the run may execute, as paths inside the sandbox: the interpreter (the
+ * virtual environment's links and the file they lead to), the base tools and dynamic linker, the
+ * stand-ins over refused programs (which must start to say why), and the granted programs.
+ */
+function runExecutables(spec: NativeRunSpec): string[] {
+  const out = new Set<string>(baseExecutables());
+  out.add(spec.python);
+  try {
+    out.add(realpathSync(spec.python));
+  } catch {
+    // the interpreter's own path is listed
+  }
+  // A virtual environment's console scripts (`bin/…`) start its interpreter; never a system
+  // folder's whole content (an interpreter given as /usr/bin/python3).
+  if (existsSync(join(dirname(dirname(spec.python)), 'pyvenv.cfg'))) out.add(dirname(spec.python));
+  for (const c of spec.covers ?? []) out.add(c.path);
+  for (const p of spec.execs ?? []) out.add(p);
+  return [...out].sort();
+}
+
 /** The run's whole environment: built from nothing, then the caller's variables. */
 function sandboxEnv(spec: NativeRunSpec): Record<string, string> {
   const bin = dirname(spec.python);
@@ -469,7 +497,12 @@ function sandboxEnv(spec: NativeRunSpec): Record<string, string> {
  * Sets the per-process limits and then becomes the script's interpreter: rlimits survive `exec`,
  * so the script starts already bound, with argv exactly `python -s SCRIPT ARGS…`.
  */
-function limitsPrelude(limits: NativeLimits, rlimitProcs: boolean, proxy: boolean): string {
+function limitsPrelude(
+  limits: NativeLimits,
+  rlimitProcs: boolean,
+  proxy: boolean,
+  execs: readonly string[],
+): string {
   const r: Array<[string, number]> = [
     ['RLIMIT_AS', limits.memory_bytes],
     ['RLIMIT_CPU', limits.cpu_seconds],
@@ -483,6 +516,8 @@ function limitsPrelude(limits: NativeLimits, rlimitProcs: boolean, proxy: boolea
     // CPU: SIGXCPU at the soft limit (reported as the limit), SIGKILL a second later if ignored.
     `for n, v in ${JSON.stringify(r)}: resource.setrlimit(getattr(resource, n), (v, v + 1 if n == "RLIMIT_CPU" else v))`,
     ...(proxy ? [proxyForwarderPrelude(NATIVE_PROXY_SOCKET)] : []),
+    // Last, so the forwarder above is set up first; from here on only the listed files start.
+    landlockPrelude(execs),
     'os.execv(sys.argv[1], sys.argv[1:])',
   ].join('\n');
 }
@@ -550,7 +585,7 @@ export async function runNativeSandboxed(spec: NativeRunSpec): Promise<NativeRun
     '-I',
     '-S',
     '-c',
-    limitsPrelude(limits, sup.process_limit === 'rlimit', !!spec.proxySocket),
+    limitsPrelude(limits, sup.process_limit === 'rlimit', !!spec.proxySocket, runExecutables(spec)),
     python,
     '-s',
     spec.workDir ? `${NATIVE_CODE_DIR}/${script}` : script,
