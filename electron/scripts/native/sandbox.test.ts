@@ -186,7 +186,7 @@ print("LEAK" if ${JSON.stringify(secret)} in seen else "clean", len(glob.glob("/
         'import subprocess, sys',
         'print(subprocess.run(["sh", "-c", "echo base $(uname -s)"], capture_output=True, text=True).stdout.strip())',
         'print(subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True).stdout.strip())',
-        'for cmd in (["od", "-c", "/etc/passwd"], [' + JSON.stringify(od) + ', "--version"]):',
+        `for cmd in (["od", "-c", "/etc/passwd"], [${JSON.stringify(od)}, "--version"]):`,
         '    try:',
         '        subprocess.run(cmd, capture_output=True)',
         '        print("RAN", cmd[0])',
