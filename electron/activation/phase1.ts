@@ -173,22 +173,47 @@ export function buildFtsQuery(message: string): string {
 }
 
 /**
- * Every run of 1..`longest` (at most 12) consecutive normalised words of the message: the
- * candidate trigger phrases (no indexed phrase is longer than `longest` words).
+ * Every run of 1..`longest` (at most 12) consecutive normalised words of the message that could
+ * be an indexed trigger phrase: a run grows only while some part holds a phrase starting with it
+ * (`prefixes`), so a long message builds a handful of candidates instead of `longest` per word.
  */
-function ngrams(message: string, longest = MAX_NGRAM): string[] {
+function ngrams(
+  message: string,
+  prefixes: ReadonlyArray<ReadonlySet<string>>,
+  longest = MAX_NGRAM,
+): string[] {
   const max = Math.min(MAX_NGRAM, longest);
-  if (max <= 0) return [];
+  if (max <= 0 || prefixes.every((p) => p.size === 0)) return [];
   const ws = normalizePhrase(message.slice(0, MAX_MESSAGE_CHARS)).split(' ').filter(Boolean);
   const out = new Set<string>();
+  const starts = (phrase: string) => prefixes.some((p) => p.has(phrase));
   for (let i = 0; i < ws.length; i++) {
     let phrase = '';
     for (let n = 0; n < max && i + n < ws.length; n++) {
       phrase = n === 0 ? ws[i]! : `${phrase} ${ws[i + n]}`;
+      if (!starts(phrase)) break;
       out.add(phrase);
     }
   }
   return [...out];
+}
+
+const prefixCaches = new WeakMap<SkillIndex, { generation: number; prefixes: Set<string> }>();
+
+/** Every word prefix of an index's trigger phrases ("a b c" gives "a", "a b", "a b c"), per generation. */
+function triggerPrefixes(index: SkillIndex): Set<string> {
+  let c = prefixCaches.get(index);
+  if (!c || c.generation !== index.generation) {
+    const prefixes = new Set<string>();
+    for (const phrase of index.triggers.keys()) {
+      for (let at = phrase.indexOf(' '); at >= 0; at = phrase.indexOf(' ', at + 1))
+        prefixes.add(phrase.slice(0, at));
+      prefixes.add(phrase);
+    }
+    c = { generation: index.generation, prefixes };
+    prefixCaches.set(index, c);
+  }
+  return c.prefixes;
 }
 
 interface Part {
@@ -875,7 +900,12 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
   const dn = opts.dense ? startDense(opts.dense, ps, { ...DENSE_FUSION, ...opts.denseFusion }) : null;
   const terms = buildQuery(message, ps);
   const longest = ps.reduce((m, p) => Math.max(m, p.index.triggerWords), 0);
-  const scores = scoreAll(ps, terms, ngrams(message, longest), k > 0 ? pool(k) : 0);
+  const grams = ngrams(
+    message,
+    ps.map((p) => triggerPrefixes(p.index)),
+    longest,
+  );
+  const scores = scoreAll(ps, terms, grams, k > 0 ? pool(k) : 0);
   return {
     ps,
     terms,
