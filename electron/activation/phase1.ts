@@ -773,12 +773,14 @@ function fuse(
   if (!near && !dn) return top;
   const partOf = new Map(scores.map((s) => [s.part.index, s]));
   const all = [...top];
-  const seen = new Set(top.map((s) => `${s.part.scope}:${s.slot}`));
+  // Candidates already held, per index by slot (no key strings on the hot path).
+  const seen = new Map<SkillIndex, Set<number>>(scores.map((s) => [s.part.index, new Set<number>()]));
+  for (const s of top) seen.get(s.part.index)?.add(s.slot);
   const bring = (index: SkillIndex, slot: number): Scored | null => {
     const ps = partOf.get(index)!;
-    const key = `${ps.part.scope}:${slot}`;
-    if (seen.has(key)) return null;
-    seen.add(key);
+    const held = seen.get(index)!;
+    if (held.has(slot)) return null;
+    held.add(slot);
     const x = scoredOf(ps, slot);
     x.bm25 = exactLexical(ps, slot);
     x.bm25 = x.bm25 > Number.MIN_VALUE ? x.bm25 : 0;
