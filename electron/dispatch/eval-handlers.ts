@@ -36,8 +36,8 @@ import {
 } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
 import { cloneStoreInMemory, type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
+import { PromptEngine } from '../templates/index.js';
 import type { ArtifactDispatcher } from './dispatcher.js';
-import { PromptEngine } from './prompt-engine.js';
 import type { ScriptRunners } from './runtime.js';
 
 /** What an output eval's turn is given: the prompt, the skill, and whether the model gets it. */

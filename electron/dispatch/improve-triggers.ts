@@ -6,7 +6,7 @@ import type { ImproveTriggersReq, ImproveTriggersRes } from '../contract/skills.
 import type { Llm } from '../llm/index.js';
 import { loadSkillPrompts, readTriggerEvals, resolveOrThrow, type SkillCatalog } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
-import { PromptEngine } from './prompt-engine.js';
+import { PromptEngine } from '../templates/index.js';
 import { modelId } from './run-scope.js';
 
 /** The Composer agent's skill holds the loop's prompts beside its others (seed-skills/composer-agent.json). */

@@ -22,10 +22,10 @@ import type { FullPython } from '../scripts/index.js';
 import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
 import { skillPackages } from '../skills/index.js';
 import { createFileStore } from '../store/index.js';
+import { PromptEngine } from '../templates/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
 import { fullPythonRuntime } from './full-python-runtime.js';
-import { PromptEngine } from './prompt-engine.js';
 import {
   createPythonRunner,
   fullPythonUnavailable,

@@ -26,13 +26,12 @@ import {
 // Directly the pin module, not the sources index (which reads the tool registry).
 import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
+import { checkTemplate, PromptEngine } from '../templates/index.js';
 import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
 import { createImproveTriggersHandler } from './improve-triggers.js';
 import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
-import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
 import { type SkillRuntime, sidecarLm } from './runtime.js';
-import { checkTemplate } from './template-check.js';
 import type { DispatchResult } from './types.js';
 
 /** The part of an open workspace session that runs skills. */
