@@ -1,17 +1,12 @@
 export { modelFamily, resolveVariants, selectVariant } from '../kinds/index.js';
 export * from './assertions.js';
-export * from './chat-files.js';
 export * from './code-handlers.js';
 export * from './dispatcher.js';
 export * from './dspy-upgrade.js';
 export * from './eval-handlers.js';
-export * from './granted-folders.js';
 export * from './handlers.js';
-export * from './python-runner.js';
-export * from './python-runtime-choice.js';
 export * from './run-scope.js';
 export * from './runtime.js';
 export * from './skill-run-handlers.js';
-export * from './skill-scripts.js';
 export * from './types.js';
 export * from './warm-up.js';

@@ -1,6 +1,6 @@
 import type { GrantedFolder, PythonRuntimeName } from '../contract/chat-files.js';
 import type { Llm } from '../llm/index.js';
-import type { ChatFolder } from './chat-files.js';
+import type { ChatFolder } from '../scripts/index.js';
 import type { DispatchResult } from './types.js';
 
 /**
