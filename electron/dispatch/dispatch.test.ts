@@ -4,6 +4,7 @@ import { createLlm, type Llm, type LoopbackProvider, startLoopbackProvider } fro
 
 const NO_KEYS_WITH_TEST = { get: () => 'sk-test' };
 
+import { runAssertions } from '../evals/index.js';
 import { modelFamily, resolveVariants } from '../kinds/index.js';
 import { packageToRows } from '../skills/convert.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
@@ -12,7 +13,6 @@ import { openStore, type SkillStore } from '../store/stores.js';
 import { PromptEngine } from '../templates/index.js';
 import { tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/trace-store.js';
-import { runAssertions } from './assertions.js';
 import { ArtifactDispatcher, mergeContext } from './dispatcher.js';
 import {
   type DspyRunner,

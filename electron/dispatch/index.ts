@@ -1,9 +1,7 @@
 export { modelFamily, resolveVariants, selectVariant } from '../kinds/index.js';
-export * from './assertions.js';
 export * from './code-handlers.js';
 export * from './dispatcher.js';
 export * from './dspy-upgrade.js';
-export * from './eval-handlers.js';
 export * from './handlers.js';
 export * from './run-scope.js';
 export * from './runtime.js';

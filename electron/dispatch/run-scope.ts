@@ -77,8 +77,3 @@ export function createRunScope(init: RunScopeInit): RunScope {
       : {}),
   });
 }
-
-/** The id a trace row and a reply record for a model (`provider:model`), or null. */
-export function modelId(llm: Llm | null): string | null {
-  return llm ? `${llm.provider}:${llm.model}` : null;
-}

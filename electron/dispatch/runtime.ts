@@ -9,7 +9,7 @@ import {
   NO_LLM,
   settle,
 } from '../kinds/index.js';
-import type { Llm } from '../llm/index.js';
+import { type Llm, modelId } from '../llm/index.js';
 import {
   createSandboxHost,
   runCodeTemplate,
@@ -34,7 +34,6 @@ import { createFileStore } from '../store/index.js';
 import { PromptEngine } from '../templates/index.js';
 import type { TraceStore } from '../traces/index.js';
 import { ArtifactDispatcher } from './dispatcher.js';
-import { modelId } from './run-scope.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 
 /** The dispatcher's handler table: each kind's executor over the process's runtimes. */

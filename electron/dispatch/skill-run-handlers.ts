@@ -7,6 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView, OptimizeSkillRes } from '../contract/skills.js';
+import {
+  createImproveTriggersHandler,
+  createSkillEvals,
+  type EvalTurnInput,
+  type EvalTurnOutput,
+  evalsSplit,
+  nextPatchVersion,
+} from '../evals/index.js';
 import type { Llm } from '../llm/index.js';
 import { createRunRegistry } from '../progress/index.js';
 import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
@@ -27,12 +35,20 @@ import {
 import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
 import { checkTemplate, PromptEngine } from '../templates/index.js';
-import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
-import { createImproveTriggersHandler } from './improve-triggers.js';
-import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
+import type { ArtifactDispatcher } from './dispatcher.js';
 import { createRunScope } from './run-scope.js';
+import type { ScriptRunners } from './runtime.js';
 import { type SkillRuntime, sidecarLm } from './runtime.js';
 import type { DispatchResult } from './types.js';
+
+/**
+ * Runs an eval's prompt through the chat's turn (implemented by the chat, which sits above this
+ * layer; the host hands it down).
+ */
+export type EvalTurnRunner = (
+  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; runners: ScriptRunners; workspace?: string },
+  input: EvalTurnInput,
+) => Promise<EvalTurnOutput>;
 
 /** The part of an open workspace session that runs skills. */
 export interface SkillRunSession {
