@@ -1,6 +1,8 @@
 /**
  * The `skills/*` channels that execute something: render and validate templates, run a skill's
- * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar.
+ * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar. The eval slice
+ * (`evals/`) is built here over `skills/run`, since optimizing with evals runs its validation
+ * evals before and after; evals reach the dispatcher only through that callback and the turn.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -8,7 +10,6 @@ import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView, OptimizeSkillRes } from '../contract/skills.js';
 import {
-  createImproveTriggersHandler,
   createSkillEvals,
   type EvalTurnInput,
   type EvalTurnOutput,
@@ -379,10 +380,5 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
   } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
-  const improve = createImproveTriggersHandler({
-    catalog: () => session.catalog.get(),
-    llm: deps.llm,
-    now: deps.now,
-  });
-  return { ...handlers, ...evals.handlers, ...improve };
+  return { ...handlers, ...evals.handlers };
 }
