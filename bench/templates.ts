@@ -2,8 +2,8 @@
 // to check (syntax + variables, as the Composer's `skills/validate` does) and how long the main
 // thread is held while it is checked on the worker; and the main process's memory after a render
 // that tries to produce a gigabyte (stopped at the renderer's memory cap, the instance replaced).
-import { checkTemplate, PromptEngine } from '../electron/dispatch/index.js';
-import { templateVariables } from '../electron/dispatch/template-variables.js';
+import { checkTemplate, PromptEngine } from '../electron/templates/index.js';
+import { templateVariables } from '../electron/templates/template-variables.js';
 import { type BenchOptions, type BenchResult, percentile, r3, sample } from './lib.js';
 
 const mb = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;

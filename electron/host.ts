@@ -15,6 +15,7 @@ import type { Handlers, HandlersFor } from './contract/channels.js';
 import type { ChatModelChoice } from './contract/chat.js';
 import type { WorkspaceState } from './contract/workspace.js';
 import { createCodeHandlers, createDspyUpgradePolicy, createSkillRunHandlers } from './dispatch/index.js';
+import { createImproveTriggersHandler } from './evals/index.js';
 import { createEventHub, type EventHub } from './host/events.js';
 import { createSwitchableSession, openWorkspaceSession } from './host/workspace-session.js';
 import { declaredAccess, type LlmSkillHost } from './kinds/index.js';
@@ -336,6 +337,7 @@ export function createHost(deps: HostDeps): Host {
       onMatched: (matches) => session.matched(matches),
     }),
     ...createSkillRunHandlers({ session, events, limits, llm, now, evalTurn: runEvalTurn }),
+    ...createImproveTriggersHandler({ catalog: () => session.catalog.get(), llm, now }),
     ...appHandlers,
     ...chat.handlers,
     ...createPythonHandlers({

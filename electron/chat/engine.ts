@@ -19,14 +19,7 @@ import type {
 import { base64Bytes } from '../contract/chat.js';
 import type { GrantedFolder, PythonRuntimeName } from '../contract/chat-files.js';
 import { AppError, type AppErrorData, isAppError } from '../contract/errors.js';
-import {
-  type ArtifactDispatcher,
-  type ChatFolder,
-  createRunScope,
-  type ScriptRunners,
-  safeChatFileName,
-  setChatRuntime,
-} from '../dispatch/index.js';
+import { type ArtifactDispatcher, createRunScope, type ScriptRunners } from '../dispatch/index.js';
 import {
   imageModelsOf,
   type Llm,
@@ -34,6 +27,7 @@ import {
   type LlmToolCall,
   modelReadsImages,
 } from '../llm/index.js';
+import { type ChatFolder, safeChatFileName, setChatRuntime } from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, readSwitches, type SkillSummary } from '../store/index.js';
 import type { ChatMessage, ChatStore, RecalledMemory, RecallOptions, ToolCallRecord } from './chat-store.js';

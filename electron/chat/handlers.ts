@@ -8,8 +8,9 @@ import type {
   ToolCallView,
 } from '../contract/chat.js';
 import { AppError, assertNever, isAppError } from '../contract/errors.js';
+import type { ArtifactDispatcher, ScriptRunners } from '../dispatch/index.js';
+import type { Llm } from '../llm/index.js';
 import {
-  type ArtifactDispatcher,
   addGrant,
   type ChatFolder,
   chatFilesRoot,
@@ -20,10 +21,8 @@ import {
   checkGrantableFolder,
   effectiveRuntime,
   runtimePreference,
-  type ScriptRunners,
   setChatFolderGrants,
-} from '../dispatch/index.js';
-import type { Llm } from '../llm/index.js';
+} from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 import { namedStorageError, type SkillStore } from '../store/index.js';
 import { generateTitle } from './auto-title.js';

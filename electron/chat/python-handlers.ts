@@ -1,6 +1,7 @@
 import type { HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { FullPythonView } from '../contract/python.js';
+import type { FullPython } from '../scripts/index.js';
 import {
   chatHosts,
   chatRuntime,
@@ -9,8 +10,7 @@ import {
   setChatHosts,
   setChatRuntime,
   setRuntimePreference,
-} from '../dispatch/index.js';
-import type { FullPython } from '../scripts/index.js';
+} from '../scripts/index.js';
 import type { ChatWorkspace } from './handlers.js';
 
 /** What the `python/*` slice needs. */

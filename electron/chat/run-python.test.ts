@@ -293,7 +293,7 @@ describe('run_python in a chat', () => {
 // The folder itself is removed with the chat: checked on disk.
 describe('a chat folder on disk', () => {
   it('is removed when the chat is deleted', async () => {
-    const { chatFolder } = await import('../dispatch/index.js');
+    const { chatFolder } = await import('../scripts/index.js');
     const root = tempDir();
     const f = chatFolder(root, 'abc-123');
     f.write('data/x.csv', Buffer.from('a,b\n'));

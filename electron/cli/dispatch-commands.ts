@@ -32,7 +32,7 @@ export async function parseContext(text: string | undefined): Promise<Record<str
     throw new AppError('USAGE', '--context must be a JSON object such as {"text": "…"}');
   }
   // Before anything copies it (copies recurse): a context nested 10,000 deep is bad input.
-  (await import('../dispatch/index.js')).checkContext(value);
+  (await import('../templates/index.js')).checkContext(value);
   return value as Record<string, unknown>;
 }
 

@@ -171,7 +171,7 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
  */
 async function grantedFolders(ctx: CliContext, paths: string[]): Promise<GrantedFolder[]> {
   if (paths.length === 0) return [];
-  const { addGrant, checkGrantableFolder } = await import('../dispatch/index.js');
+  const { addGrant, checkGrantableFolder } = await import('../scripts/index.js');
   const { resolveHome } = await import('../store/index.js');
   const home = resolveHome(ctx.globals().home, ctx.env);
   let list: GrantedFolder[] = [];

@@ -6,9 +6,9 @@
  */
 import type { ComposeRoundView, DraftIssueView } from '../contract/composer.js';
 import { AppError } from '../contract/errors.js';
-import { PromptEngine } from '../dispatch/index.js';
 import type { Llm, LlmMessage } from '../llm/index.js';
 import { loadSkillPrompts, type SkillCatalog, type SkillPrompts } from '../skills/index.js';
+import { PromptEngine } from '../templates/index.js';
 import { type Draft, draftFromAnswer, extractJson } from './draft.js';
 
 /** The skill whose templates are the agent's prompts. */

@@ -5,8 +5,8 @@
  */
 import type { DraftIssueView } from '../contract/composer.js';
 import { isAppError } from '../contract/errors.js';
-import { PromptEngine } from '../dispatch/index.js';
 import { evalContext, validatePackage } from '../skills/index.js';
+import { PromptEngine } from '../templates/index.js';
 import { type Draft, draftEvals } from './draft.js';
 
 /** The outcome of a dry run of one code template. */

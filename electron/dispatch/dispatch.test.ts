@@ -4,14 +4,15 @@ import { createLlm, type Llm, type LoopbackProvider, startLoopbackProvider } fro
 
 const NO_KEYS_WITH_TEST = { get: () => 'sk-test' };
 
+import { runAssertions } from '../evals/index.js';
 import { modelFamily, resolveVariants } from '../kinds/index.js';
 import { packageToRows } from '../skills/convert.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
 import type { SkillArtifact } from '../store/skill-repository.js';
 import { openStore, type SkillStore } from '../store/stores.js';
+import { PromptEngine } from '../templates/index.js';
 import { tempDir } from '../test-support/index.js';
 import { TraceStore } from '../traces/trace-store.js';
-import { runAssertions } from './assertions.js';
 import { ArtifactDispatcher, mergeContext } from './dispatcher.js';
 import {
   type DspyRunner,
@@ -20,7 +21,6 @@ import {
   textHandler,
   unavailableHandler,
 } from './handlers.js';
-import { PromptEngine } from './prompt-engine.js';
 import { createRunScope } from './run-scope.js';
 import { createSkillRuntime } from './runtime.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';

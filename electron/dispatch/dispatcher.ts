@@ -1,9 +1,10 @@
 import { AppError, type AppErrorData } from '../contract/errors.js';
+import { assertionsOf, runAssertions } from '../evals/index.js';
 import { modelFamily, resolveVariants, runnableArtifacts } from '../kinds/index.js';
+import { modelId } from '../llm/index.js';
 import type { SkillArtifact } from '../store/index.js';
 import type { TraceStore } from '../traces/index.js';
-import { assertionsOf, runAssertions } from './assertions.js';
-import { modelId, type RunScope } from './run-scope.js';
+import type { RunScope } from './run-scope.js';
 import type {
   ArtifactHandlers,
   DispatchResult,

@@ -7,9 +7,9 @@
 import type { CallContext } from '../contract/channels.js';
 import { isAppError } from '../contract/errors.js';
 import type { OptimizeSkillReq, OptimizeSkillRes, SkillScope as Scope } from '../contract/skills.js';
+import { evalsSplit } from '../evals/index.js';
 import { parseDspyModuleContent } from '../sidecar-client/index.js';
 import { readSkillEvals, type SkillCatalog } from '../skills/index.js';
-import { evalsSplit } from './optimize-evals.js';
 
 /** A module whose state was written by another DSPy version. */
 export interface StaleDspyModule {

@@ -4,7 +4,7 @@
  */
 import type { ArtifactKindName } from '../contract/kinds.js';
 import { type DspyRunner, fail, KINDS, type KindRuntimes } from '../kinds/index.js';
-import type { PromptEngine } from './prompt-engine.js';
+import type { PromptEngine } from '../templates/index.js';
 import type { ArtifactHandler, ExecutionContext } from './types.js';
 
 export {

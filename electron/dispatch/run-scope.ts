@@ -1,6 +1,6 @@
 import type { GrantedFolder, PythonRuntimeName } from '../contract/chat-files.js';
 import type { Llm } from '../llm/index.js';
-import type { ChatFolder } from './chat-files.js';
+import type { ChatFolder } from '../scripts/index.js';
 import type { DispatchResult } from './types.js';
 
 /**
@@ -76,9 +76,4 @@ export function createRunScope(init: RunScopeInit): RunScope {
       ? { folders: Object.freeze(init.folders.map((f) => Object.freeze({ name: f.name, path: f.path }))) }
       : {}),
   });
-}
-
-/** The id a trace row and a reply record for a model (`provider:model`), or null. */
-export function modelId(llm: Llm | null): string | null {
-  return llm ? `${llm.provider}:${llm.model}` : null;
 }

@@ -9,7 +9,7 @@ import {
   NO_LLM,
   settle,
 } from '../kinds/index.js';
-import type { Llm } from '../llm/index.js';
+import { type Llm, modelId } from '../llm/index.js';
 import {
   createSandboxHost,
   runCodeTemplate,
@@ -18,22 +18,22 @@ import {
   type SandboxWorkspace,
   type SpawnSandboxProcess,
 } from '../sandbox/index.js';
-import type { FullPython } from '../scripts/index.js';
-import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
-import { skillPackages } from '../skills/index.js';
-import { createFileStore } from '../store/index.js';
-import type { TraceStore } from '../traces/index.js';
-import { ArtifactDispatcher } from './dispatcher.js';
-import { fullPythonRuntime } from './full-python-runtime.js';
-import { PromptEngine } from './prompt-engine.js';
 import {
   createPythonRunner,
+  createSkillScriptRunner,
+  type FullPython,
+  fullPythonRuntime,
   fullPythonUnavailable,
   type PythonRunner,
   pyodideRuntime,
-} from './python-runner.js';
-import { modelId } from './run-scope.js';
-import { createSkillScriptRunner, type SkillScriptRunner } from './skill-scripts.js';
+  type SkillScriptRunner,
+} from '../scripts/index.js';
+import { createSidecarClient, type LmHandler, type SidecarClient } from '../sidecar-client/index.js';
+import { skillPackages } from '../skills/index.js';
+import { createFileStore } from '../store/index.js';
+import { PromptEngine } from '../templates/index.js';
+import type { TraceStore } from '../traces/index.js';
+import { ArtifactDispatcher } from './dispatcher.js';
 import type { ArtifactHandler, ArtifactHandlers } from './types.js';
 
 /** The dispatcher's handler table: each kind's executor over the process's runtimes. */

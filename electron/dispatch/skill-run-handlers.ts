@@ -1,12 +1,21 @@
 /**
  * The `skills/*` channels that execute something: render and validate templates, run a skill's
- * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar.
+ * artifacts through the dispatcher, and optimize a `dspy_module` in the sidecar. The eval slice
+ * (`evals/`) is built here over `skills/run`, since optimizing with evals runs its validation
+ * evals before and after; evals reach the dispatcher only through that callback and the turn.
  */
 
 import { randomUUID } from 'node:crypto';
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ArtifactRunView, OptimizeSkillRes } from '../contract/skills.js';
+import {
+  createSkillEvals,
+  type EvalTurnInput,
+  type EvalTurnOutput,
+  evalsSplit,
+  nextPatchVersion,
+} from '../evals/index.js';
 import type { Llm } from '../llm/index.js';
 import { createRunRegistry } from '../progress/index.js';
 import { parseDspyModuleContent, type SidecarClient } from '../sidecar-client/index.js';
@@ -26,14 +35,21 @@ import {
 // Directly the pin module, not the sources index (which reads the tool registry).
 import { assertPinned } from '../sources/index.js';
 import type { Scope, Skill, SkillArtifact, SkillStore } from '../store/index.js';
-import { createSkillEvals, type EvalTurnRunner } from './eval-handlers.js';
-import { createImproveTriggersHandler } from './improve-triggers.js';
-import { evalsSplit, nextPatchVersion } from './optimize-evals.js';
-import { PromptEngine } from './prompt-engine.js';
+import { checkTemplate, PromptEngine } from '../templates/index.js';
+import type { ArtifactDispatcher } from './dispatcher.js';
 import { createRunScope } from './run-scope.js';
+import type { ScriptRunners } from './runtime.js';
 import { type SkillRuntime, sidecarLm } from './runtime.js';
-import { checkTemplate } from './template-check.js';
 import type { DispatchResult } from './types.js';
+
+/**
+ * Runs an eval's prompt through the chat's turn (implemented by the chat, which sits above this
+ * layer; the host hands it down).
+ */
+export type EvalTurnRunner = (
+  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; runners: ScriptRunners; workspace?: string },
+  input: EvalTurnInput,
+) => Promise<EvalTurnOutput>;
 
 /** The part of an open workspace session that runs skills. */
 export interface SkillRunSession {
@@ -364,10 +380,5 @@ export function createSkillRunHandlers(deps: SkillRunHandlerDeps) {
       }
     },
   } satisfies Pick<HandlersFor<'skills'>, RunChannels>;
-  const improve = createImproveTriggersHandler({
-    catalog: () => session.catalog.get(),
-    llm: deps.llm,
-    now: deps.now,
-  });
-  return { ...handlers, ...evals.handlers, ...improve };
+  return { ...handlers, ...evals.handlers };
 }

@@ -1,8 +1,8 @@
 import type { AppErrorData } from '../contract/errors.js';
 import type { ArtifactKindName as ArtifactKind } from '../contract/skills.js';
+import type { AssertionResult } from '../evals/index.js';
 import type { ArtifactOutput, HandlerResult, KindContext } from '../kinds/index.js';
 import type { Scope, SkillArtifact } from '../store/index.js';
-import type { AssertionResult } from './assertions.js';
 import type { RunScope } from './run-scope.js';
 
 /** The skill an execution belongs to. */

@@ -18,7 +18,14 @@ export {
   type RecordedRequest,
   startLoopbackProvider,
 } from './loopback/server.js';
-export { imageModelsOf, KNOWN_MODELS, listModels, type ModelList, modelReadsImages } from './models.js';
+export {
+  imageModelsOf,
+  KNOWN_MODELS,
+  listModels,
+  type ModelList,
+  modelId,
+  modelReadsImages,
+} from './models.js';
 export {
   BUILTIN_PRICES,
   estimateCost,

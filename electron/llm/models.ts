@@ -7,6 +7,7 @@ import {
   resolveApiKey,
   resolveEndpoint,
 } from './providers.js';
+import type { Llm } from './types.js';
 
 /**
  * Models offered when a provider's `/models` cannot be asked (no key yet, offline, an endpoint
@@ -124,4 +125,9 @@ export async function listModels(
     const why = e instanceof z.ZodError ? 'an answer it could not read' : (e as Error).message;
     return known(`Couldn’t get the provider’s model list (${why}). Showing the models SkillDesk knows.`);
   }
+}
+
+/** The id a trace row and a reply record for a model (`provider:model`), or null. */
+export function modelId(llm: Llm | null): string | null {
+  return llm ? `${llm.provider}:${llm.model}` : null;
 }

@@ -1,3 +1,6 @@
+export * from './chat-files.js';
+export * from './full-python-runtime.js';
+export * from './granted-folders.js';
 export * from './native/consent.js';
 export * from './native/full-python.js';
 export * from './native/imports.js';
@@ -8,3 +11,6 @@ export * from './native/run.js';
 export * from './native/sandbox.js';
 export { DENIED_SYSCALLS } from './native/seccomp.js';
 export * from './native/venv.js';
+export * from './python-runner.js';
+export * from './python-runtime-choice.js';
+export * from './skill-scripts.js';

@@ -1,6 +1,7 @@
 import type { DispatchResult } from '../dispatch/index.js';
-import { EXECUTABLE_KINDS, listSkillScripts, scriptUsage } from '../dispatch/index.js';
+import { EXECUTABLE_KINDS } from '../dispatch/index.js';
 import { describeEffects, skillEffects } from '../kinds/index.js';
+import { listSkillScripts, scriptUsage } from '../scripts/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { switchedOff, unknownSkill } from './search-skills.js';

@@ -1,24 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Handlers } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
-import {
-  type ArtifactDispatcher,
-  chatFilesRoot,
-  chatFolder,
-  createRunScope,
-  effectiveRuntime,
-  runtimePreference,
-  type ScriptRunners,
-  scriptRuntimeStatus,
-} from '../dispatch/index.js';
+import { type ArtifactDispatcher, createRunScope, type ScriptRunners } from '../dispatch/index.js';
 import type { Llm } from '../llm/index.js';
 import {
   acceptNativeRuntime,
+  chatFilesRoot,
+  chatFolder,
+  effectiveRuntime,
   grantPrograms,
   programGrants,
   revokeNativeRuntime,
   revokePrograms,
+  runtimePreference,
   scriptRuntimeFor,
+  scriptRuntimeStatus,
 } from '../scripts/index.js';
 import type { SkillCatalog } from '../skills/index.js';
 // Directly the pin module, not the sources index (which reads this registry's effects).

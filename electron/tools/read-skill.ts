@@ -1,4 +1,5 @@
-import { EXECUTABLE_KINDS, scriptUsage } from '../dispatch/index.js';
+import { EXECUTABLE_KINDS } from '../dispatch/index.js';
+import { scriptUsage } from '../scripts/index.js';
 import { skillSlug } from '../skills/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import type { SkillStore, SkillSummary } from '../store/index.js';

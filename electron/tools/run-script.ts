@@ -2,13 +2,13 @@ import { basename } from 'node:path';
 import type { BuiltinToolArgs } from '../contract/builtin-tools.js';
 import type { GrantedFolder } from '../contract/chat-files.js';
 import { AppError } from '../contract/errors.js';
+import { type ScriptInput, scriptInputName } from '../sandbox/index.js';
 import {
   fileInGrantedFolder,
   inputNames,
   listSkillScripts,
   type SkillScriptRunner,
-} from '../dispatch/index.js';
-import { type ScriptInput, scriptInputName } from '../sandbox/index.js';
+} from '../scripts/index.js';
 import { describeMismatch, pinMismatch } from '../sources/index.js';
 import { isFileHash } from '../store/index.js';
 import { switchedOff, unknownSkill } from './search-skills.js';

@@ -13,9 +13,8 @@ import type {
 } from '../contract/builtin-tools.js';
 import type { Result } from '../contract/channels.js';
 import type { ListProgressRes } from '../contract/progress.js';
-import { PYODIDE_REASON } from '../dispatch/index.js';
 import { createHost, type Host } from '../host.js';
-import { nativeSandboxSupport, RUNTIME_GRANTS_FILE } from '../scripts/index.js';
+import { nativeSandboxSupport, PYODIDE_REASON, RUNTIME_GRANTS_FILE } from '../scripts/index.js';
 import { quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { nativePythonOrNull, pypiReachable } from '../test-support/native-env.js';
 import { invokeChannel } from '../transport/dispatch.js';

@@ -36,29 +36,6 @@ import {
   scriptRelativePath,
 } from '../sandbox/index.js';
 import {
-  acceptNativeRuntime,
-  compiledPackages,
-  deniedPrograms,
-  findNativePython,
-  grantedExecutables,
-  type ImportScan,
-  installNativeEnv,
-  locatePrograms,
-  missingProgramHint,
-  missingProgramsSentence,
-  nativeConsent,
-  nativeEnv,
-  nativeReason,
-  nativeRuntimeFacts,
-  nativeSandboxSupport,
-  programGrants,
-  programRefusedHint,
-  runNativeSkillScript,
-  type SkillProgram,
-  scanImports,
-  scriptRuntimeFor,
-} from '../scripts/index.js';
-import {
   installSkillPackages,
   normalizeName,
   type PackageInstallReport,
@@ -66,6 +43,23 @@ import {
   skillToAgentFiles,
 } from '../skills/index.js';
 import type { FileStore, Skill } from '../store/index.js';
+import { acceptNativeRuntime, nativeConsent } from './native/consent.js';
+import { type ImportScan, scanImports } from './native/imports.js';
+import {
+  deniedPrograms,
+  grantedExecutables,
+  programGrants,
+  programRefusedHint,
+} from './native/program-grants.js';
+import {
+  locatePrograms,
+  missingProgramHint,
+  missingProgramsSentence,
+  type SkillProgram,
+} from './native/programs.js';
+import { nativeReason, nativeRuntimeFacts, runNativeSkillScript, scriptRuntimeFor } from './native/run.js';
+import { nativeSandboxSupport } from './native/sandbox.js';
+import { compiledPackages, findNativePython, installNativeEnv, nativeEnv } from './native/venv.js';
 
 /** A script of a skill as the model is told about it. */
 export interface SkillScriptInfo {

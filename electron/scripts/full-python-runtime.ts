@@ -10,15 +10,15 @@ import {
   type PythonException,
   pythonGateOptions,
 } from '../sandbox/index.js';
+import type { FullPython } from './native/full-python.js';
+import { withNetProxy } from './native/net-proxy.js';
+import { regularFiles } from './native/run.js';
 import {
-  type FullPython,
   NATIVE_CODE_DIR,
   NATIVE_REPORT_DIR,
   nativeSandboxSupport,
-  regularFiles,
   runNativeSandboxed,
-  withNetProxy,
-} from '../scripts/index.js';
+} from './native/sandbox.js';
 import type { PythonRuntime } from './python-runner.js';
 
 /** Largest download one connection of a Full Python run may make through the proxy. */

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Result } from '../contract/channels.js';
 import { createHost } from '../host.js';
-import { FULL_PYTHON_LOCK, lockClosure } from '../scripts/index.js';
 import { openDatabase } from '../store/db.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
+import { FULL_PYTHON_LOCK, lockClosure } from './index.js';
 import {
   chatHosts,
   chatRuntime,

@@ -3,11 +3,10 @@ import { improveTriggers, splitTriggerEvals, type TriggerFields } from '../activ
 import type { CallContext, HandlersFor } from '../contract/channels.js';
 import { AppError } from '../contract/errors.js';
 import type { ImproveTriggersReq, ImproveTriggersRes } from '../contract/skills.js';
-import type { Llm } from '../llm/index.js';
+import { type Llm, modelId } from '../llm/index.js';
 import { loadSkillPrompts, readTriggerEvals, resolveOrThrow, type SkillCatalog } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
-import { PromptEngine } from './prompt-engine.js';
-import { modelId } from './run-scope.js';
+import { PromptEngine } from '../templates/index.js';
 
 /** The Composer agent's skill holds the loop's prompts beside its others (seed-skills/composer-agent.json). */
 const AGENT_SKILL = 'Composer Agent';

@@ -10,13 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, Result } from '../contract/channels.js';
 import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
-import {
-  acceptNativeRuntime,
-  NATIVE_REPORT_DIR,
-  nativeSandboxSupport,
-  pythonPrefixes,
-  runNativeSandboxed,
-} from '../scripts/index.js';
 import { openDatabase } from '../store/index.js';
 import { PROJECT_ROOT, quietLogger, runCli, skipWithout, tempDir } from '../test-support/index.js';
 import { nativePythonOrNull, seedNativeEnv } from '../test-support/native-env.js';
@@ -28,6 +21,13 @@ import {
   fileInGrantedFolder,
   setChatFolderGrants,
 } from './granted-folders.js';
+import {
+  acceptNativeRuntime,
+  NATIVE_REPORT_DIR,
+  nativeSandboxSupport,
+  pythonPrefixes,
+  runNativeSandboxed,
+} from './index.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -36,9 +36,7 @@ import {
 } from '../skills/index.js';
 import { assertPinned } from '../sources/index.js';
 import { cloneStoreInMemory, type Db, type Scope, type Skill, skillNameKey } from '../store/index.js';
-import type { ArtifactDispatcher } from './dispatcher.js';
-import { PromptEngine } from './prompt-engine.js';
-import type { ScriptRunners } from './runtime.js';
+import { PromptEngine } from '../templates/index.js';
 
 /** What an output eval's turn is given: the prompt, the skill, and whether the model gets it. */
 export interface EvalTurnInput {
@@ -65,15 +63,6 @@ export interface EvalTurnOutput {
   /** Files the scripts it ran wrote, read back from the script runner. */
   files: Array<{ path: string; media_type: string; size: number; data_base64: string }>;
 }
-
-/**
- * Runs an eval's prompt through the chat's turn (implemented by the chat, which sits above this
- * layer; the host hands it down).
- */
-export type EvalTurnRunner = (
-  deps: { catalog: SkillCatalog; dispatcher: ArtifactDispatcher; runners: ScriptRunners; workspace?: string },
-  input: EvalTurnInput,
-) => Promise<EvalTurnOutput>;
 
 /** What the eval slice needs. */
 export interface SkillEvalHandlerDeps {
