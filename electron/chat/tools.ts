@@ -28,25 +28,71 @@ export interface ToolDeps {
 }
 
 /**
+ * One kind of tool a turn offers: its specs, and the run of a call to one of its tools (null when
+ * the name is not one of its). Every source gets the same call context: the turn's run scope
+ * (session, model, harness keys and the cancellation signal), the catalog, the dispatcher and the
+ * runners.
+ */
+interface ToolSource {
+  specs(): LlmToolSpec[];
+  call(name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> | null;
+}
+
+/**
  * The tool table of one turn: the built-in tools (the registry in electron/tools, the same modules
- * the MCP server serves) plus tools of skills read during the turn and MCP servers' tools. Every
- * call returns data (an unknown skill is an error result the model can react to).
+ * the MCP server serves), the tools of skills read during the turn, and MCP servers' tools. One
+ * door: a call goes to the first source that owns its name, in that order (so a skill's own tool
+ * wins a name clash with a server's). Every call returns data (an unknown tool is an error result
+ * the model can react to).
  */
 export class TurnTools {
   private readonly bundled = new Map<string, BundledTool>();
+  private readonly sources: ToolSource[];
 
-  constructor(private readonly deps: ToolDeps) {}
+  constructor(private readonly deps: ToolDeps) {
+    const bundled = this.bundled;
+    const external = deps.external;
+    this.sources = [
+      {
+        specs: () => builtinToolSpecs(deps),
+        call: (name, args, ctx) => (isBuiltinTool(name) ? callBuiltinTool(name, args, ctx) : null),
+      },
+      {
+        specs: () => [...bundled.values()].map((b) => b.spec),
+        call: (name, args, ctx) => {
+          const b = bundled.get(name);
+          if (!b) return null;
+          const vars = asObject(args);
+          return runSkillTool(ctx, b.skill, vars, b.artifact, {
+            name: b.skill,
+            ctx: vars,
+            artifact: b.artifact,
+          });
+        },
+      },
+      {
+        specs: () => external?.specs() ?? [],
+        call: (name, args, ctx) => external?.call(name, args, { call_id: ctx.call_id }) ?? null,
+      },
+    ];
+  }
 
   /** Connect what the turn's external tools need before the first model call. */
   async prepare(): Promise<void> {
     await this.deps.external?.prepare();
   }
 
-  /** The specs to send with the next model call (a skill's own tool wins a name clash). */
+  /** The specs to send with the next model call: each name once, from the first source that has it. */
   specs(): LlmToolSpec[] {
-    const own = [...builtinToolSpecs(this.deps), ...[...this.bundled.values()].map((b) => b.spec)];
-    const taken = new Set(own.map((s) => s.name));
-    return [...own, ...(this.deps.external?.specs() ?? []).filter((s) => !taken.has(s.name))];
+    const taken = new Set<string>();
+    const out: LlmToolSpec[] = [];
+    for (const source of this.sources)
+      for (const s of source.specs()) {
+        if (taken.has(s.name)) continue;
+        taken.add(s.name);
+        out.push(s);
+      }
+    return out;
   }
 
   /** Run one tool call. Never throws: bad arguments and failures are error results for the model. */
@@ -65,18 +111,10 @@ export class TurnTools {
       },
     };
     try {
-      if (isBuiltinTool(name)) return await callBuiltinTool(name, args, tool);
-      const b = this.bundled.get(name);
-      if (b) {
-        const vars = asObject(args);
-        return await runSkillTool(tool, b.skill, vars, b.artifact, {
-          name: b.skill,
-          ctx: vars,
-          artifact: b.artifact,
-        });
+      for (const source of this.sources) {
+        const run = source.call(name, args, tool);
+        if (run) return await run;
       }
-      const ext = this.deps.external?.call(name, args, { call_id: ctx.call_id ?? null });
-      if (ext) return await ext;
       return {
         ok: false,
         result: {
