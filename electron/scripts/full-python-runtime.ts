@@ -10,6 +10,7 @@ import {
   type PythonException,
   pythonGateOptions,
 } from '../sandbox/index.js';
+import { knownProgramExecutables } from './native/exec-allow.js';
 import type { FullPython } from './native/full-python.js';
 import { withNetProxy } from './native/net-proxy.js';
 import { regularFiles } from './native/run.js';
@@ -149,6 +150,8 @@ export function fullPythonRuntime(
               ...(built.mpl_cache ? { SKILLDESK_MPL_CACHE: built.mpl_cache } : {}),
             },
             limits: { timeout_ms: req.timeoutMs, cpu_seconds: Math.ceil(req.timeoutMs / 1000) + 1 },
+            // Only Python, the base tools and the document programs SkillDesk knows start.
+            execs: knownProgramExecutables(),
             signal: req.signal,
           }),
         );

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { findProgram } from './programs.js';
+import { findProgram, KNOWN_PROGRAMS } from './programs.js';
 
 /**
  * Which files a native run may execute, held by the kernel (Landlock's EXECUTE right) on top of
@@ -142,6 +142,26 @@ export function programExecutables(path: string): string[] {
   const dir = dirname(file);
   if (!PATH_DIRS.has(dir)) out.add(dir);
   return [...out];
+}
+
+let known: string[] | null = null;
+
+/**
+ * What Full Python's `run_python` may start besides Python and the base tools: the programs
+ * SkillDesk knows skills to use (LibreOffice, Poppler, qpdf, Ghostscript, Tesseract, Pandoc,
+ * FFmpeg, ImageMagick, Node) where installed. A chat has no per-program grants, and converting a
+ * document is what a user asks its code interpreter for; compilers, version control, network
+ * clients and the rest of the host's programs stay out. Found once per process.
+ */
+export function knownProgramExecutables(): string[] {
+  if (known) return known;
+  const out = new Set<string>();
+  for (const name of Object.keys(KNOWN_PROGRAMS)) {
+    const found = findProgram(name);
+    if (found) for (const p of programExecutables(found)) out.add(p);
+  }
+  known = [...out].sort();
+  return known;
 }
 
 /**

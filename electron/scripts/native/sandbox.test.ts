@@ -6,7 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../../test-support/index.js';
-import { programExecutables } from './exec-allow.js';
+import { knownProgramExecutables, programExecutables } from './exec-allow.js';
 import { findProgram } from './programs.js';
 import { type NativeRunSpec, nativeSandboxSupport, pythonPrefixes, runNativeSandboxed } from './sandbox.js';
 
@@ -204,6 +204,25 @@ print("LEAK" if ${JSON.stringify(secret)} in seen else "clean", len(glob.glob("/
       );
       expect(ok.stdout.trim()).toBe("['h', 'i']");
     });
+
+    it.skipIf(!landlock || !findProgram('pdftoppm'))(
+      'lets Full Python start the document programs it knows, and no other',
+      async () => {
+        const r = await run(
+          [
+            'import subprocess',
+            'print(subprocess.run(["pdftoppm", "-v"], capture_output=True, text=True).stderr.split()[0])',
+            'try:',
+            '    subprocess.run(["od", "-c", "/etc/passwd"], capture_output=True)',
+            '    print("RAN od")',
+            'except PermissionError:',
+            '    print("od refused")',
+          ].join('\n'),
+          { execs: knownProgramExecutables() },
+        );
+        expect(r.stdout.split('\n').filter(Boolean)).toEqual(['pdftoppm', 'od refused']);
+      },
+    );
 
     it('refuses ptrace', async () => {
       const r = await run(`import ctypes, os, time
