@@ -127,12 +127,24 @@ export function deniedPrograms(
     const found = find(p);
     if (found) grantedFiles.add(realOrSelf(found));
   }
-  const out: Array<{ program: string; paths: string[]; script: string }> = [];
+  // Names that lead to one file share one stand-in, which names them all: the file is what is
+  // covered, so whichever name the script used, the refusal says which grant lets it run.
+  const byFile = new Map<string, { names: string[]; paths: Set<string> }>();
   for (const program of names) {
     const found = find(program);
-    if (!found || grantedFiles.has(realOrSelf(found))) continue;
-    const paths = new Set([found, realOrSelf(found)]);
-    const message = `${PROGRAM_REFUSED_MARK} ${program} is not granted to skill ${JSON.stringify(skill)}; grant it with: ${grantProgramCommand(skill, program)}`;
+    if (!found) continue;
+    const file = realOrSelf(found);
+    if (grantedFiles.has(file)) continue;
+    const g = byFile.get(file) ?? { names: [], paths: new Set<string>([file]) };
+    g.names.push(program);
+    g.paths.add(found);
+    byFile.set(file, g);
+  }
+  const out: Array<{ program: string; paths: string[]; script: string }> = [];
+  for (const { names: same, paths } of byFile.values()) {
+    const program = same[0]!;
+    const also = same.length > 1 ? ` (also called ${same.slice(1).join(', ')})` : '';
+    const message = `${PROGRAM_REFUSED_MARK} ${program}${also} is not granted to skill ${JSON.stringify(skill)}; grant it with: ${grantProgramCommand(skill, program)}`;
     out.push({
       program,
       paths: [...paths],
