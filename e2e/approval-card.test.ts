@@ -5,18 +5,9 @@
 // (nothing is remembered). A second call is reached with Shift+Tab (focus ring shown), text typed
 // there goes on to the message box, and Enter on the tabbed-to Deny denies.
 // Screenshots of the card over a half-written message, light and dark, at 1440×900 and 1024×700.
-import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
-import { describeWeb, shotSizes } from './web-suite.js';
-
-const everything = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
+import { describeWeb, shotSizes, withEverythingServer } from './web-suite.js';
 
 const BEFORE = 'I also want a summary, ';
 const AFTER = 'and a c d: deny nothing, Always allow nothing; yes!';
@@ -35,13 +26,7 @@ describeWeb(
   {
     id: 'e2e/approval-card',
     script: { turns: SCRIPT, api_key: 'sk-e2e-approval' },
-    prepareHome: (home) =>
-      writeFileSync(
-        join(home, 'mcp.json'),
-        JSON.stringify({
-          mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-        }),
-      ),
+    prepareHome: withEverythingServer,
     page: { timeoutMs: 15_000, consoleErrors: false },
   },
   (web) => {

@@ -3,18 +3,13 @@
 // allow" runs it and is remembered after the app restarts (no card the second time); "deny" reaches
 // the model as a tool error. Settings → Tools lists the server, tests the connection and revokes.
 // Screenshots of the approval card and Settings → Tools, light and dark, at 1440×900 and 1024×700.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect as pw } from '@playwright/test';
 import { expect, it } from 'vitest';
-import { describeWeb, shot, shotSizes } from './web-suite.js';
+import { describeWeb, everythingServerEntry, shot, shotSizes, withEverythingServer } from './web-suite.js';
 
-const everything = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
+const everything = everythingServerEntry();
 
 const SCRIPT = [
   // 1: the model calls the MCP tool (which must be offered under its namespaced name)…
@@ -39,13 +34,7 @@ describeWeb(
   {
     id: 'e2e/mcp-tools',
     script: { turns: SCRIPT, api_key: 'sk-e2e-mcp' },
-    prepareHome: (home) =>
-      writeFileSync(
-        join(home, 'mcp.json'),
-        JSON.stringify({
-          mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-        }),
-      ),
+    prepareHome: withEverythingServer,
     page: { timeoutMs: 15_000, consoleErrors: false },
   },
   (web) => {

@@ -3,7 +3,9 @@
  * start the loopback providers when given scripts, start web mode on a temp home, launch headless
  * Chromium, open a page collecting its errors, go to the app, and close it all in reverse order.
  */
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { Browser, Locator, Page, PageScreenshotOptions } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import type { LoopbackProvider, LoopbackScriptInput } from '../electron/llm/index.js';
@@ -241,4 +243,25 @@ export async function shotSizes(page: Page, name: string, options: ShotSizesOpti
   }
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** The official MCP test server's entry script (`server-everything`, run with `node ENTRY stdio`). */
+export function everythingServerEntry(): string {
+  return join(
+    dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+    'dist',
+    'index.js',
+  );
+}
+
+/**
+ * A `prepareHome` that registers the official MCP test server (`server-everything`, over stdio)
+ * as the home's one MCP server, named `everything`: its tools reach the model as `everything__*`.
+ */
+export function withEverythingServer(home: string): void {
+  const entry = everythingServerEntry();
+  writeFileSync(
+    join(home, 'mcp.json'),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [entry, 'stdio'] } } }),
+  );
 }
