@@ -16,7 +16,7 @@ import type { EventPayload, Result } from '../contract/channels.js';
 import type { ApprovalRequestedEvent } from '../contract/tools.js';
 import { createHost, type Host } from '../host.js';
 import { type LoopbackScriptInput, startLoopbackProvider } from '../llm/index.js';
-import { nativeSandboxSupport } from '../scripts/index.js';
+import { findProgram, nativeSandboxSupport } from '../scripts/index.js';
 import { quietLogger, tempDir } from '../test-support/index.js';
 import { invokeChannel } from '../transport/dispatch.js';
 import { TEST_WHEEL_CACHE } from './full-python.test-support.js';
@@ -285,6 +285,46 @@ except Exception as e:
     600_000,
   );
 });
+
+describe.runIf(sandbox.ok && findProgram('soffice') !== null)(
+  'Full Python and the host’s document programs',
+  () => {
+    it('is told it may start LibreOffice, converts an attached document with it, and starts nothing else', async () => {
+      const convert = [
+        'import subprocess',
+        "r = subprocess.run(['soffice', '--headless', '--convert-to', 'pdf', '--outdir', 'out', 'notes.txt'], capture_output=True, text=True, timeout=120)",
+        "print(r.returncode, open('out/notes.pdf', 'rb').read(5))",
+        'try:',
+        "    subprocess.run(['od', '-c', 'notes.txt'], capture_output=True)",
+        "    print('od ran')",
+        'except PermissionError:',
+        "    print('od refused')",
+      ].join('\n');
+      const { app, provider } = await withProvider(
+        [
+          { ...py(convert, { timeout_ms: 120_000 }), expect: { tools: ['run_python'] } },
+          { text: 'Converted.', expect: { tool_result_contains: "0 b'%PDF-'" } },
+        ],
+        'pandas',
+      );
+      const t = await app.turn('Make a PDF of my notes', {
+        python: 'full',
+        attachments: [{ name: 'notes.txt', media_type: 'text/plain', text: 'Quarterly notes, kept.\n' }],
+      });
+      await expect.poll(() => app.requested.length, { timeout: 30_000 }).toBe(1);
+      await app.ok('tools/answer-approval', { approval_id: app.requested[0]!.approval_id, decision: 'once' });
+      expect(await t.finished).toMatchObject({ status: 'complete', text: 'Converted.' });
+      const tools = (
+        provider.requests[0]!.body as { tools?: Array<{ function?: { name: string; description: string } }> }
+      ).tools;
+      const described = tools?.find((x) => x.function?.name === 'run_python')?.function?.description ?? '';
+      expect(described).toContain('Programs you may start with subprocess: soffice');
+      const [c] = await callsOf(app, t.session_id);
+      expect(String(c!.result!.stdout)).toBe("0 b'%PDF-'\nod refused\n");
+      expect((c!.result!.files as Array<{ name: string }>).map((f) => f.name)).toContain('out/notes.pdf');
+    }, 600_000);
+  },
+);
 
 describe.runIf(!sandbox.ok)('Full Python without the OS sandbox', () => {
   it('refuses with the reason', async () => {

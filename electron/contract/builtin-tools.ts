@@ -173,6 +173,7 @@ export function runPythonDescription(
   runtime: 'pyodide' | 'full',
   packages: string[] = [],
   hosts: readonly string[] = [],
+  programs: readonly string[] = [],
 ): string {
   const installed =
     runtime === 'full'
@@ -183,9 +184,18 @@ export function runPythonDescription(
     "Files: the current folder is this chat's folder. The chat's attached files are in it by their names (open('sales.csv')), with every file earlier runs wrote and files the user dropped in. Existing files are read-only: write results to new files (e.g. out/chart.png, summary.csv); they are kept in the chat's folder and shown to the user (a .csv or .parquet file as a table). To show a table, call display(table, name) (built in, nothing to import): it takes a pandas DataFrame or Series, a list of dicts or rows, or a dict of columns, saves it as out/<name>.csv (shown to the user as a table) and prints its first rows. Pass files to give a run only some of the folder's files.",
     'State: nothing persists between runs except files. Variables, imports and definitions are gone in the next run, so re-read inputs and re-define helpers each time; save anything a later run needs to a file.',
     installed,
+    ...(runtime === 'full' && programs.length > 0 ? [programsSentence(programs)] : []),
     networkSentence(runtime, hosts),
     'Limits: time (timeout_ms, default 30 s, at most 120 s), memory, output size, and how many and how large files a run may write; a run stopped by a limit says which.',
   ].join(' ');
+}
+
+/** The host programs Full Python's code may start, and how to convert a document with LibreOffice. */
+function programsSentence(programs: readonly string[]): string {
+  const office = programs.includes('soffice')
+    ? " To convert a document (docx, xlsx, pptx, odt…) to PDF or another format: subprocess.run(['soffice', '--headless', '--convert-to', 'pdf', '--outdir', 'out', 'report.docx'])."
+    : '';
+  return `Programs you may start with subprocess: ${programs.join(', ')}; no other program runs.${office}`;
 }
 
 /** What the description says of the network: none, or the chat's granted hosts and how to reach them. */

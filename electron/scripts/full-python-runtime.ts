@@ -10,7 +10,7 @@ import {
   type PythonException,
   pythonGateOptions,
 } from '../sandbox/index.js';
-import { knownProgramExecutables } from './native/exec-allow.js';
+import { knownProgramExecutables, knownProgramNames } from './native/exec-allow.js';
 import type { FullPython } from './native/full-python.js';
 import { withNetProxy } from './native/net-proxy.js';
 import { regularFiles } from './native/run.js';
@@ -87,6 +87,7 @@ export function fullPythonRuntime(
   return {
     name: 'full',
     packages: () => env.selection().wheels.map((w) => `${w.name}==${w.version}`),
+    programs: () => knownProgramNames(),
     unavailable() {
       const sup = nativeSandboxSupport();
       return sup.ok

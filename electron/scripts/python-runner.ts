@@ -62,6 +62,8 @@ export interface PythonRuntime {
   unavailable(): string | null;
   /** What is installed (`name==version`), for the tool's description; empty for the standard library. */
   packages?(): string[];
+  /** Host programs its code may start with subprocess (names), for the tool's description. */
+  programs?(): string[];
   run(req: {
     code: string;
     files: ScriptFile[];
@@ -86,6 +88,8 @@ export interface PythonRunner {
   unavailable(runtime: PythonRuntimeName): string | null;
   /** What `runtime` has installed (`name==version`), as the tool's description names it. */
   packages(runtime: PythonRuntimeName): string[];
+  /** The host programs `runtime`'s code may start (none in Pyodide). */
+  programs(runtime: PythonRuntimeName): string[];
   run(req: PythonRunRequest): Promise<PythonRunOutcome>;
 }
 
@@ -136,6 +140,7 @@ export function createPythonRunner(runtimes: { [N in PythonRuntimeName]: PythonR
   return {
     unavailable: (name) => pick(name).unavailable(),
     packages: (name) => pick(name).packages?.() ?? [],
+    programs: (name) => pick(name).programs?.() ?? [],
     async run(req) {
       const runtime = pick(req.runtime);
       const why = runtime.unavailable();

@@ -16,6 +16,7 @@ export const runPython: ToolModule<'run_python'> = {
       runtime,
       runners.python?.packages(runtime) ?? [],
       scope.python_hosts ?? [],
+      runners.python?.programs(runtime) ?? [],
     );
     const granted = scope.folders ?? [];
     return granted.length

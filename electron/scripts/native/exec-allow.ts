@@ -145,6 +145,13 @@ export function programExecutables(path: string): string[] {
 }
 
 let known: string[] | null = null;
+let knownNames: string[] | null = null;
+
+/** The names of {@link knownProgramExecutables}' programs installed here (for the model to be told). */
+export function knownProgramNames(): string[] {
+  knownNames ??= Object.keys(KNOWN_PROGRAMS).filter((name) => findProgram(name) !== null);
+  return knownNames;
+}
 
 /**
  * What Full Python's `run_python` may start besides Python and the base tools: the programs
