@@ -369,6 +369,12 @@ interface PartScores {
   acc: Float64Array;
   /** The slots scored, in the order first scored (a view into a reused buffer). */
   touched: Int32Array;
+  /**
+   * The scored slots that may still enter the top k: all of `touched`, or after MaxScore pruned
+   * the rest, the live ones (each pruned slot's final score is below the k-th's, so ranking
+   * these alone gives the same top k).
+   */
+  candidates: ArrayLike<number>;
   /** Slot → the longest trigger phrase of that skill found verbatim in the message. */
   exact: Map<number, string>;
   /** The query's terms with their idf, as scored. */
@@ -516,7 +522,8 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
       acc[slot]! *= 1 + NAME_BOOST * c * c;
       named[slot] = 0;
     }
-    return { part, acc, touched: touched.view(), exact, weighted };
+    const all = touched.view();
+    return { part, acc, touched: all, candidates: pruned ? live : all, exact, weighted };
   });
 }
 
@@ -973,7 +980,7 @@ function topK(scores: PartScores[], k: number): Scored[] {
   // an integer B (exact while B − 0.5 is representable, far beyond any BM25 score).
   let below = Number.NEGATIVE_INFINITY;
   for (const s of scores) {
-    const { acc, exact, touched } = s;
+    const { acc, exact, candidates } = s;
     const hidden = s.part.hidden;
     const consider = (slot: number) => {
       if (hidden(slot)) return;
@@ -993,9 +1000,10 @@ function topK(scores: PartScores[], k: number): Scored[] {
       }
     };
     const anyExact = exact.size > 0;
-    for (let i = 0; i < touched.length; i++) {
-      const slot = touched[i]!;
-      if (acc[slot]! * 1e9 < below && !(anyExact && exact.has(slot))) continue;
+    for (let i = 0; i < candidates.length; i++) {
+      const slot = candidates[i]!;
+      // An unscored trigger-phrase slot (the live list keeps them) is taken once, below.
+      if (acc[slot] === 0 || (acc[slot]! * 1e9 < below && !(anyExact && exact.has(slot)))) continue;
       consider(slot);
     }
     for (const slot of exact.keys()) if (acc[slot] === 0) consider(slot);
