@@ -144,13 +144,26 @@ export function programExecutables(path: string): string[] {
   return [...out];
 }
 
-let known: string[] | null = null;
-let knownNames: string[] | null = null;
+let known: { names: string[]; executables: string[] } | null = null;
+
+/** The programs of `KNOWN_PROGRAMS` installed here and what each needs to execute, found once. */
+function knownPrograms(): { names: string[]; executables: string[] } {
+  if (known) return known;
+  const names: string[] = [];
+  const out = new Set<string>();
+  for (const name of Object.keys(KNOWN_PROGRAMS)) {
+    const found = findProgram(name);
+    if (!found) continue;
+    names.push(name);
+    for (const p of programExecutables(found)) out.add(p);
+  }
+  known = { names, executables: [...out].sort() };
+  return known;
+}
 
 /** The names of {@link knownProgramExecutables}' programs installed here (for the model to be told). */
 export function knownProgramNames(): string[] {
-  knownNames ??= Object.keys(KNOWN_PROGRAMS).filter((name) => findProgram(name) !== null);
-  return knownNames;
+  return knownPrograms().names;
 }
 
 /**
@@ -158,17 +171,10 @@ export function knownProgramNames(): string[] {
  * SkillDesk knows skills to use (LibreOffice, Poppler, qpdf, Ghostscript, Tesseract, Pandoc,
  * FFmpeg, ImageMagick, Node) where installed. A chat has no per-program grants, and converting a
  * document is what a user asks its code interpreter for; compilers, version control, network
- * clients and the rest of the host's programs stay out. Found once per process.
+ * clients and the rest of the host's programs stay out.
  */
 export function knownProgramExecutables(): string[] {
-  if (known) return known;
-  const out = new Set<string>();
-  for (const name of Object.keys(KNOWN_PROGRAMS)) {
-    const found = findProgram(name);
-    if (found) for (const p of programExecutables(found)) out.add(p);
-  }
-  known = [...out].sort();
-  return known;
+  return knownPrograms().executables;
 }
 
 /**
