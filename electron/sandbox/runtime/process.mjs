@@ -830,13 +830,17 @@ function finish(job, how) {
   const report = how.report && typeof how.report === 'object' ? how.report : null;
   // Reuse only a worker whose job ended by itself, within every limit, and which says it can
   // restore what the job left; it then has RESET_MS to say `ready` again.
+  // A host call still open is fine for a cancelled job: the cancel's flag made the worker's wait
+  // return (Python saw CANCELLED and ended), and the app's late answer is dropped because the job
+  // is done (answerWorker). Refusing it ended the worker of every run cancelled from inside its
+  // own host call, which is where a checkpoint's or a tool's cancel usually lands under load.
   const reuse =
     config.reuse === true &&
     report?.reusable === true &&
     !job.limitHit &&
     !how.killed &&
     !how.crashed &&
-    job.pendingHost === undefined &&
+    (job.pendingHost === undefined || job.cancelled === true) &&
     entry.runs < (config.maxReuses ?? 100);
   if (reuse) {
     resetting++;
