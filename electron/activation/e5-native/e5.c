@@ -50,6 +50,7 @@
 #include <immintrin.h>
 #define AVX2_FN __attribute__((target("avx2,fma")))
 #define AVX512_FN __attribute__((target("avx2,fma,avx512f,avx512bw")))
+#define VNNI_FN __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vnni")))
 #endif
 
 #ifdef _MSC_VER
@@ -120,6 +121,16 @@ static int cpu_has_avx512bw(void) {
     }
     return e5_use_avx512;
 }
+/* AVX-512 VNNI for the integer matmul over 16-bit operands (see matmul_s16_vnni); E5_NO_VNNI=1
+ * turns it off (the tests compare it with the AVX-512BW path: the same integers, the same vectors). */
+static int e5_use_vnni = -1;
+static int cpu_has_vnni(void) {
+    if (e5_use_vnni < 0) {
+        const char *off = getenv("E5_NO_VNNI");
+        e5_use_vnni = !(off && off[0] == '1') && cpu_has_avx512bw() && __builtin_cpu_supports("avx512vnni");
+    }
+    return e5_use_vnni;
+}
 AVX2_FN static inline float hsum256(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     lo = _mm_add_ps(lo, hi);
@@ -162,7 +173,19 @@ static inline float gelu(float x) {
 /* A Q4 matrix's row-relative integer scales, made at load: block b of row o has scale
  * rs[o] * s16[o * nb + b] (s16 at most S16_MAX), and k[o] = sum_b s16 * 128 * sum_j (q - 8),
  * the term the activations' +128 offset adds to each row's integer dot product. */
-typedef struct { int16_t *s16; float *rs; double *k; } qmat;
+typedef struct {
+    int16_t *s16; float *rs; double *k;
+    /* With AVX-512 VNNI only: each weight times its block's scale, (q - 8) * s16, as one 16-bit
+     * integer per weight in row order (|value| <= 8 * 4095 < 2^15), so a row's dot product with a
+     * token is one vpdpwssd per 32 weights, no unpacking and no per-block scaling (see
+     * matmul_s16_vnni). Four times the Q4 bytes (42 MB for e5-small): the price of half the
+     * instructions. */
+    int16_t *w16;
+    /* Whether every row's dot product with any token fits 32 bits (127 * sum |w16| < 2^31), so
+     * a tile's 16 sums can be reduced together in 32-bit lanes: wrapping partial sums still give
+     * the exact total when the total fits. */
+    int fits32;
+} qmat;
 #define S16_MAX 4095
 
 typedef struct {
@@ -192,6 +215,9 @@ typedef struct {
 
 struct e5_model {
     int H, NL, NH, FF, VOC, MAXP, TVS;
+    /* The VNNI weights (qmat.w16): 0 not made, 1 being made by one thread, 2 ready, 3 not
+     * possible (no VNNI, out of memory). Made on the first large batch, never for queries. */
+    int w16_state;
     float eps;
     int qk, hd, nb_word;
     const block_q4_0 *word;
@@ -530,13 +556,114 @@ AVX512_FN static void matmul_u8s4_avx512(const block_q4_0 *W, const qmat *M, con
         }
     }
 }
+
+/* The same integers with AVX-512 VNNI over 16-bit operands: the activations as signed 16-bit
+ * (a16, the u8 values minus 128) and the weights pre-multiplied by their block scales (w16), so
+ * each 32 weights of a row and a token are one vpdpwssd, accumulated in place, where the u8 x s4
+ * path spends an unpack, a maddubs, a madd by the scale and an add per 64. The sum is
+ * sum_j a_j * (q_j - 8) * s16[b], exactly what the u8 path computes after subtracting its +128
+ * term k, so every output is the same float. No lane can overflow: a lane adds two products of at
+ * most 127 * 32760 per 32 inputs, at most 48 of those for the widest input (1536), under 2^31;
+ * lanes are summed in 64 bits. A tile is 4 rows x 4 tokens: 16 accumulators, each row's weights
+ * loaded once for four tokens. */
+/* Four accumulators folded into one register: 128-bit lane k holds four partial sums of the k-th. */
+VNNI_FN static inline __m512i fold4(__m512i p, __m512i q, __m512i r, __m512i s) {
+    __m512i pq = _mm512_add_epi32(_mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(1, 0, 1, 0)),
+                                  _mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(3, 2, 3, 2)));
+    __m512i rs = _mm512_add_epi32(_mm512_shuffle_i32x4(r, s, _MM_SHUFFLE(1, 0, 1, 0)),
+                                  _mm512_shuffle_i32x4(r, s, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(pq, rs, _MM_SHUFFLE(2, 0, 2, 0)),
+                            _mm512_shuffle_i32x4(pq, rs, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* Four folds into the 16 totals: lane 4k + e is the k-th accumulator of fold e. */
+VNNI_FN static inline __m512i fold16(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
+    __m512i x0 = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
+    __m512i x1 = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(x0, x1), _mm512_unpackhi_epi64(x0, x1));
+}
+/* gcc 12 copies the accumulator of _mm512_dpwssd_epi32 around each call (two moves per
+ * multiply-add in this loop); the instruction itself accumulates in place. */
+#define DPWSSD(acc, a, w) __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w))
+VNNI_FN static void matmul_s16_vnni(const qmat *M, const float *bias, const int16_t *a16,
+                                     const float *da, float *Y, int T, int T4, int nout, int nin,
+                                     int o0, int o1) {
+    for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
+        int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
+        for (int o = o0; o < o1; o += 4) {
+            const int16_t *w0 = M->w16 + (size_t)o * nin, *w1 = w0 + nin, *w2 = w1 + nin, *w3 = w2 + nin;
+            for (int t = c0; t < c1; t += 4) {
+                __m512i a00 = _mm512_setzero_si512(), a01 = a00, a02 = a00, a03 = a00;
+                __m512i a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                __m512i a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+                __m512i a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+                const int16_t *t0 = a16 + (size_t)t * nin, *t1 = t0 + nin, *t2 = t1 + nin, *t3 = t2 + nin;
+                for (int i = 0; i < nin; i += 32) {
+                    __m512i wv0 = _mm512_loadu_si512((const void *)(w0 + i));
+                    __m512i wv1 = _mm512_loadu_si512((const void *)(w1 + i));
+                    __m512i wv2 = _mm512_loadu_si512((const void *)(w2 + i));
+                    __m512i wv3 = _mm512_loadu_si512((const void *)(w3 + i));
+#define TOK(tp, A0, A1, A2, A3) do { \
+        __m512i av = _mm512_loadu_si512((const void *)((tp) + i)); \
+        DPWSSD(A0, av, wv0); DPWSSD(A1, av, wv1); DPWSSD(A2, av, wv2); DPWSSD(A3, av, wv3); \
+    } while (0)
+                    TOK(t0, a00, a10, a20, a30); TOK(t1, a01, a11, a21, a31);
+                    TOK(t2, a02, a12, a22, a32); TOK(t3, a03, a13, a23, a33);
+#undef TOK
+                }
+                if (M->fits32) {
+                    /* The 16 sums at once (lane 4j + r: token t + j, row o + r), and the outputs
+                     * four rows at a time, with the scalar form's exact operations: the integer
+                     * to float, then bias + (da * rs) * sum as one fused multiply-add. */
+                    __m512 f = _mm512_cvtepi32_ps(
+                        fold16(fold4(a00, a01, a02, a03), fold4(a10, a11, a12, a13),
+                               fold4(a20, a21, a22, a23), fold4(a30, a31, a32, a33)));
+                    __m128 rs4 = _mm_loadu_ps(M->rs + o);
+                    __m128 b4 = bias ? _mm_loadu_ps(bias + o) : _mm_setzero_ps();
+                    float *y = Y + (size_t)t * nout + o;
+#define OUT4(j, X) if (t + (j) < T) \
+        _mm_storeu_ps(y + (size_t)(j) * nout, _mm_fmadd_ps(_mm_mul_ps(_mm_set1_ps(da[t + (j)]), rs4), (X), b4));
+                    OUT4(0, _mm512_castps512_ps128(f))
+                    OUT4(1, _mm512_extractf32x4_ps(f, 1))
+                    OUT4(2, _mm512_extractf32x4_ps(f, 2))
+                    OUT4(3, _mm512_extractf32x4_ps(f, 3))
+#undef OUT4
+                    continue;
+                }
+#define PUT(j, A0, A1, A2, A3) if (t + (j) < T) { \
+        float *y = Y + (size_t)(t + (j)) * nout + o; \
+        y[0] = (bias ? bias[o] : 0.f) + da[t + (j)] * M->rs[o] * (float)((double)hsum_epi32_64_512(A0)); \
+        y[1] = (bias ? bias[o + 1] : 0.f) + da[t + (j)] * M->rs[o + 1] * (float)((double)hsum_epi32_64_512(A1)); \
+        y[2] = (bias ? bias[o + 2] : 0.f) + da[t + (j)] * M->rs[o + 2] * (float)((double)hsum_epi32_64_512(A2)); \
+        y[3] = (bias ? bias[o + 3] : 0.f) + da[t + (j)] * M->rs[o + 3] * (float)((double)hsum_epi32_64_512(A3)); }
+                PUT(0, a00, a10, a20, a30) PUT(1, a01, a11, a21, a31)
+                PUT(2, a02, a12, a22, a32) PUT(3, a03, a13, a23, a33)
+#undef PUT
+            }
+        }
+    }
+}
+#undef DPWSSD
 #undef TCHUNK
 #endif
+
+/* The u8 activations as signed 16-bit values (u - 128) for matmul_s16_vnni. */
+static void widen_tok(const uint8_t *au, int16_t *a16, size_t n) {
+    for (size_t i = 0; i < n; i++) a16[i] = (int16_t)((int)au[i] - 128);
+}
 
 /* Rows [o0, o1) of Y = X·Wᵀ + bias, X quantized by quantize_tok into T4 rows (T rounded up to
  * 4, the padding rows never stored); o0 and o1 even. */
 static void matmul_i(const block_q4_0 *W, const qmat *M, const float *bias, const uint8_t *au,
-                     const float *da, float *Y, int T, int T4, int nout, int nin, int o0, int o1) {
+                     const int16_t *a16, const float *da, float *Y, int T, int T4, int nout, int nin,
+                     int o0, int o1) {
+#if defined(E5_X86_DISPATCH)
+    if (M->w16 && a16 && (o1 - o0) % 4 == 0) {
+        matmul_s16_vnni(M, bias, a16, da, Y, T, T4, nout, nin, o0, o1);
+        return;
+    }
+#else
+    (void)a16;
+#endif
 #if defined(E5_X86_DISPATCH)
     if (cpu_has_avx512bw() && nout % 2 == 0 && (nin / QK) % 2 == 0) {
         matmul_u8s4_avx512(W, M, bias, au, da, Y, T, T4, nout, nin, o0, o1);
@@ -576,10 +703,39 @@ static int make_qmat(const block_q4_0 *W, int nout, int nin, qmat *M) {
         M->rs[o] = rs;
         M->k[o] = (double)k;
     }
+    M->w16 = NULL;
+    M->fits32 = 0;
     return 1;
 }
 
-static void free_qmat(qmat *M) { free(M->s16); free(M->rs); free(M->k); }
+#if defined(E5_X86_DISPATCH)
+/* A matrix's 16-bit pre-scaled weights for matmul_s16_vnni (see qmat); false when out of memory. */
+static int make_w16(const block_q4_0 *W, int nout, int nin, qmat *M) {
+    int nb = nin / QK;
+    int16_t *w16 = (int16_t *)malloc(sizeof(int16_t) * (size_t)nout * nin);
+    if (!w16) return 0;
+    int fits32 = 1;
+    for (int o = 0; o < nout; o++) {
+        int64_t bound = 0;
+        for (int b = 0; b < nb; b++) {
+            const block_q4_0 *w = W + (size_t)o * nb + b;
+            int16_t sc = M->s16[(size_t)o * nb + b];
+            int16_t *r = w16 + (size_t)o * nin + (size_t)b * QK;
+            for (int j = 0; j < 16; j++) {
+                r[j] = (int16_t)(((w->qs[j] & 0x0F) - 8) * sc);
+                r[j + 16] = (int16_t)(((w->qs[j] >> 4) - 8) * sc);
+                bound += 127 * ((int64_t)abs(r[j]) + abs(r[j + 16]));
+            }
+        }
+        if (bound > INT32_MAX) fits32 = 0;
+    }
+    M->w16 = w16;
+    M->fits32 = fits32;
+    return 1;
+}
+#endif
+
+static void free_qmat(qmat *M) { free(M->s16); free(M->rs); free(M->k); free(M->w16); }
 
 
 #if defined(E5_X86_DISPATCH)
@@ -786,7 +942,8 @@ AVX2_FN static void attention_avx2(const float *q, const float *k, const float *
 /* One step of the forward pass, run whole or split in parts (see e5_embed_split). */
 typedef struct {
     int kind;                                   /* 0 matmul, 1 attention, 2 gelu */
-    const block_q4_0 *W; const qmat *M; const float *bias; const uint8_t *au; const float *da;
+    const block_q4_0 *W; const qmat *M; const float *bias; const uint8_t *au; const int16_t *a16;
+    const float *da;
     float *Y; int T, T4, nout, nin;
     const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
     float *prob[2];                             /* softmax scratch per part */
@@ -796,9 +953,10 @@ typedef struct {
 static void step_part(void *c, int part, int nparts) {
     step_t *s = (step_t *)c;
     if (s->kind == 0) {
-        int per = ((s->nout / nparts) + 1) & ~1;    /* even: the AVX2 tile is 2 rows */
+        int per = ((s->nout / nparts) + 3) & ~3;    /* whole tiles: 2 rows (AVX2), 4 (VNNI) */
         int o0 = part * per, o1 = o0 + per > s->nout ? s->nout : o0 + per;
-        if (o0 < o1) matmul_i(s->W, s->M, s->bias, s->au, s->da, s->Y, s->T, s->T4, s->nout, s->nin, o0, o1);
+        if (o0 < o1)
+            matmul_i(s->W, s->M, s->bias, s->au, s->a16, s->da, s->Y, s->T, s->T4, s->nout, s->nin, o0, o1);
     } else if (s->kind == 1) {
         int per = (s->T + nparts - 1) / nparts;
         int t0 = part * per, t1 = t0 + per > s->T ? s->T : t0 + per;
@@ -833,6 +991,45 @@ static void run_step(const splitter *sp, step_t *s) {
  * pos   : per-token position id (resets to 0 at each segment start)
  * sstart/send[gi] : the [start,end) token range of gi's segment
  * segoff: nseg+1 segment offsets; out holds nseg*H embeddings */
+/* A batch of at least this many tokens takes the VNNI matmul. Its weights are four times the Q4
+ * bytes: a query's few tokens would stream 42 MB per call instead of 11 (measured: 1.9 ms with the
+ * Q4 weights against 3.1 ms), and a process that only embeds queries (the CLI's match) would make
+ * them for nothing (+30 ms at load, +44 MB). */
+#define VNNI_MIN_TOKENS 64
+
+/* Whether the model's VNNI weights are ready, making them on the first call. One thread makes
+ * them; a batch that arrives meanwhile takes the u8 path, which gives the same vectors. */
+static int vnni_ready(e5_model *m) {
+#if defined(E5_X86_DISPATCH)
+    int st = __atomic_load_n(&m->w16_state, __ATOMIC_ACQUIRE);
+    if (st == 2) return 1;
+    if (st != 0) return 0;
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&m->w16_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 0;
+    int ok = cpu_has_vnni() && m->H % 32 == 0 && m->FF % 32 == 0 && m->H % 4 == 0 && m->FF % 4 == 0;
+    for (int l = 0; ok && l < m->NL; l++) {
+        layer_t *ly = &m->layers[l];
+        ok = make_w16(ly->qw, m->H, m->H, &ly->qi) && make_w16(ly->kw, m->H, m->H, &ly->ki) &&
+             make_w16(ly->vw, m->H, m->H, &ly->vi) && make_w16(ly->aow, m->H, m->H, &ly->aoi) &&
+             make_w16(ly->fiw, m->FF, m->H, &ly->fii) && make_w16(ly->fow, m->H, m->FF, &ly->foi);
+    }
+    if (!ok) {
+        /* Out of memory half way: none of it is used (the u8 path serves). */
+        for (int l = 0; l < m->NL; l++) {
+            qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
+                            &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
+            for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
+        }
+    }
+    __atomic_store_n(&m->w16_state, ok ? 2 : 3, __ATOMIC_RELEASE);
+    return ok;
+#else
+    (void)m;
+    return 0;
+#endif
+}
+
 static int forward_batch(e5_model *m, const int *ids, const int *pos,
                          const int *sstart, const int *send,
                          const int *segoff, int nseg, int T, float *out,
@@ -850,12 +1047,15 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     /* Padded to whole tiles of 4 tokens; the padding rows stay zero. */
     int T4 = (T + 3) & ~3;
     uint8_t *au = (uint8_t *)calloc((size_t)T4 * FF, 1);
+    /* The 16-bit copy the VNNI matmul reads, for a batch large enough to pay for its weights. */
+    int16_t *a16 = T >= VNNI_MIN_TOKENS && vnni_ready(m) ? (int16_t *)calloc((size_t)T4 * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 2);
-#define QUANT(X, NIN) quantize_tok_any((X), T, (NIN), au, da)
+#define QUANT(X, NIN) do { quantize_tok_any((X), T, (NIN), au, da); \
+        if (a16) widen_tok(au, a16, (size_t)T * (NIN)); } while (0)
 #define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
-        step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .da = da, .Y = (Y_), \
+        step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .a16 = a16, .da = da, .Y = (Y_), \
                        .T = T, .T4 = T4, .nout = (NOUT), .nin = (NIN) }; \
         run_step(sp, &st_); } while (0)
 
@@ -914,7 +1114,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(da); free(prob);
+    free(au); free(a16); free(da); free(prob);
     return 0;
 #undef QUANT
 #undef MATD
