@@ -128,6 +128,12 @@ for (const weight of [0.05, 0.1, 0.15, 0.2])
 for (const rrfK of [1, 3, 5, 10, 30])
   for (const weight of [0.3, 0.5, 0.7, 1]) GRID.push({ mode: 'rrf', rrfK, weight, k: 20 });
 
+/** Reciprocal-rank fusion by the number of dense candidates (`SKILLDESK_BENCH_TUNE=k`). */
+export const K_GRID: Array<Partial<DenseFusion>> = [];
+for (const k of [20, 40, 80])
+  for (const rrfK of [1, 3])
+    for (const weight of [0.5, 0.7, 1]) K_GRID.push({ mode: 'rrf', rrfK, weight, k });
+
 /** Quality, tuning grid and latency rows of the full phase 1 at one catalog size. */
 export function denseRows(
   catalog: SkillCatalog,
@@ -153,7 +159,14 @@ export function denseRows(
     const fastQ = quality(tune, (q) => fast.get(q.text)!);
     // `SKILLDESK_BENCH_TUNE=near`: only the weighted settings around the shipped one (10k is slow).
     const near = process.env.SKILLDESK_BENCH_TUNE === 'near';
-    const grid = near ? GRID.filter((f) => f.mode === 'ramp' && f.weight! >= 0.15 && f.weight! <= 0.3) : GRID;
+    // `SKILLDESK_BENCH_TUNE=k`: reciprocal-rank fusion with more dense candidates (large catalogs,
+    // where the distractors crowd e5's own 20 nearest).
+    const byK = process.env.SKILLDESK_BENCH_TUNE === 'k';
+    const grid = near
+      ? GRID.filter((f) => f.mode === 'ramp' && f.weight! >= 0.15 && f.weight! <= 0.3)
+      : byK
+        ? K_GRID
+        : GRID;
     for (const f of grid) {
       const rank = full(f);
       const all = quality(tune, rank);
