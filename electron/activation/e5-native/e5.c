@@ -185,16 +185,11 @@ static inline float gelu(float x) {
  * the term the activations' +128 offset adds to each row's integer dot product. */
 typedef struct {
     int16_t *s16; float *rs; double *k;
-    /* With AVX-512 VNNI only: each weight times its block's scale, (q - 8) * s16, as one 16-bit
-     * integer per weight in row order (|value| <= 8 * 4095 < 2^15), so a row's dot product with a
-     * token is one vpdpwssd per 32 weights, no unpacking and no per-block scaling (see
-     * matmul_s16_vnni). Four times the Q4 bytes (42 MB for e5-small): the price of half the
-     * instructions. */
+    /* With AVX-512 VNNI only, made on the first large batch (vnni_ready): each weight times its
+     * block's scale, (q - 8) * s16, as one 16-bit integer (|value| <= 8 * 4095 < 2^15), in
+     * matmul_s16_vnni's layout. Four times the Q4 bytes (42 MB for e5-small): the price of no
+     * unpacking and no per-block scaling. NULL where a row could overflow 32 bits. */
     int16_t *w16;
-    /* Whether every row's dot product with any token fits 32 bits (127 * sum |w16| < 2^31), so
-     * a tile's 16 sums can be reduced together in 32-bit lanes: wrapping partial sums still give
-     * the exact total when the total fits. */
-    int fits32;
 } qmat;
 #define S16_MAX 4095
 
@@ -567,87 +562,64 @@ AVX512_FN static void matmul_u8s4_avx512(const block_q4_0 *W, const qmat *M, con
     }
 }
 
-/* The same integers with AVX-512 VNNI over 16-bit operands: the activations as signed 16-bit
- * (a16, the u8 values minus 128) and the weights pre-multiplied by their block scales (w16), so
- * each 32 weights of a row and a token are one vpdpwssd, accumulated in place, where the u8 x s4
- * path spends an unpack, a maddubs, a madd by the scale and an add per 64. The sum is
- * sum_j a_j * (q_j - 8) * s16[b], exactly what the u8 path computes after subtracting its +128
- * term k, so every output is the same float. No lane can overflow: a lane adds two products of at
- * most 127 * 32760 per 32 inputs, at most 48 of those for the widest input (1536), under 2^31;
- * lanes are summed in 64 bits. A tile is 4 rows x 4 tokens: 16 accumulators, each row's weights
- * loaded once for four tokens. */
-/* Four accumulators folded into one register: 128-bit lane k holds four partial sums of the k-th. */
-VNNI_FN static inline __m512i fold4(__m512i p, __m512i q, __m512i r, __m512i s) {
-    __m512i pq = _mm512_add_epi32(_mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(1, 0, 1, 0)),
-                                  _mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(3, 2, 3, 2)));
-    __m512i rs = _mm512_add_epi32(_mm512_shuffle_i32x4(r, s, _MM_SHUFFLE(1, 0, 1, 0)),
-                                  _mm512_shuffle_i32x4(r, s, _MM_SHUFFLE(3, 2, 3, 2)));
-    return _mm512_add_epi32(_mm512_shuffle_i32x4(pq, rs, _MM_SHUFFLE(2, 0, 2, 0)),
-                            _mm512_shuffle_i32x4(pq, rs, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-/* Four folds into the 16 totals: lane 4k + e is the k-th accumulator of fold e. */
-VNNI_FN static inline __m512i fold16(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
-    __m512i x0 = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
-    __m512i x1 = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
-    return _mm512_add_epi32(_mm512_unpacklo_epi64(x0, x1), _mm512_unpackhi_epi64(x0, x1));
-}
+/* The same integers with AVX-512 VNNI over 16-bit operands, as outer products: the activations
+ * as signed 16-bit (a16, the u8 values minus 128) and the weights pre-multiplied by their block
+ * scales, laid out so that one 64-byte vector holds an input pair (2p, 2p + 1) of 16 consecutive
+ * rows (make_w16). One vpdpwssd of that vector with a token's pair, broadcast, adds two terms to
+ * 16 rows' sums at once: each lane ends holding a whole row's dot product, so nothing is summed
+ * across lanes afterwards (a row-major layout spent a fold of 16 lanes per output, a quarter of
+ * the work at 384 inputs). The sum is sum_j a_j * (q_j - 8) * s16[b], exactly what the u8 path
+ * computes after subtracting its +128 term k, so every output is the same float; lanes may wrap
+ * on the way, and the total is exact because make_w16 keeps only matrices whose every row's
+ * worst case fits 32 bits. A tile is 48 rows x 8 tokens (24 accumulators, three weight vectors
+ * loaded and eight pairs broadcast per input pair); the outputs take the scalar form's exact
+ * operations, 16 rows at a time: the integer to float, then bias + (da * rs) * sum as one fused
+ * multiply-add. */
 /* gcc 12 copies the accumulator of _mm512_dpwssd_epi32 around each call (two moves per
  * multiply-add in this loop); the instruction itself accumulates in place. */
 #define DPWSSD(acc, a, w) __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w))
 VNNI_FN static void matmul_s16_vnni(const qmat *M, const float *bias, const int16_t *a16,
-                                     const float *da, float *Y, int T, int T4, int nout, int nin,
-                                     int o0, int o1) {
-    for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
-        int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
-        for (int o = o0; o < o1; o += 4) {
-            const int16_t *w0 = M->w16 + (size_t)o * nin, *w1 = w0 + nin, *w2 = w1 + nin, *w3 = w2 + nin;
-            for (int t = c0; t < c1; t += 4) {
-                __m512i a00 = _mm512_setzero_si512(), a01 = a00, a02 = a00, a03 = a00;
-                __m512i a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-                __m512i a20 = a00, a21 = a00, a22 = a00, a23 = a00;
-                __m512i a30 = a00, a31 = a00, a32 = a00, a33 = a00;
-                const int16_t *t0 = a16 + (size_t)t * nin, *t1 = t0 + nin, *t2 = t1 + nin, *t3 = t2 + nin;
-                for (int i = 0; i < nin; i += 32) {
-                    __m512i wv0 = _mm512_loadu_si512((const void *)(w0 + i));
-                    __m512i wv1 = _mm512_loadu_si512((const void *)(w1 + i));
-                    __m512i wv2 = _mm512_loadu_si512((const void *)(w2 + i));
-                    __m512i wv3 = _mm512_loadu_si512((const void *)(w3 + i));
-#define TOK(tp, A0, A1, A2, A3) do { \
-        __m512i av = _mm512_loadu_si512((const void *)((tp) + i)); \
-        DPWSSD(A0, av, wv0); DPWSSD(A1, av, wv1); DPWSSD(A2, av, wv2); DPWSSD(A3, av, wv3); \
-    } while (0)
-                    TOK(t0, a00, a10, a20, a30); TOK(t1, a01, a11, a21, a31);
-                    TOK(t2, a02, a12, a22, a32); TOK(t3, a03, a13, a23, a33);
-#undef TOK
+                                     const float *da, float *Y, int T, int nout, int nin, int o0,
+                                     int o1) {
+    const int np = nin / 2;
+    const int T8 = (T + 7) & ~7;
+    const int32_t *W = (const int32_t *)M->w16;
+    for (int c0 = 0; c0 < T8; c0 += TCHUNK) {
+        int c1 = c0 + TCHUNK < T8 ? c0 + TCHUNK : T8;
+        for (int o = o0; o < o1; o += 48) {
+            const int32_t *w0 = W + (size_t)(o / 16) * np * 16, *w1 = w0 + (size_t)np * 16, *w2 = w1 + (size_t)np * 16;
+            for (int t = c0; t < c1; t += 8) {
+                const __m512i z = _mm512_setzero_si512();
+                __m512i c00 = z, c01 = z, c02 = z, c03 = z, c04 = z, c05 = z, c06 = z, c07 = z, c10 = z, c11 = z, c12 = z, c13 = z, c14 = z, c15 = z, c16 = z, c17 = z, c20 = z, c21 = z, c22 = z, c23 = z, c24 = z, c25 = z, c26 = z, c27 = z;
+                const int32_t *x = (const int32_t *)(a16 + (size_t)t * nin);
+                for (int p = 0; p < np; p++) {
+                    __m512i v0 = _mm512_loadu_si512((const void *)(w0 + (size_t)p * 16));
+                    __m512i v1 = _mm512_loadu_si512((const void *)(w1 + (size_t)p * 16));
+                    __m512i v2 = _mm512_loadu_si512((const void *)(w2 + (size_t)p * 16));
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)0 * np + p]); DPWSSD(c00, b, v0); DPWSSD(c10, b, v1); DPWSSD(c20, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)1 * np + p]); DPWSSD(c01, b, v0); DPWSSD(c11, b, v1); DPWSSD(c21, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)2 * np + p]); DPWSSD(c02, b, v0); DPWSSD(c12, b, v1); DPWSSD(c22, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)3 * np + p]); DPWSSD(c03, b, v0); DPWSSD(c13, b, v1); DPWSSD(c23, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)4 * np + p]); DPWSSD(c04, b, v0); DPWSSD(c14, b, v1); DPWSSD(c24, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)5 * np + p]); DPWSSD(c05, b, v0); DPWSSD(c15, b, v1); DPWSSD(c25, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)6 * np + p]); DPWSSD(c06, b, v0); DPWSSD(c16, b, v1); DPWSSD(c26, b, v2); }
+                    { __m512i b = _mm512_set1_epi32(x[(size_t)7 * np + p]); DPWSSD(c07, b, v0); DPWSSD(c17, b, v1); DPWSSD(c27, b, v2); }
                 }
-                if (M->fits32) {
-                    /* The 16 sums at once (lane 4j + r: token t + j, row o + r), and the outputs
-                     * four rows at a time, with the scalar form's exact operations: the integer
-                     * to float, then bias + (da * rs) * sum as one fused multiply-add. */
-                    __m512 f = _mm512_cvtepi32_ps(
-                        fold16(fold4(a00, a01, a02, a03), fold4(a10, a11, a12, a13),
-                               fold4(a20, a21, a22, a23), fold4(a30, a31, a32, a33)));
-                    __m128 rs4 = _mm_loadu_ps(M->rs + o);
-                    __m128 b4 = bias ? _mm_loadu_ps(bias + o) : _mm_setzero_ps();
-                    float *y = Y + (size_t)t * nout + o;
-#define OUT4(j, X) if (t + (j) < T) \
-        _mm_storeu_ps(y + (size_t)(j) * nout, _mm_fmadd_ps(_mm_mul_ps(_mm_set1_ps(da[t + (j)]), rs4), (X), b4));
-                    OUT4(0, _mm512_castps512_ps128(f))
-                    OUT4(1, _mm512_extractf32x4_ps(f, 1))
-                    OUT4(2, _mm512_extractf32x4_ps(f, 2))
-                    OUT4(3, _mm512_extractf32x4_ps(f, 3))
-#undef OUT4
-                    continue;
-                }
-#define PUT(j, A0, A1, A2, A3) if (t + (j) < T) { \
-        float *y = Y + (size_t)(t + (j)) * nout + o; \
-        y[0] = (bias ? bias[o] : 0.f) + da[t + (j)] * M->rs[o] * (float)((double)hsum_epi32_64_512(A0)); \
-        y[1] = (bias ? bias[o + 1] : 0.f) + da[t + (j)] * M->rs[o + 1] * (float)((double)hsum_epi32_64_512(A1)); \
-        y[2] = (bias ? bias[o + 2] : 0.f) + da[t + (j)] * M->rs[o + 2] * (float)((double)hsum_epi32_64_512(A2)); \
-        y[3] = (bias ? bias[o + 3] : 0.f) + da[t + (j)] * M->rs[o + 3] * (float)((double)hsum_epi32_64_512(A3)); }
-                PUT(0, a00, a10, a20, a30) PUT(1, a01, a11, a21, a31)
-                PUT(2, a02, a12, a22, a32) PUT(3, a03, a13, a23, a33)
-#undef PUT
+                const __m512 rs0 = _mm512_loadu_ps(M->rs + o), rs1 = _mm512_loadu_ps(M->rs + o + 16), rs2 = _mm512_loadu_ps(M->rs + o + 32);
+                const __m512 b0 = bias ? _mm512_loadu_ps(bias + o) : _mm512_setzero_ps();
+                const __m512 b1 = bias ? _mm512_loadu_ps(bias + o + 16) : _mm512_setzero_ps();
+                const __m512 b2 = bias ? _mm512_loadu_ps(bias + o + 32) : _mm512_setzero_ps();
+#define OUT16(j, A, RS, B, off) _mm512_storeu_ps(Y + (size_t)(t + (j)) * nout + o + (off), \
+        _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(da[t + (j)]), (RS)), _mm512_cvtepi32_ps(A), (B)))
+                if (t + 0 < T) { OUT16(0, c00, rs0, b0, 0); OUT16(0, c10, rs1, b1, 16); OUT16(0, c20, rs2, b2, 32); }
+                if (t + 1 < T) { OUT16(1, c01, rs0, b0, 0); OUT16(1, c11, rs1, b1, 16); OUT16(1, c21, rs2, b2, 32); }
+                if (t + 2 < T) { OUT16(2, c02, rs0, b0, 0); OUT16(2, c12, rs1, b1, 16); OUT16(2, c22, rs2, b2, 32); }
+                if (t + 3 < T) { OUT16(3, c03, rs0, b0, 0); OUT16(3, c13, rs1, b1, 16); OUT16(3, c23, rs2, b2, 32); }
+                if (t + 4 < T) { OUT16(4, c04, rs0, b0, 0); OUT16(4, c14, rs1, b1, 16); OUT16(4, c24, rs2, b2, 32); }
+                if (t + 5 < T) { OUT16(5, c05, rs0, b0, 0); OUT16(5, c15, rs1, b1, 16); OUT16(5, c25, rs2, b2, 32); }
+                if (t + 6 < T) { OUT16(6, c06, rs0, b0, 0); OUT16(6, c16, rs1, b1, 16); OUT16(6, c26, rs2, b2, 32); }
+                if (t + 7 < T) { OUT16(7, c07, rs0, b0, 0); OUT16(7, c17, rs1, b1, 16); OUT16(7, c27, rs2, b2, 32); }
+#undef OUT16
             }
         }
     }
@@ -667,8 +639,8 @@ static void matmul_i(const block_q4_0 *W, const qmat *M, const float *bias, cons
                      const int16_t *a16, const float *da, float *Y, int T, int T4, int nout, int nin,
                      int o0, int o1) {
 #if defined(E5_X86_DISPATCH)
-    if (M->w16 && a16 && (o1 - o0) % 4 == 0) {
-        matmul_s16_vnni(M, bias, a16, da, Y, T, T4, nout, nin, o0, o1);
+    if (M->w16 && a16 && o0 % 48 == 0 && (o1 - o0) % 48 == 0) {
+        matmul_s16_vnni(M, bias, a16, da, Y, T, nout, nin, o0, o1);
         return;
     }
 #else
@@ -714,33 +686,39 @@ static int make_qmat(const block_q4_0 *W, int nout, int nin, qmat *M) {
         M->k[o] = (double)k;
     }
     M->w16 = NULL;
-    M->fits32 = 0;
     return 1;
 }
 
 #if defined(E5_X86_DISPATCH)
-/* A matrix's 16-bit pre-scaled weights for matmul_s16_vnni (see qmat); false when out of memory. */
+/* A matrix's 16-bit pre-scaled weights for matmul_s16_vnni, in its layout: for each group of 16
+ * rows and each input pair p, 16 lanes of (w[row][2p], w[row][2p + 1]). Only for a matrix whose
+ * every row's dot product fits 32 bits for any token (127 * sum |w| < 2^31): the kernel's lanes
+ * are its sums, with no wider step after. False when out of memory; a matrix that does not fit
+ * keeps w16 NULL and takes the u8 path. */
 static int make_w16(const block_q4_0 *W, int nout, int nin, qmat *M) {
-    int nb = nin / QK;
+    int nb = nin / QK, np = nin / 2;
     int16_t *w16 = (int16_t *)malloc(sizeof(int16_t) * (size_t)nout * nin);
     if (!w16) return 0;
-    int fits32 = 1;
     for (int o = 0; o < nout; o++) {
         int64_t bound = 0;
+        int16_t *g = w16 + (size_t)(o / 16) * np * 32 + (size_t)(o % 16) * 2;
         for (int b = 0; b < nb; b++) {
             const block_q4_0 *w = W + (size_t)o * nb + b;
             int16_t sc = M->s16[(size_t)o * nb + b];
-            int16_t *r = w16 + (size_t)o * nin + (size_t)b * QK;
-            for (int j = 0; j < 16; j++) {
-                r[j] = (int16_t)(((w->qs[j] & 0x0F) - 8) * sc);
-                r[j + 16] = (int16_t)(((w->qs[j] >> 4) - 8) * sc);
-                bound += 127 * ((int64_t)abs(r[j]) + abs(r[j + 16]));
+            for (int j = 0; j < QK; j++) {
+                int q = j < 16 ? (w->qs[j] & 0x0F) : (w->qs[j - 16] >> 4);
+                int16_t v = (int16_t)((q - 8) * sc);
+                int i = b * QK + j;
+                g[(size_t)(i / 2) * 32 + (i % 2)] = v;
+                bound += 127 * (int64_t)abs(v);
             }
         }
-        if (bound > INT32_MAX) fits32 = 0;
+        if (bound > INT32_MAX) {
+            free(w16);
+            return 1;
+        }
     }
     M->w16 = w16;
-    M->fits32 = fits32;
     return 1;
 }
 #endif
@@ -1134,7 +1112,7 @@ static int vnni_ready(e5_model *m) {
     int expect = 0;
     if (!__atomic_compare_exchange_n(&m->w16_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 0;
-    int ok = cpu_has_vnni() && m->H % 32 == 0 && m->FF % 32 == 0 && m->H % 4 == 0 && m->FF % 4 == 0;
+    int ok = cpu_has_vnni() && m->H % 48 == 0 && m->FF % 48 == 0;
     for (int l = 0; ok && l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         ok = make_w16(ly->qw, m->H, m->H, &ly->qi) && make_w16(ly->kw, m->H, m->H, &ly->ki) &&
@@ -1175,7 +1153,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int T4 = (T + 3) & ~3;
     uint8_t *au = (uint8_t *)calloc((size_t)T4 * FF, 1);
     /* The 16-bit copy the VNNI matmul reads, for a batch large enough to pay for its weights. */
-    int16_t *a16 = T >= VNNI_MIN_TOKENS && vnni_ready(m) ? (int16_t *)calloc((size_t)T4 * FF, sizeof(int16_t)) : NULL;
+    int16_t *a16 = T >= VNNI_MIN_TOKENS && vnni_ready(m)
+                       ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
