@@ -290,6 +290,8 @@ typedef struct {
     float    *scores;    /* n_pieces (heap copy) */
     const char *blob;    /* piece bytes (mmap) */
     int *ht; int ht_mask;/* open-addressing: piece_index+1, 0 = empty */
+    int meta_inside;     /* some piece holds the metaspace after its first byte (else the
+                          * Viterbi search stops a candidate at the next word) */
     /* normalization map (sorted by cp) */
     int n_norm;
     uint32_t *norm_cp;   /* n_norm sorted codepoints */
@@ -354,8 +356,11 @@ static uint64_t fnv1a(const char *s, int n) {
     for (int i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
     return h;
 }
-static int tok_lookup(const tokenizer *t, const char *s, int n) {
-    uint32_t i = (uint32_t)(fnv1a(s, n) & t->ht_mask);
+#define FNV_BASIS 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+/* tok_lookup with the bytes' FNV-1a hash already known (the search extends it byte by byte). */
+static int tok_lookup_h(const tokenizer *t, const char *s, int n, uint64_t hash) {
+    uint32_t i = (uint32_t)(hash & t->ht_mask);
     for (;;) {
         int v = t->ht[i];
         if (v == 0) return -1;
@@ -458,11 +463,18 @@ static int tok_content(const tokenizer *t, const char *text,
     for (int i = 0; i < n; i++) {
         if (best[i] <= -1e29f) continue;
         int bi = cs[i];
-        /* try every piece length in chars while byte span fits */
+        /* try every piece length in chars while byte span fits; the hash grows with the span,
+         * and with no piece holding a metaspace inside, a span ends before the next word */
+        uint64_t h = FNV_BASIS;
         for (int e = i + 1; e <= n; e++) {
             int len = cs[e] - bi;
             if (len > t->max_piece_bytes) break;
-            int idx = tok_lookup(t, buf + bi, len);
+            if (e > i + 1 && !t->meta_inside && cs[e] - cs[e - 1] == 3 &&
+                (uint8_t)buf[cs[e - 1]] == 0xE2 && (uint8_t)buf[cs[e - 1] + 1] == 0x96 &&
+                (uint8_t)buf[cs[e - 1] + 2] == 0x81)
+                break;
+            for (int j = cs[e - 1]; j < cs[e]; j++) { h ^= (uint8_t)buf[j]; h *= FNV_PRIME; }
+            int idx = tok_lookup_h(t, buf + bi, len, h);
             if (idx >= 0 && idx != t->unk) {
                 float sc = best[i] + t->scores[idx];
                 if (sc > best[e]) { best[e] = sc; bp[e] = idx; bf[e] = i; }
@@ -1591,6 +1603,15 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
             }
         }
         t->norm_off[t->n_norm] = acc;
+    }
+
+    /* whether any piece holds the metaspace (UTF-8 E2 96 81) after its first byte */
+    t->meta_inside = 0;
+    for (int i = 0; i < t->n_pieces && !t->meta_inside; i++) {
+        const uint8_t *pb = (const uint8_t *)t->blob + t->offs[i];
+        int len = (int)(t->offs[i + 1] - t->offs[i]);
+        for (int j = 1; j + 2 < len; j++)
+            if (pb[j] == 0xE2 && pb[j + 1] == 0x96 && pb[j + 2] == 0x81) { t->meta_inside = 1; break; }
     }
 
     /* piece hash table */
