@@ -75,6 +75,28 @@ process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOff
     }
   });
 
+  it('frees the weights large batches made when asked (and by itself once idle), then makes them again with the same vectors', async () => {
+    const e = e5Engine()!;
+    // Enough tokens for the batch path (64 or more in one batch).
+    const texts = Array.from({ length: 6 }, (_, i) => `passage ${i}: merge the quarterly invoices into one PDF`);
+    const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    const before = (await e.passages(texts)).map(bytes);
+    // Only a CPU with AVX-512 VNNI makes batch-only weights; elsewhere there is nothing to free.
+    const vnni = /\bavx512_vnni\b/.test(
+      (() => {
+        try {
+          return readFileSync('/proc/cpuinfo', 'utf8');
+        } catch {
+          return '';
+        }
+      })(),
+    );
+    expect(e.trim?.() ?? false).toBe(vnni);
+    expect(e.trim?.() ?? false).toBe(false);
+    const after = (await e.passages(texts)).map(bytes);
+    for (let i = 0; i < texts.length; i++) expect(after[i]!.equals(before[i]!)).toBe(true);
+  });
+
   it('scans a catalog’s vectors in native code as the JavaScript loop does, and refuses bad shapes', () => {
     const e = e5Engine()!;
     const dims = 384;

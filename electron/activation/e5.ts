@@ -25,7 +25,16 @@ export interface E5Engine {
    * in JavaScript took 10–18). Absent on an engine without it; callers then scan in JavaScript.
    */
   dots?(matrix: Float32Array, q: Float32Array, out: Float32Array): void;
+  /**
+   * Free what large batches made for speed (on a CPU with AVX-512 VNNI, 44 MB of 16-bit weights)
+   * when no batch is running; the next large batch makes it again. True when something was freed.
+   * `passages` calls it by itself once embedding has been idle for {@link TRIM_AFTER_MS}.
+   */
+  trim?(): boolean;
 }
+
+/** Idle time after the last batch of passages before the engine frees its batch-only weights. */
+export const TRIM_AFTER_MS = 30_000;
 
 /** Why the engine is or is not in use (for `skills match --explain` and Settings). */
 export interface E5Status {
@@ -55,6 +64,7 @@ interface Addon {
   embed(handle: unknown, texts: string[], isQuery: boolean): Promise<Float32Array>;
   dim(handle: unknown): number;
   dots?(matrix: Float32Array, q: Float32Array, out: Float32Array): void;
+  trim?(handle: unknown): boolean;
 }
 
 /** Passages per call to the thread pool: large enough to share the weights' unpacking. */
@@ -103,17 +113,37 @@ function load(modelFile: string, addonFile: string, id = WEIGHTS_ID, force = fal
   const dims = addon.dim(handle);
   const rows = (flat: Float32Array, n: number) =>
     Array.from({ length: n }, (_, i) => flat.slice(i * dims, (i + 1) * dims));
+  // Embedding comes in bursts (an import, a background catch-up): the weights a burst made are
+  // kept while batches follow and freed once it has been idle, not held for the process's life.
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let running = 0;
+  const trim = addon.trim ? () => addon.trim!(handle) : undefined;
+  const trimWhenIdle = () => {
+    if (!trim) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      if (running === 0) trim();
+    }, TRIM_AFTER_MS);
+    idle.unref();
+  };
   const engine: E5Engine = {
     id,
     dims,
     querySync: (text) => addon.embedSync(handle, [text], true),
     query: (text) => addon.embed(handle, [text], true),
     ...(addon.dots ? { dots: addon.dots } : {}),
+    ...(trim ? { trim } : {}),
     async passages(texts) {
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        const chunk = texts.slice(i, i + BATCH);
-        out.push(...rows(await addon.embed(handle, chunk, false), chunk.length));
+      running++;
+      try {
+        for (let i = 0; i < texts.length; i += BATCH) {
+          const chunk = texts.slice(i, i + BATCH);
+          out.push(...rows(await addon.embed(handle, chunk, false), chunk.length));
+        }
+      } finally {
+        running--;
+        trimWhenIdle();
       }
       return out;
     },

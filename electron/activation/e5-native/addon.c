@@ -320,6 +320,20 @@ static napi_value embed_async(napi_env env, napi_callback_info info) {
     return promise;
 }
 
+/* trim(handle) -> boolean: free the VNNI weights of large batches when none is running. */
+static napi_value trim(napi_env env, napi_callback_info info) {
+    size_t argc = 1; napi_value argv[1];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    void *m = NULL;
+    if (argc < 1 || napi_get_value_external(env, argv[0], &m) != napi_ok || !m) {
+        napi_throw_type_error(env, NULL, "not a model handle");
+        return NULL;
+    }
+    napi_value r;
+    CHECK(env, napi_get_boolean(env, e5_trim(((holder_t *)m)->m) != 0, &r));
+    return r;
+}
+
 static napi_value dim(napi_env env, napi_callback_info info) {
     size_t argc = 1; napi_value argv[1];
     CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
@@ -366,6 +380,7 @@ static napi_value init(napi_env env, napi_value exports) {
         {"embedSync", NULL, embed_sync, NULL, NULL, NULL, napi_default, NULL},
         {"embed", NULL, embed_async, NULL, NULL, NULL, napi_default, NULL},
         {"dim", NULL, dim, NULL, NULL, NULL, napi_default, NULL},
+        {"trim", NULL, trim, NULL, NULL, NULL, napi_default, NULL},
         {"dots", NULL, dots, NULL, NULL, NULL, napi_default, NULL},
     };
     napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -265,7 +265,7 @@ static inline float gelu(float x) {
  * the term the activations' +128 offset adds to each row's integer dot product. */
 typedef struct {
     int16_t *s16; float *rs; double *k;
-    /* With AVX-512 VNNI only, made on the first large batch (vnni_ready): each weight times its
+    /* With AVX-512 VNNI only, made on the first large batch (vnni_acquire): each weight times its
      * block's scale, (q - 8) * s16, as one 16-bit integer (|value| <= 8 * 4095 < 2^15), in
      * matmul_s16_vnni's layout. Four times the Q4 bytes (42 MB for e5-small): the price of no
      * unpacking and no per-block scaling. NULL where a row could overflow 32 bits. */
@@ -303,8 +303,10 @@ typedef struct {
 struct e5_model {
     int H, NL, NH, FF, VOC, MAXP, TVS;
     /* The VNNI weights (qmat.w16): 0 not made, 1 being made by one thread, 2 ready, 3 not
-     * possible (no VNNI, out of memory). Made on the first large batch, never for queries. */
+     * possible (no VNNI, out of memory), 4 being freed (e5_trim). Made on the first large batch,
+     * never for queries; w16_users counts the batches that may read them. */
     int w16_state;
+    int w16_users;
     float eps;
     int qk, hd, nb_word;
     const block_q4_0 *word;
@@ -1194,16 +1196,30 @@ static void run_step(const splitter *sp, step_t *s) {
  * them for nothing (+30 ms at load, +44 MB). */
 #define VNNI_MIN_TOKENS 64
 
-/* Whether the model's VNNI weights are ready, making them on the first call. One thread makes
- * them; a batch that arrives meanwhile takes the u8 path, which gives the same vectors. */
-static int vnni_ready(e5_model *m) {
 #if defined(E5_X86_DISPATCH)
-    int st = __atomic_load_n(&m->w16_state, __ATOMIC_ACQUIRE);
+static void drop_w16(e5_model *m) {
+    for (int l = 0; l < m->NL; l++) {
+        qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
+                        &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
+        for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
+    }
+}
+#endif
+
+/* Take the model's VNNI weights for one batch, making them on the first call; 1 when the batch
+ * may use them, until vnni_release. One thread makes them; a batch that arrives meanwhile, or
+ * while e5_trim frees them, takes the u8 path, which gives the same vectors. The count of users
+ * is raised before the state is read, so e5_trim sees every batch that could still read them. */
+static int vnni_acquire(e5_model *m) {
+#if defined(E5_X86_DISPATCH)
+    __atomic_add_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
+    int st = __atomic_load_n(&m->w16_state, __ATOMIC_SEQ_CST);
     if (st == 2) return 1;
-    if (st != 0) return 0;
     int expect = 0;
-    if (!__atomic_compare_exchange_n(&m->w16_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (st != 0 || !__atomic_compare_exchange_n(&m->w16_state, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
         return 0;
+    }
     int ok = cpu_has_vnni() && m->H % 48 == 0 && m->FF % 48 == 0;
     for (int l = 0; ok && l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
@@ -1211,16 +1227,38 @@ static int vnni_ready(e5_model *m) {
              make_w16(ly->vw, m->H, m->H, &ly->vi) && make_w16(ly->aow, m->H, m->H, &ly->aoi) &&
              make_w16(ly->fiw, m->FF, m->H, &ly->fii) && make_w16(ly->fow, m->H, m->FF, &ly->foi);
     }
-    if (!ok) {
-        /* Out of memory half way: none of it is used (the u8 path serves). */
-        for (int l = 0; l < m->NL; l++) {
-            qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
-                            &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
-            for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
-        }
-    }
-    __atomic_store_n(&m->w16_state, ok ? 2 : 3, __ATOMIC_RELEASE);
+    /* Out of memory half way: none of it is used (the u8 path serves). */
+    if (!ok) drop_w16(m);
+    __atomic_store_n(&m->w16_state, ok ? 2 : 3, __ATOMIC_SEQ_CST);
+    if (!ok) __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
     return ok;
+#else
+    (void)m;
+    return 0;
+#endif
+}
+
+static void vnni_release(e5_model *m) {
+#if defined(E5_X86_DISPATCH)
+    __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
+#else
+    (void)m;
+#endif
+}
+
+int e5_trim(e5_model *m) {
+#if defined(E5_X86_DISPATCH)
+    int expect = 2;
+    if (!__atomic_compare_exchange_n(&m->w16_state, &expect, 4, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return 0;
+    /* A batch holds them (it raised the count before it read the state): try again later. */
+    if (__atomic_load_n(&m->w16_users, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_store_n(&m->w16_state, 2, __ATOMIC_SEQ_CST);
+        return 0;
+    }
+    drop_w16(m);
+    __atomic_store_n(&m->w16_state, 0, __ATOMIC_SEQ_CST);
+    return 1;
 #else
     (void)m;
     return 0;
@@ -1245,8 +1283,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int T4 = (T + 3) & ~3;
     uint8_t *au = (uint8_t *)calloc((size_t)T4 * FF, 1);
     /* The 16-bit copy the VNNI matmul reads, for a batch large enough to pay for its weights. */
-    int16_t *a16 = T >= VNNI_MIN_TOKENS && vnni_ready(m)
-                       ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
+    int vnni = T >= VNNI_MIN_TOKENS && vnni_acquire(m);
+    int16_t *a16 = vnni ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
@@ -1313,6 +1351,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
     free(au); free(a16); free(da); free(prob);
+    if (vnni) vnni_release(m);
     return 0;
 #undef QUANT
 #undef MATD

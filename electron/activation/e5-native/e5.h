@@ -25,6 +25,9 @@ int e5_token_count(e5_model *m, const char *text, int is_query);
 
 /* Embedding dimension (384). */
 int       e5_dim(const e5_model *m);
+/* Free what large batches made for speed (the VNNI weights, 44 MB for e5-small) when no batch is
+ * using it; the next large batch makes it again. Returns 1 when something was freed. */
+int       e5_trim(e5_model *m);
 
 /* Embed one text. `is_query` selects the "query: " (1) or "passage: " (0)
  * prefix described in the model card. `out` must hold e5_dim() floats; it is
