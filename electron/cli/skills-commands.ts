@@ -257,8 +257,14 @@ function registerImport(skills: Command, ctx: CliContext): void {
             servers.length > 0 ? await addPluginServers(c, servers, configured, scope, o.dryRun) : undefined;
           // The user's consent to download: only with the flag, only after the import stood.
           const packages = o.installPackages && !o.dryRun ? await installDeclared(c, loaded) : undefined;
-          // Vectors now, so the first match does not meet a catalog without them.
-          if (o.embed !== false && !o.dryRun && r.imported.length > 0) await embedWithProgress(c, ctx);
+          // Vectors now, so the first match does not meet a catalog without them. Embedding brings
+          // the phase-1 index up to date and saves it; without it the index is saved here, so a
+          // later process (`skills match`, `mcp serve`'s first search_skills) loads it instead of
+          // building it (about a second at 10,000 skills).
+          if (!o.dryRun && r.imported.length > 0) {
+            if (o.embed !== false) await embedWithProgress(c, ctx);
+            else await c.invoke('skills/warm-match', {});
+          }
           return { imported: r.imported, trigger_regression: r.trigger_regression, packages, mcp };
         });
         const failed = packages?.filter((p) => !p.ok) ?? [];

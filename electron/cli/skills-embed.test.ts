@@ -1,6 +1,7 @@
 // Vectors that exist: `skills import` computes the imported skills' e5 vectors (skippable with
 // --no-embed), `skills embed` computes what is missing, and `skills match` never waits for them —
 // it answers by words and says how many skills still lack a vector.
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +58,13 @@ d('skill vectors in the CLI', () => {
     const imp = await runCli(['--home', home, 'skills', 'import', '--no-embed', ...folders()]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stderr).not.toMatch(/embedded/);
+    // The import still saved the phase-1 index, so the next process loads it instead of building it.
+    const db = new Database(join(home, 'agents.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) FROM skill_index_cache').pluck().get()).toBe(1);
+    } finally {
+      db.close();
+    }
 
     const m = await runCli(['--home', home, '--json', 'skills', 'match', 'fill in this pdf form']);
     const r = JSON.parse(m.stdout) as MatchSkillsRes;
