@@ -71,14 +71,18 @@ process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOff
       expect(r.status, r.stderr).toBe(0);
       const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
       expect(narrow).toHaveLength(here.length);
-      for (let i = 0; i < here.length; i++) expect(here[i]!.equals(narrow[i]!), `${off}: vector ${i}`).toBe(true);
+      for (let i = 0; i < here.length; i++)
+        expect(here[i]!.equals(narrow[i]!), `${off}: vector ${i}`).toBe(true);
     }
   });
 
   it('frees the weights large batches made when asked (and by itself once idle), then makes them again with the same vectors', async () => {
     const e = e5Engine()!;
     // Enough tokens for the batch path (64 or more in one batch).
-    const texts = Array.from({ length: 6 }, (_, i) => `passage ${i}: merge the quarterly invoices into one PDF`);
+    const texts = Array.from(
+      { length: 6 },
+      (_, i) => `passage ${i}: merge the quarterly invoices into one PDF`,
+    );
     const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
     const before = (await e.passages(texts)).map(bytes);
     // Only a CPU with AVX-512 VNNI makes batch-only weights; elsewhere there is nothing to free.

@@ -1,9 +1,10 @@
 // Vectors that exist: `skills import` computes the imported skills' e5 vectors (skippable with
 // --no-embed), `skills embed` computes what is missing, and `skills match` never waits for them —
 // it answers by words and says how many skills still lack a vector.
-import Database from 'better-sqlite3';
+
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { E5_ADDON_FILE, E5_MODEL_FILE } from '../activation/index.js';
 import type { EmbedSkillsRes, MatchSkillsRes } from '../contract/skills.js';
