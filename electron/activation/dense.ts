@@ -147,7 +147,11 @@ export class DenseIndex {
     }
   }
 
-  /** How many live skills have a vector, of how many. */
+  /** Whether vectors are being computed now (an {@link embedMissing} run is under way). */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
   /** Whether any skill has a vector yet (asked on every match, so counted, not scanned). */
   anyEmbedded(): boolean {
     return this.held > 0;

@@ -53,6 +53,14 @@ export function e5MatchStatus(catalog: SkillCatalog): E5MatchStatus {
   };
 }
 
+/** {@link e5MatchStatus}, and whether vectors are being computed now in any store. */
+export function semanticStatus(catalog: SkillCatalog): E5MatchStatus & { embedding: boolean } {
+  const engine = e5Engine();
+  const embedding =
+    engine !== null && catalog.stores().some((s) => denseIndex(skillIndex(s.db), engine)?.busy === true);
+  return { ...e5MatchStatus(catalog), embedding };
+}
+
 /** The message's e5 vector for phase 1, computed on the thread pool; null when not in use. */
 export async function denseQuery(message: string): Promise<MatchOptions['dense']> {
   const engine = e5Engine();

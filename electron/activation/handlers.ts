@@ -1,6 +1,6 @@
 import type { EventHub, HandlersFor } from '../contract/channels.js';
 import type { CatalogRef } from '../skills/index.js';
-import { denseQuery, e5MatchStatus, embedCatalog } from './full-match.js';
+import { denseQuery, e5MatchStatus, embedCatalog, semanticStatus } from './full-match.js';
 import { explainMatch, matchSkills, syncSkillIndexes, warmSkillIndexes } from './phase1.js';
 
 /** What the activation slice needs. */
@@ -102,10 +102,19 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
       };
     },
 
+    'skills/semantic-status': async () => {
+      const c = catalog.get();
+      syncSkillIndexes(c, { prime: deps.primeMatcher });
+      return semanticStatus(c);
+    },
+
     'skills/warm-match': async () => {
       const t0 = deps.now();
       await warmSkillIndexes(catalog.get());
       return { took_ms: Math.round(deps.now() - t0) };
     },
-  } satisfies Pick<HandlersFor<'skills'>, 'skills/match' | 'skills/embed' | 'skills/warm-match'>;
+  } satisfies Pick<
+    HandlersFor<'skills'>,
+    'skills/match' | 'skills/embed' | 'skills/warm-match' | 'skills/semantic-status'
+  >;
 }

@@ -201,6 +201,19 @@ export interface EmbedSkillsRes {
 }
 
 /**
+ * `skills/semantic-status`: whether matching by meaning (the e5 model) is in use, how many skills
+ * have their vector, and whether vectors are being computed now (Settings shows it).
+ */
+export const SemanticStatusReqSchema = z.object({}).strict();
+/** Request of `skills/semantic-status`. */
+export type SemanticStatusReq = z.infer<typeof SemanticStatusReqSchema>;
+/** Reply of `skills/semantic-status`. */
+export interface SemanticStatusRes extends E5StatusView {
+  /** Vectors are being computed now (after an import, in the background, or asked for). */
+  embedding: boolean;
+}
+
+/**
  * `skills/warm-match`: build phase 1's in-memory index now, in slices that leave the process free
  * for other requests, so the first match (a server's first `search_skills`) costs what later ones
  * do. A match asked meanwhile builds what is missing at once, as without it.
@@ -1020,6 +1033,7 @@ export interface SkillsChannels {
   'skills/set-switch': { req: SetSkillSwitchReq; res: SetSkillSwitchRes };
   'skills/embed': { req: EmbedSkillsReq; res: EmbedSkillsRes };
   'skills/warm-match': { req: WarmMatchReq; res: WarmMatchRes };
+  'skills/semantic-status': { req: SemanticStatusReq; res: SemanticStatusRes };
   'skills/import-package': { req: ImportPackageReq; res: ImportPackageRes };
   'skills/export-package': { req: ExportPackageReq; res: ExportPackageRes };
   'skills/delete': { req: DeleteSkillReq; res: DeleteSkillRes };
@@ -1049,6 +1063,7 @@ export const skillsRequestSchemas = {
   'skills/set-switch': SetSkillSwitchReqSchema,
   'skills/embed': EmbedSkillsReqSchema,
   'skills/warm-match': WarmMatchReqSchema,
+  'skills/semantic-status': SemanticStatusReqSchema,
   'skills/import-package': ImportPackageReqSchema,
   'skills/export-package': ExportPackageReqSchema,
   'skills/delete': DeleteSkillReqSchema,

@@ -323,6 +323,7 @@ export function createSkillsHandlers(deps: SkillsHandlerDeps) {
     | 'skills/match'
     | 'skills/embed'
     | 'skills/warm-match'
+    | 'skills/semantic-status'
     | 'skills/call-tool'
   > &
     Pick<HandlersFor<'skills'>, SkillVersionChannel>;

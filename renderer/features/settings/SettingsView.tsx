@@ -7,6 +7,7 @@ import { PackagesCard } from './PackagesCard.js';
 import { ProvidersCard } from './ProvidersCard.js';
 import { PythonCard } from './PythonCard.js';
 import { SandboxCard } from './SandboxCard.js';
+import { SemanticCard } from './SemanticCard.js';
 import { THEME_PREFS, type ThemePref } from './settings-store.js';
 
 const THEME_LABELS: Record<ThemePref, { label: string; icon: IconName }> = {
@@ -159,6 +160,7 @@ export function SettingsView() {
           <SandboxCard />
           <PackagesCard />
           <PythonCard />
+          <SemanticCard />
           <ToolsSettings />
           <SourcesCard />
           <section className="card" aria-labelledby="appearance-title">
