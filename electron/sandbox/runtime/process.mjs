@@ -422,6 +422,9 @@ function boot(place = configuredPlace()) {
   worker.on('message', (m) => {
     if (entry.dead) return;
     if (entry.resetting) {
+      // `unrestorable`: the job left state the restore does not cover; the worker is ended (kill
+      // stops a worker that is in no job's hands and boots its replacement).
+      if (m?.type === 'unrestorable') return kill(entry, 'a worker could not restore its state');
       if (m?.type !== 'ready') return kill(entry, 'a worker spoke while restoring its state');
       clearTimeout(entry.resetting);
       entry.resetting = null;
@@ -828,15 +831,16 @@ function finish(job, how) {
   actives.delete(job);
   const entry = job.entry;
   const report = how.report && typeof how.report === 'object' ? how.report : null;
-  // Reuse only a worker whose job ended by itself, within every limit, and which says it can
-  // restore what the job left; it then has RESET_MS to say `ready` again.
+  // Reuse only a worker whose job ended by itself, within every limit, and which then says it
+  // restored what the job left (`ready`, within RESET_MS); one that says `unrestorable` (or
+  // anything else) is ended. Until then it is in no one's hands: a job waits for another worker.
   // A host call still open is fine for a cancelled job: the cancel's flag made the worker's wait
   // return (Python saw CANCELLED and ended), and the app's late answer is dropped because the job
   // is done (answerWorker). Refusing it ended the worker of every run cancelled from inside its
   // own host call, which is where a checkpoint's or a tool's cancel usually lands under load.
   const reuse =
     config.reuse === true &&
-    report?.reusable === true &&
+    report !== null &&
     !job.limitHit &&
     !how.killed &&
     !how.crashed &&

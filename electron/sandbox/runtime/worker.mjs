@@ -367,9 +367,9 @@ function runJob({ code, limits, files }) {
   armed = false;
   const unstaged = unstageFiles();
   if (!outcome.ok && outcome.error?.type === 'MemoryError') memoryCapHit = true;
-  // Whether this worker can be restored for another job; the supervisor decides (it also knows
-  // about deadlines and protocol breaks), the worker only says what it saw.
-  const unrestorable = pristine ? (unstaged ?? restoreBlocker(broke)) : 'reuse is off';
+  // The result goes first: whether this worker can be restored is decided after it, off the run's
+  // critical path (the JavaScript side's fingerprint alone is most of a millisecond). Nothing of
+  // the job runs in between: this is one synchronous stretch of the worker's only thread.
   port.postMessage({
     type: 'done',
     outcome,
@@ -378,15 +378,18 @@ function runJob({ code, limits, files }) {
     truncated: out.truncated,
     memoryCapHit,
     runMs: now() - started,
-    reusable: unrestorable === null,
   });
+  // Whether this worker can be restored for another job; the supervisor decides (it also knows
+  // about deadlines and protocol breaks, and ends a worker it will not reuse whatever this says),
+  // the worker only says what it saw: `ready` once restored, else `unrestorable`.
+  const unrestorable = pristine ? (unstaged ?? restoreBlocker(broke)) : 'reuse is off';
   if (unrestorable === null) {
     const t0 = now();
     restore();
     port.postMessage({ type: 'ready', resetMs: now() - t0 });
     // After the first job only (a no-op later); a job sent meanwhile waits in the port's queue.
     compactPristine();
-  }
+  } else port.postMessage({ type: 'unrestorable', reason: String(unrestorable).slice(0, 200) });
 }
 
 // --- A run's files ---------------------------------------------------------------------------------
