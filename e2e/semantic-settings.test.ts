@@ -2,11 +2,10 @@
 // --no-embed) shows how many are pending, "Prepare … now" computes them with progress, and the card
 // then says every skill can be matched by meaning; in both themes and at both sizes (screenshots
 // kept under test-artifacts/e2e).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { E5_ADDON_FILE, E5_MODEL_FILE } from '../electron/activation/index.js';
-import { runCli, tempDir } from '../electron/test-support/index.js';
+import { runCli, skillFolders } from '../electron/test-support/index.js';
 import { gotoChat } from './browser.js';
 import { describeWeb, shot } from './web-suite.js';
 
@@ -16,22 +15,11 @@ if (!installed && process.env.CI)
 
 /** Three skills imported without their vectors, before web mode starts. */
 async function withPendingSkills(home: string): Promise<void> {
-  const root = tempDir();
-  const dirs = (
-    [
-      ['pdf-forms', 'Fill PDF forms and merge PDF files.'],
-      ['sea-poems', 'Write short poems and haiku about the sea.'],
-      ['budget-sheets', 'Total and average the numbers in a spreadsheet.'],
-    ] as const
-  ).map(([name, description]) => {
-    const dir = join(root, name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'SKILL.md'),
-      `---\nname: ${name}\ndescription: ${description}\n---\n\nDo it well.\n`,
-    );
-    return dir;
-  });
+  const dirs = skillFolders([
+    ['pdf-forms', 'Fill PDF forms and merge PDF files.'],
+    ['sea-poems', 'Write short poems and haiku about the sea.'],
+    ['budget-sheets', 'Total and average the numbers in a spreadsheet.'],
+  ]);
   const r = await runCli(['--home', home, 'skills', 'import', '--no-embed', ...dirs]);
   if (r.code !== 0) throw new Error(`import failed: ${r.stderr}`);
 }

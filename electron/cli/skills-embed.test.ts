@@ -2,36 +2,25 @@
 // --no-embed), `skills embed` computes what is missing, and `skills match` never waits for them —
 // it answers by words and says how many skills still lack a vector.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { E5_ADDON_FILE, E5_MODEL_FILE } from '../activation/index.js';
 import type { EmbedSkillsRes, MatchSkillsRes } from '../contract/skills.js';
-import { runCli, tempDir } from '../test-support/index.js';
+import { runCli, skillFolders, tempDir } from '../test-support/index.js';
 
 const installed = existsSync(E5_MODEL_FILE) && existsSync(E5_ADDON_FILE);
 if (!installed && process.env.CI)
   throw new Error(`e5 model or engine missing (${E5_MODEL_FILE}); run node scripts/setup-e5.mjs`);
 const d = installed ? describe : describe.skip;
 
-function folders(): string[] {
-  const root = tempDir();
-  const skills: Array<[string, string]> = [
+const folders = () =>
+  skillFolders([
     ['pdf-forms', 'Fill PDF forms and merge PDF files.'],
     ['sea-poems', 'Write short poems and haiku about the sea.'],
     ['budget-sheets', 'Total and average the numbers in a spreadsheet.'],
-  ];
-  return skills.map(([name, description]) => {
-    const dir = join(root, name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'SKILL.md'),
-      `---\nname: ${name}\ndescription: ${description}\n---\n\nDo it well.\n`,
-    );
-    return dir;
-  });
-}
+  ]);
 
 d('skill vectors in the CLI', () => {
   it('import computes them, so the first match already ranks by meaning', async () => {

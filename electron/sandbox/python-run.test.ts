@@ -74,6 +74,23 @@ describe('display() in run_python', () => {
   }, 300_000);
 });
 
+/**
+ * The count of restored workers once it stops moving: resets of earlier runs' workers are reported
+ * after their results, and a test that counts one more must not count theirs.
+ */
+async function resetsSettled(): Promise<number> {
+  let settled = -1;
+  await expect
+    .poll(() => {
+      const now = pool.stats().workerResets;
+      const same = now === settled;
+      settled = now;
+      return same;
+    })
+    .toBe(true);
+  return settled;
+}
+
 describe('cancelling a run', () => {
   /** Run `code` and abort once Python reached its first checkpoint (so it is surely running). */
   async function cancelWhenRunning(code: string, graceMs = 500) {
@@ -94,15 +111,7 @@ describe('cancelling a run', () => {
     const recycles = pool.stats().recycles;
     // Resets of earlier runs' workers are reported after their results: let them land first, so
     // the count below moves only for the interrupted worker.
-    let settled = -1;
-    await expect
-      .poll(() => {
-        const now = pool.stats().workerResets;
-        const same = now === settled;
-        settled = now;
-        return same;
-      })
-      .toBe(true);
+    const settled = await resetsSettled();
     // A grace long enough that a loaded machine still delivers the interrupt before the kill: the
     // run must end by the interrupt, whatever the load.
     const { r, afterAbortMs } = await cancelWhenRunning(
@@ -123,15 +132,7 @@ describe('cancelling a run', () => {
   }, 120_000);
 
   it('gives the worker back when the cancel lands inside a host call the app never answers', async () => {
-    let settled = -1;
-    await expect
-      .poll(() => {
-        const now = pool.stats().workerResets;
-        const same = now === settled;
-        settled = now;
-        return same;
-      })
-      .toBe(true);
+    const settled = await resetsSettled();
     const ac = new AbortController();
     let calls = 0;
     const r = await pool.run(

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -112,6 +121,23 @@ export function skipWithout(missing: string | null | undefined | false, suite: s
 export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
   const v = env.CI?.trim().toLowerCase();
   return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
+
+/**
+ * Agent Skills folders (a SKILL.md each, "Do it well." as the body) in a new temporary folder,
+ * one per `[name, description]`; their paths, in order.
+ */
+export function skillFolders(skills: ReadonlyArray<readonly [string, string]>): string[] {
+  const root = tempDir();
+  return skills.map(([name, description]) => {
+    const dir = join(root, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${description}\n---\n\nDo it well.\n`,
+    );
+    return dir;
+  });
 }
 
 /** Run the CLI in-process; returns exit code and captured output. */

@@ -320,30 +320,35 @@ static napi_value embed_async(napi_env env, napi_callback_info info) {
     return promise;
 }
 
-/* trim(handle) -> boolean: free the VNNI weights of large batches when none is running. */
-static napi_value trim(napi_env env, napi_callback_info info) {
+/* The model of a call's one handle argument; NULL (a TypeError thrown) when it is not one. */
+static e5_model *model_arg(napi_env env, napi_callback_info info) {
     size_t argc = 1; napi_value argv[1];
-    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+        throw_last(env);
+        return NULL;
+    }
     void *m = NULL;
     if (argc < 1 || napi_get_value_external(env, argv[0], &m) != napi_ok || !m) {
         napi_throw_type_error(env, NULL, "not a model handle");
         return NULL;
     }
+    return ((holder_t *)m)->m;
+}
+
+/* trim(handle) -> boolean: free the VNNI weights of large batches when none is running. */
+static napi_value trim(napi_env env, napi_callback_info info) {
+    e5_model *m = model_arg(env, info);
+    if (!m) return NULL;
     napi_value r;
-    CHECK(env, napi_get_boolean(env, e5_trim(((holder_t *)m)->m) != 0, &r));
+    CHECK(env, napi_get_boolean(env, e5_trim(m) != 0, &r));
     return r;
 }
 
 static napi_value dim(napi_env env, napi_callback_info info) {
-    size_t argc = 1; napi_value argv[1];
-    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-    void *m = NULL;
-    if (argc < 1 || napi_get_value_external(env, argv[0], &m) != napi_ok || !m) {
-        napi_throw_type_error(env, NULL, "not a model handle");
-        return NULL;
-    }
+    e5_model *m = model_arg(env, info);
+    if (!m) return NULL;
     napi_value r;
-    CHECK(env, napi_create_int32(env, e5_dim(((holder_t *)m)->m), &r));
+    CHECK(env, napi_create_int32(env, e5_dim(m), &r));
     return r;
 }
 
