@@ -34,15 +34,24 @@ export function embedCatalog(catalog: SkillCatalog, onProgress?: (p: DenseProgre
 
 /** How far the catalog's e5 vectors are, and why the signal is off when it is. */
 export function e5MatchStatus(catalog: SkillCatalog): E5MatchStatus {
+  const { embedding: _, ...status } = semanticStatus(catalog);
+  return status;
+}
+
+/** {@link e5MatchStatus}, and whether vectors are being computed now in any store (one pass). */
+export function semanticStatus(catalog: SkillCatalog): E5MatchStatus & { embedding: boolean } {
   const status = e5Status();
   const engine = e5Engine();
-  if (!engine) return { used: false, reason: status.reason, embedded: 0, total: 0 };
+  if (!engine) return { used: false, reason: status.reason, embedded: 0, total: 0, embedding: false };
   let embedded = 0;
   let total = 0;
+  let embedding = false;
   for (const s of catalog.stores()) {
-    const p = denseIndex(skillIndex(s.db), engine)?.progress();
+    const d = denseIndex(skillIndex(s.db), engine);
+    const p = d?.progress();
     embedded += p?.embedded ?? 0;
     total += p?.total ?? 0;
+    embedding ||= d?.busy === true;
   }
   return {
     used: embedded > 0,
@@ -50,15 +59,8 @@ export function e5MatchStatus(catalog: SkillCatalog): E5MatchStatus {
     model: engine.id,
     embedded,
     total,
+    embedding,
   };
-}
-
-/** {@link e5MatchStatus}, and whether vectors are being computed now in any store. */
-export function semanticStatus(catalog: SkillCatalog): E5MatchStatus & { embedding: boolean } {
-  const engine = e5Engine();
-  const embedding =
-    engine !== null && catalog.stores().some((s) => denseIndex(skillIndex(s.db), engine)?.busy === true);
-  return { ...e5MatchStatus(catalog), embedding };
 }
 
 /** The message's e5 vector for phase 1, computed on the thread pool; null when not in use. */
