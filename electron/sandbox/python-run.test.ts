@@ -158,6 +158,49 @@ describe('cancelling a run', () => {
     expect((await pool.run('print(6 * 7)')).stdout).toBe('42\n');
   }, 120_000);
 
+  it('leaves no state for the next run when the code catches a cancel inside a host call and writes some', async () => {
+    // The reused worker's restore must undo what the cancelled code did after catching the cancel:
+    // a module attribute and a builtin replaced. (A file written outside the run's folders ends the
+    // worker instead; that path is the state-leak test's.)
+    await resetsSettled();
+    const ac = new AbortController();
+    const r = await pool.run(
+      [
+        'import skilldesk, sys, builtins',
+        'try:',
+        '    skilldesk.get_page("anything")',
+        'except BaseException:',
+        '    pass',
+        'for _ in range(5):',
+        '    try:',
+        '        sys.leaked = "secret"',
+        '        builtins.len = lambda x: 42',
+        '        break',
+        '    except BaseException:',
+        '        pass',
+      ].join('\n'),
+      {
+        signal: ac.signal,
+        limits: { timeout_ms: 60_000, grace_ms: 10_000 },
+        host: {
+          call: () => {
+            ac.abort();
+            return new Promise(() => {});
+          },
+        },
+      },
+    );
+    expect(r.error).toMatchObject({ code: 'CANCELLED' });
+    // Whether the worker is restored or ended depends on where the pending interrupt lands: in the
+    // code, or in the runner after it, which then cannot report and so ends its worker. Either
+    // way the next runs, on whichever worker serves them, see nothing of it.
+    await resetsSettled();
+    for (let i = 0; i < 3; i++) {
+      const next = await pool.run('import sys\nprint(getattr(sys, "leaked", None), len([1, 2]))');
+      expect(next.stdout).toBe('None 2\n');
+    }
+  }, 120_000);
+
   it('ends the worker after the grace when the code catches the interrupt and loops on', async () => {
     const recycles = pool.stats().recycles;
     const { r } = await cancelWhenRunning(
