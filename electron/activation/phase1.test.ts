@@ -268,6 +268,43 @@ describe('pruned scoring', () => {
   });
 });
 
+describe('scoring buffers', () => {
+  it('leaves nothing of one match in the next: a trigger-phrase skill scored only after pruning', () => {
+    // "zorblat" and "quixel" are scored first and prune the rest; the skill whose trigger phrase
+    // the message holds ("if it is", no content word) has neither, so it joins the live list
+    // unscored and gets "common" alone, added to its slot by bisection. Its sum once outlived the
+    // match and was read as a score by the next one.
+    const skills = [
+      { name: 'Trigger only', description: 'common', trigger_phrases: ['if it is'] },
+      ...Array.from({ length: 5 }, (_, i) => ({
+        name: `Strong ${i}`,
+        description: `zorblat quixel common ${'pad '.repeat(i)}`,
+      })),
+      ...Array.from({ length: 600 }, (_, i) => ({
+        name: `Filler ${i}`,
+        description: `common thing number ${i}`,
+      })),
+    ];
+    const fill = (store: SkillStore) =>
+      store.repo.transaction(() => {
+        for (const s of skills) add(store, s);
+      });
+    const used = openStore('account', tempDir())!;
+    fill(used);
+    const c = new SkillCatalog(used, null);
+    const first = matchSkills(c, 'zorblat quixel common if it is', { limit: 5, semantic: false });
+    expect(first[0]!.name).toBe('Trigger only');
+    const fresh = openStore('account', tempDir())!;
+    fill(fresh);
+    const f = new SkillCatalog(fresh, null);
+    for (const m of ['common', 'common thing', 'zorblat common']) {
+      expect(matchSkills(c, m, { limit: 5, semantic: false }), m).toEqual(
+        matchSkills(f, m, { limit: 5, semantic: false }),
+      );
+    }
+  });
+});
+
 /** A fixed catalog: Zipf-like words over every field, so postings span fields and pruning kicks in. */
 function pinnedCatalog(): { skills: Array<Record<string, unknown>>; messages: string[] } {
   const vocab = (

@@ -374,7 +374,7 @@ interface PartScores {
    * the rest, the live ones (each pruned slot's final score is below the k-th's, so ranking
    * these alone gives the same top k).
    */
-  candidates: ArrayLike<number>;
+  candidates: Int32Array;
   /** Slot → the longest trigger phrase of that skill found verbatim in the message. */
   exact: Map<number, string>;
   /** The query's terms with their idf, as scored. */
@@ -409,6 +409,10 @@ interface Buffers {
   named: Float64Array;
   touched: SlotList;
   namedSlots: SlotList;
+  /** The scored slots still live once MaxScore prunes. */
+  live: SlotList;
+  /** The k best scores so far, as a min-heap ({@link kthScore}). */
+  heap: Float64Array;
 }
 
 const buffers = new WeakMap<SkillIndex, Buffers>();
@@ -422,11 +426,14 @@ function buffersOf(index: SkillIndex): Buffers {
       named: new Float64Array(n),
       touched: new SlotList(),
       namedSlots: new SlotList(),
+      live: new SlotList(),
+      heap: new Float64Array(64),
     };
     buffers.set(index, b);
   }
   b.touched.n = 0;
   b.namedSlots.n = 0;
+  b.live.n = 0;
   return b;
 }
 
@@ -446,7 +453,8 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
     .sort((a, b) => b.ub - a.ub || (a.t.term < b.t.term ? -1 : 1));
   return ps.map((part) => {
     const { nameLengths } = part.index;
-    const { acc, named, touched, namedSlots } = buffersOf(part.index);
+    const bufs = buffersOf(part.index);
+    const { acc, named, touched, namedSlots } = bufs;
     const exact = new Map<number, string>();
     for (const g of grams) {
       for (const slot of part.index.triggers.get(g) ?? []) {
@@ -463,33 +471,44 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
     let rest = ubs.reduce((a, x) => a + x, 0);
     let pruned = false;
     // After pruning: the scored skills that could still reach the top k.
-    let live: ArrayLike<number> = [];
+    let live: Int32Array = new Int32Array(0);
     // The best score so far bounds the k-th: while the rest is above it, no need to find the k-th.
     let maxAcc = 0;
+    // So does the last k-th found plus the most each term since could add to any one skill (every
+    // score grows by at most that, so the k-th does too): finding the k-th walks every scored
+    // skill, thousands per term at 10,000 skills, and most of those walks could not prune.
+    let kthBound = Number.POSITIVE_INFINITY;
     for (let j = 0; j < weighted.length; j++) {
       const w = weighted[j]!;
       rest -= ubs[j]!;
       const d = data[j];
       if (d) {
-        if (!pruned)
+        if (!pruned) {
           maxAcc = Math.max(maxAcc, fullPass(d, w.idf, w.t.weight, acc, named, touched, namedSlots));
-        else partialPass(d, w.idf, w.t.weight, acc, named, live, namedSlots);
+          kthBound += ubs[j]! / (1 + NAME_BOOST);
+        } else partialPass(d, w.idf, w.t.weight, acc, named, live, namedSlots);
       }
       // MaxScore: once the terms left could not lift a skill that has none of the terms so far
       // above the k-th score reached, only skills already scored can still enter the top k.
       // They still get every term, so the top k is exactly what scoring everything would give.
       if (k > 0 && !pruned && j + 1 < weighted.length && touched.n >= k) {
-        const kth = rest < maxAcc ? kthScore(acc, touched.a, touched.n, k, part) : 0;
+        // The bound's slack covers the rounding of the sums it stands for.
+        let kth = 0;
+        if (rest < maxAcc && rest < kthBound * (1 + 1e-9)) {
+          kth = kthScore(acc, touched.a, touched.n, k, part, bufs);
+          kthBound = kth;
+        }
         if (rest < kth) {
           pruned = true;
           // A skill whose score so far, with every remaining term and the name boost, stays
           // below the k-th cannot enter the top k either: it gets no more terms.
-          const keep: number[] = [];
+          // (A typed list: at 100,000 skills it holds tens of thousands, read by every later pass.)
+          const keep = bufs.live;
           const ts = touched.a;
           const kept = (slot: number) => (1 + NAME_BOOST) * acc[slot]! + rest >= kth;
           for (let i = 0; i < touched.n; i++) {
             const slot = ts[i]!;
-            if (kept(slot)) keep.push(slot);
+            if ((1 + NAME_BOOST) * acc[slot]! + rest >= kth) keep.push(slot);
           }
           // A skill whose trigger phrase the message holds ranks first whatever its score, so it
           // gets every term (its score orders it among such skills and is shown). Whether it is
@@ -504,12 +523,12 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
             for (let i = 0; i <= j; i++) {
               const x = weighted[i]!;
               const di = data[i];
-              if (di) partialPass(di, x.idf, x.t.weight, acc, named, [slot], namedSlots, true);
+              if (di) partialPass(di, x.idf, x.t.weight, acc, named, Int32Array.of(slot), namedSlots, true);
             }
             if (acc[slot] !== 0) touched.push(slot);
             keep.push(slot);
           }
-          live = keep;
+          live = keep.view();
         }
       }
     }
@@ -660,7 +679,7 @@ function partialPass(
   weight: number,
   acc: Float64Array,
   named: Float64Array,
-  slots: ArrayLike<number>,
+  slots: Int32Array,
   namedSlots: SlotList,
   force = false,
 ): void {
@@ -701,41 +720,65 @@ function addOne(
 }
 
 /** The k-th highest score so far among the part's visible scored skills. */
-function kthScore(acc: Float64Array, touched: Int32Array, n: number, k: number, part: Part): number {
-  const heap: number[] = [];
+function kthScore(
+  acc: Float64Array,
+  touched: Int32Array,
+  n: number,
+  k: number,
+  part: Part,
+  b: Buffers,
+): number {
+  if (b.heap.length < k) b.heap = new Float64Array(k);
+  // A min-heap of the k best in a reused typed buffer (this walks every scored skill).
+  const heap = b.heap;
+  let size = 0;
   for (let t = 0; t < n; t++) {
     const slot = touched[t]!;
     const v = acc[slot]!;
-    if (heap.length === k && v <= heap[0]!) continue;
+    if (size === k && v <= heap[0]!) continue;
     if (part.hidden(slot)) continue;
-    if (heap.length < k) {
-      heap.push(v);
-      for (let i = heap.length - 1; i > 0; ) {
+    if (size < k) {
+      let i = size++;
+      while (i > 0) {
         const p = (i - 1) >> 1;
-        if (heap[p]! <= heap[i]!) break;
-        [heap[p], heap[i]] = [heap[i]!, heap[p]!];
+        if (heap[p]! <= v) break;
+        heap[i] = heap[p]!;
         i = p;
       }
+      heap[i] = v;
     } else {
-      heap[0] = v;
-      for (let i = 0; ; ) {
+      let i = 0;
+      for (;;) {
         const l = 2 * i + 1;
         const r = l + 1;
-        let m = i;
-        if (l < k && heap[l]! < heap[m]!) m = l;
-        if (r < k && heap[r]! < heap[m]!) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        let m = l;
+        if (l >= k) break;
+        if (r < k && heap[r]! < heap[l]!) m = r;
+        if (heap[m]! >= v) break;
+        heap[i] = heap[m]!;
         i = m;
       }
+      heap[i] = v;
     }
   }
-  return heap.length === k ? heap[0]! : 0;
+  return size === k ? heap[0]! : 0;
 }
 
-/** Zero the buffers a scoring pass touched. */
+/**
+ * Zero the buffers a scoring pass touched: the scored slots, and the trigger-phrase slots, which a
+ * pass after pruning may score without listing them as scored.
+ */
 function release(scores: PartScores[]): void {
-  for (const s of scores) for (const slot of s.touched) s.acc[slot] = 0;
+  for (const s of scores) {
+    const { acc, touched } = s;
+    const n = s.part.index.docs.length;
+    // Past a fraction of the store, one sequential fill beats that many scattered writes.
+    if (touched.length * 8 > n) acc.fill(0, 0, n);
+    else {
+      for (let i = 0; i < touched.length; i++) acc[touched[i]!] = 0;
+      for (const slot of s.exact.keys()) acc[slot] = 0;
+    }
+  }
 }
 
 /** Every candidate slot of every part (hidden skills left out). */
