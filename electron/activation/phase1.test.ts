@@ -268,39 +268,84 @@ describe('pruned scoring', () => {
   });
 });
 
-describe('scoring buffers', () => {
-  it('leaves nothing of one match in the next: a trigger-phrase skill scored only after pruning', () => {
-    // "zorblat" and "quixel" are scored first and prune the rest; the skill whose trigger phrase
-    // the message holds ("if it is", no content word) has neither, so it joins the live list
-    // unscored and gets "common" alone, added to its slot by bisection. Its sum once outlived the
-    // match and was read as a score by the next one.
-    const skills = [
-      { name: 'Trigger only', description: 'common', trigger_phrases: ['if it is'] },
-      ...Array.from({ length: 5 }, (_, i) => ({
-        name: `Strong ${i}`,
-        description: `zorblat quixel common ${'pad '.repeat(i)}`,
-      })),
-      ...Array.from({ length: 600 }, (_, i) => ({
-        name: `Filler ${i}`,
-        description: `common thing number ${i}`,
-      })),
-    ];
-    const fill = (store: SkillStore) =>
-      store.repo.transaction(() => {
-        for (const s of skills) add(store, s);
-      });
-    const used = openStore('account', tempDir())!;
-    fill(used);
-    const c = new SkillCatalog(used, null);
-    const first = matchSkills(c, 'zorblat quixel common if it is', { limit: 5, semantic: false });
-    expect(first[0]!.name).toBe('Trigger only');
-    const fresh = openStore('account', tempDir())!;
-    fill(fresh);
-    const f = new SkillCatalog(fresh, null);
+describe('trigger-phrase skills under pruning', () => {
+  // "zorblat" and "quixel" are scored first and prune the rest. The skill whose trigger phrase the
+  // message holds ("if it is": no content word) has neither, so it joins the live list unscored;
+  // "common", in 90 skills, is then added by one scan of its postings (the live list is too long
+  // for bisection next to them).
+  const skills = [
+    { name: 'Trigger only', description: 'common', trigger_phrases: ['if it is'] },
+    ...Array.from({ length: 5 }, (_, i) => ({
+      name: `Strong ${i}`,
+      description: `zorblat quixel common ${'pad '.repeat(i)}`,
+    })),
+    ...Array.from({ length: 600 }, (_, i) => ({
+      name: `Filler ${i}`,
+      description: `${i < 84 ? 'common' : 'other'} thing number ${i}`,
+    })),
+  ];
+  const catalog = () => {
+    const store = openStore('account', tempDir())!;
+    store.repo.transaction(() => {
+      for (const s of skills) add(store, s);
+    });
+    return new SkillCatalog(store, null);
+  };
+  const message = 'zorblat quixel common if it is';
+
+  it('gives such a skill its later terms, as scoring every skill does', () => {
+    const c = catalog();
+    const got = matchSkills(c, message, { limit: 5, semantic: false });
+    expect(got[0]!.name).toBe('Trigger only');
+    // Its score counts "common": above 1, the score of a trigger phrase with no term.
+    expect(got[0]!.score).toBeGreaterThan(1);
+    expect(got).toEqual(explainMatch(c, message, { limit: 5, semantic: false }).matches);
+  });
+
+  it('leaves nothing of one match in the next', () => {
+    const used = catalog();
+    matchSkills(used, message, { limit: 5, semantic: false });
+    const fresh = catalog();
     for (const m of ['common', 'common thing', 'zorblat common']) {
-      expect(matchSkills(c, m, { limit: 5, semantic: false }), m).toEqual(
-        matchSkills(f, m, { limit: 5, semantic: false }),
+      expect(matchSkills(used, m, { limit: 5, semantic: false }), m).toEqual(
+        matchSkills(fresh, m, { limit: 5, semantic: false }),
       );
+    }
+  });
+});
+
+describe('many trigger phrases in one message', () => {
+  it('ranks as scoring every skill does when they fill the top, hidden ones left out', () => {
+    const account = openStore('account', tempDir())!;
+    const workspace = openStore('workspace', tempDir())!;
+    // Phrases of one to four words the messages below hold, several skills each, with other
+    // words of the message in their texts; some account skills are overridden by the workspace.
+    const phrases = ['report', 'sales report', 'quarterly sales report', 'the quarterly sales report'];
+    account.repo.transaction(() => {
+      for (let i = 0; i < 40; i++)
+        add(account, {
+          name: `Account ${i}`,
+          description: `${i % 3 === 0 ? 'sales' : 'numbers'} ${i % 5 === 0 ? 'quarterly chart' : 'table'} ${'x '.repeat(i % 4)}`,
+          trigger_phrases: [phrases[i % 4]!],
+        });
+      for (let i = 0; i < 200; i++) add(account, { name: `Other ${i}`, description: `sales chart ${i}` });
+    });
+    workspace.repo.transaction(() => {
+      for (const i of [3, 7, 11])
+        add(workspace, { name: `Account ${i}`, description: 'ours', trigger_phrases: ['report'] });
+    });
+    const c = new SkillCatalog(account, workspace);
+    for (const m of [
+      'draft the quarterly sales report with a chart',
+      'sales report please',
+      'a report',
+      'the quarterly sales report and the sales report',
+    ]) {
+      for (const limit of [1, 5, 12]) {
+        expect(matchSkills(c, m, { limit, semantic: false }), `${m} ${limit}`).toEqual(
+          explainMatch(c, m, { limit, semantic: false }).matches,
+        );
+      }
     }
   });
 });

@@ -379,6 +379,15 @@ interface PartScores {
   exact: Map<number, string>;
   /** The query's terms with their idf, as scored. */
   weighted: WeightedTerm[];
+  /** Each of `weighted`'s terms in this store (undefined: no skill of it holds the term). */
+  data: Array<TermData | undefined>;
+  /**
+   * Only skills with a trigger phrase were scored: enough of them to fill the k best, which they
+   * outrank whatever the others score, so `candidates` lists exactly the ones that can be there.
+   */
+  triggeredOnly: boolean;
+  /** 1 at each slot in `exact` (a read per candidate, not a lookup). */
+  triggered: Uint8Array;
 }
 
 interface WeightedTerm {
@@ -413,6 +422,8 @@ interface Buffers {
   live: SlotList;
   /** The k best scores so far, as a min-heap ({@link kthScore}). */
   heap: Float64Array;
+  /** 1 at each slot whose trigger phrase the message holds (a read per candidate, not a lookup). */
+  triggered: Uint8Array;
 }
 
 const buffers = new WeakMap<SkillIndex, Buffers>();
@@ -428,6 +439,7 @@ function buffersOf(index: SkillIndex): Buffers {
       namedSlots: new SlotList(),
       live: new SlotList(),
       heap: new Float64Array(64),
+      triggered: new Uint8Array(n),
     };
     buffers.set(index, b);
   }
@@ -451,18 +463,39 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
       return { t, idf, ub: idf * (K1 + 1) * (1 + NAME_BOOST) };
     })
     .sort((a, b) => b.ub - a.ub || (a.t.term < b.t.term ? -1 : 1));
-  return ps.map((part) => {
+  const wordsOf = new Map(grams.map((g) => [g, g.split(' ').length]));
+  const exacts = ps.map((part) => triggeredSlots(part.index, grams, wordsOf));
+  const fewest = k > 0 ? triggeredCut(ps, exacts, wordsOf, k) : 0;
+  return ps.map((part, pi) => {
     const { nameLengths } = part.index;
     const bufs = buffersOf(part.index);
     const { acc, named, touched, namedSlots } = bufs;
-    const exact = new Map<number, string>();
-    for (const g of grams) {
-      for (const slot of part.index.triggers.get(g) ?? []) {
-        const had = exact.get(slot);
-        if (had === undefined || g.split(' ').length > had.split(' ').length) exact.set(slot, g);
-      }
-    }
+    const exact = exacts[pi]!;
+    for (const slot of exact.keys()) bufs.triggered[slot] = 1;
     const data = weighted.map((w) => termCache(part.index, w.t.term));
+    if (fewest > 0) {
+      // Skills with a trigger phrase fill the k best: score those that can be there, by bisection.
+      const cands = bufs.live;
+      for (const [slot, g] of exact) {
+        if (wordsOf.get(g)! < fewest || part.hidden(slot)) continue;
+        const v = slotLexical(part.index, weighted, data, slot);
+        acc[slot] = v;
+        if (v !== 0) touched.push(slot);
+        cands.push(slot);
+      }
+      const all = touched.view();
+      return {
+        part,
+        acc,
+        touched: all,
+        candidates: cands.view(),
+        exact,
+        weighted,
+        data,
+        triggeredOnly: true,
+        triggered: bufs.triggered,
+      };
+    }
     // This store's bound per term: with the term's largest weighted frequency in any skill.
     const ubs = weighted.map((w, j) => {
       const m = data[j]?.maxPt ?? 0;
@@ -486,7 +519,7 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
         if (!pruned) {
           maxAcc = Math.max(maxAcc, fullPass(d, w.idf, w.t.weight, acc, named, touched, namedSlots));
           kthBound += ubs[j]! / (1 + NAME_BOOST);
-        } else partialPass(d, w.idf, w.t.weight, acc, named, live, namedSlots);
+        } else partialPass(d, w.idf, w.t.weight, acc, named, live, namedSlots, bufs.triggered);
       }
       // MaxScore: once the terms left could not lift a skill that has none of the terms so far
       // above the k-th score reached, only skills already scored can still enter the top k.
@@ -523,7 +556,7 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
             for (let i = 0; i <= j; i++) {
               const x = weighted[i]!;
               const di = data[i];
-              if (di) partialPass(di, x.idf, x.t.weight, acc, named, Int32Array.of(slot), namedSlots, true);
+              if (di) partialPass(di, x.idf, x.t.weight, acc, named, Int32Array.of(slot), namedSlots, null);
             }
             if (acc[slot] !== 0) touched.push(slot);
             keep.push(slot);
@@ -542,7 +575,17 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
       named[slot] = 0;
     }
     const all = touched.view();
-    return { part, acc, touched: all, candidates: pruned ? live : all, exact, weighted };
+    return {
+      part,
+      acc,
+      touched: all,
+      candidates: pruned ? live : all,
+      exact,
+      weighted,
+      data,
+      triggeredOnly: false,
+      triggered: bufs.triggered,
+    };
   });
 }
 
@@ -551,11 +594,21 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
  * {@link scoreAll} gives a skill it scores fully; for a skill the semantic stage brought in).
  */
 function exactLexical(s: PartScores, slot: number): number {
-  const { index } = s.part;
+  return slotLexical(s.part.index, s.weighted, s.data, slot);
+}
+
+/** {@link exactLexical} from the terms and their data: each term's entry found by bisection. */
+function slotLexical(
+  index: SkillIndex,
+  weighted: WeightedTerm[],
+  data: Array<TermData | undefined>,
+  slot: number,
+): number {
   let acc = 0;
   let named = 0;
-  for (const w of s.weighted) {
-    const d = termCache(index, w.t.term);
+  for (let j = 0; j < weighted.length; j++) {
+    const w = weighted[j]!;
+    const d = data[j];
     if (!d) continue;
     const e = lowerBoundSlot(d.slots, slot);
     if (e === d.slots.length || d.slots[e] !== slot) continue;
@@ -568,6 +621,56 @@ function exactLexical(s: PartScores, slot: number): number {
     acc *= 1 + NAME_BOOST * c * c;
   }
   return acc;
+}
+
+/**
+ * The skills of a store whose trigger phrase the message holds, each with its longest such phrase
+ * (the first in the message among equally long ones).
+ */
+function triggeredSlots(
+  index: SkillIndex,
+  grams: string[],
+  wordsOf: ReadonlyMap<string, number>,
+): Map<number, string> {
+  const exact = new Map<number, string>();
+  for (const g of grams) {
+    const slots = index.triggers.get(g);
+    if (!slots) continue;
+    for (const slot of slots) {
+      const had = exact.get(slot);
+      if (had === undefined || wordsOf.get(g)! > wordsOf.get(had)!) exact.set(slot, g);
+    }
+  }
+  return exact;
+}
+
+/**
+ * When the visible skills with a trigger phrase number `k` or more, the fewest words a phrase may
+ * have for its skill to still be among the k best (they rank first, longer phrases before
+ * shorter, whatever the scores); 0 when they are fewer than `k` and every skill must be scored.
+ */
+function triggeredCut(
+  ps: Part[],
+  exacts: Array<Map<number, string>>,
+  wordsOf: ReadonlyMap<string, number>,
+  k: number,
+): number {
+  const byWords = new Int32Array(MAX_NGRAM + 1);
+  let total = 0;
+  ps.forEach((part, pi) => {
+    for (const [slot, g] of exacts[pi]!) {
+      if (part.hidden(slot)) continue;
+      byWords[wordsOf.get(g)!]!++;
+      total++;
+    }
+  });
+  if (total < k) return 0;
+  let held = 0;
+  for (let w = MAX_NGRAM; w > 0; w--) {
+    held += byWords[w]!;
+    if (held >= k) return w;
+  }
+  return 0;
 }
 
 /**
@@ -670,8 +773,10 @@ function fullPass(
 }
 
 /**
- * Add one term's contribution to the given skills only (already scored ones, or with `force`
- * any): by bisection when they are few next to the posting list, else by one scan.
+ * Add one term's contribution to the given skills only: by bisection when they are few next to
+ * the posting list, else by one scan of it that adds to every skill scored so far or with a
+ * trigger phrase (`triggered`: the live list holds those, scored or not). `triggered` null:
+ * `slots` may be any skills, always by bisection.
  */
 function partialPass(
   d: TermData,
@@ -681,20 +786,24 @@ function partialPass(
   named: Float64Array,
   slots: Int32Array,
   namedSlots: SlotList,
-  force = false,
+  triggered: Uint8Array | null,
 ): void {
   const { slots: ss, xs, inName } = d;
   const c = idf * (K1 + 1);
   // One function for both loops, not a closure made per call: this runs per term per match.
-  if (force || slots.length * 16 < d.entries) {
+  if (triggered === null || slots.length * 16 < d.entries) {
     for (let i = 0; i < slots.length; i++) {
       const e = lowerBoundSlot(ss, slots[i]!);
       if (e < ss.length && ss[e] === slots[i]) addOne(e, ss, xs, inName, c, weight, acc, named, namedSlots);
     }
     return;
   }
+  // A trigger-phrase skill none of the earlier terms scored is live with a zero sum: it gets its
+  // later terms too (it ranks first, by its full score).
   for (let e = 0; e < ss.length; e++) {
-    if (acc[ss[e]!] !== 0) addOne(e, ss, xs, inName, c, weight, acc, named, namedSlots);
+    const slot = ss[e]!;
+    if (acc[slot] !== 0 || triggered[slot] !== 0)
+      addOne(e, ss, xs, inName, c, weight, acc, named, namedSlots);
   }
 }
 
@@ -778,6 +887,7 @@ function release(scores: PartScores[]): void {
       for (let i = 0; i < touched.length; i++) acc[touched[i]!] = 0;
       for (const slot of s.exact.keys()) acc[slot] = 0;
     }
+    for (const slot of s.exact.keys()) s.triggered[slot] = 0;
   }
 }
 
@@ -1025,6 +1135,7 @@ function topK(scores: PartScores[], k: number): Scored[] {
   for (const s of scores) {
     const { acc, exact, candidates } = s;
     const hidden = s.part.hidden;
+    const { triggered } = s;
     const consider = (slot: number) => {
       if (hidden(slot)) return;
       const x = scoredOf(s, slot);
@@ -1042,14 +1153,17 @@ function topK(scores: PartScores[], k: number): Scored[] {
         below = Math.abs(bar) < 2 ** 52 ? bar - 0.5 : bar;
       }
     };
-    const anyExact = exact.size > 0;
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i]!;
       // An unscored trigger-phrase slot (the live list keeps them) is taken once, below.
-      if (acc[slot] === 0 || (acc[slot]! * 1e9 < below && !(anyExact && exact.has(slot)))) continue;
+      if (acc[slot] === 0 || (acc[slot]! * 1e9 < below && triggered[slot] === 0)) continue;
       consider(slot);
     }
-    for (const slot of exact.keys()) if (acc[slot] === 0) consider(slot);
+    // Unscored trigger-phrase slots: of those that can be among the k best, when only they were
+    // scored (the others have shorter phrases).
+    if (s.triggeredOnly) {
+      for (let i = 0; i < candidates.length; i++) if (acc[candidates[i]!] === 0) consider(candidates[i]!);
+    } else for (const slot of exact.keys()) if (acc[slot] === 0) consider(slot);
   }
   return top;
 }
