@@ -1,11 +1,11 @@
-// Phase-1 match latency at 1k / 10k / 100k skills of README sentences (target p95 ≤ 1 ms at 10k,
-// ≤ 5 ms at 100k; bench/retrieval.ts measures realistic catalogs) and import throughput
+// Phase-1 match latency at 1k / 10k / 100k skills of README sentences (target p95 ≤ 0.5 ms at 10k,
+// ≤ 3 ms at 100k; bench/retrieval.ts measures realistic catalogs) and import throughput
 // (target: 1,000 packages in under 3 s).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { matchSkills } from '../electron/activation/phase1.js';
+import { matchSkills, syncSkillIndexes } from '../electron/activation/phase1.js';
 import { SkillCatalog } from '../electron/skills/catalog.js';
 import { packageToRows } from '../electron/skills/convert.js';
 import { importPackages, loadPackages } from '../electron/skills/import.js';
@@ -73,10 +73,22 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const n = opts.quick ? 200 : 1000;
     const mrand = rng(7);
     const queries = Array.from({ length: n }, () => messages[Math.floor(mrand() * messages.length)]!);
+    // What `skills/match` does before its first match: build the index, then the matcher's
+    // warm-up matches (timed apart: the index build is the row's `index_build_ms`).
     const tb = performance.now();
-    matchSkills(catalog, 'warm up', { limit: 5 });
+    syncSkillIndexes(catalog, { prime: false });
     const buildMs = performance.now() - tb;
+    const tp = performance.now();
+    syncSkillIndexes(catalog);
+    const primeMs = performance.now() - tp;
     const samples = await sample(n, (i) => matchSkills(catalog, queries[i]!, { limit: 5 }));
+    // This corpus's trigger phrases are the first words of README sentences ("if you want"), so
+    // most messages hold several verbatim: then only those skills are scored. The share says how
+    // much of the row is that path; the rest scores every skill sharing a word with the message.
+    const filled = queries.filter((q) => {
+      const m = matchSkills(catalog, q, { limit: 5 });
+      return m.length === 5 && m.every((x) => x.matched_on.includes('exact_trigger'));
+    }).length;
     results.push({
       bench: `phase1.match.${size}`,
       unit: 'ms',
@@ -86,7 +98,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       n,
       skills: size,
       index_build_ms: r3(buildMs),
-      target_p95_ms: size === 10_000 ? 1 : size === 100_000 ? 5 : undefined,
+      warm_up_ms: r3(primeMs),
+      trigger_filled_share: r3(filled / n),
+      target_p95_ms: size === 10_000 ? 0.5 : size === 100_000 ? 3 : undefined,
     });
     store.close();
   }
