@@ -3,6 +3,7 @@ import { packageToRows } from '../skills/convert.js';
 import { SkillCatalog } from '../skills/index.js';
 import { type SkillPackage, validatePackage } from '../skills/package-schema.js';
 import { openDatabase, openStore, type SkillStore } from '../store/index.js';
+import { setSwitch } from '../store/switches.js';
 import { tempDir } from '../test-support/index.js';
 import { buildFtsQuery, explainMatch, matchSkills } from './phase1.js';
 import { termStats } from './term-budget.js';
@@ -335,18 +336,30 @@ describe('many trigger phrases in one message', () => {
         add(workspace, { name: `Account ${i}`, description: 'ours', trigger_phrases: ['report'] });
     });
     const c = new SkillCatalog(account, workspace);
-    for (const m of [
+    const messages = [
       'draft the quarterly sales report with a chart',
       'sales report please',
       'a report',
       'the quarterly sales report and the sales report',
-    ]) {
-      for (const limit of [1, 5, 12]) {
-        expect(matchSkills(c, m, { limit, semantic: false }), `${m} ${limit}`).toEqual(
-          explainMatch(c, m, { limit, semantic: false }).matches,
-        );
+    ];
+    const same = () => {
+      for (const m of messages) {
+        for (const limit of [1, 5, 12]) {
+          expect(matchSkills(c, m, { limit, semantic: false }), `${m} ${limit}`).toEqual(
+            explainMatch(c, m, { limit, semantic: false }).matches,
+          );
+        }
       }
-    }
+    };
+    same();
+    // Switched off or name-only, a skill is neither matched nor counted among those that fill the
+    // top: the four-word phrase's skills off, the next longest take their places.
+    for (const i of [3, 15, 19, 23, 27, 31, 35, 39]) setSwitch(account.db, `Account ${i}`, 'off');
+    setSwitch(workspace.db, 'Account 7', 'name-only');
+    same();
+    const top = matchSkills(c, 'the quarterly sales report', { limit: 5, semantic: false });
+    expect(top.map((x) => x.name)).not.toContain('Account 3');
+    expect(top.map((x) => x.name)).not.toContain('Account 7');
   });
 });
 
