@@ -10,7 +10,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { denseIndex, denseText, denseTextHash } from '../electron/activation/dense.js';
+import { DenseSpace, denseIndex, denseText, denseTextHash } from '../electron/activation/dense.js';
 import type { E5Engine } from '../electron/activation/e5.js';
 import { type DenseFusion, type MatchOptions, matchSkills } from '../electron/activation/phase1.js';
 import { skillIndex } from '../electron/activation/skill-index.js';
@@ -151,6 +151,17 @@ export function denseRows(
       r.text,
       matchSkills(catalog, r.text, { limit: 10 }).map((m) => m.name),
     );
+  // e5 alone: the catalog's skills nearest the message's centred vector (what the fusion takes its
+  // dense candidates from), for the ceiling a fusion of the two orders could reach.
+  const parts = catalog
+    .stores()
+    .map((st) => denseIndex(skillIndex(st.db), engine))
+    .filter((d) => d !== null);
+  const space = DenseSpace.of(parts);
+  const e5Alone = (q: LabelledRequest) =>
+    space
+      ? space.nearest(space.centre(qv.get(q.text)!), 10, () => false).map((n) => n.index.docs[n.slot]!.name)
+      : [];
   const full = (f?: Partial<DenseFusion>) => (q: LabelledRequest) =>
     matchSkills(catalog, q.text, { limit: 10, dense: dense(q.text), denseFusion: f }).map((m) => m.name);
 
@@ -210,6 +221,13 @@ export function denseRows(
       fast_recall_at_5_user_words: r3(g(uw, (x) => fast.get(x.text)!).recall_at_5),
       fast_mrr_skill_words: r3(g(sw, (x) => fast.get(x.text)!).mrr),
       fast_mrr_user_words: r3(g(uw, (x) => fast.get(x.text)!).mrr),
+      e5_alone_recall_at_5_user_words: r3(g(uw, e5Alone).recall_at_5),
+      // In either order's top 5: what no fusion of the two orders can exceed.
+      either_recall_at_5_user_words: r3(
+        uw.filter((x) =>
+          [fast.get(x.text)!.slice(0, 5), e5Alone(x).slice(0, 5)].some((t) => t.includes(x.target)),
+        ).length / (uw.length || 1),
+      ),
       lost_vs_fast_path: lost.length,
       n_skill_words: sw.length,
       n_user_words: uw.length,
