@@ -568,7 +568,7 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
           const kept = (slot: number) => (1 + NAME_BOOST) * acc[slot]! + rest >= kth;
           for (let i = 0; i < touched.n; i++) {
             const slot = ts[i]!;
-            if ((1 + NAME_BOOST) * acc[slot]! + rest >= kth) keep.push(slot);
+            if (kept(slot)) keep.push(slot);
           }
           // A skill whose trigger phrase the message holds ranks first whatever its score, so it
           // gets every term (its score orders it among such skills and is shown). Whether it is
