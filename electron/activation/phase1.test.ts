@@ -271,10 +271,10 @@ describe('pruned scoring', () => {
 
 describe('trigger-phrase skills under pruning', () => {
   // "zorblat" and "quixel" are scored first and prune the rest. The skill whose trigger phrase the
-  // message holds ("if it is": no content word) has neither, so it joins the live list unscored;
-  // "common", in 90 skills, is then added by one scan of its postings (the live list is too long
-  // for bisection next to them).
-  const skills = [
+  // message holds ("if it is": no content word) has neither, so it joins the live list unscored.
+  // "common" comes last: in 90 skills it is added by one scan of its postings (the live list is too
+  // long for bisection next to them), in 606 by bisection.
+  const skills = (commonIn: number) => [
     { name: 'Trigger only', description: 'common', trigger_phrases: ['if it is'] },
     ...Array.from({ length: 5 }, (_, i) => ({
       name: `Strong ${i}`,
@@ -282,20 +282,20 @@ describe('trigger-phrase skills under pruning', () => {
     })),
     ...Array.from({ length: 600 }, (_, i) => ({
       name: `Filler ${i}`,
-      description: `${i < 84 ? 'common' : 'other'} thing number ${i}`,
+      description: `${i < commonIn ? 'common' : 'other'} thing number ${i}`,
     })),
   ];
-  const catalog = () => {
+  const catalog = (commonIn: number) => {
     const store = openStore('account', tempDir())!;
     store.repo.transaction(() => {
-      for (const s of skills) add(store, s);
+      for (const s of skills(commonIn)) add(store, s);
     });
     return new SkillCatalog(store, null);
   };
   const message = 'zorblat quixel common if it is';
 
   it('gives such a skill its later terms, as scoring every skill does', () => {
-    const c = catalog();
+    const c = catalog(84);
     const got = matchSkills(c, message, { limit: 5, semantic: false });
     expect(got[0]!.name).toBe('Trigger only');
     // Its score counts "common": above 1, the score of a trigger phrase with no term.
@@ -304,9 +304,9 @@ describe('trigger-phrase skills under pruning', () => {
   });
 
   it('leaves nothing of one match in the next', () => {
-    const used = catalog();
-    matchSkills(used, message, { limit: 5, semantic: false });
-    const fresh = catalog();
+    const used = catalog(600);
+    expect(matchSkills(used, message, { limit: 5, semantic: false })[0]!.name).toBe('Trigger only');
+    const fresh = catalog(600);
     for (const m of ['common', 'common thing', 'zorblat common']) {
       expect(matchSkills(used, m, { limit: 5, semantic: false }), m).toEqual(
         matchSkills(fresh, m, { limit: 5, semantic: false }),
