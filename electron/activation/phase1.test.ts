@@ -5,7 +5,7 @@ import { type SkillPackage, validatePackage } from '../skills/package-schema.js'
 import { openDatabase, openStore, type SkillStore } from '../store/index.js';
 import { setSwitch } from '../store/switches.js';
 import { tempDir } from '../test-support/index.js';
-import { buildFtsQuery, explainMatch, matchSkills } from './phase1.js';
+import { buildFtsQuery, explainMatch, matchSkills, warmSkillIndexes } from './phase1.js';
 import { termStats } from './term-budget.js';
 
 function add(store: SkillStore, raw: Record<string, unknown>): void {
@@ -311,6 +311,23 @@ describe('trigger-phrase skills under pruning', () => {
       expect(matchSkills(used, m, { limit: 5, semantic: false }), m).toEqual(
         matchSkills(fresh, m, { limit: 5, semantic: false }),
       );
+    }
+  });
+});
+
+describe('warming the matcher up', () => {
+  it('ends quietly when the store closes during the warm-up, at any of its turns', async () => {
+    // The warm-up yields between its steps; a process that ends meanwhile closes the stores.
+    for (let turns = 0; turns < 6; turns++) {
+      const account = openStore('account', tempDir())!;
+      account.repo.transaction(() => {
+        for (let i = 0; i < 30; i++)
+          add(account, { name: `Skill ${i}`, description: `words ${i}`, trigger_phrases: [`phrase ${i}`] });
+      });
+      const warming = warmSkillIndexes(new SkillCatalog(account, null));
+      for (let t = 0; t < turns; t++) await new Promise<void>((r) => setImmediate(r));
+      account.close();
+      await expect(warming).resolves.toBeUndefined();
     }
   });
 });

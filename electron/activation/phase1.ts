@@ -313,6 +313,7 @@ export async function warmSkillIndexes(catalog: SkillCatalog): Promise<void> {
     if (!open()) return;
     await warmSkillIndex(store.db);
   }
+  if (!open()) return;
   const key = skillIndex(catalog.account.db);
   if (!primed.has(key)) {
     primed.add(key);
