@@ -158,10 +158,15 @@ export function denseRows(
     .map((st) => denseIndex(skillIndex(st.db), engine))
     .filter((d) => d !== null);
   const space = DenseSpace.of(parts);
-  const e5Alone = (q: LabelledRequest) =>
-    space
-      ? space.nearest(space.centre(qv.get(q.text)!), 10, () => false).map((n) => n.index.docs[n.slot]!.name)
-      : [];
+  const alone = new Map<string, string[]>();
+  for (const r of REQUESTS)
+    alone.set(
+      r.text,
+      space
+        ? space.nearest(space.centre(qv.get(r.text)!), 10, () => false).map((n) => n.index.docs[n.slot]!.name)
+        : [],
+    );
+  const e5Alone = (q: LabelledRequest) => alone.get(q.text)!;
   const full = (f?: Partial<DenseFusion>) => (q: LabelledRequest) =>
     matchSkills(catalog, q.text, { limit: 10, dense: dense(q.text), denseFusion: f }).map((m) => m.name);
 

@@ -618,14 +618,10 @@ function scoreAll(ps: Part[], terms: QueryTerm[], grams: string[], k: number): P
 }
 
 /**
- * One skill's BM25F for the query, the name boost included, from the postings alone (what
- * {@link scoreAll} gives a skill it scores fully; for a skill the semantic stage brought in).
+ * One skill's BM25F for the query, the name boost included, from the terms' data alone, each
+ * term's entry found by bisection: what {@link scoreAll} gives a skill it scores fully (for a
+ * skill the semantic stage brought in, and for the trigger-phrase skills that fill the top).
  */
-function exactLexical(s: PartScores, slot: number): number {
-  return slotLexical(s.part.index, s.weighted, s.data, slot);
-}
-
-/** {@link exactLexical} from the terms and their data: each term's entry found by bisection. */
 function slotLexical(
   index: SkillIndex,
   weighted: WeightedTerm[],
@@ -910,12 +906,13 @@ function release(scores: PartScores[]): void {
     const { acc, touched } = s;
     const n = s.part.index.docs.length;
     // Past a fraction of the store, one sequential fill beats that many scattered writes.
-    if (touched.length * 8 > n) acc.fill(0, 0, n);
-    else {
-      for (let i = 0; i < touched.length; i++) acc[touched[i]!] = 0;
-      for (const slot of s.exact.keys()) acc[slot] = 0;
+    const filled = touched.length * 8 > n;
+    if (filled) acc.fill(0, 0, n);
+    else for (let i = 0; i < touched.length; i++) acc[touched[i]!] = 0;
+    for (const slot of s.exact.keys()) {
+      if (!filled) acc[slot] = 0;
+      s.triggered[slot] = 0;
     }
-    for (const slot of s.exact.keys()) s.triggered[slot] = 0;
   }
 }
 
@@ -970,7 +967,7 @@ function fuse(
     if (held.has(slot)) return null;
     held.add(slot);
     const x = scoredOf(ps, slot);
-    x.bm25 = exactLexical(ps, slot);
+    x.bm25 = slotLexical(ps.part.index, ps.weighted, ps.data, slot);
     x.bm25 = x.bm25 > Number.MIN_VALUE ? x.bm25 : 0;
     all.push(x);
     return x;
