@@ -26,6 +26,14 @@ export function permissionFlags(
     // V8's platform threads (background compilation, GC helpers): Node starts 4; two keep wasm
     // tier-up and GC in the background and measured 10-15 MB less RSS for the process.
     '--v8-pool-size=2',
+    // Each wasm function is compiled by TurboFan in the background right after its first (Liftoff)
+    // call, instead of when a per-function budget of executed code runs out. A short run calls
+    // hundreds of the interpreter's functions a few times each; under the budget the Python part of
+    // a warm run 1.2 s after the last took 2.2-3.6 ms in six processes of seven and 1.0 ms in the
+    // seventh, and with this flag 1.0 ms in every one (lower budgets did not help). It costs about
+    // 6 MB of the process's memory and 50 ms of background CPU at its first run. The same TurboFan
+    // code that tier-up produces anyway: nothing experimental (docs/benchmarks.md, stop 55).
+    '--no-wasm-dynamic-tiering',
     `--import=${spec.guard}`,
     '--no-warnings',
   ];
