@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { SkillCatalog } from '../skills/index.js';
 import { tempDir } from '../test-support/index.js';
-import { denseIndex, denseText } from './dense.js';
+import { denseIndex, denseText, denseTextHash } from './dense.js';
 import { E5_MODEL_FILE, e5Engine, loadE5 } from './e5.js';
 import { explainMatchFull, matchSkillsFull } from './full-match.js';
 import { matchSkills, PROMPT_MIN_SCORE } from './phase1.js';
@@ -224,6 +224,47 @@ describeWithE5('e5 fused with phase 1', () => {
         trigger_phrases: null,
       }),
     ).toBe('x y.\nd\na, b');
+    store.close();
+  });
+
+  it('embeds a skill by the text its index hashed, never by a row the index has not caught up with', async () => {
+    const store = plainCatalogStore();
+    const engine = e5Engine()!;
+    await denseIndex(skillIndex(store.db))!.embedMissing();
+    const pdf = store.repo.getSkillByName('pdf')!;
+    const savedHash = () =>
+      store.db
+        .prepare('SELECT text_hash FROM skill_embeddings WHERE skill_id = ? AND model = ?')
+        .pluck()
+        .get(pdf.id, engine.id) as string | undefined;
+    store.db.prepare('DELETE FROM skill_embeddings WHERE skill_id = ? AND model = ?').run(pdf.id, engine.id);
+    // A new process's index (the saved copy), then an edit it has not synced yet.
+    const { SkillIndex } = await import('./skill-index.js');
+    const { DenseIndex } = await import('./dense.js');
+    const ix = new SkillIndex(store.db);
+    ix.sync();
+    store.db
+      .prepare('UPDATE skills SET description = ? WHERE id = ?')
+      .run('Merge PDF files into one', pdf.id);
+    const dense = new DenseIndex(ix, engine);
+    dense.sync();
+    expect(dense.progress()).toEqual({ embedded: 7, total: 8 });
+    // The row's text is not the one the index hashed: nothing is embedded or saved under that hash,
+    // and the run ends instead of picking the skill again.
+    await dense.embedMissing();
+    expect(dense.progress()).toEqual({ embedded: 7, total: 8 });
+    expect(savedHash()).toBeUndefined();
+    // Once the index has caught up, the new text is embedded and saved under its own hash.
+    ix.sync();
+    await dense.embedMissing();
+    expect(dense.progress()).toEqual({ embedded: 8, total: 8 });
+    const row = store.db
+      .prepare(
+        'SELECT name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills WHERE id = ?',
+      )
+      .get(pdf.id) as Parameters<typeof denseText>[0];
+    expect(row.description).toBe('Merge PDF files into one');
+    expect(savedHash()).toBe(denseTextHash(denseText(row)));
     store.close();
   });
 

@@ -4,6 +4,7 @@ import { SkillCatalog } from '../skills/index.js';
 import { openDatabase, openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
 import { writeSkillCatalog } from '../test-support/skill-catalog.js';
+import { denseText, denseTextHash } from './dense-text.js';
 import { explainMatch, matchSkills } from './phase1.js';
 import { skillIndex, warmSkillIndex } from './skill-index.js';
 import { addSkill } from './test-catalog.js';
@@ -95,6 +96,17 @@ describe('the saved phase-1 index', () => {
     const loaded = answers(second);
     expect(skillIndex(second.db).origin).toBe('saved');
     expect(loaded).toEqual(built);
+    // Each skill's e5 text hash comes back with the saved copy, as the rows give it now: the e5
+    // vectors are checked against it without reading every row again.
+    const rows = second.db
+      .prepare(
+        'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills',
+      )
+      .all() as Array<Parameters<typeof denseText>[0] & { id: string }>;
+    const hashes = new Map(rows.map((r) => [r.id, denseTextHash(denseText(r))]));
+    const docs = skillIndex(second.db).docs.filter((d) => d !== null);
+    expect(docs.length).toBeGreaterThan(100);
+    for (const d of docs) expect(d.denseHash, d.name).toBe(hashes.get(d.id));
     // Spelling correction found the same fixes from the deletion map built on demand.
     expect(loaded[1]!.explain.query_terms.some((t) => t.source === 'spelling')).toBe(true);
     expect(loaded[4]!.match[0]!.name).toBe('Quarterly Numbers');

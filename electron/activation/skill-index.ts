@@ -8,6 +8,7 @@ import {
   skillNameKey,
   writeTransaction,
 } from '../store/index.js';
+import { denseText, denseTextHash } from './dense-text.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { checksum, decodeSections, encodeSections, fingerprint, type Section } from './index-cache.js';
 import { STOPWORDS, stem, words } from './text.js';
@@ -59,6 +60,12 @@ export interface IndexedSkill {
   name: string;
   /** The name's {@link skillNameKey} (NFKC, case folded): how the workspace hides an account skill. */
   key: string;
+  /**
+   * The hash of the skill's e5 text ({@link denseText}), made from the row this index read: the
+   * e5 vectors follow it, and a process that loads the saved index need not read every skill's row
+   * again to know which saved vectors are current.
+   */
+  denseHash: string;
 }
 
 /** What removing a skill from the index undoes: where it was posted. */
@@ -400,6 +407,7 @@ export class SkillIndex {
     const ids: string[] = [];
     const names: string[] = [];
     const keys: string[] = [];
+    const denseHashes: string[] = [];
     const present = new Uint8Array(slots);
     const keyed = new Uint8Array(slots);
     const lists = (pick: (f: Footprint) => string[], at: Map<string, number>) => {
@@ -416,6 +424,7 @@ export class SkillIndex {
       ids.push(d?.id ?? '');
       names.push(d?.name ?? '');
       keys.push(d?.key ?? '');
+      denseHashes.push(d?.denseHash ?? '');
       if (!d) continue;
       present[slot] = 1;
       if (this.byKey.get(d.key) === slot) keyed[slot] = 1;
@@ -458,6 +467,7 @@ export class SkillIndex {
       ids,
       names,
       keys,
+      denseHashes,
     };
     return encodeSections(header, sections);
   }
@@ -480,6 +490,7 @@ export class SkillIndex {
     if (h.dims !== dims) bad('dims');
     if (!isStrings(h.stems) || !isStrings(h.surface) || !isStrings(h.triggers)) bad('strings');
     if (!isStrings(h.ids, slots) || !isStrings(h.names, slots) || !isStrings(h.keys, slots)) bad('names');
+    if (!isStrings(h.denseHashes, slots)) bad('dense hashes');
     if (!Array.isArray(h.lengthTotals) || h.lengthTotals.length !== F) bad('totals');
     if (!Number.isInteger(h.triggerWords) || !Number.isInteger(h.live)) bad('counts');
     const sec = <T extends Section>(name: string, type: new (n: number) => T, length?: number): T => {
@@ -557,7 +568,13 @@ export class SkillIndex {
         this.docs.push(null);
         continue;
       }
-      const doc: IndexedSkill = { id: h.ids[slot]!, name: h.names[slot]!, key: h.keys[slot]! };
+      if (!/^[0-9a-f]{40}$/.test(h.denseHashes[slot]!)) bad('dense hash');
+      const doc: IndexedSkill = {
+        id: h.ids[slot]!,
+        name: h.names[slot]!,
+        key: h.keys[slot]!,
+        denseHash: h.denseHashes[slot]!,
+      };
       if (this.bySkillId.has(doc.id)) bad('duplicate skill');
       this.docs.push(doc);
       if (keyed[slot]) this.byKey.set(doc.key, slot);
@@ -817,7 +834,12 @@ export class SkillIndex {
       this.lengthBySlot[slot * F + f] = lengths[f]!;
       this.lengthTotals[f] = this.lengthTotals[f]! + lengths[f]!;
     }
-    const doc: IndexedSkill = { id: row.id, name: row.name, key: skillNameKey(row.name) };
+    const doc: IndexedSkill = {
+      id: row.id,
+      name: row.name,
+      key: skillNameKey(row.name),
+      denseHash: denseTextHash(denseText(row)),
+    };
     this.docs[slot] = doc;
     this.footprints[slot] = { terms: [...local.keys()], triggers, surface: [...seenSurface] };
     if (this.embedding) this.embedded[slot] = this.setVector(slot, row, artifacts, this.embedding) ? 1 : 0;
@@ -993,6 +1015,8 @@ interface SavedHeader {
   ids: string[];
   names: string[];
   keys: string[];
+  /** Per slot, {@link IndexedSkill.denseHash} ('' for a free slot). */
+  denseHashes: string[];
 }
 
 /**
@@ -1000,7 +1024,7 @@ interface SavedHeader {
  * contents is also fingerprinted (see {@link indexFormat}), so an edit to it invalidates saved
  * copies even when this is forgotten.
  */
-const INDEX_FORMAT = 1;
+const INDEX_FORMAT = 2;
 /** Words whose stems fingerprint the stemmer (a dependency whose source is not ours to hash). */
 const STEM_PROBE =
   'running generalization skills documents tables presentations happily relational conditional agreed'.split(
@@ -1022,6 +1046,7 @@ function indexFormat(embedding: StaticEmbedding | null): string {
     ...[
       fieldTexts,
       embeddingText,
+      denseText,
       words,
       stem,
       normalizePhrase,
