@@ -146,21 +146,22 @@ export class DenseIndex {
     const BATCH = 16;
     const LANES = Math.max(1, Math.min(2, availableParallelism()));
     const one = this.db.prepare(`${SELECT} WHERE id = ?`);
-    // Skills whose row no longer gives the text the index hashed: the index has not caught up with
-    // an edit yet. Left for a later run (after the index's next sync gives them their new hash),
-    // not picked again by this one.
-    const behind = new Set<number>();
+    // Skills whose row no longer gives the text the index hashed (the index has not caught up with
+    // an edit yet), by the hash they were passed over under: not picked again until the index's
+    // sync gives them a new one.
+    const behind = new Map<number, string>();
     for (;;) {
       this.sync();
       const todo: number[] = [];
       const texts: string[] = [];
       for (let slot = 0; slot < this.index.docs.length && todo.length < BATCH * LANES; slot++) {
         const doc = this.index.docs[slot];
-        if (!doc || this.has[slot] || !this.hashes[slot] || behind.has(slot)) continue;
+        const hash = this.hashes[slot];
+        if (!doc || this.has[slot] || !hash || behind.get(slot) === hash) continue;
         const row = one.get(doc.id) as DenseRow | undefined;
         const text = row ? denseText(row) : null;
-        if (text === null || hashOf(text) !== this.hashes[slot]) {
-          behind.add(slot);
+        if (text === null || hashOf(text) !== hash) {
+          behind.set(slot, hash);
           continue;
         }
         todo.push(slot);
