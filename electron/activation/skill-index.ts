@@ -8,7 +8,7 @@ import {
   skillNameKey,
   writeTransaction,
 } from '../store/index.js';
-import { denseText, denseTextHash } from './dense-text.js';
+import { type DenseTextFields, denseText, denseTextHash } from './dense-text.js';
 import { quantize, type StaticEmbedding, staticEmbedding } from './embedding.js';
 import { checksum, decodeSections, encodeSections, fingerprint, type Section } from './index-cache.js';
 import { STOPWORDS, stem, words } from './text.js';
@@ -94,14 +94,8 @@ interface SavedFootprints {
   surf: Int32Array;
 }
 
-interface SkillRow {
+interface SkillRow extends DenseTextFields {
   id: string;
-  name: string;
-  description: string;
-  when_to_use: string | null;
-  tags: string | null;
-  intent_patterns: string | null;
-  trigger_phrases: string | null;
   frontmatter: string | null;
 }
 
