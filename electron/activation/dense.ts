@@ -21,8 +21,6 @@ interface DenseRow extends DenseTextFields {
 
 export { denseText, denseTextHash };
 
-const hashOf = denseTextHash;
-
 const SELECT =
   'SELECT id, name, description, when_to_use, tags, intent_patterns, trigger_phrases FROM skills';
 
@@ -160,7 +158,7 @@ export class DenseIndex {
         if (!doc || this.has[slot] || !hash || behind.get(slot) === hash) continue;
         const row = one.get(doc.id) as DenseRow | undefined;
         const text = row ? denseText(row) : null;
-        if (text === null || hashOf(text) !== hash) {
+        if (text === null || denseTextHash(text) !== hash) {
           behind.set(slot, hash);
           continue;
         }
