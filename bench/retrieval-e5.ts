@@ -89,7 +89,7 @@ export async function embedStore(
   await dense.embedMissing((p) => {
     if (p.embedded - last >= 1000) {
       last = p.embedded;
-      opts.log(`e5: ${p.embedded} / ${p.total} embedded`);
+      opts.log(`${engine.id}: ${p.embedded} / ${p.total} embedded`);
     }
   });
   const seconds = (performance.now() - t) / 1000;
@@ -134,17 +134,34 @@ for (const k of [20, 40, 80])
   for (const rrfK of [1, 3])
     for (const weight of [0.5, 0.7, 1]) K_GRID.push({ mode: 'rrf', rrfK, weight, k });
 
+/**
+ * The second model's share, on the tuning split (`SKILLDESK_BENCH_TUNE=second`): its weight and
+ * candidates, with e5's weight and the rank offset around the shipped ones.
+ */
+export const SECOND_GRID: Array<Partial<DenseFusion>> = [];
+for (const rrfK of [1, 3])
+  for (const weight of [0.5, 1])
+    for (const secondWeight of [0, 0.5, 0.7, 1, 1.5])
+      for (const secondK of [20, 40]) SECOND_GRID.push({ mode: 'rrf', rrfK, weight, secondWeight, secondK });
+
 /** Quality, tuning grid and latency rows of the full phase 1 at one catalog size. */
 export function denseRows(
   catalog: SkillCatalog,
   engine: E5Engine,
   size: number,
   opts: BenchOptions,
+  second: E5Engine | null = null,
 ): BenchResult[] {
   const out: BenchResult[] = [];
   const qv = new Map<string, Float32Array>();
+  const qv2 = new Map<string, Float32Array>();
   for (const r of REQUESTS) qv.set(r.text, engine.querySync(r.text));
-  const dense = (text: string): MatchOptions['dense'] => ({ engine, vector: qv.get(text)! });
+  if (second) for (const r of REQUESTS) qv2.set(r.text, second.querySync(r.text));
+  const dense = (text: string): MatchOptions['dense'] => ({
+    engine,
+    vector: qv.get(text)!,
+    ...(second ? { second: { engine: second, vector: qv2.get(text)! } } : {}),
+  });
   const fast = new Map<string, string[]>();
   for (const r of REQUESTS)
     fast.set(
@@ -167,6 +184,25 @@ export function denseRows(
         : [],
     );
   const e5Alone = (q: LabelledRequest) => alone.get(q.text)!;
+  // The second model alone, the same way.
+  const alone2 = new Map<string, string[]>();
+  if (second) {
+    const parts2 = catalog
+      .stores()
+      .map((st) => denseIndex(skillIndex(st.db), second))
+      .filter((d) => d !== null);
+    const space2 = DenseSpace.of(parts2);
+    for (const r of REQUESTS)
+      alone2.set(
+        r.text,
+        space2
+          ? space2
+              .nearest(space2.centre(qv2.get(r.text)!), 10, () => false)
+              .map((n) => n.index.docs[n.slot]!.name)
+          : [],
+      );
+  }
+  const secondAlone = (q: LabelledRequest) => alone2.get(q.text) ?? [];
   const full = (f?: Partial<DenseFusion>) => (q: LabelledRequest) =>
     matchSkills(catalog, q.text, { limit: 10, dense: dense(q.text), denseFusion: f }).map((m) => m.name);
 
@@ -182,7 +218,9 @@ export function denseRows(
       ? GRID.filter((f) => f.mode === 'ramp' && f.weight! >= 0.15 && f.weight! <= 0.3)
       : byK
         ? K_GRID
-        : GRID;
+        : process.env.SKILLDESK_BENCH_TUNE === 'second'
+          ? SECOND_GRID
+          : GRID;
     for (const f of grid) {
       const rank = full(f);
       const all = quality(tune, rank);
@@ -193,12 +231,14 @@ export function denseRows(
       const uw = quality(tune.filter(userWords), rank);
       const lost = all.misses.filter((m) => !fastQ.misses.includes(m)).length;
       opts.log(
-        `tune ${size} ${f.mode} rrfK=${f.rrfK ?? '-'} k=${f.k} w=${f.weight} floor=${f.floor ?? '-'} ceil=${f.ceil ?? '-'}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
+        `tune ${size} ${f.mode} rrfK=${f.rrfK ?? '-'} k=${f.k ?? '-'} w=${f.weight} w2=${f.secondWeight ?? '-'} k2=${f.secondK ?? '-'} floor=${f.floor ?? '-'} ceil=${f.ceil ?? '-'}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
       );
     }
   }
 
   const rank = full();
+  // The shipped fusion without the second model: what it adds.
+  const e5Only = full({ secondWeight: 0 });
   for (const split of ['tune', 'heldout'] as const) {
     const reqs = REQUESTS.filter((q) => q.split === split);
     const fastQ = quality(reqs, (q) => fast.get(q.text)!);
@@ -233,6 +273,19 @@ export function denseRows(
           [fast.get(x.text)!.slice(0, 5), e5Alone(x).slice(0, 5)].some((t) => t.includes(x.target)),
         ).length / (uw.length || 1),
       ),
+      ...(second
+        ? {
+            second_model: second.id,
+            without_second_recall_at_5_user_words: r3(g(uw, e5Only).recall_at_5),
+            without_second_recall_at_5_skill_words: r3(g(sw, e5Only).recall_at_5),
+            second_alone_recall_at_5_user_words: r3(g(uw, secondAlone).recall_at_5),
+            any_recall_at_5_user_words: r3(
+              uw.filter((x) =>
+                [fast.get(x.text)!, e5Alone(x), secondAlone(x)].some((t) => t.slice(0, 5).includes(x.target)),
+              ).length / (uw.length || 1),
+            ),
+          }
+        : {}),
       lost_vs_fast_path: lost.length,
       n_skill_words: sw.length,
       n_user_words: uw.length,
@@ -248,6 +301,7 @@ export function denseRows(
   const n = opts.quick ? 60 : 300;
   const full1: number[] = [];
   const embedOnly: number[] = [];
+  const embedSecond: number[] = [];
   const cpu1: number[] = [];
   const fastOnly: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -256,7 +310,15 @@ export function denseRows(
     const t = performance.now();
     const vector = engine.querySync(text);
     const te = performance.now();
-    matchSkills(catalog, text, { limit: 5, dense: { engine, vector } });
+    // Both vectors one after the other on this thread: the app computes them at once on the
+    // thread pool, so this is the slower bound.
+    const v2 = second ? second.querySync(text) : null;
+    const te2 = performance.now();
+    matchSkills(catalog, text, {
+      limit: 5,
+      dense: { engine, vector, ...(second && v2 ? { second: { engine: second, vector: v2 } } : {}) },
+    });
+    embedSecond.push(te2 - te);
     full1.push(performance.now() - t);
     embedOnly.push(te - t);
     const u = process.cpuUsage(c);
@@ -274,6 +336,12 @@ export function denseRows(
     cpu_p95: r3(percentile(cpu1, 95)),
     query_embedding_p50: r3(percentile(embedOnly, 50)),
     query_embedding_p95: r3(percentile(embedOnly, 95)),
+    ...(second
+      ? {
+          second_query_embedding_p50: r3(percentile(embedSecond, 50)),
+          second_query_embedding_p95: r3(percentile(embedSecond, 95)),
+        }
+      : {}),
     fast_path_p50: r3(percentile(fastOnly, 50)),
     fast_path_p95: r3(percentile(fastOnly, 95)),
     n,
@@ -312,9 +380,18 @@ export async function smallTalkRows(
   engine: E5Engine,
   bigCatalog: SkillCatalog | null,
   opts: BenchOptions,
+  second: E5Engine | null = null,
 ): Promise<BenchResult[]> {
   const full = (c: SkillCatalog, text: string, f?: Partial<DenseFusion>) =>
-    matchSkills(c, text, { limit: 5, dense: { engine, vector: engine.querySync(text) }, denseFusion: f });
+    matchSkills(c, text, {
+      limit: 5,
+      dense: {
+        engine,
+        vector: engine.querySync(text),
+        ...(second ? { second: { engine: second, vector: second.querySync(text) } } : {}),
+      },
+      denseFusion: f,
+    });
   const talkTop = SMALL_TALK.map((t) => full(catalog, t, { minScore: 0 })[0]?.score ?? 0);
   const fastMatched = SMALL_TALK.filter((t) => matchSkills(catalog, t, { limit: 5 }).length > 0).length;
   // The targets' scores where they are found (tuning split), on the tiny catalog and the large one.

@@ -54,6 +54,40 @@ describe('dense fusion', () => {
     expect(fuseDense(fresh, f({ mode: 'weighted' }))[0]).toBe(0.9);
   });
 
+  it('fuses the second model as a third ranking, and only when it is in use', () => {
+    // By words 0 > 1 > 2; by e5 0 > 1 > 2; by the second model 2 > 1 > 0.
+    const three = [
+      { fast: 0.8, dense: 0.5, second: 0.1 },
+      { fast: 0.6, dense: 0.4, second: 0.3 },
+      { fast: 0.5, dense: 0.3, second: 0.6 },
+    ];
+    const s = fuseDense(three, f());
+    // Equal shares: 2's first place by the second model outweighs its last by e5 at half share.
+    expect(order(s)).toEqual([0, 2, 1]);
+    for (const x of s) expect(x).toBeLessThan(1);
+    // The top of the scale moves with the signals in use: a candidate first by all three scores
+    // as one first by both signals scored without the second model.
+    const best = fuseDense([{ fast: 0.9, dense: 0.5, second: 0.5 }], f())[0]!;
+    expect(best).toBeCloseTo(fuseDense([{ fast: 0.9, dense: 0.5 }], f())[0]!, 12);
+    // Weight 0 is the two-signal fusion exactly.
+    const off = fuseDense(three, f({ secondWeight: 0 }));
+    expect(off).toEqual(
+      fuseDense(
+        three.map(({ second: _, ...x }) => x),
+        f(),
+      ),
+    );
+    // A skill without the second model's vector yet takes its words' rank for it, as for e5.
+    const pending = fuseDense(
+      [
+        { fast: 0.9, dense: 0.5, second: null },
+        { fast: 0.5, dense: 0.4, second: 0.6 },
+      ],
+      f(),
+    );
+    expect(order(pending)).toEqual([0, 1]);
+  });
+
   it('keeps a shared word without shared meaning out of the prompt, and a real match in', () => {
     // "write me a haiku about the sea" against a skill for internal communications: one common
     // word, a fast score just over the cut, e5 unmoved.

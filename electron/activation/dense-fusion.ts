@@ -27,6 +27,15 @@ export interface DenseFusion {
   ceil: number;
   /** The least centred cosine at which a skill sharing no word with the message is a match. */
   meaningMin: number;
+  /**
+   * The second model's (all-MiniLM-L6-v2) share of the reciprocal-rank fusion, a third ranking
+   * beside the fast path's and e5's (`rrf` only; 0 leaves it out).
+   */
+  secondWeight: number;
+  /** The second model's candidates: its `secondK` nearest skills of the whole catalog. */
+  secondK: number;
+  /** {@link meaningMin} of the second model's centred cosine. */
+  secondMeaningMin: number;
   /** e5's share of a match's absolute {@link confidence}. */
   confidenceWeight: number;
   /** The centred cosine from which e5 adds to the confidence. */
@@ -56,6 +65,9 @@ export const DENSE_FUSION: DenseFusion = {
   floor: 0.05,
   ceil: 0.45,
   meaningMin: 0.3,
+  secondWeight: 1,
+  secondK: 20,
+  secondMeaningMin: 0.3,
   minScore: 0.015,
   confidenceWeight: 0.3,
   confidenceFloor: 0.1,
@@ -78,10 +90,14 @@ export function confidence(fast: number, dense: number | null, f: DenseFusion): 
   return (1 - f.confidenceWeight) * fast + f.confidenceWeight * agree;
 }
 
-/** One candidate of the fusion: the fast path's score in [0, 1) and the centred cosine. */
+/**
+ * One candidate of the fusion: the fast path's score in [0, 1) and the centred cosines (`second`
+ * absent when the second model is not in use, null when the skill has no vector by it yet).
+ */
 export interface DenseCandidate {
   fast: number;
   dense: number | null;
+  second?: number | null;
 }
 
 /**
@@ -133,11 +149,18 @@ export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[
       };
       const rf = ranks((s) => (s.fast > 0 ? s.fast : null));
       const rd = ranks((s) => s.dense);
-      const top = (1 + f.weight) / (f.rrfK + 1);
-      return c.map((_, i) => {
+      const withSecond = c.some((s) => s.second !== undefined) && f.secondWeight > 0;
+      const r2 = withSecond ? ranks((s) => s.second ?? null) : null;
+      const top = (1 + f.weight + (r2 ? f.secondWeight : 0)) / (f.rrfK + 1);
+      // A signal's term for one candidate: by its rank, or, without a vector yet, agreeing with the
+      // fast path's rank (see above).
+      const term = (r: Map<number, number>, w: number, i: number, a: number, v: number | null | undefined) =>
+        r.has(i) ? w / (f.rrfK + r.get(i)!) : v === null ? w * a : 0;
+      return c.map((s, i) => {
         const a = rf.has(i) ? 1 / (f.rrfK + rf.get(i)!) : 0;
-        const b = rd.has(i) ? f.weight / (f.rrfK + rd.get(i)!) : c[i]!.dense === null ? f.weight * a : 0;
-        return (0.999 * (a + b)) / top;
+        const b = term(rd, f.weight, i, a, s.dense);
+        const d = r2 ? term(r2, f.secondWeight, i, a, s.second) : 0;
+        return (0.999 * (a + b + d)) / top;
       });
     }
   }

@@ -259,15 +259,21 @@ export class DenseIndex {
   }
 }
 
-const perIndex = new WeakMap<SkillIndex, DenseIndex>();
+/** Per index, its dense vectors by model id (e5, and the second model beside it). */
+const perIndex = new WeakMap<SkillIndex, Map<string, DenseIndex>>();
 
 /** The dense vectors of a store's index (null without the engine), kept in step with it. */
 export function denseIndex(index: SkillIndex, engine: E5Engine | null = e5Engine()): DenseIndex | null {
   if (!engine) return null;
-  let d = perIndex.get(index);
+  let byModel = perIndex.get(index);
+  if (!byModel) {
+    byModel = new Map();
+    perIndex.set(index, byModel);
+  }
+  let d = byModel.get(engine.id);
   if (!d || d.engine !== engine) {
     d = new DenseIndex(index, engine);
-    perIndex.set(index, d);
+    byModel.set(engine.id, d);
   }
   d.sync();
   return d;

@@ -51,6 +51,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const E5_MODEL_FILE = join(root, 'models', 'e5', 'e5-small-q4.bin');
 export const E5_ADDON_FILE = join(root, 'out', 'native', 'e5', 'e5.node');
 /**
+ * all-MiniLM-L6-v2 in 4 bits, converted at install (`scripts/setup-minilm.mjs`) and run by the same
+ * engine: the second dense signal, fused beside e5 (it ranks users' paraphrases better; e5 knows
+ * more languages).
+ */
+export const MINILM_MODEL_FILE = join(root, 'models', 'minilm', 'minilm-l6-q4.bin');
+/**
  * The first 12 hex digits of the weights' SHA-256 (checked at install), then the engine's
  * arithmetic: `tok8` quantizes activations per token (e5.c, matmul_u8s4). Vectors the earlier
  * per-block engine saved are within a cosine of 0.999 of these, but a catalog's centring mixes
@@ -70,11 +76,21 @@ interface Addon {
 /** Passages per call to the thread pool: large enough to share the weights' unpacking. */
 const BATCH = 16;
 
-let loaded: { engine: E5Engine | null; status: E5Status } | undefined;
+/**
+ * The converted file's SHA-256 (the conversion is deterministic, checked at install), first 12
+ * digits, and the engine's arithmetic, as for {@link WEIGHTS_ID}.
+ */
+const MINILM_ID = 'minilm-l6-q4-000000000000-tok8';
 
-/** Whether the user turned the model off (`SKILLDESK_E5=off|0|false`). */
+type Loaded = { engine: E5Engine | null; status: E5Status };
+let loaded: Loaded | undefined;
+let loadedMini: Loaded | undefined;
+
+const off = (v: string | undefined) => /^(off|0|false|no)$/i.test(v ?? '');
+
+/** Whether the user turned the model off (`SKILLDESK_E5=off|0|false`): both models then. */
 export function e5Disabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(off|0|false|no)$/i.test(env.SKILLDESK_E5 ?? '');
+  return off(env.SKILLDESK_E5);
 }
 
 /** The engine, loaded once per process (the weights memory-mapped); null when unavailable. */
@@ -89,6 +105,40 @@ export function e5Status(): E5Status {
   return loaded.status;
 }
 
+function loadMini(): Loaded {
+  if (!loadedMini) {
+    loadedMini = off(process.env.SKILLDESK_MINILM)
+      ? {
+          engine: null,
+          status: {
+            available: false,
+            model_file: MINILM_MODEL_FILE,
+            reason: 'turned off (SKILLDESK_MINILM=off)',
+          },
+        }
+      : load(MINILM_MODEL_FILE, E5_ADDON_FILE, MINILM_ID, false, 'setup-minilm.mjs');
+  }
+  return loadedMini;
+}
+
+/**
+ * The second model (all-MiniLM-L6-v2), loaded once per process; null when unavailable, turned off
+ * (`SKILLDESK_MINILM=off`, or `SKILLDESK_E5=off`, which turns off every sentence model).
+ */
+export function minilmEngine(): E5Engine | null {
+  return loadMini().engine;
+}
+
+/** Whether the second model is in use, and if not why. */
+export function minilmStatus(): E5Status {
+  return loadMini().status;
+}
+
+/** Load the second model from explicit files (tests). */
+export function loadMiniLM(modelFile: string, addonFile = E5_ADDON_FILE): E5Engine {
+  return loadE5(modelFile, addonFile, MINILM_ID);
+}
+
 /** Load an engine from explicit files (tests: corrupt weights must be refused, not crash). */
 export function loadE5(modelFile: string, addonFile = E5_ADDON_FILE, id = WEIGHTS_ID): E5Engine {
   const r = load(modelFile, addonFile, id, true);
@@ -96,11 +146,11 @@ export function loadE5(modelFile: string, addonFile = E5_ADDON_FILE, id = WEIGHT
   return r.engine;
 }
 
-function load(modelFile: string, addonFile: string, id = WEIGHTS_ID, force = false) {
+function load(modelFile: string, addonFile: string, id = WEIGHTS_ID, force = false, setup = 'setup-e5.mjs') {
   const status: E5Status = { available: false, model_file: modelFile };
   const none = (reason: string) => ({ engine: null, status: { ...status, reason } });
   if (!force && e5Disabled()) return none('turned off (SKILLDESK_E5=off)');
-  if (!existsSync(modelFile)) return none('model not installed (run `node scripts/setup-e5.mjs`)');
+  if (!existsSync(modelFile)) return none(`model not installed (run \`node scripts/${setup}\`)`);
   if (!existsSync(addonFile)) return none('engine not built (run `node scripts/setup-e5.mjs`)');
   let addon: Addon;
   let handle: unknown;

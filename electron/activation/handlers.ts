@@ -99,6 +99,17 @@ export function createActivationHandlers(deps: ActivationHandlerDeps) {
         total: after.total,
         newly_embedded: Math.max(0, after.embedded - before.embedded),
         took_ms: Math.round(deps.now() - t0),
+        ...(after.second
+          ? {
+              second: {
+                model: after.second.model ?? null,
+                ...(after.second.model ? {} : { reason: after.second.reason }),
+                embedded: after.second.embedded,
+                total: after.second.total,
+                newly_embedded: Math.max(0, after.second.embedded - (before.second?.embedded ?? 0)),
+              },
+            }
+          : {}),
       };
     },
 

@@ -69,6 +69,8 @@ export interface CandidateExplanation {
   semantic: number | null;
   /** Catalog-centred cosine of the message's and the skill's e5 vectors (null: not used, or none yet). */
   dense?: number | null;
+  /** The same cosine by the second model, all-MiniLM-L6-v2 (present when that model is in use). */
+  dense_second?: number | null;
   /** The trigger phrase found verbatim in the message, if any. */
   exact_trigger: string | null;
   /** Matched stems per indexed field (`instructions` is the skill's body). */
@@ -117,9 +119,17 @@ export interface MatchOptions {
    * The message's e5 vector (its `query:` embedding, not centred): fuses the catalog-centred e5
    * cosine into the ranking ({@link DENSE_FUSION}). Without it phase 1 is the fast path alone.
    */
-  dense?: { engine: E5Engine; vector: Float32Array } | null;
+  dense?: DenseQuery | null;
   /** Dense fusion parameters other than the shipped ones (the harness's tuning runs). */
   denseFusion?: Partial<DenseFusion>;
+}
+
+/** A message's sentence vectors: e5's, and the second model's when it is installed. */
+export interface DenseQuery {
+  engine: E5Engine;
+  vector: Float32Array;
+  /** The second model's vector (all-MiniLM-L6-v2), fused as a third ranking. */
+  second?: { engine: E5Engine; vector: Float32Array } | null;
 }
 
 /** How the lexical and semantic rankings are fused (see {@link FUSION}). */
@@ -237,6 +247,8 @@ interface Scored {
   fused: number;
   /** Centred e5 cosine, once re-ranked with the dense signal (null: none). */
   dense?: number | null;
+  /** Centred cosine by the second model, once re-ranked (null: none). */
+  second?: number | null;
   /** With the dense signal: the absolute score a match reports (the fused one is for ranking). */
   confidence?: number;
 }
@@ -983,6 +995,12 @@ function fuse(
       const x = bring(n.index, n.slot);
       if (x) x.dense = n.cos;
     }
+    if (dn.second) {
+      for (const n of dn.second.space.nearest(dn.second.qc, dn.f.secondK, dn.hidden)) {
+        const x = bring(n.index, n.slot);
+        if (x) x.second = n.cos;
+      }
+    }
   }
   const norm = 1 + f.weight * (1 - f.floor);
   const out: Scored[] = [];
@@ -996,9 +1014,17 @@ function fuse(
     const alone = s.bm25 === 0 && s.exactWords === 0 && !top.includes(s);
     if (dn) {
       if (s.dense === undefined) s.dense = dn.space.cosine(dn.qc, s.part.index, s.slot);
+      if (dn.second && s.second === undefined)
+        s.second = dn.second.space.cosine(dn.second.qc, s.part.index, s.slot);
       const c = s.dense ?? 0;
-      // Meaning alone, below its threshold by either embedding, is no match.
-      if (alone && c < dn.f.meaningMin && (s.semantic ?? 0) < f.meaningMin) continue;
+      // Meaning alone, below its threshold by every embedding, is no match.
+      if (
+        alone &&
+        c < dn.f.meaningMin &&
+        (s.semantic ?? 0) < f.meaningMin &&
+        (s.second ?? 0) < dn.f.secondMeaningMin
+      )
+        continue;
     } else if (alone && (s.semantic ?? 0) < f.meaningMin) continue;
     s.fused = fast;
     fasts.push(fast);
@@ -1006,7 +1032,11 @@ function fuse(
   }
   if (dn) {
     const fused = fuseDense(
-      out.map((s, i) => ({ fast: fasts[i]!, dense: s.dense ?? null })),
+      out.map((s, i) => ({
+        fast: fasts[i]!,
+        dense: s.dense ?? null,
+        ...(dn.second ? { second: s.second ?? null } : {}),
+      })),
       dn.f,
     );
     out.forEach((s, i) => {
@@ -1105,24 +1135,31 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
   };
 }
 
-/** The dense stage of a match: the catalog's centred e5 space and the message's centred vector. */
+/**
+ * The dense stage of a match: the catalog's centred e5 space and the message's centred vector,
+ * and the same for the second model when it is in use.
+ */
 interface DenseNear {
   space: DenseSpace;
   qc: Float32Array;
+  second: { space: DenseSpace; qc: Float32Array } | null;
   f: DenseFusion;
   hidden: (index: SkillIndex, slot: number) => boolean;
 }
 
-function startDense(
-  dense: { engine: E5Engine; vector: Float32Array },
-  ps: Part[],
-  f: DenseFusion,
-): DenseNear | null {
-  const parts = ps.map((p) => denseIndex(p.index, dense.engine)).filter((d) => d !== null);
-  const space = DenseSpace.of(parts);
-  if (!space || !parts.some((p) => p.anyEmbedded())) return null;
+function startDense(dense: DenseQuery, ps: Part[], f: DenseFusion): DenseNear | null {
+  const centred = (q: { engine: E5Engine; vector: Float32Array }) => {
+    const parts = ps.map((p) => denseIndex(p.index, q.engine)).filter((d) => d !== null);
+    const space = DenseSpace.of(parts);
+    if (!space || !parts.some((p) => p.anyEmbedded())) return null;
+    return { space, qc: space.centre(q.vector) };
+  };
+  const e5 = centred(dense);
+  if (!e5) return null;
+  // The second model joins e5, never stands in for it: the cut and the confidence are e5's.
+  const second = dense.second && f.secondWeight > 0 ? centred(dense.second) : null;
   const hidden = new Map(ps.map((p) => [p.index, p.hidden]));
-  return { space, qc: space.centre(dense.vector), f, hidden: (index, slot) => hidden.get(index)!(slot) };
+  return { ...e5, second, f, hidden: (index, slot) => hidden.get(index)!(slot) };
 }
 
 /** The semantic stage of a match under way. */
@@ -1252,6 +1289,7 @@ export function explainMatch(
       bm25: round(s.bm25),
       semantic: s.semantic === null ? null : round(s.semantic),
       ...(run1.dense ? { dense: s.dense == null ? null : round(s.dense) } : {}),
+      ...(run1.dense?.second ? { dense_second: s.second == null ? null : round(s.second) } : {}),
       exact_trigger: s.exactPhrase,
       fields: matchedFields(s, terms),
     })),

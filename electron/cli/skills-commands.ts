@@ -349,7 +349,13 @@ function registerEmbed(skills: Command, ctx: CliContext): void {
       const r = await withClient(ctx, (c) => embedWithProgress(c, ctx));
       ctx.print(r, () =>
         r.model
-          ? `${r.embedded} of ${r.total} skills have an e5 vector (${r.newly_embedded} computed now, ${(r.took_ms / 1000).toFixed(1)} s).`
+          ? `${r.embedded} of ${r.total} skills have an e5 vector (${r.newly_embedded} computed now, ${(r.took_ms / 1000).toFixed(1)} s).${
+              r.second?.model
+                ? `\n${r.second.embedded} of ${r.second.total} have a MiniLM vector (${r.second.newly_embedded} computed now).`
+                : r.second
+                  ? `\nThe second model (MiniLM) is not in use: ${r.second.reason ?? 'not installed'}.`
+                  : ''
+            }`
           : `Nothing embedded: ${r.reason ?? 'the e5 model is not installed'}. Skills match by words and the static embedding.`,
       );
     });
@@ -706,7 +712,8 @@ function registerMatch(skills: Command, ctx: CliContext): void {
               if (why.exact_trigger) fields.unshift(`trigger phrase "${why.exact_trigger}"`);
               const sem = why.semantic === null ? '' : `, semantic ${why.semantic.toFixed(3)}`;
               const e5 = why.dense == null ? '' : `, e5 ${why.dense.toFixed(3)}`;
-              lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}${e5}; ${fields.join('; ')}`);
+              const mini = why.dense_second == null ? '' : `, MiniLM ${why.dense_second.toFixed(3)}`;
+              lines.push(`      bm25 ${why.bm25.toFixed(3)}${sem}${e5}${mini}; ${fields.join('; ')}`);
             }
           });
           if (explain) {
@@ -722,6 +729,13 @@ function registerMatch(skills: Command, ctx: CliContext): void {
                   ? `e5 model: fused${cover}`
                   : `e5 model: not used, ${e5.reason ?? 'unavailable'}; ranked by words and the static embedding${cover}`,
               );
+              const s2 = e5.second;
+              if (e5.used && s2)
+                lines.push(
+                  s2.used
+                    ? `MiniLM model: fused beside e5 (${s2.embedded} of ${s2.total} skills embedded)`
+                    : `MiniLM model: not used, ${s2.reason ?? 'unavailable'}`,
+                );
             }
             const v = explain.skill;
             if (v) {

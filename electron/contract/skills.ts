@@ -198,6 +198,8 @@ export interface EmbedSkillsRes {
   /** Vectors this call computed. */
   newly_embedded: number;
   took_ms: number;
+  /** The second model (all-MiniLM-L6-v2), embedded after e5 in the same call. */
+  second?: { model: string | null; reason?: string; embedded: number; total: number; newly_embedded: number };
 }
 
 /**
@@ -256,6 +258,8 @@ export interface MatchCandidateView {
   semantic: number | null;
   /** Catalog-centred cosine of the e5 vectors; absent when the model is not in use, null when the skill has none yet. */
   dense?: number | null;
+  /** The same by the second model (all-MiniLM-L6-v2); absent when it is not in use. */
+  dense_second?: number | null;
   exact_trigger: string | null;
   fields: Partial<Record<IndexFieldName, string[]>>;
 }
@@ -284,6 +288,8 @@ export interface E5StatusView {
   model?: string;
   embedded: number;
   total: number;
+  /** The second model, fused beside e5 (all-MiniLM-L6-v2): the same account of it. */
+  second?: Omit<E5StatusView, 'second'>;
 }
 
 /**
@@ -1085,7 +1091,10 @@ export interface SkillsEvents {
   };
   /** One artifact of a `skills/run` that was given a `run_id` finished. */
   'skills/artifact-ran': { run_id: string; result: ArtifactRunView };
-  /** Progress of a `skills/embed` given a `run_id`: skills of one store with a vector, of all. */
+  /**
+   * Progress of a `skills/embed` given a `run_id`: skills with a vector, of all (with two models,
+   * vectors of both over two, so the count rises once through both runs).
+   */
   'skills/embed-progressed': { run_id: string; embedded: number; total: number };
   /** Progress of a `skills/optimize` that was given a `run_id`: `done` of `total` examples. */
   'skills/optimize-progressed': {

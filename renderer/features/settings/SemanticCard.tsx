@@ -63,7 +63,11 @@ export function SemanticCard() {
   };
 
   const available = state.model !== undefined;
-  const embedded = progress?.embedded ?? state.embedded;
+  // With the second model, a skill is ready when both have its vector: counted as the progress
+  // events count it (both models' vectors over two).
+  const both = state.second?.model !== undefined ? state.second : null;
+  const embedded =
+    progress?.embedded ?? (both ? Math.floor((state.embedded + both.embedded) / 2) : state.embedded);
   const total = progress?.total ?? state.total;
   const pending = Math.max(0, total - embedded);
   const running = asked || state.embedding;
@@ -122,7 +126,11 @@ export function SemanticCard() {
           Could not prepare the skills: {error}
         </p>
       )}
-      {available && state.model && <p className="field__help semantic-model">Model: {state.model}</p>}
+      {available && state.model && (
+        <p className="field__help semantic-model">
+          {both?.model ? `Models: ${state.model} and ${both.model}` : `Model: ${state.model}`}
+        </p>
+      )}
     </section>
   );
 }
