@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // After `npm install`: (1) the DSPy sidecar's Python environment, (2) the e5 sentence-embedding
 // model and its engine (scripts/setup-e5.mjs; a Node-API addon, so the same build serves Electron),
-// (3) the CLI's bundle (the CLI rebuilds it itself when a source is newer), (4) the Python sandbox's
-// interpreter snapshot (`skilldesk sandbox prepare`), (5) on a machine where
+// then all-MiniLM-L6-v2 converted for that engine (scripts/setup-minilm.mjs), (3) the CLI's bundle
+// (the CLI rebuilds it itself when a source is newer), (4) the Python sandbox's interpreter snapshot
+// (`skilldesk sandbox prepare`), (5) on a machine where
 // the Electron binary was downloaded, a copy of better-sqlite3 rebuilt for Electron's ABI (the
 // Node build stays in place for the CLI, web mode and tests). No step can fail the install.
 import { spawnSync } from 'node:child_process';
@@ -25,6 +26,13 @@ if (existsSync(e5) && !process.env.SKILLDESK_SKIP_E5) {
   const r = spawnSync(process.execPath, [e5], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0)
     warn('the e5 model is not installed; skills match by words and the static embedding only');
+}
+
+// all-MiniLM-L6-v2 for the same engine (scripts/setup-minilm.mjs), after e5 built it.
+const minilm = join(root, 'scripts', 'setup-minilm.mjs');
+if (existsSync(minilm) && !process.env.SKILLDESK_SKIP_MINILM) {
+  const r = spawnSync(process.execPath, [minilm], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) warn('all-MiniLM-L6-v2 is not installed; skills match without it');
 }
 
 try {

