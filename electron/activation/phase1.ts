@@ -1041,7 +1041,7 @@ function fuse(
     );
     out.forEach((s, i) => {
       s.fused = fused[i]!;
-      s.confidence = confidence(fasts[i]!, s.dense ?? null, dn.f);
+      s.confidence = confidence(fasts[i]!, s.dense ?? null, dn.f, dn.second ? (s.second ?? null) : null);
     });
   }
   return out.sort(compareFused);
