@@ -537,7 +537,9 @@ async function fetchAndConvert() {
       return false;
     }
     if (!want)
-      log(`Unicode ${process.versions.unicode} has no pinned conversion; keeping this one (${sum.slice(0, 12)})`);
+      log(
+        `Unicode ${process.versions.unicode} has no pinned conversion; keeping this one (${sum.slice(0, 12)})`,
+      );
     mkdirSync(dirname(minilmFile), { recursive: true });
     rmSync(madeHashFile, { force: true });
     writeFileSync(`${minilmFile}.part`, image);

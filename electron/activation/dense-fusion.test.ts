@@ -61,7 +61,7 @@ describe('dense fusion', () => {
       { fast: 0.6, dense: 0.4, second: 0.3 },
       { fast: 0.5, dense: 0.3, second: 0.6 },
     ];
-    const s = fuseDense(three, f());
+    const s = fuseDense(three, f({ secondWeight: 1 }));
     // Equal shares: 2's first place by the second model outweighs its last by e5 at half share.
     expect(order(s)).toEqual([0, 2, 1]);
     for (const x of s) expect(x).toBeLessThan(1);

@@ -65,7 +65,7 @@ export const DENSE_FUSION: DenseFusion = {
   floor: 0.05,
   ceil: 0.45,
   meaningMin: 0.3,
-  secondWeight: 1,
+  secondWeight: 0.7,
   secondK: 20,
   secondMeaningMin: 0.3,
   minScore: 0.015,

@@ -3,6 +3,7 @@ import type { Db } from '../store/index.js';
 import { writeTransaction } from '../store/index.js';
 import { type DenseTextFields, denseText, denseTextHash } from './dense-text.js';
 import { type E5Engine, e5Engine } from './e5.js';
+import { checksum, decodeSections, encodeSections } from './index-cache.js';
 import { seedVector } from './seed-vectors.js';
 import type { SkillIndex } from './skill-index.js';
 
@@ -45,18 +46,19 @@ export class DenseIndex {
   private hashes: Array<string | null> = [];
   private running: Promise<void> | null = null;
   private readonly canSave: boolean;
+  private readonly canCache: boolean;
+  /** Vectors put in since the store's one-row copy ({@link writeCache}) was last read or written. */
+  private outsideCache = 0;
 
   constructor(
     readonly index: SkillIndex,
     readonly engine: E5Engine,
   ) {
     const db = index.db;
-    this.canSave = Boolean(
-      db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'skill_embeddings'")
-        .pluck()
-        .get(),
-    );
+    const table = (name: string) =>
+      Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(name));
+    this.canSave = table('skill_embeddings');
+    this.canCache = this.canSave && table('skill_vector_cache');
   }
 
   private get db(): Db {
@@ -80,8 +82,19 @@ export class DenseIndex {
       h.set(this.has);
       this.has = h;
     }
+    const full = changed === null;
     const slots = changed ?? Array.from({ length: Math.max(n, this.hashes.length) }, (_, i) => i);
-    const saved = this.savedVectors(changed === null ? null : slots);
+    // A new process reads the store's one-row copy first, slot for slot with the index it saved
+    // (one copy of the whole matrix); only skills it lacks are read row by row.
+    const cached = full ? this.readCache() : null;
+    const bytes = this.engine.dims * 4;
+    if (cached) {
+      const rows = Math.min(cached.hashes.length, this.has.length);
+      new Uint8Array(this.vectors.buffer, this.vectors.byteOffset, rows * bytes).set(
+        cached.matrix.subarray(0, rows * bytes),
+      );
+    }
+    const pending: number[] = [];
     // The index hashed each skill's text from the row it read (or saved that hash): no row is read
     // here, so a process that loaded the saved index does not read and hash 10,000 rows again.
     for (const slot of slots) {
@@ -94,13 +107,27 @@ export class DenseIndex {
       if (this.hashes[slot] === hash && this.has[slot]) continue;
       this.clear(slot);
       this.hashes[slot] = hash;
-      const s = saved.get(doc.id);
-      if (s && s.hash === hash) this.set(slot, s.vector);
-      else {
-        const shipped = seedVector(this.engine.id, hash);
-        if (shipped && shipped.length === this.engine.dims) this.set(slot, shipped);
+      if (cached?.hashes[slot] === hash) this.hold(slot);
+      else pending.push(slot);
+    }
+    // Rows the copy brought that no skill holds now: zero, as every row without a vector is.
+    if (cached)
+      for (let slot = 0; slot < Math.min(cached.hashes.length, this.has.length); slot++)
+        if (!this.has[slot]) this.vectors.fill(0, slot * this.engine.dims, (slot + 1) * this.engine.dims);
+    if (pending.length > 0) {
+      // Row by row for a few, one scan of the table for many.
+      const saved = this.savedVectors(full && pending.length > n / 2 ? null : pending);
+      for (const slot of pending) {
+        const doc = ix.docs[slot]!;
+        const s = saved.get(doc.id);
+        if (s && s.hash === doc.denseHash) this.set(slot, s.vector);
+        else {
+          const shipped = seedVector(this.engine.id, doc.denseHash);
+          if (shipped && shipped.length === this.engine.dims) this.set(slot, shipped);
+        }
       }
     }
+    if (full) this.refreshCache(cached === null);
   }
 
   /** Whether vectors are being computed now (an {@link embedMissing} run is under way). */
@@ -165,7 +192,10 @@ export class DenseIndex {
         todo.push(slot);
         texts.push(text);
       }
-      if (todo.length === 0) return;
+      if (todo.length === 0) {
+        this.refreshCache(false);
+        return;
+      }
       const hashes = todo.map((s) => this.hashes[s]!);
       const ids = todo.map((s) => this.index.docs[s]!.id);
       const lanes: Array<Promise<Float32Array[]>> = [];
@@ -187,8 +217,16 @@ export class DenseIndex {
     }
   }
 
+  /** Mark a slot's vector present (its floats already in place, from the one-row copy). */
+  private hold(slot: number): void {
+    if (!this.has[slot]) this.held++;
+    this.has[slot] = 1;
+    this.generation++;
+  }
+
   /** Put a vector in its slot: floats, or a saved vector's bytes (copied as they are). */
   private set(slot: number, v: Float32Array | Uint8Array): void {
+    this.outsideCache++;
     if (v instanceof Float32Array) this.vectors.set(v, slot * this.engine.dims);
     else new Uint8Array(this.vectors.buffer, this.vectors.byteOffset + slot * v.length, v.length).set(v);
     if (!this.has[slot]) this.held++;
@@ -235,6 +273,64 @@ export class DenseIndex {
       if (r) take(doc.id, r[0], r[1]);
     }
     return out;
+  }
+
+  /**
+   * The store's one-row copy of this model's vectors: each slot's text hash (null: none) and the
+   * slot-aligned matrix's bytes. Null when there is none, or it is damaged.
+   */
+  private readCache(): { hashes: Array<string | null>; matrix: Uint8Array } | null {
+    if (!this.canCache) return null;
+    try {
+      const row = this.db
+        .prepare('SELECT crc, data FROM skill_vector_cache WHERE model = ?')
+        .get(this.engine.id) as { crc: number; data: unknown } | undefined;
+      if (!row || !Buffer.isBuffer(row.data) || checksum(row.data) !== row.crc) return null;
+      const { header, sections } = decodeSections(row.data);
+      const h = header as { dims?: unknown; hashes?: unknown };
+      const matrix = sections.get('vectors');
+      const hashes = h.hashes;
+      if (h.dims !== this.engine.dims || !Array.isArray(hashes) || !(matrix instanceof Uint8Array))
+        return null;
+      if (matrix.length !== hashes.length * this.engine.dims * 4) return null;
+      if (!hashes.every((x) => x === null || typeof x === 'string')) return null;
+      this.outsideCache = 0;
+      return { hashes: hashes as Array<string | null>, matrix };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Rewrite the one-row copy when it is missing or at least 1% of the vectors held are not in it
+   * (a copy per edited skill would rewrite 15 MB per model at every save). The rest are read row
+   * by row meanwhile, which for a few is as quick.
+   */
+  private refreshCache(missing: boolean): void {
+    if (!this.canCache || this.held === 0) return;
+    if (!missing && this.outsideCache < Math.max(1, Math.ceil(this.held / 100))) return;
+    let rows = this.has.length;
+    while (rows > 0 && !this.has[rows - 1]) rows--;
+    const hashes = Array.from({ length: rows }, (_, slot) => (this.has[slot] ? this.hashes[slot]! : null));
+    const matrix = new Uint8Array(this.vectors.buffer, this.vectors.byteOffset, rows * this.engine.dims * 4);
+    const data = encodeSections({ dims: this.engine.dims, hashes }, { vectors: matrix });
+    try {
+      writeTransaction(
+        this.db,
+        () =>
+          this.db
+            .prepare(
+              `INSERT INTO skill_vector_cache (model, crc, data) VALUES (?, ?, ?)
+               ON CONFLICT (model) DO UPDATE SET crc = excluded.crc, data = excluded.data`,
+            )
+            .run(this.engine.id, checksum(data), data),
+        // A cache: never make a match wait for another writer.
+        { waitMs: 0 },
+      );
+      this.outsideCache = 0;
+    } catch {
+      // Read-only or busy store: the rows stay the record; the next process reads them.
+    }
   }
 
   private save(rows: Array<[string, string, Float32Array]>): void {
@@ -288,47 +384,73 @@ export interface DenseNearest {
 }
 
 /**
+ * A request's vector as the space compares it: the raw unit vector, its dot product with the
+ * catalog's mean, and the inverse length of the request minus that mean.
+ */
+export interface CentredQuery {
+  q: Float32Array;
+  qm: number;
+  inv: number;
+}
+
+/**
  * The catalog-centred e5 vectors of a set of stores: each vector minus the mean of every skill's
  * vector, normalised again. Raw e5 cosines between any request and any skill description sit in
  * a narrow band (all are "requests about doing something with files"); centring spreads them
  * out, and on the harness it was what made e5 help at all (raw cosine halved recall).
+ *
+ * The centred vectors are never made: (q − m)·(s − m) = q·s − q·m − s·m + m·m, so a scan is the
+ * raw matrix times the request (the engine's native product) corrected per skill by its s·m and
+ * 1/|s − m|, kept here. Building a 10,000-skill space is one pass over the vectors and one native
+ * product, where making the centred copy took 25 ms and 15 MB per model in a CLI match.
  */
 export class DenseSpace {
   readonly mean: Float32Array;
-  /** Per part, the centred unit vectors (zero rows where a skill has none). */
-  private readonly centred: Float32Array[];
+  /** m·m. */
+  private readonly mm: number;
+  /** Per part, per slot: the skill's raw vector · the mean. */
+  private readonly sm: Float32Array[];
+  /** Per part, per slot: 1 / |s − m| (0 where the skill has no vector). */
+  private readonly inv: Float32Array[];
   private constructor(
     readonly parts: DenseIndex[],
     private readonly generations: number[],
   ) {
     const dims = parts[0]!.engine.dims;
     const sum = new Float64Array(dims);
+    const norms = parts.map((p) => new Float32Array(p.has.length));
     let n = 0;
-    for (const p of parts) {
+    parts.forEach((p, at) => {
+      const v = p.vectors;
+      const ss = norms[at]!;
       for (let slot = 0; slot < p.has.length; slot++) {
         if (!p.has[slot]) continue;
         n++;
-        const off = slot * dims;
-        for (let d = 0; d < dims; d++) sum[d]! += p.vectors[off + d]!;
+        let n2 = 0;
+        for (let d = 0, off = slot * dims; d < dims; d++) {
+          const x = v[off + d]!;
+          sum[d]! += x;
+          n2 += x * x;
+        }
+        ss[slot] = n2;
       }
-    }
+    });
     this.mean = new Float32Array(dims);
     if (n > 0) for (let d = 0; d < dims; d++) this.mean[d] = sum[d]! / n;
-    this.centred = parts.map((p) => {
-      const out = new Float32Array(p.has.length * dims);
+    let mm = 0;
+    for (let d = 0; d < dims; d++) mm += this.mean[d]! * this.mean[d]!;
+    this.mm = mm;
+    this.sm = parts.map((p) => rowDots(p, this.mean));
+    this.inv = parts.map((p, at) => {
+      const sm = this.sm[at]!;
+      const ss = norms[at]!;
+      const inv = new Float32Array(p.has.length);
       for (let slot = 0; slot < p.has.length; slot++) {
         if (!p.has[slot]) continue;
-        const off = slot * dims;
-        let norm = 0;
-        for (let d = 0; d < dims; d++) {
-          const x = p.vectors[off + d]! - this.mean[d]!;
-          out[off + d] = x;
-          norm += x * x;
-        }
-        const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-        for (let d = 0; d < dims; d++) out[off + d]! *= inv;
+        const n2 = ss[slot]! - 2 * sm[slot]! + mm;
+        inv[slot] = n2 > 1e-12 ? 1 / Math.sqrt(n2) : 0;
       }
-      return out;
+      return inv;
     });
   }
 
@@ -352,52 +474,48 @@ export class DenseSpace {
     return space;
   }
 
-  /** A request's unit vector centred on the catalog. */
-  centre(q: Float32Array): Float32Array {
-    const dims = this.mean.length;
-    const out = new Float32Array(dims);
-    let norm = 0;
-    for (let d = 0; d < dims; d++) {
-      const x = q[d]! - this.mean[d]!;
-      out[d] = x;
-      norm += x * x;
+  /** A request's unit vector, ready to be compared in the catalog-centred space. */
+  centre(q: Float32Array): CentredQuery {
+    let qm = 0;
+    let qq = 0;
+    for (let d = 0; d < q.length; d++) {
+      qm += q[d]! * this.mean[d]!;
+      qq += q[d]! * q[d]!;
     }
-    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let d = 0; d < dims; d++) out[d]! *= inv;
-    return out;
+    const n2 = qq - 2 * qm + this.mm;
+    return { q, qm, inv: n2 > 1e-12 ? 1 / Math.sqrt(n2) : 0 };
   }
 
-  /** Centred cosine of a centred request with one skill; null when the skill has no vector. */
-  cosine(qc: Float32Array, index: SkillIndex, slot: number): number | null {
+  /** Centred cosine of a request with one skill; null when the skill has no vector. */
+  cosine(c: CentredQuery, index: SkillIndex, slot: number): number | null {
     const at = this.parts.findIndex((p) => p.index === index);
     if (at < 0 || !this.parts[at]!.has[slot]) return null;
-    const dims = qc.length;
-    const c = this.centred[at]!;
+    const v = this.parts[at]!.vectors;
+    const dims = c.q.length;
     let dot = 0;
-    for (let d = 0, off = slot * dims; d < dims; d++) dot += qc[d]! * c[off + d]!;
-    return dot;
+    for (let d = 0, off = slot * dims; d < dims; d++) dot += c.q[d]! * v[off + d]!;
+    return this.centred(c, at, slot, dot);
   }
 
-  /** The `k` skills nearest a centred request over every store, best first (exact scan). */
-  nearest(qc: Float32Array, k: number, hidden: (index: SkillIndex, slot: number) => boolean): DenseNearest[] {
-    const dims = qc.length;
+  /** From a raw dot product q·s to the centred cosine. */
+  private centred(c: CentredQuery, at: number, slot: number, dot: number): number {
+    return (dot - c.qm - this.sm[at]![slot]! + this.mm) * this.inv[at]![slot]! * c.inv;
+  }
+
+  /** The `k` skills nearest a request over every store, best first (exact scan). */
+  nearest(c: CentredQuery, k: number, hidden: (index: SkillIndex, slot: number) => boolean): DenseNearest[] {
     const best: DenseNearest[] = [];
     let bar = Number.NEGATIVE_INFINITY;
     this.parts.forEach((p, at) => {
-      const c = this.centred[at]!;
-      const n = p.has.length;
-      // Every slot's dot product at once in the engine's native code when it has it; the rows
-      // of skills without a vector are zeros and skipped below.
-      const native = p.engine.dots ? new Float32Array(n) : null;
-      if (native) p.engine.dots!(c, qc, native);
-      for (let slot = 0; slot < n; slot++) {
+      // Every slot's raw dot product at once (the engine's native code when it has it); the rows
+      // of skills without a vector are skipped below.
+      const dots = rowDots(p, c.q);
+      for (let slot = 0; slot < p.has.length; slot++) {
         if (!p.has[slot]) continue;
-        let dot = 0;
-        if (native) dot = native[slot]!;
-        else for (let d = 0, off = slot * dims; d < dims; d++) dot += qc[d]! * c[off + d]!;
-        if (dot <= bar && best.length === k) continue;
+        const cos = this.centred(c, at, slot, dots[slot]!);
+        if (cos <= bar && best.length === k) continue;
         if (hidden(p.index, slot)) continue;
-        best.push({ index: p.index, slot, cos: dot });
+        best.push({ index: p.index, slot, cos });
         best.sort((a, b) => b.cos - a.cos);
         if (best.length > k) best.pop();
         if (best.length === k) bar = best[k - 1]!.cos;
@@ -405,4 +523,20 @@ export class DenseSpace {
     });
     return best;
   }
+}
+
+/** Each slot's vector · `q`, in the engine's native code when it has it (zero rows give 0). */
+function rowDots(p: DenseIndex, q: Float32Array): Float32Array {
+  const out = new Float32Array(p.has.length);
+  if (p.engine.dots) p.engine.dots(p.vectors.subarray(0, out.length * q.length), q, out);
+  else {
+    const dims = q.length;
+    for (let slot = 0; slot < out.length; slot++) {
+      if (!p.has[slot]) continue;
+      let dot = 0;
+      for (let d = 0, off = slot * dims; d < dims; d++) dot += q[d]! * p.vectors[off + d]!;
+      out[slot] = dot;
+    }
+  }
+  return out;
 }

@@ -238,6 +238,8 @@ describeWithE5('e5 fused with phase 1', () => {
         .pluck()
         .get(pdf.id, engine.id) as string | undefined;
     store.db.prepare('DELETE FROM skill_embeddings WHERE skill_id = ? AND model = ?').run(pdf.id, engine.id);
+    // The one-row copy of the vectors would give it back (rightly: its text is unchanged so far).
+    store.db.prepare('DELETE FROM skill_vector_cache').run();
     // A new process's index (the saved copy), then an edit it has not synced yet.
     const { SkillIndex } = await import('./skill-index.js');
     const { DenseIndex } = await import('./dense.js');

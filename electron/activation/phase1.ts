@@ -1,7 +1,7 @@
 import type { SkillCatalog } from '../skills/index.js';
 import type { Scope, SkillSwitch } from '../store/index.js';
 import { normalizePhrase, readSwitches, skillNameKey } from '../store/index.js';
-import { DenseSpace, denseIndex } from './dense.js';
+import { type CentredQuery, DenseSpace, denseIndex } from './dense.js';
 import { confidence, DENSE_FUSION, type DenseFusion, fuseDense } from './dense-fusion.js';
 import type { E5Engine } from './e5.js';
 import { type NearestSearch, type Query, SemanticSpace } from './semantic.js';
@@ -1141,8 +1141,8 @@ function run(catalog: SkillCatalog, message: string, k: number, opts: MatchOptio
  */
 interface DenseNear {
   space: DenseSpace;
-  qc: Float32Array;
-  second: { space: DenseSpace; qc: Float32Array } | null;
+  qc: CentredQuery;
+  second: { space: DenseSpace; qc: CentredQuery } | null;
   f: DenseFusion;
   hidden: (index: SkillIndex, slot: number) => boolean;
 }
