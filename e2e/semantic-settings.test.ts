@@ -52,7 +52,7 @@ describeWeb(
         .poll(() => status.textContent(), { timeout: 60_000 })
         .toMatch(/^On\. All \d+ skills can be matched by meaning\./);
       await expect.poll(() => card.getByRole('button', { name: /^Prepare/ }).count()).toBe(0);
-      expect(await card.textContent()).toMatch(/Model: e5-/);
+      expect(await card.textContent()).toMatch(/Models?: e5-/);
       await shot(web.page, 'semantic-settings-ready-1440-light');
       await web.page.setViewportSize({ width: 1024, height: 700 });
       await web.page.getByRole('radio', { name: /Dark/ }).click();

@@ -78,9 +78,12 @@ export function SemanticCard() {
         Matching by meaning
       </h2>
       <p className="card__text">
-        Skills are matched to what you write by their words at once, and by meaning with a small language
-        model that runs on this computer. A skill can be matched by meaning once its vector is computed: on
-        import and in the background. Until then it is matched by its words.
+        Skills are matched to what you write by their words at once, and by meaning with{' '}
+        {state.second?.model
+          ? 'two small language models that run on this computer.'
+          : 'a small language model that runs on this computer.'}{' '}
+        A skill can be matched by meaning once its vector is computed: on import and in the background. Until
+        then it is matched by its words.
       </p>
       {!available ? (
         <p className="sandbox-status sandbox-status--warn" data-testid="semantic-status">
