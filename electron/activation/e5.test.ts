@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { SkillCatalog } from '../skills/index.js';
 import { tempDir } from '../test-support/index.js';
 import { denseIndex, denseText, denseTextHash } from './dense.js';
-import { E5_MODEL_FILE, e5Engine, loadE5 } from './e5.js';
+import { E5_MODEL_FILE, e5Engine, loadE5, minilmEngine } from './e5.js';
 import { explainMatchFull, matchSkillsFull } from './full-match.js';
 import { matchSkills, PROMPT_MIN_SCORE } from './phase1.js';
 import { skillIndex } from './skill-index.js';
@@ -282,6 +282,11 @@ describeWithE5('e5 fused with phase 1', () => {
     const ex = await explainMatchFull(catalog, msg, { limit: 3 });
     expect(ex.e5).toMatchObject({ used: true, embedded: 8, total: 8 });
     expect(typeof ex.candidates[0]!.dense).toBe('number');
+    // The second model, fused beside e5 where it is installed (CI fails without it).
+    if (minilmEngine()) {
+      expect(ex.e5.second).toMatchObject({ used: true, embedded: 8, total: 8 });
+      expect(typeof ex.candidates[0]!.dense_second).toBe('number');
+    }
     // The fast path alone is unchanged by the new signal's presence.
     expect(matchSkills(catalog, msg, { limit: 3 })).toEqual(
       matchSkills(catalog, msg, { limit: 3, dense: null }),
