@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { e5Engine } from '../electron/activation/e5.js';
+import { e5Engine, minilmEngine } from '../electron/activation/e5.js';
 import { type DenseFusion, type MatchOptions, matchSkills } from '../electron/activation/phase1.js';
 import { SkillCatalog } from '../electron/skills/catalog.js';
 import { packageToRows } from '../electron/skills/convert.js';
@@ -34,6 +34,8 @@ const size = Number(process.argv[2] ?? 1000);
 const withE5 = process.argv.includes('--e5');
 const engine = withE5 ? e5Engine() : null;
 if (withE5 && !engine) throw new Error('--e5: the e5 model is not installed (node scripts/setup-e5.mjs)');
+// The second model joins e5 as the app fuses them (SKILLDESK_MINILM=off: e5 alone, as before it).
+const second = engine ? minilmEngine() : null;
 const dir = mkdtempSync(join(tmpdir(), 'skilldesk-threshold-'));
 const store = openStore('account', dir)!;
 const distractors = withE5
@@ -48,7 +50,9 @@ store.repo.transaction(() => {
 });
 const catalog = new SkillCatalog(store, null);
 if (engine) await embedStore(store, engine, { cache: true, log: () => {} });
+if (second) await embedStore(store, second, { cache: true, log: () => {} });
 const vectors = new Map<string, Float32Array>();
+const vectors2 = new Map<string, Float32Array>();
 /** The match options of a message: its e5 vector with `--e5`. */
 const denseOf = (text: string): MatchOptions => {
   if (!engine) return {};
@@ -59,8 +63,13 @@ const denseOf = (text: string): MatchOptions => {
   }
   // SKILLDESK_DENSE_FUSION='{"mode":"weighted",…}': another fusion, to compare with the shipped one.
   const f = process.env.SKILLDESK_DENSE_FUSION;
+  let v2 = second ? vectors2.get(text) : undefined;
+  if (second && !v2) {
+    v2 = second.querySync(text);
+    vectors2.set(text, v2);
+  }
   return {
-    dense: { engine, vector: v },
+    dense: { engine, vector: v, ...(second && v2 ? { second: { engine: second, vector: v2 } } : {}) },
     ...(f ? { denseFusion: JSON.parse(f) as Partial<DenseFusion> } : {}),
   };
 };
@@ -97,7 +106,7 @@ const base = rows[0]!;
 const chosen = [...rows].reverse().find((r) => r.recall >= base.recall - 0.02)!;
 const f = (x: number) => x.toFixed(3);
 console.log(
-  `catalog: ${store.db.prepare('SELECT count(*) FROM skills').pluck().get()} skills${engine ? ' (full phase 1, e5)' : ''}; tune ${tune.targets} requests, held-out ${held.targets}, no-skill ${NO_SKILL.length}`,
+  `catalog: ${store.db.prepare('SELECT count(*) FROM skills').pluck().get()} skills${engine ? ` (full phase 1, e5${second ? ' and MiniLM' : ''})` : ''}; tune ${tune.targets} requests, held-out ${held.targets}, no-skill ${NO_SKILL.length}`,
 );
 console.log('cut   precision recall  f1     kept (tuning split)');
 for (const r of rows.filter((_, i) => i % 5 === 0 || rows[i] === chosen))

@@ -96,6 +96,13 @@ describe('dense fusion', () => {
     expect(confidence(0.69, 0.45, f())).toBeGreaterThanOrEqual(PROMPT_MIN_SCORE);
     // A skill not embedded yet keeps its fast-path score: no vector is no evidence against it.
     expect(confidence(0.69, null, f())).toBe(0.69);
+    // With the second model the two agreements are averaged: one model alone does not keep a
+    // shared word in; both do.
+    expect(confidence(0.69, 0.02, f(), 0.02)).toBeLessThan(PROMPT_MIN_SCORE);
+    expect(confidence(0.69, 0.02, f(), 0.45)).toBeLessThan(PROMPT_MIN_SCORE);
+    expect(confidence(0.69, 0.45, f(), 0.45)).toBeGreaterThanOrEqual(PROMPT_MIN_SCORE);
+    // A paraphrase only the second model places keeps a score above the match floor.
+    expect(confidence(0, 0, f(), 0.45)).toBeGreaterThan(f().minScore);
     // Monotone in both signals.
     expect(confidence(0.7, 0.2, f())).toBeGreaterThan(confidence(0.6, 0.2, f()));
     expect(confidence(0.6, 0.3, f())).toBeGreaterThan(confidence(0.6, 0.2, f()));
