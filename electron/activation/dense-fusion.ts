@@ -96,7 +96,7 @@ export function confidence(
   // With the second model, the two models' mean: a paraphrase only the second model places keeps a
   // score (rather than zero, dropped under `minScore` whatever its rank), and one model alone
   // cannot lift a shared word over the prompt's cut. The larger of the two (tried first) kept more
-  // unrelated skills in a small catalog's prompt: tuning precision at the cut 0.80 with the mean,
+  // unrelated skills in a small catalog's prompt: tuning precision at the cut 0.78 with the mean,
   // 0.70 with the larger, 0.84 with e5 alone (bench/match-threshold.ts 17 --e5).
   const agree = second === null || f.secondWeight <= 0 ? ramp(dense) : (ramp(dense) + ramp(second)) / 2;
   return (1 - f.confidenceWeight) * fast + f.confidenceWeight * agree;

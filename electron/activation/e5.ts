@@ -80,7 +80,7 @@ const BATCH = 16;
  * The converted file's SHA-256 (the conversion is deterministic, checked at install), first 12
  * digits, and the engine's arithmetic, as for {@link WEIGHTS_ID}.
  */
-const MINILM_ID = 'minilm-l6-q4-f903991e490a-tok8';
+const MINILM_ID = 'minilm-l6-q4-13f2db6b9b10-tok8';
 
 type Loaded = { engine: E5Engine | null; status: E5Status };
 let loaded: Loaded | undefined;

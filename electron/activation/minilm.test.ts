@@ -48,7 +48,7 @@ const ref = JSON.parse(readFileSync(join(import.meta.dirname, 'minilm-reference.
       ]);
     });
 
-    it('gives vectors within a cosine of 0.99 of the float32 model, a text over 256 tokens cut as sentence-transformers cuts it', () => {
+    it('gives vectors within a cosine of 0.93 of the float32 model (its 4-bit rounding), a text over 256 tokens cut as sentence-transformers cuts it', () => {
       expect(addon.dim(handle)).toBe(ref.dim);
       const long = ref.cases.find((c) => c.ids.length === ref.max_tokens);
       expect(long, 'a reference text that reaches the token limit').toBeDefined();
@@ -56,9 +56,12 @@ const ref = JSON.parse(readFileSync(join(import.meta.dirname, 'minilm-reference.
       for (const c of ref.cases) {
         const v = addon.embedSync(handle, [c.text], false);
         expect(Math.hypot(...v)).toBeCloseTo(1, 4);
-        // Measured: at least 0.991 for every text with a word; 0.984 for the two-token empty text
-        // ([CLS] [SEP] alone, where the per-token int8 activations have the least to average over).
-        const floor = c.ids.length > 2 ? 0.99 : 0.98;
+        // Measured: at least 0.934 (mean 0.956) for every text with a word; 0.894 for the two-token
+        // empty text ([CLS] [SEP] alone). One 4-bit term per matrix: a NumPy forward pass with the
+        // same rounded weights gives the same, so this is the weights' rounding; a second term
+        // (0.991) ranked the harness no better (scripts/setup-minilm.mjs, RESIDUAL). The engine's
+        // own arithmetic is held to the reference far more tightly by e5's tests.
+        const floor = c.ids.length > 2 ? 0.93 : 0.89;
         expect(dot(v, c.vector), JSON.stringify(c.text.slice(0, 40))).toBeGreaterThan(floor);
       }
       // Whatever follows the first 256 tokens changes nothing.
