@@ -13,6 +13,12 @@ tokens, sentence-transformers' max_seq_length). Vectors are the model's forward 
 NumPy, written out here rather than run through sentence-transformers (not installable from this
 environment): BERT's exact erf GELU, attention over the text's own tokens, the mean of every
 token's last hidden state ([CLS] and [SEP] included), L2-normalised. Rounded to 6 decimals.
+
+Each case also has `vector_q4`: the same forward pass with the word embedding and the six matrices
+of every layer rounded as scripts/setup-minilm.mjs writes them (Q4_0: per 32 weights an fp16 scale,
+the largest-magnitude weight over -8, each weight to the nearest of 16 steps). The engine's vectors
+must be very close to these (what is left is its int8 activations); `vector` measures what the
+4-bit weights themselves cost.
 """
 import json
 import math
@@ -30,6 +36,27 @@ prefix = "bert." if any(k.startswith("bert.") for k in weights) else ""
 
 def w(name):
     return weights[prefix + name].astype(np.float32)
+
+
+def q4_round(t):
+    """A matrix as the converter's Q4_0 blocks give it back (float32 arithmetic, as there)."""
+    rows, cols = t.shape
+    b = t.reshape(rows, cols // 32, 32)
+    pick = np.abs(b).argmax(-1)
+    big = np.take_along_axis(b, pick[..., None], -1)[..., 0]
+    d = (big / np.float32(-8)).astype(np.float32)
+    inv = np.where(d != 0, np.float32(1) / np.where(d != 0, d, 1), 0).astype(np.float32)
+    q = np.minimum(15, np.trunc((b * inv[..., None]).astype(np.float32) + np.float32(8.5)))
+    d16 = d.astype(np.float16).astype(np.float32)
+    return ((q - 8) * d16[..., None]).astype(np.float32).reshape(rows, cols)
+
+
+ROUNDED = ["embeddings.word_embeddings.weight"] + [
+    f"encoder.layer.{layer}.{m}.weight"
+    for layer in range(12)
+    for m in ["attention.self.query", "attention.self.key", "attention.self.value",
+              "attention.output.dense", "intermediate.dense", "output.dense"]
+]
 
 
 tok = Tokenizer.from_file(folder + "tokenizer.json")
@@ -119,5 +146,12 @@ for text in texts:
     ids = tok.encode(text).ids
     vec = embed(np.array(ids))
     out["cases"].append({"text": text, "ids": ids, "vector": [round(float(x), 6) for x in vec]})
+# The same texts with the converter's 4-bit weights.
+for name in ROUNDED:
+    if prefix + name in weights:
+        weights[prefix + name] = q4_round(weights[prefix + name].astype(np.float32))
+for case in out["cases"]:
+    vec = embed(np.array(case["ids"]))
+    case["vector_q4"] = [round(float(x), 6) for x in vec]
 json.dump(out, sys.stdout, ensure_ascii=False)
 sys.stdout.write("\n")

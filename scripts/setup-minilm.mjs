@@ -62,16 +62,13 @@ export const addonFile = join(root, 'out', 'native', 'e5', 'e5.node');
 /** sentence-transformers' max_seq_length for this model: longer texts keep their first 256 tokens. */
 const MAX_TOKENS = 256;
 const QK = 32;
-/**
- * The tensors stored as two Q4 terms (see q4r in convert): none. One term leaves the vectors at a
- * cosine of 0.93-0.97 from float32 (a NumPy forward pass with the same 4-bit weights gives the
- * same: it is the weights' rounding, not the engine); a second term for the value, attention-output
- * and both feed-forward matrices and the word embedding brings them to 0.991 or better, at 1.9x
- * the CPU per passage (8.4 against 4.5 CPU-seconds per 1,000 skills). Retrieval on the harness is
- * the same with either, within one request per split (docs/retrieval-e5.md), so the cheaper file
- * ships; the engine still reads a second term where a file has one.
+/*
+ * One Q4 term per matrix leaves the vectors at a cosine of 0.93-0.97 from float32 (a NumPy forward
+ * pass with the same 4-bit weights gives the same: it is the weights' rounding, not the engine). A
+ * second term (the first one's rounding error, quantised again) for the value, attention-output and
+ * both feed-forward matrices and the word embedding brought them to 0.991, at 1.9x the CPU per
+ * passage; the harness ranked the same with either (docs/retrieval-e5.md), so it was not kept.
  */
-const RESIDUAL = [];
 
 const log = (line) => process.stderr.write(`[setup-minilm] ${line}\n`);
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
@@ -214,28 +211,6 @@ export function quantizeQ4(data, rows, cols) {
       o += 18;
     }
   return out;
-}
-
-/** Q4_0 blocks back to floats (as the engine's deq_row). */
-export function dequantizeQ4(bytes) {
-  const out = new Float32Array((bytes.length / 18) * QK);
-  for (let b = 0, o = 0; o < bytes.length; b++, o += 18) {
-    const d = halfToFloat(bytes.readUInt16LE(o));
-    for (let j = 0; j < 16; j++) {
-      out[b * QK + j] = Math.fround(((bytes[o + 2 + j] & 15) - 8) * d);
-      out[b * QK + j + 16] = Math.fround(((bytes[o + 2 + j] >> 4) - 8) * d);
-    }
-  }
-  return out;
-}
-
-function halfToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 31) return m ? Number.NaN : sign * Number.POSITIVE_INFINITY;
-  return sign * (1 + m / 1024) * 2 ** (e - 15);
 }
 
 // ---- BERT basic tokenization as a per-codepoint map --------------------------------------
@@ -419,11 +394,6 @@ export function convert(safetensors, tokenizerJson, configJson) {
   const q4 = (name, t) =>
     tensors.push({ name, dtype: 1, n: t.data.length, bytes: quantizeQ4(t.data, t.shape[0], t.shape[1]) });
   // The first term's rounding error, quantised again: the engine adds the two products.
-  const q4r = (name, t) => {
-    const first = dequantizeQ4(quantizeQ4(t.data, t.shape[0], t.shape[1]));
-    const rest = t.data.map((v, i) => Math.fround(v - first[i]));
-    tensors.push({ name, dtype: 1, n: rest.length, bytes: quantizeQ4(rest, t.shape[0], t.shape[1]) });
-  };
   const f = (name, data) =>
     tensors.push({
       name,
@@ -432,7 +402,6 @@ export function convert(safetensors, tokenizerJson, configJson) {
       bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
     });
   q4('emb.word', word);
-  if (RESIDUAL.includes('word')) q4r('emb.word.r', word);
   f('emb.pos', pos.data.subarray(0, MAX_TOKENS * H));
   f('emb.type', type.data);
   f('emb.ln.w', get('embeddings.LayerNorm.weight', [H]).data);
@@ -441,7 +410,6 @@ export function convert(safetensors, tokenizerJson, configJson) {
     const L = (k, shape) => get(`encoder.layer.${l}.${k}`, shape);
     const lin = (short, k, out, inp) => {
       q4(`l${l}.${short}.w`, L(`${k}.weight`, [out, inp]));
-      if (RESIDUAL.includes(short)) q4r(`l${l}.${short}.r`, L(`${k}.weight`));
       f(`l${l}.${short}.b`, L(`${k}.bias`, [out]).data);
     };
     lin('q', 'attention.self.query', H, H);

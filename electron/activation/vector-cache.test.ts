@@ -142,7 +142,9 @@ describe('the catalog-centred space', () => {
       .sort((a, b) => b.cos - a.cos);
     const got = space.nearest(qc, slots.length, () => false);
     expect(got.map((n) => n.slot)).toEqual(want.map((w) => w.slot));
-    got.forEach((n, i) => expect(n.cos).toBeCloseTo(want[i]!.cos, 5));
+    got.forEach((n, i) => {
+      expect(n.cos).toBeCloseTo(want[i]!.cos, 5);
+    });
     for (const w of want) expect(space.cosine(qc, ix, w.slot)).toBeCloseTo(w.cos, 5);
     store.close();
   });

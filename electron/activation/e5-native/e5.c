@@ -282,10 +282,6 @@ typedef struct {
     /* the matrices' block scales as 12-bit integers relative to each row's largest (see
      * matmul_u8s4), made at load */
     qmat qi, ki, vi, aoi, fii, foi;
-    /* Optional second Q4 term of each matrix (q, k, v, ao, fi, fo), the first one's rounding
-     * error quantised again: W = W1 + W2 to about 8 bits where 4 lose too much (version 2). */
-    const block_q4_0 *res[6];
-    qmat resi[6];
 } layer_t;
 
 /* How a text becomes ids (the model file's tokenizer kind, version 2 on). */
@@ -317,7 +313,6 @@ struct e5_model {
     /* A text longer than MAXP tokens: 0 windows it (the mean of its windows, see embed_n), 1 keeps
      * its first MAXP tokens, as sentence-transformers truncates a model trained that way. */
     int truncate;
-    int has_res;          /* some matrix has a second Q4 term (layer_t.res) */
     /* The VNNI weights (qmat.w16): 0 not made, 1 being made by one thread, 2 ready, 3 not
      * possible (no VNNI, out of memory), 4 being freed (e5_trim). Made on the first large batch,
      * never for queries; w16_users counts the batches that may read them. */
@@ -326,7 +321,6 @@ struct e5_model {
     float eps;
     int qk, hd, nb_word;
     const block_q4_0 *word;
-    const block_q4_0 *word_res;   /* the word embedding's optional second term (as layer_t.res) */
     const float *pos, *type, *eln_w, *eln_b;
     layer_t *layers;
     tokenizer tok;
@@ -367,13 +361,6 @@ static const void *find_tensor(tentry *dir, int ndir, const char *name, int dtyp
     }
     snprintf(err, errn, "missing tensor '%s'", name);
     return NULL;
-}
-
-/* Whether the directory names a tensor (for the optional ones). */
-static int has_tensor(const tentry *dir, int ndir, const char *name) {
-    for (int i = 0; i < ndir; i++)
-        if (strcmp(dir[i].name, name) == 0) return 1;
-    return 0;
 }
 
 /* ----------------------------- tokenizer ------------------------------ */
@@ -1352,7 +1339,6 @@ static void drop_w16(e5_model *m) {
         qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
                         &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
         for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
-        for (int i = 0; i < 6; i++) { free(m->layers[l].resi[i].w16); m->layers[l].resi[i].w16 = NULL; }
     }
 }
 #endif
@@ -1377,9 +1363,6 @@ static int vnni_acquire(e5_model *m) {
         ok = make_w16(ly->qw, m->H, m->H, &ly->qi) && make_w16(ly->kw, m->H, m->H, &ly->ki) &&
              make_w16(ly->vw, m->H, m->H, &ly->vi) && make_w16(ly->aow, m->H, m->H, &ly->aoi) &&
              make_w16(ly->fiw, m->FF, m->H, &ly->fii) && make_w16(ly->fow, m->H, m->FF, &ly->foi);
-        int outs[6] = { m->H, m->H, m->H, m->H, m->FF, m->H }, ins[6] = { m->H, m->H, m->H, m->H, m->H, m->FF };
-        for (int i = 0; ok && i < 6; i++)
-            if (ly->res[i]) ok = make_w16(ly->res[i], outs[i], ins[i], &ly->resi[i]);
     }
     /* Out of memory half way: none of it is used (the u8 path serves). */
     if (!ok) drop_w16(m);
@@ -1440,8 +1423,6 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int vnni = T >= VNNI_MIN_TOKENS && vnni_acquire(m);
     int16_t *a16 = vnni ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
-    /* a second term's product, added to the first's (widest output: FF) */
-    float *rbuf = m->has_res ? (float *)malloc((size_t)T * FF * sizeof(float)) : NULL;
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
 #define QUANT(X, NIN) do { quantize_tok_any((X), T, (NIN), au, da); \
@@ -1450,14 +1431,6 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .a16 = a16, .da = da, .Y = (Y_), \
                        .T = T, .T4 = T4, .nout = (NOUT), .nin = (NIN) }; \
         run_step(sp, &st_); } while (0)
-    /* Y = X·(W1 + W2)ᵀ + b for matrix I of the layer: the second term without bias, added. */
-#define MATR(LY, I, W_, M_, B_, Y_, NOUT, NIN) do { \
-        MATD(W_, M_, B_, Y_, NOUT, NIN); \
-        if ((LY)->res[I]) { \
-            MATD((LY)->res[I], (LY)->resi[I], NULL, rbuf, NOUT, NIN); \
-            size_t n_ = (size_t)T * (NOUT); \
-            for (size_t i_ = 0; i_ < n_; i_++) (Y_)[i_] += rbuf[i_]; \
-        } } while (0)
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
 #pragma omp parallel for schedule(static)
@@ -1465,11 +1438,6 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         deq_row(m->word + (size_t)ids[t] * m->nb_word, H, x + (size_t)t * H);
         const float *pp = m->pos + (size_t)pos[t] * H;
         float *r = x + (size_t)t * H;
-        if (m->word_res) {
-            float *w2 = q + (size_t)t * H;   /* q is free until the first layer */
-            deq_row(m->word_res + (size_t)ids[t] * m->nb_word, H, w2);
-            for (int i = 0; i < H; i++) r[i] += w2[i];
-        }
         for (int i = 0; i < H; i++) r[i] += pp[i] + m->type[i];
     }
     add_layernorm(x, NULL, m->eln_w, m->eln_b, T, H, m->eps);
@@ -1478,24 +1446,24 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         QUANT(x, H);                       /* Q/K/V share the same input */
-        MATR(ly, 0, ly->qw, ly->qi, ly->qb, q, H, H);
-        MATR(ly, 1, ly->kw, ly->ki, ly->kb, k, H, H);
-        MATR(ly, 2, ly->vw, ly->vi, ly->vb, v, H, H);
+        MATD(ly->qw, ly->qi, ly->qb, q, H, H);
+        MATD(ly->kw, ly->ki, ly->kb, k, H, H);
+        MATD(ly->vw, ly->vi, ly->vb, v, H, H);
         /* scaled dot-product attention, restricted to each text's own tokens */
         {
             step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
                           .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn };
             run_step(sp, &st);
         }
-        QUANT(ctx, H); MATR(ly, 3, ly->aow, ly->aoi, ly->aob, ao, H, H);
+        QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
 
-        QUANT(x, H); MATR(ly, 4, ly->fiw, ly->fii, ly->fib, mid, FF, H);
+        QUANT(x, H); MATD(ly->fiw, ly->fii, ly->fib, mid, FF, H);
         {
             step_t st = { .kind = 2, .x = mid, .n = (size_t)T * FF };
             run_step(sp, &st);
         }
-        QUANT(mid, FF); MATR(ly, 5, ly->fow, ly->foi, ly->fob, fo, H, FF);
+        QUANT(mid, FF); MATD(ly->fow, ly->foi, ly->fob, fo, H, FF);
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
     }
 
@@ -1519,12 +1487,11 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(a16); free(da); free(prob); free(rbuf);
+    free(au); free(a16); free(da); free(prob);
     if (vnni) vnni_release(m);
     return 0;
 #undef QUANT
 #undef MATD
-#undef MATR
 }
 
 /* Soft cap on tokens processed per forward pass, so that arbitrarily long
@@ -1689,7 +1656,6 @@ static void model_release(e5_model *m) {
             layer_t *ly = &m->layers[l];
             free_qmat(&ly->qi); free_qmat(&ly->ki); free_qmat(&ly->vi);
             free_qmat(&ly->aoi); free_qmat(&ly->fii); free_qmat(&ly->foi);
-            for (int i = 0; i < 6; i++) free_qmat(&ly->resi[i]);
         }
     free(m->layers);
 #ifndef _WIN32
@@ -1886,20 +1852,7 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
         T(fow, "fo.w", DT_Q4, H * FF) T(fob, "fo.b", DT_F32, H)
         T(oln_w, "oln.w", DT_F32, H)  T(oln_b, "oln.b", DT_F32, H)
 #undef T
-        /* Version 2: each matrix may carry a second term, named with ".r" for ".w". */
-        if (version == 2) {
-            static const char *rn[6] = { "q.r", "k.r", "v.r", "ao.r", "fi.r", "fo.r" };
-            uint64_t rsz[6] = { H * H, H * H, H * H, H * H, FF * H, H * FF };
-            for (int i = 0; i < 6; i++) {
-                snprintf(nm2, sizeof(nm2), "l%d.%s", l, rn[i]);
-                if (!has_tensor(dir, ndir, nm2)) continue;
-                GET(ly->res[i], nm2, DT_Q4, rsz[i]);
-                m->has_res = 1;
-            }
-        }
     }
-    if (version == 2 && has_tensor(dir, ndir, "emb.word.r"))
-        GET(m->word_res, "emb.word.r", DT_Q4, (uint64_t)m->VOC * H);
 #undef GET
     free(dir);
     /* The matrices' integer block scales, once: the matmul reads them per tile. */
@@ -1909,10 +1862,7 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
         qmat *qs[6] = { &ly->qi, &ly->ki, &ly->vi, &ly->aoi, &ly->fii, &ly->foi };
         int outs[6] = { H, H, H, H, FF, H }, ins[6] = { H, H, H, H, H, FF };
         for (int i = 0; i < 6; i++)
-            if (!make_qmat(ws[i], outs[i], ins[i], qs[i]) ||
-                (ly->res[i] && !make_qmat(ly->res[i], outs[i], ins[i], &ly->resi[i]))) {
-                snprintf(err, errn, "out of memory"); model_release(m); return NULL;
-            }
+            if (!make_qmat(ws[i], outs[i], ins[i], qs[i])) { snprintf(err, errn, "out of memory"); model_release(m); return NULL; }
     }
 
 #ifdef _OPENMP
