@@ -50,7 +50,7 @@ describe('skilldesk skills match --explain', () => {
 
     const human = await runCli(['--home', home, 'skills', 'match', 'edit my slides', '--explain']);
     expect(human.stdout).toMatch(
-      /1\. pptx .*\n\s+bm25 [\d.]+, semantic -?[\d.]+(, e5 -?[\d.]+)?; description: edit slide/,
+      /1\. pptx .*\n\s+bm25 [\d.]+, semantic -?[\d.]+(, e5 -?[\d.]+)?(, MiniLM -?[\d.]+)?; description: edit slide/,
     );
     expect(human.stdout).toContain('Query terms: edit, slide');
   });
