@@ -144,6 +144,11 @@ for (const rrfK of [1, 3])
     for (const secondWeight of [0, 0.5, 0.7, 1, 1.5])
       for (const secondK of [20, 40]) SECOND_GRID.push({ mode: 'rrf', rrfK, weight, secondWeight, secondK });
 
+/** The sentence models' shares shrinking as the fast path is surer (`SKILLDESK_BENCH_TUNE=sure`). */
+export const SURE_GRID: Array<Partial<DenseFusion>> = [];
+for (const sureFast of [1, 0.95, 0.9, 0.85, 0.8, 0.7])
+  for (const secondWeight of [0.7, 1]) SURE_GRID.push({ mode: 'rrf', sureFast, secondWeight });
+
 /** Quality, tuning grid and latency rows of the full phase 1 at one catalog size. */
 export function denseRows(
   catalog: SkillCatalog,
@@ -220,7 +225,9 @@ export function denseRows(
         ? K_GRID
         : process.env.SKILLDESK_BENCH_TUNE === 'second'
           ? SECOND_GRID
-          : GRID;
+          : process.env.SKILLDESK_BENCH_TUNE === 'sure'
+            ? SURE_GRID
+            : GRID;
     for (const f of grid) {
       const rank = full(f);
       const all = quality(tune, rank);
@@ -231,7 +238,7 @@ export function denseRows(
       const uw = quality(tune.filter(userWords), rank);
       const lost = all.misses.filter((m) => !fastQ.misses.includes(m)).length;
       opts.log(
-        `tune ${size} ${f.mode} rrfK=${f.rrfK ?? '-'} k=${f.k ?? '-'} w=${f.weight} w2=${f.secondWeight ?? '-'} k2=${f.secondK ?? '-'} floor=${f.floor ?? '-'} ceil=${f.ceil ?? '-'}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
+        `tune ${size} ${f.mode} rrfK=${f.rrfK ?? '-'} k=${f.k ?? '-'} w=${f.weight} w2=${f.secondWeight ?? '-'} k2=${f.secondK ?? '-'} sure=${f.sureFast ?? '-'} floor=${f.floor ?? '-'} ceil=${f.ceil ?? '-'}: r5 ${r3(all.recall_at_5)} mrr ${r3(all.mrr)} | skill words ${r3(sw.recall_at_5)}/${r3(sw.mrr)} user words ${r3(uw.recall_at_5)}/${r3(uw.mrr)} lost ${lost}`,
       );
     }
   }

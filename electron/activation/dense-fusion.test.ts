@@ -88,6 +88,20 @@ describe('dense fusion', () => {
     expect(order(pending)).toEqual([0, 1]);
   });
 
+  it('can shrink the sentence models’ shares as the fast path is surer (sureFast; off as shipped)', () => {
+    // The words' first is sure (0.99): with sureFast 0.9 the models barely move it.
+    const sure = [
+      { fast: 0.99, dense: 0.0, second: 0.0 },
+      { fast: 0.6, dense: 0.6, second: 0.6 },
+    ];
+    expect(order(fuseDense(sure, f({ secondWeight: 1 })))).toEqual([1, 0]);
+    expect(order(fuseDense(sure, f({ secondWeight: 1, sureFast: 0.9 })))).toEqual([0, 1]);
+    // Below the threshold it is the plain fusion.
+    const unsure = sure.map((x, i) => ({ ...x, fast: i === 0 ? 0.85 : 0.6 }));
+    expect(fuseDense(unsure, f({ sureFast: 0.9 }))).toEqual(fuseDense(unsure, f()));
+    expect(f().sureFast).toBe(1);
+  });
+
   it('keeps a shared word without shared meaning out of the prompt, and a real match in', () => {
     // "write me a haiku about the sea" against a skill for internal communications: one common
     // word, a fast score just over the cut, e5 unmoved.

@@ -36,6 +36,11 @@ export interface DenseFusion {
   secondK: number;
   /** {@link meaningMin} of the second model's centred cosine. */
   secondMeaningMin: number;
+  /**
+   * `rrf`: the fast path's best score from which the sentence models' shares shrink, reaching zero
+   * as it nears 1 (a request in a skill's own words is ranked by its words); 1 leaves them whole.
+   */
+  sureFast: number;
   /** e5's share of a match's absolute {@link confidence}. */
   confidenceWeight: number;
   /** The centred cosine from which e5 adds to the confidence. */
@@ -68,6 +73,7 @@ export const DENSE_FUSION: DenseFusion = {
   secondWeight: 0.7,
   secondK: 20,
   secondMeaningMin: 0.3,
+  sureFast: 1,
   minScore: 0.015,
   confidenceWeight: 0.3,
   confidenceFloor: 0.1,
@@ -163,15 +169,19 @@ export function fuseDense(c: readonly DenseCandidate[], f: DenseFusion): number[
       const rd = ranks((s) => s.dense);
       const withSecond = c.some((s) => s.second !== undefined) && f.secondWeight > 0;
       const r2 = withSecond ? ranks((s) => s.second ?? null) : null;
-      const top = (1 + f.weight + (r2 ? f.secondWeight : 0)) / (f.rrfK + 1);
+      const best = c.reduce((m, s) => Math.max(m, s.fast), 0);
+      const g = f.sureFast < 1 ? Math.min(1, Math.max(0, (1 - best) / (1 - f.sureFast))) : 1;
+      const w1 = g * f.weight;
+      const w2 = g * f.secondWeight;
+      const top = (1 + w1 + (r2 ? w2 : 0)) / (f.rrfK + 1);
       // A signal's term for one candidate: by its rank, or, without a vector yet, agreeing with the
       // fast path's rank (see above).
       const term = (r: Map<number, number>, w: number, i: number, a: number, v: number | null | undefined) =>
         r.has(i) ? w / (f.rrfK + r.get(i)!) : v === null ? w * a : 0;
       return c.map((s, i) => {
         const a = rf.has(i) ? 1 / (f.rrfK + rf.get(i)!) : 0;
-        const b = term(rd, f.weight, i, a, s.dense);
-        const d = r2 ? term(r2, f.secondWeight, i, a, s.second) : 0;
+        const b = term(rd, w1, i, a, s.dense);
+        const d = r2 ? term(r2, w2, i, a, s.second) : 0;
         return (0.999 * (a + b + d)) / top;
       });
     }
