@@ -690,6 +690,8 @@ function registerMatch(skills: Command, ctx: CliContext): void {
         }),
       );
       const pending = e5Status?.model ? e5Status.total - e5Status.embedded : 0;
+      const second = e5Status?.second;
+      const pendingSecond = second?.model ? second.total - second.embedded : 0;
       ctx.print(
         {
           matches,
@@ -753,6 +755,11 @@ function registerMatch(skills: Command, ctx: CliContext): void {
           if (pending > 0 && !explain)
             lines.push(
               `e5: ${pending} of ${e5Status!.total} skills have no vector yet and match by words only; compute them with: skilldesk skills embed`,
+            );
+          // An older catalog has e5's vectors and not yet the second model's.
+          else if (pendingSecond > 0 && !explain)
+            lines.push(
+              `MiniLM: ${pendingSecond} of ${second!.total} skills have no vector yet and are matched without it; compute them with: skilldesk skills embed`,
             );
           lines.push(`(${took_ms.toFixed(2)} ms${index_ms ? `, index ${index_ms.toFixed(1)} ms` : ''})`);
           return lines.join('\n');
