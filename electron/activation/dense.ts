@@ -47,7 +47,7 @@ export class DenseIndex {
   private running: Promise<void> | null = null;
   private readonly canSave: boolean;
   private readonly canCache: boolean;
-  /** Vectors put in since the store's one-row copy ({@link writeCache}) was last read or written. */
+  /** Vectors put in since the store's one-row copy ({@link refreshCache}) was last read or written. */
   private outsideCache = 0;
 
   constructor(
@@ -140,15 +140,9 @@ export class DenseIndex {
     return this.held > 0;
   }
 
+  /** Skills with a vector, of all (counted as they change: asked on every match, for each model). */
   progress(): DenseProgress {
-    let embedded = 0;
-    let total = 0;
-    for (let slot = 0; slot < this.index.docs.length; slot++) {
-      if (!this.index.docs[slot]) continue;
-      total++;
-      if (this.has[slot]) embedded++;
-    }
-    return { embedded, total };
+    return { embedded: this.held, total: this.index.live };
   }
 
   /**
