@@ -72,6 +72,29 @@ const ref = JSON.parse(readFileSync(join(import.meta.dirname, 'minilm-reference.
       expect([...b]).toEqual([...a]);
     });
 
+    it('takes hostile text (a skill description is an imported package’s) without crashing or running away', () => {
+      // The WordPiece pass reads the whole text before the cut at 256 tokens: words of 100
+      // characters that no piece matches, words just over the limit, astral symbols, lone
+      // surrogates, punctuation that the map pads into three characters each, and a NUL.
+      const hostile = [
+        Array.from(
+          { length: 5_000 },
+          (_, i) => `${'q'.repeat(99)}${String.fromCharCode(0x4e00 + (i % 50))}`,
+        ).join(' '),
+        `${'z'.repeat(101)} `.repeat(5_000),
+        '🜁\u{1F9FF}'.repeat(50_000),
+        '\ud800\udc00\ud800 x \udfff'.repeat(20_000),
+        '!?.,;:'.repeat(100_000),
+        `before\u0000after ${'##'.repeat(10_000)}`,
+      ];
+      for (const text of hostile) {
+        const ids = addon.tokens(handle, text, false);
+        expect(ids.length).toBeLessThanOrEqual(ref.max_tokens);
+        const v = addon.embedSync(handle, [text], false);
+        expect(Math.hypot(...v), text.slice(0, 20)).toBeCloseTo(1, 4);
+      }
+    });
+
     it('embeds on the thread pool, batched, exactly as alone on the calling thread', async () => {
       const texts = ref.cases.slice(0, 5).map((c) => c.text);
       const batched = await addon.embed(handle, texts, false);
