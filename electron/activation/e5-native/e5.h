@@ -30,7 +30,7 @@ int e5_tokenize(e5_model *m, const char *text, int is_query, int *out, int cap);
 
 /* Embedding dimension (384). */
 int       e5_dim(const e5_model *m);
-/* Free what large batches made for speed (the VNNI weights, 44 MB for e5-small) when no batch is
+/* Free what large batches made for speed (the VNNI weights, 24 MB for e5-small) when no batch is
  * using it; the next large batch makes it again. Returns 1 when something was freed. */
 int       e5_trim(e5_model *m);
 
