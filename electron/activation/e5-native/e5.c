@@ -1279,6 +1279,133 @@ AVX2_FN static void attention32_avx2(const float *q, const float *k, const float
         }
     }
 }
+
+/* attention32_avx2 with 512-bit registers, the same floats bit for bit (the tests compare it with
+ * E5_NO_AVX512=1 and E5_PLAIN_ATTENTION=1). The segment's keys of a head are first copied
+ * transposed (kt: 32 rows of its keys, zero past the last), so a score needs no horizontal sum:
+ * lane j of P_i chains, over c = 0..3, q[8c + i] * k_j[8c + i] exactly as a lane of the AVX2
+ * form's dot product does, and ((P0 + P4) + (P2 + P6)) + ((P1 + P5) + (P3 + P7)) is hsum256's
+ * order; two tokens of the segment share each row of kt. The exponentials run 16 at a time but
+ * are summed eight lanes at a time in the AVX2 form's order, over the same n rounded up to 8.
+ * Up to four tokens of a segment take the weighted sum of its values together, each value row
+ * loaded once. `scratch` holds 36 * pn floats (pn a multiple of 16, at least the segment). */
+AVX512_FN static void attention32_avx512(const float *q, const float *k, const float *v, float *ctx,
+                                         const int *sstart, const int *send, int t0, int t1, int H,
+                                         int NH, float scale, float *scratch, size_t pn) {
+    float *kt = scratch, *pr = scratch + 32 * pn;
+    const __m512 vscale = _mm512_set1_ps(scale), low = _mm512_set1_ps(-1e30f);
+    for (int h = 0; h < NH; h++) {
+        const int ho = h * 32;
+        int ks0 = -1, ks1 = -1;
+        for (int t = t0; t < t1;) {
+            const int s0 = sstart[t], s1 = send[t], n = s1 - s0, n8 = (n + 7) & ~7, n16 = (n + 15) & ~15;
+            int g = 1;
+            while (g < 4 && t + g < t1 && sstart[t + g] == s0 && send[t + g] == s1) g++;
+            if (s0 != ks0 || s1 != ks1) {
+                /* Rows n16 apart, not pn: the copy's stores stay within a few kilobytes (at pn apart
+                 * they were a third of this function's time). */
+                for (int j = 0; j < n; j++) {
+                    const float *kr = k + (size_t)(s0 + j) * H + ho;
+                    for (int d = 0; d < 32; d++) kt[(size_t)d * n16 + j] = kr[d];
+                }
+                for (int d = 0; d < 32; d++)
+                    for (int j = n; j < n16; j++) kt[(size_t)d * n16 + j] = 0.f;
+                ks0 = s0; ks1 = s1;
+            }
+            const __mmask16 tail = (n & 15) ? (__mmask16)((1u << (n & 15)) - 1) : (__mmask16)0xFFFF;
+            float mx[4], inv[4];
+            for (int i = 0; i < g; i += 2) {
+                const float *qa = q + (size_t)(t + i) * H + ho, *qb = i + 1 < g ? qa + H : qa;
+                float *pa = pr + (size_t)i * pn, *pb = pa + pn;
+                __m512 ma = low, mb = low;
+                for (int j = 0; j < n16; j += 16) {
+                    const float *kc = kt + j;
+                    __m512 a[8], b[8];
+#pragma GCC unroll 8
+                    for (int l = 0; l < 8; l++) {
+                        __m512 kr = _mm512_loadu_ps(kc + (size_t)l * n16);
+                        a[l] = _mm512_mul_ps(_mm512_set1_ps(qa[l]), kr);
+                        b[l] = _mm512_mul_ps(_mm512_set1_ps(qb[l]), kr);
+                    }
+#pragma GCC unroll 3
+                    for (int c = 1; c < 4; c++)
+#pragma GCC unroll 8
+                        for (int l = 0; l < 8; l++) {
+                            __m512 kr = _mm512_loadu_ps(kc + (size_t)(8 * c + l) * n16);
+                            a[l] = _mm512_fmadd_ps(_mm512_set1_ps(qa[8 * c + l]), kr, a[l]);
+                            b[l] = _mm512_fmadd_ps(_mm512_set1_ps(qb[8 * c + l]), kr, b[l]);
+                        }
+                    __m512 ra = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[4]), _mm512_add_ps(a[2], a[6])),
+                                              _mm512_add_ps(_mm512_add_ps(a[1], a[5]), _mm512_add_ps(a[3], a[7])));
+                    __m512 rb = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(b[0], b[4]), _mm512_add_ps(b[2], b[6])),
+                                              _mm512_add_ps(_mm512_add_ps(b[1], b[5]), _mm512_add_ps(b[3], b[7])));
+                    ra = _mm512_mul_ps(ra, vscale);
+                    rb = _mm512_mul_ps(rb, vscale);
+                    if (j + 16 > n) {
+                        ra = _mm512_mask_mov_ps(low, tail, ra);
+                        rb = _mm512_mask_mov_ps(low, tail, rb);
+                    }
+                    _mm512_storeu_ps(pa + j, ra);
+                    _mm512_storeu_ps(pb + j, rb);
+                    ma = _mm512_max_ps(ma, ra);
+                    mb = _mm512_max_ps(mb, rb);
+                }
+                mx[i] = _mm512_reduce_max_ps(ma);
+                if (i + 1 < g) mx[i + 1] = _mm512_reduce_max_ps(mb);
+            }
+            for (int i = 0; i < g; i++) {
+                float *p = pr + (size_t)i * pn;
+                const __m512 vm = _mm512_set1_ps(mx[i]);
+                __m256 vs = _mm256_setzero_ps();
+                int j = 0;
+                for (; j + 16 <= n8; j += 16) {
+                    __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(p + j), vm));
+                    _mm512_storeu_ps(p + j, e);
+                    vs = _mm256_add_ps(vs, _mm512_castps512_ps256(e));
+                    vs = _mm256_add_ps(vs, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
+                }
+                if (j < n8) {
+                    __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(p + j), _mm256_set1_ps(mx[i])));
+                    _mm256_storeu_ps(p + j, e);
+                    vs = _mm256_add_ps(vs, e);
+                }
+                inv[i] = 1.f / hsum256(vs);
+            }
+            const float *vr = v + (size_t)s0 * H + ho;
+            if (g == 4) {
+                const float *p0 = pr, *p1 = pr + pn, *p2 = pr + 2 * pn, *p3 = pr + 3 * pn;
+                __m512 a0 = _mm512_setzero_ps(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+                for (int s = 0; s < n; s++, vr += H) {
+                    __m512 v0 = _mm512_loadu_ps(vr), v1 = _mm512_loadu_ps(vr + 16);
+                    __m512 x = _mm512_set1_ps(p0[s]);
+                    a0 = _mm512_fmadd_ps(x, v0, a0); a1 = _mm512_fmadd_ps(x, v1, a1);
+                    x = _mm512_set1_ps(p1[s]);
+                    b0 = _mm512_fmadd_ps(x, v0, b0); b1 = _mm512_fmadd_ps(x, v1, b1);
+                    x = _mm512_set1_ps(p2[s]);
+                    c0 = _mm512_fmadd_ps(x, v0, c0); c1 = _mm512_fmadd_ps(x, v1, c1);
+                    x = _mm512_set1_ps(p3[s]);
+                    d0 = _mm512_fmadd_ps(x, v0, d0); d1 = _mm512_fmadd_ps(x, v1, d1);
+                }
+#define PUT(i, A, B) do { float *o_ = ctx + (size_t)(t + (i)) * H + ho; const __m512 w_ = _mm512_set1_ps(inv[i]); \
+        _mm512_storeu_ps(o_, _mm512_mul_ps((A), w_)); _mm512_storeu_ps(o_ + 16, _mm512_mul_ps((B), w_)); } while (0)
+                PUT(0, a0, a1); PUT(1, b0, b1); PUT(2, c0, c1); PUT(3, d0, d1);
+            } else {
+                for (int i = 0; i < g; i++) {
+                    const float *p = pr + (size_t)i * pn, *vv = vr;
+                    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+                    for (int s = 0; s < n; s++, vv += H) {
+                        __m512 x = _mm512_set1_ps(p[s]);
+                        a0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(vv), a0);
+                        a1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(vv + 16), a1);
+                    }
+                    PUT(i, a0, a1);
+                }
+#undef PUT
+            }
+            t += g;
+        }
+    }
+}
 #endif
 
 /* One step of the forward pass, run whole or split in parts (see e5_embed_split). */
@@ -1290,6 +1417,8 @@ typedef struct {
     const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
     float *prob[2];                             /* softmax scratch per part: 2 * probn floats */
     size_t probn;
+    float *scr[2];                              /* attention32_avx512's scratch per part: 36 * scrn floats */
+    size_t scrn;
     float *x; size_t n;
 } step_t;
 
@@ -1305,7 +1434,10 @@ static void step_part(void *c, int part, int nparts) {
         int t0 = part * per, t1 = t0 + per > s->T ? s->T : t0 + per;
         if (t0 >= t1) return;
 #if defined(E5_X86_DISPATCH)
-        if (s->hd == 32 && use_attention32())
+        if (s->hd == 32 && use_attention32() && cpu_has_avx512bw())
+            attention32_avx512(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->scale,
+                               s->scr[part], s->scrn);
+        else if (s->hd == 32 && use_attention32())
             attention32_avx2(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->scale,
                              s->prob[part], s->probn);
         else if (cpu_has_avx2() && s->hd % 8 == 0)
@@ -1435,6 +1567,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
     size_t probn = (size_t)((m->MAXP + 7) & ~7);
     float *prob = (float *)malloc(sizeof(float) * probn * 4);
+    size_t scrn = (size_t)((m->MAXP + 15) & ~15);
+    float *scr = (float *)malloc(sizeof(float) * scrn * 36 * 2);
 #define QUANT(X, NIN) quantize_tok_any((X), T, (NIN), au, da)
 #define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
         step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .vnni = vnni, .da = da, .Y = (Y_), \
@@ -1461,7 +1595,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         /* scaled dot-product attention, restricted to each text's own tokens */
         {
             step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
-                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn };
+                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn,
+                          .scr = { scr, scr + 36 * scrn }, .scrn = scrn };
             run_step(sp, &st);
         }
         QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
@@ -1496,7 +1631,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(da); free(prob);
+    free(au); free(da); free(prob); free(scr);
     if (vnni) vnni_release(m);
     return 0;
 #undef QUANT
