@@ -17,20 +17,44 @@ export const STOPWORDS = new Set(
   ),
 );
 
-/** Lower-case letters and digits without accents, split into words (the same rule as trigger phrases). */
+/**
+ * Lower-case letters and digits without accents, split into words. Chinese, Japanese and Korean
+ * text, which does not put spaces between words, becomes overlapping pairs of characters (as
+ * Lucene's CJK analyzer makes them), split from any Latin, Cyrillic or other run it touches: "この
+ * PDFファイルを結合して" gives "この", "pdf", "ファ", "ァイ", … Before, each unspaced run was one
+ * "word", so such a request matched nothing by words, not even the "PDF" it names, and a skill
+ * written in those languages could only match a request that repeated a whole run of it.
+ * (Trigger phrases are compared separately, by `normalizePhrase`.)
+ */
 export function words(text: string): string[] {
   const lower = text.toLowerCase();
   // Plain ASCII (most text) needs no Unicode normalisation: the same words, several times faster.
   if (ASCII.test(lower)) return lower.match(/[a-z0-9]+/g) ?? [];
-  return (
-    lower
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
+  let plain = lower.normalize('NFKD').replace(/\p{M}/gu, '');
+  if (!CJK.test(plain)) return plain.match(/[\p{L}\p{N}]+/gu) ?? [];
+  // NFKD splits Hangul syllables into jamo; put them back, so a pair is two syllables.
+  if (JAMO.test(plain)) plain = plain.normalize('NFC');
+  const out: string[] = [];
+  for (const run of plain.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    for (const part of run.match(CJK_PARTS) ?? []) {
+      if (!CJK.test(part)) {
+        out.push(part);
+        continue;
+      }
+      const cs = [...part];
+      if (cs.length === 1) out.push(part);
+      for (let i = 0; i + 1 < cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
+    }
+  }
+  return out;
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
+// Scripts written without spaces between words (Han, kana with the prolonged sound mark, Hangul).
+const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
+const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
+const CJK_PARTS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu');
+const JAMO = /[\u1100-\u11ff]/;
 
 const stems = new Map<string, string>();
 
