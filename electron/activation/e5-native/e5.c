@@ -905,12 +905,18 @@ static int make_w8(const block_q4_0 *W, int nout, int nin, qmat *M) {
             const block_q4_0 *w = W + (size_t)o * nb + b;
             int16_t sc = M->s16[(size_t)o * nb + b];
             M->sc32[((size_t)(o / 16) * nb + b) * 16 + (o % 16)] = sc;
-            for (int j = 0; j < QK; j++) {
-                int q = j < 16 ? (w->qs[j] & 0x0F) : (w->qs[j - 16] >> 4);
-                int i = b * QK + j;
-                g[(size_t)(i / 4) * 64 + (i % 4)] = (int8_t)(q - 8);
-                bound += 127 * (int64_t)abs((q - 8) * sc);
+            /* The block unpacked, then stored a quad (one 4-byte word) at a time: a byte at a time
+             * to scattered places made these weights in 35 ms for e5-small, paid at each burst. */
+            int8_t v[QK];
+            int asum = 0;
+            for (int j = 0; j < 16; j++) {
+                int lo = (w->qs[j] & 0x0F) - 8, hi = (w->qs[j] >> 4) - 8;
+                v[j] = (int8_t)lo;
+                v[j + 16] = (int8_t)hi;
+                asum += abs(lo) + abs(hi);
             }
+            bound += 127 * (int64_t)asum * abs(sc);
+            for (int p = 0; p < QK / 4; p++) memcpy(g + (size_t)(b * (QK / 4) + p) * 64, v + 4 * p, 4);
         }
         if (bound > INT32_MAX) {
             drop_w8(M);
