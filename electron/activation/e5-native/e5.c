@@ -906,7 +906,7 @@ static int make_w8(const block_q4_0 *W, int nout, int nin, qmat *M) {
             int16_t sc = M->s16[(size_t)o * nb + b];
             M->sc32[((size_t)(o / 16) * nb + b) * 16 + (o % 16)] = sc;
             /* The block unpacked, then stored a quad (one 4-byte word) at a time: a byte at a time
-             * to scattered places made these weights in 35 ms for e5-small, paid at each burst. */
+             * to scattered places took 35 ms for e5-small's weights, not 16, at each burst. */
             int8_t v[QK];
             int asum = 0;
             for (int j = 0; j < 16; j++) {
@@ -1476,9 +1476,9 @@ static void run_step(const splitter *sp, step_t *s) {
  * sstart/send[gi] : the [start,end) token range of gi's segment
  * segoff: nseg+1 segment offsets; out holds nseg*H embeddings */
 /* A batch of at least this many tokens takes the VNNI matmul. Its weights are made on demand and
- * freed when idle (twice the Q4 bytes plus the scales: 24 MB for e5-small, made in about 35 ms).
+ * freed when idle (twice the Q4 bytes plus the scales: 24 MB for e5-small, made in about 16 ms).
  * With them ready a query takes 0.9 ms instead of 1.8, but a process that only embeds queries (the
- * CLI's match) would pay the 35 ms for nothing, and so would the app's first message after each
+ * CLI's match) would pay the 16 ms for nothing, and so would the app's first message after each
  * idle spell. */
 #define VNNI_MIN_TOKENS 64
 
