@@ -766,10 +766,9 @@ AVX512_FN static void matmul_u8s4_avx512(const block_q4_0 *W, const qmat *M, con
  * keeps only matrices whose every row's true result, sum_j a_j * (q_j - 8) * s16 with
  * |a_j| <= 127, fits 32 bits. A tile is 32 rows x 4 tokens: 8 block sums, 8 totals, two weight
  * vectors loaded and four quads broadcast per input quad (48 rows, as the predecessor took, left
- * gcc short of registers: it spilled sums to the stack in the inner loop, and the unrolled block
- * of eight quads is another 7 % over the rolled one). The outputs take the scalar form's exact operations,
- * 16 rows at a time: the integer to float, then bias + (da * rs) * sum as one fused
- * multiply-add. */
+ * gcc short of registers: it spilled sums to the stack in the inner loop; unrolling the block's
+ * eight quads gained another 7 %). The outputs take the scalar form's exact operations, 16 rows
+ * at a time: the integer to float, then bias + (da * rs) * sum as one fused multiply-add. */
 /* gcc 12 copies the accumulator of _mm512_dpbusd_epi32 around each call (two moves per
  * multiply-add in this loop); the instruction itself accumulates in place. The unsigned operand
  * (the activations) is the second, the signed one (the weights) the third. */
