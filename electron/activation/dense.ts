@@ -221,7 +221,11 @@ export class DenseIndex {
   /** Put a vector in its slot: floats, or a saved vector's bytes (copied as they are). */
   private set(slot: number, v: Float32Array | Uint8Array): void {
     this.outsideCache++;
-    if (v instanceof Float32Array) this.vectors.set(v, slot * this.engine.dims);
+    // Told apart by element size, not `instanceof`: the engine's arrays come from the addon's
+    // realm, which is not always the caller's (under a jsdom test environment `instanceof
+    // Float32Array` was false for them, and a fresh vector was copied as 384 bytes into the
+    // wrong place — an unrelated skill then matched a nonsense message by meaning).
+    if (v.BYTES_PER_ELEMENT === 4) this.vectors.set(v, slot * this.engine.dims);
     else new Uint8Array(this.vectors.buffer, this.vectors.byteOffset + slot * v.length, v.length).set(v);
     if (!this.has[slot]) this.held++;
     this.has[slot] = 1;
@@ -284,12 +288,18 @@ export class DenseIndex {
       const h = header as { dims?: unknown; hashes?: unknown };
       const matrix = sections.get('vectors');
       const hashes = h.hashes;
-      if (h.dims !== this.engine.dims || !Array.isArray(hashes) || !(matrix instanceof Uint8Array))
+      // (A byte view by element size: `instanceof` fails across realms; see `set`.)
+      if (
+        h.dims !== this.engine.dims ||
+        !Array.isArray(hashes) ||
+        !ArrayBuffer.isView(matrix) ||
+        (matrix as Uint8Array).BYTES_PER_ELEMENT !== 1
+      )
         return null;
       if (matrix.length !== hashes.length * this.engine.dims * 4) return null;
       if (!hashes.every((x) => x === null || typeof x === 'string')) return null;
       this.outsideCache = 0;
-      return { hashes: hashes as Array<string | null>, matrix };
+      return { hashes: hashes as Array<string | null>, matrix: matrix as Uint8Array };
     } catch {
       return null;
     }

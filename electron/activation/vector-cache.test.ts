@@ -2,10 +2,11 @@
 // without centred copies. A stand-in engine (vectors from the text's hash) keeps these independent
 // of the installed models: what is tested is what the store and the space do with any vectors.
 import { createHash } from 'node:crypto';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { openStore, type SkillStore } from '../store/index.js';
 import { tempDir } from '../test-support/index.js';
-import { DenseIndex, DenseSpace } from './dense.js';
+import { DenseIndex, DenseSpace, denseText } from './dense.js';
 import type { E5Engine } from './e5.js';
 import { SkillIndex } from './skill-index.js';
 import { addSkill } from './test-catalog.js';
@@ -146,6 +147,37 @@ describe('the catalog-centred space', () => {
       expect(n.cos).toBeCloseTo(want[i]!.cos, 5);
     });
     for (const w of want) expect(space.cosine(qc, ix, w.slot)).toBeCloseTo(w.cos, 5);
+    store.close();
+  });
+});
+
+describe('vectors made in another realm', () => {
+  it('are stored as floats, slot for slot, as the engine gave them', async () => {
+    // The engine's arrays come from the addon's realm. Under a jsdom test environment that is not
+    // the caller's, and `instanceof Float32Array` was false for them: each fresh vector was copied
+    // as if it were saved bytes, into the wrong place.
+    const { store } = catalog();
+    const ix = new SkillIndex(store.db);
+    ix.sync();
+    const base = stubEngine();
+    const foreign = (v: Float32Array) =>
+      runInNewContext('Float32Array.from(xs)', { xs: [...v] }) as Float32Array;
+    expect(foreign(vectorOf('x')) instanceof Float32Array).toBe(false);
+    const dense = new DenseIndex(ix, {
+      ...base,
+      passages: async (texts) => (await base.passages(texts)).map(foreign),
+    });
+    await dense.embedMissing();
+    for (let slot = 0; slot < ix.docs.length; slot++) {
+      const doc = ix.docs[slot];
+      if (!doc) continue;
+      const row = store.db.prepare('SELECT * FROM skills WHERE id = ?').get(doc.id) as Parameters<
+        typeof denseText
+      >[0];
+      expect([...dense.vectors.subarray(slot * DIMS, (slot + 1) * DIMS)]).toEqual([
+        ...vectorOf(denseText(row)),
+      ]);
+    }
     store.close();
   });
 });
