@@ -35,16 +35,14 @@ export function words(text: string): string[] {
   // NFKD splits Hangul syllables into jamo; put them back, so a pair is two syllables.
   if (JAMO.test(plain)) plain = plain.normalize('NFC');
   const out: string[] = [];
-  for (const run of plain.match(/[\p{L}\p{N}]+/gu) ?? []) {
-    for (const part of run.match(CJK_PARTS) ?? []) {
-      if (!CJK.test(part)) {
-        out.push(part);
-        continue;
-      }
-      const cs = [...part];
-      if (cs.length === 1) out.push(part);
-      for (let i = 0; i + 1 < cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
+  for (const part of plain.match(CJK_PARTS) ?? []) {
+    if (!CJK.test(part)) {
+      out.push(part);
+      continue;
     }
+    const cs = [...part];
+    if (cs.length === 1) out.push(part);
+    for (let i = 0; i + 1 < cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
   }
   return out;
 }
@@ -53,7 +51,11 @@ const ASCII = /^[\x00-\x7f]*$/;
 // Scripts written without spaces between words (Han, kana with the prolonged sound mark, Hangul).
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
 const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
-const CJK_PARTS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu');
+// A run of letters and digits of those scripts, or a run of other letters and digits.
+const CJK_PARTS = new RegExp(
+  `(?:(?=[${CJK_CLASS}])[\\p{L}\\p{N}])+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{N}])+`,
+  'gu',
+);
 const JAMO = /[\u1100-\u11ff]/;
 
 const stems = new Map<string, string>();

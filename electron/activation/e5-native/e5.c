@@ -1420,10 +1420,10 @@ typedef struct {
     const float *da;
     float *Y; int T, T4, nout, nin;
     const float *q, *k, *v; float *ctx; const int *sstart, *send; int H, NH, hd; float scale;
-    float *prob[2];                             /* softmax scratch per part: 2 * probn floats */
-    size_t probn;
-    float *scr[2];                              /* attention32_avx512's scratch per part: 36 * scrn floats */
-    size_t scrn;
+    /* Attention's scratch per part, 36 * scrn floats: two rows of probn for the AVX2 and plain
+     * forms, or attention32_avx512's transposed keys and four rows of scrn. */
+    float *prob[2];
+    size_t probn, scrn;
     float *x; size_t n;
 } step_t;
 
@@ -1441,7 +1441,7 @@ static void step_part(void *c, int part, int nparts) {
 #if defined(E5_X86_DISPATCH)
         if (s->hd == 32 && use_attention32() && cpu_has_avx512bw())
             attention32_avx512(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->scale,
-                               s->scr[part], s->scrn);
+                               s->prob[part], s->scrn);
         else if (s->hd == 32 && use_attention32())
             attention32_avx2(s->q, s->k, s->v, s->ctx, s->sstart, s->send, t0, t1, s->H, s->NH, s->scale,
                              s->prob[part], s->probn);
@@ -1570,10 +1570,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     /* The VNNI matmul's weights, for a batch large enough to pay for them. */
     int vnni = T >= VNNI_MIN_TOKENS && vnni_acquire(m);
     float   *da = (float *)calloc((size_t)T4, sizeof(float));
-    size_t probn = (size_t)((m->MAXP + 7) & ~7);
-    float *prob = (float *)malloc(sizeof(float) * probn * 4);
-    size_t scrn = (size_t)((m->MAXP + 15) & ~15);
-    float *scr = (float *)malloc(sizeof(float) * scrn * 36 * 2);
+    size_t probn = (size_t)((m->MAXP + 7) & ~7), scrn = (size_t)((m->MAXP + 15) & ~15);
+    float *prob = (float *)malloc(sizeof(float) * scrn * 36 * 2);
 #define QUANT(X, NIN) quantize_tok_any((X), T, (NIN), au, da)
 #define MATD(W_, M_, B_, Y_, NOUT, NIN) do { \
         step_t st_ = { .kind = 0, .W = (W_), .M = &(M_), .bias = (B_), .au = au, .vnni = vnni, .da = da, .Y = (Y_), \
@@ -1600,8 +1598,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         /* scaled dot-product attention, restricted to each text's own tokens */
         {
             step_t st = { .kind = 1, .q = q, .k = k, .v = v, .ctx = ctx, .sstart = sstart, .send = send,
-                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 2 * probn }, .probn = probn,
-                          .scr = { scr, scr + 36 * scrn }, .scrn = scrn };
+                          .T = T, .H = H, .NH = NH, .hd = hd, .scale = scale, .prob = { prob, prob + 36 * scrn }, .probn = probn,
+                          .scrn = scrn };
             run_step(sp, &st);
         }
         QUANT(ctx, H); MATD(ly->aow, ly->aoi, ly->aob, ao, H, H);
@@ -1636,7 +1634,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(au); free(da); free(prob); free(scr);
+    free(au); free(da); free(prob);
     if (vnni) vnni_release(m);
     return 0;
 #undef QUANT
